@@ -1,0 +1,28 @@
+package sift
+
+import "errors"
+
+// Errors returned by the decoders of every filter (UnmarshalBinary, ReadFrom,
+// Open, FromBytes). They are wrapped with detail, so test them with errors.Is.
+var (
+	// ErrMagic is returned when the input does not start with sift's magic
+	// bytes: it is not a sift filter at all.
+	ErrMagic = errors.New("sift: not a sift filter (bad magic)")
+	// ErrVersion is returned for a format version this code does not know.
+	ErrVersion = errors.New("sift: unsupported format version")
+	// ErrKind is returned when the encoded filter is of another kind than
+	// the decoder reads (for example a cuckoo filter given to blocked.Open).
+	ErrKind = errors.New("sift: wrong filter kind")
+	// ErrTruncated is returned when the input ends before the encoded filter does.
+	ErrTruncated = errors.New("sift: truncated input")
+	// ErrChecksum is returned when a CRC-32C of the header or payload does
+	// not match: the bytes were damaged.
+	ErrChecksum = errors.New("sift: checksum mismatch")
+	// ErrCorrupt is returned when the header checks out but its values are
+	// impossible (zero k, sizes that disagree, unknown hash). The wrapped
+	// message says which.
+	ErrCorrupt = errors.New("sift: corrupt filter")
+	// ErrTooLarge is returned when a declared size exceeds the caller's
+	// limit or what the platform can address.
+	ErrTooLarge = errors.New("sift: filter too large")
+)

@@ -1,0 +1,55 @@
+package hash
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/zeebo/xxh3"
+)
+
+// Bytes returns the XXH3-64 hash of b with the given seed.
+func Bytes(b []byte, seed uint64) uint64 {
+	return xxh3.HashSeed(b, seed)
+}
+
+// String returns the XXH3-64 hash of s with the given seed. It equals
+// Bytes([]byte(s), seed) and does not allocate.
+func String(s string, seed uint64) uint64 {
+	return xxh3.HashStringSeed(s, seed)
+}
+
+// XXH3's default secret, bytes 8..15 and 16..23, read little-endian: the two
+// words its 4–8-byte path folds into the input.
+const (
+	secret8  = 0x1cad21f72c81017c
+	secret16 = 0xdb979083e96dd4de
+	rrmxmxM  = 0x9fb21c651e98df25
+)
+
+// Uint64 returns Bytes(le64(x), seed), where le64(x) is the eight bytes of x in
+// little-endian order, without building the byte slice. It is small enough to
+// be inlined.
+func Uint64(x, seed uint64) uint64 {
+	seed ^= uint64(bits.ReverseBytes32(uint32(seed))) << 32
+	// The first four bytes of le64(x) are the low half of x: XXH3 puts them
+	// in the high half of its 64-bit input, the last four in the low half.
+	h := bits.RotateLeft64(x, 32) ^ ((secret8 ^ secret16) - seed)
+	h ^= bits.RotateLeft64(h, 49) ^ bits.RotateLeft64(h, 24)
+	h *= rrmxmxM
+	h ^= (h >> 35) + 8
+	h *= rrmxmxM
+	return h ^ (h >> 28)
+}
+
+// RandomSeed returns a seed read from the operating system's cryptographic
+// random source. Use it for filters whose keys an attacker can choose, so the
+// attacker cannot precompute keys that collide. It panics only if the system
+// random source fails, which crypto/rand documents as unrecoverable.
+func RandomSeed() uint64 {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("sift/hash: crypto/rand failed: " + err.Error())
+	}
+	return binary.LittleEndian.Uint64(b[:])
+}

@@ -1,0 +1,320 @@
+// Package format is sift's file format for every native filter: a fixed
+// 128-byte header, then the payload at a 64-byte-aligned offset so a mapped
+// file can be used in place.
+//
+// Layout (all integers little-endian):
+//
+//	offset size field
+//	0      8    magic 0x89 'S' 'I' 'F' 'T' '\r' '\n' 0x1a
+//	8      2    format version (1)
+//	10     1    filter kind (Kind)
+//	11     1    hash algorithm (Hash)
+//	12     4    flags, 0 in version 1 (readers reject others)
+//	16     8    hash seed
+//	24     8    payload offset from the start of the header (128 in v1; a multiple of 64)
+//	32     8    payload length in bytes
+//	40     4    CRC-32C (Castagnoli) of the payload
+//	44     4    reserved, 0
+//	48     64   Params: 8 uint64 whose meaning depends on the kind
+//	112    12   reserved, 0
+//	124    4    CRC-32C of bytes 0..123
+//	128    ...  payload (padding up to the payload offset is zero)
+//
+// Readers check the magic, the version, the header CRC, every field's range,
+// and the declared sizes against the real input length (and a caller's
+// limit) before allocating anything; the payload CRC is checked before the
+// payload is trusted unless the caller opts out.
+package format
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+
+	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/mem"
+)
+
+// Magic, sizes and the version this code writes and reads.
+const (
+	HeaderSize = 128
+	Align      = 64
+	Version    = 1
+	NumParams  = 8
+)
+
+var magic = [8]byte{0x89, 'S', 'I', 'F', 'T', '\r', '\n', 0x1a}
+
+// Kind identifies the filter type stored in a file.
+type Kind uint8
+
+// Filter kinds. Values are part of the format and never change.
+const (
+	KindBlocked  Kind = 1 // blocked.Filter
+	KindCuckoo   Kind = 2 // cuckoo.Filter
+	KindScalable Kind = 3 // blocked.Scalable: a chain of blocked filters
+	KindCounting Kind = 4 // classic.Counting
+	KindClassic  Kind = 5 // classic.Filter (native form)
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindBlocked:
+		return "blocked"
+	case KindCuckoo:
+		return "cuckoo"
+	case KindScalable:
+		return "scalable"
+	case KindCounting:
+		return "counting"
+	case KindClassic:
+		return "classic"
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Hash identifies how keys were hashed.
+type Hash uint8
+
+// Hash algorithms. Values are part of the format and never change.
+const (
+	HashXXH3    Hash = 1 // package hash: XXH3-64 with the header's seed
+	HashMurmur3 Hash = 2 // murmur3_x64_128, seed 0, Guava funnels (classic.Filter)
+)
+
+func (h Hash) String() string {
+	switch h {
+	case HashXXH3:
+		return "xxh3-64"
+	case HashMurmur3:
+		return "murmur3_x64_128"
+	}
+	return fmt.Sprintf("hash(%d)", uint8(h))
+}
+
+// Header is the decoded fixed header.
+type Header struct {
+	Kind       Kind
+	Hash       Hash
+	Seed       uint64
+	Params     [NumParams]uint64
+	PayloadLen uint64
+	PayloadCRC uint32
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Checksum returns the CRC-32C of b, the checksum the format uses.
+func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// AppendHeader computes h.PayloadLen and h.PayloadCRC from payload and
+// appends the encoded header to dst.
+func AppendHeader(dst []byte, h Header, payload []byte) []byte {
+	var b [HeaderSize]byte
+	copy(b[:8], magic[:])
+	binary.LittleEndian.PutUint16(b[8:], Version)
+	b[10] = byte(h.Kind)
+	b[11] = byte(h.Hash)
+	binary.LittleEndian.PutUint64(b[16:], h.Seed)
+	binary.LittleEndian.PutUint64(b[24:], HeaderSize)
+	binary.LittleEndian.PutUint64(b[32:], uint64(len(payload)))
+	binary.LittleEndian.PutUint32(b[40:], Checksum(payload))
+	for i, p := range h.Params {
+		binary.LittleEndian.PutUint64(b[48+8*i:], p)
+	}
+	binary.LittleEndian.PutUint32(b[124:], Checksum(b[:124]))
+	return append(dst, b[:]...)
+}
+
+// Encode returns header and payload as one slice.
+func Encode(h Header, payload []byte) []byte {
+	out := make([]byte, 0, HeaderSize+len(payload))
+	return append(AppendHeader(out, h, payload), payload...)
+}
+
+// Write writes header and payload to w (two writes, no copy of the payload).
+func Write(w io.Writer, h Header, payload []byte) (int64, error) {
+	hdr := AppendHeader(nil, h, payload)
+	n, err := w.Write(hdr)
+	if err != nil {
+		return int64(n), err
+	}
+	m, err := w.Write(payload)
+	return int64(n + m), err
+}
+
+// Options control decoding.
+type Options struct {
+	// MaxPayload rejects declared payloads larger than this many bytes with
+	// ErrTooLarge; 0 means no limit beyond what the platform can address.
+	MaxPayload uint64
+	// SkipPayloadCRC skips the payload checksum, for callers who trust their
+	// storage and want Open to cost no pass over the data. The header CRC is
+	// always checked.
+	SkipPayloadCRC bool
+}
+
+func errf(base error, format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{base}, args...)...)
+}
+
+// ParseHeader decodes and validates the fixed header in b (at least
+// HeaderSize bytes) and returns it with the payload offset. want is the kind
+// the caller reads; 0 accepts any kind.
+func ParseHeader(b []byte, want Kind, opt Options) (h Header, payloadOff uint64, err error) {
+	if len(b) < HeaderSize {
+		if len(b) >= 8 && [8]byte(b[:8]) != magic {
+			return h, 0, sift.ErrMagic
+		}
+		return h, 0, errf(sift.ErrTruncated, "header needs %d bytes, have %d", HeaderSize, len(b))
+	}
+	if [8]byte(b[:8]) != magic {
+		return h, 0, sift.ErrMagic
+	}
+	if v := binary.LittleEndian.Uint16(b[8:]); v != Version {
+		return h, 0, errf(sift.ErrVersion, "file has version %d, this reader knows %d", v, Version)
+	}
+	if got, want := Checksum(b[:124]), binary.LittleEndian.Uint32(b[124:]); got != want {
+		return h, 0, errf(sift.ErrChecksum, "header CRC-32C is %#08x, stored %#08x", got, want)
+	}
+	h.Kind = Kind(b[10])
+	h.Hash = Hash(b[11])
+	if f := binary.LittleEndian.Uint32(b[12:]); f != 0 {
+		return h, 0, errf(sift.ErrCorrupt, "unknown flags %#x", f)
+	}
+	if r := binary.LittleEndian.Uint32(b[44:]); r != 0 {
+		return h, 0, errf(sift.ErrCorrupt, "reserved field is %#x", r)
+	}
+	for _, c := range b[112:124] {
+		if c != 0 {
+			return h, 0, errf(sift.ErrCorrupt, "reserved bytes are not zero")
+		}
+	}
+	if h.Kind < KindBlocked || h.Kind > KindClassic {
+		return h, 0, errf(sift.ErrCorrupt, "unknown filter kind %d", uint8(h.Kind))
+	}
+	if want != 0 && h.Kind != want {
+		return h, 0, errf(sift.ErrKind, "file holds a %v filter, want %v", h.Kind, want)
+	}
+	if h.Hash != HashXXH3 && h.Hash != HashMurmur3 {
+		return h, 0, errf(sift.ErrCorrupt, "unknown hash algorithm %d", uint8(h.Hash))
+	}
+	h.Seed = binary.LittleEndian.Uint64(b[16:])
+	payloadOff = binary.LittleEndian.Uint64(b[24:])
+	h.PayloadLen = binary.LittleEndian.Uint64(b[32:])
+	h.PayloadCRC = binary.LittleEndian.Uint32(b[40:])
+	for i := range h.Params {
+		h.Params[i] = binary.LittleEndian.Uint64(b[48+8*i:])
+	}
+	if payloadOff < HeaderSize || payloadOff%Align != 0 || payloadOff > 1<<20 {
+		return h, 0, errf(sift.ErrCorrupt, "payload offset %d (must be a multiple of %d in [%d, 1 MiB])", payloadOff, Align, HeaderSize)
+	}
+	limit := uint64(math.MaxInt) - payloadOff
+	if opt.MaxPayload != 0 && opt.MaxPayload < limit {
+		limit = opt.MaxPayload
+	}
+	if h.PayloadLen > limit {
+		return h, 0, errf(sift.ErrTooLarge, "payload of %d bytes exceeds the limit of %d", h.PayloadLen, limit)
+	}
+	return h, payloadOff, nil
+}
+
+// Decode parses a complete encoding at the start of b without copying: the
+// payload is a subslice of b. It returns the number of bytes the encoding
+// spans, so containers can decode several in a row; callers that expect b to
+// be exactly one filter check n == len(b).
+func Decode(b []byte, want Kind, opt Options) (h Header, payload []byte, n int, err error) {
+	h, off, err := ParseHeader(b, want, opt)
+	if err != nil {
+		return h, nil, 0, err
+	}
+	if uint64(len(b)) < off || uint64(len(b))-off < h.PayloadLen {
+		return h, nil, 0, errf(sift.ErrTruncated, "header declares %d payload bytes at offset %d, input has %d bytes", h.PayloadLen, off, len(b))
+	}
+	for _, c := range b[HeaderSize:off] {
+		if c != 0 {
+			return h, nil, 0, errf(sift.ErrCorrupt, "padding before the payload is not zero")
+		}
+	}
+	end := off + h.PayloadLen
+	payload = b[off:end:end]
+	if !opt.SkipPayloadCRC {
+		if got := Checksum(payload); got != h.PayloadCRC {
+			return h, nil, 0, errf(sift.ErrChecksum, "payload CRC-32C is %#08x, stored %#08x", got, h.PayloadCRC)
+		}
+	}
+	return h, payload, int(end), nil
+}
+
+// growStep bounds how far a reader's buffer runs ahead of the bytes that
+// have actually arrived: memory grows with the input, not with its claims.
+const growStep = 1 << 20
+
+// Read reads one complete encoding from r: exactly the header, padding and
+// payload, nothing beyond. The payload buffer starts at a 64-byte-aligned
+// address. Memory grows only as input arrives (never more than twice the
+// bytes read plus a constant), so a header declaring a huge payload over a
+// short stream costs nothing. It returns the bytes consumed.
+func Read(r io.Reader, want Kind, opt Options) (h Header, payload []byte, n int64, err error) {
+	var hdr [HeaderSize]byte
+	m, err := io.ReadFull(r, hdr[:])
+	n = int64(m)
+	if err != nil {
+		if m >= 8 && [8]byte(hdr[:8]) != magic {
+			return h, nil, n, sift.ErrMagic
+		}
+		return h, nil, n, readErr(err, "header", m, HeaderSize)
+	}
+	h, off, err := ParseHeader(hdr[:], want, opt)
+	if err != nil {
+		return h, nil, n, err
+	}
+	var pad [Align]byte
+	for left := off - HeaderSize; left > 0; {
+		c := min(left, Align)
+		m, err := io.ReadFull(r, pad[:c])
+		n += int64(m)
+		if err != nil {
+			return h, nil, n, readErr(err, "padding", m, int(c))
+		}
+		for _, b := range pad[:c] {
+			if b != 0 {
+				return h, nil, n, errf(sift.ErrCorrupt, "padding before the payload is not zero")
+			}
+		}
+		left -= c
+	}
+	total := int(h.PayloadLen)
+	buf := mem.AlignedBytes(min(total, growStep))
+	got := 0
+	for got < total {
+		if got == len(buf) {
+			bigger := mem.AlignedBytes(min(total, 2*len(buf)))
+			copy(bigger, buf)
+			buf = bigger
+		}
+		m, err := io.ReadFull(r, buf[got:])
+		got += m
+		n += int64(m)
+		if err != nil {
+			return h, nil, n, readErr(err, "payload", got, total)
+		}
+	}
+	buf = buf[:total:total]
+	if !opt.SkipPayloadCRC {
+		if c := Checksum(buf); c != h.PayloadCRC {
+			return h, nil, n, errf(sift.ErrChecksum, "payload CRC-32C is %#08x, stored %#08x", c, h.PayloadCRC)
+		}
+	}
+	return h, buf, n, nil
+}
+
+func readErr(err error, what string, got, want int) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errf(sift.ErrTruncated, "%s: got %d of %d bytes", what, got, want)
+	}
+	return fmt.Errorf("sift: reading %s: %w", what, err)
+}

@@ -1,0 +1,232 @@
+package format
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"runtime"
+	"testing"
+	"unsafe"
+
+	"github.com/sift-go/sift"
+)
+
+func sample(n int) (Header, []byte) {
+	p := make([]byte, n)
+	for i := range p {
+		p[i] = byte(i*7 + 3)
+	}
+	return Header{Kind: KindBlocked, Hash: HashXXH3, Seed: 0xdeadbeef, Params: [8]uint64{1, 2, 3}}, p
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, n := range []int{0, 1, 64, 1000, 3 << 20} {
+		h, p := sample(n)
+		enc := Encode(h, p)
+		var buf bytes.Buffer
+		if m, err := Write(&buf, h, p); err != nil || m != int64(len(enc)) || !bytes.Equal(buf.Bytes(), enc) {
+			t.Fatalf("n=%d: Write differs from Encode (%v)", n, err)
+		}
+		got, payload, used, err := Decode(enc, KindBlocked, Options{})
+		if err != nil || used != len(enc) || !bytes.Equal(payload, p) {
+			t.Fatalf("n=%d: Decode: %v used %d", n, err, used)
+		}
+		h.PayloadLen, h.PayloadCRC = uint64(n), Checksum(p)
+		if got != h {
+			t.Fatalf("n=%d: header %+v, want %+v", n, got, h)
+		}
+		got, payload, read, err := Read(bytes.NewReader(append(enc, 0xff)), 0, Options{})
+		if err != nil || read != int64(len(enc)) || !bytes.Equal(payload, p) || got != h {
+			t.Fatalf("n=%d: Read: %v read %d", n, err, read)
+		}
+		if n > 0 && uintptr(unsafe.Pointer(&payload[0]))%Align != 0 {
+			t.Fatalf("n=%d: Read payload not aligned", n)
+		}
+	}
+}
+
+func TestEveryTruncation(t *testing.T) {
+	h, p := sample(200)
+	enc := Encode(h, p)
+	for i := 0; i < len(enc); i++ {
+		_, _, _, err := Decode(enc[:i], 0, Options{})
+		if !errors.Is(err, sift.ErrTruncated) {
+			t.Fatalf("Decode of %d/%d bytes: %v", i, len(enc), err)
+		}
+		_, _, _, err = Read(bytes.NewReader(enc[:i]), 0, Options{})
+		if !errors.Is(err, sift.ErrTruncated) {
+			t.Fatalf("Read of %d/%d bytes: %v", i, len(enc), err)
+		}
+	}
+}
+
+func TestEveryHeaderBitFlip(t *testing.T) {
+	h, p := sample(100)
+	enc := Encode(h, p)
+	for bit := 0; bit < HeaderSize*8; bit++ {
+		bad := bytes.Clone(enc)
+		bad[bit/8] ^= 1 << (bit % 8)
+		_, _, _, err := Decode(bad, 0, Options{})
+		switch {
+		case bit < 64:
+			if !errors.Is(err, sift.ErrMagic) {
+				t.Fatalf("bit %d (magic): %v", bit, err)
+			}
+		case bit < 80:
+			if !errors.Is(err, sift.ErrVersion) {
+				t.Fatalf("bit %d (version): %v", bit, err)
+			}
+		default:
+			if !errors.Is(err, sift.ErrChecksum) {
+				t.Fatalf("bit %d: %v", bit, err)
+			}
+		}
+	}
+	bad := bytes.Clone(enc)
+	bad[len(bad)-1] ^= 0x10
+	if _, _, _, err := Decode(bad, 0, Options{}); !errors.Is(err, sift.ErrChecksum) {
+		t.Fatalf("payload flip: %v", err)
+	}
+	if _, _, _, err := Decode(bad, 0, Options{SkipPayloadCRC: true}); err != nil {
+		t.Fatalf("payload flip with SkipPayloadCRC: %v", err)
+	}
+}
+
+// forge re-encodes a header with edited fields and a valid header CRC, as
+// an attacker could.
+func forge(enc []byte, edit func(b []byte)) []byte {
+	b := bytes.Clone(enc)
+	edit(b)
+	binary.LittleEndian.PutUint32(b[124:], Checksum(b[:124]))
+	return b
+}
+
+func TestForgedHeaders(t *testing.T) {
+	h, p := sample(64)
+	enc := Encode(h, p)
+	cases := []struct {
+		name string
+		edit func(b []byte)
+		want error
+	}{
+		{"future version", func(b []byte) { b[8] = 2 }, sift.ErrVersion},
+		{"kind 0", func(b []byte) { b[10] = 0 }, sift.ErrCorrupt},
+		{"kind 200", func(b []byte) { b[10] = 200 }, sift.ErrCorrupt},
+		{"wrong kind", func(b []byte) { b[10] = byte(KindCuckoo) }, sift.ErrKind},
+		{"hash 9", func(b []byte) { b[11] = 9 }, sift.ErrCorrupt},
+		{"flags", func(b []byte) { b[12] = 1 }, sift.ErrCorrupt},
+		{"reserved", func(b []byte) { b[44] = 1 }, sift.ErrCorrupt},
+		{"reserved tail", func(b []byte) { b[120] = 1 }, sift.ErrCorrupt},
+		{"offset unaligned", func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 130) }, sift.ErrCorrupt},
+		{"offset small", func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 64) }, sift.ErrCorrupt},
+		{"offset huge", func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 1<<62) }, sift.ErrCorrupt},
+		{"payload 2^40", func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<40) }, sift.ErrTruncated},
+		{"payload 2^63", func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<63) }, sift.ErrTooLarge},
+		{"payload 2^64-1", func(b []byte) { binary.LittleEndian.PutUint64(b[32:], ^uint64(0)) }, sift.ErrTooLarge},
+	}
+	for _, c := range cases {
+		bad := forge(enc, c.edit)
+		if _, _, _, err := Decode(bad, KindBlocked, Options{}); !errors.Is(err, c.want) {
+			t.Errorf("%s: Decode: %v, want %v", c.name, err, c.want)
+		}
+		if _, _, _, err := Read(bytes.NewReader(bad), KindBlocked, Options{}); !errors.Is(err, c.want) {
+			t.Errorf("%s: Read: %v, want %v", c.name, err, c.want)
+		}
+	}
+	if _, _, _, err := Decode(enc, KindBlocked, Options{MaxPayload: 63}); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("MaxPayload: %v", err)
+	}
+	if _, _, _, err := Decode(nil, 0, Options{}); !errors.Is(err, sift.ErrTruncated) {
+		t.Errorf("empty input: %v", err)
+	}
+	if _, _, _, err := Decode([]byte("this is plainly not a filter at all"), 0, Options{}); !errors.Is(err, sift.ErrMagic) {
+		t.Errorf("text input: %v", err)
+	}
+	// Non-zero padding between header and a larger payload offset.
+	padded := forge(enc, func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 192) })
+	padded = append(padded[:HeaderSize], append(bytes.Repeat([]byte{0}, 64), p...)...)
+	if _, got, _, err := Decode(padded, 0, Options{}); err != nil || !bytes.Equal(got, p) {
+		t.Errorf("offset 192: %v", err)
+	}
+	padded[HeaderSize+5] = 1
+	if _, _, _, err := Decode(padded, 0, Options{}); !errors.Is(err, sift.ErrCorrupt) {
+		t.Errorf("non-zero padding: %v", err)
+	}
+	if _, _, _, err := Read(bytes.NewReader(padded), 0, Options{}); !errors.Is(err, sift.ErrCorrupt) {
+		t.Errorf("non-zero padding (Read): %v", err)
+	}
+}
+
+// TestReadBoundedMemory: a header claiming 2^40 bytes over a short stream
+// must not allocate anywhere near that.
+func TestReadBoundedMemory(t *testing.T) {
+	h, p := sample(64)
+	bad := forge(Encode(h, p), func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<40) })
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, _, _, err := Read(bytes.NewReader(bad), 0, Options{})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, sift.ErrTruncated) {
+		t.Fatal(err)
+	}
+	if d := after.TotalAlloc - before.TotalAlloc; d > 4<<20 {
+		t.Fatalf("Read allocated %d bytes for a 192-byte input", d)
+	}
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, io.ErrClosedPipe }
+
+func TestReadIOError(t *testing.T) {
+	_, _, _, err := Read(errReader{}, 0, Options{})
+	if !errors.Is(err, io.ErrClosedPipe) || errors.Is(err, sift.ErrTruncated) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestWords(t *testing.T) {
+	b := make([]byte, 8*5+1)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	for off := 0; off < 2; off++ {
+		w, _ := Words(b[off : off+40])
+		for i, x := range w {
+			if x != binary.LittleEndian.Uint64(b[off+8*i:]) {
+				t.Fatalf("off %d word %d", off, i)
+			}
+		}
+		if !bytes.Equal(WordBytes(w), b[off:off+40]) {
+			t.Fatalf("off %d: WordBytes", off)
+		}
+	}
+	if w, _ := Words(nil); len(w) != 0 {
+		t.Fatal("Words(nil)")
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	h, p := sample(70)
+	f.Add(Encode(h, p))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, payload, n, err := Decode(b, 0, Options{})
+		if err != nil {
+			return
+		}
+		if n > len(b) || uint64(len(payload)) != h.PayloadLen {
+			t.Fatalf("n=%d len=%d payload=%d", n, len(b), len(payload))
+		}
+		h3, p3, _, err := Decode(Encode(h, payload), 0, Options{})
+		if err != nil || h3 != h || !bytes.Equal(p3, payload) {
+			t.Fatalf("valid decode does not round-trip: %v", err)
+		}
+		h2, p2, m, err := Read(bytes.NewReader(b), 0, Options{})
+		if err != nil || h2 != h || !bytes.Equal(p2, payload) || m != int64(n) {
+			t.Fatalf("Read disagrees with Decode: %v", err)
+		}
+	})
+}
