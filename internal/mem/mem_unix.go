@@ -5,7 +5,6 @@ package mem
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -16,9 +15,7 @@ func mapAnon(n int) ([]uint64, *Region, bool) {
 	if err != nil {
 		return nil, nil, false
 	}
-	if runtime.GOOS == "linux" {
-		_ = unix.Madvise(b, unix.MADV_HUGEPAGE) // advice only: fine if THP is off
-	}
+	adviseHuge(b) // advice only: fine if THP is off
 	return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), n), &Region{mapped: b}, true
 }
 
@@ -53,9 +50,7 @@ func MapFile(path string) ([]byte, *Region, error) {
 		return nil, nil, fmt.Errorf("sift: mmap %s: %w", path, err)
 	}
 	if size >= HugeThreshold {
-		if runtime.GOOS == "linux" {
-			_ = unix.Madvise(b, unix.MADV_HUGEPAGE)
-		}
+		adviseHuge(b)
 		_ = unix.Madvise(b, unix.MADV_WILLNEED)
 	}
 	return b, &Region{mapped: b}, nil
