@@ -1,0 +1,222 @@
+package blocked
+
+import (
+	"runtime"
+	"sync/atomic"
+
+	"github.com/sift-go/sift/hash"
+)
+
+// Concurrent is a blocked Bloom filter that many goroutines may add to and
+// query at the same time, without a lock: adds set bits with atomic OR
+// (sync/atomic.OrUint64) and lookups read words with atomic loads, so the
+// race detector is satisfied and no add is lost. A key whose Add has
+// returned is reported present by every later Contains, in any goroutine
+// (no false negatives); a Contains racing with the key's Add may answer
+// either way.
+//
+// Its bits are the same as Filter's for the same keys, size, k and seed, and
+// so is its serialized form: a Concurrent can be saved and loaded as a
+// Filter and the reverse. Batch calls run in Go with atomics (the SIMD
+// kernels are not atomic), so Filter is faster when one goroutine builds
+// the filter.
+type Concurrent struct {
+	core
+}
+
+// NewConcurrent is New for a Concurrent filter.
+func NewConcurrent(n uint64, fpp float64, opts ...Option) (*Concurrent, error) {
+	blocks, k, err := optimalBlocks(n, fpp)
+	if err != nil {
+		return nil, err
+	}
+	return newConcurrent(blocks, k, collect(opts))
+}
+
+// NewConcurrentWithSize is NewWithSize for a Concurrent filter.
+func NewConcurrentWithSize(bits uint64, k int, opts ...Option) (*Concurrent, error) {
+	if bits > MaxBits {
+		return nil, errorf(ErrTooLarge, "%d bits exceed the maximum of %d", bits, uint64(MaxBits))
+	}
+	return newConcurrent(max(1, (bits+BlockBits-1)/BlockBits), k, collect(opts))
+}
+
+func newConcurrent(blocks uint64, k int, o options) (*Concurrent, error) {
+	if err := checkSize(blocks, k); err != nil {
+		return nil, err
+	}
+	c := &Concurrent{}
+	c.alloc(blocks, k, o.seed)
+	return c, nil
+}
+
+// Hash returns the hash the filter uses for key (see Filter.Hash).
+func (c *Concurrent) Hash(key []byte) uint64 { return hash.Bytes(key, c.seed) }
+
+// HashString is Hash for a string key.
+func (c *Concurrent) HashString(key string) uint64 { return hash.String(key, c.seed) }
+
+// Add adds key to the filter. It is safe to call concurrently with any
+// method but Reset, ReadFrom, UnmarshalBinary and Close.
+func (c *Concurrent) Add(key []byte) { c.AddHash(hash.Bytes(key, c.seed)) }
+
+// AddString adds key to the filter.
+func (c *Concurrent) AddString(key string) { c.AddHash(hash.String(key, c.seed)) }
+
+// AddUint64 adds x (its eight little-endian bytes) to the filter.
+func (c *Concurrent) AddUint64(x uint64) { c.AddHash(hash.Uint64(x, c.seed)) }
+
+// AddHash adds the key whose hash is h. A bit already set is not written
+// again, so adds of present keys do not contend for the cache line.
+func (c *Concurrent) AddHash(h uint64) {
+	insertAtomic(c.blocks, h, c.k)
+	runtime.KeepAlive(c)
+}
+
+// Contains reports whether key may have been added.
+func (c *Concurrent) Contains(key []byte) bool { return c.ContainsHash(hash.Bytes(key, c.seed)) }
+
+// ContainsString is Contains for a string key.
+func (c *Concurrent) ContainsString(key string) bool {
+	return c.ContainsHash(hash.String(key, c.seed))
+}
+
+// ContainsUint64 is Contains for x's eight little-endian bytes.
+func (c *Concurrent) ContainsUint64(x uint64) bool { return c.ContainsHash(hash.Uint64(x, c.seed)) }
+
+// ContainsHash is Contains for a key whose hash is h.
+func (c *Concurrent) ContainsHash(h uint64) bool {
+	r := probeAtomic(c.blocks, h, c.k)
+	runtime.KeepAlive(c)
+	return r
+}
+
+// AddHashes adds every key whose hash is in hs.
+func (c *Concurrent) AddHashes(hs []uint64) {
+	for _, h := range hs {
+		c.AddHash(h)
+	}
+}
+
+// ContainsHashes sets out[i] = ContainsHash(hs[i]) for every i and returns
+// how many are true. It panics if len(out) < len(hs).
+func (c *Concurrent) ContainsHashes(hs []uint64, out []bool) int {
+	if len(out) < len(hs) {
+		panic("blocked: ContainsHashes: len(out) < len(hs)")
+	}
+	out = out[:len(hs)]
+	n := 0
+	for i, h := range hs {
+		r := c.ContainsHash(h)
+		out[i] = r
+		if r {
+			n++
+		}
+	}
+	return n
+}
+
+// Union adds every key of other to c, with atomic ORs: safe alongside adds
+// and lookups on c (other must not change meanwhile, or its concurrent adds
+// may be missed). other must have the same block count, k and seed, else
+// ErrIncompatible.
+func (c *Concurrent) Union(other *Concurrent) error {
+	if err := c.compatible(&other.core); err != nil {
+		return err
+	}
+	for i := range other.words {
+		if w := atomic.LoadUint64(&other.words[i]); w != 0 {
+			atomic.OrUint64(&c.words[i], w)
+		}
+	}
+	runtime.KeepAlive(other)
+	runtime.KeepAlive(c)
+	return nil
+}
+
+// snapshot copies the words with atomic loads. Bits only ever get set, so
+// the copy holds every key added before the call began, possibly some of
+// those added during it, and is a state the filter passed through word by
+// word (a key added during the copy may be partly in it: it then tests
+// absent in the copy, never wrongly present beyond the usual rate).
+func (c *Concurrent) snapshot() []uint64 {
+	s := make([]uint64, len(c.words))
+	for i := range c.words {
+		s[i] = atomic.LoadUint64(&c.words[i])
+	}
+	runtime.KeepAlive(c)
+	return s
+}
+
+// Filter returns a Filter holding a snapshot of c's keys (see MarshalBinary
+// for what adds running during the copy mean), for single-goroutine use with
+// the faster batch kernels or for Union with other Filters.
+func (c *Concurrent) Filter() *Filter {
+	f := &Filter{}
+	f.alloc(uint64(len(c.blocks)), c.k, c.seed)
+	for i := range c.words {
+		f.words[i] = atomic.LoadUint64(&c.words[i])
+	}
+	runtime.KeepAlive(c)
+	return f
+}
+
+// stats reads the words with atomic loads, a chunk at a time.
+func (c *Concurrent) stats() *fillStats {
+	s := &fillStats{k: c.k}
+	var buf [512]uint64
+	for off := 0; off < len(c.words); off += len(buf) {
+		chunk := buf[:min(len(buf), len(c.words)-off)]
+		for i := range chunk {
+			chunk[i] = atomic.LoadUint64(&c.words[off+i])
+		}
+		s.add(chunk)
+	}
+	runtime.KeepAlive(c)
+	return s
+}
+
+// EstimatedCount estimates how many distinct keys were added (see
+// Filter.EstimatedCount). Adds running meanwhile may or may not count.
+func (c *Concurrent) EstimatedCount() uint64 { return c.stats().count() }
+
+// FPP returns the false-positive rate the filter has now (see Filter.FPP).
+func (c *Concurrent) FPP() float64 { return c.stats().fpr() }
+
+// Bits returns the filter's size in bits.
+func (c *Concurrent) Bits() uint64 { return uint64(len(c.blocks)) * BlockBits }
+
+// Blocks returns the number of 64-byte blocks.
+func (c *Concurrent) Blocks() uint64 { return uint64(len(c.blocks)) }
+
+// K returns the number of probes per key.
+func (c *Concurrent) K() int { return c.k }
+
+// Seed returns the hash seed.
+func (c *Concurrent) Seed() uint64 { return c.seed }
+
+// Reset removes every key. Adds running concurrently with Reset may be lost
+// (partly or wholly): call it when no other goroutine uses the filter.
+func (c *Concurrent) Reset() {
+	for i := range c.words {
+		atomic.StoreUint64(&c.words[i], 0)
+	}
+	runtime.KeepAlive(c)
+}
+
+// Clone returns an independent Concurrent holding a snapshot of c.
+func (c *Concurrent) Clone() *Concurrent {
+	d := &Concurrent{}
+	d.alloc(uint64(len(c.blocks)), c.k, c.seed)
+	for i := range c.words {
+		d.words[i] = atomic.LoadUint64(&c.words[i])
+	}
+	runtime.KeepAlive(c)
+	return d
+}
+
+// Close releases mapped memory now (see Filter.Close). No other goroutine
+// may use the filter during or after Close.
+func (c *Concurrent) Close() error {
+	return c.free()
+}

@@ -1,0 +1,205 @@
+package blocked
+
+import (
+	"io"
+	"runtime"
+
+	"github.com/sift-go/sift/internal/format"
+	"github.com/sift-go/sift/internal/kernel"
+	"github.com/sift-go/sift/internal/mem"
+)
+
+// Params of a blocked filter's header (see "File format" in the package
+// documentation).
+const (
+	paramBlocks   = 0 // block count, 1..MaxBlocks
+	paramK        = 1 // probes per key, 1..MaxK
+	paramCount    = 2 // keys added, when the container tracks it (Scalable stages); else 0
+	paramCapacity = 3 // keys the filter was sized for (Scalable stages); else 0
+)
+
+// header returns the format header of a blocked filter with these words.
+func blockedHeader(blocks uint64, k int, seed, count, capacity uint64) format.Header {
+	h := format.Header{Kind: format.KindBlocked, Hash: format.HashXXH3, Seed: seed}
+	h.Params[paramBlocks] = blocks
+	h.Params[paramK] = uint64(k)
+	h.Params[paramCount] = count
+	h.Params[paramCapacity] = capacity
+	return h
+}
+
+// appendEncoding appends the complete encoding of a blocked filter.
+func appendEncoding(dst []byte, words []uint64, k int, seed, count, capacity uint64) []byte {
+	h := blockedHeader(uint64(len(words)/kernel.BlockWords), k, seed, count, capacity)
+	payload := format.WordBytes(words)
+	dst = format.AppendHeader(dst, h, payload)
+	return append(dst, payload...)
+}
+
+// blockedParams checks a decoded blocked header against its payload and
+// returns the geometry. Nothing has been allocated on the header's word.
+func blockedParams(h format.Header, payloadLen uint64) (blocks uint64, k int, err error) {
+	if h.Hash != format.HashXXH3 {
+		return 0, 0, errorf(ErrCorrupt, "hash algorithm %v, blocked filters use %v", h.Hash, format.HashXXH3)
+	}
+	blocks = h.Params[paramBlocks]
+	kk := h.Params[paramK]
+	switch {
+	case kk < 1 || kk > MaxK:
+		return 0, 0, errorf(ErrCorrupt, "k = %d is not in 1..%d", kk, MaxK)
+	case blocks < 1 || blocks > MaxBlocks:
+		return 0, 0, errorf(ErrCorrupt, "block count %d is not in 1..%d", blocks, uint64(MaxBlocks))
+	case blocks > uint64(maxPlatformBlocks):
+		return 0, 0, errorf(ErrTooLarge, "%d blocks do not fit in this platform's memory", blocks)
+	case payloadLen != blocks*kernel.BlockBytes:
+		return 0, 0, errorf(ErrCorrupt, "payload of %d bytes does not hold %d blocks of %d bytes", payloadLen, blocks, kernel.BlockBytes)
+	case h.Params[paramCount] > 0 && h.Params[paramCapacity] == 0:
+		return 0, 0, errorf(ErrCorrupt, "key count %d without a capacity", h.Params[paramCount])
+	}
+	for i := paramCapacity + 1; i < format.NumParams; i++ {
+		if h.Params[i] != 0 {
+			return 0, 0, errorf(ErrCorrupt, "parameter %d is %d, must be 0", i, h.Params[i])
+		}
+	}
+	return blocks, int(kk), nil
+}
+
+// decodeInto validates one encoded blocked filter at the start of data and
+// copies it into fresh memory from mem.AllocWords. It returns the header
+// and the bytes consumed.
+func decodeCopy(data []byte, opt format.Options) (c core, h format.Header, n int, err error) {
+	h, payload, n, err := format.Decode(data, format.KindBlocked, opt)
+	if err != nil {
+		return c, h, 0, prefix(err)
+	}
+	blocks, k, err := blockedParams(h, uint64(len(payload)))
+	if err != nil {
+		return c, h, 0, err
+	}
+	c.alloc(blocks, k, h.Seed)
+	src, _ := format.Words(payload)
+	copy(c.words, src)
+	return c, h, n, nil
+}
+
+// readCore reads one encoded blocked filter from r. Memory grows only as
+// input arrives (format.Read); the result lives in the read buffer, or in
+// mapped huge-page memory for big filters.
+func readCore(r io.Reader) (c core, h format.Header, n int64, err error) {
+	h, payload, n, err := format.Read(r, format.KindBlocked, format.Options{})
+	if err != nil {
+		return c, h, n, prefix(err)
+	}
+	blocks, k, err := blockedParams(h, uint64(len(payload)))
+	if err != nil {
+		return c, h, n, err
+	}
+	words, shared := format.Words(payload)
+	if !shared || len(payload) >= mem.HugeThreshold {
+		c.alloc(blocks, k, h.Seed)
+		copy(c.words, words)
+	} else {
+		c.setWords(words, &mem.Region{}, k, h.Seed)
+	}
+	return c, h, n, nil
+}
+
+// replace swaps c's memory for d's and frees c's old memory.
+func (c *core) replace(d core) {
+	old := c.region
+	*c = d
+	_ = freeRegion(old)
+}
+
+// MarshalBinary returns the filter in sift's file format (see "File format"
+// in the package documentation): a 128-byte header and the blocks,
+// little-endian, identical on every architecture and kernel.
+func (f *Filter) MarshalBinary() ([]byte, error) {
+	b := appendEncoding(make([]byte, 0, format.HeaderSize+len(f.words)*8), f.words, f.k, f.seed, 0, 0)
+	runtime.KeepAlive(f)
+	return b, nil
+}
+
+// UnmarshalBinary replaces f with the filter encoded in data, which must be
+// exactly one encoding (as made by MarshalBinary or WriteTo of a Filter or a
+// Concurrent). It checks every field and both checksums before using
+// anything, and copies the blocks, so data may be reused afterwards. On
+// error f is unchanged.
+func (f *Filter) UnmarshalBinary(data []byte) error {
+	c, _, n, err := decodeCopy(data, format.Options{})
+	if err != nil {
+		return err
+	}
+	if n != len(data) {
+		_ = c.free()
+		return errorf(ErrCorrupt, "%d bytes after the filter", len(data)-n)
+	}
+	f.replace(c)
+	return nil
+}
+
+// WriteTo writes MarshalBinary's bytes to w without copying the blocks.
+func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	h := blockedHeader(uint64(len(f.blocks)), f.k, f.seed, 0, 0)
+	n, err := format.Write(w, h, format.WordBytes(f.words))
+	runtime.KeepAlive(f)
+	return n, err
+}
+
+// ReadFrom replaces f with one filter read from r, reading exactly its bytes
+// and nothing after them. A declared size is believed only as far as bytes
+// actually arrive: memory grows with the input, never with its claims. On
+// error f is unchanged.
+func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
+	c, _, n, err := readCore(r)
+	if err != nil {
+		return n, err
+	}
+	f.replace(c)
+	return n, nil
+}
+
+// MarshalBinary returns a snapshot of the filter in the same format as
+// Filter.MarshalBinary. It may run while other goroutines add: the words
+// are copied with atomic loads before the checksum is computed, so the
+// output is always valid and holds every key whose Add returned before
+// MarshalBinary was called; a key added during the call may be wholly,
+// partly (then it reads as absent) or not at all in it. It costs a copy of
+// the filter's memory.
+func (c *Concurrent) MarshalBinary() ([]byte, error) {
+	s := c.snapshot()
+	return appendEncoding(make([]byte, 0, format.HeaderSize+len(s)*8), s, c.k, c.seed, 0, 0), nil
+}
+
+// UnmarshalBinary replaces c with the filter encoded in data (see
+// Filter.UnmarshalBinary). No other goroutine may use c meanwhile.
+func (c *Concurrent) UnmarshalBinary(data []byte) error {
+	d, _, n, err := decodeCopy(data, format.Options{})
+	if err != nil {
+		return err
+	}
+	if n != len(data) {
+		_ = d.free()
+		return errorf(ErrCorrupt, "%d bytes after the filter", len(data)-n)
+	}
+	c.replace(d)
+	return nil
+}
+
+// WriteTo writes a snapshot of the filter to w (see MarshalBinary for what
+// concurrent adds mean). It costs a copy of the filter's memory.
+func (c *Concurrent) WriteTo(w io.Writer) (int64, error) {
+	s := c.snapshot()
+	return format.Write(w, blockedHeader(uint64(len(c.blocks)), c.k, c.seed, 0, 0), format.WordBytes(s))
+}
+
+// ReadFrom replaces c with one filter read from r (see Filter.ReadFrom). No
+// other goroutine may use c meanwhile.
+func (c *Concurrent) ReadFrom(r io.Reader) (int64, error) {
+	d, _, n, err := readCore(r)
+	if err != nil {
+		return n, err
+	}
+	c.replace(d)
+	return n, nil
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package blocked
+
+const isUnix = false

@@ -1,0 +1,430 @@
+package blocked
+
+import (
+	"io"
+	"math"
+	"math/bits"
+	"runtime"
+
+	"github.com/sift-go/sift/hash"
+	"github.com/sift-go/sift/internal/format"
+)
+
+// Scalable is a blocked Bloom filter for an unknown number of keys: a chain
+// of Filters (stages) where each new stage holds growth times more keys than
+// the last and has a false-positive rate ratio times lower (Almeida, Baquero,
+// Preguiça and Hutchison, "Scalable Bloom Filters", 2007). With a bound P,
+// stage i is sized for P(1-r)r^i, so the rate of the whole chain, at most
+// the sum over stages, stays below P however many keys arrive.
+//
+// A stage is full when it holds the keys it was sized for; the next Add of
+// a new key then allocates the next stage. The chain grows without limit
+// until a stage would exceed MaxBits (or its capacity would overflow
+// uint64): then Add returns an error wrapping ErrTooLarge and the key is not
+// added; nothing is ever dropped silently. Running out of memory first is
+// reported by the Go runtime as for any allocation.
+//
+// An Add of a key that some stage already reports present changes nothing
+// (it is already answered "present"), so duplicates do not use capacity.
+// Lookups check every stage, newest (largest) first. Like Filter, lookups
+// may run concurrently with each other but not with adds. The zero Scalable
+// has no stages: it is only good as the target of UnmarshalBinary or
+// ReadFrom.
+type Scalable struct {
+	stages  []*Filter
+	counts  []uint64 // keys added to each stage
+	caps    []uint64 // keys each stage was sized for
+	initial uint64
+	bound   float64
+	growth  uint64
+	ratio   float64
+	seed    uint64
+	count   uint64
+}
+
+// NewScalable returns a Scalable filter whose first stage holds n keys (n = 0
+// is treated as 1) and whose false-positive rate stays at most fpp however
+// many keys are added. Options: WithSeed, WithGrowth, WithTightening. It
+// returns ErrInvalidFPP, ErrInvalidOption or ErrTooLarge for parameters
+// that cannot work.
+func NewScalable(n uint64, fpp float64, opts ...Option) (*Scalable, error) {
+	o := collect(opts)
+	if !(fpp > 0 && fpp < 1) {
+		return nil, errorf(ErrInvalidFPP, "false-positive rate %v is not in (0, 1)", fpp)
+	}
+	if err := checkScalable(o.growth, o.ratio); err != nil {
+		return nil, err
+	}
+	s := &Scalable{initial: max(n, 1), bound: fpp, growth: o.growth, ratio: o.ratio, seed: o.seed}
+	if err := s.grow(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func checkScalable(growth uint64, ratio float64) error {
+	if growth < 2 || growth > 1<<16 {
+		return errorf(ErrInvalidOption, "growth factor %d is not in 2..65536", growth)
+	}
+	if !(ratio > 0 && ratio < 1) {
+		return errorf(ErrInvalidOption, "tightening ratio %v is not in (0, 1)", ratio)
+	}
+	return nil
+}
+
+// stageFPP is the false-positive rate stage i is sized for.
+func (s *Scalable) stageFPP(i int) float64 {
+	return s.bound * (1 - s.ratio) * math.Pow(s.ratio, float64(i))
+}
+
+// stageCap is the capacity of stage i, or false on overflow.
+func stageCap(initial, growth uint64, i int) (uint64, bool) {
+	c := initial
+	for range i {
+		hi, lo := bits.Mul64(c, growth)
+		if hi != 0 {
+			return 0, false
+		}
+		c = lo
+	}
+	return c, true
+}
+
+// grow appends the next stage.
+func (s *Scalable) grow() error {
+	i := len(s.stages)
+	capacity, ok := stageCap(s.initial, s.growth, i)
+	if !ok {
+		return errorf(ErrTooLarge, "scalable filter cannot grow: stage %d's capacity overflows uint64", i)
+	}
+	fpp := s.stageFPP(i)
+	if !(fpp > 0) {
+		return errorf(ErrTooLarge, "scalable filter cannot grow: stage %d's false-positive rate underflows", i)
+	}
+	blocks, k, err := optimalBlocks(capacity, fpp)
+	if err != nil {
+		return errorf(ErrTooLarge, "scalable filter cannot grow to stage %d (%d keys at rate %.3g): %v", i, capacity, fpp, err)
+	}
+	f, err := newFilter(blocks, k, options{seed: s.seed})
+	if err != nil {
+		return errorf(ErrTooLarge, "scalable filter cannot grow to stage %d: %v", i, err)
+	}
+	s.stages = append(s.stages, f)
+	s.counts = append(s.counts, 0)
+	s.caps = append(s.caps, capacity)
+	return nil
+}
+
+// Hash returns the hash the filter uses for key (see Filter.Hash).
+func (s *Scalable) Hash(key []byte) uint64 { return hash.Bytes(key, s.seed) }
+
+// HashString is Hash for a string key.
+func (s *Scalable) HashString(key string) uint64 { return hash.String(key, s.seed) }
+
+// Add adds key. It returns an error (wrapping ErrTooLarge) only when the
+// key needs a new stage that cannot be made; the key is then not added.
+func (s *Scalable) Add(key []byte) error { return s.AddHash(hash.Bytes(key, s.seed)) }
+
+// AddString is Add for a string key.
+func (s *Scalable) AddString(key string) error { return s.AddHash(hash.String(key, s.seed)) }
+
+// AddUint64 is Add for x's eight little-endian bytes.
+func (s *Scalable) AddUint64(x uint64) error { return s.AddHash(hash.Uint64(x, s.seed)) }
+
+// AddHash is Add for a key whose hash is h.
+func (s *Scalable) AddHash(h uint64) error {
+	if s.ContainsHash(h) {
+		return nil
+	}
+	last := len(s.stages) - 1
+	if s.counts[last] >= s.caps[last] {
+		if err := s.grow(); err != nil {
+			return err
+		}
+		last++
+	}
+	s.stages[last].AddHash(h)
+	s.counts[last]++
+	s.count++
+	return nil
+}
+
+// AddHashes adds every key whose hash is in hs, stopping at the first error
+// (the keys before it are added).
+func (s *Scalable) AddHashes(hs []uint64) error {
+	for _, h := range hs {
+		if err := s.AddHash(h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Contains reports whether key may have been added.
+func (s *Scalable) Contains(key []byte) bool { return s.ContainsHash(hash.Bytes(key, s.seed)) }
+
+// ContainsString is Contains for a string key.
+func (s *Scalable) ContainsString(key string) bool {
+	return s.ContainsHash(hash.String(key, s.seed))
+}
+
+// ContainsUint64 is Contains for x's eight little-endian bytes.
+func (s *Scalable) ContainsUint64(x uint64) bool { return s.ContainsHash(hash.Uint64(x, s.seed)) }
+
+// ContainsHash is Contains for a key whose hash is h.
+func (s *Scalable) ContainsHash(h uint64) bool {
+	for i := len(s.stages) - 1; i >= 0; i-- {
+		if s.stages[i].ContainsHash(h) {
+			return true
+		}
+	}
+	return false
+}
+
+// ContainsHashes sets out[i] = ContainsHash(hs[i]) for every i and returns
+// how many are true, probing each stage with the batch kernels. It panics
+// if len(out) < len(hs).
+func (s *Scalable) ContainsHashes(hs []uint64, out []bool) int {
+	if len(out) < len(hs) {
+		panic("blocked: ContainsHashes: len(out) < len(hs)")
+	}
+	out = out[:len(hs)]
+	if len(s.stages) == 1 {
+		return s.stages[0].ContainsHashes(hs, out)
+	}
+	const chunk = 256
+	var tmp [chunk]bool
+	n := 0
+	for len(hs) > 0 {
+		c := min(len(hs), chunk)
+		o := out[:c]
+		s.stages[0].ContainsHashes(hs[:c], o)
+		for _, st := range s.stages[1:] {
+			st.ContainsHashes(hs[:c], tmp[:c])
+			for i, t := range tmp[:c] {
+				o[i] = o[i] || t
+			}
+		}
+		for _, b := range o {
+			if b {
+				n++
+			}
+		}
+		hs, out = hs[c:], out[c:]
+	}
+	return n
+}
+
+// Count returns the number of keys added, not counting adds of keys that
+// were already reported present.
+func (s *Scalable) Count() uint64 { return s.count }
+
+// Stages returns the number of stages.
+func (s *Scalable) Stages() int { return len(s.stages) }
+
+// Bound returns the false-positive rate the filter never exceeds (the fpp
+// given to NewScalable).
+func (s *Scalable) Bound() float64 { return s.bound }
+
+// FPP returns the chain's false-positive rate now: a key is a false positive
+// when any stage reports it, 1 - prod(1 - stage.FPP()). It reads every
+// stage.
+func (s *Scalable) FPP() float64 {
+	q := 1.0
+	for _, st := range s.stages {
+		q *= 1 - st.FPP()
+	}
+	return 1 - q
+}
+
+// Bits returns the total size of the stages in bits.
+func (s *Scalable) Bits() uint64 {
+	var b uint64
+	for _, st := range s.stages {
+		b += st.Bits()
+	}
+	return b
+}
+
+// Seed returns the hash seed.
+func (s *Scalable) Seed() uint64 { return s.seed }
+
+// Reset removes every key and every stage but the first, which it clears.
+func (s *Scalable) Reset() {
+	for _, st := range s.stages[1:] {
+		_ = st.Close()
+	}
+	s.stages[0].Reset()
+	s.stages, s.counts, s.caps = s.stages[:1], s.counts[:1], s.caps[:1]
+	s.counts[0], s.count = 0, 0
+}
+
+// Clone returns an independent copy of s.
+func (s *Scalable) Clone() *Scalable {
+	c := *s
+	c.stages = make([]*Filter, len(s.stages))
+	for i, st := range s.stages {
+		c.stages[i] = st.Clone()
+	}
+	c.counts = append([]uint64(nil), s.counts...)
+	c.caps = append([]uint64(nil), s.caps...)
+	return &c
+}
+
+// Close releases the stages' mapped memory now (see Filter.Close).
+// Afterwards the filter must not be used.
+func (s *Scalable) Close() error {
+	var first error
+	for _, st := range s.stages {
+		if err := st.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Params of a scalable filter's header.
+const (
+	paramStages     = 0 // number of stages, >= 1
+	paramInitial    = 1 // capacity of stage 0
+	paramBound      = 2 // math.Float64bits of the false-positive bound
+	paramGrowth     = 3 // growth factor
+	paramRatio      = 4 // math.Float64bits of the tightening ratio
+	paramTotalCount = 5 // keys added, the sum of the stages' counts
+)
+
+func (s *Scalable) header() format.Header {
+	h := format.Header{Kind: format.KindScalable, Hash: format.HashXXH3, Seed: s.seed}
+	h.Params[paramStages] = uint64(len(s.stages))
+	h.Params[paramInitial] = s.initial
+	h.Params[paramBound] = math.Float64bits(s.bound)
+	h.Params[paramGrowth] = s.growth
+	h.Params[paramRatio] = math.Float64bits(s.ratio)
+	h.Params[paramTotalCount] = s.count
+	return h
+}
+
+// payload is the stages' complete blocked encodings back to back, each
+// padded with zeros to a multiple of 64 bytes.
+func (s *Scalable) payload() []byte {
+	size := 0
+	for _, st := range s.stages {
+		size += padded(format.HeaderSize + len(st.words)*8)
+	}
+	p := make([]byte, 0, size)
+	for i, st := range s.stages {
+		p = appendEncoding(p, st.words, st.k, s.seed, s.counts[i], s.caps[i])
+		p = append(p, make([]byte, padded(len(p))-len(p))...)
+	}
+	runtime.KeepAlive(s)
+	return p
+}
+
+func padded(n int) int { return (n + format.Align - 1) &^ (format.Align - 1) }
+
+// MarshalBinary returns the filter in sift's file format: a scalable header
+// whose payload is every stage's complete blocked encoding (see "File
+// format" in the package documentation).
+func (s *Scalable) MarshalBinary() ([]byte, error) {
+	return format.Encode(s.header(), s.payload()), nil
+}
+
+// WriteTo writes MarshalBinary's bytes to w.
+func (s *Scalable) WriteTo(w io.Writer) (int64, error) {
+	return format.Write(w, s.header(), s.payload())
+}
+
+// UnmarshalBinary replaces s with the filter encoded in data, which must be
+// exactly one scalable encoding. Every field of the outer header and of
+// every stage is checked before anything is used. On error s is unchanged.
+func (s *Scalable) UnmarshalBinary(data []byte) error {
+	h, payload, n, err := format.Decode(data, format.KindScalable, format.Options{})
+	if err != nil {
+		return prefix(err)
+	}
+	if n != len(data) {
+		return errorf(ErrCorrupt, "%d bytes after the filter", len(data)-n)
+	}
+	return s.decode(h, payload)
+}
+
+// ReadFrom replaces s with one scalable filter read from r, reading exactly
+// its bytes. Memory grows with the input actually read, never with declared
+// sizes. On error s is unchanged.
+func (s *Scalable) ReadFrom(r io.Reader) (int64, error) {
+	h, payload, n, err := format.Read(r, format.KindScalable, format.Options{})
+	if err != nil {
+		return n, prefix(err)
+	}
+	return n, s.decode(h, payload)
+}
+
+func (s *Scalable) decode(h format.Header, payload []byte) error {
+	if h.Hash != format.HashXXH3 {
+		return errorf(ErrCorrupt, "hash algorithm %v, blocked filters use %v", h.Hash, format.HashXXH3)
+	}
+	p := h.Params
+	nstages := p[paramStages]
+	bound := math.Float64frombits(p[paramBound])
+	ratio := math.Float64frombits(p[paramRatio])
+	switch {
+	case nstages < 1 || nstages > uint64(len(payload))/(format.HeaderSize+format.Align):
+		return errorf(ErrCorrupt, "%d stages cannot fit in a payload of %d bytes", nstages, len(payload))
+	case p[paramInitial] < 1:
+		return errorf(ErrCorrupt, "initial capacity is 0")
+	case !(bound > 0 && bound < 1):
+		return errorf(ErrCorrupt, "false-positive bound %v is not in (0, 1)", bound)
+	case p[6] != 0 || p[7] != 0:
+		return errorf(ErrCorrupt, "parameters 6 and 7 must be 0")
+	}
+	if err := checkScalable(p[paramGrowth], ratio); err != nil {
+		return errorf(ErrCorrupt, "%v", err)
+	}
+	d := &Scalable{initial: p[paramInitial], bound: bound, growth: p[paramGrowth], ratio: ratio, seed: h.Seed}
+	fail := func(err error) error {
+		_ = d.Close()
+		return err
+	}
+	var total uint64
+	for i := 0; i < int(nstages); i++ {
+		// The outer checksum covered the stages already.
+		c, sh, used, err := decodeCopy(payload, format.Options{SkipPayloadCRC: true})
+		if err != nil {
+			return fail(errorf(err, "stage %d: %v", i, err))
+		}
+		d.stages = append(d.stages, &Filter{core: c})
+		capacity, ok := stageCap(d.initial, d.growth, i)
+		count, scap := sh.Params[paramCount], sh.Params[paramCapacity]
+		switch {
+		case sh.Seed != h.Seed:
+			return fail(errorf(ErrCorrupt, "stage %d has seed %#x, the filter %#x", i, sh.Seed, h.Seed))
+		case !ok || scap != capacity:
+			return fail(errorf(ErrCorrupt, "stage %d has capacity %d, want %d", i, scap, capacity))
+		case count > scap || (i+1 < int(nstages) && count != scap):
+			return fail(errorf(ErrCorrupt, "stage %d holds %d keys of %d", i, count, scap))
+		}
+		d.counts = append(d.counts, count)
+		d.caps = append(d.caps, capacity)
+		total += count
+		end := padded(used)
+		if end > len(payload) {
+			return fail(errorf(ErrTruncated, "stage %d's padding is cut off", i))
+		}
+		for _, b := range payload[used:end] {
+			if b != 0 {
+				return fail(errorf(ErrCorrupt, "stage %d's padding is not zero", i))
+			}
+		}
+		payload = payload[end:]
+	}
+	if len(payload) != 0 {
+		return fail(errorf(ErrCorrupt, "%d bytes after the last stage", len(payload)))
+	}
+	if total != p[paramTotalCount] {
+		return fail(errorf(ErrCorrupt, "stages hold %d keys, header says %d", total, p[paramTotalCount]))
+	}
+	d.count = total
+	_ = s.Close()
+	*s = *d
+	return nil
+}

@@ -1,0 +1,186 @@
+package blocked
+
+import (
+	"io"
+	"runtime"
+	"unsafe"
+
+	"github.com/sift-go/sift/hash"
+	"github.com/sift-go/sift/internal/format"
+	"github.com/sift-go/sift/internal/kernel"
+	"github.com/sift-go/sift/internal/mem"
+)
+
+// View is a read-only blocked Bloom filter served straight from encoded
+// bytes: a file mapped by Open, or a caller's buffer given to FromBytes. It
+// answers exactly as the Filter that was saved, costs no copy and no
+// decoding, and has no methods that add: the type system, not a run-time
+// check, keeps writes away from read-only memory. Clone returns a writable
+// Filter.
+//
+// All of View's methods but Close may be called from many goroutines at
+// once.
+type View struct {
+	core
+	mapped bool // the memory is Open's file mapping, unmapped by Close
+}
+
+// Open maps the filter file at path read-only and returns a View of it. It
+// verifies the header and, unless WithoutChecksum is given, the payload's
+// CRC-32C (one sequential pass, the only cost of opening); then lookups read
+// the page cache directly, and pages come in on demand. Call Close to unmap
+// the file; a finalizer unmaps it if the View becomes unreachable first.
+// The file must not be modified or truncated while mapped (a truncated
+// mapping faults on access; that is the operating system's contract for
+// every mapped file). Options: WithoutChecksum, WithMaxSize.
+//
+// Open reads files written by Filter and Concurrent (MarshalBinary,
+// WriteTo). On systems without mmap the file is read into memory instead.
+func Open(path string, opts ...Option) (*View, error) {
+	o := collect(opts)
+	data, region, err := mem.MapFile(path)
+	if err != nil {
+		return nil, prefix(err)
+	}
+	v, err := viewOf(data, region, o)
+	if err != nil {
+		_ = freeRegion(region)
+		return nil, err
+	}
+	return v, nil
+}
+
+// FromBytes returns a View of the filter encoded in data, which must be
+// exactly one encoding as written by MarshalBinary or WriteTo. When data
+// starts at a 64-byte-aligned address (a file mapping, or a buffer the
+// caller aligned; Go's allocator guarantees that only for large slices) on
+// a little-endian machine, the View uses data in place: data must then stay
+// unmodified and alive while the View is used. Otherwise the blocks are
+// copied into aligned memory. It checks the header and, unless
+// WithoutChecksum is given, the payload's CRC-32C. Options:
+// WithoutChecksum, WithMaxSize.
+func FromBytes(data []byte, opts ...Option) (*View, error) {
+	return viewOf(data, &mem.Region{}, collect(opts))
+}
+
+func viewOf(data []byte, region *mem.Region, o options) (*View, error) {
+	h, payload, n, err := format.Decode(data, format.KindBlocked, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
+	if err != nil {
+		return nil, prefix(err)
+	}
+	if n != len(data) {
+		return nil, errorf(ErrCorrupt, "%d bytes after the filter", len(data)-n)
+	}
+	blocks, k, err := blockedParams(h, uint64(len(payload)))
+	if err != nil {
+		return nil, err
+	}
+	v := &View{}
+	words, shared := format.Words(payload)
+	if shared && uintptr(unsafe.Pointer(unsafe.SliceData(payload)))%kernel.BlockBytes == 0 {
+		v.setWords(words, region, k, h.Seed)
+		v.mapped = region.Mapped()
+	} else {
+		// Unaligned or big-endian: a private aligned copy; the input is
+		// not needed afterwards.
+		v.alloc(blocks, k, h.Seed)
+		copy(v.words, words)
+		_ = freeRegion(region)
+	}
+	return v, nil
+}
+
+// Hash returns the hash the filter uses for key (see Filter.Hash).
+func (v *View) Hash(key []byte) uint64 { return hash.Bytes(key, v.seed) }
+
+// HashString is Hash for a string key.
+func (v *View) HashString(key string) uint64 { return hash.String(key, v.seed) }
+
+// Contains reports whether key may have been added.
+func (v *View) Contains(key []byte) bool { return v.ContainsHash(hash.Bytes(key, v.seed)) }
+
+// ContainsString is Contains for a string key.
+func (v *View) ContainsString(key string) bool { return v.ContainsHash(hash.String(key, v.seed)) }
+
+// ContainsUint64 is Contains for x's eight little-endian bytes.
+func (v *View) ContainsUint64(x uint64) bool { return v.ContainsHash(hash.Uint64(x, v.seed)) }
+
+// ContainsHash is Contains for a key whose hash is h.
+func (v *View) ContainsHash(h uint64) bool {
+	r := probe(v.blocks, h, v.k)
+	runtime.KeepAlive(v)
+	return r
+}
+
+// ContainsHashes sets out[i] = ContainsHash(hs[i]) for every i and returns
+// how many are true. It panics if len(out) < len(hs).
+func (v *View) ContainsHashes(hs []uint64, out []bool) int {
+	if len(out) < len(hs) {
+		panic("blocked: ContainsHashes: len(out) < len(hs)")
+	}
+	if !useKernel(len(hs)) {
+		n := probeAll(v.blocks, v.k, hs, out)
+		runtime.KeepAlive(v)
+		return n
+	}
+	mustOpen(&v.core)
+	n := kernel.BlockedContains(v.blocks, v.k, hs, out)
+	runtime.KeepAlive(v)
+	return n
+}
+
+// EstimatedCount estimates how many distinct keys were added (see
+// Filter.EstimatedCount).
+func (v *View) EstimatedCount() uint64 { return v.estimatedCount() }
+
+// FPP returns the filter's current false-positive rate (see Filter.FPP).
+func (v *View) FPP() float64 { return v.fpp() }
+
+// Bits returns the filter's size in bits.
+func (v *View) Bits() uint64 { return uint64(len(v.blocks)) * BlockBits }
+
+// Blocks returns the number of 64-byte blocks.
+func (v *View) Blocks() uint64 { return uint64(len(v.blocks)) }
+
+// K returns the number of probes per key.
+func (v *View) K() int { return v.k }
+
+// Seed returns the hash seed.
+func (v *View) Seed() uint64 { return v.seed }
+
+// Mapped reports whether the View reads a file mapping (Open on a Unix
+// system, little-endian) rather than heap memory.
+func (v *View) Mapped() bool { return v.mapped }
+
+// Clone returns a writable Filter holding the same keys, in memory of its
+// own.
+func (v *View) Clone() *Filter {
+	f := &Filter{}
+	f.alloc(uint64(len(v.blocks)), v.k, v.seed)
+	copy(f.words, v.words)
+	runtime.KeepAlive(v)
+	return f
+}
+
+// MarshalBinary returns the filter's encoding (see Filter.MarshalBinary).
+func (v *View) MarshalBinary() ([]byte, error) {
+	b := appendEncoding(make([]byte, 0, format.HeaderSize+len(v.words)*8), v.words, v.k, v.seed, 0, 0)
+	runtime.KeepAlive(v)
+	return b, nil
+}
+
+// WriteTo writes the filter's encoding to w.
+func (v *View) WriteTo(w io.Writer) (int64, error) {
+	n, err := format.Write(w, blockedHeader(uint64(len(v.blocks)), v.k, v.seed, 0, 0), format.WordBytes(v.words))
+	runtime.KeepAlive(v)
+	return n, err
+}
+
+// Close unmaps the file of a View from Open (or frees a copy). Afterwards
+// every query panics (an index out of range, never a fault on unmapped
+// memory). It must not run concurrently with other methods. A View from
+// FromBytes that used the caller's buffer leaves the buffer alone.
+func (v *View) Close() error {
+	v.mapped = false
+	return v.free()
+}
