@@ -4,4 +4,10 @@ go 1.24.0
 
 replace github.com/sift-go/sift => ../
 
-require github.com/mmcloughlin/avo v0.5.0 // indirect
+require github.com/mmcloughlin/avo v0.5.0
+
+require (
+	golang.org/x/mod v0.6.0 // indirect
+	golang.org/x/sys v0.1.0 // indirect
+	golang.org/x/tools v0.2.0 // indirect
+)

@@ -1,0 +1,194 @@
+package kernel_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The two x86 mistakes that cost most and that no functional test sees: a
+// RET without VZEROUPPER after touching YMM registers (every later SSE
+// instruction in the process pays a state transition: ~180 ns/key instead of
+// ~5) and a legacy-SSE encoding inside VEX code (e.g. MOVQ AX, X0). This test
+// scans the amd64 assembly for both.
+
+var (
+	reWideVec = regexp.MustCompile(`\b[YZ]([0-9]|[12][0-9]|3[01])\b`)
+	reXMM     = regexp.MustCompile(`\bX([0-9]|[12][0-9]|3[01])\b`)
+)
+
+type asmFunc struct {
+	name     string
+	requires []string // ISAs of the "// Requires:" comment before it
+	lines    []asmLine
+}
+
+// dispatchedISAs are the features a CPU that passes internal/cpu's HasAVX2
+// check (AVX2 and BMI2) is guaranteed to have; a kernel requiring anything
+// else needs a dispatcher change first.
+var dispatchedISAs = map[string]bool{
+	"AVX": true, "AVX2": true, "BMI": true, "BMI2": true, "CMOV": true, "MMX+": true, "POPCNT": true,
+	"SSE": true, "SSE2": true, "SSE3": true, "SSSE3": true, "SSE4.1": true, "SSE4.2": true,
+}
+
+type asmLine struct {
+	n        int // line number
+	mnemonic string
+	operands string
+}
+
+// parseAsm splits Go assembly into functions and their instructions.
+func parseAsm(src string) []asmFunc {
+	var funcs []asmFunc
+	var requires []string
+	for i, raw := range strings.Split(src, "\n") {
+		line := strings.TrimSpace(raw)
+		if isas, ok := strings.CutPrefix(line, "// Requires:"); ok {
+			for _, isa := range strings.Split(isas, ",") {
+				requires = append(requires, strings.TrimSpace(isa))
+			}
+		}
+		if j := strings.Index(line, "//"); j >= 0 {
+			line = strings.TrimSpace(line[:j])
+		}
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasSuffix(line, ":") {
+			continue
+		}
+		mnemonic, operands, _ := strings.Cut(line, " ")
+		if mnemonic == "TEXT" {
+			name, _, _ := strings.Cut(operands, "(")
+			funcs = append(funcs, asmFunc{name: strings.TrimSpace(name), requires: requires})
+			requires = nil
+			continue
+		}
+		if mnemonic == "DATA" || mnemonic == "GLOBL" || len(funcs) == 0 {
+			continue
+		}
+		f := &funcs[len(funcs)-1]
+		f.lines = append(f.lines, asmLine{n: i + 1, mnemonic: mnemonic, operands: operands})
+	}
+	return funcs
+}
+
+// asmProblems returns the VZEROUPPER and legacy-SSE problems of src.
+func asmProblems(src string) []string {
+	var probs []string
+	for _, f := range parseAsm(src) {
+		wide, vex := false, false
+		for _, l := range f.lines {
+			wide = wide || reWideVec.MatchString(l.operands)
+			vex = vex || strings.HasPrefix(l.mnemonic, "V")
+		}
+		if vex && len(f.requires) == 0 {
+			probs = append(probs, f.name+": VEX code without a // Requires: line")
+		}
+		for _, isa := range f.requires {
+			if !dispatchedISAs[isa] {
+				probs = append(probs, f.name+": requires "+isa+", which the avx2 dispatch does not check")
+			}
+		}
+		prev := ""
+		for _, l := range f.lines {
+			if l.mnemonic == "RET" && wide && prev != "VZEROUPPER" {
+				probs = append(probs, f.name+": RET without VZEROUPPER at line "+strconv.Itoa(l.n))
+			}
+			if vex && !strings.HasPrefix(l.mnemonic, "V") && reXMM.MatchString(l.operands) {
+				probs = append(probs, f.name+": legacy-SSE "+l.mnemonic+" in VEX code at line "+strconv.Itoa(l.n))
+			}
+			prev = l.mnemonic
+		}
+	}
+	return probs
+}
+
+func TestAsmVZEROUPPERAndSSE(t *testing.T) {
+	files, err := filepath.Glob("*_amd64.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no *_amd64.s files found")
+	}
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(parseAsm(string(src))) == 0 {
+			t.Errorf("%s: no functions found", name)
+		}
+		for _, p := range asmProblems(string(src)) {
+			t.Errorf("%s: %s", name, p)
+		}
+	}
+}
+
+// TestAsmCheckerCatches proves the scanner fails on the mistakes it is for.
+func TestAsmCheckerCatches(t *testing.T) {
+	const good = `
+// Requires: AVX, AVX2
+TEXT ·f(SB), NOSPLIT, $0-8
+	VPXOR Y0, Y0, Y0
+	MOVQ AX, BX
+	JEQ done
+	VZEROUPPER
+	RET
+done:
+	VZEROUPPER
+	RET
+
+TEXT ·g(SB), NOSPLIT, $0-8
+	MOVQ AX, X0
+	RET
+`
+	if p := asmProblems(good); len(p) != 0 {
+		t.Fatalf("clean code reported: %v", p)
+	}
+	bad := map[string]string{
+		"RET without VZEROUPPER": `
+// Requires: AVX2
+TEXT ·f(SB), NOSPLIT, $0-8
+	VPXOR Y0, Y0, Y0
+	VZEROUPPER
+	RET
+early:
+	RET
+`,
+		"legacy-SSE MOVQ": `
+// Requires: AVX2
+TEXT ·f(SB), NOSPLIT, $0-8
+	MOVQ AX, X1
+	VPBROADCASTQ X1, Y1
+	VZEROUPPER
+	RET
+`,
+		"legacy-SSE PXOR": `
+// Requires: AVX
+TEXT ·f(SB), NOSPLIT, $0-8
+	VMOVDQU (AX), X2
+	PXOR X2, X2 // comment
+	RET
+`,
+		"requires AVX512F": `
+// Requires: AVX2, AVX512F
+TEXT ·f(SB), NOSPLIT, $0-8
+	VMOVDQU64 (AX), Z1
+	VZEROUPPER
+	RET
+`,
+		"without a // Requires": `
+TEXT ·f(SB), NOSPLIT, $0-8
+	VMOVDQU (AX), X2
+	RET
+`,
+	}
+	for want, src := range bad {
+		p := asmProblems(src)
+		if len(p) == 0 || !strings.Contains(strings.Join(p, "\n"), want) {
+			t.Errorf("%q: got %v, want a problem containing %q", src, p, want)
+		}
+	}
+}

@@ -1,0 +1,400 @@
+package kernel_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"unsafe"
+
+	"github.com/sift-go/sift/internal/kernel"
+	"github.com/sift-go/sift/internal/kernel/kerneltest"
+)
+
+// The assembly kernels run a prologue of prefetches, an unrolled main loop,
+// a one-key loop with prefetch and a tail without: every batch length from 0
+// to 300 crosses each of their boundaries for any prefetch distance up to
+// 64 keys and unroll up to 8.
+const maxLen = 300
+
+func TestImpls(t *testing.T) {
+	t.Logf("kernel in use: %s; available: %v", kernel.Impl(), kernel.Impls())
+}
+
+// eachKernel runs f once per available kernel set. For the assembly ones it
+// runs f with every batch (empty included) sent to the assembly rather than
+// only those above the small-batch threshold, and, without -short, once more
+// with the threshold in use (the batches below it run the Generic code,
+// which impl=generic covers).
+func eachKernel(t *testing.T, f func(t *testing.T)) {
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		if impl == "generic" {
+			f(t)
+			return
+		}
+		t.Run("batches=all-asm", func(t *testing.T) {
+			defer kernel.SetAsmMinBatch(0)()
+			f(t)
+		})
+		if !testing.Short() {
+			t.Run("batches=default", f)
+		}
+	})
+}
+
+func randHashes(r *rand.Rand, n int) []uint64 {
+	hs := make([]uint64, n)
+	for i := range hs {
+		hs[i] = r.Uint64()
+	}
+	return hs
+}
+
+// filter returns nb blocks holding nkeys random keys inserted with k probes
+// by the generic kernel, stored at an offset of off uint64 words from a
+// 64-byte boundary (off = 0: Go's own allocation).
+func filter(r *rand.Rand, nb, k, nkeys, off int) []kernel.Block {
+	var b []kernel.Block
+	if off == 0 {
+		b = make([]kernel.Block, nb)
+	} else {
+		raw := make([]uint64, nb*kernel.BlockWords+16)
+		p := unsafe.Pointer(&raw[0])
+		for uintptr(p)%kernel.BlockBytes != uintptr(off*8) {
+			p = unsafe.Add(p, 8)
+		}
+		b = unsafe.Slice((*kernel.Block)(p), nb)
+	}
+	kernel.BlockedAddGeneric(b, k, randHashes(r, nkeys))
+	return b
+}
+
+// guardedOut returns an n-byte output slice at offset off inside a buffer
+// whose other bytes hold a guard pattern, and a check that the guard is
+// intact and every output byte is a valid bool.
+func guardedOut(n, off int) ([]bool, func(t *testing.T)) {
+	const guard, pad = 0xa5, 24
+	buf := make([]byte, n+off+2*pad)
+	for i := range buf {
+		buf[i] = guard
+	}
+	lo := pad + off
+	out := unsafe.Slice((*bool)(unsafe.Pointer(&buf[lo])), n)
+	return out, func(t *testing.T) {
+		t.Helper()
+		for i, c := range buf {
+			inside := i >= lo && i < lo+n
+			if !inside && c != guard {
+				t.Fatalf("guard byte %d (output is [%d,%d)) overwritten: %#x", i, lo, lo+n, c)
+			}
+			if inside && c > 1 {
+				t.Fatalf("output byte %d is %#x, not a bool", i-lo, c)
+			}
+		}
+	}
+}
+
+// offsetHashes returns a copy of hs starting off elements into its backing
+// array (off odd breaks 16-byte alignment, off%4 != 0 32-byte alignment).
+func offsetHashes(hs []uint64, off int) []uint64 {
+	buf := make([]uint64, len(hs)+off+8)
+	s := buf[off : off+len(hs)]
+	copy(s, hs)
+	return s
+}
+
+// check inserts adds into a copy of base with the kernel in use and with the
+// generic kernel, compares the whole memory images, then probes with both and
+// compares every answer and the count. hs and out may be specially placed
+// slices; blocks holds base's copy for the kernel in use.
+func check(t *testing.T, base, blocks []kernel.Block, k int, adds, probes []uint64, out []bool) {
+	t.Helper()
+	copy(blocks, base)
+	want := slices.Clone(base)
+	kernel.BlockedAdd(blocks, k, adds)
+	kernel.BlockedAddGeneric(want, k, adds)
+	for i := range want {
+		if blocks[i] != want[i] {
+			t.Fatalf("nblocks=%d k=%d len=%d: block %d after BlockedAdd = %x, generic %x", len(want), k, len(adds), i, blocks[i], want[i])
+		}
+	}
+	wantOut := make([]bool, len(probes))
+	wantN := kernel.BlockedContainsGeneric(want, k, probes, wantOut)
+	n := kernel.BlockedContains(blocks, k, probes, out)
+	trues := 0
+	for i := range probes {
+		if out[i] != wantOut[i] {
+			t.Fatalf("nblocks=%d k=%d len=%d: out[%d] = %v, generic %v (hash %#x)", len(want), k, len(probes), i, out[i], wantOut[i], probes[i])
+		}
+		if out[i] {
+			trues++
+		}
+	}
+	if n != wantN || n != trues {
+		t.Fatalf("nblocks=%d k=%d len=%d: count %d, generic %d, trues written %d", len(want), k, len(probes), n, wantN, trues)
+	}
+}
+
+// probesFor returns n probe hashes: about half taken from adds (present), the
+// rest random (mostly absent unless the filter is saturated).
+func probesFor(r *rand.Rand, adds []uint64, n int) []uint64 {
+	p := randHashes(r, n)
+	for i := 0; i < n && i < len(adds); i += 2 {
+		p[i] = adds[r.IntN(len(adds))]
+	}
+	return p
+}
+
+func TestBlockedLengths(t *testing.T) {
+	eachKernel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(1, 2))
+		nbs := []int{1, 2, 7, 67, 1001}
+		if testing.Short() {
+			nbs = nbs[:4] // the whole image is compared after every batch
+		}
+		for _, nb := range nbs {
+			for k := 1; k <= kernel.MaxK; k++ {
+				base := filter(r, nb, k, nb*4, 0)
+				blocks := make([]kernel.Block, nb)
+				for n := 0; n <= maxLen; n++ {
+					adds := offsetHashes(randHashes(r, n), n%8)
+					probes := offsetHashes(probesFor(r, adds, n), (n/8)%8)
+					out, guard := guardedOut(n, n%8)
+					check(t, base, blocks, k, adds, probes, out)
+					guard(t)
+				}
+			}
+		}
+	})
+}
+
+func TestBlockedLarge(t *testing.T) {
+	eachKernel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(3, 4))
+		lens := []int{0, 1, 2, 3, 4, 5, 15, 16, 17, 19, 20, 21, 23, 24, 25, 63, 64, 65, 127, 128, 129, 300, 1021, 4099}
+		ks := []int{1, 2, 7, 8, 9, 15, 16}
+		nbs := []int{1<<16 + 1, 1<<20 - 3}
+		if testing.Short() {
+			lens, nbs = []int{0, 1, 5, 21, 300, 4099}, nbs[:1]
+		}
+		for _, nb := range nbs {
+			for _, k := range ks {
+				base := filter(r, nb, k, 20000, 0)
+				blocks := make([]kernel.Block, nb)
+				for _, n := range lens {
+					adds := randHashes(r, n)
+					probes := probesFor(r, adds, n)
+					out, guard := guardedOut(n, 3)
+					check(t, base, blocks, k, adds, probes, out)
+					guard(t)
+				}
+			}
+		}
+	})
+}
+
+func TestBlockedAlignment(t *testing.T) {
+	eachKernel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(5, 6))
+		const nb = 37
+		for _, k := range []int{3, 8, 11, 16} {
+			for blkOff := 0; blkOff < 8; blkOff++ {
+				base := filter(r, nb, k, 100, 0)
+				blocks := filter(r, nb, k, 0, blkOff)
+				for hOff := 0; hOff < 8; hOff++ {
+					for outOff := 0; outOff < 8; outOff++ {
+						for _, n := range []int{0, 1, 7, 8, 9, 33, 257} {
+							adds := offsetHashes(randHashes(r, n), hOff)
+							// Starting at an odd element of a slice, too.
+							probes := offsetHashes(probesFor(r, adds, n+1), (hOff+1)%8)[1:]
+							out, guard := guardedOut(n, outOff)
+							check(t, base, blocks, k, adds, probes, out)
+							guard(t)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestBlockedGuardPage places the hashes and the results so they end exactly
+// at a page followed by a PROT_NONE page: reading or writing past the end
+// faults instead of passing.
+func TestBlockedGuardPage(t *testing.T) {
+	if !kerneltest.Guarded {
+		t.Log("no guard pages on this OS: the slices are plain")
+	}
+	eachKernel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(7, 8))
+		const nb = 513
+		lens := []int{255, 256, 257, 511, 512, 513, 1000}
+		for n := 0; n <= 70; n++ {
+			lens = append(lens, n)
+		}
+		for _, k := range []int{1, 6, 8, 9, 16} {
+			// A subtest per k unmaps its guarded slices when it ends, so the
+			// process stays far below vm.max_map_count.
+			t.Run(fmt.Sprintf("k=%d", k), func(t *testing.T) {
+				base := filter(r, nb, k, 1000, 0)
+				blocks := make([]kernel.Block, nb)
+				for _, n := range lens {
+					adds := kerneltest.GuardedUint64s(t, n)
+					copy(adds, randHashes(r, n))
+					probes := kerneltest.GuardedUint64s(t, n)
+					copy(probes, probesFor(r, adds, n))
+					out := kerneltest.GuardedBools(t, n)
+					check(t, base, blocks, k, adds, probes, out)
+				}
+			})
+		}
+	})
+}
+
+// TestBlockedPerKey checks the batch kernels against the per-key definition
+// of the package doc: BlockIndex picks the block, BlockMask the bits.
+func TestBlockedPerKey(t *testing.T) {
+	eachKernel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(9, 10))
+		for _, nb := range []int{1, 3, 1000, 65537} {
+			for k := 1; k <= kernel.MaxK; k++ {
+				adds := randHashes(r, 500)
+				batch := make([]kernel.Block, nb)
+				kernel.BlockedAdd(batch, k, adds)
+				single := make([]kernel.Block, nb)
+				for _, h := range adds {
+					b := &single[kernel.BlockIndex(h, uint64(nb))]
+					m := kernel.BlockMask(h, k)
+					for w := range b {
+						b[w] |= m[w]
+					}
+				}
+				if !slices.Equal(batch, single) {
+					t.Fatalf("nblocks=%d k=%d: batch insert differs from per-key insert", nb, k)
+				}
+				probes := probesFor(r, adds, 700)
+				out := make([]bool, len(probes))
+				n := kernel.BlockedContains(batch, k, probes, out)
+				count := 0
+				for i, h := range probes {
+					b := batch[kernel.BlockIndex(h, uint64(nb))]
+					m := kernel.BlockMask(h, k)
+					want := true
+					for w := range b {
+						want = want && m[w]&^b[w] == 0
+					}
+					if out[i] != want {
+						t.Fatalf("nblocks=%d k=%d: out[%d] = %v, per-key %v", nb, k, i, out[i], want)
+					}
+					if want {
+						count++
+					}
+				}
+				if n != count {
+					t.Fatalf("nblocks=%d k=%d: count %d, per-key %d", nb, k, n, count)
+				}
+				// Every inserted key is present: no false negatives.
+				out = out[:len(adds)]
+				if n := kernel.BlockedContains(batch, k, adds, out); n != len(adds) {
+					t.Fatalf("nblocks=%d k=%d: %d of %d inserted keys found", nb, k, n, len(adds))
+				}
+			}
+		}
+	})
+}
+
+func TestBlockedShortOut(t *testing.T) {
+	eachKernel(t, func(t *testing.T) {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("BlockedContains with len(out) < len(hs) did not panic")
+			}
+		}()
+		kernel.BlockedContains(make([]kernel.Block, 4), 7, make([]uint64, 10), make([]bool, 9))
+	})
+}
+
+func TestBlockedAllocs(t *testing.T) {
+	eachKernel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(11, 12))
+		blocks := make([]kernel.Block, 1000)
+		hs := randHashes(r, 1000)
+		out := make([]bool, len(hs))
+		for _, k := range []int{7, 16} {
+			if a := testing.AllocsPerRun(20, func() {
+				kernel.BlockedAdd(blocks, k, hs)
+				kernel.BlockedContains(blocks, k, hs, out)
+			}); a != 0 {
+				t.Fatalf("k=%d: %v allocations per batch", k, a)
+			}
+		}
+	})
+}
+
+func ExampleBlockedContains() {
+	blocks := make([]kernel.Block, 16)
+	kernel.BlockedAdd(blocks, 7, []uint64{0x0123456789abcdef, 0xfedcba9876543210})
+	out := make([]bool, 3)
+	n := kernel.BlockedContains(blocks, 7, []uint64{0x0123456789abcdef, 0xfedcba9876543210, 42}, out)
+	fmt.Println(n, out)
+	// Output: 2 [true true false]
+}
+
+// TestBlockedHugeBlockCount checks the assembly's block index for block
+// counts up to MaxBlocks (2^32, which does not fit a 32-bit multiplier)
+// without the memory: the hashes' high halves are small, so they land in
+// the first blocks.
+func TestBlockedHugeBlockCount(t *testing.T) {
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		if impl == "generic" || kernel.AsmAddN == nil {
+			t.Skip("no assembly kernel")
+		}
+		r := rand.New(rand.NewPCG(13, 14))
+		const nb = 16
+		for _, n := range []uint64{kernel.MaxBlocks, kernel.MaxBlocks - 1, 1<<31 + 12345, 3 << 30} {
+			for _, k := range []int{1, 7, 8, 9, 16} {
+				hs := make([]uint64, 200)
+				for i := range hs {
+					for {
+						hs[i] = r.Uint64N(1<<36) | uint64(r.Uint32())
+						if kernel.BlockIndex(hs[i], n) < nb {
+							break
+						}
+					}
+				}
+				want := make([]kernel.Block, nb)
+				for _, h := range hs[:100] {
+					b := &want[kernel.BlockIndex(h, n)]
+					m := kernel.BlockMask(h, k)
+					for w := range b {
+						b[w] |= m[w]
+					}
+				}
+				got := make([]kernel.Block, nb)
+				kernel.AsmAddN(got, n, k, hs[:100])
+				if !slices.Equal(got, want) {
+					t.Fatalf("nblocks=%d k=%d: insert image differs", n, k)
+				}
+				out := make([]bool, len(hs))
+				count := kernel.AsmContainsN(got, n, k, hs, out)
+				trues := 0
+				for i, h := range hs {
+					b, m := want[kernel.BlockIndex(h, n)], kernel.BlockMask(h, k)
+					ok := true
+					for w := range b {
+						ok = ok && m[w]&^b[w] == 0
+					}
+					if out[i] != ok {
+						t.Fatalf("nblocks=%d k=%d: out[%d] = %v, want %v", n, k, i, out[i], ok)
+					}
+					if ok {
+						trues++
+					}
+				}
+				if count != trues {
+					t.Fatalf("nblocks=%d k=%d: count %d, want %d", n, k, count, trues)
+				}
+			}
+		}
+	})
+}
