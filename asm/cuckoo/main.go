@@ -1,0 +1,233 @@
+// Command cuckoo generates internal/kernel/cuckoo_amd64.s and its Go stubs:
+// the AVX2 batch lookup kernels of the cuckoo filter, one per fingerprint
+// width. Run it through `go generate ./internal/kernel/` (see
+// internal/kernel/cuckoo_amd64.go); the output is checked in and CI
+// regenerates it and fails on any diff.
+//
+// The kernels follow the geometry in internal/kernel/cuckoo.go exactly:
+//
+//	i1 = (h>>32) * n >> 32
+//	fp = uint32(h) * fpMax >> 32 + 1
+//	i2 = min(d, d+n) with d = uint32(fp*CuckooAltMul) * n >> 32 - i1
+//	hit = fp in bucket i1 or i2, or (fp<<32 | min(i1, i2)) == victim
+//
+// Four keys per iteration, one per 64-bit lane: the index math runs in
+// VPMULUDQ (every product is 32 x 32 bits), the two buckets of each key are
+// fetched with one gather each, and the fingerprint is compared with all four
+// slots at once (VPCMPEQW or VPCMPEQB against the fingerprint broadcast
+// within its lane by VPSHUFB). A prefetch pass computes the buckets of the
+// keys `ahead` positions later and issues PREFETCHT0 for both, so the gathers
+// of large filters find their lines on the way.
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// ahead is the prefetch distance in keys (a multiple of 4).
+const ahead = 32
+
+// altMul must equal kernel.CuckooAltMul.
+const altMul = 0x9e3779b1
+
+type width struct {
+	bits    int
+	fpMax   uint64
+	shuffle [2]uint64 // VPSHUFB pattern replicating the fingerprint within each lane
+}
+
+func main() {
+	ConstraintExpr("gc,!purego")
+	for _, w := range []width{
+		{bits: 8, fpMax: 0xff, shuffle: [2]uint64{0, 0x0808080808080808}},
+		{bits: 16, fpMax: 0xffff, shuffle: [2]uint64{0x0100010001000100, 0x0908090809080908}},
+	} {
+		kernel(w)
+	}
+	Generate()
+}
+
+// consts holds the broadcast constants of one kernel.
+type consts struct {
+	n, fpMax, one, altMul, victim, shuffle VecVirtual
+	words                                  GPVirtual
+}
+
+func broadcast(v uint64) VecVirtual {
+	r := GP64()
+	MOVQ(U64(v), r)
+	return broadcastReg(r)
+}
+
+func broadcastReg(r Register) VecVirtual {
+	x := XMM()
+	VMOVQ(r, x)
+	y := YMM()
+	VPBROADCASTQ(x, y)
+	return y
+}
+
+// buckets computes the primary and alternate buckets and the fingerprints
+// of the four hashes in h.
+func buckets(c consts, h VecVirtual) (i1, i2, fp VecVirtual) {
+	i1, i2, fp = YMM(), YMM(), YMM()
+	t := YMM()
+	VPSRLQ(U8(32), h, t)
+	VPMULUDQ(c.n, t, i1)
+	VPSRLQ(U8(32), i1, i1)
+	VPMULUDQ(c.fpMax, h, fp)
+	VPSRLQ(U8(32), fp, fp)
+	VPADDQ(c.one, fp, fp)
+	// H(fp) = uint32(fp*altMul) * n >> 32: VPMULUDQ reads only the low
+	// 32 bits of each lane, so the first product needs no mask.
+	VPMULUDQ(c.altMul, fp, t)
+	VPMULUDQ(c.n, t, t)
+	VPSRLQ(U8(32), t, t)
+	VPSUBQ(i1, t, t) // d = H - i1, negative (as int64) when H < i1
+	z := YMM()
+	VPXOR(z, z, z)
+	neg := YMM()
+	VPCMPGTQ(t, z, neg) // 0 > d
+	VPAND(c.n, neg, neg)
+	VPADDQ(neg, t, i2)
+	return i1, i2, fp
+}
+
+func kernel(w width) {
+	name := fmt.Sprintf("cuckooContains%dAVX2", w.bits)
+	TEXT(name, NOSPLIT, "func(words *uint64, buckets, victim uint64, hs []uint64, out []bool) int")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s probes len(hs)&^3 hashes against a table of %d-bit fingerprints,", name, w.bits),
+		"writes out[i] for each, and returns how many are present. len(out) >= len(hs).")
+
+	var c consts
+	c.words = GP64()
+	Load(Param("words"), c.words)
+	n := GP64()
+	Load(Param("buckets"), n)
+	c.n = broadcastReg(n)
+	v := GP64()
+	Load(Param("victim"), v)
+	c.victim = broadcastReg(v)
+	c.fpMax = broadcast(w.fpMax)
+	c.one = broadcast(1)
+	c.altMul = broadcast(altMul)
+	lo, hi := broadcast(w.shuffle[0]), broadcast(w.shuffle[1])
+	c.shuffle = YMM()
+	VPUNPCKLQDQ(hi, lo, c.shuffle) // lanes: lo, hi in each 128-bit half
+	hs, length, out := GP64(), GP64(), GP64()
+	Load(Param("hs").Base(), hs)
+	Load(Param("hs").Len(), length)
+	Load(Param("out").Base(), out)
+	ANDQ(I8(^3), length)
+	count := GP64()
+	XORQ(count, count)
+	ones := GP32()
+	MOVL(U32(0x01010101), ones)
+	scale := uint8(8)
+	if w.bits == 8 {
+		scale = 4
+	}
+
+	Comment("Main loop: prefetch the buckets of the keys `ahead` positions on, probe four.")
+	Label(name + "_prefetch")
+	CMPQ(length, U32(ahead+4))
+	JB(LabelRef(name + "_tail"))
+	{
+		h := YMM()
+		VMOVDQU(Mem{Base: hs, Disp: 8 * ahead}, h)
+		i1, i2, _ := buckets(c, h)
+		for _, idx := range []VecVirtual{i1, i2} {
+			x := idx.AsX()
+			hiHalf := XMM()
+			VEXTRACTI128(U8(1), idx, hiHalf)
+			for k, src := range []Register{x, x, hiHalf, hiHalf} {
+				r := GP64()
+				if k%2 == 0 {
+					VMOVQ(src, r)
+				} else {
+					VPEXTRQ(U8(1), src, r)
+				}
+				PREFETCHT0(Mem{Base: c.words, Index: r, Scale: scale})
+			}
+		}
+	}
+	probe(w, c, hs, out, count, ones, scale)
+	ADDQ(U8(32), hs)
+	ADDQ(U8(4), out)
+	SUBQ(U8(4), length)
+	JMP(LabelRef(name + "_prefetch"))
+
+	Comment("Tail: the last keys have nothing left to prefetch.")
+	Label(name + "_tail")
+	CMPQ(length, U8(4))
+	JB(LabelRef(name + "_done"))
+	probe(w, c, hs, out, count, ones, scale)
+	ADDQ(U8(32), hs)
+	ADDQ(U8(4), out)
+	SUBQ(U8(4), length)
+	JMP(LabelRef(name + "_tail"))
+
+	Label(name + "_done")
+	Store(count, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// probe looks up the four hashes at hs and writes four bools at out.
+func probe(w width, c consts, hs, out, count GPVirtual, ones GPVirtual, scale uint8) {
+	h := YMM()
+	VMOVDQU(Mem{Base: hs}, h)
+	i1, i2, fp := buckets(c, h)
+	b1, b2 := YMM(), YMM()
+	for _, g := range []struct {
+		idx, dst VecVirtual
+	}{{i1, b1}, {i2, b2}} {
+		mask := YMM()
+		VPCMPEQQ(mask, mask, mask)
+		if w.bits == 16 {
+			VPXOR(g.dst, g.dst, g.dst)
+			VPGATHERQQ(mask, Mem{Base: c.words, Index: g.idx, Scale: scale}, g.dst)
+		} else {
+			d := XMM()
+			VPXOR(d, d, d)
+			VPGATHERQD(mask.AsX(), Mem{Base: c.words, Index: g.idx, Scale: scale}, d)
+			VPMOVZXDQ(d, g.dst)
+		}
+	}
+	pat := YMM()
+	VPSHUFB(c.shuffle, fp, pat)
+	if w.bits == 16 {
+		VPCMPEQW(pat, b1, b1)
+		VPCMPEQW(pat, b2, b2)
+	} else {
+		VPCMPEQB(pat, b1, b1)
+		VPCMPEQB(pat, b2, b2)
+	}
+	VPOR(b2, b1, b1)
+	z := YMM()
+	VPXOR(z, z, z)
+	VPCMPEQQ(z, b1, b1) // lanes with no matching slot
+	// Victim: tag = fp<<32 | min(i1, i2).
+	gt := YMM()
+	VPCMPGTQ(i2, i1, gt) // i1 > i2
+	VPBLENDVB(gt, i2, i1, i1)
+	VPSLLQ(U8(32), fp, fp)
+	VPOR(i1, fp, fp)
+	VPCMPEQQ(c.victim, fp, fp)
+	miss, vic := GP32(), GP32()
+	VMOVMSKPD(b1, miss)
+	VMOVMSKPD(fp, vic)
+	XORL(U8(15), miss)
+	ORL(vic, miss)
+	bytes := GP32()
+	PDEPL(ones, miss, bytes) // one byte (0 or 1) per key
+	MOVL(bytes, Mem{Base: out})
+	IMULL(ones, bytes) // the byte sum lands in the top byte
+	SHRL(U8(24), bytes)
+	ADDQ(bytes.As64(), count)
+}

@@ -1,0 +1,116 @@
+package cuckoo
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/sift-go/sift/internal/kernel/kerneltest"
+)
+
+var benchCaps = []uint64{1e6, 1e7}
+
+// filled returns a 16-bit filter of the given capacity filled to capacity
+// (95% load) with hashes of 0..capacity-1, and those hashes.
+func filled(b *testing.B, capacity uint64) (*Filter, []uint64) {
+	f, err := New(capacity)
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := make([]uint64, capacity)
+	for i := range hs {
+		hs[i] = f.HashUint64(uint64(i))
+		if err := f.AddHash(hs[i]); err != nil {
+			b.Fatalf("filling to capacity: %v at %d", err, i)
+		}
+	}
+	return f, hs
+}
+
+func absent(f *Filter, n int) []uint64 {
+	hs := make([]uint64, n)
+	for i := range hs {
+		hs[i] = f.HashUint64(1<<40 + uint64(i))
+	}
+	return hs
+}
+
+func shuffled(hs []uint64, n int) []uint64 {
+	rng := rand.New(rand.NewPCG(1, 2))
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = hs[rng.IntN(len(hs))]
+	}
+	return out
+}
+
+func BenchmarkContains(b *testing.B) {
+	for _, c := range benchCaps {
+		f, hs := filled(b, c)
+		for _, kind := range []string{"present", "absent"} {
+			keys := shuffled(hs, 1<<16)
+			if kind == "absent" {
+				keys = absent(f, 1<<16)
+			}
+			b.Run(fmt.Sprintf("n=%.0e/fpbits=16/keys=%s", float64(c), kind), func(b *testing.B) {
+				hits := 0
+				i := 0
+				for b.Loop() {
+					if f.ContainsHash(keys[i&(1<<16-1)]) {
+						hits++
+					}
+					i++
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/key")
+				_ = hits
+			})
+		}
+		f.Close()
+	}
+}
+
+func BenchmarkContainsHashes(b *testing.B) {
+	for _, c := range benchCaps {
+		f, hs := filled(b, c)
+		for _, kind := range []string{"present", "absent"} {
+			keys := shuffled(hs, 1<<16)
+			if kind == "absent" {
+				keys = absent(f, 1<<16)
+			}
+			out := make([]bool, len(keys))
+			b.Run(fmt.Sprintf("n=%.0e/fpbits=16/keys=%s", float64(c), kind), func(b *testing.B) {
+				kerneltest.Bench(b, func(b *testing.B, impl string) {
+					for b.Loop() {
+						f.ContainsHashes(keys, out)
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(keys)), "ns/key")
+				})
+			})
+		}
+		f.Close()
+	}
+}
+
+// BenchmarkInsert fills a filter to its capacity (95% load) per iteration.
+func BenchmarkInsert(b *testing.B) {
+	for _, c := range benchCaps {
+		f, err := New(c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		hs := make([]uint64, c)
+		for i := range hs {
+			hs[i] = f.HashUint64(uint64(i))
+		}
+		b.Run(fmt.Sprintf("n=%.0e/fpbits=16", float64(c)), func(b *testing.B) {
+			for b.Loop() {
+				f.Reset()
+				if n, err := f.AddHashes(hs); err != nil {
+					b.Fatalf("full after %d: %v", n, err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(hs)), "ns/key")
+		})
+		f.Close()
+	}
+}

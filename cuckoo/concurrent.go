@@ -1,0 +1,422 @@
+package cuckoo
+
+import (
+	"io"
+	"math/bits"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sift-go/sift/hash"
+	"github.com/sift-go/sift/internal/kernel"
+)
+
+// Concurrent is a cuckoo filter safe for concurrent Add, Remove and Contains
+// from any number of goroutines. It stores exactly what a Filter stores and
+// serializes to the same format.
+//
+// Lookups take no lock: they read the two buckets and the victim with atomic
+// loads and validate the read against a sequence counter that is odd while a
+// relocation chain runs (an optimistic, versioned read); a lookup that races
+// with a relocation retries under a shared lock. Adds and Removes that touch
+// a single bucket update it with one compare-and-swap under a shared lock,
+// so they proceed in parallel; only relocation chains (both buckets full),
+// victim changes and snapshots take the exclusive lock. Adds and Removes are
+// linearizable, and a key whose Add returned nil is reported present by
+// every lookup that starts after it, until it is removed.
+//
+// The zero value is ready only for UnmarshalBinary or ReadFrom; build one
+// with NewConcurrent or NewConcurrentFrom.
+type Concurrent struct {
+	// mu is held shared by single-bucket updates and exclusively by
+	// relocation chains, victim updates, Reset and snapshots.
+	mu     sync.RWMutex
+	seq    atomic.Uint64 // odd while a relocation chain runs
+	victim atomic.Uint64 // the victim tag (kernel.CuckooTag), 0 if none
+	count  atomic.Uint64
+	f      *Filter // geometry, seed and the bucket words (accessed atomically)
+}
+
+// NewConcurrent returns an empty concurrent filter; see New for capacity
+// and options.
+func NewConcurrent(capacity uint64, opts ...Option) (*Concurrent, error) {
+	f, err := New(capacity, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Concurrent{f: f}, nil
+}
+
+// NewConcurrentFrom returns a concurrent filter holding a copy of f.
+func NewConcurrentFrom(f *Filter) *Concurrent {
+	g := f.Clone()
+	c := &Concurrent{f: g}
+	c.victim.Store(g.t.Victim)
+	c.count.Store(g.count)
+	g.t.Victim, g.count = 0, 0
+	return c
+}
+
+func (c *Concurrent) load(i uint64) uint64 {
+	f := c.f
+	return atomic.LoadUint64(&f.t.Words[i>>f.wordShift]) >> ((i & f.wordMask) << 5)
+}
+
+// probe is Filter.ContainsHash with atomic loads.
+func (c *Concurrent) probe(h uint64) bool {
+	f := c.f
+	i1, fp, i2 := f.locate(h)
+	b1, b2 := c.load(i1), c.load(i2)
+	lo, pat := f.lo, fp*f.lo
+	x1, x2 := b1^pat, b2^pat
+	hit := ((x1-lo)&^x1 | (x2-lo)&^x2) & f.hi
+	return hit|kernel.CuckooVictimHit(kernel.CuckooTag(fp, min(i1, i2)), c.victim.Load()) != 0
+}
+
+// ContainsHash reports whether a key with hash h may be in the filter (see
+// Filter.ContainsHash). It takes no lock unless it races with a relocation.
+func (c *Concurrent) ContainsHash(h uint64) bool {
+	if s := c.seq.Load(); s&1 == 0 {
+		if c.probe(h) {
+			return true
+		}
+		if c.seq.Load() == s {
+			return false
+		}
+	}
+	// A relocation chain ran during the probe: a fingerprint may have been
+	// in flight between two buckets. The shared lock excludes chains.
+	c.mu.RLock()
+	r := c.probe(h)
+	c.mu.RUnlock()
+	return r
+}
+
+// Contains reports whether key may be in the filter.
+func (c *Concurrent) Contains(key []byte) bool { return c.ContainsHash(hash.Bytes(key, c.f.seed)) }
+
+// ContainsString reports whether key may be in the filter.
+func (c *Concurrent) ContainsString(key string) bool {
+	return c.ContainsHash(hash.String(key, c.f.seed))
+}
+
+// ContainsUint64 reports whether key may be in the filter.
+func (c *Concurrent) ContainsUint64(key uint64) bool {
+	return c.ContainsHash(hash.Uint64(key, c.f.seed))
+}
+
+// ContainsHashes sets out[i] to ContainsHash(hs[i]) and returns how many are
+// true. It panics if len(out) < len(hs). (It loops over ContainsHash: the
+// batch kernels' plain loads are not synchronized with concurrent writers.)
+func (c *Concurrent) ContainsHashes(hs []uint64, out []bool) int {
+	if len(out) < len(hs) {
+		panic("cuckoo: ContainsHashes: len(out) < len(hs)")
+	}
+	n := 0
+	for i, h := range hs {
+		out[i] = c.ContainsHash(h)
+		if out[i] {
+			n++
+		}
+	}
+	return n
+}
+
+// casInsert puts fp into a free slot of bucket i with a compare-and-swap,
+// retrying while other writers change the word.
+func (c *Concurrent) casInsert(i, fp uint64) bool {
+	f := c.f
+	w := &f.t.Words[i>>f.wordShift]
+	base := (i & f.wordMask) << 5
+	for {
+		old := atomic.LoadUint64(w)
+		free := f.emptyLanes(old >> base)
+		if free == 0 {
+			return false
+		}
+		s := uint64(bits.TrailingZeros64(free)) / uint64(f.t.FPBits)
+		if atomic.CompareAndSwapUint64(w, old, old|fp<<(base+s*uint64(f.t.FPBits))) {
+			return true
+		}
+	}
+}
+
+// casDelete clears a slot of bucket i holding fp with a compare-and-swap.
+func (c *Concurrent) casDelete(i, fp uint64) bool {
+	f := c.f
+	w := &f.t.Words[i>>f.wordShift]
+	base := (i & f.wordMask) << 5
+	for {
+		old := atomic.LoadUint64(w)
+		m := f.matchLanes(old>>base, fp)
+		if m == 0 {
+			return false
+		}
+		s := uint64(bits.TrailingZeros64(m)) / uint64(f.t.FPBits)
+		if atomic.CompareAndSwapUint64(w, old, old&^(f.fpMax<<(base+s*uint64(f.t.FPBits)))) {
+			return true
+		}
+	}
+}
+
+// AddHash adds a key by its hash; see Filter.AddHash for the semantics
+// (ErrFull once the victim slot is in use, and no key is ever lost).
+func (c *Concurrent) AddHash(h uint64) error {
+	if c.victim.Load() != 0 {
+		return ErrFull
+	}
+	i1, fp, i2 := c.f.locate(h)
+	c.mu.RLock()
+	ok := c.casInsert(i1, fp) || c.casInsert(i2, fp)
+	c.mu.RUnlock()
+	if ok {
+		c.count.Add(1)
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.victim.Load() != 0 {
+		return ErrFull
+	}
+	if !c.casInsert(i1, fp) && !c.casInsert(i2, fp) {
+		c.kick(i1, i2, fp)
+	}
+	c.count.Add(1)
+	return nil
+}
+
+// kick is Filter.kick with atomic stores, run under the exclusive lock and
+// inside an odd sequence number so that lock-free lookups retry.
+func (c *Concurrent) kick(i1, i2, fp uint64) {
+	f := c.f
+	c.seq.Add(1)
+	defer c.seq.Add(1)
+	r := f.next()
+	i := i1
+	if r&1 != 0 {
+		i = i2
+	}
+	r >>= 1
+	left := 63
+	for k := 0; k < f.maxKicks; k++ {
+		if c.moveOut(i, fp) {
+			return
+		}
+		if left < 2 {
+			r, left = f.next(), 64
+		}
+		fp = c.swap(i, r&3, fp)
+		r >>= 2
+		left -= 2
+		i = kernel.CuckooAlt(i, fp, f.t.Buckets)
+		if c.casInsert(i, fp) {
+			return
+		}
+	}
+	c.victim.Store(kernel.CuckooTag(fp, min(i, kernel.CuckooAlt(i, fp, f.t.Buckets))))
+}
+
+// swap is Filter.swap with atomic accesses (exclusive lock held).
+func (c *Concurrent) swap(i, s, fp uint64) uint64 {
+	f := c.f
+	w := &f.t.Words[i>>f.wordShift]
+	sh := f.slotShift(i, s)
+	old := atomic.LoadUint64(w)
+	atomic.StoreUint64(w, old&^(f.fpMax<<sh)|fp<<sh)
+	return old >> sh & f.fpMax
+}
+
+// moveOut is Filter.moveOut with atomic accesses (exclusive lock held).
+// The moved fingerprint is in both buckets for a moment, never in neither.
+func (c *Concurrent) moveOut(i, fp uint64) bool {
+	f := c.f
+	b := c.load(i)
+	fb := uint64(f.t.FPBits)
+	for s := range uint64(SlotsPerBucket) {
+		e := b >> (s * fb) & f.fpMax
+		if c.casInsert(kernel.CuckooAlt(i, e, f.t.Buckets), e) {
+			c.swap(i, s, fp)
+			return true
+		}
+	}
+	return false
+}
+
+// Add adds key (see AddHash).
+func (c *Concurrent) Add(key []byte) error { return c.AddHash(hash.Bytes(key, c.f.seed)) }
+
+// AddString adds key (see AddHash).
+func (c *Concurrent) AddString(key string) error { return c.AddHash(hash.String(key, c.f.seed)) }
+
+// AddUint64 adds key (see AddHash).
+func (c *Concurrent) AddUint64(key uint64) error { return c.AddHash(hash.Uint64(key, c.f.seed)) }
+
+// AddHashes adds every hash of hs in order, stopping at the first error,
+// and returns how many were added (see Filter.AddHashes).
+func (c *Concurrent) AddHashes(hs []uint64) (int, error) {
+	for i, h := range hs {
+		if err := c.AddHash(h); err != nil {
+			return i, err
+		}
+	}
+	return len(hs), nil
+}
+
+// RemoveHash removes one copy of a key's fingerprint and reports whether one
+// was found, re-homing the victim if there is one (see Filter.RemoveHash for
+// the caveat on keys never added).
+func (c *Concurrent) RemoveHash(h uint64) bool {
+	f := c.f
+	i1, fp, i2 := f.locate(h)
+	c.mu.RLock()
+	ok := c.casDelete(i1, fp) || c.casDelete(i2, fp)
+	c.mu.RUnlock()
+	if ok {
+		c.count.Add(^uint64(0))
+		if c.victim.Load() != 0 {
+			c.mu.Lock()
+			c.rehome()
+			c.mu.Unlock()
+		}
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v := c.victim.Load(); v != 0 && v == kernel.CuckooTag(fp, min(i1, i2)) {
+		c.victim.Store(0)
+		c.count.Add(^uint64(0))
+		return true
+	}
+	// A relocation may have moved the fingerprint since the shared pass.
+	if c.casDelete(i1, fp) || c.casDelete(i2, fp) {
+		c.count.Add(^uint64(0))
+		c.rehome()
+		return true
+	}
+	return false
+}
+
+// rehome moves the victim into a free slot of its buckets, if any. The
+// caller holds the exclusive lock.
+func (c *Concurrent) rehome() {
+	v := c.victim.Load()
+	if v == 0 {
+		return
+	}
+	vfp, vi := v>>32, v&(1<<32-1)
+	if c.casInsert(vi, vfp) || c.casInsert(kernel.CuckooAlt(vi, vfp, c.f.t.Buckets), vfp) {
+		c.victim.Store(0)
+	}
+}
+
+// Remove removes key (see RemoveHash).
+func (c *Concurrent) Remove(key []byte) bool { return c.RemoveHash(hash.Bytes(key, c.f.seed)) }
+
+// RemoveString removes key (see RemoveHash).
+func (c *Concurrent) RemoveString(key string) bool {
+	return c.RemoveHash(hash.String(key, c.f.seed))
+}
+
+// RemoveUint64 removes key (see RemoveHash).
+func (c *Concurrent) RemoveUint64(key uint64) bool {
+	return c.RemoveHash(hash.Uint64(key, c.f.seed))
+}
+
+// Count returns the number of fingerprints stored, the victim included.
+func (c *Concurrent) Count() uint64 { return c.count.Load() }
+
+// Capacity returns the number of fingerprint slots (see Filter.Capacity).
+func (c *Concurrent) Capacity() uint64 { return c.f.Capacity() }
+
+// LoadFactor returns Count / Capacity.
+func (c *Concurrent) LoadFactor() float64 {
+	return float64(c.Count()) / float64(c.Capacity())
+}
+
+// FPP returns the predicted false positive probability at the current load
+// (see Filter.FPP).
+func (c *Concurrent) FPP() float64 { return fppAt(c.LoadFactor(), c.f.t.FPBits) }
+
+// Seed returns the hash seed.
+func (c *Concurrent) Seed() uint64 { return c.f.seed }
+
+// FingerprintBits returns the fingerprint width, 8 or 16.
+func (c *Concurrent) FingerprintBits() int { return c.f.FingerprintBits() }
+
+// Reset empties the filter.
+func (c *Concurrent) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.f.t.Words {
+		atomic.StoreUint64(&c.f.t.Words[i], 0)
+	}
+	c.victim.Store(0)
+	c.count.Store(0)
+	c.f.rng = rngSeed(c.f.seed)
+}
+
+// Snapshot returns a consistent copy as a plain Filter: it briefly excludes
+// writers (not lookups).
+func (c *Concurrent) Snapshot() *Filter {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g := c.f.Clone()
+	g.t.Victim = c.victim.Load()
+	g.count = c.count.Load()
+	return g
+}
+
+// MarshalBinary encodes a consistent snapshot (see Filter.MarshalBinary); a
+// Filter and a Concurrent with the same contents encode identically.
+func (c *Concurrent) MarshalBinary() ([]byte, error) {
+	s := c.Snapshot()
+	defer s.Close()
+	return s.MarshalBinary()
+}
+
+// WriteTo writes a consistent snapshot to w (see Filter.WriteTo).
+func (c *Concurrent) WriteTo(w io.Writer) (int64, error) {
+	s := c.Snapshot()
+	defer s.Close()
+	return s.WriteTo(w)
+}
+
+// UnmarshalBinary replaces c's contents with the decoded filter; it must not
+// run concurrently with other methods.
+func (c *Concurrent) UnmarshalBinary(data []byte) error {
+	var g Filter
+	if err := g.UnmarshalBinary(data); err != nil {
+		return err
+	}
+	c.set(&g)
+	return nil
+}
+
+// ReadFrom replaces c's contents with a filter read from r; it must not run
+// concurrently with other methods.
+func (c *Concurrent) ReadFrom(r io.Reader) (int64, error) {
+	var g Filter
+	n, err := g.ReadFrom(r)
+	if err != nil {
+		return n, err
+	}
+	c.set(&g)
+	return n, nil
+}
+
+func (c *Concurrent) set(g *Filter) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.victim.Store(g.t.Victim)
+	c.count.Store(g.count)
+	g.t.Victim, g.count = 0, 0
+	c.f = g
+}
+
+// Close releases the filter's memory promptly (see Filter.Close); the filter
+// must not be used afterwards, and Close must not run concurrently with
+// other methods.
+func (c *Concurrent) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.f.Close()
+}

@@ -1,0 +1,71 @@
+package cuckoo_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/sift-go/sift/cuckoo"
+)
+
+func Example() {
+	f, err := cuckoo.New(1000) // 16-bit fingerprints by default
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	_ = f.AddString("apple")
+	_ = f.AddString("banana")
+	fmt.Println(f.ContainsString("apple"), f.ContainsString("cherry"))
+	fmt.Println(f.RemoveString("apple"), f.ContainsString("apple"))
+	fmt.Println(f.Count(), f.Capacity())
+	// Output:
+	// true false
+	// true false
+	// 1 1056
+}
+
+// When the filter is full, Add returns ErrFull and every key added before
+// is still present.
+func Example_full() {
+	f, _ := cuckoo.New(100, cuckoo.WithFingerprintBits(8))
+	var added uint64
+	for ; ; added++ {
+		if err := f.AddUint64(added); errors.Is(err, cuckoo.ErrFull) {
+			break
+		}
+	}
+	lost := 0
+	for k := range added {
+		if !f.ContainsUint64(k) {
+			lost++
+		}
+	}
+	fmt.Println(added >= 100, lost)
+	// Output: true 0
+}
+
+func ExampleFilter_ContainsHashes() {
+	f, _ := cuckoo.New(1000)
+	keys := []uint64{1, 2, 3, 4}
+	hs := make([]uint64, len(keys))
+	for i, k := range keys {
+		hs[i] = f.HashUint64(k)
+	}
+	_, _ = f.AddHashes(hs[:2])
+	out := make([]bool, len(hs))
+	n := f.ContainsHashes(hs, out)
+	fmt.Println(n, out)
+	// Output: 2 [true true false false]
+}
+
+func ExampleFilter_MarshalBinary() {
+	f, _ := cuckoo.New(100, cuckoo.WithSeed(42))
+	_ = f.AddString("k")
+	b, _ := f.MarshalBinary()
+	var g cuckoo.Filter
+	if err := g.UnmarshalBinary(b); err != nil {
+		panic(err)
+	}
+	fmt.Println(len(b), g.ContainsString("k"), g.Seed())
+	// Output: 344 true 42
+}

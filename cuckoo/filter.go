@@ -1,0 +1,587 @@
+package cuckoo
+
+import (
+	"math"
+	"math/bits"
+	"runtime"
+
+	"github.com/sift-go/sift/hash"
+	"github.com/sift-go/sift/internal/kernel"
+	"github.com/sift-go/sift/internal/mem"
+)
+
+// Sizing and limits.
+const (
+	// SlotsPerBucket is the number of fingerprints a bucket holds.
+	SlotsPerBucket = kernel.CuckooSlots
+	// TargetLoad is the load factor New sizes for: a filter built for
+	// capacity c has at least c/TargetLoad slots. Four-way buckets reach it
+	// reliably with the default kick limit.
+	TargetLoad = 0.95
+	// MaxBuckets is the largest bucket count (the index math is 32-bit):
+	// 2^32-1 buckets hold about 16 billion keys.
+	MaxBuckets = kernel.MaxCuckooBuckets
+	// DefaultMaxKicks is the default bound on relocations per Add.
+	DefaultMaxKicks = 500
+	// MaxMaxKicks is the largest kick limit WithMaxKicks accepts.
+	MaxMaxKicks = 1 << 16
+	// DefaultFingerprintBits is the default fingerprint width.
+	DefaultFingerprintBits = 16
+)
+
+// Filter is a cuckoo filter: a set of key fingerprints in buckets of four,
+// with deletion. The zero value is not usable; build one with New, decode
+// one with UnmarshalBinary or ReadFrom, or map one with Open or FromBytes.
+//
+// A Filter is safe for concurrent use by several goroutines calling only
+// Contains* (and the other read-only methods); any mutation needs exclusive
+// access. Use Concurrent for concurrent Add and Remove.
+type Filter struct {
+	// The probe reads t and the four words below; keep them together.
+	t         kernel.CuckooTable
+	fpMax     uint64 // 2^f - 1: fingerprints are 1..fpMax
+	wordShift uint64 // bucket i lives in word i>>wordShift ...
+	wordMask  uint64 // ... at bit (i&wordMask)<<5
+	lo, hi    uint64 // SWAR lane constants for f-bit lanes
+
+	count    uint64 // fingerprints stored, victim included
+	seed     uint64
+	rng      uint64 // kick PRNG state
+	maxKicks int
+	readOnly bool
+	region   *mem.Region // memory to release on Close
+}
+
+// Option configures New.
+type Option func(*config) error
+
+type config struct {
+	fpBits   uint
+	seed     uint64
+	maxKicks int
+}
+
+// WithFingerprintBits sets the fingerprint width: 16 (the default; false
+// positive rate about 1.2e-4 at full load, 16.8 bits per key) or 8 (about 3%,
+// 8.4 bits per key).
+func WithFingerprintBits(bits int) Option {
+	return func(c *config) error {
+		if bits != 8 && bits != 16 {
+			return argError("fingerprint bits %d (must be 8 or 16)", bits)
+		}
+		c.fpBits = uint(bits)
+		return nil
+	}
+}
+
+// WithSeed sets the hash seed (default 0). Filters only agree on keys when
+// their seeds agree; use hash.RandomSeed for keys an attacker can choose.
+func WithSeed(seed uint64) Option {
+	return func(c *config) error {
+		c.seed = seed
+		return nil
+	}
+}
+
+// WithMaxKicks bounds the relocations one Add may make before it parks the
+// homeless fingerprint in the victim slot (default DefaultMaxKicks, at most
+// MaxMaxKicks; 0 means never relocate). More kicks reach a slightly higher
+// load at a higher worst-case insert cost.
+func WithMaxKicks(n int) Option {
+	return func(c *config) error {
+		if n < 0 || n > MaxMaxKicks {
+			return argError("max kicks %d (must be in [0, %d])", n, MaxMaxKicks)
+		}
+		c.maxKicks = n
+		return nil
+	}
+}
+
+// BucketsFor returns the number of buckets New allocates for capacity keys:
+// ceil(capacity / (4 * TargetLoad)), so space is within one bucket of
+// f/TargetLoad bits per key.
+func BucketsFor(capacity uint64) uint64 {
+	// 4 * 0.95 = 3.8 slots per key; exact integer arithmetic for
+	// ceil(capacity*10/38) without overflow.
+	q, r := capacity/19, capacity%19
+	return q*5 + (r*5+18)/19
+}
+
+// New returns an empty filter sized to hold capacity keys at TargetLoad
+// (95%) of its slots. It returns an error wrapping ErrInvalidArgument for a
+// capacity of 0, one needing more than MaxBuckets buckets, or bad options.
+func New(capacity uint64, opts ...Option) (*Filter, error) {
+	c := config{fpBits: DefaultFingerprintBits, maxKicks: DefaultMaxKicks}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(&c); err != nil {
+			return nil, err
+		}
+	}
+	if capacity == 0 {
+		return nil, argError("capacity 0")
+	}
+	n := BucketsFor(capacity)
+	if n > MaxBuckets {
+		return nil, argError("capacity %d needs %d buckets, more than %d", capacity, n, uint64(MaxBuckets))
+	}
+	if kernel.CuckooWords(n, c.fpBits) > math.MaxInt/8 {
+		return nil, argError("capacity %d needs more memory than this platform addresses", capacity)
+	}
+	words, region := allocWords(kernel.CuckooWords(n, c.fpBits))
+	f := newFilter(words, n, c.fpBits, c.seed, c.maxKicks)
+	f.setRegion(region)
+	return f, nil
+}
+
+func allocWords(n uint64) ([]uint64, *mem.Region) {
+	return mem.AllocWords(int(n))
+}
+
+// newFilter wraps a bucket array; the caller validated every argument.
+func newFilter(words []uint64, buckets uint64, fpBits uint, seed uint64, maxKicks int) *Filter {
+	f := &Filter{
+		t:        kernel.CuckooTable{Words: words, Buckets: buckets, FPBits: fpBits},
+		fpMax:    1<<fpBits - 1,
+		lo:       0x0001000100010001,
+		hi:       0x8000800080008000,
+		seed:     seed,
+		maxKicks: maxKicks,
+	}
+	if fpBits == 8 {
+		f.wordShift, f.wordMask, f.lo, f.hi = 1, 1, 0x01010101, 0x80808080
+	}
+	f.rng = rngSeed(seed)
+	return f
+}
+
+// setRegion records memory to release with Close, and releases it when the
+// filter becomes unreachable if Close was never called.
+func (f *Filter) setRegion(r *mem.Region) {
+	f.region = r
+	if r.Mapped() {
+		runtime.AddCleanup(f, func(r *mem.Region) { _ = r.Free() }, r)
+	}
+}
+
+// rngSeed derives the kick PRNG's starting state from the seed (never 0).
+func rngSeed(seed uint64) uint64 {
+	return (seed ^ 0x2545f4914f6cdd1d) | 1
+}
+
+// next returns 64 pseudo-random bits (xorshift64*: cheap, and good enough to
+// pick kick victims).
+func (f *Filter) next() uint64 {
+	x := f.rng
+	x ^= x >> 12
+	x ^= x << 25
+	x ^= x >> 27
+	f.rng = x
+	return x * 0x2545f4914f6cdd1d
+}
+
+// Hash returns the hash the filter uses for key: hash.Bytes(key, seed).
+func (f *Filter) Hash(key []byte) uint64 { return hash.Bytes(key, f.seed) }
+
+// HashString returns the hash the filter uses for key: hash.String(key, seed).
+func (f *Filter) HashString(key string) uint64 { return hash.String(key, f.seed) }
+
+// HashUint64 returns the hash the filter uses for key: hash.Uint64(key, seed).
+func (f *Filter) HashUint64(key uint64) uint64 { return hash.Uint64(key, f.seed) }
+
+// Seed returns the hash seed.
+func (f *Filter) Seed() uint64 { return f.seed }
+
+// FingerprintBits returns the fingerprint width, 8 or 16.
+func (f *Filter) FingerprintBits() int { return int(f.t.FPBits) }
+
+// Buckets returns the number of buckets.
+func (f *Filter) Buckets() uint64 { return f.t.Buckets }
+
+// MaxKicks returns the relocation bound per Add.
+func (f *Filter) MaxKicks() int { return f.maxKicks }
+
+// Capacity returns the number of fingerprint slots, 4 × Buckets: the most
+// keys the filter can hold (plus one in the victim slot). New(c) gives a
+// Capacity of at least c/TargetLoad.
+func (f *Filter) Capacity() uint64 { return SlotsPerBucket * f.t.Buckets }
+
+// Count returns the number of fingerprints stored: successful Adds minus
+// successful Removes, the victim included.
+func (f *Filter) Count() uint64 { return f.count }
+
+// LoadFactor returns Count / Capacity.
+func (f *Filter) LoadFactor() float64 {
+	return float64(f.count) / float64(f.Capacity())
+}
+
+// VictimInUse reports whether a fingerprint is parked in the victim slot,
+// in which case Add returns ErrFull until a Remove re-homes it.
+func (f *Filter) VictimInUse() bool { return f.t.Victim != 0 }
+
+// ReadOnly reports whether the filter serves lookups from memory it may not
+// write (Open, FromBytes).
+func (f *Filter) ReadOnly() bool { return f.readOnly }
+
+// SizeBytes returns the size of the bucket array in bytes.
+func (f *Filter) SizeBytes() uint64 { return 8 * uint64(len(f.t.Words)) }
+
+// BitsPerKey returns the bucket array's bits divided by Count (+Inf when
+// empty).
+func (f *Filter) BitsPerKey() float64 {
+	return float64(8*f.SizeBytes()) / float64(f.count)
+}
+
+// FPP returns the predicted false positive probability at the current load:
+// a key not in the filter is compared with the 2b = 8 slots of its two
+// buckets, each occupied with probability LoadFactor and then matching with
+// probability 1/(2^f-1), so FPP = 1 - (1 - 1/(2^f-1))^(8 × LoadFactor),
+// about 8 × LoadFactor / 2^f.
+func (f *Filter) FPP() float64 {
+	return fppAt(f.LoadFactor(), f.t.FPBits)
+}
+
+func fppAt(load float64, fpBits uint) float64 {
+	p := 1 / float64(uint64(1)<<fpBits-1)
+	return -math.Expm1(2 * SlotsPerBucket * load * math.Log1p(-p))
+}
+
+// locate returns the key's primary bucket, fingerprint and alternate bucket.
+func (f *Filter) locate(h uint64) (i1, fp, i2 uint64) {
+	n := f.t.Buckets
+	i1 = kernel.CuckooIndex(h, n)
+	fp = kernel.CuckooFingerprint(h, f.fpMax)
+	return i1, fp, kernel.CuckooAlt(i1, fp, n)
+}
+
+// ContainsHash reports whether a key with hash h may be in the filter:
+// false means certainly not added (or removed since); true means added, or
+// a false positive with probability about FPP. It reads the key's two
+// buckets with one load each and compares all four slots at once (SWAR),
+// and checks the victim without a branch. It is a leaf function with no
+// calls (the helpers it uses inline into it); see the package doc on why it
+// does not itself fit Go's inlining budget.
+func (f *Filter) ContainsHash(h uint64) bool {
+	n := f.t.Buckets
+	i1 := kernel.CuckooIndex(h, n)
+	fp := kernel.CuckooFingerprint(h, f.fpMax)
+	i2 := kernel.CuckooAlt(i1, fp, n)
+	// The &63 tell the compiler the shifts are in range (no extra code).
+	ws := f.wordShift & 63
+	b1 := f.t.Words[i1>>ws] >> ((i1 & f.wordMask) << 5 & 63)
+	b2 := f.t.Words[i2>>ws] >> ((i2 & f.wordMask) << 5 & 63)
+	lo, pat := f.lo, fp*f.lo
+	x1, x2 := b1^pat, b2^pat
+	hit := ((x1-lo)&^x1 | (x2-lo)&^x2) & f.hi
+	r := hit|kernel.CuckooVictimHit(kernel.CuckooTag(fp, min(i1, i2)), f.t.Victim) != 0
+	// A mapped bucket array is unmapped by a cleanup once f is
+	// unreachable: keep f alive until its memory has been read.
+	runtime.KeepAlive(f)
+	return r
+}
+
+// Contains reports whether key may be in the filter (see ContainsHash).
+func (f *Filter) Contains(key []byte) bool { return f.ContainsHash(hash.Bytes(key, f.seed)) }
+
+// ContainsString reports whether key may be in the filter (see ContainsHash).
+func (f *Filter) ContainsString(key string) bool {
+	return f.ContainsHash(hash.String(key, f.seed))
+}
+
+// ContainsUint64 reports whether key may be in the filter (see ContainsHash).
+// It is the same key as Contains of key's 8 little-endian bytes.
+func (f *Filter) ContainsUint64(key uint64) bool {
+	return f.ContainsHash(hash.Uint64(key, f.seed))
+}
+
+// ContainsHashes looks up every hash of hs, sets out[i] to ContainsHash(hs[i]),
+// and returns how many are true. It runs the whole loop in one assembly
+// kernel where the CPU has one (AVX2 on amd64, arm64), computing and
+// prefetching both buckets of keys ahead of their probes: for filters
+// larger than the caches it is several times faster per key than a loop of
+// ContainsHash. It panics if len(out) < len(hs).
+func (f *Filter) ContainsHashes(hs []uint64, out []bool) int {
+	if len(out) < len(hs) {
+		panic("cuckoo: ContainsHashes: len(out) < len(hs)")
+	}
+	c := kernel.CuckooContains(&f.t, hs, out)
+	runtime.KeepAlive(f)
+	return c
+}
+
+// bucket returns bucket i in the low bits (the 8-bit form also carries the
+// neighbouring bucket in the high half, which the SWAR masks ignore).
+func (f *Filter) bucket(i uint64) uint64 {
+	return f.t.Words[i>>(f.wordShift&63)] >> ((i & f.wordMask) << 5 & 63)
+}
+
+// emptyLanes returns a mask with the top bit of every f-bit lane of bucket
+// value b that is zero set (exactly, with no borrow false positives).
+func (f *Filter) emptyLanes(b uint64) uint64 {
+	low := f.hi - f.lo // the low f-1 bits of every lane
+	return ^((b&low + low) | b) & f.hi
+}
+
+// matchLanes returns the lanes of bucket value b equal to fp, like emptyLanes.
+func (f *Filter) matchLanes(b, fp uint64) uint64 {
+	return f.emptyLanes(b ^ fp*f.lo)
+}
+
+// slotShift returns the bit position of slot s of bucket i in its word.
+func (f *Filter) slotShift(i, s uint64) uint64 {
+	return (i&f.wordMask)<<5 + s*uint64(f.t.FPBits)
+}
+
+// tryInsert puts fp in a free slot of bucket i, if there is one.
+func (f *Filter) tryInsert(i, fp uint64) bool {
+	free := f.emptyLanes(f.bucket(i))
+	if free == 0 {
+		return false
+	}
+	f.place(i, free, fp)
+	return true
+}
+
+// insertEither puts fp in a free slot of bucket i1, or else of bucket i2.
+// Both buckets are loaded before either is examined, so that their cache
+// misses overlap instead of following each other.
+func (f *Filter) insertEither(i1, i2, fp uint64) bool {
+	b1, b2 := f.bucket(i1), f.bucket(i2)
+	if free := f.emptyLanes(b1); free != 0 {
+		f.place(i1, free, fp)
+		return true
+	}
+	if free := f.emptyLanes(b2); free != 0 {
+		f.place(i2, free, fp)
+		return true
+	}
+	return false
+}
+
+// place stores fp in the lowest free slot of bucket i; free is the bucket's
+// emptyLanes mask, nonzero.
+func (f *Filter) place(i, free, fp uint64) {
+	s := uint64(bits.TrailingZeros64(free)) / uint64(f.t.FPBits)
+	f.t.Words[i>>f.wordShift] |= fp << f.slotShift(i, s)
+}
+
+// tryDelete clears one slot of bucket i holding fp, if there is one.
+func (f *Filter) tryDelete(i, fp uint64) bool {
+	m := f.matchLanes(f.bucket(i), fp)
+	if m == 0 {
+		return false
+	}
+	s := uint64(bits.TrailingZeros64(m)) / uint64(f.t.FPBits)
+	f.t.Words[i>>f.wordShift] &^= f.fpMax << f.slotShift(i, s)
+	return true
+}
+
+// swap puts fp in slot s of bucket i and returns what was there.
+func (f *Filter) swap(i, s, fp uint64) uint64 {
+	w := &f.t.Words[i>>f.wordShift]
+	sh := f.slotShift(i, s)
+	old := *w >> sh & f.fpMax
+	*w = *w&^(f.fpMax<<sh) | fp<<sh
+	return old
+}
+
+// AddHash adds a key by its hash. It returns ErrFull, changing nothing, when
+// the victim slot is in use, and ErrReadOnly on a mapped filter; otherwise
+// it succeeds and the key is reported present until removed.
+//
+// The fingerprint goes into a free slot of either bucket; when both are full
+// Add relocates fingerprints to their alternate buckets, at most MaxKicks
+// steps, each first trying to move one of the full bucket's fingerprints
+// into room in its alternate bucket and otherwise evicting a slot chosen by
+// a seeded PRNG (see the package doc). If the last displaced fingerprint
+// still has no home it is parked in the victim slot, where lookups find it:
+// that Add succeeds and no key is lost, and later Adds return ErrFull.
+//
+// Adding the same key more than 2 × 4 = 8 times (or 9 keys sharing both
+// buckets and the fingerprint) fills both its buckets: the ninth copy goes to
+// the victim and the filter reports ErrFull from then on.
+func (f *Filter) AddHash(h uint64) error {
+	if f.readOnly {
+		return ErrReadOnly
+	}
+	if f.t.Victim != 0 {
+		return ErrFull
+	}
+	i1, fp, i2 := f.locate(h)
+	if f.insertEither(i1, i2, fp) {
+		f.count++
+		runtime.KeepAlive(f) // see ContainsHash
+		return nil
+	}
+	f.kick(i1, i2, fp)
+	f.count++
+	runtime.KeepAlive(f) // see ContainsHash
+	return nil
+}
+
+// kick relocates fingerprints from a full bucket pair until one finds a free
+// slot or the kick budget runs out, and then parks the homeless one in the
+// victim slot.
+func (f *Filter) kick(i1, i2, fp uint64) {
+	r := f.next()
+	i := i1
+	if r&1 != 0 {
+		i = i2
+	}
+	r >>= 1
+	left := 63
+	for k := 0; k < f.maxKicks; k++ {
+		// Bucket i is full and fp wants in. First look one step ahead:
+		// if a fingerprint of i has room in its own alternate bucket,
+		// move it there and take its slot. The four alternates are
+		// independent loads, so this costs about one memory latency and
+		// ends most chains a step early.
+		if f.moveOut(i, fp) {
+			return
+		}
+		if left < 2 {
+			r, left = f.next(), 64
+		}
+		fp = f.swap(i, r&3, fp)
+		r >>= 2
+		left -= 2
+		i = kernel.CuckooAlt(i, fp, f.t.Buckets)
+		if f.tryInsert(i, fp) {
+			return
+		}
+	}
+	f.setVictim(fp, i)
+}
+
+// moveOut moves a fingerprint of full bucket i to a free slot of its
+// alternate bucket, if one has room, and puts fp in the freed slot.
+func (f *Filter) moveOut(i, fp uint64) bool {
+	b := f.bucket(i)
+	fb := uint64(f.t.FPBits)
+	n := f.t.Buckets
+	for s := range uint64(SlotsPerBucket) {
+		e := b >> (s * fb) & f.fpMax
+		if f.tryInsert(kernel.CuckooAlt(i, e, n), e) {
+			f.swap(i, s, fp)
+			return true
+		}
+	}
+	return false
+}
+
+func (f *Filter) setVictim(fp, i uint64) {
+	f.t.Victim = kernel.CuckooTag(fp, min(i, kernel.CuckooAlt(i, fp, f.t.Buckets)))
+}
+
+// victim returns the parked fingerprint and the smaller of its buckets.
+func (f *Filter) victim() (fp, i uint64) {
+	return f.t.Victim >> 32, f.t.Victim & (1<<32 - 1)
+}
+
+// Add adds key. See AddHash for the errors and the duplicate limit.
+func (f *Filter) Add(key []byte) error { return f.AddHash(hash.Bytes(key, f.seed)) }
+
+// AddString adds key. See AddHash.
+func (f *Filter) AddString(key string) error { return f.AddHash(hash.String(key, f.seed)) }
+
+// AddUint64 adds key, the same key as Add of its 8 little-endian bytes. See
+// AddHash.
+func (f *Filter) AddUint64(key uint64) error { return f.AddHash(hash.Uint64(key, f.seed)) }
+
+// AddHashes adds every hash of hs in order and returns how many were added.
+// It stops at the first error (ErrFull or ErrReadOnly) and returns it:
+// hs[:n] are in the filter, hs[n:] are not.
+func (f *Filter) AddHashes(hs []uint64) (int, error) {
+	for i, h := range hs {
+		if err := f.AddHash(h); err != nil {
+			return i, err
+		}
+	}
+	return len(hs), nil
+}
+
+// RemoveHash removes one copy of a key's fingerprint, by the key's hash, and
+// reports whether one was found. If the victim slot is in use, it is then
+// re-homed into a free slot of its buckets when there is one, so Add works
+// again.
+//
+// Remove only keys that were added. Removing a key that was never added
+// removes nothing if its fingerprint is absent from its buckets, but with
+// probability about FPP it matches a fingerprint stored there by another key,
+// removes it, and that other key is then no longer reported present (a false
+// negative). Removing a key twice after one Add has the same risk.
+func (f *Filter) RemoveHash(h uint64) bool {
+	if f.readOnly {
+		return false
+	}
+	i1, fp, i2 := f.locate(h)
+	if kernel.CuckooTag(fp, min(i1, i2)) == f.t.Victim {
+		f.t.Victim = 0
+		f.count--
+		return true
+	}
+	if !f.tryDelete(i1, fp) && !f.tryDelete(i2, fp) {
+		return false
+	}
+	f.count--
+	if f.t.Victim != 0 {
+		vfp, vi := f.victim()
+		if f.tryInsert(vi, vfp) || f.tryInsert(kernel.CuckooAlt(vi, vfp, f.t.Buckets), vfp) {
+			f.t.Victim = 0
+		}
+	}
+	return true
+}
+
+// Remove removes key (see RemoveHash for the caveat on keys never added).
+func (f *Filter) Remove(key []byte) bool { return f.RemoveHash(hash.Bytes(key, f.seed)) }
+
+// RemoveString removes key (see RemoveHash).
+func (f *Filter) RemoveString(key string) bool { return f.RemoveHash(hash.String(key, f.seed)) }
+
+// RemoveUint64 removes key (see RemoveHash).
+func (f *Filter) RemoveUint64(key uint64) bool { return f.RemoveHash(hash.Uint64(key, f.seed)) }
+
+// Reset empties the filter, keeping its size and options; the kick PRNG
+// restarts from the seed, so a reset filter fed the same keys ends up
+// bit-identical. It does nothing on a read-only filter.
+func (f *Filter) Reset() {
+	if f.readOnly {
+		return
+	}
+	clear(f.t.Words)
+	f.t.Victim = 0
+	f.count = 0
+	f.rng = rngSeed(f.seed)
+}
+
+// Clone returns a writable deep copy (also of a read-only filter).
+func (f *Filter) Clone() *Filter {
+	words, region := allocWords(uint64(len(f.t.Words)))
+	copy(words, f.t.Words)
+	g := newFilter(words, f.t.Buckets, f.t.FPBits, f.seed, f.maxKicks)
+	g.t.Victim = f.t.Victim
+	g.count, g.rng = f.count, f.rng
+	g.setRegion(region)
+	runtime.KeepAlive(f)
+	return g
+}
+
+// Close releases the filter's memory: it unmaps a filter from Open and
+// frees the huge-page mapping of a large filter from New. The filter must
+// not be used afterwards. Calling Close is optional for heap-backed filters
+// (the garbage collector reclaims them, and mappings are released when the
+// filter becomes unreachable) but frees mapped memory promptly.
+func (f *Filter) Close() error {
+	r := f.region
+	f.region = nil
+	f.t.Words = nil
+	f.t.Buckets = 0
+	f.readOnly = true
+	if r == nil {
+		return nil
+	}
+	return r.Free()
+}

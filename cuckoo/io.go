@@ -1,0 +1,291 @@
+package cuckoo
+
+import (
+	"encoding/binary"
+	"io"
+	"math/bits"
+	"unsafe"
+
+	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/format"
+	"github.com/sift-go/sift/internal/kernel"
+	"github.com/sift-go/sift/internal/mem"
+)
+
+// Indexes of the cuckoo parameters in the header's Params (see the package
+// doc, "File format").
+const (
+	paramBuckets = iota
+	paramFPBits
+	paramCount
+	paramVictimFP
+	paramVictimBucket
+	paramVictimUsed
+	paramMaxKicks
+	paramRNG
+)
+
+// LoadOptions control Open and FromBytes.
+type LoadOptions struct {
+	// SkipChecksum skips the payload's CRC-32C, for callers who trust their
+	// storage: Open then costs no pass over the data. The header's CRC-32C
+	// and every header field are always checked. (Views never scan the
+	// payload to check the stored count against the occupied slots, as
+	// UnmarshalBinary and ReadFrom do: a wrong count only skews Count,
+	// LoadFactor and FPP, and the scan would be a second pass.)
+	SkipChecksum bool
+	// MaxBytes rejects payloads larger than this with sift.ErrTooLarge;
+	// 0 means no limit beyond what the input holds.
+	MaxBytes uint64
+}
+
+func (o LoadOptions) format() format.Options {
+	return format.Options{MaxPayload: o.MaxBytes, SkipPayloadCRC: o.SkipChecksum}
+}
+
+func (f *Filter) header() format.Header {
+	var vfp, vi, used uint64
+	if f.t.Victim != 0 {
+		vfp, vi = f.victim()
+		used = 1
+	}
+	return format.Header{
+		Kind: format.KindCuckoo,
+		Hash: format.HashXXH3,
+		Seed: f.seed,
+		Params: [format.NumParams]uint64{
+			paramBuckets:      f.t.Buckets,
+			paramFPBits:       uint64(f.t.FPBits),
+			paramCount:        f.count,
+			paramVictimFP:     vfp,
+			paramVictimBucket: vi,
+			paramVictimUsed:   used,
+			paramMaxKicks:     uint64(f.maxKicks),
+			paramRNG:          f.rng,
+		},
+	}
+}
+
+// MarshalBinary encodes the filter in sift's file format (see the package
+// doc). The bytes are the same on every architecture and kernel.
+func (f *Filter) MarshalBinary() ([]byte, error) {
+	b := format.Encode(f.header(), format.WordBytes(f.t.Words))
+	return b, nil
+}
+
+// WriteTo writes the filter in sift's file format to w, without copying the
+// bucket array on little-endian machines.
+func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	return format.Write(w, f.header(), format.WordBytes(f.t.Words))
+}
+
+// UnmarshalBinary replaces f with the filter encoded in data, which must be
+// exactly one encoding. It validates everything before changing f and
+// returns errors wrapping sift's sentinels (sift.ErrMagic, ErrVersion,
+// ErrKind, ErrTruncated, ErrChecksum, ErrCorrupt, ErrTooLarge); f is left
+// unchanged on error. The result owns a copy of the buckets.
+func (f *Filter) UnmarshalBinary(data []byte) error {
+	h, payload, n, err := format.Decode(data, format.KindCuckoo, format.Options{})
+	if err != nil {
+		return wrapDecode(err)
+	}
+	if n != len(data) {
+		return corrupt(sift.ErrCorrupt, "%d trailing bytes after the filter", len(data)-n)
+	}
+	g, err := decode(h, payload, false, true)
+	if err != nil {
+		return err
+	}
+	f.replace(g)
+	return nil
+}
+
+// ReadFrom replaces f with a filter read from r: exactly one encoding, no
+// bytes beyond it. Memory grows with the bytes actually read, never with
+// what a header claims. On error f is unchanged.
+func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
+	h, payload, n, err := format.Read(r, format.KindCuckoo, format.Options{})
+	if err != nil {
+		return n, wrapDecode(err)
+	}
+	g, err := decode(h, payload, false, true)
+	if err != nil {
+		return n, err
+	}
+	f.replace(g)
+	return n, nil
+}
+
+// replace moves g into f, releasing f's old memory.
+func (f *Filter) replace(g *Filter) {
+	if f.region != nil {
+		_ = f.region.Free()
+	}
+	*f = *g
+	if f.region != nil {
+		f.setRegion(f.region)
+	}
+}
+
+// FromBytes returns a read-only filter that serves lookups straight from b,
+// an encoding made by MarshalBinary or WriteTo, without copying it. b must
+// stay unmodified while the filter is in use. When b's payload is not
+// 8-byte aligned (or the machine is big-endian) the buckets are copied
+// instead. b must hold exactly one encoding.
+func FromBytes(b []byte, opt LoadOptions) (*Filter, error) {
+	h, payload, n, err := format.Decode(b, format.KindCuckoo, opt.format())
+	if err != nil {
+		return nil, wrapDecode(err)
+	}
+	if n != len(b) {
+		return nil, corrupt(sift.ErrCorrupt, "%d trailing bytes after the filter", len(b)-n)
+	}
+	f, err := decode(h, payload, true, false)
+	if err != nil {
+		return nil, err
+	}
+	if f.region != nil {
+		f.setRegion(f.region)
+	}
+	return f, nil
+}
+
+// Open maps the filter file at path read-only and serves lookups straight
+// from the mapping (zero copy): opening costs the checksum pass over the
+// file, or nothing with SkipChecksum. Add returns ErrReadOnly, Remove and
+// Reset do nothing; Clone makes a writable copy. Close unmaps the file.
+func Open(path string, opt LoadOptions) (*Filter, error) {
+	b, region, err := mem.MapFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := FromBytes(b, opt)
+	if err != nil {
+		_ = region.Free()
+		return nil, err
+	}
+	if !aliases(f.t.Words, b) {
+		// The payload was copied (unaligned or big-endian): unmap now.
+		_ = region.Free()
+		return f, nil
+	}
+	f.setRegion(region)
+	return f, nil
+}
+
+// aliases reports whether words lies inside b's memory.
+func aliases(words []uint64, b []byte) bool {
+	if len(words) == 0 || len(b) == 0 {
+		return false
+	}
+	w0 := uintptr(unsafe.Pointer(unsafe.SliceData(words)))
+	b0 := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return w0 >= b0 && w0+8*uintptr(len(words)) <= b0+uintptr(len(b))
+}
+
+// decode validates the cuckoo parameters and payload against each other and
+// builds a filter. view keeps the payload in place (read-only) when it can;
+// otherwise the buckets are copied into fresh memory. scan checks that the
+// stored count equals the occupied slots plus the victim.
+func decode(h format.Header, payload []byte, view, scan bool) (*Filter, error) {
+	p := h.Params
+	if h.Hash != format.HashXXH3 {
+		return nil, corrupt(sift.ErrCorrupt, "hash algorithm %v (want %v)", h.Hash, format.HashXXH3)
+	}
+	fpBits := p[paramFPBits]
+	if fpBits != 8 && fpBits != 16 {
+		return nil, corrupt(sift.ErrCorrupt, "fingerprint bits %d (must be 8 or 16)", fpBits)
+	}
+	n := p[paramBuckets]
+	if n == 0 || n > MaxBuckets {
+		return nil, corrupt(sift.ErrCorrupt, "bucket count %d (must be in [1, %d])", n, uint64(MaxBuckets))
+	}
+	words := kernel.CuckooWords(n, uint(fpBits))
+	if uint64(len(payload)) != 8*words {
+		return nil, corrupt(sift.ErrCorrupt, "payload of %d bytes, %d buckets of %d-bit fingerprints need %d", len(payload), n, fpBits, 8*words)
+	}
+	slots := SlotsPerBucket * n
+	used := p[paramVictimUsed]
+	vfp, vi := p[paramVictimFP], p[paramVictimBucket]
+	fpMax := uint64(1)<<fpBits - 1
+	switch used {
+	case 0:
+		if vfp != 0 || vi != 0 {
+			return nil, corrupt(sift.ErrCorrupt, "victim slot unused but holds fingerprint %d, bucket %d", vfp, vi)
+		}
+	case 1:
+		if vfp == 0 || vfp > fpMax {
+			return nil, corrupt(sift.ErrCorrupt, "victim fingerprint %d (must be in [1, %d])", vfp, fpMax)
+		}
+		if vi >= n {
+			return nil, corrupt(sift.ErrCorrupt, "victim bucket %d of %d", vi, n)
+		}
+		if alt := kernel.CuckooAlt(vi, vfp, n); alt < vi {
+			return nil, corrupt(sift.ErrCorrupt, "victim bucket %d is not the smaller of its pair (%d)", vi, alt)
+		}
+	default:
+		return nil, corrupt(sift.ErrCorrupt, "victim flag %d (must be 0 or 1)", used)
+	}
+	count := p[paramCount]
+	if count > slots+used || count < used {
+		return nil, corrupt(sift.ErrCorrupt, "count %d does not fit %d slots and %d victim", count, slots, used)
+	}
+	maxKicks := p[paramMaxKicks]
+	if maxKicks > MaxMaxKicks {
+		return nil, corrupt(sift.ErrCorrupt, "max kicks %d (at most %d)", maxKicks, MaxMaxKicks)
+	}
+	if p[paramRNG] == 0 {
+		return nil, corrupt(sift.ErrCorrupt, "kick PRNG state is 0")
+	}
+	// 8-bit tables with an odd bucket count end in half a word of padding.
+	if fpBits == 8 && n%2 == 1 {
+		last := payload[len(payload)-4:]
+		if last[0]|last[1]|last[2]|last[3] != 0 {
+			return nil, corrupt(sift.ErrCorrupt, "padding after the last bucket is not zero")
+		}
+	}
+	var w []uint64
+	var region *mem.Region
+	shared := false
+	if view {
+		w, shared = format.Words(payload)
+	}
+	if !shared {
+		w, region = allocWords(words)
+		for i := range w {
+			w[i] = binary.LittleEndian.Uint64(payload[8*i:])
+		}
+	}
+	f := newFilter(w, n, uint(fpBits), h.Seed, int(maxKicks))
+	f.count = count
+	f.rng = p[paramRNG]
+	f.readOnly = view
+	if used == 1 {
+		f.t.Victim = kernel.CuckooTag(vfp, vi)
+	}
+	if scan {
+		if occ := f.occupied(); occ+used != count {
+			if region != nil {
+				_ = region.Free()
+			}
+			return nil, corrupt(sift.ErrCorrupt, "count %d, but %d slots are occupied and %d victim", count, occ, used)
+		}
+	}
+	// The caller registers the region (setRegion) once the filter has its
+	// final address.
+	f.region = region
+	return f, nil
+}
+
+// occupied counts the nonzero slots.
+func (f *Filter) occupied() uint64 {
+	var c int
+	var hi, low uint64 = 0x8000800080008000, 0x7fff7fff7fff7fff
+	if f.t.FPBits == 8 {
+		hi, low = 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
+	}
+	for _, x := range f.t.Words {
+		c += bits.OnesCount64(((x&low + low) | x) & hi)
+	}
+	return uint64(c)
+}

@@ -1,0 +1,118 @@
+package kernel
+
+// Cuckoo filter geometry and batch lookup.
+//
+// A cuckoo table is an array of Buckets buckets of 4 fingerprint slots. With
+// 16-bit fingerprints a bucket is one uint64 (slot s in bits 16s..16s+15);
+// with 8-bit fingerprints a bucket is a uint32 (slot s in bits 8s..8s+7) and
+// two buckets share a uint64 word: bucket i is bits 32*(i&1).. of word i>>1,
+// which on a little-endian machine is the uint32 at byte offset 4*i. A slot
+// holding 0 is empty; fingerprints are never 0.
+//
+// A 64-bit key hash h is split in two halves:
+//
+//   - the high half picks the primary bucket by multiply-shift:
+//     CuckooIndex(h, n) = (h>>32) * n >> 32, for any 1 <= n <= MaxCuckooBuckets;
+//   - the low half picks the fingerprint, uniformly in [1, 2^f-1]:
+//     CuckooFingerprint(h, f) = uint32(h) * (2^f-1) >> 32 + 1 (the product in
+//     64 bits), so 0 is never produced and no value is favoured (the counts
+//     of 32-bit inputs per fingerprint differ by at most one in 2^(32-f)).
+//
+// The alternate bucket is CuckooAlt(i, fp, n) = (H(fp) - i) mod n, where
+// H(fp) = uint32(fp*CuckooAltMul) * n >> 32 is a multiply-shift of the
+// fingerprint into [0, n). It is an involution for every n: H(fp) - (H(fp) -
+// i) = i (mod n), so from either bucket and the fingerprint the other one is
+// found, as partial-key cuckoo hashing needs, without a power-of-two n.
+//
+// The victim is a fingerprint that found no slot (see package cuckoo). It is
+// described by one tag, CuckooTag(fp, min(i, CuckooAlt(i, fp, n))): the
+// fingerprint and the smaller of its two buckets. A key is present when
+// either of its buckets holds its fingerprint or CuckooTag(fp, min(i1, i2))
+// equals the victim tag: with equal fingerprints the alternate-bucket map is
+// the same involution, whose orbits {i, alt(i)} are named by their smaller
+// member, so equal tags mean the same fingerprint in the same bucket pair.
+// The tag is 0 when there is no victim; a real tag is never 0 because fp >= 1.
+//
+// # Batch contract
+//
+// CuckooContains(t, hs, out) writes out[i] for every i < len(hs) and returns
+// how many are true; it panics if len(out) < len(hs). It neither allocates
+// nor retains its arguments. Callers guarantee a valid table: FPBits is 8 or
+// 16, 1 <= Buckets <= MaxCuckooBuckets and Words holds CuckooWords(Buckets,
+// FPBits) words.
+
+// MaxCuckooBuckets is the largest bucket count the 32-bit index math covers.
+const MaxCuckooBuckets = 1<<32 - 1
+
+// CuckooSlots is the number of fingerprint slots per bucket.
+const CuckooSlots = 4
+
+// CuckooAltMul is the odd multiplier that spreads a fingerprint over the
+// table for the alternate bucket. It is part of the file format.
+const CuckooAltMul = 0x9e3779b1
+
+// SWAR constants: lanes of ones and lanes of high bits, per fingerprint width.
+const (
+	cuckooLo8  = 0x01010101
+	cuckooHi8  = 0x80808080
+	cuckooLo16 = 0x0001000100010001
+	cuckooHi16 = 0x8000800080008000
+)
+
+// CuckooTable is a cuckoo filter's bucket array as the batch kernels see it.
+type CuckooTable struct {
+	Words   []uint64 // the buckets, laid out as the package doc says
+	Buckets uint64   // number of buckets, 1..MaxCuckooBuckets
+	FPBits  uint     // fingerprint width: 8 or 16
+	// Victim is the victim's tag, 0 when there is none.
+	Victim uint64
+}
+
+// CuckooWords returns how many uint64 words hold n buckets of fpBits-bit
+// fingerprints.
+func CuckooWords(n uint64, fpBits uint) uint64 {
+	if fpBits == 8 {
+		return (n + 1) / 2
+	}
+	return n
+}
+
+// CuckooIndex maps h to its primary bucket in [0, n).
+func CuckooIndex(h, n uint64) uint64 {
+	return (h >> 32) * n >> 32
+}
+
+// CuckooFingerprint maps h to a fingerprint in [1, fpMax], where fpMax is
+// 2^f - 1 for f-bit fingerprints.
+func CuckooFingerprint(h, fpMax uint64) uint64 {
+	return uint64(uint32(h))*fpMax>>32 + 1
+}
+
+// CuckooAlt returns the other bucket of fingerprint fp stored in bucket i,
+// with n buckets: (H(fp) - i) mod n, computed without a branch.
+func CuckooAlt(i, fp, n uint64) uint64 {
+	// d wraps around (its top bit set) exactly when H(fp) < i; then d+n
+	// is the true difference mod n and the smaller of the two.
+	d := uint64(uint32(fp*CuckooAltMul))*n>>32 - i
+	return min(d, d+n)
+}
+
+// CuckooTag packs a fingerprint and the smaller of its two buckets for the
+// victim check.
+func CuckooTag(fp, i uint64) uint64 { return fp<<32 | i }
+
+// CuckooVictimHit returns 1 when tag equals the victim tag v and 0
+// otherwise, without a branch: (x-1)&^x has its top bit set only for x == 0.
+func CuckooVictimHit(tag, v uint64) uint64 {
+	x := tag ^ v
+	return ((x - 1) &^ x) >> 63
+}
+
+// CuckooContains probes every hash of hs, writes out[i], and returns the
+// number present, using the kernel set in use. It panics if len(out) < len(hs).
+func CuckooContains(t *CuckooTable, hs []uint64, out []bool) int {
+	if len(out) < len(hs) {
+		panic("kernel: CuckooContains: len(out) < len(hs)")
+	}
+	return cuckooContains(t, hs, out[:len(hs)])
+}

@@ -1,0 +1,64 @@
+//go:build gc && !purego
+
+package kernel
+
+// Two arm64 batch lookups share the index math (13 instructions per key: no
+// vector 64-bit multiply-high, so it is scalar in both), the victim check
+// (5), the bool store and count (3), and the prefetch of the key 16
+// positions ahead (18). They differ in the compare, chosen by instruction
+// count because qemu's timings are emulated and decide nothing:
+//
+//   - scalar SWAR: 2 LDR, MUL for the pattern, 2 EOR, 2 SUB, 2 BIC, ORR,
+//     AND, CMP, CSET: 13 instructions;
+//   - NEON: 2 ADD for the addresses, 2 LD1 single-lane loads straight into
+//     one vector, DUP, one CMEQ for all eight slots, then UMAXV + UMOV + AND
+//     (16-bit) or UMOV + CMP + CSET (8-bit): 9 instructions.
+//
+// NEON is 9 against 13, 35 against 39 per key in all, and is the default.
+// The scalar kernels stay, tested alike, as the fallback to flip to should a
+// benchmark on real hardware show the vector-to-general transfer (UMOV) and
+// the lane loads costing more than the four instructions they save.
+
+func cuckooContains(t *CuckooTable, hs []uint64, out []bool) int {
+	if !useNEON || len(hs) < cuckooBatchMin {
+		return CuckooContainsGeneric(t, hs, out)
+	}
+	cuckooRaceAccess(hs, out)
+	switch {
+	case cuckooScalar && t.FPBits == 8:
+		return cuckooContains8Scalar(&t.Words[0], t.Buckets, t.Victim, hs, out)
+	case cuckooScalar:
+		return cuckooContains16Scalar(&t.Words[0], t.Buckets, t.Victim, hs, out)
+	case t.FPBits == 8:
+		return cuckooContains8NEON(&t.Words[0], t.Buckets, t.Victim, hs, out)
+	}
+	return cuckooContains16NEON(&t.Words[0], t.Buckets, t.Victim, hs, out)
+}
+
+// cuckooScalar selects the scalar SWAR kernels instead of the NEON ones
+// (tests run both; a benchmark on real hardware may flip the default).
+var cuckooScalar = false
+
+// cuckooContains8NEON probes every hash of hs against a table of 8-bit
+// fingerprints, writes out[i] for each, and returns how many are present.
+// len(out) >= len(hs) >= 1.
+//
+//go:noescape
+func cuckooContains8NEON(words *uint64, buckets, victim uint64, hs []uint64, out []bool) int
+
+// cuckooContains16NEON is cuckooContains8NEON for 16-bit fingerprints.
+//
+//go:noescape
+func cuckooContains16NEON(words *uint64, buckets, victim uint64, hs []uint64, out []bool) int
+
+// cuckooContains8Scalar probes every hash of hs against a table of 8-bit
+// fingerprints, writes out[i] for each, and returns how many are present.
+// len(out) >= len(hs) >= 1.
+//
+//go:noescape
+func cuckooContains8Scalar(words *uint64, buckets, victim uint64, hs []uint64, out []bool) int
+
+// cuckooContains16Scalar is cuckooContains8Scalar for 16-bit fingerprints.
+//
+//go:noescape
+func cuckooContains16Scalar(words *uint64, buckets, victim uint64, hs []uint64, out []bool) int

@@ -1,0 +1,13 @@
+package kernel
+
+// SetCuckooBatchMin sets the smallest batch the cuckoo assembly kernels take
+// and returns a restore function, so tests can send short batches to them.
+func SetCuckooBatchMin(n int) (restore func()) {
+	prev := cuckooBatchMin
+	cuckooBatchMin = n
+	return func() { cuckooBatchMin = prev }
+}
+
+// SetCuckooScalar selects the scalar arm64 kernels instead of the NEON ones
+// and returns a restore function; elsewhere it does nothing.
+var SetCuckooScalar = func(scalar bool) (restore func()) { return func() {} }

@@ -1,0 +1,47 @@
+package kernel
+
+// cuckooBatchMin is the batch length below which the dispatchers stay in Go:
+// an assembly call costs more than it saves for a handful of keys.
+var cuckooBatchMin = 16
+
+// CuckooContainsGeneric is the reference batch lookup: the portable twin of
+// every assembly CuckooContains kernel. It computes the buckets of a chunk
+// of keys before touching memory, so the chunk's loads are independent and
+// overlap. It panics if len(out) < len(hs).
+func CuckooContainsGeneric(t *CuckooTable, hs []uint64, out []bool) int {
+	out = out[:len(hs)]
+	n := t.Buckets
+	words := t.Words
+	fpMax := uint64(1)<<t.FPBits - 1
+	// Bucket i is bits (i&wordMask)<<5 of word i>>wordShift.
+	var wordShift, wordMask, lo, hi uint64 = 0, 0, cuckooLo16, cuckooHi16
+	if t.FPBits == 8 {
+		wordShift, wordMask, lo, hi = 1, 1, cuckooLo8, cuckooHi8
+	}
+	victim := t.Victim
+	count := 0
+	var i1s, i2s, fps [chunk]uint64
+	for len(hs) > 0 {
+		c := min(len(hs), chunk)
+		for k, h := range hs[:c] {
+			i1 := CuckooIndex(h, n)
+			fp := CuckooFingerprint(h, fpMax)
+			i1s[k], i2s[k], fps[k] = i1, CuckooAlt(i1, fp, n), fp
+		}
+		for k := range hs[:c] {
+			i1, i2, fp := i1s[k], i2s[k], fps[k]
+			b1 := words[i1>>wordShift] >> ((i1 & wordMask) << 5)
+			b2 := words[i2>>wordShift] >> ((i2 & wordMask) << 5)
+			pat := fp * lo
+			x1, x2 := b1^pat, b2^pat
+			hit := ((x1 - lo) &^ x1 & hi) | ((x2 - lo) &^ x2 & hi)
+			// r is 1 for a hit and 0 otherwise, without a branch.
+			r := hit | CuckooVictimHit(CuckooTag(fp, min(i1, i2)), victim)
+			r = (r | -r) >> 63
+			out[k] = r != 0
+			count += int(r)
+		}
+		hs, out = hs[c:], out[c:]
+	}
+	return count
+}

@@ -1,0 +1,7 @@
+//go:build purego || !gc || !(amd64 || arm64)
+
+package kernel
+
+func cuckooContains(t *CuckooTable, hs []uint64, out []bool) int {
+	return CuckooContainsGeneric(t, hs, out)
+}

@@ -1,0 +1,19 @@
+//go:build race && gc && !purego && (amd64 || arm64)
+
+package kernel
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+// cuckooRaceAccess tells the race detector what the assembly kernels read
+// and write, which it cannot see: the hashes are read, the bools written.
+// (The bucket array is read too; it is not annotated because one call would
+// then cost a pass over the whole table.)
+func cuckooRaceAccess(hs []uint64, out []bool) {
+	if len(hs) > 0 {
+		runtime.RaceReadRange(unsafe.Pointer(&hs[0]), 8*len(hs))
+		runtime.RaceWriteRange(unsafe.Pointer(&out[0]), len(out))
+	}
+}

@@ -1,0 +1,318 @@
+package kernel_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/sift-go/sift/internal/kernel"
+	"github.com/sift-go/sift/internal/kernel/kerneltest"
+)
+
+func TestCuckooAltInvolution(t *testing.T) {
+	ns := []uint64{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 63, 64, 65, 100, 101, 255, 256, 257, 1000, 1001, 65535, 65537}
+	for n := uint64(1); n <= 130; n++ {
+		ns = append(ns, n)
+	}
+	ns = append(ns, 1<<20+7, 1<<31-1, 1<<31, 1<<31+1, kernel.MaxCuckooBuckets-1, kernel.MaxCuckooBuckets)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range ns {
+		for _, fpBits := range []uint{8, 16} {
+			fpMax := uint64(1)<<fpBits - 1
+			check := func(i, fp uint64) {
+				a := kernel.CuckooAlt(i, fp, n)
+				if a >= n {
+					t.Fatalf("n=%d fp=%d: alt(%d) = %d out of range", n, fp, i, a)
+				}
+				if b := kernel.CuckooAlt(a, fp, n); b != i {
+					t.Fatalf("n=%d fp=%d: alt(alt(%d)) = alt(%d) = %d", n, fp, i, a, b)
+				}
+			}
+			if n <= 300 {
+				for fp := uint64(1); fp <= fpMax; fp += 1 + fpMax/300 {
+					for i := uint64(0); i < n; i++ {
+						check(i, fp)
+					}
+				}
+				continue
+			}
+			for range 2000 {
+				check(rng.Uint64N(n), 1+rng.Uint64N(fpMax))
+			}
+			check(0, 1)
+			check(n-1, fpMax)
+		}
+	}
+}
+
+func TestCuckooFingerprintRange(t *testing.T) {
+	for _, fpBits := range []uint{8, 16} {
+		fpMax := uint64(1)<<fpBits - 1
+		seen := make([]int, fpMax+1)
+		for _, h := range []uint64{0, 1, 1<<32 - 1, 1 << 32, ^uint64(0), 0xffffffff00000000} {
+			if fp := kernel.CuckooFingerprint(h, fpMax); fp < 1 || fp > fpMax {
+				t.Fatalf("fp(%#x) = %d", h, fp)
+			}
+		}
+		// Uniform over [1, fpMax]: every value is hit by equally spaced
+		// 32-bit inputs.
+		step := uint64(1<<32) / (fpMax * 16)
+		for x := uint64(0); x < 1<<32; x += step {
+			seen[kernel.CuckooFingerprint(x, fpMax)]++
+		}
+		lo, hi := seen[1], seen[1]
+		for _, c := range seen[1:] {
+			lo, hi = min(lo, c), max(hi, c)
+		}
+		if seen[0] != 0 || hi-lo > 1 {
+			t.Fatalf("%d bits: fingerprint counts from %d to %d (zero %d)", fpBits, lo, hi, seen[0])
+		}
+	}
+}
+
+// cuckooRef is the naive lookup, slot by slot, independent of the kernels.
+func cuckooRef(tb *kernel.CuckooTable, h uint64) bool {
+	n, f := tb.Buckets, tb.FPBits
+	fpMax := uint64(1)<<f - 1
+	i1 := kernel.CuckooIndex(h, n)
+	fp := kernel.CuckooFingerprint(h, fpMax)
+	i2 := kernel.CuckooAlt(i1, fp, n)
+	for _, i := range []uint64{i1, i2} {
+		for s := range uint64(4) {
+			if slot(tb, i, s) == fp {
+				return true
+			}
+		}
+	}
+	return tb.Victim != 0 && tb.Victim == kernel.CuckooTag(fp, min(i1, i2))
+}
+
+func slot(tb *kernel.CuckooTable, i, s uint64) uint64 {
+	f := uint64(tb.FPBits)
+	if f == 8 {
+		return tb.Words[i/2] >> (32*(i%2) + 8*s) & 0xff
+	}
+	return tb.Words[i] >> (16 * s) & 0xffff
+}
+
+func setSlot(tb *kernel.CuckooTable, i, s, fp uint64) {
+	f := uint64(tb.FPBits)
+	w, sh := i, 16*s
+	if f == 8 {
+		w, sh = i/2, 32*(i%2)+8*s
+	}
+	mask := uint64(1)<<f - 1
+	tb.Words[w] = tb.Words[w]&^(mask<<sh) | fp<<sh
+}
+
+// cuckooCase builds a table where about half of keys are placed in one of
+// their buckets (so lookups hit), the rest of the slots filled with random
+// fingerprints, and returns the table and a hash list mixing those keys and
+// absent ones.
+func cuckooCase(rng *rand.Rand, n uint64, fpBits uint, victim bool, keys int) (*kernel.CuckooTable, []uint64) {
+	words := make([]uint64, kernel.CuckooWords(n, fpBits)+8)
+	tb := &kernel.CuckooTable{Words: words[:kernel.CuckooWords(n, fpBits)], Buckets: n, FPBits: fpBits}
+	fpMax := uint64(1)<<fpBits - 1
+	// Random fingerprints in about 60% of the slots.
+	for i := range n {
+		for s := range uint64(4) {
+			if rng.IntN(10) < 6 {
+				setSlot(tb, i, s, 1+rng.Uint64N(fpMax))
+			}
+		}
+	}
+	hs := make([]uint64, keys)
+	for k := range hs {
+		h := rng.Uint64()
+		hs[k] = h
+		if k%2 == 0 {
+			i1 := kernel.CuckooIndex(h, n)
+			fp := kernel.CuckooFingerprint(h, fpMax)
+			i := i1
+			if k%4 == 0 {
+				i = kernel.CuckooAlt(i1, fp, n)
+			}
+			setSlot(tb, i, uint64(k/2)%4, fp)
+		}
+	}
+	// Small tables keep only the last keys planted; spread those over the
+	// list so every length sees hits.
+	rng.Shuffle(len(hs), func(i, j int) { hs[i], hs[j] = hs[j], hs[i] })
+	if victim && len(hs) > 1 {
+		h := hs[1]
+		i1 := kernel.CuckooIndex(h, n)
+		fp := kernel.CuckooFingerprint(h, fpMax)
+		tb.Victim = kernel.CuckooTag(fp, min(i1, kernel.CuckooAlt(i1, fp, n)))
+	}
+	return tb, hs
+}
+
+func TestCuckooContainsEquivalence(t *testing.T) {
+	// Send every batch, however short, to the assembly kernels.
+	defer kernel.SetCuckooBatchMin(1)()
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		if impl == "neon" {
+			t.Run("variant=scalar", func(t *testing.T) {
+				defer kernel.SetCuckooScalar(true)()
+				cuckooEquivalence(t)
+			})
+		}
+		cuckooEquivalence(t)
+	})
+}
+
+func cuckooEquivalence(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	buckets := []uint64{1, 2, 3, 5, 16, 17, 255, 1000, 4099}
+	if !testing.Short() {
+		buckets = append(buckets, 1<<20+3)
+	}
+	for _, n := range buckets {
+		for _, fpBits := range []uint{8, 16} {
+			for _, victim := range []bool{false, true} {
+				name := fmt.Sprintf("n=%d/f=%d/victim=%v", n, fpBits, victim)
+				tb, all := cuckooCase(rng, n, fpBits, victim, 340)
+				want := make([]bool, len(all))
+				for i, h := range all {
+					want[i] = cuckooRef(tb, h)
+				}
+				g := newGuards(t, 300)
+				for length := 0; length <= 300; length++ {
+					for _, off := range []int{0, 1, 3} {
+						if off+length > len(all) || (off > 0 && length%7 != 0 && length > 40) {
+							continue
+						}
+						checkCuckoo(t, name, tb, all[off:off+length], want[off:off+length], g)
+					}
+				}
+			}
+		}
+	}
+}
+
+// guards are slices ending at a PROT_NONE page; checkCuckoo uses their
+// tails, so one mapping serves every length.
+type guards struct {
+	hs  []uint64
+	out []bool
+}
+
+func newGuards(t *testing.T, n int) guards {
+	return guards{kerneltest.GuardedUint64s(t, n), kerneltest.GuardedBools(t, n)}
+}
+
+func checkCuckoo(t *testing.T, name string, tb *kernel.CuckooTable, hs []uint64, want []bool, g guards) {
+	t.Helper()
+	const guard = 17
+	out := make([]bool, len(hs)+guard)
+	for i := range out {
+		out[i] = true
+	}
+	wantCount := 0
+	for _, w := range want {
+		if w {
+			wantCount++
+		}
+	}
+	got := kernel.CuckooContains(tb, hs, out[:len(hs)])
+	for i := range hs {
+		if out[i] != want[i] {
+			t.Fatalf("%s len=%d: out[%d] = %v, want %v", name, len(hs), i, out[i], want[i])
+		}
+	}
+	for i := len(hs); i < len(out); i++ {
+		if !out[i] {
+			t.Fatalf("%s len=%d: guard byte %d overwritten", name, len(hs), i-len(hs))
+		}
+	}
+	if got != wantCount {
+		t.Fatalf("%s len=%d: count %d, want %d", name, len(hs), got, wantCount)
+	}
+	// The generic twin agrees, and so do the PROT_NONE-ended copies.
+	gen := make([]bool, len(hs))
+	if c := kernel.CuckooContainsGeneric(tb, hs, gen); c != wantCount {
+		t.Fatalf("%s len=%d: generic count %d, want %d", name, len(hs), c, wantCount)
+	}
+	ghs := g.hs[len(g.hs)-len(hs):]
+	copy(ghs, hs)
+	gout := g.out[len(g.out)-len(hs):]
+	if c := kernel.CuckooContains(tb, ghs, gout); c != wantCount {
+		t.Fatalf("%s len=%d: guarded count %d, want %d", name, len(hs), c, wantCount)
+	}
+	for i := range hs {
+		if gout[i] != want[i] || gen[i] != want[i] {
+			t.Fatalf("%s len=%d: guarded/generic out[%d] = %v/%v, want %v", name, len(hs), i, gout[i], gen[i], want[i])
+		}
+	}
+}
+
+// TestCuckooGuardedTable puts the bucket array itself at the end of a
+// PROT_NONE-guarded mapping, so a kernel reading past the last bucket faults.
+func TestCuckooGuardedTable(t *testing.T) {
+	defer kernel.SetCuckooBatchMin(1)()
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		for _, scalar := range []bool{false, true} {
+			restore := kernel.SetCuckooScalar(scalar)
+			cuckooGuardedTable(t)
+			restore()
+		}
+	})
+}
+
+func cuckooGuardedTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []uint64{1, 2, 3, 7, 64, 65} {
+		for _, fpBits := range []uint{8, 16} {
+			tb, hs := cuckooCase(rng, n, fpBits, n%2 == 1, 100)
+			w := kerneltest.GuardedUint64s(t, len(tb.Words))
+			copy(w, tb.Words)
+			tb.Words = w
+			want := make([]bool, len(hs))
+			for i, h := range hs {
+				want[i] = cuckooRef(tb, h)
+			}
+			checkCuckoo(t, fmt.Sprintf("guarded n=%d f=%d", n, fpBits), tb, hs, want, newGuards(t, len(hs)))
+		}
+	}
+}
+
+func TestCuckooContainsPanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic for a short out slice")
+		}
+	}()
+	tb := &kernel.CuckooTable{Words: make([]uint64, 1), Buckets: 1, FPBits: 16}
+	kernel.CuckooContains(tb, make([]uint64, 3), make([]bool, 2))
+}
+
+func TestCuckooContainsAllocs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	tb, hs := cuckooCase(rng, 1000, 16, true, 256)
+	out := make([]bool, len(hs))
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		if a := testing.AllocsPerRun(100, func() { kernel.CuckooContains(tb, hs, out) }); a != 0 {
+			t.Fatalf("%v allocations per call", a)
+		}
+	})
+}
+
+func BenchmarkCuckooContains(b *testing.B) {
+	for _, n := range []uint64{1 << 12, 1 << 22} {
+		rng := rand.New(rand.NewPCG(5, 6))
+		tb, _ := cuckooCase(rng, n, 16, false, 0)
+		hs := make([]uint64, 4096)
+		for i := range hs {
+			hs[i] = rng.Uint64()
+		}
+		out := make([]bool, len(hs))
+		b.Run(fmt.Sprintf("buckets=%d", n), func(b *testing.B) {
+			kerneltest.Bench(b, func(b *testing.B, impl string) {
+				for b.Loop() {
+					kernel.CuckooContains(tb, hs, out)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(hs)), "ns/key")
+			})
+		})
+	}
+}
