@@ -27,6 +27,11 @@
 // k, hs, out) writes out[i] for every i < len(hs) and returns how many are
 // true; it panics if len(out) < len(hs). Neither allocates nor retains its
 // arguments. Callers guarantee len(blocks) >= 1 and 1 <= k <= MaxK.
+//
+// # Cuckoo geometry
+//
+// The cuckoo filter's bucket, fingerprint and alternate-bucket functions and
+// its batch lookup contract are documented in cuckoo.go.
 package kernel
 
 // BlockWords is the number of 64-bit words in a block; BlockBytes its size.
