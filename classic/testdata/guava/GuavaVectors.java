@@ -1,0 +1,509 @@
+// GuavaVectors writes golden vectors for sift's classic package, computed by
+// the real com.google.common.hash.BloomFilter, as JSON on standard output.
+// Run it through gen.sh; the Go tests read the committed vectors.json, so
+// neither Java nor Guava is needed to test sift.
+//
+// Every random choice comes from a fixed-seed SplitMix64, so a rerun with the
+// same Guava produces the same file byte for byte.
+
+import com.google.common.hash.BloomFilter;
+import com.google.common.hash.Funnel;
+import com.google.common.hash.Funnels;
+import com.google.common.hash.HashCode;
+import com.google.common.hash.Hashing;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+public final class GuavaVectors {
+    // ---- deterministic randomness --------------------------------------------
+
+    private static long state = 0x5EED5EED5EED5EEDL;
+
+    private static long next() {
+        long z = (state += 0x9E3779B97F4A7C15L);
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    private static int nextInt(int bound) {
+        return (int) Long.remainderUnsigned(next(), bound);
+    }
+
+    // ---- JSON output ----------------------------------------------------------
+
+    private static final StringBuilder out = new StringBuilder();
+
+    private static String hex(byte[] b) {
+        StringBuilder s = new StringBuilder(b.length * 2);
+        for (byte x : b) {
+            s.append(Character.forDigit((x >> 4) & 0xF, 16));
+            s.append(Character.forDigit(x & 0xF, 16));
+        }
+        return s.toString();
+    }
+
+    private static String hexLong(long v) {
+        return String.format("%016x", v);
+    }
+
+    // quote writes s as a JSON string; everything outside printable ASCII is
+    // escaped as \\uXXXX per UTF-16 unit, so the file itself is pure ASCII.
+    private static String quote(String s) {
+        StringBuilder b = new StringBuilder("\"");
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                b.append('\\').append(c);
+            } else if (c < 0x20 || c > 0x7e) {
+                b.append(String.format("\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.append('"').toString();
+    }
+
+    private static String bits(boolean[] v) {
+        StringBuilder b = new StringBuilder(v.length);
+        for (boolean x : v) {
+            b.append(x ? '1' : '0');
+        }
+        return b.toString();
+    }
+
+    // ---- key sets -------------------------------------------------------------
+
+    static final int PRESENT = 600;
+    static final int ABSENT = 400;
+
+    // A key set: its funnel, the keys (PRESENT then ABSENT; the first
+    // "inserted" of them go into a filter, the rest are probes) and their
+    // JSON spellings.
+    static final class KeySet {
+        final String name;
+        final Funnel<Object> funnel;
+        final List<Object> keys = new ArrayList<>();
+        final List<String> json = new ArrayList<>();
+
+        @SuppressWarnings("unchecked")
+        KeySet(String name, Funnel<?> funnel) {
+            this.name = name;
+            this.funnel = (Funnel<Object>) funnel;
+        }
+
+        void add(Object key, String spelling) {
+            keys.add(key);
+            json.add(spelling);
+        }
+    }
+
+    static KeySet bytesKeys() {
+        KeySet ks = new KeySet("bytes", Funnels.byteArrayFunnel());
+        for (int i = 0; i < PRESENT + ABSENT; i++) {
+            // Lengths 0..40 cover every murmur3 tail length and several blocks.
+            int len = i < 41 ? i : nextInt(41);
+            byte[] b = new byte[len];
+            for (int j = 0; j < len; j++) {
+                b[j] = (byte) next();
+            }
+            ks.add(b, quote(hex(b)));
+        }
+        return ks;
+    }
+
+    static final String[] WORDS = {
+        "", "a", "hello", "Grüße", "naïve café", "日本語", "Привет", "😀", "a😀b",
+        "𝄞 clef", "\u0000nul", "tab\there", "quote\"back\\slash", "ÿ", "\u07ff\u0800\uffff",
+    };
+
+    static KeySet stringKeys() {
+        KeySet ks = new KeySet("string", Funnels.stringFunnel(StandardCharsets.UTF_8));
+        for (int i = 0; i < PRESENT + ABSENT; i++) {
+            String s;
+            if (i < WORDS.length) {
+                s = WORDS[i];
+            } else {
+                switch (i % 4) {
+                    case 0: s = "key-" + i; break;
+                    case 1: s = "ключ-" + next(); break;
+                    case 2: s = WORDS[nextInt(WORDS.length)] + "/" + Long.toHexString(next()); break;
+                    default: s = "user:" + nextInt(1000000) + "@example.com"; break;
+                }
+            }
+            ks.add(s, quote(s));
+        }
+        return ks;
+    }
+
+    static final long[] EDGE_LONGS = {
+        0L, 1L, -1L, Long.MIN_VALUE, Long.MAX_VALUE, 0x0102030405060708L, 1L << 32, -(1L << 32),
+    };
+
+    static KeySet longKeys() {
+        KeySet ks = new KeySet("int64", Funnels.longFunnel());
+        for (int i = 0; i < PRESENT + ABSENT; i++) {
+            long v = i < EDGE_LONGS.length ? EDGE_LONGS[i] : (i % 3 == 0 ? i : next());
+            ks.add(v, quote(Long.toString(v)));
+        }
+        return ks;
+    }
+
+    static final int[] EDGE_INTS = {0, 1, -1, Integer.MIN_VALUE, Integer.MAX_VALUE, 0x01020304};
+
+    static KeySet intKeys() {
+        KeySet ks = new KeySet("int32", Funnels.integerFunnel());
+        for (int i = 0; i < PRESENT + ABSENT; i++) {
+            int v = i < EDGE_INTS.length ? EDGE_INTS[i] : (i % 3 == 0 ? i : (int) next());
+            ks.add(v, quote(Integer.toString(v)));
+        }
+        return ks;
+    }
+
+    // ---- helpers ----------------------------------------------------------------
+
+    static byte[] serialize(BloomFilter<?> f) throws IOException {
+        ByteArrayOutputStream bo = new ByteArrayOutputStream();
+        f.writeTo(bo);
+        return bo.toByteArray();
+    }
+
+    // BloomFilter.Strategy is package-private: reach it by reflection.
+    static Class<?> strategyInterface() throws Exception {
+        return Class.forName("com.google.common.hash.BloomFilter$Strategy");
+    }
+
+    static Object strategy(int ordinal) throws Exception {
+        Class<?> c = Class.forName("com.google.common.hash.BloomFilterStrategies");
+        return c.getEnumConstants()[ordinal];
+    }
+
+    static Method method(String name, Class<?>... params) throws Exception {
+        Method m = BloomFilter.class.getDeclaredMethod(name, params);
+        m.setAccessible(true);
+        return m;
+    }
+
+    static BloomFilter<Object> create(Funnel<Object> funnel, long n, double fpp, int strategy) throws Exception {
+        Method m = method("create", Funnel.class, long.class, double.class, strategyInterface());
+        try {
+            @SuppressWarnings("unchecked")
+            BloomFilter<Object> f = (BloomFilter<Object>) m.invoke(null, funnel, n, fpp, strategy(strategy));
+            return f;
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            if (e.getCause() instanceof RuntimeException) {
+                throw (RuntimeException) e.getCause();
+            }
+            throw e;
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    static Funnel<Object> sets0funnel() {
+        return (Funnel<Object>) (Funnel<?>) Funnels.byteArrayFunnel();
+    }
+
+    static String doubleJSON(String key, double v) {
+        return "\"" + key + "\":" + quote(Double.toString(v)) + ",\"" + key + "Bits\":" + quote(hexLong(Double.doubleToRawLongBits(v)));
+    }
+
+    // ---- sections -----------------------------------------------------------------
+
+    static void murmur() {
+        out.append("\"murmur\":[\n");
+        List<String> rows = new ArrayList<>();
+        for (int len = 0; len <= 64; len++) {
+            byte[] b = new byte[len];
+            for (int j = 0; j < len; j++) {
+                b[j] = (byte) (len == 64 ? next() : j);
+            }
+            HashCode h = Hashing.murmur3_128().hashBytes(b);
+            rows.add("{\"funnel\":\"bytes\",\"key\":" + quote(hex(b)) + ",\"hash\":" + quote(hex(h.asBytes())) + "}");
+        }
+        for (String s : WORDS) {
+            HashCode h = Hashing.murmur3_128().hashString(s, StandardCharsets.UTF_8);
+            rows.add("{\"funnel\":\"string\",\"key\":" + quote(s) + ",\"hash\":" + quote(hex(h.asBytes())) + "}");
+        }
+        for (long v : EDGE_LONGS) {
+            HashCode h = Hashing.murmur3_128().hashLong(v);
+            rows.add("{\"funnel\":\"int64\",\"key\":" + quote(Long.toString(v)) + ",\"hash\":" + quote(hex(h.asBytes())) + "}");
+        }
+        for (int v : EDGE_INTS) {
+            HashCode h = Hashing.murmur3_128().hashInt(v);
+            rows.add("{\"funnel\":\"int32\",\"key\":" + quote(Integer.toString(v)) + ",\"hash\":" + quote(hex(h.asBytes())) + "}");
+        }
+        out.append(String.join(",\n", rows)).append("\n]");
+    }
+
+    static void keySets(KeySet[] sets) {
+        out.append("\"keySets\":{\n");
+        List<String> rows = new ArrayList<>();
+        for (KeySet ks : sets) {
+            rows.add(quote(ks.name) + ":[" + String.join(",", ks.json) + "]");
+        }
+        out.append(String.join(",\n", rows)).append("\n}");
+    }
+
+    // Filter configurations: expected insertions, fpp, keys actually inserted.
+    static final Object[][] CONFIGS = {
+        {0L, 0.03, 5},        // n = 0 is treated as 1; overfilled
+        {1L, 0.5, 3},
+        {10L, 0.1, 10},
+        {64L, 0.05, 0},       // empty filter
+        {100L, 0.03, 100},    // Guava's default fpp
+        {100L, 0.9, 200},     // one word, k = 1, saturated
+        {500L, 0.01, 600},    // overfilled
+        {1000L, 1e-6, 600},
+        {50L, 1e-30, 50},     // tiny fpp, k = 100
+        {3L, 1e-70, 3},       // k = 233
+    };
+
+    static void filters(KeySet[] sets) throws Exception {
+        out.append("\"filters\":[\n");
+        List<String> rows = new ArrayList<>();
+        for (int strategy = 0; strategy <= 1; strategy++) {
+            for (Object[] cfg : CONFIGS) {
+                long n = (Long) cfg[0];
+                double fpp = (Double) cfg[1];
+                int inserted = (Integer) cfg[2];
+                for (KeySet ks : sets) {
+                    BloomFilter<Object> f = create(ks.funnel, n, fpp, strategy);
+                    boolean[] puts = new boolean[inserted];
+                    for (int i = 0; i < inserted; i++) {
+                        puts[i] = f.put(ks.keys.get(i));
+                    }
+                    boolean[] answers = new boolean[ks.keys.size()];
+                    for (int i = 0; i < answers.length; i++) {
+                        answers[i] = f.mightContain(ks.keys.get(i));
+                    }
+                    byte[] ser = serialize(f);
+                    BloomFilter<Object> back = BloomFilter.readFrom(new ByteArrayInputStream(ser), ks.funnel);
+                    if (!back.equals(f) || !java.util.Arrays.equals(serialize(back), ser)) {
+                        throw new IllegalStateException("Guava round trip failed");
+                    }
+                    long approx;
+                    String approxJSON;
+                    try {
+                        approx = f.approximateElementCount();
+                        approxJSON = quote(Long.toString(approx));
+                    } catch (ArithmeticException e) {
+                        approxJSON = quote("ArithmeticException");
+                    }
+                    rows.add("{\"strategy\":" + strategy + ",\"n\":" + n + "," + doubleJSON("fpp", fpp)
+                            + ",\"funnel\":" + quote(ks.name) + ",\"inserted\":" + inserted
+                            + ",\"puts\":" + quote(bits(puts))
+                            + ",\"answers\":" + quote(bits(answers))
+                            + "," + doubleJSON("expectedFpp", f.expectedFpp())
+                            + ",\"approximateElementCount\":" + approxJSON
+                            + ",\"serialized\":" + quote(hex(ser)) + "}");
+                }
+            }
+        }
+        out.append(String.join(",\n", rows)).append("\n]");
+    }
+
+    // Unions: a filter of the first half of the keys putAll a filter of the second.
+    static void unions(KeySet[] sets) throws Exception {
+        out.append("\"unions\":[\n");
+        List<String> rows = new ArrayList<>();
+        for (int strategy = 0; strategy <= 1; strategy++) {
+            for (KeySet ks : sets) {
+                BloomFilter<Object> a = create(ks.funnel, 300, 0.02, strategy);
+                BloomFilter<Object> b = create(ks.funnel, 300, 0.02, strategy);
+                for (int i = 0; i < 300; i++) {
+                    (i < 150 ? a : b).put(ks.keys.get(i));
+                }
+                byte[] sa = serialize(a), sb = serialize(b);
+                a.putAll(b);
+                String approx = Long.toString(a.approximateElementCount());
+                rows.add("{\"funnel\":" + quote(ks.name) + ",\"a\":" + quote(hex(sa)) + ",\"b\":" + quote(hex(sb))
+                        + ",\"union\":" + quote(hex(serialize(a))) + "," + doubleJSON("expectedFpp", a.expectedFpp())
+                        + ",\"approximateElementCount\":" + quote(approx) + "}");
+            }
+        }
+        out.append(String.join(",\n", rows)).append("\n]");
+    }
+
+    static final double[] FPPS = {
+        Double.MIN_VALUE, 1e-300, 1e-77, 1e-76, 1e-50, 1e-30, 1e-9, 1e-6, 0.001, 0.01, 0.03, 0.1,
+        0.3, 0.5, 0.9, 0.99, 0.999999, Math.nextDown(1.0), 0.0, -0.5, 1.0, 2.0, Double.NaN,
+        Double.POSITIVE_INFINITY,
+    };
+    static final long[] NS = {
+        -1L, Long.MIN_VALUE, 0L, 1L, 2L, 3L, 7L, 10L, 100L, 1000L, 12345L, 1000000L, 1000000000L,
+        1L << 31, 1L << 34, 1000000000000L, 1L << 40, 1L << 50, 1L << 62, Long.MAX_VALUE,
+    };
+
+    // sizing records optimalNumOfBits and optimalNumOfHashFunctions as Guava
+    // computes them, and whether create() accepts the arguments. create() is
+    // only run where the filter is small or the arguments are rejected before
+    // anything is allocated; "create":"skipped" marks the others.
+    static void sizing() throws Exception {
+        Method bitsM = method("optimalNumOfBits", long.class, double.class);
+        Method hashM = method("optimalNumOfHashFunctions", long.class, long.class);
+        out.append("\"sizing\":[\n");
+        List<String> rows = new ArrayList<>();
+        List<Object[]> all = new ArrayList<>();
+        for (long n : NS) {
+            for (double p : FPPS) {
+                all.add(new Object[] {n, p});
+            }
+        }
+        for (int i = 0; i < 400; i++) {
+            // Log-uniform n in [1, 2^40) and fpp in [1e-12, 1).
+            long n = (long) Math.exp(nextInt(1 << 30) / (double) (1 << 30) * Math.log(1L << 40));
+            double p = Math.exp(-(nextInt(1 << 30) / (double) (1 << 30)) * Math.log(1e12));
+            all.add(new Object[] {n, p});
+        }
+        for (Object[] c : all) {
+            long n = (Long) c[0];
+            double p = (Double) c[1];
+            String row = "{\"n\":" + quote(Long.toString(n)) + "," + doubleJSON("fpp", p);
+            boolean argsOK = n >= 0 && p > 0 && p < 1;
+            if (argsOK) {
+                long nn = n == 0 ? 1 : n;
+                long m = (Long) bitsM.invoke(null, nn, p);
+                int k = (Integer) hashM.invoke(null, nn, m);
+                row += ",\"bits\":" + quote(Long.toString(m)) + ",\"k\":" + k;
+                long words = (m + 63) / 64;
+                boolean small = m <= 0 || words > Integer.MAX_VALUE || words <= (1 << 16);
+                if (!small) {
+                    row += ",\"create\":\"skipped\"";
+                    rows.add(row + "}");
+                    continue;
+                }
+            }
+            String result;
+            try {
+                create(sets0funnel(), n, p, 1);
+                result = "ok";
+            } catch (IllegalArgumentException e) {
+                result = "error";
+            }
+            rows.add(row + ",\"create\":\"" + result + "\"}");
+        }
+        out.append(String.join(",\n", rows)).append("\n]");
+    }
+
+    // decode records readFrom's verdict on crafted streams, and the
+    // re-serialization of those it accepts.
+    static void decode(byte[] valid) throws Exception {
+        List<byte[]> inputs = new ArrayList<>();
+        for (int len = 0; len < valid.length; len++) {
+            inputs.add(java.util.Arrays.copyOf(valid, len));
+        }
+        inputs.add(valid);
+        byte[] trailing = java.util.Arrays.copyOf(valid, valid.length + 3);
+        inputs.add(trailing);
+        for (int s : new int[] {0, 1, 2, 3, 0x7f, 0x80, 0xff}) {
+            byte[] b = valid.clone();
+            b[0] = (byte) s;
+            inputs.add(b);
+        }
+        for (int k : new int[] {0, 1, 0x7f, 0x80, 0xff}) {
+            byte[] b = valid.clone();
+            b[1] = (byte) k;
+            inputs.add(b);
+        }
+        for (int words : new int[] {0, -1, Integer.MIN_VALUE, 1, 2, 1 << 20}) {
+            ByteBuffer bb = ByteBuffer.allocate(6 + 8);
+            bb.put((byte) 1).put((byte) 3).putInt(words).putLong(0x8000000000000001L);
+            inputs.add(bb.array());
+        }
+        out.append("\"decode\":[\n");
+        List<String> rows = new ArrayList<>();
+        for (byte[] in : inputs) {
+            String row = "{\"input\":" + quote(hex(in));
+            try {
+                BloomFilter<byte[]> f = BloomFilter.readFrom(new ByteArrayInputStream(in), Funnels.byteArrayFunnel());
+                row += ",\"ok\":true,\"reserialized\":" + quote(hex(serialize(f)));
+            } catch (IOException e) {
+                row += ",\"ok\":false";
+            }
+            rows.add(row + "}");
+        }
+        out.append(String.join(",\n", rows)).append("\n]");
+    }
+
+    // mathFunctions records Java's Math.log and Math.pow, which Guava's sizing
+    // and expectedFpp use, on the kind of arguments they get: fpp values
+    // (Math.log) and (bitCount / bitSize, k) pairs (Math.pow). Values are the
+    // raw bits of the doubles.
+    static void mathFunctions() {
+        out.append("\"log\":[\n");
+        List<String> rows = new ArrayList<>();
+        double[] special = {Double.MIN_VALUE, 1e-320, 1e-310, Double.MIN_NORMAL, 1e-300, 1e-77, 1e-6, 0.001,
+            0.01, 0.03, 0.1, 0.5, 0.9, 0.99, Math.nextDown(1.0), 2.0};
+        List<Double> xs = new ArrayList<>();
+        for (double x : special) {
+            xs.add(x);
+        }
+        for (int i = 0; i < 600; i++) {
+            // Log-uniform over (1e-320, 1): fpp-like arguments, subnormals included.
+            xs.add(Math.exp(-(nextInt(1 << 30) / (double) (1 << 30)) * 736.8));
+        }
+        for (double x : xs) {
+            rows.add("[" + quote(hexLong(Double.doubleToRawLongBits(x))) + "," + quote(hexLong(Double.doubleToRawLongBits(Math.log(x)))) + "]");
+        }
+        out.append(String.join(",\n", rows)).append("\n],\n");
+        out.append("\"log1p\":[\n");
+        rows.clear();
+        for (int i = 0; i < 600; i++) {
+            // -fraction of bits set, as approximateElementCount passes it.
+            long bitSize = 64L * (1 + nextInt(i % 2 == 0 ? 64 : 1 << 24));
+            double x = -((double) Long.remainderUnsigned(next(), bitSize) / bitSize);
+            rows.add("[" + quote(hexLong(Double.doubleToRawLongBits(x))) + "," + quote(hexLong(Double.doubleToRawLongBits(Math.log1p(x)))) + "]");
+        }
+        out.append(String.join(",\n", rows)).append("\n],\n");
+        out.append("\"pow\":[\n");
+        rows.clear();
+        for (int i = 0; i < 600; i++) {
+            long bitSize = 64L * (1 + nextInt(i % 2 == 0 ? 64 : 1 << 24));
+            long bitCount = Long.remainderUnsigned(next(), bitSize + 1);
+            int k = 1 + nextInt(255);
+            double x = (double) bitCount / bitSize;
+            rows.add("[" + quote(hexLong(Double.doubleToRawLongBits(x))) + "," + k + "," + quote(hexLong(Double.doubleToRawLongBits(Math.pow(x, k)))) + "]");
+        }
+        out.append(String.join(",\n", rows)).append("\n]");
+    }
+
+    public static void main(String[] args) throws Exception {
+        String guavaVersion = args.length > 0 ? args[0] : "unknown";
+        KeySet[] sets = {bytesKeys(), stringKeys(), longKeys(), intKeys()};
+
+        out.append("{\n\"generator\":\"classic/testdata/guava/gen.sh\",\n");
+        out.append("\"guava\":").append(quote(guavaVersion)).append(",\n");
+        out.append("\"java\":").append(quote(System.getProperty("java.version"))).append(",\n");
+        murmur();
+        out.append(",\n");
+        keySets(sets);
+        out.append(",\n");
+        filters(sets);
+        out.append(",\n");
+        unions(sets);
+        out.append(",\n");
+        sizing();
+        out.append(",\n");
+        mathFunctions();
+        out.append(",\n");
+
+        BloomFilter<Object> small = create(sets[0].funnel, 20, 0.01, 1);
+        for (int i = 0; i < 20; i++) {
+            small.put(sets[0].keys.get(i));
+        }
+        decode(serialize(small));
+        out.append("\n}\n");
+
+        PrintStream ps = new PrintStream(System.out, false, StandardCharsets.US_ASCII);
+        ps.print(out);
+        ps.flush();
+    }
+}

@@ -1,0 +1,18 @@
+#!/bin/sh
+# gen.sh regenerates vectors.json with the real Guava BloomFilter.
+#
+# Needs a JDK (javac, java >= 11) and Guava's jar: on Debian/Ubuntu
+#   apt-get install -y default-jdk-headless libguava-java
+# Set GUAVA_JAR to use another jar. The Go tests read the committed
+# vectors.json and need neither.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+jar=${GUAVA_JAR:-$(ls /usr/share/java/guava.jar 2>/dev/null || ls /usr/share/java/guava-*.jar | head -n 1)}
+version=$(unzip -p "$jar" META-INF/MANIFEST.MF | tr -d '\r' | sed -n 's/^Bundle-Version: //p')
+[ -n "$version" ] || version=$(basename "$jar")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+javac -encoding UTF-8 -d "$tmp" -cp "$jar" "$here/GuavaVectors.java"
+java -cp "$tmp:$jar" GuavaVectors "$version" > "$tmp/vectors.json"
+mv "$tmp/vectors.json" "$here/vectors.json"
+echo "wrote $here/vectors.json with Guava $version ($(wc -c < "$here/vectors.json") bytes)"
