@@ -249,14 +249,15 @@ func Decode(b []byte, want Kind, opt Options) (h Header, payload []byte, n int, 
 	return h, payload, int(end), nil
 }
 
-// growStep bounds how far a reader's buffer runs ahead of the bytes that
-// have actually arrived: memory grows with the input, not with its claims.
-const growStep = 1 << 20
+// firstChunk bounds how far a reader's buffer runs ahead of the bytes that
+// have actually arrived: it starts this small and doubles only when full,
+// so memory grows with the input, not with its claims.
+const firstChunk = 64 << 10
 
 // Read reads one complete encoding from r: exactly the header, padding and
 // payload, nothing beyond. The payload buffer starts at a 64-byte-aligned
 // address. Memory grows only as input arrives (never more than twice the
-// bytes read plus a constant), so a header declaring a huge payload over a
+// bytes read plus 64 KiB), so a header declaring a huge payload over a
 // short stream costs nothing. It returns the bytes consumed.
 func Read(r io.Reader, want Kind, opt Options) (h Header, payload []byte, n int64, err error) {
 	var hdr [HeaderSize]byte
@@ -288,7 +289,7 @@ func Read(r io.Reader, want Kind, opt Options) (h Header, payload []byte, n int6
 		left -= c
 	}
 	total := int(h.PayloadLen)
-	buf := mem.AlignedBytes(min(total, growStep))
+	buf := mem.AlignedBytes(min(total, firstChunk))
 	got := 0
 	for got < total {
 		if got == len(buf) {
