@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+var buildCmd = &command{
+	name:    "build",
+	summary: "build a filter from newline-delimited keys",
+	usage: `usage: sift build [-kind blocked|cuckoo|classic] [-guava] [-n N] [-fpp P] [-seed S]
+                  [-bits 8|16] [-f N [-d C]] -o FILE [INPUT...]
+
+Reads keys, one per line, from the INPUT files in order (standard input when
+none is given, or for "-") and writes a filter holding all of them to FILE.
+
+A key is a line without its "\n" or "\r\n" terminator; lines are streamed,
+never loaded whole, and may be up to 64 MiB long. Empty keys (empty lines,
+or lines without the -f field) are skipped. Duplicate keys are harmless.
+
+  -kind K     blocked (default): cache-line blocked Bloom filter, fastest;
+              cuckoo: 4-way bucket cuckoo filter, smaller below ~0.07% FPR;
+              classic: Bloom filter bit-compatible with Guava's BloomFilter
+              (murmur3, Guava's sizing; slower, for interoperability)
+  -guava      write the classic filter in Guava's own stream format, which
+              Java's BloomFilter.readFrom reads (with a byte-array or UTF-8
+              string funnel); implies -kind classic. That format has no
+              checksum: sift query and info read it with -guava
+  -n N        the number of keys the filter is sized for (1000000, 1e6, 1M).
+              Optional when every INPUT is a regular file: sift counts their
+              non-empty lines in a first pass. Without -n on standard input
+              or a pipe (which cannot be read twice), -kind blocked makes a
+              scalable filter: a chain of blocked filters that grows as keys
+              arrive and keeps the FPR under P, but is larger (2-4x) and
+              slower to query than one sized in advance (info shows its
+              kind as "scalable"); the other kinds require -n there. More
+              keys than N can be added to a blocked or classic filter (with
+              a warning: the FPR then exceeds P); a cuckoo filter fails
+              when full.
+  -fpp P      target false-positive probability (default 0.01; 1e-3 and 0.1%
+              are accepted)
+  -seed S     hash seed: decimal, 0x-hex, or "random" (default 0). Use a
+              random seed when the keys or queries come from untrusted
+              parties. Not with -kind classic, which hashes as Guava does
+  -bits F     cuckoo fingerprint bits, 8 or 16 (default: the smallest that
+              meets -fpp: 8 for -fpp >= 0.03, else 16)
+  -f N        the key is field N (from 1) of each line, as in sift query;
+              lines with fewer fields are skipped
+  -d C        field delimiter for -f (default: runs of spaces and tabs)
+  -o FILE     output file (required). It is written to a temporary file in
+              the same directory and renamed into place when complete, so
+              readers never see a partial filter
+  -progress   show progress on stderr even when it is not a terminal
+  -q          quiet: no progress and no summary line
+
+On success sift prints one summary line on stderr (kind, keys, size, bits
+per key, predicted FPR) and nothing on stdout.
+`,
+	run: runBuild,
+}
+
+func runBuild(e *env) (int, error) {
+	fs := newFlagSet("build")
+	kind := &choiceValue{val: "blocked", choices: buildKindNames()}
+	var n countValue
+	fpp := &fppValue{p: 0.01}
+	var seed seedValue
+	bits := &choiceValue{choices: []string{"8", "16"}}
+	fs.Var(kind, "kind", "")
+	fs.Var(&n, "n", "")
+	fs.Var(fpp, "fpp", "")
+	fs.Var(&seed, "seed", "")
+	fs.Var(bits, "bits", "")
+	out := fs.String("o", "", "")
+	showProgress := fs.Bool("progress", false, "")
+	quiet := fs.Bool("q", false, "")
+	guava := fs.Bool("guava", false, "")
+	field, delim := addFieldFlags(fs)
+	args, err := parseFlags(fs, e.args)
+	if err != nil {
+		return exitError, err
+	}
+	sel, err := fieldFlags(*field, *delim)
+	if err != nil {
+		return exitError, err
+	}
+	if *out == "" {
+		return exitError, errors.New("-o FILE is required (run 'sift build -h' for usage)")
+	}
+	if bits.set && kind.val != "cuckoo" {
+		return exitError, errors.New("-bits applies to -kind cuckoo only")
+	}
+	if *guava {
+		if kind.set && kind.val != "classic" {
+			return exitError, errors.New("-guava writes a classic filter: it cannot be combined with -kind " + kind.val)
+		}
+		kind.val = "classic"
+	}
+	ins, err := openInputs(args)
+	if err != nil {
+		return exitError, err
+	}
+	if outSt, err := os.Stat(*out); err == nil {
+		for _, in := range ins {
+			if st, err := os.Stat(in.name); in.name != "-" && err == nil && os.SameFile(st, outSt) {
+				return exitError, fmt.Errorf("-o %s is also an input: it would be replaced by the filter", *out)
+			}
+		}
+	}
+	mode := progressAuto
+	switch {
+	case *quiet:
+		mode = progressOff
+	case *showProgress:
+		mode = progressOn
+	}
+	p := newProgress(e.stderr, mode, "", -1)
+	defer p.finish()
+
+	spec := buildSpec{kind: kind.val, n: n.n, fpp: fpp.p, fppSet: fpp.set, seed: seed.seed, guava: *guava}
+	if bits.set {
+		spec.fingerprintBits = 8
+		if bits.val == "16" {
+			spec.fingerprintBits = 16
+		}
+	}
+	switch {
+	case !n.set && totalSize(ins) < 0 && spec.kind == "blocked":
+		spec.unbounded = true
+	case !n.set && totalSize(ins) < 0:
+		return exitError, fmt.Errorf("-n is required for -kind %s when reading standard input or a pipe (sift cannot read it twice to count the keys): give an upper bound on the number of keys", spec.kind)
+	case !n.set:
+		p.phase("counting lines", totalSize(ins))
+		for _, in := range ins {
+			c, err := countLines(in.name, p)
+			if err != nil {
+				return exitError, err
+			}
+			spec.n += c
+		}
+	}
+	// A Bloom filter needs about 1.44 log2(1/P) bits per key; no kind
+	// needs more than twice that (cuckoo at high P: 8.4 bits).
+	bitsPerKey := max(2*1.44*math.Log2(1/spec.fpp), 18)
+	if err := checkMemory(float64(spec.n)*bitsPerKey/8, fmt.Sprintf("a filter for -n %d at -fpp %g", spec.n, spec.fpp)); err != nil {
+		return exitError, err
+	}
+	b, err := newBuilder(spec)
+	if err != nil {
+		return exitError, err
+	}
+
+	p.phase("adding keys", totalSize(ins))
+	start := time.Now()
+	batch := make([]uint64, 0, batchSize)
+	flush := func() error {
+		err := b.add(batch)
+		batch = batch[:0]
+		return err
+	}
+	ka, byKey := b.(keyAdder)
+	var seen, reported int64 // keys read, and reported to the progress meter
+	report := func(lr *lineReader, lastBytes *int64) {
+		p.addKeys(seen - reported)
+		p.addBytes(lr.bytes - *lastBytes)
+		reported, *lastBytes = seen, lr.bytes
+	}
+	err = eachInput(ins, e.stdin, func(lr *lineReader) error {
+		var lastBytes int64
+		for {
+			_, key, ok := lr.next()
+			if !ok {
+				break
+			}
+			key = sel.key(key)
+			if len(key) == 0 {
+				continue
+			}
+			seen++
+			if byKey {
+				if err := ka.addKey(key); err != nil {
+					return err
+				}
+			} else {
+				batch = append(batch, b.hash(key))
+				if len(batch) == cap(batch) {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+			}
+			if seen-reported == batchSize {
+				report(lr, &lastBytes)
+			}
+		}
+		report(lr, &lastBytes)
+		return lr.err
+	})
+	if err == nil {
+		err = flush()
+	}
+	keys := b.added()
+	if err != nil {
+		if errors.Is(err, errFull) {
+			return exitError, fmt.Errorf("the cuckoo filter is full after %d keys (sized for -n %d): rebuild with a larger -n (try -n %d) or use -kind blocked", keys, spec.n, max(2*spec.n, keys*2))
+		}
+		return exitError, err
+	}
+	elapsed := time.Since(start)
+
+	p.phase("writing "+*out, -1)
+	size, err := writeAtomic(*out, b.writeTo)
+	p.finish()
+	if err != nil {
+		return exitError, err
+	}
+	st := b.stats()
+	if keys > spec.n && st.fpp > spec.fpp {
+		fmt.Fprintf(e.stderr, "sift build: warning: %d keys is more than -n %d: the predicted false-positive rate is %.3g, above -fpp %g\n", keys, spec.n, st.fpp, spec.fpp)
+	}
+	if *quiet {
+		return exitOK, nil
+	}
+	perKey := "-"
+	if keys > 0 {
+		perKey = fmt.Sprintf("%.2f", float64(st.payloadBytes)*8/float64(keys))
+	}
+	distinct := ""
+	if keys > 0 && float64(st.count) < 0.98*float64(keys) {
+		// Duplicate lines (the filter's count skips or absorbs them).
+		distinct = fmt.Sprintf(" (about %d distinct)", st.count)
+		if st.countExact {
+			distinct = fmt.Sprintf(" (%d stored: duplicates skipped)", st.count)
+		}
+		perKey = fmt.Sprintf("%.2f", float64(st.payloadBytes)*8/float64(max(st.count, 1)))
+	}
+	fmt.Fprintf(e.stderr, "sift build: wrote %s: %s, %d keys%s in %s (%s keys/s), %s, %s bits/key, %s, predicted FPR %.3g\n",
+		*out, st.kind, keys, distinct, durationString(elapsed), countString(int64(float64(keys)/max(elapsed.Seconds(), 1e-9))),
+		sizeString(size), perKey, st.geometry, st.fpp)
+	return exitOK, nil
+}
+
+// batchSize is how many keys build and query hash and hand to the filter's
+// batch calls at a time.
+const batchSize = 1024
+
+// writeAtomic writes a file through write into a temporary file in the
+// destination's directory, syncs it, renames it over path and syncs the
+// directory, so a reader sees either the old file or the complete new one,
+// also after a crash. The temporary file is
+// removed on any error and on SIGINT/SIGTERM.
+func writeAtomic(path string, write func(io.Writer) (int64, error)) (int64, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return 0, fmt.Errorf("%s exists and is not a regular file", path)
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return 0, pathErr(err)
+	}
+	name := tmp.Name()
+	cancel := atInterrupt(func() { os.Remove(name) })
+	defer cancel()
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(name)
+		}
+	}()
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	n, err := write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("writing %s: %w", path, pathErr(err))
+	}
+	if err := os.Rename(name, path); err != nil {
+		return 0, pathErr(err)
+	}
+	ok = true
+	// Make the rename itself durable. Some file systems cannot sync a
+	// directory; the file's own data is synced already, so that is not
+	// an error.
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return n, nil
+}

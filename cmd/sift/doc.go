@@ -1,0 +1,109 @@
+// Command sift builds, queries, inspects and benchmarks sift's
+// approximate-membership filters from the command line.
+//
+// Usage:
+//
+//	sift build [-kind blocked|cuckoo|classic] [-guava] [-n N] [-fpp P] [-seed S] [-bits 8|16] [-f N [-d C]] -o FILE [INPUT...]
+//	sift query [-v] [-c] [-q] [-f N [-d C]] [-kind K | -guava] FILE [INPUT...]
+//	sift info [-kind K | -guava] FILE...
+//	sift bench [-n N] [-fpp P] [-kind blocked|cuckoo|classic|all] [-seed S] [-probes M]
+//	sift version
+//	sift help [command]
+//
+// # Keys
+//
+// Keys are lines: the INPUT files are read in order (standard input when none
+// is given, or where "-" is named), streamed through a buffer (never loaded
+// whole), and each line without its "\n" or "\r\n" terminator is one key,
+// hashed as the filter does (XXH3-64 with the filter's seed; murmur3, as
+// Guava, for the classic filter). Lines may be up to 64 MiB long.
+// With -f N (and optionally -d C) the key is the line's N-th field instead:
+// fields are separated by runs of spaces and tabs, as awk splits them, or by
+// each byte C, as cut -d does; query still prints whole lines, so it can
+// filter log lines by one of their fields. Empty keys (empty lines, lines
+// with fewer fields) are not keys: build skips them, query never selects
+// them (and -v always does).
+//
+// # build
+//
+// build writes a filter holding every key of its inputs. -kind blocked (the
+// default) makes a cache-line blocked Bloom filter, the fastest to query.
+// -kind cuckoo makes a cuckoo filter (16-bit fingerprints, or 8 with -bits 8
+// or when -fpp is about 3% or more), smaller than a blocked filter only for rates
+// below about 0.07%. -kind classic makes a Bloom filter bit-compatible with
+// Guava's BloomFilter, in sift's format or, with -guava, in Guava's own
+// stream format for Java's BloomFilter.readFrom (query -guava and info
+// -guava read that format back).
+//
+// The filter is sized for -n keys at false-positive rate -fpp (default
+// 0.01). Without -n, when every input is a regular file, build counts the
+// non-empty lines first (a fast second pass over the files). Reading a pipe
+// without -n, -kind blocked makes a scalable filter (a chain of blocked
+// filters that grows with the input, its rate still bounded by -fpp, at 2-4x
+// the size); the other kinds refuse with a clear error.
+// Duplicate lines are harmless. A cuckoo filter that fills up before the
+// input ends makes build fail, suggesting a larger -n.
+//
+// The output is written to a temporary file in the destination's directory,
+// synced, and renamed over FILE only when complete: a reader (or a server
+// reloading the filter) sees the old file or the new one, never a partial
+// one, and a failed or interrupted build leaves FILE untouched and no
+// temporary file behind.
+//
+// While it works, build shows progress on stderr when stderr is a terminal
+// (or always with -progress): bytes read, keys, keys per second, and the
+// ETA when the input size is known. It ends with one summary line on stderr:
+// kind, keys, time, size, bits per key, geometry and the predicted rate.
+//
+// # query
+//
+// query prints the input lines whose key the filter may contain, in order
+// and byte for byte as read (a last line without a newline gets one), like
+// grep: every line whose key was added is printed; other lines only as false
+// positives. -v prints the others (those surely absent), -c only counts, -q
+// prints nothing and stops at the first selected line. Exit status, as
+// grep's: 0 when some line was selected, 1 when none was, 2 on error. So
+// query is a pre-filter in a pipeline:
+//
+//	zcat access.log.gz | sift query -f 7 blocklist.sift | exact-check
+//
+// The filter file is mapped read-only (blocked and cuckoo: zero copy, the
+// checksum verified once at open) and lines are looked up in batches of 1024
+// through the filters' batch kernels. query and info also read the other
+// kinds of sift's file format into memory: scalable, and the classic
+// (Guava-compatible) and counting Bloom filters written by package classic. Output is buffered but flushed whenever
+// the input has no more data ready, so query also works on live streams.
+//
+// # info
+//
+// info describes filter files: kind, geometry, hash and seed, size, fill,
+// keys (exact for cuckoo and scalable, estimated from the fill for blocked),
+// the false-positive rate predicted at that fill, and whether the header and
+// payload CRC-32C checksums verify ("checksum: ok" or "checksum: BAD ..."; a
+// bad file also makes info exit 2).
+//
+// # bench
+//
+// bench is the first command to run on a new machine. It builds each filter
+// from -n deterministic keys (default 1000000; the same keys for every run
+// with the same -seed) and prints a table on stdout: size and bits per key,
+// nanoseconds per key to add and to look up present and absent keys one at a
+// time and in batches (the best of 3 runs, in the thread's CPU time where
+// the system has that clock, so a busy machine's other processes distort
+// less), and the predicted against the measured false-positive rate over
+// enough absent keys for about 1000 false positives (at least a million). It prints the CPU, its
+// features and the kernel set in use with the reason for the choice; set
+// SIFT_KERNEL=generic to compare with the portable Go kernels. It takes a
+// few seconds with the defaults on an idle machine, and reports any false
+// negative as an error.
+//
+// # Errors
+//
+// Every error is one line on stderr naming the file and what is wrong (for
+// example "sift query: list.sift: checksum mismatch: payload CRC-32C is ...,
+// stored ... (the file is damaged: rebuild or copy it again)"), with exit
+// status 2: unreadable, truncated, damaged or foreign files, a filter of
+// another kind than -kind asks for, a kind this command cannot read, and bad
+// flags. Flags may follow the arguments; "--" ends them. SIGINT and SIGTERM
+// remove build's temporary file before exiting with 128+signal.
+package main

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/format"
+)
+
+// A kindInfo is one filter kind the command knows. Each kind_*.go file
+// registers its kind from init; a kind whose package is unavailable is simply
+// not registered, and the command reports it as unsupported.
+type kindInfo struct {
+	name   string
+	format format.Kind
+	// newBuilder makes an empty filter for build, or is nil when build
+	// does not make this kind.
+	newBuilder func(buildSpec) (builder, error)
+	// open opens a filter file for query and info, mapping it where the
+	// kind has a zero-copy form.
+	open func(path string) (queryFilter, error)
+	// bench measures this kind for sift bench, or is nil.
+	bench func(*benchRun) (benchResult, error)
+}
+
+var kinds []*kindInfo
+
+func registerKind(k *kindInfo) {
+	kinds = append(kinds, k)
+	sort.Slice(kinds, func(i, j int) bool { return kinds[i].format < kinds[j].format })
+}
+
+func kindByName(name string) *kindInfo {
+	for _, k := range kinds {
+		if k.name == name {
+			return k
+		}
+	}
+	return nil
+}
+
+func kindByFormat(f format.Kind) *kindInfo {
+	for _, k := range kinds {
+		if k.format == f {
+			return k
+		}
+	}
+	return nil
+}
+
+func buildKindNames() []string {
+	var names []string
+	for _, k := range kinds {
+		if k.newBuilder != nil {
+			names = append(names, k.name)
+		}
+	}
+	return names
+}
+
+func openKindNames() []string {
+	var names []string
+	for _, k := range kinds {
+		if k.open != nil {
+			names = append(names, k.name)
+		}
+	}
+	return names
+}
+
+// buildSpec is what sift build asks for.
+type buildSpec struct {
+	kind            string
+	n               int64 // keys to size for; 0 means an empty input
+	fpp             float64
+	fppSet          bool // -fpp was given explicitly
+	seed            uint64
+	fingerprintBits int // cuckoo: 8 or 16, 0 to choose from fpp
+	// unbounded: the number of keys is unknown (a pipe without -n); only
+	// kinds that can grow accept it.
+	unbounded bool
+	guava     bool // classic: write Guava's stream format
+}
+
+// errFull is returned by builder.add when a filter that cannot grow (cuckoo)
+// has no room for another key.
+var errFull = errors.New("filter is full")
+
+// builder is a filter being built.
+type builder interface {
+	// hash returns the hash the filter uses for key.
+	hash(key []byte) uint64
+	// add inserts the keys with hashes hs; it returns errFull (wrapped)
+	// when the filter has no room.
+	add(hs []uint64) error
+	// added returns the number of keys inserted (including duplicates for
+	// kinds that cannot tell).
+	added() int64
+	writeTo(w io.Writer) (int64, error)
+	stats() filterStats
+}
+
+// keyAdder is a builder that takes keys rather than hashes: the classic
+// filter hashes each key itself (murmur3, as Guava does). build calls addKey
+// instead of hash and add when a builder has it.
+type keyAdder interface {
+	addKey(key []byte) error
+}
+
+// queryFilter is a filter opened read-only from a file.
+type queryFilter interface {
+	hash(key []byte) uint64
+	// containsHashes sets out[i] to whether the filter may hold hs[i] and
+	// returns how many are true.
+	containsHashes(hs []uint64, out []bool) int
+	stats() filterStats
+	close() error
+}
+
+// filterStats describes a filter for build's summary and for info.
+type filterStats struct {
+	kind         string
+	geometry     string // for example "15625 blocks x 512 bits, k=7"
+	payloadBytes int64  // the filter's memory, without the header
+	count        int64  // keys held: exact or estimated, see countExact
+	countExact   bool
+	fill         float64 // fraction of bits set or of slots used
+	fillWhat     string  // what fill measures: "bits set", "slots used"
+	fpp          float64 // predicted false-positive rate at the current fill
+}
+
+// openFilter opens a filter file of any kind the command reads. want, when
+// not empty, is the kind the caller requires.
+func openFilter(path, want string) (queryFilter, format.Header, error) {
+	h, err := readHeader(path)
+	if err != nil {
+		return nil, h, err
+	}
+	if want != "" && h.Kind.String() != want {
+		return nil, h, fmt.Errorf("%s: %w: it holds a %v filter, not %s", path, sift.ErrKind, h.Kind, want)
+	}
+	k := kindByFormat(h.Kind)
+	if k == nil || k.open == nil {
+		return nil, h, fmt.Errorf("%s: unsupported kind: it holds a %v filter; this sift reads %s", path, h.Kind, strings.Join(openKindNames(), " and "))
+	}
+	f, err := k.open(path)
+	if err != nil {
+		return nil, h, filterErr(path, err)
+	}
+	return f, h, nil
+}
+
+// readHeader reads and validates the fixed header of a filter file.
+func readHeader(path string) (format.Header, error) {
+	var h format.Header
+	f, err := os.Open(path)
+	if err != nil {
+		return h, pathErr(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return h, pathErr(err)
+	}
+	if st.IsDir() {
+		return h, fmt.Errorf("%s is a directory", path)
+	}
+	var b [format.HeaderSize]byte
+	n, err := io.ReadFull(f, b[:])
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return h, fmt.Errorf("reading %s: %w", path, pathErr(err))
+	}
+	if n == 0 {
+		return h, fmt.Errorf("%s: %w: the file is empty", path, sift.ErrTruncated)
+	}
+	h, _, err = format.ParseHeader(b[:n], 0, format.Options{})
+	if err != nil {
+		return h, filterErr(path, err)
+	}
+	return h, nil
+}
+
+// filterErr prefixes a decoding error with the file name and, for damage,
+// says what it means for the operator.
+func filterErr(path string, err error) error {
+	hint := ""
+	switch {
+	case errors.Is(err, sift.ErrMagic):
+		hint = " (is it a sift filter file? for a Guava BloomFilter use -guava)"
+	case errors.Is(err, sift.ErrChecksum):
+		hint = " (the file is damaged: rebuild or copy it again)"
+	case errors.Is(err, sift.ErrTruncated):
+		hint = " (incomplete file: was the copy interrupted?)"
+	case errors.Is(err, sift.ErrVersion):
+		hint = " (written by a newer sift?)"
+	}
+	return fmt.Errorf("%s: %w%s", path, err, hint)
+}
+
+func itoa(i int) string { return fmt.Sprint(i) }
+
+// newBuilder makes an empty filter of the kind spec asks for.
+func newBuilder(spec buildSpec) (builder, error) {
+	k := kindByName(spec.kind)
+	if k == nil || k.newBuilder == nil {
+		return nil, fmt.Errorf("unsupported kind %q: this sift builds %s", spec.kind, strings.Join(buildKindNames(), " and "))
+	}
+	return k.newBuilder(spec)
+}
+
+// plural returns "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// durationString rounds d for messages: 1.234s, 56ms, 789µs.
+func durationString(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(100 * time.Microsecond).String()
+	}
+	return d.Round(time.Microsecond).String()
+}
+
+// checkMemory fails when need bytes clearly exceed the machine's memory, so
+// that an impossible size is one clear error rather than the Go runtime's
+// out-of-memory crash.
+func checkMemory(need float64, what string) error {
+	total := totalMemory()
+	if total == 0 || need <= float64(total) {
+		return nil
+	}
+	return fmt.Errorf("%s needs about %s of memory, more than this machine's %s", what, sizeString(int64(math.Min(need, math.MaxInt64/2))), sizeString(int64(total)))
+}

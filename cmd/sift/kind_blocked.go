@@ -1,0 +1,174 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/hash"
+	"github.com/sift-go/sift/internal/format"
+)
+
+func init() {
+	registerKind(&kindInfo{
+		name:       "blocked",
+		format:     format.KindBlocked,
+		newBuilder: newBlockedBuilder,
+		open:       openBlocked,
+		bench:      benchBlocked,
+	})
+}
+
+type blockedBuilder struct {
+	f    *blocked.Filter
+	keys int64
+}
+
+func newBlockedBuilder(spec buildSpec) (builder, error) {
+	if spec.unbounded {
+		return newScalableBuilder(spec)
+	}
+	f, err := blocked.New(uint64(spec.n), spec.fpp, blocked.WithSeed(spec.seed))
+	if err != nil {
+		return nil, err
+	}
+	return &blockedBuilder{f: f}, nil
+}
+
+func (b *blockedBuilder) hash(key []byte) uint64 { return b.f.Hash(key) }
+
+func (b *blockedBuilder) add(hs []uint64) error {
+	b.f.AddHashes(hs)
+	b.keys += int64(len(hs))
+	return nil
+}
+
+func (b *blockedBuilder) added() int64                       { return b.keys }
+func (b *blockedBuilder) writeTo(w io.Writer) (int64, error) { return b.f.WriteTo(w) }
+func (b *blockedBuilder) stats() filterStats                 { return blockedStats(b.f) }
+
+// blockedGeometry is what blocked.Filter and blocked.View both report.
+type blockedGeometry interface {
+	Blocks() uint64
+	K() int
+	Bits() uint64
+	EstimatedCount() uint64
+	FPP() float64
+	Seed() uint64
+}
+
+func blockedStats(f blockedGeometry) filterStats {
+	return filterStats{
+		kind:         "blocked",
+		geometry:     fmt.Sprintf("%d block%s x %d bits, k=%d", f.Blocks(), plural(int(min(f.Blocks(), 2))), blocked.BlockBits, f.K()),
+		payloadBytes: int64(f.Bits() / 8),
+		count:        int64(min(f.EstimatedCount(), 1<<62)),
+		fill:         -1, // info counts the set bits itself
+		fpp:          f.FPP(),
+	}
+}
+
+type blockedReader struct{ f *blocked.View }
+
+func openBlocked(path string) (queryFilter, error) {
+	f, err := blocked.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return blockedReader{f}, nil
+}
+
+func (r blockedReader) hash(key []byte) uint64 { return r.f.Hash(key) }
+func (r blockedReader) containsHashes(hs []uint64, out []bool) int {
+	return r.f.ContainsHashes(hs, out)
+}
+func (r blockedReader) stats() filterStats { return blockedStats(r.f) }
+func (r blockedReader) close() error       { return r.f.Close() }
+
+func benchBlocked(r *benchRun) (benchResult, error) {
+	var res benchResult
+	newFilter := func() (*blocked.Filter, error) {
+		return blocked.New(uint64(r.n), r.fpp, blocked.WithSeed(r.seed))
+	}
+	f, err := newFilter()
+	if err != nil {
+		return res, err
+	}
+	hashKey := func(k uint64) uint64 { return hash.Uint64(k, f.Seed()) }
+	hits := hashes(r.keys, hashKey)
+	misses := hashes(r.misses, hashKey)
+	var buildErr error
+	// Each add run builds a fresh filter; the last one is kept for lookups.
+	res.add = r.best("add", r.n, func() time.Duration {
+		g, err := newFilter()
+		if err != nil {
+			buildErr = err
+			return 0
+		}
+		start := r.now()
+		for _, h := range hits {
+			g.AddHash(h)
+		}
+		d := r.now() - start
+		g.Close()
+		return d
+	})
+	res.addBatch = r.best("add batch", r.n, func() time.Duration {
+		g, err := newFilter()
+		if err != nil {
+			buildErr = err
+			return 0
+		}
+		start := r.now()
+		batches(hits, g.AddHashes)
+		d := r.now() - start
+		f.Close()
+		f = g
+		return d
+	})
+	if buildErr != nil {
+		return res, buildErr
+	}
+	defer f.Close()
+	res.shape = fmt.Sprintf("k=%d", f.K())
+	res.sizeBytes = int64(f.Bits() / 8)
+	res.fppPredicted = f.FPP()
+
+	var found int
+	res.hit = r.best("lookup hit", len(hits), func() time.Duration {
+		found = 0
+		start := r.now()
+		for _, h := range hits {
+			if f.ContainsHash(h) {
+				found++
+			}
+		}
+		return r.now() - start
+	})
+	res.falseNegatives = int64(len(hits) - found)
+	res.miss = r.best("lookup miss", len(misses), func() time.Duration {
+		start := r.now()
+		for _, h := range misses {
+			if f.ContainsHash(h) {
+				found++
+			}
+		}
+		return r.now() - start
+	})
+	out := make([]bool, batchSize)
+	res.hitBatch = r.best("batch hit", len(hits), func() time.Duration {
+		found = 0
+		start := r.now()
+		batches(hits, func(hs []uint64) { found += f.ContainsHashes(hs, out) })
+		return r.now() - start
+	})
+	res.falseNegatives = max(res.falseNegatives, int64(len(hits)-found))
+	res.missBatch = r.best("batch miss", len(misses), func() time.Duration {
+		start := r.now()
+		batches(misses, func(hs []uint64) { found += f.ContainsHashes(hs, out) })
+		return r.now() - start
+	})
+	res.falsePositives, res.probes = r.measureFPR(res.fppPredicted, hashKey, f.ContainsHashes)
+	return res, nil
+}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/sift-go/sift/cuckoo"
+	"github.com/sift-go/sift/internal/format"
+)
+
+func init() {
+	registerKind(&kindInfo{
+		name:       "cuckoo",
+		format:     format.KindCuckoo,
+		newBuilder: newCuckooBuilder,
+		open:       openCuckoo,
+		bench:      benchCuckoo,
+	})
+}
+
+// cuckooFPP is a cuckoo filter's false-positive rate with f-bit
+// fingerprints at the given load factor (cuckoo.Filter.FPP's formula).
+func cuckooFPP(f int, load float64) float64 {
+	return 1 - math.Pow(1-1/(math.Exp2(float64(f))-1), 2*cuckoo.SlotsPerBucket*load)
+}
+
+// cuckooBits chooses the fingerprint width for a build: the one asked for,
+// or the smallest whose FPR at full load meets fpp.
+func cuckooBits(spec buildSpec) (int, error) {
+	if spec.fingerprintBits != 0 {
+		if spec.fppSet && cuckooFPP(spec.fingerprintBits, cuckoo.TargetLoad) > spec.fpp {
+			return 0, fmt.Errorf("-bits %d gives a false-positive rate of about %.2g at full load, above -fpp %g: use -bits 16 or omit -bits",
+				spec.fingerprintBits, cuckooFPP(spec.fingerprintBits, cuckoo.TargetLoad), spec.fpp)
+		}
+		return spec.fingerprintBits, nil
+	}
+	for _, f := range []int{8, 16} {
+		if cuckooFPP(f, cuckoo.TargetLoad) <= spec.fpp {
+			return f, nil
+		}
+	}
+	return 0, fmt.Errorf("a cuckoo filter's best false-positive rate is about %.2g (16-bit fingerprints at full load), above -fpp %g: use -kind blocked",
+		cuckooFPP(16, cuckoo.TargetLoad), spec.fpp)
+}
+
+type cuckooBuilder struct {
+	f          *cuckoo.Filter
+	keys       int64 // keys given, duplicates included
+	duplicates int64 // keys the filter already reported present
+}
+
+func newCuckooBuilder(spec buildSpec) (builder, error) {
+	bits, err := cuckooBits(spec)
+	if err != nil {
+		return nil, err
+	}
+	f, err := cuckoo.New(uint64(max(spec.n, 1)), cuckoo.WithSeed(spec.seed), cuckoo.WithFingerprintBits(bits))
+	if err != nil {
+		return nil, err
+	}
+	return &cuckooBuilder{f: f}, nil
+}
+
+func (b *cuckooBuilder) hash(key []byte) uint64 { return b.f.Hash(key) }
+
+// add inserts each key the filter does not already report present. Skipping
+// those makes duplicate input lines harmless (a cuckoo filter stores every
+// copy, and a key added nine times fills its buckets); a key skipped as a
+// false positive stays reported present, since nothing is ever removed.
+func (b *cuckooBuilder) add(hs []uint64) error {
+	for _, h := range hs {
+		if b.f.ContainsHash(h) {
+			b.keys++
+			b.duplicates++
+			continue
+		}
+		if err := b.f.AddHash(h); err != nil {
+			if errors.Is(err, cuckoo.ErrFull) {
+				return fmt.Errorf("%w: %w", errFull, err)
+			}
+			return err
+		}
+		b.keys++
+	}
+	return nil
+}
+
+func (b *cuckooBuilder) added() int64                       { return b.keys }
+func (b *cuckooBuilder) writeTo(w io.Writer) (int64, error) { return b.f.WriteTo(w) }
+func (b *cuckooBuilder) stats() filterStats                 { return cuckooStats(b.f) }
+
+func cuckooStats(f *cuckoo.Filter) filterStats {
+	victim := ""
+	if f.VictimInUse() {
+		victim = ", victim slot in use (full)"
+	}
+	return filterStats{
+		kind:         "cuckoo",
+		geometry:     fmt.Sprintf("%d bucket%s x %d slots, %d-bit fingerprints%s", f.Buckets(), plural(int(min(f.Buckets(), 2))), cuckoo.SlotsPerBucket, f.FingerprintBits(), victim),
+		payloadBytes: int64(f.SizeBytes()),
+		count:        int64(f.Count()),
+		countExact:   true,
+		fill:         f.LoadFactor(),
+		fillWhat:     "of slots used",
+		fpp:          f.FPP(),
+	}
+}
+
+type cuckooReader struct{ f *cuckoo.Filter }
+
+func openCuckoo(path string) (queryFilter, error) {
+	f, err := cuckoo.Open(path, cuckoo.LoadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return cuckooReader{f}, nil
+}
+
+func (r cuckooReader) hash(key []byte) uint64 { return r.f.Hash(key) }
+func (r cuckooReader) containsHashes(hs []uint64, out []bool) int {
+	return r.f.ContainsHashes(hs, out)
+}
+func (r cuckooReader) stats() filterStats { return cuckooStats(r.f) }
+func (r cuckooReader) close() error       { return r.f.Close() }
+
+func benchCuckoo(r *benchRun) (benchResult, error) {
+	var res benchResult
+	bits, err := cuckooBits(buildSpec{n: int64(r.n), fpp: r.fpp})
+	if err != nil {
+		bits = 16 // bench measures the best the cuckoo filter can do
+	}
+	newFilter := func() (*cuckoo.Filter, error) {
+		return cuckoo.New(uint64(r.n), cuckoo.WithSeed(r.seed), cuckoo.WithFingerprintBits(bits))
+	}
+	f, err := newFilter()
+	if err != nil {
+		return res, err
+	}
+	hits := hashes(r.keys, f.HashUint64)
+	misses := hashes(r.misses, f.HashUint64)
+	var buildErr error
+	res.add = r.best("add", r.n, func() time.Duration {
+		g, err := newFilter()
+		if err != nil {
+			buildErr = err
+			return 0
+		}
+		start := r.now()
+		for _, h := range hits {
+			if err := g.AddHash(h); err != nil && buildErr == nil {
+				buildErr = err
+			}
+		}
+		d := r.now() - start
+		f.Close()
+		f = g
+		return d
+	})
+	res.addBatch = r.best("add batch", r.n, func() time.Duration {
+		g, err := newFilter()
+		if err != nil {
+			buildErr = err
+			return 0
+		}
+		start := r.now()
+		batches(hits, func(hs []uint64) {
+			if _, err := g.AddHashes(hs); err != nil && buildErr == nil {
+				buildErr = err
+			}
+		})
+		d := r.now() - start
+		g.Close()
+		return d
+	})
+	if buildErr != nil {
+		return res, fmt.Errorf("adding %d keys: %w", r.n, buildErr)
+	}
+	defer f.Close()
+	res.shape = fmt.Sprintf("f=%d", f.FingerprintBits())
+	res.sizeBytes = int64(f.SizeBytes())
+	res.fppPredicted = f.FPP()
+
+	var found int
+	res.hit = r.best("lookup hit", len(hits), func() time.Duration {
+		found = 0
+		start := r.now()
+		for _, h := range hits {
+			if f.ContainsHash(h) {
+				found++
+			}
+		}
+		return r.now() - start
+	})
+	res.falseNegatives = int64(len(hits) - found)
+	res.miss = r.best("lookup miss", len(misses), func() time.Duration {
+		start := r.now()
+		for _, h := range misses {
+			if f.ContainsHash(h) {
+				found++
+			}
+		}
+		return r.now() - start
+	})
+	out := make([]bool, batchSize)
+	res.hitBatch = r.best("batch hit", len(hits), func() time.Duration {
+		found = 0
+		start := r.now()
+		batches(hits, func(hs []uint64) { found += f.ContainsHashes(hs, out) })
+		return r.now() - start
+	})
+	res.falseNegatives = max(res.falseNegatives, int64(len(hits)-found))
+	res.missBatch = r.best("batch miss", len(misses), func() time.Duration {
+		start := r.now()
+		batches(misses, func(hs []uint64) { found += f.ContainsHashes(hs, out) })
+		return r.now() - start
+	})
+	res.falsePositives, res.probes = r.measureFPR(res.fppPredicted, f.HashUint64, f.ContainsHashes)
+	return res, nil
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/internal/format"
+)
+
+// A scalable filter (blocked.Scalable, a chain of blocked filters that grows
+// as keys arrive) is what sift build makes with -kind blocked when it reads a
+// pipe without -n. query and info read it into memory (it has no mapped
+// form: its stages are decoded and copied).
+func init() {
+	registerKind(&kindInfo{name: "scalable", format: format.KindScalable, open: openScalable})
+}
+
+// scalableInitial is the first stage's capacity when the key count is
+// unknown: big enough that ordinary lists need few stages (each stage is one
+// more probe per lookup), small enough (about 300 KiB at 1%) not to waste
+// much on short inputs.
+const scalableInitial = 1 << 18
+
+type scalableBuilder struct {
+	s    *blocked.Scalable
+	keys int64
+}
+
+func newScalableBuilder(spec buildSpec) (builder, error) {
+	s, err := blocked.NewScalable(scalableInitial, spec.fpp, blocked.WithSeed(spec.seed))
+	if err != nil {
+		return nil, err
+	}
+	return &scalableBuilder{s: s}, nil
+}
+
+func (b *scalableBuilder) hash(key []byte) uint64 { return b.s.Hash(key) }
+
+func (b *scalableBuilder) add(hs []uint64) error {
+	err := b.s.AddHashes(hs)
+	b.keys += int64(len(hs))
+	return err
+}
+
+func (b *scalableBuilder) added() int64                       { return b.keys }
+func (b *scalableBuilder) writeTo(w io.Writer) (int64, error) { return b.s.WriteTo(w) }
+func (b *scalableBuilder) stats() filterStats                 { return scalableStats(b.s) }
+
+func scalableStats(s *blocked.Scalable) filterStats {
+	return filterStats{
+		kind:         "scalable",
+		geometry:     fmt.Sprintf("%d blocked stage%s, %d bits in all, FPR bound %g", s.Stages(), plural(s.Stages()), s.Bits(), s.Bound()),
+		payloadBytes: int64(s.Bits() / 8),
+		count:        int64(s.Count()),
+		countExact:   true,
+		fill:         -1,
+		fpp:          s.FPP(),
+	}
+}
+
+type scalableReader struct{ s *blocked.Scalable }
+
+func openScalable(path string) (queryFilter, error) {
+	s := new(blocked.Scalable)
+	err := readFilterFile(path, func(r io.Reader) error {
+		_, err := s.ReadFrom(r)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return scalableReader{s}, nil
+}
+
+// readFilterFile decodes a filter file that has no mapped form with read,
+// which must consume exactly one encoding; bytes after it are an error.
+func readFilterFile(path string, read func(io.Reader) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return pathErr(err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<20)
+	if err := read(br); err != nil {
+		return err
+	}
+	if _, err := br.ReadByte(); err == nil {
+		return fmt.Errorf("%w: bytes after the end of the filter", sift.ErrCorrupt)
+	}
+	return nil
+}
+
+func (r scalableReader) hash(key []byte) uint64 { return r.s.Hash(key) }
+func (r scalableReader) containsHashes(hs []uint64, out []bool) int {
+	return r.s.ContainsHashes(hs, out)
+}
+func (r scalableReader) stats() filterStats { return scalableStats(r.s) }
+func (r scalableReader) close() error       { return r.s.Close() }

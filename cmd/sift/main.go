@@ -1,0 +1,228 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// Exit statuses, grep's convention: 0 success (for query: some line
+// selected), 1 nothing selected, 2 an error.
+const (
+	exitOK       = 0
+	exitNoMatch  = 1
+	exitError    = 2
+	exitSignaled = 128 // plus the signal number
+)
+
+func main() {
+	stopSignals := handleSignals()
+	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stopSignals()
+	os.Exit(code)
+}
+
+// env is what a subcommand works with: its arguments and the standard
+// streams. Tests run commands in-process with buffers in place of the files.
+type env struct {
+	name   string // subcommand name, for messages
+	args   []string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+type command struct {
+	name    string
+	summary string
+	usage   string // full help text
+	run     func(e *env) (int, error)
+}
+
+var commands []*command
+
+func init() {
+	commands = []*command{buildCmd, queryCmd, infoCmd, benchCmd, versionCmd}
+}
+
+// run executes one command line and returns the exit status. Every error
+// reaches the user as a single line on stderr; a panic (a bug) is reported as
+// one line too, with a hint to report it, never as a stack trace unless
+// SIFT_DEBUG is set.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			if os.Getenv("SIFT_DEBUG") != "" {
+				fmt.Fprintf(stderr, "sift: internal error: %v\n%s", r, debug.Stack())
+			} else {
+				fmt.Fprintf(stderr, "sift: internal error: %v (a bug: please report it; set SIFT_DEBUG=1 for a stack trace)\n", r)
+			}
+			code = exitError
+		}
+	}()
+	if len(args) == 0 {
+		io.WriteString(stderr, shortUsage)
+		return exitError
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		return help(rest, stdout, stderr)
+	}
+	cmd := lookup(name)
+	if cmd == nil {
+		fmt.Fprintf(stderr, "sift: unknown command %q (commands: %s; run 'sift help')\n", name, commandNames())
+		return exitError
+	}
+	e := &env{name: cmd.name, args: rest, stdin: stdin, stdout: stdout, stderr: stderr}
+	code, err := cmd.run(e)
+	if err != nil {
+		if errors.Is(err, errHelp) {
+			io.WriteString(stdout, cmd.usage)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "sift %s: %s\n", cmd.name, oneLine(err))
+		if code == exitOK || code == exitNoMatch {
+			code = exitError
+		}
+	}
+	return code
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func commandNames() string {
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func help(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		io.WriteString(stdout, longUsage())
+		return exitOK
+	}
+	cmd := lookup(args[0])
+	if cmd == nil {
+		fmt.Fprintf(stderr, "sift help: unknown command %q (commands: %s)\n", args[0], commandNames())
+		return exitError
+	}
+	io.WriteString(stdout, cmd.usage)
+	return exitOK
+}
+
+const shortUsage = "usage: sift <command> [flags] [args] (commands: build, query, info, bench, version; run 'sift help' for details)\n"
+
+func longUsage() string {
+	var b strings.Builder
+	b.WriteString(`sift builds, queries, inspects and benchmarks approximate-membership filters.
+
+usage: sift <command> [flags] [args]
+
+commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-8s %s\n", c.name, c.summary)
+	}
+	b.WriteString(`
+Run 'sift help <command>' or 'sift <command> -h' for a command's flags.
+
+Keys are the lines of the input files (or standard input when none is given
+or for "-"), without their line terminator ("\n" or "\r\n"), or with -f one
+field of each line. Empty keys are skipped by build and never selected by
+query.
+
+Exit status: 0 on success (query: some line selected), 1 when query selected
+no line, 2 on any error (one line on stderr). Flags may follow arguments;
+"--" ends the flags.
+`)
+	return b.String()
+}
+
+// oneLine renders err as a single line, without the "sift: " prefix the
+// library's errors carry (the command prints its own).
+func oneLine(err error) string {
+	s := libPrefix.ReplaceAllString(err.Error(), "$1")
+	s = strings.ReplaceAll(s, "\r", " ")
+	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ")
+}
+
+// libPrefix matches the "sift: " that starts the library's messages, at the
+// start or after another message's ": " (never inside "file.sift: ").
+var libPrefix = regexp.MustCompile(`(^|: )sift: `)
+
+// Cleanups registered while a command runs (temporary files) are run when
+// SIGINT or SIGTERM arrives, before the process exits with 128+signal.
+var (
+	cleanupMu sync.Mutex
+	cleanups  = map[int]func(){}
+	cleanupID int
+)
+
+// atInterrupt registers f to run if the process is interrupted, and returns
+// a function that unregisters it.
+func atInterrupt(f func()) (cancel func()) {
+	cleanupMu.Lock()
+	defer cleanupMu.Unlock()
+	cleanupID++
+	id := cleanupID
+	cleanups[id] = f
+	return func() {
+		cleanupMu.Lock()
+		delete(cleanups, id)
+		cleanupMu.Unlock()
+	}
+}
+
+func handleSignals() (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			cleanupMu.Lock() // held until exit: no new temp files
+			for _, f := range cleanups {
+				f()
+			}
+			code := exitSignaled + 2
+			if s, ok := sig.(syscall.Signal); ok {
+				code = exitSignaled + int(s)
+			}
+			fmt.Fprintf(os.Stderr, "\nsift: %v\n", sig)
+			os.Exit(code)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
+
+var versionCmd = &command{
+	name:    "version",
+	summary: "print the version of sift, Go and the kernel in use",
+	usage: `usage: sift version
+
+Prints sift's module version, the Go version it was built with, and the
+kernel set the library selected on this CPU (with the reason).
+`,
+	run: runVersion,
+}

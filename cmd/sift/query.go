@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+)
+
+var queryCmd = &command{
+	name:    "query",
+	summary: "print the input lines a filter may contain, like grep",
+	usage: `usage: sift query [-v] [-c] [-q] [-f N [-d C]] [-kind K | -guava] FILE [INPUT...]
+
+Prints the lines of the INPUT files (standard input when none is given, or
+for "-") whose key the filter in FILE may contain, in input order and exactly
+as read. Every line whose key was added to the filter is printed; a line
+whose key was not is printed only as a false positive (with the filter's
+FPR). So sift query is a fast pre-filter in a pipeline: what it drops is
+surely absent, what it keeps needs an exact check only if false positives
+matter.
+
+A key is a line without its "\n" or "\r\n" terminator, or with -f one field
+of it (the whole line is still what is printed). Empty keys are never
+selected (and always selected with -v).
+
+  -v        invert: print the lines the filter surely does not contain
+  -c        print only the number of selected lines
+  -q        quiet: print nothing, stop at the first selected line; the exit
+            status tells
+  -f N      the key is field N (from 1) of each line: fields are separated
+            by runs of spaces and tabs (as awk splits them), or with -d by
+            each occurrence of one byte C (as cut -d; \t for a tab). Lines
+            with fewer fields have an empty key
+  -d C      field delimiter for -f
+  -kind K   fail unless FILE holds a filter of kind K (blocked, cuckoo,
+            scalable, classic, counting)
+  -guava    FILE is a Guava BloomFilter in Guava's stream format (as Java's
+            BloomFilter.writeTo or sift build -guava write it), whose keys
+            were put with a byte-array or UTF-8 string funnel
+  -progress show progress on stderr even when it is not a terminal
+
+FILE is mapped read-only (no copy, no parsing beyond the header and the
+checksum pass) when it holds a blocked or cuckoo filter; the other kinds
+(scalable, and classic and counting files written by the library) are read
+into memory. Lines are looked up in batches of 1024 with the filter's
+batch kernel; output is buffered but flushed whenever the input would block,
+so sift query works on live streams (tail -f).
+
+Exit status, as grep's: 0 when a line was selected, 1 when none was, 2 on
+an error.
+`,
+	run: runQuery,
+}
+
+func runQuery(e *env) (int, error) {
+	fs := newFlagSet("query")
+	invert := fs.Bool("v", false, "")
+	countOnly := fs.Bool("c", false, "")
+	quiet := fs.Bool("q", false, "")
+	kind := &choiceValue{choices: kindNamesAll()}
+	fs.Var(kind, "kind", "")
+	showProgress := fs.Bool("progress", false, "")
+	guava := fs.Bool("guava", false, "")
+	field, delim := addFieldFlags(fs)
+	args, err := parseFlags(fs, e.args)
+	if err != nil {
+		return exitError, err
+	}
+	sel, err := fieldFlags(*field, *delim)
+	if err != nil {
+		return exitError, err
+	}
+	if len(args) == 0 {
+		return exitError, errors.New("missing filter FILE (usage: sift query [-v] FILE [INPUT...])")
+	}
+	ins, err := openInputs(args[1:])
+	if err != nil {
+		return exitError, err
+	}
+	var f queryFilter
+	if *guava {
+		if kind.set && kind.val != "classic" {
+			return exitError, errors.New("-guava reads a classic filter: it cannot be combined with -kind " + kind.val)
+		}
+		g, err := openGuava(args[0])
+		if err != nil {
+			return exitError, err
+		}
+		f = classicReader{g}
+	} else if f, _, err = openFilter(args[0], kind.val); err != nil {
+		return exitError, err
+	}
+	defer f.close()
+
+	mode := progressOff
+	if *showProgress {
+		mode = progressOn
+	} else if !isTerminal(e.stdout) {
+		mode = progressAuto
+	}
+	p := newProgress(e.stderr, mode, "querying", totalSize(ins))
+	defer p.finish()
+
+	out := bufio.NewWriterSize(e.stdout, 256<<10)
+	q := &querier{f: f, sel: sel, invert: *invert, countOnly: *countOnly, quiet: *quiet, out: out, p: p}
+	err = eachInput(ins, e.stdin, q.run)
+	if errors.Is(err, errStop) {
+		err = nil
+	}
+	if err == nil && *countOnly {
+		fmt.Fprintln(out, q.selected)
+	}
+	if ferr := out.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("writing output: %w", ferr)
+	}
+	if err != nil {
+		return exitError, err
+	}
+	if q.selected == 0 {
+		return exitNoMatch, nil
+	}
+	return exitOK, nil
+}
+
+// maxBatchText bounds the bytes of lines a query batch holds, so that long
+// lines do not multiply memory by the batch size.
+const maxBatchText = 4 << 20
+
+// errStop ends a query early (-q after the first selected line).
+var errStop = errors.New("stop")
+
+// querier runs lines through a filter in batches, keeping their order.
+type querier struct {
+	f         queryFilter
+	sel       fieldSelector
+	invert    bool
+	countOnly bool
+	quiet     bool
+	out       *bufio.Writer
+	p         *progress
+	selected  int64
+
+	// The current batch: the raw lines back to back in text, line i at
+	// text[ends[i-1]:ends[i]]; key i's hash at hs[i], empty keys marked
+	// in empty.
+	text  []byte
+	ends  []int
+	hs    []uint64
+	empty []bool
+	found []bool
+}
+
+func (q *querier) run(lr *lineReader) error {
+	var lastBytes int64
+	for {
+		raw, key, ok := lr.next()
+		if !ok {
+			break
+		}
+		key = q.sel.key(key)
+		q.text = append(q.text, raw...)
+		q.ends = append(q.ends, len(q.text))
+		q.empty = append(q.empty, len(key) == 0)
+		h := uint64(0)
+		if len(key) > 0 {
+			h = q.f.hash(key)
+		}
+		q.hs = append(q.hs, h)
+		// Run the batch when it is full or when the input has nothing
+		// buffered (reading on might block: answer what we have first).
+		if len(q.hs) == batchSize || len(q.text) >= maxBatchText || !lr.buffered() {
+			if err := q.flush(!lr.buffered()); err != nil {
+				return err
+			}
+			q.p.addBytes(lr.bytes - lastBytes)
+			lastBytes = lr.bytes
+		}
+	}
+	if err := q.flush(true); err != nil {
+		return err
+	}
+	q.p.addBytes(lr.bytes - lastBytes)
+	return lr.err
+}
+
+// flush looks up the batch, writes the selected lines, and with sync flushes
+// the output too.
+func (q *querier) flush(sync bool) error {
+	n := len(q.hs)
+	if n > 0 {
+		if cap(q.found) < n {
+			q.found = make([]bool, batchSize)
+		}
+		found := q.found[:n]
+		q.f.containsHashes(q.hs, found)
+		start := 0
+		for i := range n {
+			end := q.ends[i]
+			hit := found[i] && !q.empty[i]
+			if hit != q.invert {
+				q.selected++
+				if q.quiet {
+					return errStop
+				}
+				if !q.countOnly {
+					line := q.text[start:end]
+					q.out.Write(line)
+					if !hasNewline(line) { // the last line of an input
+						q.out.WriteByte('\n')
+					}
+				}
+			}
+			start = end
+		}
+		q.p.addKeys(int64(n))
+		q.text, q.ends, q.hs, q.empty = q.text[:0], q.ends[:0], q.hs[:0], q.empty[:0]
+	}
+	if sync && !q.countOnly {
+		if err := q.out.Flush(); err != nil {
+			return fmt.Errorf("writing output: %w", err)
+		}
+	}
+	return nil
+}
