@@ -38,7 +38,10 @@ func appendEncoding(dst []byte, words []uint64, k int, seed, count, capacity uin
 
 // blockedParams checks a decoded blocked header against its payload and
 // returns the geometry. Nothing has been allocated on the header's word.
-func blockedParams(h format.Header, payloadLen uint64) (blocks uint64, k int, err error) {
+// A stage record of a Scalable may carry its key count and capacity
+// (count <= capacity); a standalone filter's record must not, so every
+// valid input re-encodes to the same bytes.
+func blockedParams(h format.Header, payloadLen uint64, stage bool) (blocks uint64, k int, err error) {
 	if h.Hash != format.HashXXH3 {
 		return 0, 0, errorf(ErrCorrupt, "hash algorithm %v, blocked filters use %v", h.Hash, format.HashXXH3)
 	}
@@ -55,6 +58,10 @@ func blockedParams(h format.Header, payloadLen uint64) (blocks uint64, k int, er
 		return 0, 0, errorf(ErrCorrupt, "payload of %d bytes does not hold %d blocks of %d bytes", payloadLen, blocks, kernel.BlockBytes)
 	case h.Params[paramCount] > 0 && h.Params[paramCapacity] == 0:
 		return 0, 0, errorf(ErrCorrupt, "key count %d without a capacity", h.Params[paramCount])
+	case h.Params[paramCount] > h.Params[paramCapacity]:
+		return 0, 0, errorf(ErrCorrupt, "key count %d exceeds the capacity %d", h.Params[paramCount], h.Params[paramCapacity])
+	case !stage && (h.Params[paramCount] != 0 || h.Params[paramCapacity] != 0):
+		return 0, 0, errorf(ErrCorrupt, "a stand-alone filter has key count %d and capacity %d (only Scalable stages carry them)", h.Params[paramCount], h.Params[paramCapacity])
 	}
 	for i := paramCapacity + 1; i < format.NumParams; i++ {
 		if h.Params[i] != 0 {
@@ -67,12 +74,12 @@ func blockedParams(h format.Header, payloadLen uint64) (blocks uint64, k int, er
 // decodeInto validates one encoded blocked filter at the start of data and
 // copies it into fresh memory from mem.AllocWords. It returns the header
 // and the bytes consumed.
-func decodeCopy(data []byte, opt format.Options) (c core, h format.Header, n int, err error) {
+func decodeCopy(data []byte, opt format.Options, stage bool) (c core, h format.Header, n int, err error) {
 	h, payload, n, err := format.Decode(data, format.KindBlocked, opt)
 	if err != nil {
 		return c, h, 0, prefix(err)
 	}
-	blocks, k, err := blockedParams(h, uint64(len(payload)))
+	blocks, k, err := blockedParams(h, uint64(len(payload)), stage)
 	if err != nil {
 		return c, h, 0, err
 	}
@@ -90,7 +97,7 @@ func readCore(r io.Reader) (c core, h format.Header, n int64, err error) {
 	if err != nil {
 		return c, h, n, prefix(err)
 	}
-	blocks, k, err := blockedParams(h, uint64(len(payload)))
+	blocks, k, err := blockedParams(h, uint64(len(payload)), false)
 	if err != nil {
 		return c, h, n, err
 	}
@@ -126,7 +133,7 @@ func (f *Filter) MarshalBinary() ([]byte, error) {
 // anything, and copies the blocks, so data may be reused afterwards. On
 // error f is unchanged.
 func (f *Filter) UnmarshalBinary(data []byte) error {
-	c, _, n, err := decodeCopy(data, format.Options{})
+	c, _, n, err := decodeCopy(data, format.Options{}, false)
 	if err != nil {
 		return err
 	}
@@ -174,7 +181,7 @@ func (c *Concurrent) MarshalBinary() ([]byte, error) {
 // UnmarshalBinary replaces c with the filter encoded in data (see
 // Filter.UnmarshalBinary). No other goroutine may use c meanwhile.
 func (c *Concurrent) UnmarshalBinary(data []byte) error {
-	d, _, n, err := decodeCopy(data, format.Options{})
+	d, _, n, err := decodeCopy(data, format.Options{}, false)
 	if err != nil {
 		return err
 	}

@@ -388,7 +388,7 @@ func (s *Scalable) decode(h format.Header, payload []byte) error {
 	var total uint64
 	for i := 0; i < int(nstages); i++ {
 		// The outer checksum covered the stages already.
-		c, sh, used, err := decodeCopy(payload, format.Options{SkipPayloadCRC: true})
+		c, sh, used, err := decodeCopy(payload, format.Options{SkipPayloadCRC: true}, true)
 		if err != nil {
 			return fail(errorf(err, "stage %d: %v", i, err))
 		}

@@ -71,7 +71,7 @@ func viewOf(data []byte, region *mem.Region, o options) (*View, error) {
 	if n != len(data) {
 		return nil, errorf(ErrCorrupt, "%d bytes after the filter", len(data)-n)
 	}
-	blocks, k, err := blockedParams(h, uint64(len(payload)))
+	blocks, k, err := blockedParams(h, uint64(len(payload)), false)
 	if err != nil {
 		return nil, err
 	}
