@@ -1,0 +1,44 @@
+// Package fuzz holds sift's differential fuzz tests: every filter and every
+// kernel run side by side against the references (classic.Filter, the
+// portable Go kernels, and an exact map model), so that a machine keeps
+// trying to break the two promises users rely on: no false negatives, ever,
+// and the fast path answers exactly like the slow one.
+//
+// The package has no API; everything lives in its tests. Its targets:
+//
+//   - FuzzFilters decodes the input into a script of operations (add,
+//     add-batch, contains, contains-batch, remove, union, serialize-and-reload,
+//     reset, fill) over keys drawn from the input, a small key space so that
+//     repeats happen plus fresh keys, and runs it at once through
+//     classic.Filter, classic.Counting, blocked.Filter (one per kernel set
+//     plus one built with single-key calls only), blocked.Concurrent,
+//     blocked.Scalable and cuckoo.Filter with 8- and 16-bit fingerprints (one
+//     per kernel set plus a single-key one). After every step it checks that
+//     every key the exact model holds is present in every filter, that all
+//     copies of a filter have the identical serialized image, that batch
+//     answers equal single-key answers, that a cuckoo filter's Count is the
+//     model's multiset size, that a failed Add changes nothing, and that a
+//     reloaded filter answers exactly like the original.
+//   - FuzzBlockedKernel and FuzzCuckooKernel feed random geometry, hashes
+//     and memory, at misaligned offsets and against guard pages, straight into
+//     the batch kernels of package internal/kernel for every kernel set, and
+//     compare them with the Generic twins and with a per-key model written
+//     here from the documented geometry (so a bug shared by both kernels is
+//     caught too).
+//   - FuzzDecode gives the same bytes to every decoder (blocked, scalable,
+//     cuckoo, counting, classic native, Guava stream) and FuzzDecodeRecord
+//     builds records with valid checksums around fuzzed header fields, so
+//     the decoders' field validation is reached rather than stopped at the
+//     CRC. Decoders must never panic, must allocate no more than a constant
+//     plus a small multiple of the input, and whatever they accept must
+//     re-encode to the same bytes and answer like the original.
+//
+// TestStatisticalEquivalence (not a fuzz test) checks that at equal bits per
+// key the blocked filter's measured false-positive rate stays within the
+// penalty its own formula predicts over the classic filter's, and that the
+// cuckoo filter's is within 10% of 2b/2^f scaled by the load.
+//
+// Plain `go test ./fuzz/` replays the seed corpus in testdata/fuzz and the
+// seeds added in code; .ci/fuzz also fuzzes each target for a short budget.
+// Inputs that once failed are kept in testdata/fuzz as regression cases.
+package fuzz

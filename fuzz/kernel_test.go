@@ -1,0 +1,340 @@
+package fuzz
+
+import (
+	"encoding/binary"
+	"testing"
+	"unsafe"
+
+	"github.com/sift-go/sift/internal/kernel"
+	"github.com/sift-go/sift/internal/kernel/kerneltest"
+)
+
+// Kernel targets: fuzzed geometry, hashes and memory straight into the batch
+// kernels of every kernel set, compared with the Generic twins and with a
+// per-key model written here from the documented geometry (package
+// internal/kernel's doc), so that a bug the Generic twin shares is caught
+// too. Hashes and filter memory end at a PROT_NONE page where the platform
+// has one, so an over-read faults; the outputs sit between guard bytes.
+
+// kernelInput decodes a kernel target's input: a 6-byte header, then the
+// hashes as little-endian uint64s (a short tail is zero-padded). The last
+// header byte can stretch a short input into a long batch (see
+// decodeKernelInput). The targets probe every hash and a neighbour one bit
+// away from it.
+type kernelInput struct {
+	hdr    [6]byte
+	hashes []uint64
+}
+
+func decodeKernelInput(data []byte) kernelInput {
+	var in kernelInput
+	n := copy(in.hdr[:], data)
+	data = data[n:]
+	for len(data) > 0 {
+		var w [8]byte
+		c := copy(w[:], data)
+		data = data[c:]
+		in.hashes = append(in.hashes, binary.LittleEndian.Uint64(w[:]))
+	}
+	// Grow short inputs into batches that exercise the unrolled loops: each
+	// hash is followed by multiplicative variants (a deterministic function
+	// of the input, so failures replay).
+	if rep := int(in.hdr[5] % 8); rep > 0 {
+		base := in.hashes
+		for i := 0; i < rep && len(in.hashes) < 600; i++ {
+			for _, h := range base {
+				in.hashes = append(in.hashes, h*0x9e3779b97f4a7c15+uint64(i+1)*0xbf58476d1ce4e5b9)
+			}
+		}
+	}
+	return in
+}
+
+// splitmix returns a deterministic stream of words from seed.
+func splitmix(seed uint64) func() uint64 {
+	return func() uint64 {
+		seed += 0x9e3779b97f4a7c15
+		z := seed
+		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+		z = (z ^ z>>27) * 0x94d049bb133111eb
+		return z ^ z>>31
+	}
+}
+
+// guardedBlocks returns nb blocks starting off words (0..7) past a 64-byte
+// boundary. With off = 0 they end exactly at a guard page where the
+// platform has one (a page end is 64-byte aligned, so a misaligned array
+// cannot end there too).
+func guardedBlocks(t *testing.T, nb, off int) []kernel.Block {
+	words := kerneltest.GuardedUint64s(t, nb*kernel.BlockWords+(8-off)%8)
+	return unsafe.Slice((*kernel.Block)(unsafe.Pointer(unsafe.SliceData(words))), nb)
+}
+
+// guardedHashes copies hs into memory that ends at a guard page.
+func guardedHashes(t *testing.T, hs []uint64) []uint64 {
+	g := kerneltest.GuardedUint64s(t, len(hs))
+	copy(g, hs)
+	return g
+}
+
+// guardedOut is an output slice of n bools between guard bytes, off bytes
+// into its buffer; check reports a guard that was written or an output
+// byte that is not a bool.
+func guardedOut(n, off int) (out []bool, check func() string) {
+	const guard, pad = 0xa5, 16
+	buf := make([]byte, n+off+2*pad)
+	for i := range buf {
+		buf[i] = guard
+	}
+	lo := pad + off
+	out = unsafe.Slice((*bool)(unsafe.Pointer(&buf[lo])), n)
+	return out, func() string {
+		for i, c := range buf {
+			in := i >= lo && i < lo+n
+			if !in && c != guard {
+				return "a guard byte around the output was overwritten"
+			}
+			if in && c > 1 {
+				return "an output byte is not a bool"
+			}
+		}
+		return ""
+	}
+}
+
+// eachImpl calls f with every kernel set the CPU and build have selected in
+// turn, and restores the selection even when f fails the test.
+func eachImpl(t *testing.T, f func(impl string)) {
+	prev := kernel.Impl()
+	defer func() {
+		if _, err := kernel.SetImpl(prev); err != nil {
+			panic(err)
+		}
+	}()
+	for _, impl := range kernel.Impls() {
+		if _, err := kernel.SetImpl(impl); err != nil {
+			t.Fatal(err)
+		}
+		f(impl)
+	}
+}
+
+// modelBlockedAdd is the documented insert, key by key.
+func modelBlockedAdd(blocks []kernel.Block, k int, hs []uint64) {
+	n := uint64(len(blocks))
+	for _, h := range hs {
+		b := &blocks[(h>>32)*n>>32]
+		for j := 0; j < k; j++ {
+			b[j%8] |= 1 << (uint32(h) * kernel.Salts[j] >> 26)
+		}
+	}
+}
+
+// modelBlockedContains is the documented probe of one key.
+func modelBlockedContains(blocks []kernel.Block, k int, h uint64) bool {
+	n := uint64(len(blocks))
+	b := &blocks[(h>>32)*n>>32]
+	for j := 0; j < k; j++ {
+		if b[j%8]&(1<<(uint32(h)*kernel.Salts[j]>>26)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func FuzzBlockedKernel(f *testing.F) {
+	for _, s := range [][]byte{
+		{0, 0, 0, 0, 0, 0},
+		{7, 1, 0, 0, 0, 3, 1, 2, 3, 4, 5, 6, 7, 8},
+		{15, 200, 1, 0x35, 2, 7, 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88, 0x77, 0x66, 0x55},
+		{8, 2, 0, 0x11, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33},
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := decodeKernelInput(data)
+		k := 1 + int(in.hdr[0]%kernel.MaxK)
+		nb := 1 + int(in.hdr[1]) + int(in.hdr[2]%4)*256
+		blockOff := int(in.hdr[3] % 8)
+		outOff := int(in.hdr[3] >> 3 % 8)
+		split := int(in.hdr[4])
+		fill := splitmix(uint64(in.hdr[4]))
+		hs := in.hashes
+		if len(hs) == 0 {
+			hs = []uint64{}
+		}
+		// Starting memory: empty, or sparse random bits.
+		start := make([]kernel.Block, nb)
+		if in.hdr[3]&0x40 != 0 {
+			for i := range start {
+				for w := range start[i] {
+					start[i][w] = fill() & fill() & fill()
+				}
+			}
+		}
+		want := append([]kernel.Block(nil), start...)
+		modelBlockedAdd(want, k, hs)
+		// Probes: the added keys and their neighbours one bit away.
+		probes := make([]uint64, 0, 2*len(hs))
+		for i, h := range hs {
+			probes = append(probes, h, h^1<<(i%64))
+		}
+		probes = guardedHashes(t, probes)
+		gh := guardedHashes(t, hs)
+
+		check := func(name string, add func([]kernel.Block, int, []uint64), contains func([]kernel.Block, int, []uint64, []bool) int) {
+			b := guardedBlocks(t, nb, blockOff)
+			copy(b, start)
+			// Two calls, split at a fuzzed point, to vary batch lengths.
+			cut := min(split, len(gh))
+			add(b, k, gh[:cut])
+			add(b, k, gh[cut:])
+			for i := range b {
+				if b[i] != want[i] {
+					t.Fatalf("%s: k=%d blocks=%d keys=%d (cut %d, offset %d words): block %d is %x, want %x", name, k, nb, len(hs), cut, blockOff, i, b[i], want[i])
+				}
+			}
+			out, guards := guardedOut(len(probes), outOff)
+			for i := range out {
+				out[i] = i%3 == 0 // stale values the kernel must overwrite
+			}
+			got := contains(b, k, probes, out)
+			if msg := guards(); msg != "" {
+				t.Fatalf("%s: %s", name, msg)
+			}
+			count := 0
+			for i, p := range probes {
+				m := modelBlockedContains(want, k, p)
+				if out[i] != m {
+					t.Fatalf("%s: k=%d blocks=%d probes=%d: probe %d answers %v, want %v", name, k, nb, len(probes), i, out[i], m)
+				}
+				if m {
+					count++
+				}
+			}
+			if got != count {
+				t.Fatalf("%s: returned %d, %d are present", name, got, count)
+			}
+		}
+		check("generic", kernel.BlockedAddGeneric, kernel.BlockedContainsGeneric)
+		eachImpl(t, func(impl string) { check("impl="+impl, kernel.BlockedAdd, kernel.BlockedContains) })
+	})
+}
+
+// modelCuckooContains is the documented lookup of one key, slot by slot.
+func modelCuckooContains(t *kernel.CuckooTable, h uint64) bool {
+	n := t.Buckets
+	fpMax := uint64(1)<<t.FPBits - 1
+	i1 := (h >> 32) * n >> 32
+	fp := uint64(uint32(h))*fpMax>>32 + 1
+	hfp := uint64(uint32(fp*kernel.CuckooAltMul)) * n >> 32
+	i2 := (hfp + n - i1) % n
+	for _, i := range []uint64{i1, i2} {
+		for s := uint64(0); s < kernel.CuckooSlots; s++ {
+			if cuckooSlot(t, i, s) == fp {
+				return true
+			}
+		}
+	}
+	return t.Victim != 0 && t.Victim == fp<<32|min(i1, i2)
+}
+
+func cuckooSlot(t *kernel.CuckooTable, i, s uint64) uint64 {
+	if t.FPBits == 16 {
+		return t.Words[i] >> (16 * s) & 0xffff
+	}
+	return t.Words[i/2] >> (32*(i%2) + 8*s) & 0xff
+}
+
+func setCuckooSlot(t *kernel.CuckooTable, i, s, fp uint64) {
+	if t.FPBits == 16 {
+		t.Words[i] = t.Words[i]&^(0xffff<<(16*s)) | fp<<(16*s)
+		return
+	}
+	sh := 32*(i%2) + 8*s
+	t.Words[i/2] = t.Words[i/2]&^(0xff<<sh) | fp<<sh
+}
+
+func FuzzCuckooKernel(f *testing.F) {
+	for _, s := range [][]byte{
+		{0, 0, 0, 0, 0, 0},
+		{1, 7, 0, 0x83, 0x10, 3, 1, 2, 3, 4, 5, 6, 7, 8},
+		{0, 0, 1, 0xff, 0x37, 7, 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88, 0x77},
+		{3, 40, 0, 0x45, 0x92, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25},
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := decodeKernelInput(data)
+		bits := [2]uint{8, 16}[in.hdr[0]&1]
+		n := 1 + uint64(in.hdr[1]) + uint64(in.hdr[2]%4)*256
+		plant := in.hdr[3] // which fraction of the keys is stored
+		noise := in.hdr[4] // density of random fingerprints
+		hs := in.hashes
+		words := kerneltest.GuardedUint64s(t, int(kernel.CuckooWords(n, bits)))
+		tab := &kernel.CuckooTable{Words: words, Buckets: n, FPBits: bits}
+		rnd := splitmix(uint64(noise) | uint64(plant)<<8)
+		fpMax := uint64(1)<<bits - 1
+		for i := uint64(0); i < n; i++ {
+			for s := uint64(0); s < kernel.CuckooSlots; s++ {
+				if rnd()%8 < uint64(noise%9) {
+					setCuckooSlot(tab, i, s, rnd()%fpMax+1)
+				}
+			}
+		}
+		for j, h := range hs {
+			if uint64(j*37+int(plant))%8 >= uint64(plant%9) {
+				continue
+			}
+			i := kernel.CuckooIndex(h, n)
+			fp := kernel.CuckooFingerprint(h, fpMax)
+			if j&1 == 1 {
+				i = kernel.CuckooAlt(i, fp, n)
+			}
+			setCuckooSlot(tab, i, uint64(j)%kernel.CuckooSlots, fp)
+		}
+		switch {
+		case in.hdr[0]&6 == 2 && len(hs) > 0: // the victim is one of the keys
+			h := hs[int(in.hdr[4])%len(hs)]
+			i := kernel.CuckooIndex(h, n)
+			fp := kernel.CuckooFingerprint(h, fpMax)
+			tab.Victim = kernel.CuckooTag(fp, min(i, kernel.CuckooAlt(i, fp, n)))
+		case in.hdr[0]&6 == 4: // a random victim
+			tab.Victim = kernel.CuckooTag(rnd()%fpMax+1, rnd()%n)
+		}
+		probes := make([]uint64, 0, 2*len(hs))
+		for i, h := range hs {
+			probes = append(probes, h, h^1<<(i%64))
+		}
+		probes = guardedHashes(t, probes)
+		want := make([]bool, len(probes))
+		count := 0
+		for i, p := range probes {
+			want[i] = modelCuckooContains(tab, p)
+			if want[i] {
+				count++
+			}
+		}
+		outOff := int(in.hdr[5] >> 3 % 8)
+		check := func(name string, contains func(*kernel.CuckooTable, []uint64, []bool) int) {
+			out, guards := guardedOut(len(probes), outOff)
+			for i := range out {
+				out[i] = i%3 == 0
+			}
+			got := contains(tab, probes, out)
+			if msg := guards(); msg != "" {
+				t.Fatalf("%s: %s", name, msg)
+			}
+			for i := range probes {
+				if out[i] != want[i] {
+					t.Fatalf("%s: f=%d buckets=%d victim=%#x probes=%d: probe %d answers %v, want %v", name, bits, n, tab.Victim, len(probes), i, out[i], want[i])
+				}
+			}
+			if got != count {
+				t.Fatalf("%s: returned %d, %d are present", name, got, count)
+			}
+		}
+		check("generic", kernel.CuckooContainsGeneric)
+		eachImpl(t, func(impl string) { check("impl="+impl, kernel.CuckooContains) })
+	})
+}

@@ -1,0 +1,276 @@
+package fuzz
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/classic"
+	"github.com/sift-go/sift/cuckoo"
+)
+
+// A script is bytes: 7 parameter bytes (see decodeParams), then operations.
+// Each operation is an op byte (modulo numOps) and its arguments:
+//
+//	add, contains, remove   one key
+//	add-batch, contains-batch, union
+//	                        a count byte c, then c%maxBatch keys (union: then a flags byte)
+//	reload                  a mode byte: bit 0 ReadFrom instead of UnmarshalBinary,
+//	                        bit 1 reload only the batch lanes (the single lane keeps
+//	                        its filter, so later kicks test the restored PRNG),
+//	                        bit 2 classic through Guava's stream format
+//	reset                   nothing
+//	fill                    a count byte: 1 + c%64 made-up keys, added as one batch
+//
+// A key is one byte below 0xe0, naming one of smallKeys keys (so keys
+// repeat), or a byte 0xe0+n followed by n%8+1 bytes of a fresh key.
+// Missing bytes read as zero, so every input is a valid script.
+
+type input struct {
+	b []byte
+	i int
+}
+
+func (in *input) more() bool { return in.i < len(in.b) }
+
+func (in *input) byte() byte {
+	if in.i >= len(in.b) {
+		return 0
+	}
+	c := in.b[in.i]
+	in.i++
+	return c
+}
+
+func smallKey(i int) string { return string([]byte{'k', byte(i)}) }
+
+func (in *input) key() string {
+	c := in.byte()
+	if c < 0xe0 {
+		return smallKey(int(c) % smallKeys)
+	}
+	n := int(c&7) + 1
+	k := make([]byte, 1, n+1)
+	k[0] = 0xfe
+	for j := 0; j < n; j++ {
+		k = append(k, in.byte())
+	}
+	return string(k)
+}
+
+func (in *input) keys() []string {
+	n := int(in.byte()) % maxBatch
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = in.key()
+	}
+	return keys
+}
+
+// scriptBuilder writes scripts for the seed corpus and the example.
+type scriptBuilder struct{ b []byte }
+
+func newScript(k, blocks, ckCap, seed, kicks, scal, classicN byte) *scriptBuilder {
+	return &scriptBuilder{b: []byte{k, blocks, ckCap, seed, kicks, scal, classicN}}
+}
+
+func (s *scriptBuilder) op(op int, args ...byte) *scriptBuilder {
+	s.b = append(append(s.b, byte(op)), args...)
+	return s
+}
+
+// batch appends a batch operation over the small keys ids.
+func (s *scriptBuilder) batch(op int, ids ...byte) *scriptBuilder {
+	s.b = append(append(s.b, byte(op), byte(len(ids))), ids...)
+	return s
+}
+
+func (s *scriptBuilder) bytes() []byte { return s.b }
+
+// reload serializes every filter, decodes it again, checks that the copy
+// re-encodes to the same bytes and answers exactly like the original on
+// every key seen (and so does a zero-copy view where there is one), and
+// continues with the copies.
+func (h *harness) reload(mode byte) {
+	h.st.reloads++
+	viaReader := mode&1 != 0
+	for li, l := range h.lanes {
+		if li == 0 && mode&2 != 0 {
+			continue
+		}
+		use(l)
+		l.blocked = reloadBlocked(l.name, l.blocked, viaReader, h.knownH)
+		for i, c := range l.ck {
+			l.ck[i] = reloadCuckoo(fmt.Sprintf("%s cuckoo%d", l.name, fpBits[i]), c, viaReader, h.knownH)
+		}
+	}
+	{
+		data := image(h.conc)
+		var g blocked.Concurrent
+		if err := g.UnmarshalBinary(data); err != nil {
+			failf("Concurrent reload: %v", err)
+		}
+		if !bytes.Equal(data, image(&g)) {
+			failf("Concurrent reload re-encodes differently")
+		}
+		sameAnswers("Concurrent reload", h.conc.ContainsHash, g.ContainsHash, h.knownH)
+		h.conc.Close()
+		h.conc = &g
+	}
+	{
+		data := image(h.scal)
+		var g blocked.Scalable
+		if viaReader {
+			n, err := g.ReadFrom(bytes.NewReader(data))
+			if err != nil || n != int64(len(data)) {
+				failf("Scalable ReadFrom: %d of %d bytes, %v", n, len(data), err)
+			}
+		} else if err := g.UnmarshalBinary(data); err != nil {
+			failf("Scalable UnmarshalBinary: %v", err)
+		}
+		if !bytes.Equal(data, image(&g)) {
+			failf("Scalable reload re-encodes differently")
+		}
+		if g.Count() != h.scal.Count() || g.Stages() != h.scal.Stages() {
+			failf("Scalable reload: count %d stages %d, was %d and %d", g.Count(), g.Stages(), h.scal.Count(), h.scal.Stages())
+		}
+		sameAnswers("Scalable reload", h.scal.ContainsHash, g.ContainsHash, h.knownH)
+		h.scal.Close()
+		h.scal = &g
+	}
+	{
+		var g *classic.Filter
+		if mode&4 != 0 {
+			var buf bytes.Buffer
+			if _, err := h.classic.WriteTo(&buf); err != nil {
+				failf("classic WriteTo: %v", err)
+			}
+			data := buf.Bytes()
+			if !bytes.Equal(data, h.classic.AppendGuava(nil)) || int64(len(data)) != h.classic.GuavaSize() {
+				failf("classic WriteTo, AppendGuava and GuavaSize disagree")
+			}
+			var err error
+			if g, err = classic.ReadGuava(bytes.NewReader(data), 0); err != nil {
+				failf("classic ReadGuava: %v", err)
+			}
+		} else {
+			data := image(h.classic)
+			g = new(classic.Filter)
+			if err := g.UnmarshalBinary(data); err != nil {
+				failf("classic UnmarshalBinary: %v", err)
+			}
+			if !bytes.Equal(data, image(g)) {
+				failf("classic reload re-encodes differently")
+			}
+		}
+		if !g.Equal(h.classic) || g.BitCount() != h.classic.BitCount() {
+			failf("classic reload differs")
+		}
+		for _, k := range h.known {
+			if g.MightContain([]byte(k)) != h.classic.MightContain([]byte(k)) {
+				failf("classic reload answers %q differently", k)
+			}
+		}
+		h.classic = g
+	}
+	{
+		data := image(h.counting)
+		var g *classic.Counting
+		if viaReader {
+			r := bytes.NewReader(data)
+			var err error
+			if g, err = classic.ReadCounting(r, 0); err != nil || r.Len() != 0 {
+				failf("ReadCounting: %v (%d bytes left)", err, r.Len())
+			}
+		} else {
+			g = new(classic.Counting)
+			if err := g.UnmarshalBinary(data); err != nil {
+				failf("Counting UnmarshalBinary: %v", err)
+			}
+		}
+		if !g.Equal(h.counting) || !bytes.Equal(data, image(g)) {
+			failf("Counting reload differs")
+		}
+		sameAnswers("Counting reload", h.counting.ContainsHash, g.ContainsHash, h.knownH)
+		h.counting = g
+	}
+}
+
+func sameAnswers(name string, a, b func(uint64) bool, hs []uint64) {
+	for i, x := range hs {
+		if a(x) != b(x) {
+			failf("%s answers differently for key %d", name, i)
+		}
+	}
+}
+
+func reloadBlocked(name string, f *blocked.Filter, viaReader bool, hs []uint64) *blocked.Filter {
+	data := image(f)
+	g := new(blocked.Filter)
+	if viaReader {
+		n, err := g.ReadFrom(bytes.NewReader(data))
+		if err != nil || n != int64(len(data)) {
+			failf("%s blocked ReadFrom: %d of %d bytes, %v", name, n, len(data), err)
+		}
+	} else if err := g.UnmarshalBinary(data); err != nil {
+		failf("%s blocked UnmarshalBinary: %v", name, err)
+	}
+	if !bytes.Equal(data, image(g)) {
+		failf("%s blocked reload re-encodes differently", name)
+	}
+	if g.K() != f.K() || g.Bits() != f.Bits() || g.Seed() != f.Seed() {
+		failf("%s blocked reload changed the geometry", name)
+	}
+	sameAnswers(name+" blocked reload", f.ContainsHash, g.ContainsHash, hs)
+	v, err := blocked.FromBytes(data)
+	if err != nil {
+		failf("%s blocked FromBytes: %v", name, err)
+	}
+	out := make([]bool, len(hs))
+	v.ContainsHashes(hs, out)
+	for i, x := range hs {
+		if out[i] != f.ContainsHash(x) || v.ContainsHash(x) != out[i] {
+			failf("%s blocked view answers key %d differently", name, i)
+		}
+	}
+	v.Close()
+	f.Close()
+	return g
+}
+
+func reloadCuckoo(name string, f *cuckoo.Filter, viaReader bool, hs []uint64) *cuckoo.Filter {
+	data := image(f)
+	g := new(cuckoo.Filter)
+	if viaReader {
+		n, err := g.ReadFrom(bytes.NewReader(data))
+		if err != nil || n != int64(len(data)) {
+			failf("%s ReadFrom: %d of %d bytes, %v", name, n, len(data), err)
+		}
+	} else if err := g.UnmarshalBinary(data); err != nil {
+		failf("%s UnmarshalBinary: %v", name, err)
+	}
+	if !bytes.Equal(data, image(g)) {
+		failf("%s reload re-encodes differently", name)
+	}
+	if g.Count() != f.Count() || g.VictimInUse() != f.VictimInUse() || g.MaxKicks() != f.MaxKicks() {
+		failf("%s reload: count %d victim %v, was %d %v", name, g.Count(), g.VictimInUse(), f.Count(), f.VictimInUse())
+	}
+	sameAnswers(name+" reload", f.ContainsHash, g.ContainsHash, hs)
+	v, err := cuckoo.FromBytes(data, cuckoo.LoadOptions{})
+	if err != nil {
+		failf("%s FromBytes: %v", name, err)
+	}
+	out := make([]bool, len(hs))
+	v.ContainsHashes(hs, out)
+	for i, x := range hs {
+		if out[i] != f.ContainsHash(x) {
+			failf("%s view answers key %d differently", name, i)
+		}
+	}
+	if v.Count() != f.Count() {
+		failf("%s view Count %d, want %d", name, v.Count(), f.Count())
+	}
+	v.Close()
+	f.Close()
+	return g
+}
