@@ -1,0 +1,194 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/zeebo/xxh3"
+)
+
+func TestKeysDeterministicAndDisjoint(t *testing.T) {
+	a, b := MakeKeys(1000, Present), MakeKeys(1000, Present)
+	if !bytes.Equal(a.Raw, b.Raw) {
+		t.Fatal("MakeKeys is not deterministic")
+	}
+	seen := map[uint64]bool{}
+	for i := range a.Len() {
+		seen[binary.LittleEndian.Uint64(a.Key(i))] = true
+		if a.Hashes[i] != xxh3.Hash(a.Key(i)) {
+			t.Fatalf("key %d: hash %#x, want XXH3 %#x", i, a.Hashes[i], xxh3.Hash(a.Key(i)))
+		}
+	}
+	if len(seen) != a.Len() {
+		t.Fatalf("%d distinct keys of %d", len(seen), a.Len())
+	}
+	abs := MakeKeys(1000, Absent)
+	for i := range abs.Len() {
+		if seen[binary.LittleEndian.Uint64(abs.Key(i))] {
+			t.Fatalf("absent key %d is also present", i)
+		}
+	}
+}
+
+// Every adapter must hold what it was given (no false negatives), answer
+// absent keys near its design rate, and report a plausible size.
+func TestAdapters(t *testing.T) {
+	const n = 20000
+	present, absent := MakeKeys(n, Present), MakeKeys(100000, Absent)
+	for _, fpp := range []float64{0.01, 0.001} {
+		for _, s := range Specs() {
+			f, err := s.New(n, fpp)
+			if err == ErrUnsupported {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s fpp=%g: New: %v", s.Name, fpp, err)
+			}
+			if err := f.Insert(present); err != nil {
+				t.Fatalf("%s fpp=%g: Insert: %v", s.Name, fpp, err)
+			}
+			if got := f.CountContains(present, 0, n); got != n {
+				t.Errorf("%s fpp=%g: %d of %d present keys found", s.Name, fpp, got, n)
+			}
+			if b, ok := f.(Batcher); ok {
+				out := make([]bool, n)
+				if got := b.CountContainsBatch(present.Hashes, out); got != n {
+					t.Errorf("%s fpp=%g: batch found %d of %d present keys", s.Name, fpp, got, n)
+				}
+				loop := f.CountContains(absent, 0, absent.Len())
+				out = make([]bool, absent.Len())
+				if batch := b.CountContainsBatch(absent.Hashes, out); batch != loop {
+					t.Errorf("%s fpp=%g: batch says %d absent keys present, loop %d", s.Name, fpp, batch, loop)
+				}
+			}
+			if bi, ok := f.(BatchInserter); ok {
+				g, err := s.New(n, fpp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := g.(BatchInserter).InsertBatch(present); err != nil {
+					t.Fatalf("%s fpp=%g: InsertBatch: %v", s.Name, fpp, err)
+				}
+				if got := g.CountContains(present, 0, n); got != n {
+					t.Errorf("%s fpp=%g: after InsertBatch %d of %d present keys found", s.Name, fpp, got, n)
+				}
+				if a, b := g.CountContains(absent, 0, absent.Len()), f.CountContains(absent, 0, absent.Len()); a != b {
+					t.Errorf("%s fpp=%g: batch-built filter says %d absent keys present, loop-built %d", s.Name, fpp, a, b)
+				}
+				closeFilter(g)
+				_ = bi
+			}
+			// Fixed-fingerprint filters sit in the group nearest their rate:
+			// allow up to 5x the group's target (8-bit cuckoo: ~3%).
+			if fpr := MeasureFPR(f, absent); fpr > 5*fpp {
+				t.Errorf("%s fpp=%g: measured FPR %g", s.Name, fpp, fpr)
+			}
+			if bpk := BitsPerKey(f, n); bpk < 4 || bpk > 64 {
+				t.Errorf("%s fpp=%g: %.2f bits/key", s.Name, fpp, bpk)
+			}
+			closeFilter(f)
+		}
+	}
+}
+
+func TestProbePrefetchMatchesGo(t *testing.T) {
+	for _, size := range []int{64, 4096, 1 << 20, 5 << 20} {
+		p := NewProbe(size)
+		hs := MakeKeys(300, Absent).Hashes
+		for l := 0; l <= len(hs); l++ {
+			want := p.ProbeRandom(hs[:l])
+			if got := p.ProbePrefetch(hs[:l]); got != want {
+				t.Fatalf("size %d, %d hashes: prefetch sum %#x, Go sum %#x", size, l, got, want)
+			}
+			if got := probePrefetchGeneric(&p.words[0], p.lines, hs[:l]); got != want {
+				t.Fatalf("size %d, %d hashes: generic sum %#x, want %#x", size, l, got, want)
+			}
+		}
+		if err := p.Free(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The chain must be one cycle through every line.
+func TestProbeChainIsOneCycle(t *testing.T) {
+	p := NewProbe(64 * 1001)
+	defer p.Free()
+	seen := make([]bool, p.lines)
+	for range p.lines {
+		cur := p.ProbeChain(1)
+		if seen[cur] {
+			t.Fatalf("line %d visited twice before the cycle closed", cur)
+		}
+		seen[cur] = true
+	}
+	if p.cursor != 0 {
+		t.Fatalf("after %d steps the chain is at %d, want back at 0", p.lines, p.cursor)
+	}
+}
+
+func TestFormulas(t *testing.T) {
+	if got := ClassicBestFPR(9.585); math.Abs(got-0.01)/0.01 > 0.02 {
+		t.Errorf("ClassicBestFPR(9.585) = %g, want ~0.01", got)
+	}
+	// DESIGN.md's reference points for 512-bit blocks, within 5%.
+	for _, c := range []struct{ fpp, bits float64 }{{0.01, 9.9}, {0.001, 15.5}, {0.0001, 21.9}} {
+		if got := BlockedMinBits(c.fpp); math.Abs(got-c.bits)/c.bits > 0.05 {
+			t.Errorf("BlockedMinBits(%g) = %.2f, want ~%.1f", c.fpp, got, c.bits)
+		}
+	}
+	if got := FuseFPR(8); got != 1.0/256 {
+		t.Errorf("FuseFPR(8) = %g", got)
+	}
+	if got := CuckooFPR(8, 0.95); got < 0.025 || got > 0.035 {
+		t.Errorf("CuckooFPR(8, 0.95) = %g, want ~0.03", got)
+	}
+}
+
+func TestFormatN(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{100000, "1e5"}, {1, "1e0"}, {123, "123"}, {100000000, "1e8"}} {
+		if got := formatN(c.n); got != c.want {
+			t.Errorf("formatN(%d) = %q, want %q", c.n, got, c.want)
+		}
+		if n, err := parseN(formatN(c.n)); err != nil || n != c.n {
+			t.Errorf("parseN(formatN(%d)) = %d, %v", c.n, n, err)
+		}
+	}
+}
+
+func TestPlanMatchesSpecs(t *testing.T) {
+	plan := Plan()
+	if len(plan) == 0 {
+		t.Fatal("empty plan")
+	}
+	seen := map[string]bool{}
+	for _, name := range plan {
+		if seen[name] {
+			t.Fatalf("case %s listed twice", name)
+		}
+		seen[name] = true
+	}
+}
+
+// The assembly's prefetch distance is a #define; the report quotes the Go
+// constant. Keep them equal.
+func TestPrefetchDistanceMatchesAssembly(t *testing.T) {
+	for _, file := range []string{"probe_amd64.s", "probe_arm64.s"} {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("#define DIST %d\n", PrefetchDistance)
+		if !strings.Contains(string(src), want) {
+			t.Errorf("%s does not contain %q", file, strings.TrimSpace(want))
+		}
+	}
+}

@@ -1,0 +1,409 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sift-go/sift/bench"
+)
+
+// report is the data behind the markdown and the plots.
+type report struct {
+	cfg     config
+	m       machine
+	byName  map[string]summary
+	sizes   []string // n values, ascending
+	fpps    []string // fpp values, descending
+	specs   []bench.Spec
+	elapsed time.Duration
+	rawPath string
+	runs    int
+	// unit is the time metric the tables use: "cpu-ns/key" (the thread's
+	// CPU time, steadier on a shared machine) when the run has it, else
+	// "ns/key" (wall clock).
+	unit string
+}
+
+func newReport(c config, m machine, ss []summary, elapsed time.Duration, rawPath string) *report {
+	r := &report{cfg: c, m: m, byName: map[string]summary{}, specs: bench.Specs(), elapsed: elapsed, rawPath: rawPath, unit: "ns/key"}
+	sizes, fpps := map[string]bool{}, map[string]bool{}
+	for _, s := range ss {
+		if _, ok := s.Metrics["cpu-ns/key"]; ok && !c.wall {
+			r.unit = "cpu-ns/key"
+		}
+		r.byName[s.Name] = s
+		r.runs = max(r.runs, s.Runs)
+		if n := s.Key.Params["n"]; n != "" {
+			sizes[n] = true
+		}
+		if f := s.Key.Params["fpp"]; f != "" {
+			fpps[f] = true
+		}
+	}
+	for n := range sizes {
+		r.sizes = append(r.sizes, n)
+	}
+	sort.Slice(r.sizes, func(i, j int) bool { return parseCount(r.sizes[i]) < parseCount(r.sizes[j]) })
+	for f := range fpps {
+		r.fpps = append(r.fpps, f)
+	}
+	sort.Slice(r.fpps, func(i, j int) bool { return parseCount(r.fpps[i]) > parseCount(r.fpps[j]) })
+	return r
+}
+
+func containsName(n, fpp, filter, keys, mode string) string {
+	return fmt.Sprintf("BenchmarkContains/n=%s/fpp=%s/filter=%s/keys=%s/mode=%s", n, fpp, filter, keys, mode)
+}
+
+func insertName(n, fpp, filter, mode string) string {
+	return fmt.Sprintf("BenchmarkInsert/n=%s/fpp=%s/filter=%s/mode=%s", n, fpp, filter, mode)
+}
+
+func memoryName(n, fpp, probe string) string {
+	return fmt.Sprintf("BenchmarkMemory/n=%s/fpp=%s/probe=%s", n, fpp, probe)
+}
+
+// metric returns a case's median metric, or NaN when the case did not run.
+func (r *report) metric(name, unit string) float64 {
+	s, ok := r.byName[name]
+	if !ok {
+		return math.NaN()
+	}
+	v, ok := s.Metrics[unit]
+	if !ok {
+		return math.NaN()
+	}
+	return v
+}
+
+// specsIn returns the filters with results at fpp, in Specs order.
+func (r *report) specsIn(fpp string) []bench.Spec {
+	var out []bench.Spec
+	for _, s := range r.specs {
+		for _, n := range r.sizes {
+			if _, ok := r.byName[insertName(n, fpp, s.Name, "loop")]; ok {
+				out = append(out, s)
+				break
+			}
+			if _, ok := r.byName[containsName(n, fpp, s.Name, "present", "loop")]; ok {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// hasBatch reports whether filter ran lookups in batch mode at fpp.
+func (r *report) hasBatch(fpp, filter string) bool {
+	for _, n := range r.sizes {
+		if _, ok := r.byName[containsName(n, fpp, filter, "present", "batch")]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// hasBatchInsert reports whether filter ran inserts in batch mode at fpp.
+func (r *report) hasBatchInsert(fpp, filter string) bool {
+	for _, n := range r.sizes {
+		if _, ok := r.byName[insertName(n, fpp, filter, "batch")]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// siftRef names the sift filter each filter's ratio is taken against: the
+// sift filter of the same kind in the same fpp group (sift-blocked for
+// Bloom and static filters).
+func (r *report) siftRef(fpp string, s bench.Spec) string {
+	if s.Kind == bench.KindCuckoo {
+		for _, t := range r.specsIn(fpp) {
+			if t.Sift && t.Kind == bench.KindCuckoo {
+				return t.Name
+			}
+		}
+	}
+	return "sift-blocked"
+}
+
+func fmtNs(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "–"
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+func fmtRatio(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64) + "×"
+}
+
+func fmtFPR(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	if v == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+func pct(fpp string) string {
+	return strconv.FormatFloat(parseCount(fpp)*100, 'g', -1, 64) + "%"
+}
+
+func (r *report) markdown(plots []plotFile) string {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("# sift benchmarks: %s\n\n", r.m.CPU)
+	w("Produced by `cd bench && %s` on %s. Every figure is the median of %d runs (`-count %d`, `-benchtime %s`), single-threaded, on the same deterministic keys (8-byte keys, XXH3 hashes precomputed).", r.command(), r.m.Date, r.runs, r.runs, r.cfg.benchtime)
+	if r.elapsed > 0 {
+		w(" The run took %s.", fmtDur(r.elapsed))
+	} else if r.m.Elapsed != "" {
+		w(" The run took %s.", r.m.Elapsed)
+	}
+	if r.cfg.from != "" && r.cfg.recorded != "" {
+		w(" Tables and plots were redrawn from its raw output with `go run ./cmd/report -from %s`.", r.cfg.from)
+	}
+	w(" Raw `go test` output: [%s](%s) (benchstat-ready).\n\n", baseName(r.rawPath), baseName(r.rawPath))
+	w("| machine | |\n|---|---|\n")
+	w("| CPU | %s (%d logical cores) |\n", r.m.CPU, r.m.Cores)
+	if r.m.Caches != "" {
+		w("| caches | %s |\n", r.m.Caches)
+	}
+	w("| memory | %s |\n| OS | %s |\n| Go | %s |\n", r.m.Memory, r.m.Kernel, r.m.GoVersion)
+	if r.m.THP != "" {
+		w("| transparent huge pages | %s |\n", r.m.THP)
+	}
+	if r.m.Git != "" {
+		w("| sift commit | %s |\n", r.m.Git)
+	}
+	if r.m.LoadStart != "" {
+		w("| load average (start → end) | %s → %s |\n", r.m.LoadStart, r.m.LoadEnd)
+	}
+	w("\nThis is a %d-core machine that other work shares: compare ratios within one run, not absolute numbers across runs.", r.m.Cores)
+	if r.unit == "cpu-ns/key" {
+		w(" All times are **CPU time of the benchmark thread per key** (`cpu-ns/key`, from CLOCK_THREAD_CPUTIME_ID), which leaves out the time the thread was descheduled while other processes ran; it still includes every cache and memory stall, and other processes still compete for the shared L3 cache and memory bandwidth. The wall-clock `ns/key` of every case is in the raw output (`-wall` makes the tables use it).\n\n")
+	} else {
+		w(" All times are wall-clock ns/key.\n\n")
+	}
+
+	r.writePeers(&b)
+	r.writeStanding(&b)
+	r.writeTargets(&b)
+	for _, p := range plots {
+		w("![%s](%s.svg)\n\n", p.Title, p.File)
+	}
+	r.writeMemory(&b)
+	for _, fpp := range r.fpps {
+		for _, keys := range []string{"present", "absent"} {
+			r.writeLookups(&b, fpp, keys)
+		}
+		r.writeInserts(&b, fpp)
+		r.writeSpace(&b, fpp)
+	}
+	return b.String()
+}
+
+// lastLevel returns the last entry of a "L1 32K, L2 1024K, L3 32768K" list.
+func lastLevel(caches string) string {
+	parts := strings.Split(caches, ", ")
+	if caches == "" {
+		return "size unknown"
+	}
+	return parts[len(parts)-1]
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+func (r *report) command() string {
+	if r.cfg.recorded != "" {
+		return strings.TrimSpace(r.cfg.recorded)
+	}
+	cmd := "go run ./cmd/report"
+	if r.cfg.quick {
+		cmd += " -quick"
+	}
+	if r.cfg.large {
+		cmd += " -large"
+	}
+	if r.cfg.from != "" {
+		cmd += " -from " + r.cfg.from
+	}
+	return cmd
+}
+
+func (r *report) writePeers(b *strings.Builder) {
+	var pkgs []string
+	for _, s := range r.specs {
+		pkgs = append(pkgs, s.Library)
+	}
+	versions := moduleVersions(pkgs)
+	fmt.Fprintf(b, "## Filters\n\n| filter | module | input | kind | notes |\n|---|---|---|---|---|\n")
+	for _, s := range r.specs {
+		v := versions[s.Library]
+		if v == "" {
+			v = s.Library
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", s.Name, v, s.Input, s.Kind, s.Note)
+	}
+	hash := r.metric("BenchmarkHash/hash=xxh3", r.unit)
+	fmt.Fprintf(b, "\n*input*: `hash` filters get the precomputed 64-bit XXH3 hash of each key; `bytes` filters hash the key themselves. Hashing an 8-byte key with XXH3 costs **%s ns** here: add it to a `hash` filter's figure to compare it with a `bytes` filter (sift-blocked-bytes is sift-blocked doing exactly that).\n\n", fmtNs(hash))
+	fmt.Fprintf(b, "Not measured: greatroar/blobloom, jcalabro/gloom, panmari/cuckoofilter and linvon/cuckoo-filter; this machine's module proxy refuses them (403), so the bench module cannot depend on them here.\n\n")
+}
+
+func (r *report) writeMemory(b *strings.Builder) {
+	fmt.Fprintf(b, "## The memory limit\n\nOver an array the size of a 512-bit blocked filter for n keys at the target rate (64-byte aligned, huge-page advised like sift's big filters): **chain** = dependent random 64-byte reads (latency), **random** = independent random reads, **prefetch** = independent reads with PREFETCHT0/PRFM %d keys ahead, in assembly. The `×mem` columns below divide by *prefetch*. Once the array is larger than the last-level cache (%s here), no filter that reads one cache line per key can beat it by much. While it fits in cache the probe's scalar loop (one multiply, one prefetch, one load per key) is what it measures, and a vectorised batch kernel can beat it: a `×mem` below 1 there means the loop overhead, not the memory, is the limit.\n\n", bench.PrefetchDistance, lastLevel(r.m.Caches))
+	fmt.Fprintf(b, "| n | fpp | array | chain %s | random %s | prefetch %s |\n|---|---|---|---|---|---|\n", r.unit, r.unit, r.unit)
+	for _, n := range r.sizes {
+		for _, fpp := range r.fpps {
+			mib := r.metric(memoryName(n, fpp, "chain"), "MiB")
+			if math.IsNaN(mib) {
+				continue
+			}
+			fmt.Fprintf(b, "| %s | %s | %s MiB | %s | %s | %s |\n", n, pct(fpp), strconv.FormatFloat(mib, 'g', 3, 64),
+				fmtNs(r.metric(memoryName(n, fpp, "chain"), r.unit)),
+				fmtNs(r.metric(memoryName(n, fpp, "random"), r.unit)),
+				fmtNs(r.metric(memoryName(n, fpp, "prefetch"), r.unit)))
+		}
+	}
+	b.WriteString("\n")
+}
+
+func (r *report) writeLookups(b *strings.Builder, fpp, keys string) {
+	fmt.Fprintf(b, "## Lookup, %s keys, fpp %s (%s)\n\n", keys, pct(fpp), r.unit)
+	fmt.Fprintf(b, "`×sift`: this filter's time over the sift filter of its kind (sift-blocked for Bloom and static filters, the sift cuckoo filter for cuckoo filters) in the same mode; above 1 means sift is faster. `×mem`: over the prefetch probe at that n.\n\n")
+	b.WriteString("| filter | input |")
+	for _, n := range r.sizes {
+		fmt.Fprintf(b, " n=%s | ×sift | ×mem |", n)
+	}
+	b.WriteString("\n|---|---|")
+	for range r.sizes {
+		b.WriteString("---|---|---|")
+	}
+	b.WriteString("\n")
+	for _, s := range r.specsIn(fpp) {
+		modes := []string{"loop"}
+		if r.hasBatch(fpp, s.Name) {
+			modes = append(modes, "batch")
+		}
+		for _, mode := range modes {
+			label := s.Name
+			if mode == "batch" {
+				label += " (batch)"
+			}
+			if s.Sift {
+				label = "**" + label + "**"
+			}
+			fmt.Fprintf(b, "| %s | %s |", label, s.Input)
+			ref := r.siftRef(fpp, s)
+			for _, n := range r.sizes {
+				v := r.metric(containsName(n, fpp, s.Name, keys, mode), r.unit)
+				rv := r.metric(containsName(n, fpp, ref, keys, mode), r.unit)
+				mem := r.metric(memoryName(n, fpp, "prefetch"), r.unit)
+				fmt.Fprintf(b, " %s | %s | %s |", fmtNs(v), fmtRatio(v/rv), fmtRatio(v/mem))
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n")
+}
+
+func (r *report) writeInserts(b *strings.Builder, fpp string) {
+	fmt.Fprintf(b, "## Insert all n keys into an empty filter, fpp %s (%s)\n\n", pct(fpp), r.unit)
+	fmt.Fprintf(b, "Static filters (xor-fuse) are built from the whole key set instead. `(batch)`: the library's batch insert over hashes (sift's AddHashes, parquet-go's InsertBulk). `×sift` as above, batch against sift's batch.\n\n")
+	b.WriteString("| filter | input |")
+	for _, n := range r.sizes {
+		fmt.Fprintf(b, " n=%s | ×sift |", n)
+	}
+	b.WriteString("\n|---|---|")
+	for range r.sizes {
+		b.WriteString("---|---|")
+	}
+	b.WriteString("\n")
+	for _, s := range r.specsIn(fpp) {
+		modes := []string{"loop"}
+		if r.hasBatchInsert(fpp, s.Name) {
+			modes = append(modes, "batch")
+		}
+		for _, mode := range modes {
+			label := s.Name
+			if mode == "batch" {
+				label += " (batch)"
+			}
+			if s.Sift {
+				label = "**" + label + "**"
+			}
+			fmt.Fprintf(b, "| %s | %s |", label, s.Input)
+			ref := r.siftRef(fpp, s)
+			for _, n := range r.sizes {
+				v := r.metric(insertName(n, fpp, s.Name, mode), r.unit)
+				rv := r.metric(insertName(n, fpp, ref, mode), r.unit)
+				fmt.Fprintf(b, " %s | %s |", fmtNs(v), fmtRatio(v/rv))
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n")
+}
+
+func (r *report) writeSpace(b *strings.Builder, fpp string) {
+	fmt.Fprintf(b, "## Space and accuracy, fpp %s\n\nBits per key (table size × 8 / n) and the false-positive rate measured over at least 10⁶ absent keys (10⁷ from n = 10⁷ up). Allocations per lookup or insert were zero unless listed under *allocs*.\n\n", pct(fpp))
+	b.WriteString("| filter |")
+	for _, n := range r.sizes {
+		fmt.Fprintf(b, " n=%s bits/key | FPR |", n)
+	}
+	b.WriteString(" allocs |\n|---|")
+	for range r.sizes {
+		b.WriteString("---|---|")
+	}
+	b.WriteString("---|\n")
+	for _, s := range r.specsIn(fpp) {
+		fmt.Fprintf(b, "| %s |", s.Name)
+		var allocs []string
+		for _, n := range r.sizes {
+			name := containsName(n, fpp, s.Name, "absent", "loop")
+			fmt.Fprintf(b, " %s | %s |", fmtNs(r.metric(name, "bits/key")), fmtFPR(r.metric(name, "fpr")))
+			for _, keys := range []string{"present", "absent"} {
+				if a := r.metric(containsName(n, fpp, s.Name, keys, "loop"), "allocs/op"); a > 0 {
+					allocs = append(allocs, fmt.Sprintf("lookup n=%s: %g per %d keys", n, a, 4096))
+				}
+			}
+			if a := r.metric(insertName(n, fpp, s.Name, "loop"), "allocs/op"); a > 0 {
+				allocs = append(allocs, fmt.Sprintf("insert n=%s: %g per %s keys", n, a, n))
+			}
+		}
+		fmt.Fprintf(b, " %s |\n", strings.Join(dedupe(allocs), "; "))
+	}
+	b.WriteString("\n")
+}
+
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,232 @@
+package bench
+
+import (
+	"errors"
+	"reflect"
+	"unsafe"
+
+	"github.com/AndreasBriese/bbloom"
+	"github.com/FastFilter/xorfilter"
+	bitsbloom "github.com/bits-and-blooms/bloom/v3"
+	pqbloom "github.com/parquet-go/parquet-go/bloom"
+	seiflotfy "github.com/seiflotfy/cuckoofilter"
+)
+
+// The peers whose modules the Go module proxy serves here. Four more named
+// in issue 8 (greatroar/blobloom, jcalabro/gloom, panmari/cuckoofilter,
+// linvon/cuckoo-filter) are refused by this workplace's module proxy and
+// therefore have no adapter; see README.md.
+
+func init() {
+	register(Spec{
+		Name:    "bits-and-blooms",
+		Library: "github.com/bits-and-blooms/bloom/v3",
+		Input:   InputBytes,
+		Kind:    KindBloom,
+		Note:    "classic Bloom, murmur3 of the bytes, NewWithEstimates(n, fpp)",
+		New: func(n int, fpp float64) (Filter, error) {
+			return &bitsBloomFilter{f: bitsbloom.NewWithEstimates(uint(n), fpp)}, nil
+		},
+	})
+	register(Spec{
+		Name:    "bbloom",
+		Library: "github.com/AndreasBriese/bbloom",
+		Input:   InputBytes,
+		Kind:    KindBloom,
+		Note:    "classic Bloom, size rounded up to a power of two, New(n, fpp)",
+		New: func(n int, fpp float64) (Filter, error) {
+			return &bbloomFilter{f: bbloom.New(float64(n), fpp)}, nil
+		},
+	})
+	register(Spec{
+		Name:    "parquet-sbbf",
+		Library: "github.com/parquet-go/parquet-go/bloom",
+		Input:   InputHash,
+		Kind:    KindBloom,
+		Note:    "split-block (256-bit blocks, 8 probes), AVX2 on amd64; sized with NumSplitBlocksOf(n, bits) at the fewest whole bits/key the split-block formula allows for fpp",
+		New: func(n int, fpp float64) (Filter, error) {
+			bits := uint(1)
+			for SplitBlockFPR(float64(bits)) > fpp {
+				bits++
+			}
+			return &parquetFilter{f: make(pqbloom.SplitBlockFilter, pqbloom.NumSplitBlocksOf(int64(n), bits))}, nil
+		},
+	})
+	register(Spec{
+		Name:    "seiflotfy-cuckoo",
+		Library: "github.com/seiflotfy/cuckoofilter",
+		Input:   InputBytes,
+		Kind:    KindCuckoo,
+		Note:    "8-bit fingerprints (fixed, FPR ~3%), capacity rounded up to a power of two; joins the 1% group only",
+		New: func(n int, fpp float64) (Filter, error) {
+			if fpp < 0.01 {
+				return nil, ErrUnsupported
+			}
+			return &seiflotfyFilter{f: seiflotfy.NewFilter(uint(n))}, nil
+		},
+	})
+	register(Spec{
+		Name:    "xor-fuse8",
+		Library: "github.com/FastFilter/xorfilter",
+		Input:   InputHash,
+		Kind:    KindStatic,
+		Note:    "binary fuse filter, 8-bit fingerprints (FPR 0.39%), static: insert = build from all keys; 1% group",
+		New: func(n int, fpp float64) (Filter, error) {
+			if fpp < 0.01 {
+				return nil, ErrUnsupported
+			}
+			return &fuseFilter[uint8]{}, nil
+		},
+	})
+	register(Spec{
+		Name:    "xor-fuse16",
+		Library: "github.com/FastFilter/xorfilter",
+		Input:   InputHash,
+		Kind:    KindStatic,
+		Note:    "binary fuse filter, 16-bit fingerprints (FPR 0.0015%), static; 0.1% group",
+		New: func(n int, fpp float64) (Filter, error) {
+			if fpp >= 0.01 {
+				return nil, ErrUnsupported
+			}
+			return &fuseFilter[uint16]{}, nil
+		},
+	})
+}
+
+type bitsBloomFilter struct{ f *bitsbloom.BloomFilter }
+
+func (a *bitsBloomFilter) Insert(k *Keys) error {
+	for i := range k.Len() {
+		a.f.Add(k.Key(i))
+	}
+	return nil
+}
+
+func (a *bitsBloomFilter) CountContains(k *Keys, lo, hi int) int {
+	c := 0
+	for i := lo; i < hi; i++ {
+		if a.f.Test(k.Key(i)) {
+			c++
+		}
+	}
+	return c
+}
+
+func (a *bitsBloomFilter) SizeBytes() int { return int(a.f.Cap()+63) / 64 * 8 }
+
+type bbloomFilter struct{ f bbloom.Bloom }
+
+func (a *bbloomFilter) Insert(k *Keys) error {
+	for i := range k.Len() {
+		a.f.Add(k.Key(i))
+	}
+	return nil
+}
+
+func (a *bbloomFilter) CountContains(k *Keys, lo, hi int) int {
+	c := 0
+	for i := lo; i < hi; i++ {
+		if a.f.Has(k.Key(i)) {
+			c++
+		}
+	}
+	return c
+}
+
+// SizeBytes reads bbloom's unexported size field (the bit count minus one)
+// with reflect: the library has no accessor.
+func (a *bbloomFilter) SizeBytes() int {
+	bits := reflect.ValueOf(a.f).FieldByName("size").Uint() + 1
+	return int(bits / 8)
+}
+
+type parquetFilter struct{ f pqbloom.SplitBlockFilter }
+
+func (a *parquetFilter) Insert(k *Keys) error {
+	for _, h := range k.Hashes {
+		a.f.Insert(h)
+	}
+	return nil
+}
+
+func (a *parquetFilter) InsertBatch(k *Keys) error {
+	a.f.InsertBulk(k.Hashes)
+	return nil
+}
+
+func (a *parquetFilter) CountContains(k *Keys, lo, hi int) int {
+	c := 0
+	for _, h := range k.Hashes[lo:hi] {
+		if a.f.Check(h) {
+			c++
+		}
+	}
+	return c
+}
+
+func (a *parquetFilter) SizeBytes() int { return len(a.f) * pqbloom.BlockSize }
+
+type seiflotfyFilter struct{ f *seiflotfy.Filter }
+
+func (a *seiflotfyFilter) Insert(k *Keys) error {
+	for i := range k.Len() {
+		if !a.f.Insert(k.Key(i)) {
+			return ErrFull
+		}
+	}
+	return nil
+}
+
+func (a *seiflotfyFilter) CountContains(k *Keys, lo, hi int) int {
+	c := 0
+	for i := lo; i < hi; i++ {
+		if a.f.Lookup(k.Key(i)) {
+			c++
+		}
+	}
+	return c
+}
+
+// SizeBytes reads the unexported bucket slice with reflect: 4 one-byte
+// slots per bucket.
+func (a *seiflotfyFilter) SizeBytes() int {
+	return reflect.ValueOf(a.f).Elem().FieldByName("buckets").Len() * 4
+}
+
+// fuseFilter is a FastFilter binary fuse filter with T-bit fingerprints.
+type fuseFilter[T uint8 | uint16] struct {
+	f       *xorfilter.BinaryFuse[T]
+	scratch []uint64
+}
+
+func (a *fuseFilter[T]) Insert(k *Keys) error {
+	// NewBinaryFuse may reorder and deduplicate its argument: give it a copy.
+	a.scratch = append(a.scratch[:0], k.Hashes...)
+	f, err := xorfilter.NewBinaryFuse[T](a.scratch)
+	if err != nil {
+		return err
+	}
+	a.f = f
+	return nil
+}
+
+func (a *fuseFilter[T]) CountContains(k *Keys, lo, hi int) int {
+	c := 0
+	for _, h := range k.Hashes[lo:hi] {
+		if a.f.Contains(h) {
+			c++
+		}
+	}
+	return c
+}
+
+func (a *fuseFilter[T]) SizeBytes() int {
+	if a.f == nil {
+		return 0
+	}
+	var zero T
+	return len(a.f.Fingerprints) * int(unsafe.Sizeof(zero))
+}
+
+// ErrFull is returned by Insert when a filter refuses a key.
+var ErrFull = errors.New("bench: filter full")

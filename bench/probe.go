@@ -1,0 +1,95 @@
+package bench
+
+import (
+	"github.com/sift-go/sift/internal/mem"
+)
+
+// PrefetchDistance is how many keys ahead ProbePrefetch prefetches.
+const PrefetchDistance = 16
+
+// Probe is the memory-limit probe: an array of 64-byte lines, allocated
+// like sift's big filters (64-byte aligned; from 4 MiB up an anonymous
+// mapping advised for transparent huge pages on Linux), read in the three
+// patterns that bound what any one-cache-line-per-key filter can do.
+type Probe struct {
+	words  []uint64 // 8 per line; word 0 of line i is the next line of the chain
+	region *mem.Region
+	lines  uint64
+	cursor uint64 // where ProbeChain resumes
+}
+
+// NewProbe returns a probe over an array of at least size bytes (rounded up
+// to whole 64-byte lines). The lines' first words form one random cycle
+// through every line (Sattolo's algorithm, fixed seed), so the chain visits
+// the whole array before repeating. Free releases it.
+func NewProbe(size int) *Probe {
+	lines := max((size+63)/64, 1)
+	words, region := mem.AllocWords(lines * 8)
+	p := &Probe{words: words, region: region, lines: uint64(lines)}
+	perm := make([]uint32, lines)
+	for i := range perm {
+		perm[i] = uint32(i)
+	}
+	state := uint64(0x5eed)
+	for i := lines - 1; i > 0; i-- {
+		state++
+		j := int(mulHi32(splitmix64(state), uint64(i))) // 0 <= j < i
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	// perm is now a single cycle (Sattolo): follow it line by line.
+	for i := range lines {
+		words[8*int(perm[i])] = uint64(perm[(i+1)%lines])
+	}
+	return p
+}
+
+// mulHi32 maps the high 32 bits of h onto 0..n-1 by multiply-shift, as
+// sift's blocked filter picks a block (n < 2^32).
+func mulHi32(h, n uint64) uint64 { return (h >> 32) * n >> 32 }
+
+// Bytes returns the array's size.
+func (p *Probe) Bytes() int { return len(p.words) * 8 }
+
+// Free releases the array; the probe must not be used afterwards.
+func (p *Probe) Free() error { return p.region.Free() }
+
+// ProbeChain follows the random cycle for steps dependent reads (each
+// address comes from the previous load) and returns the last line reached:
+// the latency of one random 64-byte read.
+func (p *Probe) ProbeChain(steps int) uint64 {
+	cur := p.cursor
+	w := p.words
+	for range steps {
+		cur = w[8*cur]
+	}
+	p.cursor = cur
+	return cur
+}
+
+// ProbeRandom reads word 0 of the line each hash of hs maps to (independent
+// reads the CPU may overlap out of order) and returns their sum.
+func (p *Probe) ProbeRandom(hs []uint64) uint64 {
+	w := p.words
+	n := p.lines
+	var sum uint64
+	for _, h := range hs {
+		sum += w[8*mulHi32(h, n)]
+	}
+	return sum
+}
+
+// ProbePrefetch is ProbeRandom with a software prefetch of the line
+// PrefetchDistance keys ahead, in assembly on amd64 (PREFETCHT0) and arm64
+// (PRFM PLDL1KEEP); elsewhere it is ProbeRandom. It returns the same sum.
+func (p *Probe) ProbePrefetch(hs []uint64) uint64 {
+	if len(hs) == 0 {
+		return 0
+	}
+	return probePrefetch(&p.words[0], p.lines, hs)
+}
+
+// probePrefetchGeneric is the portable twin of the assembly.
+func probePrefetchGeneric(words *uint64, lines uint64, hs []uint64) uint64 {
+	p := Probe{words: unsafeWords(words, lines), lines: lines}
+	return p.ProbeRandom(hs)
+}

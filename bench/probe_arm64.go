@@ -1,0 +1,8 @@
+//go:build gc && !purego
+
+package bench
+
+// probePrefetch is ProbePrefetch's loop, in probe_arm64.s.
+//
+//go:noescape
+func probePrefetch(words *uint64, lines uint64, hs []uint64) uint64

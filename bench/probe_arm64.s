@@ -1,0 +1,62 @@
+//go:build gc && !purego
+
+#include "textflag.h"
+
+// Prefetch distance in keys; keep equal to PrefetchDistance in probe.go.
+#define DIST 16
+
+// Registers.
+#define WORDS R0 // base of the array
+#define LINES R1 // number of 64-byte lines
+#define HS R2    // base of hs
+#define N R3     // len(hs)
+#define SUM R4
+#define I R5
+#define LIMIT R6 // N - DIST: last index with a key DIST ahead
+
+// LINE(reg) turns a hash in reg into the byte offset of its line:
+// ((h >> 32) * LINES) >> 32, times 64.
+#define LINE(reg) \
+	LSR $32, reg, reg; \
+	MUL LINES, reg, reg; \
+	LSR $32, reg, reg; \
+	LSL $6, reg, reg
+
+// func probePrefetch(words *uint64, lines uint64, hs []uint64) uint64
+TEXT ·probePrefetch(SB), NOSPLIT, $0-48
+	MOVD words+0(FP), WORDS
+	MOVD lines+8(FP), LINES
+	MOVD hs_base+16(FP), HS
+	MOVD hs_len+24(FP), N
+	MOVD $0, SUM
+	MOVD $0, I
+	SUB  $DIST, N, LIMIT
+
+ahead:
+	CMP  LIMIT, I
+	BGE  tail
+	ADD  $DIST, I, R7
+	MOVD (HS)(R7<<3), R8
+	LINE(R8)
+	ADD  WORDS, R8, R8
+	PRFM (R8), PLDL1KEEP
+	MOVD (HS)(I<<3), R9
+	LINE(R9)
+	MOVD (WORDS)(R9), R10
+	ADD  R10, SUM, SUM
+	ADD  $1, I, I
+	B    ahead
+
+tail:
+	CMP  N, I
+	BGE  done
+	MOVD (HS)(I<<3), R9
+	LINE(R9)
+	MOVD (WORDS)(R9), R10
+	ADD  R10, SUM, SUM
+	ADD  $1, I, I
+	B    tail
+
+done:
+	MOVD SUM, ret+40(FP)
+	RET

@@ -1,0 +1,7 @@
+//go:build purego || !gc || !(amd64 || arm64)
+
+package bench
+
+func probePrefetch(words *uint64, lines uint64, hs []uint64) uint64 {
+	return probePrefetchGeneric(words, lines, hs)
+}
