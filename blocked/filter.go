@@ -192,8 +192,9 @@ func (f *Filter) AddUint64(x uint64) { f.AddHash(hash.Uint64(x, f.seed)) }
 
 // AddHash adds the key whose hash (with the filter's seed, see Hash) is h.
 func (f *Filter) AddHash(h uint64) {
-	insert(f.blocks, h, f.k)
-	runtime.KeepAlive(f)
+	// BlockedAdd1 keeps &f.blocks, so f, alive to its end: no KeepAlive
+	// here (it would push ContainsHash over the inlining budget).
+	kernel.BlockedAdd1(&f.blocks, f.k, h)
 }
 
 // Contains reports whether key may have been added: false means it
@@ -209,9 +210,9 @@ func (f *Filter) ContainsUint64(x uint64) bool { return f.ContainsHash(hash.Uint
 // ContainsHash is Contains for a key whose hash (see Hash) is h. It computes
 // all k probes and tests them at once, without a branch per probe.
 func (f *Filter) ContainsHash(h uint64) bool {
-	r := probe(f.blocks, h, f.k)
-	runtime.KeepAlive(f)
-	return r
+	// BlockedContains1 keeps &f.blocks, so f, alive to its end (see
+	// AddHash).
+	return kernel.BlockedContains1(&f.blocks, f.k, h)
 }
 
 // AddHashes adds every key whose hash is in hs. Batches of two and more run

@@ -6,18 +6,14 @@ import (
 	"github.com/sift-go/sift/internal/kernel"
 )
 
-// The single-key probe, unrolled. A loop over k probes costs the Go
-// compiler about 14 instructions per probe (index masks, a table load, and
-// register moves for the variable shift); written out with the salts as
-// immediates it is 5 (multiply, shift, load, shift, and), which measured
-// 6.4 ns against 9.5 ns per lookup at k = 8 including the call. The switch
-// on k jumps into the sequence and falls through the remaining probes, so
-// each filter runs exactly its k probes and the branch is predicted.
-//
-// A probe tests bit i of word w as (word >> i) & 1 and ANDs the results:
-// no branch per probe, one test at the end.
+// The single-key probe and insert are kernel.BlockedContains1 and
+// kernel.BlockedAdd1: on amd64 an AVX2 assembly call (with the AVX2 kernel
+// set in use), elsewhere the unrolled Go probe of
+// kernel.BlockedContains1Generic. Concurrent keeps its own unrolled Go
+// probes below: they read and write with atomics.
 
-// The salts of kernel.Salts as constants (TestSaltsMatchKernel checks).
+// The salts of kernel.Salts as constants, for the atomic probes'
+// immediates (TestSaltsMatchKernel checks).
 const (
 	salt0  = 0xe56cc05b
 	salt1  = 0xb97e54ed
@@ -38,116 +34,18 @@ const (
 )
 
 // probe reports whether all of the first k probes of hash h find set bits
-// in its block. 1 <= k <= 16.
+// in its block. 1 <= k <= 16. It is not inlined: View.ContainsHash, which
+// must inline (TestInlining), cannot hold the kernel call's inlining cost
+// as well as its own.
+//
+//go:noinline
 func probe(blocks []kernel.Block, h uint64, k int) bool {
-	b := &blocks[(h>>32)*uint64(len(blocks))>>32]
-	x := uint32(h)
-	acc := uint64(1)
-	switch k {
-	case 16:
-		acc &= b[7] >> (x * salt15 >> 26)
-		fallthrough
-	case 15:
-		acc &= b[6] >> (x * salt14 >> 26)
-		fallthrough
-	case 14:
-		acc &= b[5] >> (x * salt13 >> 26)
-		fallthrough
-	case 13:
-		acc &= b[4] >> (x * salt12 >> 26)
-		fallthrough
-	case 12:
-		acc &= b[3] >> (x * salt11 >> 26)
-		fallthrough
-	case 11:
-		acc &= b[2] >> (x * salt10 >> 26)
-		fallthrough
-	case 10:
-		acc &= b[1] >> (x * salt9 >> 26)
-		fallthrough
-	case 9:
-		acc &= b[0] >> (x * salt8 >> 26)
-		fallthrough
-	case 8:
-		acc &= b[7] >> (x * salt7 >> 26)
-		fallthrough
-	case 7:
-		acc &= b[6] >> (x * salt6 >> 26)
-		fallthrough
-	case 6:
-		acc &= b[5] >> (x * salt5 >> 26)
-		fallthrough
-	case 5:
-		acc &= b[4] >> (x * salt4 >> 26)
-		fallthrough
-	case 4:
-		acc &= b[3] >> (x * salt3 >> 26)
-		fallthrough
-	case 3:
-		acc &= b[2] >> (x * salt2 >> 26)
-		fallthrough
-	case 2:
-		acc &= b[1] >> (x * salt1 >> 26)
-		fallthrough
-	default:
-		acc &= b[0] >> (x * salt0 >> 26)
-	}
-	return acc&1 != 0
+	return kernel.BlockedContains1(&blocks, k, h)
 }
 
 // insert sets the first k probe bits of hash h in its block. 1 <= k <= 16.
 func insert(blocks []kernel.Block, h uint64, k int) {
-	b := &blocks[(h>>32)*uint64(len(blocks))>>32]
-	x := uint32(h)
-	switch k {
-	case 16:
-		b[7] |= 1 << (x * salt15 >> 26)
-		fallthrough
-	case 15:
-		b[6] |= 1 << (x * salt14 >> 26)
-		fallthrough
-	case 14:
-		b[5] |= 1 << (x * salt13 >> 26)
-		fallthrough
-	case 13:
-		b[4] |= 1 << (x * salt12 >> 26)
-		fallthrough
-	case 12:
-		b[3] |= 1 << (x * salt11 >> 26)
-		fallthrough
-	case 11:
-		b[2] |= 1 << (x * salt10 >> 26)
-		fallthrough
-	case 10:
-		b[1] |= 1 << (x * salt9 >> 26)
-		fallthrough
-	case 9:
-		b[0] |= 1 << (x * salt8 >> 26)
-		fallthrough
-	case 8:
-		b[7] |= 1 << (x * salt7 >> 26)
-		fallthrough
-	case 7:
-		b[6] |= 1 << (x * salt6 >> 26)
-		fallthrough
-	case 6:
-		b[5] |= 1 << (x * salt5 >> 26)
-		fallthrough
-	case 5:
-		b[4] |= 1 << (x * salt4 >> 26)
-		fallthrough
-	case 4:
-		b[3] |= 1 << (x * salt3 >> 26)
-		fallthrough
-	case 3:
-		b[2] |= 1 << (x * salt2 >> 26)
-		fallthrough
-	case 2:
-		b[1] |= 1 << (x * salt1 >> 26)
-		fallthrough
-	default:
-		b[0] |= 1 << (x * salt0 >> 26)
-	}
+	kernel.BlockedAdd1(&blocks, k, h)
 }
 
 // probeAll sets out[i] = probe(blocks, hs[i], k) and returns how many are
@@ -156,7 +54,7 @@ func probeAll(blocks []kernel.Block, k int, hs []uint64, out []bool) int {
 	out = out[:len(hs)]
 	n := 0
 	for i, h := range hs {
-		c := probe(blocks, h, k)
+		c := kernel.BlockedContains1(&blocks, k, h)
 		out[i] = c
 		if c {
 			n++

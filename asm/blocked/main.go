@@ -29,7 +29,24 @@
 // and 160 the same for round 2.
 //
 // The block index uses a scalar IMULQ, correct for any block count up to
-// 2^32. The loop is prefetched: a prologue issues PREFETCHT0 for the blocks
+// 2^32.
+//
+// # The single-key kernels
+//
+// blockedContains1AVX2 and blockedAdd1AVX2 take (blocks *[]Block, k, h): one
+// key per call, for ContainsHash and AddHash. They build the same mask, but
+// split the salt products into qword bit numbers with shifts alone (the
+// words 4..7 sit in the odd dwords: VPSRLQ 58; words 0..3 in the even ones:
+// VPSLLQ 32, VPSRLQ 58). The probe shifts each block word right by its bit
+// number (VPSRLVQ), which brings the probe bits to bit 0 of every lane, and
+// tests those with one VPTEST against per-lane ones (carry set: all
+// present); for k other than 8 the lanes of probes j >= k are masked out
+// with the table's ones (VPANDN) before. They read the table of
+// internal/kernel's avx2Tables directly, at k*tableBytes: k = 8 needs no
+// index arithmetic. Before touching any vector register they check
+// useAVX2, the block count and k, and jump to blockedContains1Go or
+// blockedAdd1Go (the Go twins, taking the same arguments on the stack) if
+// the kernel must not run. The loop is prefetched: a prologue issues PREFETCHT0 for the blocks
 // of the first `dist` keys, then each step prefetches the block of key
 // i+dist, and the last dist keys run without. Nothing is read before hs or
 // past its end, and out is written byte by byte.
@@ -38,10 +55,14 @@ package main
 import (
 	"flag"
 	"fmt"
+	"go/token"
+	"go/types"
 	"os"
 
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/gotypes"
+	"github.com/mmcloughlin/avo/ir"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/pass"
 	"github.com/mmcloughlin/avo/printer"
@@ -61,6 +82,10 @@ const (
 	offSalts2 = 32
 	offOnes1  = 64
 	offOnes2  = 128
+	// tableBytes is the size of one avx2Table (checked in
+	// internal/kernel/blocked_amd64.go).
+	tableBytes = 192
+	maxK       = 16
 )
 
 var c = build.NewContext()
@@ -82,6 +107,8 @@ func main() {
 	c.ConstraintExpr("gc,!purego")
 	gen(false, *dist)
 	gen(true, *dist)
+	genSingle(false)
+	genSingle(true)
 
 	// A fixed header (no output paths in it) so check.sh can regenerate
 	// into a temporary directory and compare byte for byte.
@@ -312,4 +339,228 @@ func (g *kern) key(d int, two bool) {
 	c.SETEQ(t.As8())
 	c.MOVB(t.As8(), operand.Mem{Base: g.out, Index: g.i, Scale: 1, Disp: d})
 	c.ADDQ(t, g.count)
+}
+
+// single holds the registers of a single-key kernel.
+type single struct {
+	contains bool
+	base     reg.GPVirtual // the block array
+	off      reg.GPVirtual // byte offset of the key's block
+	bc       reg.VecVirtual
+}
+
+// tableMem is the operand at byte off of avx2Tables[k] for a k known here.
+func tableMem(k, off int) operand.Mem {
+	return operand.Mem{Symbol: operand.Symbol{Name: "·avx2Tables"}, Base: reg.StaticBase, Disp: k*tableBytes + off}
+}
+
+func genSingle(contains bool) {
+	name, fallback := "blockedAdd1AVX2", "blockedAdd1Go"
+	doc := "blockedAdd1AVX2 sets the k probe bits of h in its block of *blocks; it jumps to blockedAdd1Go unless useAVX2, len(*blocks) > 0 and 1 <= k <= 16."
+	if contains {
+		name, fallback = "blockedContains1AVX2", "blockedContains1Go"
+		doc = "blockedContains1AVX2 reports whether all k probe bits of h are set in its block of *blocks; it jumps to blockedContains1Go unless useAVX2, len(*blocks) > 0 and 1 <= k <= 16."
+	}
+	c.Function(name)
+	c.Attributes(attr.NOSPLIT)
+	c.Signature(singleSignature(contains))
+	c.Doc(doc)
+	c.Pragma("noescape")
+	goPath := operand.LabelRef(name + "_go")
+	general := operand.LabelRef(name + "_general")
+
+	c.Comment("The Go twin unless AVX2 is in use and the filter has blocks (checked before any vector register is touched).")
+	c.CMPB(operand.Mem{Symbol: operand.Symbol{Name: "·useAVX2"}, Base: reg.StaticBase}, operand.Imm(0))
+	c.JEQ(goPath)
+	hdr := c.Load(c.Param("blocks"), c.GP64())
+	nblocks := c.GP64()
+	c.MOVQ(operand.Mem{Base: hdr, Disp: 8}, nblocks)
+	c.TESTQ(nblocks, nblocks)
+	c.JEQ(goPath)
+	g := &single{contains: contains, base: c.GP64(), off: c.GP64()}
+	c.MOVQ(operand.Mem{Base: hdr}, g.base)
+
+	c.Comment("Block offset: ((h>>32)*nblocks>>32)*64.")
+	c.Load(c.Param("h"), g.off)
+	c.SHRQ(operand.Imm(32), g.off)
+	c.IMULQ(nblocks, g.off)
+	c.SHRQ(operand.Imm(26), g.off)
+	c.ANDQ(operand.I32(-64), g.off)
+	c.CMPQ(paramMem("k"), operand.Imm(8))
+	c.JNE(general)
+
+	c.Comment("k = 8: every lane is a probe, the table is avx2Tables[8].")
+	g.k8()
+
+	c.Label(name + "_general")
+	c.Comment("Any other k: the Go twin if k is not in 1..16, else the table avx2Tables[k].")
+	k := c.GP64()
+	c.Load(c.Param("k"), k)
+	t := c.GP64()
+	c.LEAQ(operand.Mem{Base: k, Disp: -1}, t)
+	c.CMPQ(t, operand.Imm(maxK-1))
+	c.JHI(goPath)
+	tab := c.GP64()
+	c.LEAQ(operand.Mem{Symbol: operand.Symbol{Name: "·avx2Tables"}, Base: reg.StaticBase}, tab)
+	c.LEAQ(operand.Mem{Base: k, Index: k, Scale: 2}, t)
+	c.SHLQ(operand.Imm(6), t) // k*192
+	c.ADDQ(t, tab)
+	g.anyK(name, k, tab)
+
+	c.Label(name + "_go")
+	tailJump("·" + fallback)
+}
+
+// tailJump emits JMP sym(SB): a tail call into a Go function with the same
+// arguments. avo's JMP wants a label in this function, so the instruction
+// is built by hand, as a terminal (like RET) for the control-flow pass.
+func tailJump(sym string) {
+	c.Instruction(&ir.Instruction{
+		Opcode:     "JMP",
+		Operands:   []operand.Op{operand.Mem{Symbol: operand.Symbol{Name: sym}, Base: reg.StaticBase}},
+		IsTerminal: true,
+	})
+}
+
+// singleSignature is func(blocks *[]Block, k int, h uint64) [bool] with
+// Block the kernel package's [8]uint64 (built here: avo can only parse
+// signatures of predeclared types without loading the package).
+func singleSignature(contains bool) *gotypes.Signature {
+	pkg := types.NewPackage("github.com/sift-go/sift/internal/kernel", "kernel")
+	block := types.NewNamed(types.NewTypeName(token.NoPos, pkg, "Block", nil), types.NewArray(types.Typ[types.Uint64], 8), nil)
+	params := types.NewTuple(
+		types.NewParam(token.NoPos, pkg, "blocks", types.NewPointer(types.NewSlice(block))),
+		types.NewParam(token.NoPos, pkg, "k", types.Typ[types.Int]),
+		types.NewParam(token.NoPos, pkg, "h", types.Typ[types.Uint64]),
+	)
+	var results *types.Tuple
+	if contains {
+		results = types.NewTuple(types.NewParam(token.NoPos, pkg, "", types.Typ[types.Bool]))
+	}
+	return gotypes.NewSignature(pkg, types.NewSignatureType(nil, nil, nil, params, results, false))
+}
+
+// counts returns the bit numbers of the round whose salts are at salts:
+// words 0..3 in lo, 4..7 in hi, as qwords.
+func (g *single) counts(salts operand.Mem) (lo, hi reg.VecVirtual) {
+	p, lo, hi := c.YMM(), c.YMM(), c.YMM()
+	c.VPMULLD(salts, g.bc, p)
+	c.VPSRLQ(operand.Imm(58), p, hi)
+	c.VPSLLQ(operand.Imm(32), p, lo)
+	c.VPSRLQ(operand.Imm(58), lo, lo)
+	return lo, hi
+}
+
+// paramMem is the memory operand of a parameter or result (name "ret") of
+// the function being built.
+func paramMem(name string) operand.Mem {
+	p := c.Param
+	if name == "ret" {
+		p = func(string) gotypes.Component { return c.ReturnIndex(0) }
+	}
+	b, err := p(name).Resolve()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "blocked:", err)
+		os.Exit(1)
+	}
+	return b.Addr
+}
+
+func (g *single) broadcast() {
+	g.bc = c.YMM()
+	c.VPBROADCASTD(paramMem("h"), g.bc)
+}
+
+func (g *single) block(half int) operand.Mem {
+	return operand.Mem{Base: g.base, Index: g.off, Scale: 1, Disp: 32 * half}
+}
+
+// words loads the block and shifts each word right by its bit number.
+func (g *single) shifted(lo, hi reg.VecVirtual) (w0, w1 reg.VecVirtual) {
+	w0, w1 = c.YMM(), c.YMM()
+	c.VMOVDQU(g.block(0), w0)
+	c.VMOVDQU(g.block(1), w1)
+	c.VPSRLVQ(lo, w0, lo)
+	c.VPSRLVQ(hi, w1, hi)
+	return w0, w1
+}
+
+// result stores CF (set: every probe bit present) as the return value.
+func (g *single) result() {
+	c.SETCS(paramMem("ret"))
+}
+
+// store ORs lo and hi into the block and writes it back.
+func (g *single) store(lo, hi reg.VecVirtual) {
+	c.VPOR(g.block(0), lo, lo)
+	c.VPOR(g.block(1), hi, hi)
+	c.VMOVDQU(lo, g.block(0))
+	c.VMOVDQU(hi, g.block(1))
+}
+
+func (g *single) k8() {
+	g.broadcast()
+	lo, hi := g.counts(tableMem(8, offSalts1))
+	if g.contains {
+		g.shifted(lo, hi)
+		c.VPAND(hi, lo, lo)
+		c.VPTEST(tableMem(8, offOnes1), lo) // CF = (ones &^ lo) == 0
+		g.result()
+	} else {
+		ones := c.YMM()
+		c.VMOVDQU(tableMem(8, offOnes1), ones)
+		c.VPSLLVQ(lo, ones, lo)
+		c.VPSLLVQ(hi, ones, hi)
+		g.store(lo, hi)
+	}
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// anyK handles 1 <= k <= 16 with the table at tab: the ones of the probes
+// j >= k are zero.
+func (g *single) anyK(name string, k, tab reg.GPVirtual) {
+	at := func(off int) operand.Mem { return operand.Mem{Base: tab, Disp: off} }
+	done := operand.LabelRef(name + "_one_round")
+	g.broadcast()
+	lo, hi := g.counts(at(offSalts1))
+	if g.contains {
+		w0, w1 := g.shifted(lo, hi)
+		// miss = lanes of words 4..7 whose probe bit is clear (VPANDN: ~hi & ones).
+		c.VPANDN(at(offOnes1+32), hi, hi)
+		c.CMPQ(k, operand.Imm(8))
+		c.JLE(done)
+		lo2, hi2 := g.counts(at(offSalts2))
+		c.VPSRLVQ(lo2, w0, lo2)
+		c.VPSRLVQ(hi2, w1, hi2)
+		c.VPANDN(at(offOnes2), lo2, lo2)
+		c.VPANDN(at(offOnes2+32), hi2, hi2)
+		c.VPOR(lo2, hi, hi)
+		c.VPOR(hi2, hi, hi)
+		c.Label(name + "_one_round")
+		// Every miss lies in a lane whose word 0..3 is a probe of round 1:
+		// clear those lanes' bit 0 in lo and test the round-1 lanes.
+		c.VPANDN(lo, hi, lo) // lo &^ miss
+		c.VPTEST(at(offOnes1), lo)
+		g.result()
+	} else {
+		o0, o1 := c.YMM(), c.YMM()
+		c.VMOVDQU(at(offOnes1), o0)
+		c.VMOVDQU(at(offOnes1+32), o1)
+		c.VPSLLVQ(lo, o0, lo)
+		c.VPSLLVQ(hi, o1, hi)
+		c.CMPQ(k, operand.Imm(8))
+		c.JLE(done)
+		lo2, hi2 := g.counts(at(offSalts2))
+		c.VMOVDQU(at(offOnes2), o0)
+		c.VMOVDQU(at(offOnes2+32), o1)
+		c.VPSLLVQ(lo2, o0, lo2)
+		c.VPSLLVQ(hi2, o1, hi2)
+		c.VPOR(lo2, lo, lo)
+		c.VPOR(hi2, hi, hi)
+		c.Label(name + "_one_round")
+		g.store(lo, hi)
+	}
+	c.VZEROUPPER()
+	c.RET()
 }

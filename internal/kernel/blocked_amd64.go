@@ -2,6 +2,8 @@
 
 package kernel
 
+import "unsafe"
+
 //go:generate sh -c "cd ../../asm && go run ./blocked -out ../internal/kernel/blocked_amd64.s -stubs ../internal/kernel/blocked_stubs_amd64.go -pkg kernel"
 
 // The AVX2 batch kernels of the blocked filter (blocked_amd64.s, generated
@@ -64,6 +66,61 @@ package kernel
 // cache-resident filter, every batch sent to the assembly): 1 key 30.4 vs
 // 87.7 ns, 2 keys 39.0 vs 155.8, 4 keys 55.1 vs 362.5, 8 keys 78.2 vs 580.9
 // (n=10, p=0.000). So asmMinBatch is 1: only the empty batch skips the call.
+
+// # Single-key kernels
+//
+// blockedContains1AVX2 and blockedAdd1AVX2 run ContainsHash and AddHash:
+// one hash per call, the k = 8 case (what New picks at 1% and 0.1%) with
+// no table arithmetic, and for the probe a shorter test than the batch
+// kernel's: each block word is shifted right by its bit number (VPSRLVQ),
+// which brings the probe bits to bit 0 of each lane, and one VPTEST
+// against per-lane ones checks them all. STYLE.md's rule "per-key in Go"
+// does not hold here: the unrolled Go probe is already a non-inlined call
+// (it is far over the inlining budget), and it is bound by its 8 scalar
+// IMULs, where one VPMULLD does them all. The Go wrappers (BlockedContains1,
+// BlockedAdd1) inline into the blocked package's methods, so a lookup is
+// still one call. Each argument of an assembly call is a store and a load,
+// so they take the slice by pointer: three arguments. The kernels check
+// useAVX2 themselves (and an empty filter, and k in 1..MaxK) and otherwise
+// jump, arguments in place, to blockedContains1Go/blockedAdd1Go: a Go
+// dispatch would be a second call (two calls exceed the inlining budget),
+// measured 0.8 ns a key slower.
+//
+// Against the unrolled Go probe (before) and parquet-go v0.32.0's AVX2
+// split-block filter (SplitBlockFilter.Check/Insert, one assembly call per
+// key: the DESIGN.md target), from the bench module, fpp 1% (sift k = 8,
+// 10.1 bits a key; parquet 11), precomputed hashes, thread CPU time:
+//
+//	cd bench && go test -c -o b.test . # once with the Go probe, once with these kernels
+//	b.test -test.run '^$' -test.bench 'Contains/.*/.*/.*/.*/mode=loop|Insert/.*/.*/.*/mode=loop' \
+//	    -sift.n=1e5,1e6,1e7 -sift.fpp=0.01,0.001 -sift.filter='sift-blocked$|parquet' -test.benchtime 150ms
+//	(6 runs of each binary, interleaved) | benchstat -col /filter -filter .unit:cpu-ns/key
+//
+//	                                  │  Go probe   │      AVX2 kernel       │     parquet-go       │
+//	                                  │ cpu-sec/key │ cpu-sec/key  vs base   │ cpu-sec/key  vs base │
+//	Contains/n=1e5/keys=present         6.170n ±  4%  3.560n ±  2%  -42.31%   3.168n ± 10%  -48.65%
+//	Contains/n=1e5/keys=absent          6.282n ±  2%  3.643n ± 21%  -42.02%   3.123n ±  4%  -50.29%
+//	Contains/n=1e6/keys=present         8.992n ±  6%  4.310n ± 20%  -52.07%   3.815n ±  8%  -57.57%
+//	Contains/n=1e6/keys=absent          8.584n ±  7%  4.292n ±  5%  -50.00%   3.832n ±  3%  -55.35%
+//	Contains/n=1e7/keys=present         31.38n ± 42%  9.684n ± 67%  -69.14%   13.28n ± 34%  -57.70%
+//	Contains/n=1e7/keys=absent          28.84n ± 51%  14.90n ± 37%  -48.33%   15.34n ± 36%  -46.82%
+//	Insert/n=1e5                        8.624n ±  5%  4.334n ±  4%  -49.75%   3.421n ±  4%  -60.33%
+//	Insert/n=1e6                        12.32n ±  8%  5.283n ± 33%  -57.12%   4.152n ± 11%  -66.30%
+//	Insert/n=1e7                        36.02n ± 23%  16.44n ± 57%  -54.34%   16.18n ± 31%  -55.08%
+//	(p=0.002 n=6 everywhere; fpp 0.1% agrees)
+//
+// So 1.7-2.3x the Go probe, but still about 12% behind parquet-go's Check
+// in cache (its blocks are 256 bits, one YMM, and it takes the slice by
+// value: its kernel is shorter). Measured variants, in a
+// scratch module with the same loop: reading k and the block slice through
+// one pointer (two arguments, which needs k next to the slice in the
+// caller's struct) beat parquet-go by 4%; testing useAVX2 in the kernel
+// costs 0.2 ns of the gap (a branch-free flag OR'ed into k by the caller
+// measured as fast, but pushed ContainsHash to the inlining budget's limit
+// and gained nothing in the bench module); four arguments (pointer and
+// length by value) or a per-k table pointer from Go were slower than
+// three; dropping 5 of the kernel's instructions changed nothing
+// measurable.
 
 // avx2Table is the per-k constant table of the AVX2 kernels; its layout is
 // fixed by asm/blocked (see that package's doc): the salts of the two rounds
@@ -131,3 +188,41 @@ func blockedContainsAsm(blocks []Block, k int, hs []uint64, out []bool) int {
 	raceBlockedContains(blocks, hs, out)
 	return blockedContainsAVX2(&blocks[0][0], uint64(len(blocks)), k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0])
 }
+
+// BlockedContains1 reports whether the key with hash h is present in
+// *blocks with k probes: the single-key probe, bit for bit
+// BlockedContains1Generic. It takes the slice by pointer so that the amd64
+// assembly gets two of its three arguments from one pointer (every
+// argument of an assembly call is a store and a load). It panics if
+// *blocks is empty; callers guarantee 1 <= k <= MaxK. It keeps blocks (so
+// the object holding the slice header) alive until it returns, so a caller
+// whose memory a finalizer may unmap needs no runtime.KeepAlive of its own
+// (here: the assembly has no safe point, so no GC cycle can end, and no
+// finalizer run, while it reads through blocks; its Go fallback keeps
+// blocks alive explicitly). It inlines, so a lookup costs one call.
+func BlockedContains1(blocks *[]Block, k int, h uint64) bool {
+	if raceEnabled {
+		raceBlocked1(blocks, h, false)
+	}
+	return blockedContains1AVX2(blocks, k, h)
+}
+
+// BlockedAdd1 sets the k probe bits of hash h in its block of *blocks: the
+// single-key insert, bit for bit BlockedAdd1Generic. The contract is
+// BlockedContains1's.
+func BlockedAdd1(blocks *[]Block, k int, h uint64) {
+	if raceEnabled {
+		raceBlocked1(blocks, h, true)
+	}
+	blockedAdd1AVX2(blocks, k, h)
+}
+
+// avx2TableBytes is the size of one avx2Table, which the single-key kernels
+// index by k (asm/blocked assumes it): the array types below fail to
+// compile if it changes.
+const avx2TableBytes = 192
+
+var (
+	_ [avx2TableBytes - unsafe.Sizeof(avx2Table{})]struct{}
+	_ [unsafe.Sizeof(avx2Table{}) - avx2TableBytes]struct{}
+)

@@ -263,3 +263,38 @@ func BenchmarkBlockedSmallBatch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBlocked1 is the single-key probe and insert (what ContainsHash
+// and AddHash run) per kernel set: a loop of BlockedContains1 or BlockedAdd1
+// calls, one key each.
+func BenchmarkBlocked1(b *testing.B) {
+	for _, s := range benchSizes(b) {
+		b.Run("n="+s.name, func(b *testing.B) {
+			f := benchFilter(s.n)
+			q := benchQueryKeys(s.n)
+			for _, op := range []string{"contains", "add"} {
+				b.Run("op="+op, func(b *testing.B) {
+					kerneltest.Bench(b, func(b *testing.B, impl string) {
+						keys, off, found := 0, 0, 0
+						start := time.Now()
+						for b.Loop() {
+							for _, h := range q[off : off+benchBatch] {
+								if op == "add" {
+									kernel.BlockedAdd1(&f, benchK, h)
+								} else if kernel.BlockedContains1(&f, benchK, h) {
+									found++
+								}
+							}
+							off = (off + benchBatch) % len(q)
+							keys += benchBatch
+						}
+						reportPerKey(b, keys, start)
+						if op == "contains" && found < keys/2 {
+							b.Fatalf("%d of %d found: present keys missing", found, keys)
+						}
+					})
+				})
+			}
+		})
+	}
+}

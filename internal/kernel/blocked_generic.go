@@ -1,5 +1,7 @@
 package kernel
 
+import "runtime"
+
 // chunk is how many block indexes the generic batch kernels compute before
 // touching memory, so the loads of one chunk are independent and overlap.
 const chunk = 32
@@ -52,4 +54,168 @@ func BlockedContainsGeneric(blocks []Block, k int, hs []uint64, out []bool) int 
 		hs, out = hs[c:], out[c:]
 	}
 	return count
+}
+
+// The single-key twins, unrolled: a loop over k probes costs the Go compiler
+// about 14 instructions a probe (index masks, a table load, register moves
+// for the variable shift); written out with the salts as immediates it is 5
+// (multiply, shift, load, shift, and). The switch on k jumps into the
+// sequence and falls through the remaining probes, so each call runs
+// exactly its k probes. They are the single-key path wherever there is no
+// assembly (arm64, purego, other architectures) and the fallback of the
+// amd64 assembly when AVX2 is not in use.
+
+// The salts of Salts as constants, for the immediates of the unrolled
+// probes (TestBlocked1 compares the probes with BlockMask, which uses
+// Salts, for every k).
+const (
+	salt0  = 0xe56cc05b
+	salt1  = 0xb97e54ed
+	salt2  = 0xd11029a5
+	salt3  = 0xf0594b3f
+	salt4  = 0x3ef0d3f7
+	salt5  = 0xdcec8bc1
+	salt6  = 0xd24e2077
+	salt7  = 0x2e6eab13
+	salt8  = 0x36dfad11
+	salt9  = 0xde4a21f9
+	salt10 = 0x14d0d1a5
+	salt11 = 0xc8e0e113
+	salt12 = 0x141ce343
+	salt13 = 0xa4792a01
+	salt14 = 0x067fad21
+	salt15 = 0xd415c1a5
+)
+
+// BlockedContains1Generic reports whether all k probes of hash h find their
+// bits set in its block: the portable twin of BlockedContains1. It panics
+// if blocks is empty.
+func BlockedContains1Generic(blocks []Block, k int, h uint64) bool {
+	return blockedContains1Go(&blocks, k, h)
+}
+
+// blockedContains1Go is BlockedContains1Generic taking the slice by pointer:
+// the single-key probe where there is no assembly, and where the amd64
+// kernel jumps when it does not run (the arguments are the kernel's). It
+// keeps blocks alive to its end (see BlockedContains1).
+func blockedContains1Go(blocks *[]Block, k int, h uint64) bool {
+	bs := *blocks
+	b := &bs[(h>>32)*uint64(len(bs))>>32]
+	x := uint32(h)
+	acc := uint64(1)
+	switch k {
+	case 16:
+		acc &= b[7] >> (x * salt15 >> 26)
+		fallthrough
+	case 15:
+		acc &= b[6] >> (x * salt14 >> 26)
+		fallthrough
+	case 14:
+		acc &= b[5] >> (x * salt13 >> 26)
+		fallthrough
+	case 13:
+		acc &= b[4] >> (x * salt12 >> 26)
+		fallthrough
+	case 12:
+		acc &= b[3] >> (x * salt11 >> 26)
+		fallthrough
+	case 11:
+		acc &= b[2] >> (x * salt10 >> 26)
+		fallthrough
+	case 10:
+		acc &= b[1] >> (x * salt9 >> 26)
+		fallthrough
+	case 9:
+		acc &= b[0] >> (x * salt8 >> 26)
+		fallthrough
+	case 8:
+		acc &= b[7] >> (x * salt7 >> 26)
+		fallthrough
+	case 7:
+		acc &= b[6] >> (x * salt6 >> 26)
+		fallthrough
+	case 6:
+		acc &= b[5] >> (x * salt5 >> 26)
+		fallthrough
+	case 5:
+		acc &= b[4] >> (x * salt4 >> 26)
+		fallthrough
+	case 4:
+		acc &= b[3] >> (x * salt3 >> 26)
+		fallthrough
+	case 3:
+		acc &= b[2] >> (x * salt2 >> 26)
+		fallthrough
+	case 2:
+		acc &= b[1] >> (x * salt1 >> 26)
+		fallthrough
+	default:
+		acc &= b[0] >> (x * salt0 >> 26)
+	}
+	runtime.KeepAlive(blocks)
+	return acc&1 != 0
+}
+
+// BlockedAdd1Generic sets the k probe bits of hash h in its block: the
+// portable twin of BlockedAdd1. It panics if blocks is empty.
+func BlockedAdd1Generic(blocks []Block, k int, h uint64) {
+	blockedAdd1Go(&blocks, k, h)
+}
+
+// blockedAdd1Go is BlockedAdd1Generic taking the slice by pointer (see
+// blockedContains1Go).
+func blockedAdd1Go(blocks *[]Block, k int, h uint64) {
+	bs := *blocks
+	b := &bs[(h>>32)*uint64(len(bs))>>32]
+	x := uint32(h)
+	switch k {
+	case 16:
+		b[7] |= 1 << (x * salt15 >> 26)
+		fallthrough
+	case 15:
+		b[6] |= 1 << (x * salt14 >> 26)
+		fallthrough
+	case 14:
+		b[5] |= 1 << (x * salt13 >> 26)
+		fallthrough
+	case 13:
+		b[4] |= 1 << (x * salt12 >> 26)
+		fallthrough
+	case 12:
+		b[3] |= 1 << (x * salt11 >> 26)
+		fallthrough
+	case 11:
+		b[2] |= 1 << (x * salt10 >> 26)
+		fallthrough
+	case 10:
+		b[1] |= 1 << (x * salt9 >> 26)
+		fallthrough
+	case 9:
+		b[0] |= 1 << (x * salt8 >> 26)
+		fallthrough
+	case 8:
+		b[7] |= 1 << (x * salt7 >> 26)
+		fallthrough
+	case 7:
+		b[6] |= 1 << (x * salt6 >> 26)
+		fallthrough
+	case 6:
+		b[5] |= 1 << (x * salt5 >> 26)
+		fallthrough
+	case 5:
+		b[4] |= 1 << (x * salt4 >> 26)
+		fallthrough
+	case 4:
+		b[3] |= 1 << (x * salt3 >> 26)
+		fallthrough
+	case 3:
+		b[2] |= 1 << (x * salt2 >> 26)
+		fallthrough
+	case 2:
+		b[1] |= 1 << (x * salt1 >> 26)
+		fallthrough
+	default:
+		b[0] |= 1 << (x * salt0 >> 26)
+	}
+	runtime.KeepAlive(blocks)
 }

@@ -21,3 +21,17 @@ func raceBlockedContains(blocks []Block, hs []uint64, out []bool) {
 	runtime.RaceReadRange(unsafe.Pointer(&hs[0]), len(hs)*8)
 	runtime.RaceWriteRange(unsafe.Pointer(&out[0]), len(out))
 }
+
+// raceBlocked1 reports the one block a single-key kernel reads (or, for an
+// insert, writes). An empty *blocks panics here, as the kernel would.
+func raceBlocked1(blocks *[]Block, h uint64, write bool) {
+	b := &(*blocks)[BlockIndex(h, uint64(len(*blocks)))]
+	if write {
+		runtime.RaceWriteRange(unsafe.Pointer(b), BlockBytes)
+	} else {
+		runtime.RaceReadRange(unsafe.Pointer(b), BlockBytes)
+	}
+}
+
+// raceEnabled: see blocked_norace.go.
+const raceEnabled = true

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"unsafe"
 
@@ -394,6 +395,178 @@ func TestBlockedHugeBlockCount(t *testing.T) {
 				if count != trues {
 					t.Fatalf("nblocks=%d k=%d: count %d, want %d", n, k, count, trues)
 				}
+			}
+		}
+	})
+}
+
+// refAdd and refContains are the package doc's definition of one key: the
+// block BlockIndex(h, n), the bits BlockMask(h, k).
+func refAdd(blocks []kernel.Block, n uint64, k int, h uint64) {
+	b := &blocks[kernel.BlockIndex(h, n)]
+	m := kernel.BlockMask(h, k)
+	for w := range b {
+		b[w] |= m[w]
+	}
+}
+
+func refContains(blocks []kernel.Block, n uint64, k int, h uint64) bool {
+	b, m := blocks[kernel.BlockIndex(h, n)], kernel.BlockMask(h, k)
+	for w := range b {
+		if m[w]&^b[w] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// TestBlocked1 checks the single-key BlockedAdd1 and BlockedContains1 (the
+// AVX2 kernels on amd64, with their k = 8 and general paths) and the
+// Generic twins against the definition, for every k and block counts from
+// 1 up: the whole memory image after the inserts, then the answer for
+// present and random keys.
+func TestBlocked1(t *testing.T) {
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		r := rand.New(rand.NewPCG(21, 22))
+		for _, nb := range []int{1, 2, 3, 5, 64, 1000, 65537} {
+			for k := 1; k <= kernel.MaxK; k++ {
+				adds := randHashes(r, 300)
+				got := make([]kernel.Block, nb)
+				gen := make([]kernel.Block, nb)
+				want := make([]kernel.Block, nb)
+				for _, h := range adds {
+					kernel.BlockedAdd1(&got, k, h)
+					kernel.BlockedAdd1Generic(gen, k, h)
+					refAdd(want, uint64(nb), k, h)
+				}
+				for i := range want {
+					if got[i] != want[i] || gen[i] != want[i] {
+						t.Fatalf("nblocks=%d k=%d: block %d = %x (generic %x), want %x", nb, k, i, got[i], gen[i], want[i])
+					}
+				}
+				for i, h := range probesFor(r, adds, 600) {
+					w := refContains(want, uint64(nb), k, h)
+					if c := kernel.BlockedContains1(&got, k, h); c != w {
+						t.Fatalf("nblocks=%d k=%d: probe %d (hash %#x) = %v, want %v", nb, k, i, h, c, w)
+					}
+					if c := kernel.BlockedContains1Generic(got, k, h); c != w {
+						t.Fatalf("nblocks=%d k=%d: generic probe %d (hash %#x) = %v, want %v", nb, k, i, h, c, w)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestBlocked1Saturated probes full and empty blocks: every probe of a
+// filter of all ones is present, none of an empty one (with k = 8, the
+// assembly's shortcut, and others).
+func TestBlocked1Saturated(t *testing.T) {
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		r := rand.New(rand.NewPCG(23, 24))
+		full := make([]kernel.Block, 7)
+		for i := range full {
+			for w := range full[i] {
+				full[i][w] = ^uint64(0)
+			}
+		}
+		empty := make([]kernel.Block, 7)
+		for k := 1; k <= kernel.MaxK; k++ {
+			for _, h := range randHashes(r, 200) {
+				if !kernel.BlockedContains1(&full, k, h) || kernel.BlockedContains1(&empty, k, h) {
+					t.Fatalf("k=%d hash %#x: full/empty filter answered wrong", k, h)
+				}
+			}
+		}
+	})
+}
+
+// TestBlocked1HugeBlockCount checks the single-key block index for block
+// counts up to MaxBlocks with a slice header claiming that many blocks over
+// 16 real ones: the hashes are chosen to land in those.
+func TestBlocked1HugeBlockCount(t *testing.T) {
+	if strconv.IntSize < 64 {
+		t.Skip("block counts above 2^31 need 64-bit ints")
+	}
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		r := rand.New(rand.NewPCG(25, 26))
+		const nb = 16
+		for _, n := range []uint64{kernel.MaxBlocks, kernel.MaxBlocks - 1, 1<<31 + 12345, 3 << 30} {
+			for _, k := range []int{1, 7, 8, 9, 16} {
+				real := make([]kernel.Block, nb)
+				// A slice header over real with length n (never indexed past
+				// the first nb blocks: the hashes below all land there).
+				hdr := struct {
+					data     *kernel.Block
+					len, cap int
+				}{&real[0], int(n), int(n)}
+				huge := (*[]kernel.Block)(unsafe.Pointer(&hdr))
+				want := make([]kernel.Block, nb)
+				hs := make([]uint64, 200)
+				for i := range hs {
+					for {
+						hs[i] = r.Uint64N(1<<36) | uint64(r.Uint32())
+						if kernel.BlockIndex(hs[i], n) < nb {
+							break
+						}
+					}
+				}
+				for _, h := range hs[:100] {
+					kernel.BlockedAdd1(huge, k, h)
+					refAdd(want, n, k, h)
+				}
+				if !slices.Equal(real, want) {
+					t.Fatalf("nblocks=%d k=%d: insert image differs", n, k)
+				}
+				for _, h := range hs {
+					if got, w := kernel.BlockedContains1(huge, k, h), refContains(want, n, k, h); got != w {
+						t.Fatalf("nblocks=%d k=%d hash %#x: %v, want %v", n, k, h, got, w)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestBlocked1Empty checks that the single-key calls panic on an empty
+// filter (the assembly hands it to the Go twin, which indexes out of range)
+// instead of reading memory.
+func TestBlocked1Empty(t *testing.T) {
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		for _, k := range []int{1, 8, 16} {
+			var empty []kernel.Block
+			for name, call := range map[string]func(){
+				"BlockedContains1": func() { kernel.BlockedContains1(&empty, k, 0x123456789) },
+				"BlockedAdd1":      func() { kernel.BlockedAdd1(&empty, k, 0x123456789) },
+			} {
+				func() {
+					defer func() {
+						if recover() == nil {
+							t.Errorf("%s on an empty filter, k=%d: no panic", name, k)
+						}
+					}()
+					call()
+				}()
+			}
+		}
+	})
+}
+
+func TestBlocked1Allocs(t *testing.T) {
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		r := rand.New(rand.NewPCG(27, 28))
+		blocks := make([]kernel.Block, 1000)
+		hs := randHashes(r, 100)
+		for _, k := range []int{7, 8, 16} {
+			if a := testing.AllocsPerRun(20, func() {
+				for _, h := range hs {
+					kernel.BlockedAdd1(&blocks, k, h)
+					if !kernel.BlockedContains1(&blocks, k, h) {
+						panic("inserted key absent")
+					}
+				}
+			}); a != 0 {
+				t.Fatalf("k=%d: %v allocations per 100 keys", k, a)
 			}
 		}
 	})
