@@ -18,9 +18,7 @@ import (
 // ContainsHash and AddHash inline, and inline kernel.BlockedContains1 and
 // kernel.BlockedAdd1 into themselves: one call per key, into the AVX2
 // assembly on amd64 and into the unrolled Go probe elsewhere (the test
-// checks that too). View.ContainsHash inlines but calls probe, which is
-// not inlined (it would push View.ContainsHash over the budget), so a View
-// lookup is two calls. ContainsUint64 and AddUint64 cannot themselves be
+// checks that too); so does View.ContainsHash. ContainsUint64 and AddUint64 cannot themselves be
 // inlined: hash.Uint64 (cost 51) plus the kernel call exceed the
 // compiler's budget of 80. The test checks instead that hash.Uint64 and
 // ContainsHash/AddHash are inlined into them, so each also costs exactly

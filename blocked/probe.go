@@ -33,22 +33,12 @@ const (
 	salt15 = 0xd415c1a5
 )
 
-// probe reports whether all of the first k probes of hash h find set bits
-// in its block. 1 <= k <= 16. It is not inlined: View.ContainsHash, which
-// must inline (TestInlining), cannot hold the kernel call's inlining cost
-// as well as its own.
-//
-//go:noinline
-func probe(blocks []kernel.Block, h uint64, k int) bool {
-	return kernel.BlockedContains1(&blocks, k, h)
-}
-
 // insert sets the first k probe bits of hash h in its block. 1 <= k <= 16.
 func insert(blocks []kernel.Block, h uint64, k int) {
 	kernel.BlockedAdd1(&blocks, k, h)
 }
 
-// probeAll sets out[i] = probe(blocks, hs[i], k) and returns how many are
+// probeAll sets out[i] = kernel.BlockedContains1(blocks, k, hs[i]) and returns how many are
 // true. len(out) >= len(hs).
 func probeAll(blocks []kernel.Block, k int, hs []uint64, out []bool) int {
 	out = out[:len(hs)]

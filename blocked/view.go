@@ -107,9 +107,9 @@ func (v *View) ContainsUint64(x uint64) bool { return v.ContainsHash(hash.Uint64
 
 // ContainsHash is Contains for a key whose hash is h.
 func (v *View) ContainsHash(h uint64) bool {
-	r := probe(v.blocks, h, v.k)
-	runtime.KeepAlive(v)
-	return r
+	// BlockedContains1 keeps &v.blocks, so v and its mapping, alive to its
+	// end (see Filter.ContainsHash).
+	return kernel.BlockedContains1(&v.blocks, v.k, h)
 }
 
 // ContainsHashes sets out[i] = ContainsHash(hs[i]) for every i and returns
