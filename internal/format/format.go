@@ -60,6 +60,7 @@ const (
 	KindClassic  Kind = 5 // classic.Filter (native form)
 )
 
+// String returns the kind's name, as `sift info` prints it.
 func (k Kind) String() string {
 	switch k {
 	case KindBlocked:
@@ -85,6 +86,7 @@ const (
 	HashMurmur3 Hash = 2 // murmur3_x64_128, seed 0, Guava funnels (classic.Filter)
 )
 
+// String returns the hash algorithm's name.
 func (h Hash) String() string {
 	switch h {
 	case HashXXH3:
