@@ -492,12 +492,3 @@ func TestEmbeddedAndFinalizer(t *testing.T) {
 	}
 	t.Fatal("the Region of an unreachable filter stayed reachable")
 }
-
-// TestSaltsMatchKernel: the unrolled probe's constants are kernel.Salts.
-func TestSaltsMatchKernel(t *testing.T) {
-	mine := [MaxK]uint32{salt0, salt1, salt2, salt3, salt4, salt5, salt6, salt7,
-		salt8, salt9, salt10, salt11, salt12, salt13, salt14, salt15}
-	if mine != kernel.Salts {
-		t.Fatalf("salts %x, kernel %x", mine, kernel.Salts)
-	}
-}

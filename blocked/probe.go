@@ -12,27 +12,6 @@ import (
 // kernel.BlockedContains1Generic. Concurrent keeps its own unrolled Go
 // probes below: they read and write with atomics.
 
-// The salts of kernel.Salts as constants, for the atomic probes'
-// immediates (TestSaltsMatchKernel checks).
-const (
-	salt0  = 0xe56cc05b
-	salt1  = 0xb97e54ed
-	salt2  = 0xd11029a5
-	salt3  = 0xf0594b3f
-	salt4  = 0x3ef0d3f7
-	salt5  = 0xdcec8bc1
-	salt6  = 0xd24e2077
-	salt7  = 0x2e6eab13
-	salt8  = 0x36dfad11
-	salt9  = 0xde4a21f9
-	salt10 = 0x14d0d1a5
-	salt11 = 0xc8e0e113
-	salt12 = 0x141ce343
-	salt13 = 0xa4792a01
-	salt14 = 0x067fad21
-	salt15 = 0xd415c1a5
-)
-
 // insert sets the first k probe bits of hash h in its block. 1 <= k <= 16.
 func insert(blocks []kernel.Block, h uint64, k int) {
 	kernel.BlockedAdd1(&blocks, k, h)
@@ -60,52 +39,52 @@ func probeAtomic(blocks []kernel.Block, h uint64, k int) bool {
 	acc := uint64(1)
 	switch k {
 	case 16:
-		acc &= atomic.LoadUint64(&b[7]) >> (x * salt15 >> 26)
+		acc &= atomic.LoadUint64(&b[7]) >> (x * kernel.Salt15 >> 26)
 		fallthrough
 	case 15:
-		acc &= atomic.LoadUint64(&b[6]) >> (x * salt14 >> 26)
+		acc &= atomic.LoadUint64(&b[6]) >> (x * kernel.Salt14 >> 26)
 		fallthrough
 	case 14:
-		acc &= atomic.LoadUint64(&b[5]) >> (x * salt13 >> 26)
+		acc &= atomic.LoadUint64(&b[5]) >> (x * kernel.Salt13 >> 26)
 		fallthrough
 	case 13:
-		acc &= atomic.LoadUint64(&b[4]) >> (x * salt12 >> 26)
+		acc &= atomic.LoadUint64(&b[4]) >> (x * kernel.Salt12 >> 26)
 		fallthrough
 	case 12:
-		acc &= atomic.LoadUint64(&b[3]) >> (x * salt11 >> 26)
+		acc &= atomic.LoadUint64(&b[3]) >> (x * kernel.Salt11 >> 26)
 		fallthrough
 	case 11:
-		acc &= atomic.LoadUint64(&b[2]) >> (x * salt10 >> 26)
+		acc &= atomic.LoadUint64(&b[2]) >> (x * kernel.Salt10 >> 26)
 		fallthrough
 	case 10:
-		acc &= atomic.LoadUint64(&b[1]) >> (x * salt9 >> 26)
+		acc &= atomic.LoadUint64(&b[1]) >> (x * kernel.Salt9 >> 26)
 		fallthrough
 	case 9:
-		acc &= atomic.LoadUint64(&b[0]) >> (x * salt8 >> 26)
+		acc &= atomic.LoadUint64(&b[0]) >> (x * kernel.Salt8 >> 26)
 		fallthrough
 	case 8:
-		acc &= atomic.LoadUint64(&b[7]) >> (x * salt7 >> 26)
+		acc &= atomic.LoadUint64(&b[7]) >> (x * kernel.Salt7 >> 26)
 		fallthrough
 	case 7:
-		acc &= atomic.LoadUint64(&b[6]) >> (x * salt6 >> 26)
+		acc &= atomic.LoadUint64(&b[6]) >> (x * kernel.Salt6 >> 26)
 		fallthrough
 	case 6:
-		acc &= atomic.LoadUint64(&b[5]) >> (x * salt5 >> 26)
+		acc &= atomic.LoadUint64(&b[5]) >> (x * kernel.Salt5 >> 26)
 		fallthrough
 	case 5:
-		acc &= atomic.LoadUint64(&b[4]) >> (x * salt4 >> 26)
+		acc &= atomic.LoadUint64(&b[4]) >> (x * kernel.Salt4 >> 26)
 		fallthrough
 	case 4:
-		acc &= atomic.LoadUint64(&b[3]) >> (x * salt3 >> 26)
+		acc &= atomic.LoadUint64(&b[3]) >> (x * kernel.Salt3 >> 26)
 		fallthrough
 	case 3:
-		acc &= atomic.LoadUint64(&b[2]) >> (x * salt2 >> 26)
+		acc &= atomic.LoadUint64(&b[2]) >> (x * kernel.Salt2 >> 26)
 		fallthrough
 	case 2:
-		acc &= atomic.LoadUint64(&b[1]) >> (x * salt1 >> 26)
+		acc &= atomic.LoadUint64(&b[1]) >> (x * kernel.Salt1 >> 26)
 		fallthrough
 	default:
-		acc &= atomic.LoadUint64(&b[0]) >> (x * salt0 >> 26)
+		acc &= atomic.LoadUint64(&b[0]) >> (x * kernel.Salt0 >> 26)
 	}
 	return acc&1 != 0
 }
@@ -118,52 +97,52 @@ func insertAtomic(blocks []kernel.Block, h uint64, k int) {
 	x := uint32(h)
 	switch k {
 	case 16:
-		orBit(&b[7], x*salt15>>26)
+		orBit(&b[7], x*kernel.Salt15>>26)
 		fallthrough
 	case 15:
-		orBit(&b[6], x*salt14>>26)
+		orBit(&b[6], x*kernel.Salt14>>26)
 		fallthrough
 	case 14:
-		orBit(&b[5], x*salt13>>26)
+		orBit(&b[5], x*kernel.Salt13>>26)
 		fallthrough
 	case 13:
-		orBit(&b[4], x*salt12>>26)
+		orBit(&b[4], x*kernel.Salt12>>26)
 		fallthrough
 	case 12:
-		orBit(&b[3], x*salt11>>26)
+		orBit(&b[3], x*kernel.Salt11>>26)
 		fallthrough
 	case 11:
-		orBit(&b[2], x*salt10>>26)
+		orBit(&b[2], x*kernel.Salt10>>26)
 		fallthrough
 	case 10:
-		orBit(&b[1], x*salt9>>26)
+		orBit(&b[1], x*kernel.Salt9>>26)
 		fallthrough
 	case 9:
-		orBit(&b[0], x*salt8>>26)
+		orBit(&b[0], x*kernel.Salt8>>26)
 		fallthrough
 	case 8:
-		orBit(&b[7], x*salt7>>26)
+		orBit(&b[7], x*kernel.Salt7>>26)
 		fallthrough
 	case 7:
-		orBit(&b[6], x*salt6>>26)
+		orBit(&b[6], x*kernel.Salt6>>26)
 		fallthrough
 	case 6:
-		orBit(&b[5], x*salt5>>26)
+		orBit(&b[5], x*kernel.Salt5>>26)
 		fallthrough
 	case 5:
-		orBit(&b[4], x*salt4>>26)
+		orBit(&b[4], x*kernel.Salt4>>26)
 		fallthrough
 	case 4:
-		orBit(&b[3], x*salt3>>26)
+		orBit(&b[3], x*kernel.Salt3>>26)
 		fallthrough
 	case 3:
-		orBit(&b[2], x*salt2>>26)
+		orBit(&b[2], x*kernel.Salt2>>26)
 		fallthrough
 	case 2:
-		orBit(&b[1], x*salt1>>26)
+		orBit(&b[1], x*kernel.Salt1>>26)
 		fallthrough
 	default:
-		orBit(&b[0], x*salt0>>26)
+		orBit(&b[0], x*kernel.Salt0>>26)
 	}
 }
 

@@ -65,26 +65,26 @@ func BlockedContainsGeneric(blocks []Block, k int, hs []uint64, out []bool) int 
 // assembly (arm64, purego, other architectures) and the fallback of the
 // amd64 assembly when AVX2 is not in use.
 
-// The salts of Salts as constants, for the immediates of the unrolled
-// probes (TestBlocked1 compares the probes with BlockMask, which uses
-// Salts, for every k).
+// Salt0..Salt15 are Salts as constants, for the immediates of unrolled
+// probes here and in package blocked (TestSaltConstants checks them against
+// Salts; TestBlocked1 compares the probes with BlockMask for every k).
 const (
-	salt0  = 0xe56cc05b
-	salt1  = 0xb97e54ed
-	salt2  = 0xd11029a5
-	salt3  = 0xf0594b3f
-	salt4  = 0x3ef0d3f7
-	salt5  = 0xdcec8bc1
-	salt6  = 0xd24e2077
-	salt7  = 0x2e6eab13
-	salt8  = 0x36dfad11
-	salt9  = 0xde4a21f9
-	salt10 = 0x14d0d1a5
-	salt11 = 0xc8e0e113
-	salt12 = 0x141ce343
-	salt13 = 0xa4792a01
-	salt14 = 0x067fad21
-	salt15 = 0xd415c1a5
+	Salt0  = 0xe56cc05b
+	Salt1  = 0xb97e54ed
+	Salt2  = 0xd11029a5
+	Salt3  = 0xf0594b3f
+	Salt4  = 0x3ef0d3f7
+	Salt5  = 0xdcec8bc1
+	Salt6  = 0xd24e2077
+	Salt7  = 0x2e6eab13
+	Salt8  = 0x36dfad11
+	Salt9  = 0xde4a21f9
+	Salt10 = 0x14d0d1a5
+	Salt11 = 0xc8e0e113
+	Salt12 = 0x141ce343
+	Salt13 = 0xa4792a01
+	Salt14 = 0x067fad21
+	Salt15 = 0xd415c1a5
 )
 
 // BlockedContains1Generic reports whether all k probes of hash h find their
@@ -105,52 +105,52 @@ func blockedContains1Go(blocks *[]Block, k int, h uint64) bool {
 	acc := uint64(1)
 	switch k {
 	case 16:
-		acc &= b[7] >> (x * salt15 >> 26)
+		acc &= b[7] >> (x * Salt15 >> 26)
 		fallthrough
 	case 15:
-		acc &= b[6] >> (x * salt14 >> 26)
+		acc &= b[6] >> (x * Salt14 >> 26)
 		fallthrough
 	case 14:
-		acc &= b[5] >> (x * salt13 >> 26)
+		acc &= b[5] >> (x * Salt13 >> 26)
 		fallthrough
 	case 13:
-		acc &= b[4] >> (x * salt12 >> 26)
+		acc &= b[4] >> (x * Salt12 >> 26)
 		fallthrough
 	case 12:
-		acc &= b[3] >> (x * salt11 >> 26)
+		acc &= b[3] >> (x * Salt11 >> 26)
 		fallthrough
 	case 11:
-		acc &= b[2] >> (x * salt10 >> 26)
+		acc &= b[2] >> (x * Salt10 >> 26)
 		fallthrough
 	case 10:
-		acc &= b[1] >> (x * salt9 >> 26)
+		acc &= b[1] >> (x * Salt9 >> 26)
 		fallthrough
 	case 9:
-		acc &= b[0] >> (x * salt8 >> 26)
+		acc &= b[0] >> (x * Salt8 >> 26)
 		fallthrough
 	case 8:
-		acc &= b[7] >> (x * salt7 >> 26)
+		acc &= b[7] >> (x * Salt7 >> 26)
 		fallthrough
 	case 7:
-		acc &= b[6] >> (x * salt6 >> 26)
+		acc &= b[6] >> (x * Salt6 >> 26)
 		fallthrough
 	case 6:
-		acc &= b[5] >> (x * salt5 >> 26)
+		acc &= b[5] >> (x * Salt5 >> 26)
 		fallthrough
 	case 5:
-		acc &= b[4] >> (x * salt4 >> 26)
+		acc &= b[4] >> (x * Salt4 >> 26)
 		fallthrough
 	case 4:
-		acc &= b[3] >> (x * salt3 >> 26)
+		acc &= b[3] >> (x * Salt3 >> 26)
 		fallthrough
 	case 3:
-		acc &= b[2] >> (x * salt2 >> 26)
+		acc &= b[2] >> (x * Salt2 >> 26)
 		fallthrough
 	case 2:
-		acc &= b[1] >> (x * salt1 >> 26)
+		acc &= b[1] >> (x * Salt1 >> 26)
 		fallthrough
 	default:
-		acc &= b[0] >> (x * salt0 >> 26)
+		acc &= b[0] >> (x * Salt0 >> 26)
 	}
 	runtime.KeepAlive(blocks)
 	return acc&1 != 0
@@ -170,52 +170,52 @@ func blockedAdd1Go(blocks *[]Block, k int, h uint64) {
 	x := uint32(h)
 	switch k {
 	case 16:
-		b[7] |= 1 << (x * salt15 >> 26)
+		b[7] |= 1 << (x * Salt15 >> 26)
 		fallthrough
 	case 15:
-		b[6] |= 1 << (x * salt14 >> 26)
+		b[6] |= 1 << (x * Salt14 >> 26)
 		fallthrough
 	case 14:
-		b[5] |= 1 << (x * salt13 >> 26)
+		b[5] |= 1 << (x * Salt13 >> 26)
 		fallthrough
 	case 13:
-		b[4] |= 1 << (x * salt12 >> 26)
+		b[4] |= 1 << (x * Salt12 >> 26)
 		fallthrough
 	case 12:
-		b[3] |= 1 << (x * salt11 >> 26)
+		b[3] |= 1 << (x * Salt11 >> 26)
 		fallthrough
 	case 11:
-		b[2] |= 1 << (x * salt10 >> 26)
+		b[2] |= 1 << (x * Salt10 >> 26)
 		fallthrough
 	case 10:
-		b[1] |= 1 << (x * salt9 >> 26)
+		b[1] |= 1 << (x * Salt9 >> 26)
 		fallthrough
 	case 9:
-		b[0] |= 1 << (x * salt8 >> 26)
+		b[0] |= 1 << (x * Salt8 >> 26)
 		fallthrough
 	case 8:
-		b[7] |= 1 << (x * salt7 >> 26)
+		b[7] |= 1 << (x * Salt7 >> 26)
 		fallthrough
 	case 7:
-		b[6] |= 1 << (x * salt6 >> 26)
+		b[6] |= 1 << (x * Salt6 >> 26)
 		fallthrough
 	case 6:
-		b[5] |= 1 << (x * salt5 >> 26)
+		b[5] |= 1 << (x * Salt5 >> 26)
 		fallthrough
 	case 5:
-		b[4] |= 1 << (x * salt4 >> 26)
+		b[4] |= 1 << (x * Salt4 >> 26)
 		fallthrough
 	case 4:
-		b[3] |= 1 << (x * salt3 >> 26)
+		b[3] |= 1 << (x * Salt3 >> 26)
 		fallthrough
 	case 3:
-		b[2] |= 1 << (x * salt2 >> 26)
+		b[2] |= 1 << (x * Salt2 >> 26)
 		fallthrough
 	case 2:
-		b[1] |= 1 << (x * salt1 >> 26)
+		b[1] |= 1 << (x * Salt1 >> 26)
 		fallthrough
 	default:
-		b[0] |= 1 << (x * salt0 >> 26)
+		b[0] |= 1 << (x * Salt0 >> 26)
 	}
 	runtime.KeepAlive(blocks)
 }

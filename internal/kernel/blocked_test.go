@@ -571,3 +571,13 @@ func TestBlocked1Allocs(t *testing.T) {
 		}
 	})
 }
+
+// TestSaltConstants: the constants the unrolled probes use are Salts.
+func TestSaltConstants(t *testing.T) {
+	c := [kernel.MaxK]uint32{kernel.Salt0, kernel.Salt1, kernel.Salt2, kernel.Salt3,
+		kernel.Salt4, kernel.Salt5, kernel.Salt6, kernel.Salt7, kernel.Salt8, kernel.Salt9,
+		kernel.Salt10, kernel.Salt11, kernel.Salt12, kernel.Salt13, kernel.Salt14, kernel.Salt15}
+	if c != kernel.Salts {
+		t.Fatalf("salt constants %x, Salts %x", c, kernel.Salts)
+	}
+}
