@@ -476,3 +476,38 @@ func TestAltMul(t *testing.T) {
 		t.Fatal("CuckooAltMul changed: it is part of the file format")
 	}
 }
+
+// TestAddHashesEqualsAddHashLoop: reading buckets ahead changes nothing:
+// AddHashes leaves exactly the filter (bytes, count, PRNG state) and the
+// error that AddHash in a loop does, through kicks and ErrFull.
+func TestAddHashesEqualsAddHashLoop(t *testing.T) {
+	for _, fb := range []int{8, 16} {
+		for _, c := range []uint64{1, 5, 17, 1000, 40001} {
+			a := mustNew(t, c, WithFingerprintBits(fb))
+			b := mustNew(t, c, WithFingerprintBits(fb))
+			rng := rand.New(rand.NewPCG(c, uint64(fb)))
+			hs := make([]uint64, c+c/8+40)
+			for i := range hs {
+				hs[i] = rng.Uint64()
+			}
+			n, err := a.AddHashes(hs)
+			m := 0
+			var errLoop error
+			for _, h := range hs {
+				if errLoop = b.AddHash(h); errLoop != nil {
+					break
+				}
+				m++
+			}
+			if n != m || !errors.Is(err, ErrFull) || !errors.Is(errLoop, ErrFull) {
+				t.Fatalf("f=%d c=%d: AddHashes = %d, %v; loop = %d, %v", fb, c, n, err, m, errLoop)
+			}
+			ab, _ := a.MarshalBinary()
+			bb, _ := b.MarshalBinary()
+			if !bytes.Equal(ab, bb) {
+				t.Fatalf("f=%d c=%d: AddHashes and the AddHash loop built different filters", fb, c)
+			}
+			allPresent(t, a, hs[:n], "AddHashes")
+		}
+	}
+}
