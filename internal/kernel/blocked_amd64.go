@@ -65,7 +65,8 @@ import "unsafe"
 // Small batches: the assembly wins from one key on (BlockedSmallBatch,
 // cache-resident filter, every batch sent to the assembly): 1 key 30.4 vs
 // 87.7 ns, 2 keys 39.0 vs 155.8, 4 keys 55.1 vs 362.5, 8 keys 78.2 vs 580.9
-// (n=10, p=0.000). So asmMinBatch is 1: only the empty batch skips the call.
+// (n=10, p=0.000). So every batch goes to the assembly (the wrappers return
+// before the call for an empty one).
 
 // # Single-key kernels
 //
@@ -149,13 +150,8 @@ var avx2Tables = func() (t [MaxK + 1]avx2Table) {
 	return t
 }()
 
-// asmMinBatch is the smallest batch the assembly kernels take; smaller ones
-// run the Generic loops, which need no call setup. It is a variable so the
-// tests can send every length to the assembly.
-var asmMinBatch = 1
-
 func blockedAdd(blocks []Block, k int, hs []uint64) {
-	if useAVX2 && len(hs) >= asmMinBatch {
+	if useAVX2 {
 		blockedAddAsm(blocks, k, hs)
 		return
 	}
@@ -163,7 +159,7 @@ func blockedAdd(blocks []Block, k int, hs []uint64) {
 }
 
 func blockedContains(blocks []Block, k int, hs []uint64, out []bool) int {
-	if useAVX2 && len(hs) >= asmMinBatch {
+	if useAVX2 {
 		return blockedContainsAsm(blocks, k, hs, out)
 	}
 	return BlockedContainsGeneric(blocks, k, hs, out)

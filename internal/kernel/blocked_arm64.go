@@ -64,13 +64,8 @@ var neonTables = func() (t [MaxK + 1]neonTable) {
 	return t
 }()
 
-// asmMinBatch is the smallest batch the assembly kernels take; smaller ones
-// run the Generic loops. It is a variable so the tests can send every length
-// to the assembly.
-var asmMinBatch = 1
-
 func blockedAdd(blocks []Block, k int, hs []uint64) {
-	if useNEON && len(hs) >= asmMinBatch {
+	if useNEON {
 		blockedAddAsm(blocks, k, hs)
 		return
 	}
@@ -78,7 +73,7 @@ func blockedAdd(blocks []Block, k int, hs []uint64) {
 }
 
 func blockedContains(blocks []Block, k int, hs []uint64, out []bool) int {
-	if useNEON && len(hs) >= asmMinBatch {
+	if useNEON {
 		return blockedContainsAsm(blocks, k, hs, out)
 	}
 	return BlockedContainsGeneric(blocks, k, hs, out)

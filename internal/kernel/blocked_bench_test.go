@@ -253,7 +253,6 @@ func BenchmarkBlockedSmallBatch(b *testing.B) {
 	for _, n := range []int{1, 2, 3, 4, 6, 8, 16, 32} {
 		b.Run(fmt.Sprintf("len=%d", n), func(b *testing.B) {
 			kerneltest.Bench(b, func(b *testing.B, impl string) {
-				defer kernel.SetAsmMinBatch(0)()
 				off := 0
 				for b.Loop() {
 					kernel.BlockedContains(f, benchK, q[off:off+n], out)

@@ -3,11 +3,6 @@
 package kernel
 
 func init() {
-	SetAsmMinBatch = func(n int) (restore func()) {
-		prev := asmMinBatch
-		asmMinBatch = n
-		return func() { asmMinBatch = prev }
-	}
 	AsmAddN = func(blocks []Block, nblocks uint64, k int, hs []uint64) {
 		blockedAddAVX2(&blocks[0][0], nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs))
 	}

@@ -22,25 +22,10 @@ func TestImpls(t *testing.T) {
 	t.Logf("kernel in use: %s; available: %v", kernel.Impl(), kernel.Impls())
 }
 
-// eachKernel runs f once per available kernel set. For the assembly ones it
-// runs f with every batch (empty included) sent to the assembly rather than
-// only those above the small-batch threshold, and, without -short, once more
-// with the threshold in use (the batches below it run the Generic code,
-// which impl=generic covers).
+// eachKernel runs f once per available kernel set. The assembly kernel sets
+// take every batch, empty included (there is no small-batch threshold).
 func eachKernel(t *testing.T, f func(t *testing.T)) {
-	kerneltest.Run(t, func(t *testing.T, impl string) {
-		if impl == "generic" {
-			f(t)
-			return
-		}
-		t.Run("batches=all-asm", func(t *testing.T) {
-			defer kernel.SetAsmMinBatch(0)()
-			f(t)
-		})
-		if !testing.Short() {
-			t.Run("batches=default", f)
-		}
-	})
+	kerneltest.Run(t, func(t *testing.T, _ string) { f(t) })
 }
 
 func randHashes(r *rand.Rand, n int) []uint64 {
