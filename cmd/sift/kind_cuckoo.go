@@ -204,19 +204,7 @@ func benchCuckoo(r *benchRun) (benchResult, error) {
 		}
 		return r.now() - start
 	})
-	out := make([]bool, batchSize)
-	res.hitBatch = r.best("batch hit", len(hits), func() time.Duration {
-		found = 0
-		start := r.now()
-		batches(hits, func(hs []uint64) { found += f.ContainsHashes(hs, out) })
-		return r.now() - start
-	})
-	res.falseNegatives = max(res.falseNegatives, int64(len(hits)-found))
-	res.missBatch = r.best("batch miss", len(misses), func() time.Duration {
-		start := r.now()
-		batches(misses, func(hs []uint64) { found += f.ContainsHashes(hs, out) })
-		return r.now() - start
-	})
+	r.timeBatchLookups(&res, hits, misses, f.ContainsHashes)
 	res.falsePositives, res.probes = r.measureFPR(res.fppPredicted, f.HashUint64, f.ContainsHashes)
 	return res, nil
 }
