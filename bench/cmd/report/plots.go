@@ -151,15 +151,8 @@ func (r *report) lookupPlot(fpp string) (*figure, error) {
 		return pts
 	}
 	for _, s := range r.specsIn(fpp) {
-		modes := []string{"loop"}
-		if r.hasBatch(fpp, s.Name) {
-			modes = append(modes, "batch")
-		}
-		for _, mode := range modes {
-			label := s.Name
-			if mode == "batch" {
-				label += " (batch)"
-			}
+		for _, mode := range modes(r.hasBatch(fpp, s.Name)) {
+			label := modeLabel(s.Name, mode)
 			width := vg.Points(1.2)
 			if s.Sift {
 				width = vg.Points(2.2)

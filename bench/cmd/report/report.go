@@ -288,6 +288,23 @@ func (r *report) writeMemory(b *strings.Builder) {
 	b.WriteString("\n")
 }
 
+// modes returns the modes a filter's rows show: its per-key loop, and its
+// batch call when it has one.
+func modes(hasBatch bool) []string {
+	if hasBatch {
+		return []string{"loop", "batch"}
+	}
+	return []string{"loop"}
+}
+
+// modeLabel names a filter's row or line in a mode.
+func modeLabel(name, mode string) string {
+	if mode == "batch" {
+		return name + " (batch)"
+	}
+	return name
+}
+
 func (r *report) writeLookups(b *strings.Builder, fpp, keys string) {
 	fmt.Fprintf(b, "## Lookup, %s keys, fpp %s (%s)\n\n", keys, pct(fpp), r.unit)
 	fmt.Fprintf(b, "`×sift`: this filter's time over the sift filter of its kind (sift-blocked for Bloom and static filters, the sift cuckoo filter for cuckoo filters) in the same mode; above 1 means sift is faster. `×mem`: over the prefetch probe at that n.\n\n")
@@ -301,15 +318,8 @@ func (r *report) writeLookups(b *strings.Builder, fpp, keys string) {
 	}
 	b.WriteString("\n")
 	for _, s := range r.specsIn(fpp) {
-		modes := []string{"loop"}
-		if r.hasBatch(fpp, s.Name) {
-			modes = append(modes, "batch")
-		}
-		for _, mode := range modes {
-			label := s.Name
-			if mode == "batch" {
-				label += " (batch)"
-			}
+		for _, mode := range modes(r.hasBatch(fpp, s.Name)) {
+			label := modeLabel(s.Name, mode)
 			if s.Sift {
 				label = "**" + label + "**"
 			}
@@ -340,15 +350,8 @@ func (r *report) writeInserts(b *strings.Builder, fpp string) {
 	}
 	b.WriteString("\n")
 	for _, s := range r.specsIn(fpp) {
-		modes := []string{"loop"}
-		if r.hasBatchInsert(fpp, s.Name) {
-			modes = append(modes, "batch")
-		}
-		for _, mode := range modes {
-			label := s.Name
-			if mode == "batch" {
-				label += " (batch)"
-			}
+		for _, mode := range modes(r.hasBatchInsert(fpp, s.Name)) {
+			label := modeLabel(s.Name, mode)
 			if s.Sift {
 				label = "**" + label + "**"
 			}
