@@ -18,8 +18,16 @@ import (
 // 64 keys and unroll up to 8.
 const maxLen = 300
 
+// TestImpls: the kernel set in use is one the CPU and build have, and
+// SetImpl rejects one they lack. It also logs which kernel runs.
 func TestImpls(t *testing.T) {
 	t.Logf("kernel in use: %s; available: %v", kernel.Impl(), kernel.Impls())
+	if !slices.Contains(kernel.Impls(), kernel.Impl()) {
+		t.Fatalf("kernel in use %q is not among the available %v", kernel.Impl(), kernel.Impls())
+	}
+	if _, err := kernel.SetImpl("no-such-kernel"); err == nil {
+		t.Fatal(`SetImpl("no-such-kernel") returned no error`)
+	}
 }
 
 // eachKernel runs f once per available kernel set. The assembly kernel sets
