@@ -414,15 +414,19 @@ func (f *Filter) AddHash(h uint64) error {
 		return ErrFull
 	}
 	i1, fp, i2 := f.locate(h)
-	if f.insertEither(i1, i2, fp) {
-		f.count++
-		runtime.KeepAlive(f) // see ContainsHash
-		return nil
-	}
-	f.kick(i1, i2, fp)
-	f.count++
+	f.addLocated(i1, fp, i2)
 	runtime.KeepAlive(f) // see ContainsHash
 	return nil
+}
+
+// addLocated stores fingerprint fp, whose buckets are i1 and i2, in a free
+// slot of either or by kicking; the caller has checked that the filter is
+// writable and its victim slot free.
+func (f *Filter) addLocated(i1, fp, i2 uint64) {
+	if !f.insertEither(i1, i2, fp) {
+		f.kick(i1, i2, fp)
+	}
+	f.count++
 }
 
 // kick relocates fingerprints from a full bucket pair until one finds a free
@@ -505,23 +509,31 @@ const addAhead = 16
 // it is faster, because it loads the buckets of the next keys before
 // inserting them.
 func (f *Filter) AddHashes(hs []uint64) (int, error) {
+	if f.readOnly && len(hs) > 0 {
+		return 0, ErrReadOnly
+	}
+	var loc [addAhead][3]uint64 // i1, fp, i2 of the chunk's keys
 	done := 0
 	for len(hs) > 0 {
 		c := min(len(hs), addAhead)
 		touched := f.touched
-		for _, h := range hs[:c] {
-			i1, _, i2 := f.locate(h)
+		for j, h := range hs[:c] {
+			i1, fp, i2 := f.locate(h)
+			loc[j] = [3]uint64{i1, fp, i2}
 			touched ^= f.bucket(i1) ^ f.bucket(i2)
 		}
 		f.touched = touched
-		for i, h := range hs[:c] {
-			if err := f.AddHash(h); err != nil {
-				return done + i, err
+		for j := range c {
+			if f.t.Victim != 0 {
+				runtime.KeepAlive(f)
+				return done + j, ErrFull
 			}
+			f.addLocated(loc[j][0], loc[j][1], loc[j][2])
 		}
 		done += c
 		hs = hs[c:]
 	}
+	runtime.KeepAlive(f) // see ContainsHash
 	return done, nil
 }
 
