@@ -183,7 +183,7 @@ func BenchmarkMemory(b *testing.B) {
 	const n = 1e8
 	huge := benchFilter(b, n)
 	heap := &Filter{}
-	heap.setWords(mem.AlignedWords(len(huge.words)), &mem.Region{}, huge.k, huge.seed)
+	heap.setWords(mem.AlignedWords(len(huge.words)), &mem.Region{}, huge.t.K, huge.seed)
 	copy(heap.words, huge.words)
 	hs := lookupPool(n)
 	for _, m := range []struct {

@@ -69,7 +69,7 @@ func (c *Concurrent) AddUint64(x uint64) { c.AddHash(hash.Uint64(x, c.seed)) }
 // AddHash adds the key whose hash is h. A bit already set is not written
 // again, so adds of present keys do not contend for the cache line.
 func (c *Concurrent) AddHash(h uint64) {
-	insertAtomic(c.blocks, h, c.k)
+	insertAtomic(c.t.Blocks, h, c.t.K)
 	runtime.KeepAlive(c)
 }
 
@@ -86,7 +86,7 @@ func (c *Concurrent) ContainsUint64(x uint64) bool { return c.ContainsHash(hash.
 
 // ContainsHash is Contains for a key whose hash is h.
 func (c *Concurrent) ContainsHash(h uint64) bool {
-	r := probeAtomic(c.blocks, h, c.k)
+	r := probeAtomic(c.t.Blocks, h, c.t.K)
 	runtime.KeepAlive(c)
 	return r
 }
@@ -153,7 +153,7 @@ func (c *Concurrent) snapshot() []uint64 {
 // the faster batch kernels or for Union with other Filters.
 func (c *Concurrent) Filter() *Filter {
 	f := &Filter{}
-	f.alloc(uint64(len(c.blocks)), c.k, c.seed)
+	f.alloc(uint64(len(c.t.Blocks)), c.t.K, c.seed)
 	for i := range c.words {
 		f.words[i] = atomic.LoadUint64(&c.words[i])
 	}
@@ -163,7 +163,7 @@ func (c *Concurrent) Filter() *Filter {
 
 // stats reads the words with atomic loads, a chunk at a time.
 func (c *Concurrent) stats() *fillStats {
-	s := &fillStats{k: c.k}
+	s := &fillStats{k: c.t.K}
 	var buf [512]uint64
 	for off := 0; off < len(c.words); off += len(buf) {
 		chunk := buf[:min(len(buf), len(c.words)-off)]
@@ -184,13 +184,13 @@ func (c *Concurrent) EstimatedCount() uint64 { return c.stats().count() }
 func (c *Concurrent) FPP() float64 { return c.stats().fpr() }
 
 // Bits returns the filter's size in bits.
-func (c *Concurrent) Bits() uint64 { return uint64(len(c.blocks)) * BlockBits }
+func (c *Concurrent) Bits() uint64 { return uint64(len(c.t.Blocks)) * BlockBits }
 
 // Blocks returns the number of 64-byte blocks.
-func (c *Concurrent) Blocks() uint64 { return uint64(len(c.blocks)) }
+func (c *Concurrent) Blocks() uint64 { return uint64(len(c.t.Blocks)) }
 
 // K returns the number of probes per key.
-func (c *Concurrent) K() int { return c.k }
+func (c *Concurrent) K() int { return c.t.K }
 
 // Seed returns the hash seed.
 func (c *Concurrent) Seed() uint64 { return c.seed }
@@ -207,7 +207,7 @@ func (c *Concurrent) Reset() {
 // Clone returns an independent Concurrent holding a snapshot of c.
 func (c *Concurrent) Clone() *Concurrent {
 	d := &Concurrent{}
-	d.alloc(uint64(len(c.blocks)), c.k, c.seed)
+	d.alloc(uint64(len(c.t.Blocks)), c.t.K, c.seed)
 	for i := range c.words {
 		d.words[i] = atomic.LoadUint64(&c.words[i])
 	}

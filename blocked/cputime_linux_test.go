@@ -94,7 +94,7 @@ func TestCPUTimeReport(t *testing.T) {
 			s.name, ftoa(lookups(f, hs)), line, ftoa(add), ftoa(addBatch))
 		if s.n == 1e8 {
 			heap := &Filter{}
-			heap.setWords(mem.AlignedWords(len(f.words)), &mem.Region{}, f.k, f.seed)
+			heap.setWords(mem.AlignedWords(len(f.words)), &mem.Region{}, f.t.K, f.seed)
 			copy(heap.words, f.words)
 			for range 3 {
 				t.Logf("n=1e8 huge pages (mapped %v): ContainsHash %s ns, ContainsHashes %s ns/key; heap: %s ns, %s ns/key",

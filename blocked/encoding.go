@@ -122,7 +122,7 @@ func (c *core) replace(d core) {
 // in the package documentation): a 128-byte header and the blocks,
 // little-endian, identical on every architecture and kernel.
 func (f *Filter) MarshalBinary() ([]byte, error) {
-	b := appendEncoding(make([]byte, 0, format.HeaderSize+len(f.words)*8), f.words, f.k, f.seed, 0, 0)
+	b := appendEncoding(make([]byte, 0, format.HeaderSize+len(f.words)*8), f.words, f.t.K, f.seed, 0, 0)
 	runtime.KeepAlive(f)
 	return b, nil
 }
@@ -147,7 +147,7 @@ func (f *Filter) UnmarshalBinary(data []byte) error {
 
 // WriteTo writes MarshalBinary's bytes to w without copying the blocks.
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
-	h := blockedHeader(uint64(len(f.blocks)), f.k, f.seed, 0, 0)
+	h := blockedHeader(uint64(len(f.t.Blocks)), f.t.K, f.seed, 0, 0)
 	n, err := format.Write(w, h, format.WordBytes(f.words))
 	runtime.KeepAlive(f)
 	return n, err
@@ -175,7 +175,7 @@ func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
 // the filter's memory.
 func (c *Concurrent) MarshalBinary() ([]byte, error) {
 	s := c.snapshot()
-	return appendEncoding(make([]byte, 0, format.HeaderSize+len(s)*8), s, c.k, c.seed, 0, 0), nil
+	return appendEncoding(make([]byte, 0, format.HeaderSize+len(s)*8), s, c.t.K, c.seed, 0, 0), nil
 }
 
 // UnmarshalBinary replaces c with the filter encoded in data (see
@@ -197,7 +197,7 @@ func (c *Concurrent) UnmarshalBinary(data []byte) error {
 // concurrent adds mean). It costs a copy of the filter's memory.
 func (c *Concurrent) WriteTo(w io.Writer) (int64, error) {
 	s := c.snapshot()
-	return format.Write(w, blockedHeader(uint64(len(c.blocks)), c.k, c.seed, 0, 0), format.WordBytes(s))
+	return format.Write(w, blockedHeader(uint64(len(c.t.Blocks)), c.t.K, c.seed, 0, 0), format.WordBytes(s))
 }
 
 // ReadFrom replaces c with one filter read from r (see Filter.ReadFrom). No

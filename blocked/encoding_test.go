@@ -22,8 +22,8 @@ import (
 
 func sameFilter(t *testing.T, what string, a, b *core) {
 	t.Helper()
-	if len(a.words) != len(b.words) || a.k != b.k || a.seed != b.seed {
-		t.Fatalf("%s: geometry %d/%d/%#x vs %d/%d/%#x", what, len(a.words), a.k, a.seed, len(b.words), b.k, b.seed)
+	if len(a.words) != len(b.words) || a.t.K != b.t.K || a.seed != b.seed {
+		t.Fatalf("%s: geometry %d/%d/%#x vs %d/%d/%#x", what, len(a.words), a.t.K, a.seed, len(b.words), b.t.K, b.seed)
 	}
 	for i := range a.words {
 		if a.words[i] != b.words[i] {

@@ -31,9 +31,10 @@ func useKernel(n int) bool {
 // cache lines and as words, the probe count, the seed, and where the memory
 // came from.
 type core struct {
-	blocks []kernel.Block
+	// t is the block array and k, side by side as the single-key kernels
+	// read them through one pointer.
+	t      kernel.BlockedTable
 	words  []uint64
-	k      int
 	seed   uint64
 	region *mem.Region
 }
@@ -54,8 +55,10 @@ func (c *core) setWords(words []uint64, region *mem.Region, k int, seed uint64) 
 		runtime.SetFinalizer(region, (*mem.Region).Free)
 	}
 	c.words = words
-	c.blocks = unsafe.Slice((*kernel.Block)(unsafe.Pointer(unsafe.SliceData(words))), len(words)/kernel.BlockWords)
-	c.k = k
+	c.t = kernel.BlockedTable{
+		Blocks: unsafe.Slice((*kernel.Block)(unsafe.Pointer(unsafe.SliceData(words))), len(words)/kernel.BlockWords),
+		K:      k,
+	}
 	c.seed = seed
 	c.region = region
 }
@@ -64,7 +67,7 @@ func (c *core) setWords(words []uint64, region *mem.Region, k int, seed uint64) 
 // with an index out of range instead of touching freed memory.
 func (c *core) free() error {
 	r := c.region
-	c.blocks, c.words, c.region = nil, nil, nil
+	c.t.Blocks, c.words, c.region = nil, nil, nil
 	return freeRegion(r)
 }
 
@@ -81,7 +84,7 @@ func freeRegion(r *mem.Region) error {
 // mapped memory could otherwise unmap it under the loop.
 
 func (c *core) stats() *fillStats {
-	s := &fillStats{k: c.k}
+	s := &fillStats{k: c.t.K}
 	s.add(c.words)
 	runtime.KeepAlive(c)
 	return s
@@ -94,10 +97,10 @@ func (c *core) fpp() float64 { return c.stats().fpr() }
 // compatible reports why two filters cannot be combined, or nil.
 func (c *core) compatible(o *core) error {
 	switch {
-	case len(c.blocks) != len(o.blocks):
-		return errorf(ErrIncompatible, "block counts differ (%d and %d)", len(c.blocks), len(o.blocks))
-	case c.k != o.k:
-		return errorf(ErrIncompatible, "k differs (%d and %d)", c.k, o.k)
+	case len(c.t.Blocks) != len(o.t.Blocks):
+		return errorf(ErrIncompatible, "block counts differ (%d and %d)", len(c.t.Blocks), len(o.t.Blocks))
+	case c.t.K != o.t.K:
+		return errorf(ErrIncompatible, "k differs (%d and %d)", c.t.K, o.t.K)
 	case c.seed != o.seed:
 		return errorf(ErrIncompatible, "seeds differ (%#x and %#x)", c.seed, o.seed)
 	}
@@ -106,7 +109,7 @@ func (c *core) compatible(o *core) error {
 
 // mustOpen panics if c was closed: the kernels require at least one block.
 func mustOpen(c *core) {
-	if len(c.blocks) == 0 {
+	if len(c.t.Blocks) == 0 {
 		panic("blocked: use of a closed filter")
 	}
 }
@@ -192,9 +195,9 @@ func (f *Filter) AddUint64(x uint64) { f.AddHash(hash.Uint64(x, f.seed)) }
 
 // AddHash adds the key whose hash (with the filter's seed, see Hash) is h.
 func (f *Filter) AddHash(h uint64) {
-	// BlockedAdd1 keeps &f.blocks, so f, alive to its end: no KeepAlive
+	// BlockedAdd1 keeps &f.t, so f, alive to its end: no KeepAlive
 	// here (it would push ContainsHash over the inlining budget).
-	kernel.BlockedAdd1(&f.blocks, f.k, h)
+	kernel.BlockedAdd1(&f.t, h)
 }
 
 // Contains reports whether key may have been added: false means it
@@ -210,9 +213,9 @@ func (f *Filter) ContainsUint64(x uint64) bool { return f.ContainsHash(hash.Uint
 // ContainsHash is Contains for a key whose hash (see Hash) is h. It computes
 // all k probes and tests them at once, without a branch per probe.
 func (f *Filter) ContainsHash(h uint64) bool {
-	// BlockedContains1 keeps &f.blocks, so f, alive to its end (see
+	// BlockedContains1 keeps &f.t, so f, alive to its end (see
 	// AddHash).
-	return kernel.BlockedContains1(&f.blocks, f.k, h)
+	return kernel.BlockedContains1(&f.t, h)
 }
 
 // AddHashes adds every key whose hash is in hs. Batches of two and more run
@@ -221,13 +224,13 @@ func (f *Filter) ContainsHash(h uint64) bool {
 func (f *Filter) AddHashes(hs []uint64) {
 	if !useKernel(len(hs)) {
 		for _, h := range hs {
-			insert(f.blocks, h, f.k)
+			kernel.BlockedAdd1(&f.t, h)
 		}
 		runtime.KeepAlive(f)
 		return
 	}
 	mustOpen(&f.core)
-	kernel.BlockedAdd(f.blocks, f.k, hs)
+	kernel.BlockedAdd(f.t.Blocks, f.t.K, hs)
 	runtime.KeepAlive(f)
 }
 
@@ -239,12 +242,12 @@ func (f *Filter) ContainsHashes(hs []uint64, out []bool) int {
 		panic("blocked: ContainsHashes: len(out) < len(hs)")
 	}
 	if !useKernel(len(hs)) {
-		n := probeAll(f.blocks, f.k, hs, out)
+		n := probeAll(&f.t, hs, out)
 		runtime.KeepAlive(f)
 		return n
 	}
 	mustOpen(&f.core)
-	n := kernel.BlockedContains(f.blocks, f.k, hs, out)
+	n := kernel.BlockedContains(f.t.Blocks, f.t.K, hs, out)
 	runtime.KeepAlive(f)
 	return n
 }
@@ -295,13 +298,13 @@ func (f *Filter) EstimatedCount() uint64 { return f.estimatedCount() }
 func (f *Filter) FPP() float64 { return f.fpp() }
 
 // Bits returns the filter's size in bits, a multiple of 512.
-func (f *Filter) Bits() uint64 { return uint64(len(f.blocks)) * BlockBits }
+func (f *Filter) Bits() uint64 { return uint64(len(f.t.Blocks)) * BlockBits }
 
 // Blocks returns the number of 64-byte blocks.
-func (f *Filter) Blocks() uint64 { return uint64(len(f.blocks)) }
+func (f *Filter) Blocks() uint64 { return uint64(len(f.t.Blocks)) }
 
 // K returns the number of probes per key.
-func (f *Filter) K() int { return f.k }
+func (f *Filter) K() int { return f.t.K }
 
 // Seed returns the hash seed.
 func (f *Filter) Seed() uint64 { return f.seed }
@@ -315,7 +318,7 @@ func (f *Filter) Reset() {
 // Clone returns an independent copy of f, in memory of its own.
 func (f *Filter) Clone() *Filter {
 	c := &Filter{}
-	c.alloc(uint64(len(f.blocks)), f.k, f.seed)
+	c.alloc(uint64(len(f.t.Blocks)), f.t.K, f.seed)
 	copy(c.words, f.words)
 	runtime.KeepAlive(f)
 	return c

@@ -150,13 +150,13 @@ func TestLayout(t *testing.T) {
 			f.AddHash(h)
 			idx := kernel.BlockIndex(h, 37)
 			want := kernel.BlockMask(h, k)
-			for b := range f.blocks {
+			for b := range f.t.Blocks {
 				var w kernel.Block
 				if uint64(b) == idx {
 					w = want
 				}
-				if f.blocks[b] != w {
-					t.Fatalf("k=%d h=%#x: block %d = %x, want %x", k, h, b, f.blocks[b], w)
+				if f.t.Blocks[b] != w {
+					t.Fatalf("k=%d h=%#x: block %d = %x, want %x", k, h, b, f.t.Blocks[b], w)
 				}
 			}
 		}

@@ -12,18 +12,13 @@ import (
 // kernel.BlockedContains1Generic. Concurrent keeps its own unrolled Go
 // probes below: they read and write with atomics.
 
-// insert sets the first k probe bits of hash h in its block. 1 <= k <= 16.
-func insert(blocks []kernel.Block, h uint64, k int) {
-	kernel.BlockedAdd1(&blocks, k, h)
-}
-
-// probeAll sets out[i] = kernel.BlockedContains1(blocks, k, hs[i]) and returns how many are
-// true. len(out) >= len(hs).
-func probeAll(blocks []kernel.Block, k int, hs []uint64, out []bool) int {
+// probeAll sets out[i] = kernel.BlockedContains1(t, hs[i]) and returns how
+// many are true. len(out) >= len(hs).
+func probeAll(t *kernel.BlockedTable, hs []uint64, out []bool) int {
 	out = out[:len(hs)]
 	n := 0
 	for i, h := range hs {
-		c := kernel.BlockedContains1(&blocks, k, h)
+		c := kernel.BlockedContains1(t, h)
 		out[i] = c
 		if c {
 			n++

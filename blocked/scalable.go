@@ -313,7 +313,7 @@ func (s *Scalable) payload() []byte {
 	}
 	p := make([]byte, 0, size)
 	for i, st := range s.stages {
-		p = appendEncoding(p, st.words, st.k, s.seed, s.counts[i], s.caps[i])
+		p = appendEncoding(p, st.words, st.t.K, s.seed, s.counts[i], s.caps[i])
 		p = append(p, make([]byte, padded(len(p))-len(p))...)
 	}
 	runtime.KeepAlive(s)

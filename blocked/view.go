@@ -107,9 +107,9 @@ func (v *View) ContainsUint64(x uint64) bool { return v.ContainsHash(hash.Uint64
 
 // ContainsHash is Contains for a key whose hash is h.
 func (v *View) ContainsHash(h uint64) bool {
-	// BlockedContains1 keeps &v.blocks, so v and its mapping, alive to its
-	// end (see Filter.ContainsHash).
-	return kernel.BlockedContains1(&v.blocks, v.k, h)
+	// BlockedContains1 keeps &v.t, so v and its mapping, alive to its end
+	// (see Filter.ContainsHash).
+	return kernel.BlockedContains1(&v.t, h)
 }
 
 // ContainsHashes sets out[i] = ContainsHash(hs[i]) for every i and returns
@@ -119,12 +119,12 @@ func (v *View) ContainsHashes(hs []uint64, out []bool) int {
 		panic("blocked: ContainsHashes: len(out) < len(hs)")
 	}
 	if !useKernel(len(hs)) {
-		n := probeAll(v.blocks, v.k, hs, out)
+		n := probeAll(&v.t, hs, out)
 		runtime.KeepAlive(v)
 		return n
 	}
 	mustOpen(&v.core)
-	n := kernel.BlockedContains(v.blocks, v.k, hs, out)
+	n := kernel.BlockedContains(v.t.Blocks, v.t.K, hs, out)
 	runtime.KeepAlive(v)
 	return n
 }
@@ -137,13 +137,13 @@ func (v *View) EstimatedCount() uint64 { return v.estimatedCount() }
 func (v *View) FPP() float64 { return v.fpp() }
 
 // Bits returns the filter's size in bits.
-func (v *View) Bits() uint64 { return uint64(len(v.blocks)) * BlockBits }
+func (v *View) Bits() uint64 { return uint64(len(v.t.Blocks)) * BlockBits }
 
 // Blocks returns the number of 64-byte blocks.
-func (v *View) Blocks() uint64 { return uint64(len(v.blocks)) }
+func (v *View) Blocks() uint64 { return uint64(len(v.t.Blocks)) }
 
 // K returns the number of probes per key.
-func (v *View) K() int { return v.k }
+func (v *View) K() int { return v.t.K }
 
 // Seed returns the hash seed.
 func (v *View) Seed() uint64 { return v.seed }
@@ -156,7 +156,7 @@ func (v *View) Mapped() bool { return v.mapped }
 // own.
 func (v *View) Clone() *Filter {
 	f := &Filter{}
-	f.alloc(uint64(len(v.blocks)), v.k, v.seed)
+	f.alloc(uint64(len(v.t.Blocks)), v.t.K, v.seed)
 	copy(f.words, v.words)
 	runtime.KeepAlive(v)
 	return f
@@ -164,14 +164,14 @@ func (v *View) Clone() *Filter {
 
 // MarshalBinary returns the filter's encoding (see Filter.MarshalBinary).
 func (v *View) MarshalBinary() ([]byte, error) {
-	b := appendEncoding(make([]byte, 0, format.HeaderSize+len(v.words)*8), v.words, v.k, v.seed, 0, 0)
+	b := appendEncoding(make([]byte, 0, format.HeaderSize+len(v.words)*8), v.words, v.t.K, v.seed, 0, 0)
 	runtime.KeepAlive(v)
 	return b, nil
 }
 
 // WriteTo writes the filter's encoding to w.
 func (v *View) WriteTo(w io.Writer) (int64, error) {
-	n, err := format.Write(w, blockedHeader(uint64(len(v.blocks)), v.k, v.seed, 0, 0), format.WordBytes(v.words))
+	n, err := format.Write(w, blockedHeader(uint64(len(v.t.Blocks)), v.t.K, v.seed, 0, 0), format.WordBytes(v.words))
 	runtime.KeepAlive(v)
 	return n, err
 }

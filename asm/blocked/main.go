@@ -33,8 +33,8 @@
 //
 // # The single-key kernels
 //
-// blockedContains1AVX2 and blockedAdd1AVX2 take (blocks *[]Block, k, h): one
-// key per call, for ContainsHash and AddHash. They build the same mask, but
+// blockedContains1AVX2 and blockedAdd1AVX2 take (t *BlockedTable, h): one
+// key per call (the block slice and k through one pointer), for ContainsHash and AddHash. They build the same mask, but
 // split the salt products into qword bit numbers with shifts alone (the
 // words 4..7 sit in the odd dwords: VPSRLQ 58; words 0..3 in the even ones:
 // VPSLLQ 32, VPSRLQ 58). The probe shifts each block word right by its bit
@@ -356,10 +356,10 @@ func tableMem(k, off int) operand.Mem {
 
 func genSingle(contains bool) {
 	name, fallback := "blockedAdd1AVX2", "blockedAdd1Go"
-	doc := "blockedAdd1AVX2 sets the k probe bits of h in its block of *blocks; it jumps to blockedAdd1Go unless useAVX2, len(*blocks) > 0 and 1 <= k <= 16."
+	doc := "blockedAdd1AVX2 sets the t.K probe bits of h in its block of t.Blocks; it jumps to blockedAdd1Go unless useAVX2, len(t.Blocks) > 0 and 1 <= t.K <= 16."
 	if contains {
 		name, fallback = "blockedContains1AVX2", "blockedContains1Go"
-		doc = "blockedContains1AVX2 reports whether all k probe bits of h are set in its block of *blocks; it jumps to blockedContains1Go unless useAVX2, len(*blocks) > 0 and 1 <= k <= 16."
+		doc = "blockedContains1AVX2 reports whether all t.K probe bits of h are set in its block of t.Blocks; it jumps to blockedContains1Go unless useAVX2, len(t.Blocks) > 0 and 1 <= t.K <= 16."
 	}
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
@@ -372,7 +372,7 @@ func genSingle(contains bool) {
 	c.Comment("The Go twin unless AVX2 is in use and the filter has blocks (checked before any vector register is touched).")
 	c.CMPB(operand.Mem{Symbol: operand.Symbol{Name: "·useAVX2"}, Base: reg.StaticBase}, operand.Imm(0))
 	c.JEQ(goPath)
-	hdr := c.Load(c.Param("blocks"), c.GP64())
+	hdr := c.Load(c.Param("t"), c.GP64())
 	nblocks := c.GP64()
 	c.MOVQ(operand.Mem{Base: hdr, Disp: 8}, nblocks)
 	c.TESTQ(nblocks, nblocks)
@@ -386,7 +386,8 @@ func genSingle(contains bool) {
 	c.IMULQ(nblocks, g.off)
 	c.SHRQ(operand.Imm(26), g.off)
 	c.ANDQ(operand.I32(-64), g.off)
-	c.CMPQ(paramMem("k"), operand.Imm(8))
+	kMem := operand.Mem{Base: hdr, Disp: 24} // t.K
+	c.CMPQ(kMem, operand.Imm(8))
 	c.JNE(general)
 
 	c.Comment("k = 8: every lane is a probe, the table is avx2Tables[8].")
@@ -395,7 +396,7 @@ func genSingle(contains bool) {
 	c.Label(name + "_general")
 	c.Comment("Any other k: the Go twin if k is not in 1..16, else the table avx2Tables[k].")
 	k := c.GP64()
-	c.Load(c.Param("k"), k)
+	c.MOVQ(kMem, k)
 	t := c.GP64()
 	c.LEAQ(operand.Mem{Base: k, Disp: -1}, t)
 	c.CMPQ(t, operand.Imm(maxK-1))
@@ -422,15 +423,19 @@ func tailJump(sym string) {
 	})
 }
 
-// singleSignature is func(blocks *[]Block, k int, h uint64) [bool] with
-// Block the kernel package's [8]uint64 (built here: avo can only parse
-// signatures of predeclared types without loading the package).
+// singleSignature is func(t *BlockedTable, h uint64) [bool] with
+// BlockedTable the kernel package's struct{Blocks []Block; K int} and Block
+// its [8]uint64 (built here: avo can only parse signatures of predeclared
+// types without loading the package).
 func singleSignature(contains bool) *gotypes.Signature {
 	pkg := types.NewPackage("github.com/sift-go/sift/internal/kernel", "kernel")
 	block := types.NewNamed(types.NewTypeName(token.NoPos, pkg, "Block", nil), types.NewArray(types.Typ[types.Uint64], 8), nil)
+	table := types.NewNamed(types.NewTypeName(token.NoPos, pkg, "BlockedTable", nil), types.NewStruct([]*types.Var{
+		types.NewField(token.NoPos, pkg, "Blocks", types.NewSlice(block), false),
+		types.NewField(token.NoPos, pkg, "K", types.Typ[types.Int], false),
+	}, nil), nil)
 	params := types.NewTuple(
-		types.NewParam(token.NoPos, pkg, "blocks", types.NewPointer(types.NewSlice(block))),
-		types.NewParam(token.NoPos, pkg, "k", types.Typ[types.Int]),
+		types.NewParam(token.NoPos, pkg, "t", types.NewPointer(table)),
 		types.NewParam(token.NoPos, pkg, "h", types.Typ[types.Uint64]),
 	)
 	var results *types.Tuple

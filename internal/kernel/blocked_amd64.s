@@ -917,29 +917,29 @@ blockedContainsAVX2_done:
 	VZEROUPPER
 	RET
 
-// func blockedAdd1AVX2(blocks *[]Block, k int, h uint64)
+// func blockedAdd1AVX2(t *BlockedTable, h uint64)
 // Requires: AVX, AVX2
-TEXT ·blockedAdd1AVX2(SB), NOSPLIT, $0-24
+TEXT ·blockedAdd1AVX2(SB), NOSPLIT, $0-16
 	// The Go twin unless AVX2 is in use and the filter has blocks (checked before any vector register is touched).
 	CMPB  ·useAVX2+0(SB), $0x00
 	JEQ   blockedAdd1AVX2_go
-	MOVQ  blocks+0(FP), AX
+	MOVQ  t+0(FP), AX
 	MOVQ  8(AX), CX
 	TESTQ CX, CX
 	JEQ   blockedAdd1AVX2_go
-	MOVQ  (AX), AX
+	MOVQ  (AX), DX
 
 	// Block offset: ((h>>32)*nblocks>>32)*64.
-	MOVQ  h+16(FP), DX
-	SHRQ  $0x20, DX
-	IMULQ CX, DX
-	SHRQ  $0x1a, DX
-	ANDQ  $-64, DX
-	CMPQ  k+8(FP), $0x08
+	MOVQ  h+8(FP), BX
+	SHRQ  $0x20, BX
+	IMULQ CX, BX
+	SHRQ  $0x1a, BX
+	ANDQ  $-64, BX
+	CMPQ  24(AX), $0x08
 	JNE   blockedAdd1AVX2_general
 
 	// k = 8: every lane is a probe, the table is avx2Tables[8].
-	VPBROADCASTD h+16(FP), Y0
+	VPBROADCASTD h+8(FP), Y0
 	VPMULLD      ·avx2Tables+1536(SB), Y0, Y0
 	VPSRLQ       $0x3a, Y0, Y1
 	VPSLLQ       $0x20, Y0, Y0
@@ -947,24 +947,24 @@ TEXT ·blockedAdd1AVX2(SB), NOSPLIT, $0-24
 	VMOVDQU      ·avx2Tables+1600(SB), Y2
 	VPSLLVQ      Y0, Y2, Y0
 	VPSLLVQ      Y1, Y2, Y1
-	VPOR         (AX)(DX*1), Y0, Y0
-	VPOR         32(AX)(DX*1), Y1, Y1
-	VMOVDQU      Y0, (AX)(DX*1)
-	VMOVDQU      Y1, 32(AX)(DX*1)
+	VPOR         (DX)(BX*1), Y0, Y0
+	VPOR         32(DX)(BX*1), Y1, Y1
+	VMOVDQU      Y0, (DX)(BX*1)
+	VMOVDQU      Y1, 32(DX)(BX*1)
 	VZEROUPPER
 	RET
 
 blockedAdd1AVX2_general:
 	// Any other k: the Go twin if k is not in 1..16, else the table avx2Tables[k].
-	MOVQ         k+8(FP), CX
-	LEAQ         -1(CX), BX
-	CMPQ         BX, $0x0f
+	MOVQ         24(AX), AX
+	LEAQ         -1(AX), CX
+	CMPQ         CX, $0x0f
 	JHI          blockedAdd1AVX2_go
 	LEAQ         ·avx2Tables+0(SB), SI
-	LEAQ         (CX)(CX*2), BX
-	SHLQ         $0x06, BX
-	ADDQ         BX, SI
-	VPBROADCASTD h+16(FP), Y0
+	LEAQ         (AX)(AX*2), CX
+	SHLQ         $0x06, CX
+	ADDQ         CX, SI
+	VPBROADCASTD h+8(FP), Y0
 	VPMULLD      (SI), Y0, Y1
 	VPSRLQ       $0x3a, Y1, Y2
 	VPSLLQ       $0x20, Y1, Y1
@@ -973,7 +973,7 @@ blockedAdd1AVX2_general:
 	VMOVDQU      96(SI), Y4
 	VPSLLVQ      Y1, Y3, Y1
 	VPSLLVQ      Y2, Y4, Y2
-	CMPQ         CX, $0x08
+	CMPQ         AX, $0x08
 	JLE          blockedAdd1AVX2_one_round
 	VPMULLD      32(SI), Y0, Y0
 	VPSRLQ       $0x3a, Y0, Y5
@@ -987,74 +987,74 @@ blockedAdd1AVX2_general:
 	VPOR         Y5, Y2, Y2
 
 blockedAdd1AVX2_one_round:
-	VPOR    (AX)(DX*1), Y1, Y1
-	VPOR    32(AX)(DX*1), Y2, Y2
-	VMOVDQU Y1, (AX)(DX*1)
-	VMOVDQU Y2, 32(AX)(DX*1)
+	VPOR    (DX)(BX*1), Y1, Y1
+	VPOR    32(DX)(BX*1), Y2, Y2
+	VMOVDQU Y1, (DX)(BX*1)
+	VMOVDQU Y2, 32(DX)(BX*1)
 	VZEROUPPER
 	RET
 
 blockedAdd1AVX2_go:
 	JMP ·blockedAdd1Go+0(SB)
 
-// func blockedContains1AVX2(blocks *[]Block, k int, h uint64) bool
+// func blockedContains1AVX2(t *BlockedTable, h uint64) bool
 // Requires: AVX, AVX2
-TEXT ·blockedContains1AVX2(SB), NOSPLIT, $0-25
+TEXT ·blockedContains1AVX2(SB), NOSPLIT, $0-17
 	// The Go twin unless AVX2 is in use and the filter has blocks (checked before any vector register is touched).
 	CMPB  ·useAVX2+0(SB), $0x00
 	JEQ   blockedContains1AVX2_go
-	MOVQ  blocks+0(FP), AX
+	MOVQ  t+0(FP), AX
 	MOVQ  8(AX), CX
 	TESTQ CX, CX
 	JEQ   blockedContains1AVX2_go
-	MOVQ  (AX), AX
+	MOVQ  (AX), DX
 
 	// Block offset: ((h>>32)*nblocks>>32)*64.
-	MOVQ  h+16(FP), DX
-	SHRQ  $0x20, DX
-	IMULQ CX, DX
-	SHRQ  $0x1a, DX
-	ANDQ  $-64, DX
-	CMPQ  k+8(FP), $0x08
+	MOVQ  h+8(FP), BX
+	SHRQ  $0x20, BX
+	IMULQ CX, BX
+	SHRQ  $0x1a, BX
+	ANDQ  $-64, BX
+	CMPQ  24(AX), $0x08
 	JNE   blockedContains1AVX2_general
 
 	// k = 8: every lane is a probe, the table is avx2Tables[8].
-	VPBROADCASTD h+16(FP), Y0
+	VPBROADCASTD h+8(FP), Y0
 	VPMULLD      ·avx2Tables+1536(SB), Y0, Y0
 	VPSRLQ       $0x3a, Y0, Y1
 	VPSLLQ       $0x20, Y0, Y0
 	VPSRLQ       $0x3a, Y0, Y0
-	VMOVDQU      (AX)(DX*1), Y2
-	VMOVDQU      32(AX)(DX*1), Y3
+	VMOVDQU      (DX)(BX*1), Y2
+	VMOVDQU      32(DX)(BX*1), Y3
 	VPSRLVQ      Y0, Y2, Y0
 	VPSRLVQ      Y1, Y3, Y1
 	VPAND        Y1, Y0, Y0
 	VPTEST       ·avx2Tables+1600(SB), Y0
-	SETCS        ret+24(FP)
+	SETCS        ret+16(FP)
 	VZEROUPPER
 	RET
 
 blockedContains1AVX2_general:
 	// Any other k: the Go twin if k is not in 1..16, else the table avx2Tables[k].
-	MOVQ         k+8(FP), CX
-	LEAQ         -1(CX), BX
-	CMPQ         BX, $0x0f
+	MOVQ         24(AX), AX
+	LEAQ         -1(AX), CX
+	CMPQ         CX, $0x0f
 	JHI          blockedContains1AVX2_go
 	LEAQ         ·avx2Tables+0(SB), SI
-	LEAQ         (CX)(CX*2), BX
-	SHLQ         $0x06, BX
-	ADDQ         BX, SI
-	VPBROADCASTD h+16(FP), Y0
+	LEAQ         (AX)(AX*2), CX
+	SHLQ         $0x06, CX
+	ADDQ         CX, SI
+	VPBROADCASTD h+8(FP), Y0
 	VPMULLD      (SI), Y0, Y1
 	VPSRLQ       $0x3a, Y1, Y2
 	VPSLLQ       $0x20, Y1, Y1
 	VPSRLQ       $0x3a, Y1, Y1
-	VMOVDQU      (AX)(DX*1), Y3
-	VMOVDQU      32(AX)(DX*1), Y4
+	VMOVDQU      (DX)(BX*1), Y3
+	VMOVDQU      32(DX)(BX*1), Y4
 	VPSRLVQ      Y1, Y3, Y1
 	VPSRLVQ      Y2, Y4, Y2
 	VPANDN       96(SI), Y2, Y2
-	CMPQ         CX, $0x08
+	CMPQ         AX, $0x08
 	JLE          blockedContains1AVX2_one_round
 	VPMULLD      32(SI), Y0, Y0
 	VPSRLQ       $0x3a, Y0, Y5
@@ -1070,7 +1070,7 @@ blockedContains1AVX2_general:
 blockedContains1AVX2_one_round:
 	VPANDN Y1, Y2, Y1
 	VPTEST 64(SI), Y1
-	SETCS  ret+24(FP)
+	SETCS  ret+16(FP)
 	VZEROUPPER
 	RET
 

@@ -275,12 +275,13 @@ func BenchmarkBlocked1(b *testing.B) {
 				b.Run("op="+op, func(b *testing.B) {
 					kerneltest.Bench(b, func(b *testing.B, impl string) {
 						keys, off, found := 0, 0, 0
+						tab := &kernel.BlockedTable{Blocks: f, K: benchK}
 						start := time.Now()
 						for b.Loop() {
 							for _, h := range q[off : off+benchBatch] {
 								if op == "add" {
-									kernel.BlockedAdd1(&f, benchK, h)
-								} else if kernel.BlockedContains1(&f, benchK, h) {
+									kernel.BlockedAdd1(tab, h)
+								} else if kernel.BlockedContains1(tab, h) {
 									found++
 								}
 							}

@@ -91,15 +91,15 @@ const (
 // bits set in its block: the portable twin of BlockedContains1. It panics
 // if blocks is empty.
 func BlockedContains1Generic(blocks []Block, k int, h uint64) bool {
-	return blockedContains1Go(&blocks, k, h)
+	return blockedContains1Go(&BlockedTable{blocks, k}, h)
 }
 
-// blockedContains1Go is BlockedContains1Generic taking the slice by pointer:
-// the single-key probe where there is no assembly, and where the amd64
-// kernel jumps when it does not run (the arguments are the kernel's). It
-// keeps blocks alive to its end (see BlockedContains1).
-func blockedContains1Go(blocks *[]Block, k int, h uint64) bool {
-	bs := *blocks
+// blockedContains1Go is BlockedContains1Generic taking a *BlockedTable: the
+// single-key probe where there is no assembly, and where the amd64 kernel
+// jumps when it does not run (the arguments are the kernel's). It keeps t
+// alive to its end (see BlockedContains1).
+func blockedContains1Go(t *BlockedTable, h uint64) bool {
+	bs, k := t.Blocks, t.K
 	b := &bs[(h>>32)*uint64(len(bs))>>32]
 	x := uint32(h)
 	acc := uint64(1)
@@ -152,20 +152,20 @@ func blockedContains1Go(blocks *[]Block, k int, h uint64) bool {
 	default:
 		acc &= b[0] >> (x * Salt0 >> 26)
 	}
-	runtime.KeepAlive(blocks)
+	runtime.KeepAlive(t)
 	return acc&1 != 0
 }
 
 // BlockedAdd1Generic sets the k probe bits of hash h in its block: the
 // portable twin of BlockedAdd1. It panics if blocks is empty.
 func BlockedAdd1Generic(blocks []Block, k int, h uint64) {
-	blockedAdd1Go(&blocks, k, h)
+	blockedAdd1Go(&BlockedTable{blocks, k}, h)
 }
 
-// blockedAdd1Go is BlockedAdd1Generic taking the slice by pointer (see
+// blockedAdd1Go is BlockedAdd1Generic taking a *BlockedTable (see
 // blockedContains1Go).
-func blockedAdd1Go(blocks *[]Block, k int, h uint64) {
-	bs := *blocks
+func blockedAdd1Go(t *BlockedTable, h uint64) {
+	bs, k := t.Blocks, t.K
 	b := &bs[(h>>32)*uint64(len(bs))>>32]
 	x := uint32(h)
 	switch k {
@@ -217,5 +217,5 @@ func blockedAdd1Go(blocks *[]Block, k int, h uint64) {
 	default:
 		b[0] |= 1 << (x * Salt0 >> 26)
 	}
-	runtime.KeepAlive(blocks)
+	runtime.KeepAlive(t)
 }

@@ -8,7 +8,7 @@ func raceBlockedAdd(blocks []Block, hs []uint64) {}
 
 func raceBlockedContains(blocks []Block, hs []uint64, out []bool) {}
 
-func raceBlocked1(blocks *[]Block, h uint64, write bool) {}
+func raceBlocked1(t *BlockedTable, h uint64, write bool) {}
 
 // raceEnabled is whether the race detector is on; the single-key wrappers
 // test it as a constant, so the annotation costs their inlining nothing.

@@ -23,9 +23,9 @@ func raceBlockedContains(blocks []Block, hs []uint64, out []bool) {
 }
 
 // raceBlocked1 reports the one block a single-key kernel reads (or, for an
-// insert, writes). An empty *blocks panics here, as the kernel would.
-func raceBlocked1(blocks *[]Block, h uint64, write bool) {
-	b := &(*blocks)[BlockIndex(h, uint64(len(*blocks)))]
+// insert, writes). An empty t.Blocks panics here, as the kernel would.
+func raceBlocked1(t *BlockedTable, h uint64, write bool) {
+	b := &t.Blocks[BlockIndex(h, uint64(len(t.Blocks)))]
 	if write {
 		runtime.RaceWriteRange(unsafe.Pointer(b), BlockBytes)
 	} else {

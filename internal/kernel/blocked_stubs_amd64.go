@@ -14,12 +14,12 @@ func blockedAddAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint
 //go:noescape
 func blockedContainsAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int
 
-// blockedAdd1AVX2 sets the k probe bits of h in its block of *blocks; it jumps to blockedAdd1Go unless useAVX2, len(*blocks) > 0 and 1 <= k <= 16.
+// blockedAdd1AVX2 sets the t.K probe bits of h in its block of t.Blocks; it jumps to blockedAdd1Go unless useAVX2, len(t.Blocks) > 0 and 1 <= t.K <= 16.
 //
 //go:noescape
-func blockedAdd1AVX2(blocks *[]Block, k int, h uint64)
+func blockedAdd1AVX2(t *BlockedTable, h uint64)
 
-// blockedContains1AVX2 reports whether all k probe bits of h are set in its block of *blocks; it jumps to blockedContains1Go unless useAVX2, len(*blocks) > 0 and 1 <= k <= 16.
+// blockedContains1AVX2 reports whether all t.K probe bits of h are set in its block of t.Blocks; it jumps to blockedContains1Go unless useAVX2, len(t.Blocks) > 0 and 1 <= t.K <= 16.
 //
 //go:noescape
-func blockedContains1AVX2(blocks *[]Block, k int, h uint64) bool
+func blockedContains1AVX2(t *BlockedTable, h uint64) bool

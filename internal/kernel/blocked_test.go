@@ -428,7 +428,7 @@ func TestBlocked1(t *testing.T) {
 				gen := make([]kernel.Block, nb)
 				want := make([]kernel.Block, nb)
 				for _, h := range adds {
-					kernel.BlockedAdd1(&got, k, h)
+					kernel.BlockedAdd1(&kernel.BlockedTable{Blocks: got, K: k}, h)
 					kernel.BlockedAdd1Generic(gen, k, h)
 					refAdd(want, uint64(nb), k, h)
 				}
@@ -439,7 +439,7 @@ func TestBlocked1(t *testing.T) {
 				}
 				for i, h := range probesFor(r, adds, 600) {
 					w := refContains(want, uint64(nb), k, h)
-					if c := kernel.BlockedContains1(&got, k, h); c != w {
+					if c := kernel.BlockedContains1(&kernel.BlockedTable{Blocks: got, K: k}, h); c != w {
 						t.Fatalf("nblocks=%d k=%d: probe %d (hash %#x) = %v, want %v", nb, k, i, h, c, w)
 					}
 					if c := kernel.BlockedContains1Generic(got, k, h); c != w {
@@ -466,7 +466,7 @@ func TestBlocked1Saturated(t *testing.T) {
 		empty := make([]kernel.Block, 7)
 		for k := 1; k <= kernel.MaxK; k++ {
 			for _, h := range randHashes(r, 200) {
-				if !kernel.BlockedContains1(&full, k, h) || kernel.BlockedContains1(&empty, k, h) {
+				if !kernel.BlockedContains1(&kernel.BlockedTable{Blocks: full, K: k}, h) || kernel.BlockedContains1(&kernel.BlockedTable{Blocks: empty, K: k}, h) {
 					t.Fatalf("k=%d hash %#x: full/empty filter answered wrong", k, h)
 				}
 			}
@@ -505,14 +505,14 @@ func TestBlocked1HugeBlockCount(t *testing.T) {
 					}
 				}
 				for _, h := range hs[:100] {
-					kernel.BlockedAdd1(huge, k, h)
+					kernel.BlockedAdd1(&kernel.BlockedTable{Blocks: *huge, K: k}, h)
 					refAdd(want, n, k, h)
 				}
 				if !slices.Equal(real, want) {
 					t.Fatalf("nblocks=%d k=%d: insert image differs", n, k)
 				}
 				for _, h := range hs {
-					if got, w := kernel.BlockedContains1(huge, k, h), refContains(want, n, k, h); got != w {
+					if got, w := kernel.BlockedContains1(&kernel.BlockedTable{Blocks: *huge, K: k}, h), refContains(want, n, k, h); got != w {
 						t.Fatalf("nblocks=%d k=%d hash %#x: %v, want %v", n, k, h, got, w)
 					}
 				}
@@ -529,8 +529,8 @@ func TestBlocked1Empty(t *testing.T) {
 		for _, k := range []int{1, 8, 16} {
 			var empty []kernel.Block
 			for name, call := range map[string]func(){
-				"BlockedContains1": func() { kernel.BlockedContains1(&empty, k, 0x123456789) },
-				"BlockedAdd1":      func() { kernel.BlockedAdd1(&empty, k, 0x123456789) },
+				"BlockedContains1": func() { kernel.BlockedContains1(&kernel.BlockedTable{Blocks: empty, K: k}, 0x123456789) },
+				"BlockedAdd1":      func() { kernel.BlockedAdd1(&kernel.BlockedTable{Blocks: empty, K: k}, 0x123456789) },
 			} {
 				func() {
 					defer func() {
@@ -551,10 +551,11 @@ func TestBlocked1Allocs(t *testing.T) {
 		blocks := make([]kernel.Block, 1000)
 		hs := randHashes(r, 100)
 		for _, k := range []int{7, 8, 16} {
+			tab := &kernel.BlockedTable{Blocks: blocks, K: k}
 			if a := testing.AllocsPerRun(20, func() {
 				for _, h := range hs {
-					kernel.BlockedAdd1(&blocks, k, h)
-					if !kernel.BlockedContains1(&blocks, k, h) {
+					kernel.BlockedAdd1(tab, h)
+					if !kernel.BlockedContains1(tab, h) {
 						panic("inserted key absent")
 					}
 				}
