@@ -91,10 +91,12 @@ func CuckooFingerprint(h, fpMax uint64) uint64 {
 // CuckooAlt returns the other bucket of fingerprint fp stored in bucket i,
 // with n buckets: (H(fp) - i) mod n, computed without a branch.
 func CuckooAlt(i, fp, n uint64) uint64 {
-	// d wraps around (its top bit set) exactly when H(fp) < i; then d+n
-	// is the true difference mod n and the smaller of the two.
+	// d wraps around (its top bit set: both terms are below 2^32) exactly
+	// when H(fp) < i; then d+n is the true difference mod n. The sign
+	// mask adds n without a branch: Go compiles min(d, d+n) to a jump
+	// here, which a random key mispredicts half the time.
 	d := uint64(uint32(fp*CuckooAltMul))*n>>32 - i
-	return min(d, d+n)
+	return d + n&uint64(int64(d)>>63)
 }
 
 // CuckooTag packs a fingerprint and the smaller of its two buckets for the
