@@ -2,7 +2,6 @@ package cuckoo
 
 import (
 	"io"
-	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -133,8 +132,30 @@ func (c *Concurrent) casInsert(i, fp uint64) bool {
 		if free == 0 {
 			return false
 		}
-		s := uint64(bits.TrailingZeros64(free)) / uint64(f.t.FPBits)
-		if atomic.CompareAndSwapUint64(w, old, old|fp<<(base+s*uint64(f.t.FPBits))) {
+		if atomic.CompareAndSwapUint64(w, old, old|fp<<f.laneShift(i, free)) {
+			return true
+		}
+	}
+}
+
+// casInsertEither is the placement of Filter.addLocated with a compare-and-swap: fp goes
+// into a free slot of the emptier of buckets i1 and i2, retrying while
+// other writers change the chosen word; false when both are full.
+func (c *Concurrent) casInsertEither(i1, i2, fp uint64) bool {
+	f := c.f
+	w1, w2 := &f.t.Words[i1>>f.wordShift], &f.t.Words[i2>>f.wordShift]
+	for {
+		old1, old2 := atomic.LoadUint64(w1), atomic.LoadUint64(w2)
+		f1, f2 := f.emptyLanes(old1>>((i1&f.wordMask)<<5)), f.emptyLanes(old2>>((i2&f.wordMask)<<5))
+		if f1|f2 == 0 {
+			return false
+		}
+		i, free := emptier(i1, f1, i2, f2)
+		w, old := w1, old1
+		if i != i1 {
+			w, old = w2, old2
+		}
+		if atomic.CompareAndSwapUint64(w, old, old|fp<<f.laneShift(i, free)) {
 			return true
 		}
 	}
@@ -151,8 +172,7 @@ func (c *Concurrent) casDelete(i, fp uint64) bool {
 		if m == 0 {
 			return false
 		}
-		s := uint64(bits.TrailingZeros64(m)) / uint64(f.t.FPBits)
-		if atomic.CompareAndSwapUint64(w, old, old&^(f.fpMax<<(base+s*uint64(f.t.FPBits)))) {
+		if atomic.CompareAndSwapUint64(w, old, old&^(f.fpMax<<f.laneShift(i, m))) {
 			return true
 		}
 	}
@@ -166,7 +186,7 @@ func (c *Concurrent) AddHash(h uint64) error {
 	}
 	i1, fp, i2 := c.f.locate(h)
 	c.mu.RLock()
-	ok := c.casInsert(i1, fp) || c.casInsert(i2, fp)
+	ok := c.casInsertEither(i1, i2, fp)
 	c.mu.RUnlock()
 	if ok {
 		c.count.Add(1)
@@ -177,7 +197,7 @@ func (c *Concurrent) AddHash(h uint64) error {
 	if c.victim.Load() != 0 {
 		return ErrFull
 	}
-	if !c.casInsert(i1, fp) && !c.casInsert(i2, fp) {
+	if !c.casInsertEither(i1, i2, fp) {
 		c.kick(i1, i2, fp)
 	}
 	c.count.Add(1)
