@@ -487,6 +487,11 @@ func TestJavaLogEdges(t *testing.T) {
 // amd64 (where Go does not fuse multiply-adds) the two agree bit for bit over
 // every branch; elsewhere they agree to one ulp.
 func TestJavaLog1pAgainstStd(t *testing.T) {
+	if runtime.GOARCH == "s390x" {
+		// Go's math.Log1p is s390x assembly there (a different algorithm,
+		// off by several ulps near 0): there is no fdlibm twin to compare.
+		t.Skip("math.Log1p is not fdlibm on s390x")
+	}
 	r := rand.New(rand.NewPCG(13, 14))
 	xs := []float64{0, -0.0, -1, -0.5, -0.2929, -0.29289, 0.41421, 0.41423, 1e-300, -1e-300, 1e-30, -1e-10,
 		3e-9, 1e-6, 1, 2, 1e10, 1e300, math.MaxFloat64, math.Inf(1), math.Nextafter(-1, 0)}
