@@ -37,15 +37,19 @@
 // ContainsHash loads the key's two buckets (one load each) and compares the
 // fingerprint with all four slots at once with the SWAR zero-lane test
 // (x-lo)&^x&hi on x = bucket ^ fp·lo, where lo has a 1 in every lane; the
-// victim is compared with arithmetic, not a branch. It is a leaf function:
-// every helper inlines into it, and each fingerprint width has its own
+// victim is compared with arithmetic, not a branch. ContainsHash and
+// ContainsUint64 inline into their callers as one call of the probe
+// function, which is a leaf: every helper inlines into it (for
+// ContainsUint64 the key's hash too, which saved a call level, 10.6 to
+// 8.9 ns a lookup in cache), and each fingerprint width has its own
 // straight-line code (constants as immediates, buckets read as uint32 or
-// uint64 elements; the branch on the width always goes the same way). It
-// does not itself inline into callers: the whole probe (index,
-// fingerprint, alternate bucket, two loads, SWAR and victim) costs about
-// 150 units of the Go compiler's inlining budget of 80 for one width
-// alone, even with unchecked loads. The call costs a few cycles; the two
-// bucket loads dominate.
+// uint64 elements; the branch on the width always goes the same way). The
+// probe itself cannot inline: index, fingerprint, alternate bucket, two
+// loads, SWAR and victim cost about 150 units of the Go compiler's
+// inlining budget of 80 for one width alone, even with unchecked loads.
+// An amd64 assembly version of it measured only 2-8% faster than this Go,
+// so there is none: the call costs a few cycles, and the multiplies and
+// the two bucket loads dominate.
 //
 // ContainsHashes runs a batch in one call of an assembly kernel
 // (internal/kernel): AVX2 on amd64 (four keys per iteration, gathers for the

@@ -269,16 +269,40 @@ func (f *Filter) locate(h uint64) (i1, fp, i2 uint64) {
 // false means certainly not added (or removed since); true means added, or
 // a false positive with probability about FPP. It reads the key's two
 // buckets with one load each and compares all four slots at once (SWAR),
-// and checks the victim without a branch. It is a leaf function with no
-// calls (the helpers it uses inline into it); see the package doc on why it
-// does not itself fit Go's inlining budget.
+// and checks the victim without a branch. It inlines into its caller: a
+// lookup is one call, of probe (see the package doc).
+func (f *Filter) ContainsHash(h uint64) bool { return f.probe(h, true) }
+
+// Contains reports whether key may be in the filter (see ContainsHash).
+func (f *Filter) Contains(key []byte) bool { return f.probe(hash.Bytes(key, f.seed), true) }
+
+// ContainsString reports whether key may be in the filter (see ContainsHash).
+func (f *Filter) ContainsString(key string) bool {
+	return f.probe(hash.String(key, f.seed), true)
+}
+
+// ContainsUint64 reports whether key may be in the filter (see ContainsHash).
+// It is the same key as Contains of key's 8 little-endian bytes.
+func (f *Filter) ContainsUint64(key uint64) bool { return f.probe(key, false) }
+
+// probe is the lookup of ContainsHash (hashed true: x is the key's hash)
+// and ContainsUint64 (hashed false: x is the key, hashed here). Hashing
+// inside the one call saves a call level: ContainsUint64 calling
+// ContainsHash measured 10.6 ns a lookup in cache against 8.9 for this,
+// and 6.0 with the hash precomputed. The branch on hashed goes the same way
+// at every call site.
 //
-// Each fingerprint width has its own straight-line code, with its SWAR
-// constants as immediates and its buckets read as whole uint32 or uint64
-// slice elements (the branch on the width always goes the same way): about 10%
-// faster than one path for both widths, which shifted a shared uint64 word
-// by amounts loaded from f (see the note of issue 5).
-func (f *Filter) ContainsHash(h uint64) bool {
+// It is a leaf function: every helper inlines into it, and each
+// fingerprint width has its own straight-line code (SWAR constants as
+// immediates, buckets read as whole uint32 or uint64 slice elements; the
+// branch on the width always goes the same way): about 10% faster than
+// one path for both widths, which shifted a shared uint64 word by amounts
+// loaded from f.
+func (f *Filter) probe(x uint64, hashed bool) bool {
+	h := x
+	if !hashed {
+		h = hash.Uint64(x, f.seed)
+	}
 	n := f.t.Buckets
 	i1 := kernel.CuckooIndex(h, n)
 	var fp, i2, hit uint64
@@ -304,20 +328,6 @@ func (f *Filter) ContainsHash(h uint64) bool {
 	// unreachable: keep f alive until its memory has been read.
 	runtime.KeepAlive(f)
 	return r
-}
-
-// Contains reports whether key may be in the filter (see ContainsHash).
-func (f *Filter) Contains(key []byte) bool { return f.ContainsHash(hash.Bytes(key, f.seed)) }
-
-// ContainsString reports whether key may be in the filter (see ContainsHash).
-func (f *Filter) ContainsString(key string) bool {
-	return f.ContainsHash(hash.String(key, f.seed))
-}
-
-// ContainsUint64 reports whether key may be in the filter (see ContainsHash).
-// It is the same key as Contains of key's 8 little-endian bytes.
-func (f *Filter) ContainsUint64(key uint64) bool {
-	return f.ContainsHash(hash.Uint64(key, f.seed))
 }
 
 // ContainsHashes looks up every hash of hs, sets out[i] to ContainsHash(hs[i]),
