@@ -435,16 +435,25 @@ func (f *Filter) swap(i, s, fp uint64) uint64 {
 // Adding the same key more than 2 × 4 = 8 times (or 9 keys sharing both
 // buckets and the fingerprint) fills both its buckets: the ninth copy goes to
 // the victim and the filter reports ErrFull from then on.
-func (f *Filter) AddHash(h uint64) error {
+func (f *Filter) AddHash(h uint64) error { return f.add(h, true) }
+
+// add is AddHash (hashed true: x is the key's hash) and AddUint64 (hashed
+// false: x is the key, hashed here), so that AddUint64 is not a call of a
+// call (see probe).
+func (f *Filter) add(x uint64, hashed bool) error {
 	if f.readOnly {
 		return ErrReadOnly
 	}
 	if f.t.Victim != 0 {
 		return ErrFull
 	}
+	h := x
+	if !hashed {
+		h = hash.Uint64(x, f.seed)
+	}
 	i1, fp, i2 := f.locate(h)
 	f.addLocated(i1, fp, i2)
-	runtime.KeepAlive(f) // see ContainsHash
+	runtime.KeepAlive(f) // see probe
 	return nil
 }
 
@@ -537,14 +546,14 @@ func (f *Filter) victim() (fp, i uint64) {
 }
 
 // Add adds key. See AddHash for the errors and the duplicate limit.
-func (f *Filter) Add(key []byte) error { return f.AddHash(hash.Bytes(key, f.seed)) }
+func (f *Filter) Add(key []byte) error { return f.add(hash.Bytes(key, f.seed), true) }
 
 // AddString adds key. See AddHash.
-func (f *Filter) AddString(key string) error { return f.AddHash(hash.String(key, f.seed)) }
+func (f *Filter) AddString(key string) error { return f.add(hash.String(key, f.seed), true) }
 
 // AddUint64 adds key, the same key as Add of its 8 little-endian bytes. See
 // AddHash.
-func (f *Filter) AddUint64(key uint64) error { return f.AddHash(hash.Uint64(key, f.seed)) }
+func (f *Filter) AddUint64(key uint64) error { return f.add(key, false) }
 
 // addAhead is how many keys AddHashes reads the buckets of before inserting
 // them: their cache misses overlap instead of queueing one by one.
@@ -581,7 +590,7 @@ func (f *Filter) AddHashes(hs []uint64) (int, error) {
 		done += c
 		hs = hs[c:]
 	}
-	runtime.KeepAlive(f) // see ContainsHash
+	runtime.KeepAlive(f) // see probe
 	return done, nil
 }
 
