@@ -209,17 +209,16 @@ func runBenchmarks(c config, rawPath string, head []string) ([]byte, error) {
 	fmt.Fprintf(os.Stderr, "%d cases x %d repetitions, -benchtime %s, n = %s, fpp = %s\n",
 		len(cases), c.count, c.benchtime, c.sizes, c.fpps)
 
+	// The repetitions run as rounds: every case once per round, one test
+	// binary invocation each, so a change in the machine's load during the
+	// run shifts all cases alike instead of the few that ran then (with
+	// -test.count=N go test repeats each case N times back to back, and
+	// the ratios between filters drifted by up to 30% between reports).
 	args := append([]string{
 		"-test.run=^$", "-test.bench=.", "-test.benchmem",
-		"-test.count=" + fmt.Sprint(c.count), "-test.benchtime=" + c.benchtime,
+		"-test.count=1", "-test.benchtime=" + c.benchtime,
 		"-test.timeout=0",
 	}, c.testFlags()...)
-	cmd := exec.Command(bin, args...)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
 	rawFile, err := os.Create(rawPath)
 	if err != nil {
 		return nil, err
@@ -231,32 +230,40 @@ func runBenchmarks(c config, rawPath string, head []string) ([]byte, error) {
 		all.WriteString(line + "\n")
 	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	done, doneW, runs := 0, 0.0, len(cases)*c.count
-	for sc.Scan() {
-		line := sc.Text()
-		all.WriteString(line + "\n")
-		fmt.Fprintln(rawFile, line)
-		if r, ok := parseLine(line); ok {
-			done++
-			doneW += weights[r.Name]
-			el := time.Since(start)
-			eta := "?"
-			if doneW > 0 {
-				eta = fmtDur(time.Duration(float64(el) / doneW * math.Max(total-doneW, 0)))
-			}
-			fmt.Fprintf(os.Stderr, "[%4d/%d %3.0f%%] %-80s %9.3g ns/key (cpu %.3g)  elapsed %s  ETA ~%s\n",
-				done, runs, 100*doneW/total, strings.TrimPrefix(r.Name, "Benchmark"), r.Metrics["ns/key"], r.Metrics["cpu-ns/key"], fmtDur(el), eta)
-		} else if strings.HasPrefix(line, "--- FAIL") || strings.HasPrefix(line, "--- SKIP") || strings.Contains(line, "panic") {
-			fmt.Fprintln(os.Stderr, line)
+	for round := 1; round <= c.count; round++ {
+		cmd := exec.Command(bin, args...)
+		cmd.Stderr = os.Stderr
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return nil, err
 		}
-	}
-	if err := cmd.Wait(); err != nil {
-		return nil, fmt.Errorf("benchmarks failed (output so far in %s): %w", rawPath, err)
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			all.WriteString(line + "\n")
+			fmt.Fprintln(rawFile, line)
+			if r, ok := parseLine(line); ok {
+				done++
+				doneW += weights[r.Name]
+				el := time.Since(start)
+				eta := "?"
+				if doneW > 0 {
+					eta = fmtDur(time.Duration(float64(el) / doneW * math.Max(total-doneW, 0)))
+				}
+				fmt.Fprintf(os.Stderr, "[%4d/%d %3.0f%% round %d/%d] %-80s %9.3g ns/key (cpu %.3g)  elapsed %s  ETA ~%s\n",
+					done, runs, 100*doneW/total, round, c.count, strings.TrimPrefix(r.Name, "Benchmark"), r.Metrics["ns/key"], r.Metrics["cpu-ns/key"], fmtDur(el), eta)
+			} else if strings.HasPrefix(line, "--- FAIL") || strings.HasPrefix(line, "--- SKIP") || strings.Contains(line, "panic") {
+				fmt.Fprintln(os.Stderr, line)
+			}
+		}
+		if err := cmd.Wait(); err != nil {
+			return nil, fmt.Errorf("benchmarks failed in round %d (output so far in %s): %w", round, rawPath, err)
+		}
 	}
 	_, _ = io.WriteString(rawFile, "")
 	return []byte(all.String()), nil

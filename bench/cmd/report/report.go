@@ -169,7 +169,7 @@ func (r *report) markdown(plots []plotFile) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# sift benchmarks: %s\n\n", r.m.CPU)
-	w("Produced by `cd bench && %s` on %s. Every figure is the median of %d runs (`-count %d`, `-benchtime %s`), single-threaded, on the same deterministic keys (8-byte keys, XXH3 hashes precomputed).", r.command(), r.m.Date, r.runs, r.runs, r.cfg.benchtime)
+	w("Produced by `cd bench && %s` on %s. Every figure is the median of %d runs (`-count %d`: that many rounds, each running every case once, so drift in the machine's load shifts all cases alike; `-benchtime %s`), single-threaded, on the same deterministic keys (8-byte keys, XXH3 hashes precomputed).", r.command(), r.m.Date, r.runs, r.runs, r.cfg.benchtime)
 	if r.elapsed > 0 {
 		w(" The run took %s.", fmtDur(r.elapsed))
 	} else if r.m.Elapsed != "" {

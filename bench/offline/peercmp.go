@@ -1,0 +1,195 @@
+//go:build ignore
+
+// Command peercmp compares sift's cuckoo filter with the Go cuckoo filters
+// that the bench module cannot depend on here (the module proxy of the
+// machine the benchmarks ran on refuses panmari/cuckoofilter and
+// linvon/cuckoo-filter), plus seiflotfy/cuckoofilter, on the same keys, one
+// thread. run.sh builds it in a temporary module against local clones of
+// those repositories; see bench/offline/README.md.
+//
+// Every filter gets the same 8-byte keys: the peers as []byte (they hash
+// with metro), sift through AddUint64/ContainsUint64 (XXH3 inside the call),
+// and, in the last two columns, sift's ContainsHash with the hash
+// precomputed, as the bench module measures it. Times are thread CPU time
+// per key (CLOCK_THREAD_CPUTIME_ID), the median of -rounds fresh filters.
+// "lost" counts inserted keys a filter no longer finds: false negatives.
+package main
+
+import (
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"runtime"
+	"slices"
+	"time"
+
+	linvon "github.com/linvon/cuckoo-filter"
+	panmari "github.com/panmari/cuckoofilter"
+	seiflotfy "github.com/seiflotfy/cuckoofilter"
+	"github.com/sift-go/sift/cuckoo"
+	"golang.org/x/sys/unix"
+)
+
+type filter interface {
+	add(k []byte, x uint64) bool
+	has(k []byte, x uint64) bool
+	bytes() int
+}
+
+type siftF struct {
+	f    *cuckoo.Filter
+	hash bool // x is the precomputed hash: ContainsHash
+}
+
+func (s *siftF) add(k []byte, x uint64) bool { return s.f.AddUint64(x) == nil }
+func (s *siftF) has(k []byte, x uint64) bool {
+	if s.hash {
+		return s.f.ContainsHash(x)
+	}
+	return s.f.ContainsUint64(x)
+}
+func (s *siftF) bytes() int { return int(s.f.SizeBytes()) }
+
+type panF struct{ f *panmari.Filter }
+
+func (p panF) add(k []byte, x uint64) bool { return p.f.Insert(k) }
+func (p panF) has(k []byte, x uint64) bool { return p.f.Lookup(k) }
+func (p panF) bytes() int                  { return len(p.f.Encode()) }
+
+type linF struct{ f *linvon.Filter }
+
+func (l linF) add(k []byte, x uint64) bool { return l.f.Add(k) }
+func (l linF) has(k []byte, x uint64) bool { return l.f.Contain(k) }
+func (l linF) bytes() int                  { return int(l.f.SizeInBytes()) }
+
+type seiF struct{ f *seiflotfy.Filter }
+
+func (s seiF) add(k []byte, x uint64) bool { return s.f.Insert(k) }
+func (s seiF) has(k []byte, x uint64) bool { return s.f.Lookup(k) }
+func (s seiF) bytes() int {
+	return reflect.ValueOf(s.f).Elem().FieldByName("buckets").Len() * 4
+}
+
+var makers = []struct {
+	name string
+	mk   func(n int) filter
+}{
+	{"sift cuckoo, 16-bit", func(n int) filter { f, _ := cuckoo.New(uint64(n)); return &siftF{f: f} }},
+	{"sift cuckoo, 8-bit", func(n int) filter {
+		f, _ := cuckoo.New(uint64(n), cuckoo.WithFingerprintBits(8))
+		return &siftF{f: f}
+	}},
+	{"panmari, 16-bit", func(n int) filter { return panF{panmari.NewFilter(uint(n))} }},
+	{"linvon, 16-bit single table", func(n int) filter {
+		return linF{linvon.NewFilter(4, 16, uint(n), linvon.TableTypeSingle)}
+	}},
+	{"seiflotfy, 8-bit", func(n int) filter { return seiF{seiflotfy.NewFilter(uint(n))} }},
+}
+
+// cpuNow is this thread's CPU time.
+func cpuNow() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		panic(err)
+	}
+	return time.Duration(ts.Nano())
+}
+
+// keySet is keys in the order they are used, with their 8-byte forms in one
+// contiguous buffer: key access is sequential and costs every filter alike.
+type keySet struct {
+	ks []uint64
+	bs [][]byte
+}
+
+func newKeySet(xs []uint64) keySet {
+	buf := make([]byte, 8*len(xs))
+	bs := make([][]byte, len(xs))
+	for i, x := range xs {
+		binary.LittleEndian.PutUint64(buf[8*i:], x)
+		bs[i] = buf[8*i : 8*i+8 : 8*i+8]
+	}
+	return keySet{xs, bs}
+}
+
+func main() {
+	nf := flag.Int("n", 1e6, "keys inserted (each filter is made for this many)")
+	rounds := flag.Int("rounds", 5, "fresh filters per filter type; medians are reported")
+	flag.Parse()
+	runtime.LockOSThread()
+	n := *nf
+	r := rand.New(rand.NewPCG(1, 2))
+	all := make([]uint64, 2*n)
+	for i := range all {
+		all[i] = r.Uint64()
+	}
+	ins := newKeySet(all[:n])
+	order := make([]uint64, n)
+	for i, j := range r.Perm(n) {
+		order[i] = all[j]
+	}
+	present := newKeySet(order)
+	absent := newKeySet(all[n:])
+
+	fmt.Printf("n = %d, %s, %s/%s, median of %d rounds, thread CPU ns per key\n\n", n, runtime.Version(), runtime.GOOS, runtime.GOARCH, *rounds)
+	fmt.Println("| filter | bits/key | FPR | lost | insert | lookup present | lookup absent | ContainsHash present | ContainsHash absent |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	for _, m := range makers {
+		var tIns, tPre, tAbs, hPre, hAbs []float64
+		var f filter
+		var fpr float64
+		lost, failed := 0, 0
+		lookup := func(s keySet) (float64, int) {
+			c := 0
+			t := cpuNow()
+			for i, k := range s.ks {
+				if f.has(s.bs[i], k) {
+					c++
+				}
+			}
+			return float64(cpuNow()-t) / float64(len(s.ks)), c
+		}
+		for range *rounds {
+			runtime.GC()
+			f = m.mk(n)
+			t := cpuNow()
+			for i, k := range ins.ks {
+				if !f.add(ins.bs[i], k) {
+					failed++
+				}
+			}
+			tIns = append(tIns, float64(cpuNow()-t)/float64(n))
+			p, c := lookup(present)
+			tPre = append(tPre, p)
+			lost = max(lost, n-c)
+			a, fp := lookup(absent)
+			tAbs = append(tAbs, a)
+			fpr = float64(fp) / float64(n)
+			if s, ok := f.(*siftF); ok {
+				hp, ha := make([]uint64, n), make([]uint64, n)
+				for i := range hp {
+					hp[i], ha[i] = s.f.HashUint64(present.ks[i]), s.f.HashUint64(absent.ks[i])
+				}
+				s.hash = true
+				p, _ := lookup(keySet{hp, present.bs})
+				a, _ := lookup(keySet{ha, absent.bs})
+				hPre, hAbs = append(hPre, p), append(hAbs, a)
+				s.hash = false
+			}
+		}
+		med := func(x []float64) string {
+			if len(x) == 0 {
+				return "-"
+			}
+			slices.Sort(x)
+			return fmt.Sprintf("%.1f", x[len(x)/2])
+		}
+		name := m.name
+		if failed > 0 {
+			name += fmt.Sprintf(" (%d failed inserts in %d fills)", failed, *rounds)
+		}
+		fmt.Printf("| %s | %.2f | %.2e | %d | %s | %s | %s | %s | %s |\n", name, float64(8*f.bytes())/float64(n), fpr, lost, med(tIns), med(tPre), med(tAbs), med(hPre), med(hAbs))
+	}
+}
