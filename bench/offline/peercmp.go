@@ -12,7 +12,11 @@
 // and, in the last two columns, sift's ContainsHash with the hash
 // precomputed, as the bench module measures it. Times are thread CPU time
 // per key (CLOCK_THREAD_CPUTIME_ID), the median of -rounds fresh filters.
-// "lost" counts inserted keys a filter no longer finds: false negatives.
+// "lost" is the most keys, over the rounds, that a filter accepted (Add
+// returned success) and no longer finds after the fill: false negatives.
+// "full at" is how far past n keys (in % of n) a fresh filter took keys
+// before its first refused Add, and "lost when full" how many keys it had
+// accepted that it no longer finds at that point.
 package main
 
 import (
@@ -134,8 +138,8 @@ func main() {
 	absent := newKeySet(all[n:])
 
 	fmt.Printf("n = %d, %s, %s/%s, median of %d rounds, thread CPU ns per key\n\n", n, runtime.Version(), runtime.GOOS, runtime.GOARCH, *rounds)
-	fmt.Println("| filter | bits/key | FPR | lost | insert | lookup present | lookup absent | ContainsHash present | ContainsHash absent |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| filter | bits/key | FPR | lost | full at | lost when full | insert | lookup present | lookup absent | ContainsHash present | ContainsHash absent |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, m := range makers {
 		var tIns, tPre, tAbs, hPre, hAbs []float64
 		var f filter
@@ -154,16 +158,26 @@ func main() {
 		for range *rounds {
 			runtime.GC()
 			f = m.mk(n)
+			ok := make([]bool, n)
 			t := cpuNow()
 			for i, k := range ins.ks {
-				if !f.add(ins.bs[i], k) {
-					failed++
-				}
+				ok[i] = f.add(ins.bs[i], k)
 			}
 			tIns = append(tIns, float64(cpuNow()-t)/float64(n))
-			p, c := lookup(present)
+			// Lost: keys whose Add succeeded that are not found now. A
+			// refused Add (the filter said full) is not a loss; a key
+			// accepted and then dropped by a later failing insert is.
+			l := 0
+			for i, k := range ins.ks {
+				if !ok[i] {
+					failed++
+				} else if !f.has(ins.bs[i], k) {
+					l++
+				}
+			}
+			lost = max(lost, l)
+			p, _ := lookup(present)
 			tPre = append(tPre, p)
-			lost = max(lost, n-c)
 			a, fp := lookup(absent)
 			tAbs = append(tAbs, a)
 			fpr = float64(fp) / float64(n)
@@ -179,6 +193,29 @@ func main() {
 				s.hash = false
 			}
 		}
+		// Overfill a fresh filter: add keys until the first refused Add
+		// (at most 2n), then look up every key that was accepted.
+		full := newKeySet(func() []uint64 {
+			xs := make([]uint64, 2*n)
+			rr := rand.New(rand.NewPCG(3, 4))
+			for i := range xs {
+				xs[i] = rr.Uint64()
+			}
+			return xs
+		}())
+		f = m.mk(n)
+		at, lostFull := "-", 0
+		for i, k := range full.ks {
+			if !f.add(full.bs[i], k) {
+				at = fmt.Sprintf("%.1f%%", 100*float64(i)/float64(n))
+				for j, k := range full.ks[:i] {
+					if !f.has(full.bs[j], k) {
+						lostFull++
+					}
+				}
+				break
+			}
+		}
 		med := func(x []float64) string {
 			if len(x) == 0 {
 				return "-"
@@ -190,6 +227,6 @@ func main() {
 		if failed > 0 {
 			name += fmt.Sprintf(" (%d failed inserts in %d fills)", failed, *rounds)
 		}
-		fmt.Printf("| %s | %.2f | %.2e | %d | %s | %s | %s | %s | %s |\n", name, float64(8*f.bytes())/float64(n), fpr, lost, med(tIns), med(tPre), med(tAbs), med(hPre), med(hAbs))
+		fmt.Printf("| %s | %.2f | %.2e | %d | %s | %d | %s | %s | %s | %s | %s |\n", name, float64(8*f.bytes())/float64(n), fpr, lost, at, lostFull, med(tIns), med(tPre), med(tAbs), med(hPre), med(hAbs))
 	}
 }
