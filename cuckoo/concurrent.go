@@ -217,6 +217,9 @@ func (c *Concurrent) kick(i1, i2, fp uint64) {
 	}
 	r >>= 1
 	left := 63
+	if c.moveOut(i1^i2^i, fp) { // the other bucket first, as Filter.kick
+		return
+	}
 	for k := 0; k < f.maxKicks; k++ {
 		if c.moveOut(i, fp) {
 			return

@@ -79,14 +79,19 @@
 // buckets evenly loaded this way, rather than filling the first bucket
 // while it has room, leaves fewer inserts near full load with both buckets
 // full: a fill to 95% makes 0.17–0.20 relocation steps a key instead of
-// 0.29–0.33. When both are full it relocates, up to MaxKicks (default 500) steps. Each step first
-// looks one move ahead: if one of the full bucket's four fingerprints has
-// room in its own alternate bucket, it moves there and the homeless
-// fingerprint takes its slot (the four alternate buckets are independent
-// loads, so this costs about one memory latency, and it ends most chains
-// early and raises the reachable load by about 1.5 points). Otherwise the
-// homeless fingerprint evicts one in a random slot, which moves on to its
-// alternate bucket. The random choices come from a PRNG seeded from the
+// 0.29–0.33.
+//
+// When both are full it relocates, up to MaxKicks (default 500) steps.
+// Each step first looks one move ahead: if one of the full bucket's four
+// fingerprints has room in its own alternate bucket, it moves there and
+// the homeless fingerprint takes its slot (the four alternate buckets are
+// independent loads, so this costs about one memory latency, and it ends
+// most chains early and raises the reachable load by about 1.5 points).
+// Before the first eviction it looks ahead from both buckets, eight
+// fingerprints, which makes a third fewer evictions in a fill to 95%
+// (0.06–0.09 a key instead of 0.09–0.13). Otherwise the homeless
+// fingerprint evicts one in a random slot, which moves on to its alternate
+// bucket. The random choices come from a PRNG seeded from the
 // filter's seed, so filters built from the same keys are bit-identical. If the last
 // evicted fingerprint still has no home it goes into the victim slot, where
 // every lookup finds it: that Add succeeds, and no key is lost. From then on

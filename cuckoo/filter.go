@@ -497,6 +497,12 @@ func (f *Filter) kick(i1, i2, fp uint64) {
 	}
 	r >>= 1
 	left := 63
+	// Both buckets are full. Before any eviction look one step ahead from
+	// the other bucket too (the loop does it for i): eight fingerprints
+	// may each have room in their alternate bucket.
+	if f.moveOut(i1^i2^i, fp) {
+		return
+	}
 	for k := 0; k < f.maxKicks; k++ {
 		// Bucket i is full and fp wants in. First look one step ahead:
 		// if a fingerprint of i has room in its own alternate bucket,

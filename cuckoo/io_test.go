@@ -319,8 +319,8 @@ func TestGolden(t *testing.T) {
 		fb   int
 		want string
 	}{
-		{8, "4cc6aac3838f45c1c3023c7cc1fccc626317acc3c64cfbd9ef9ed9af913e1164"},
-		{16, "af491d01c2e51f3b0f0e3f6223749d5fe2795b53ec516e50aed6c6fa9c446826"},
+		{8, "e6e2b1b031202b50fb3cc66d71b11f697e5271f9b2686cc389ca96ca89aaab04"},
+		{16, "ac51f5e4196532abeef9f8656e5fd9ab01d8937897b47528b83f3d80d8254c16"},
 	} {
 		f := mustNew(t, 1000, WithFingerprintBits(c.fb), WithSeed(7))
 		for i := range uint64(1100) {
