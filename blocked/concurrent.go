@@ -64,7 +64,7 @@ func (c *Concurrent) Add(key []byte) { c.AddHash(hash.Bytes(key, c.seed)) }
 func (c *Concurrent) AddString(key string) { c.AddHash(hash.String(key, c.seed)) }
 
 // AddUint64 adds x (its eight little-endian bytes) to the filter.
-func (c *Concurrent) AddUint64(x uint64) { c.AddHash(hash.Uint64(x, c.seed)) }
+func (c *Concurrent) AddUint64(x uint64) { c.AddHash(c.h64.Hash(x)) }
 
 // AddHash adds the key whose hash is h. A bit already set is not written
 // again, so adds of present keys do not contend for the cache line.
@@ -82,7 +82,7 @@ func (c *Concurrent) ContainsString(key string) bool {
 }
 
 // ContainsUint64 is Contains for x's eight little-endian bytes.
-func (c *Concurrent) ContainsUint64(x uint64) bool { return c.ContainsHash(hash.Uint64(x, c.seed)) }
+func (c *Concurrent) ContainsUint64(x uint64) bool { return c.ContainsHash(c.h64.Hash(x)) }
 
 // ContainsHash is Contains for a key whose hash is h.
 func (c *Concurrent) ContainsHash(h uint64) bool {

@@ -36,6 +36,7 @@ type core struct {
 	t      kernel.BlockedTable
 	words  []uint64
 	seed   uint64
+	h64    hash.Uint64Hasher // hash.Uint64 with seed folded in
 	region *mem.Region
 }
 
@@ -60,6 +61,7 @@ func (c *core) setWords(words []uint64, region *mem.Region, k int, seed uint64) 
 		K:      k,
 	}
 	c.seed = seed
+	c.h64 = hash.NewUint64Hasher(seed)
 	c.region = region
 }
 
@@ -191,7 +193,7 @@ func (f *Filter) AddString(key string) { f.AddHash(hash.String(key, f.seed)) }
 
 // AddUint64 adds x to the filter; it equals Add of x's eight little-endian
 // bytes.
-func (f *Filter) AddUint64(x uint64) { f.AddHash(hash.Uint64(x, f.seed)) }
+func (f *Filter) AddUint64(x uint64) { f.AddHash(f.h64.Hash(x)) }
 
 // AddHash adds the key whose hash (with the filter's seed, see Hash) is h.
 func (f *Filter) AddHash(h uint64) {
@@ -208,7 +210,7 @@ func (f *Filter) Contains(key []byte) bool { return f.ContainsHash(hash.Bytes(ke
 func (f *Filter) ContainsString(key string) bool { return f.ContainsHash(hash.String(key, f.seed)) }
 
 // ContainsUint64 is Contains for x's eight little-endian bytes.
-func (f *Filter) ContainsUint64(x uint64) bool { return f.ContainsHash(hash.Uint64(x, f.seed)) }
+func (f *Filter) ContainsUint64(x uint64) bool { return f.ContainsHash(f.h64.Hash(x)) }
 
 // ContainsHash is Contains for a key whose hash (see Hash) is h. It computes
 // all k probes and tests them at once, without a branch per probe.

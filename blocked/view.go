@@ -103,7 +103,7 @@ func (v *View) Contains(key []byte) bool { return v.ContainsHash(hash.Bytes(key,
 func (v *View) ContainsString(key string) bool { return v.ContainsHash(hash.String(key, v.seed)) }
 
 // ContainsUint64 is Contains for x's eight little-endian bytes.
-func (v *View) ContainsUint64(x uint64) bool { return v.ContainsHash(hash.Uint64(x, v.seed)) }
+func (v *View) ContainsUint64(x uint64) bool { return v.ContainsHash(v.h64.Hash(x)) }
 
 // ContainsHash is Contains for a key whose hash is h.
 func (v *View) ContainsHash(h uint64) bool {

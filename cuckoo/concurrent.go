@@ -100,7 +100,7 @@ func (c *Concurrent) ContainsString(key string) bool {
 
 // ContainsUint64 reports whether key may be in the filter.
 func (c *Concurrent) ContainsUint64(key uint64) bool {
-	return c.ContainsHash(hash.Uint64(key, c.f.seed))
+	return c.ContainsHash(c.f.h64.Hash(key))
 }
 
 // ContainsHashes sets out[i] to ContainsHash(hs[i]) and returns how many are
@@ -271,7 +271,7 @@ func (c *Concurrent) Add(key []byte) error { return c.AddHash(hash.Bytes(key, c.
 func (c *Concurrent) AddString(key string) error { return c.AddHash(hash.String(key, c.f.seed)) }
 
 // AddUint64 adds key (see AddHash).
-func (c *Concurrent) AddUint64(key uint64) error { return c.AddHash(hash.Uint64(key, c.f.seed)) }
+func (c *Concurrent) AddUint64(key uint64) error { return c.AddHash(c.f.h64.Hash(key)) }
 
 // AddHashes adds every hash of hs in order, stopping at the first error,
 // and returns how many were added (see Filter.AddHashes).
@@ -341,7 +341,7 @@ func (c *Concurrent) RemoveString(key string) bool {
 
 // RemoveUint64 removes key (see RemoveHash).
 func (c *Concurrent) RemoveUint64(key uint64) bool {
-	return c.RemoveHash(hash.Uint64(key, c.f.seed))
+	return c.RemoveHash(c.f.h64.Hash(key))
 }
 
 // Count returns the number of fingerprints stored, the victim included.

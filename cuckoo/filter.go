@@ -38,14 +38,15 @@ const (
 // Contains* (and the other read-only methods); any mutation needs exclusive
 // access. Use Concurrent for concurrent Add and Remove.
 type Filter struct {
-	// The probe reads t and w32 (and seed, for ContainsUint64); the
-	// insert and delete paths also the four words after w32.
+	// The probe reads t and w32 (and h64, for ContainsUint64); the
+	// insert and delete paths also the four words after h64.
 	t         kernel.CuckooTable
-	w32       []uint32 // t.Words as uint32s, bucket i at w32[i^w32Flip] (f = 8 only)
-	fpMax     uint64   // 2^f - 1: fingerprints are 1..fpMax
-	wordShift uint64   // bucket i lives in word i>>wordShift ...
-	wordMask  uint64   // ... at bit (i&wordMask)<<5
-	lo, hi    uint64   // SWAR lane constants for f-bit lanes
+	w32       []uint32          // t.Words as uint32s, bucket i at w32[i^w32Flip] (f = 8 only)
+	h64       hash.Uint64Hasher // hash.Uint64 with seed folded in
+	fpMax     uint64            // 2^f - 1: fingerprints are 1..fpMax
+	wordShift uint64            // bucket i lives in word i>>wordShift ...
+	wordMask  uint64            // ... at bit (i&wordMask)<<5
+	lo, hi    uint64            // SWAR lane constants for f-bit lanes
 
 	count    uint64 // fingerprints stored, victim included
 	seed     uint64
@@ -155,6 +156,7 @@ func newFilter(words []uint64, buckets uint64, fpBits uint, seed uint64, maxKick
 		lo:       0x0001000100010001,
 		hi:       0x8000800080008000,
 		seed:     seed,
+		h64:      hash.NewUint64Hasher(seed),
 		maxKicks: maxKicks,
 	}
 	if fpBits == 8 {
@@ -199,7 +201,7 @@ func (f *Filter) Hash(key []byte) uint64 { return hash.Bytes(key, f.seed) }
 func (f *Filter) HashString(key string) uint64 { return hash.String(key, f.seed) }
 
 // HashUint64 returns the hash the filter uses for key: hash.Uint64(key, seed).
-func (f *Filter) HashUint64(key uint64) uint64 { return hash.Uint64(key, f.seed) }
+func (f *Filter) HashUint64(key uint64) uint64 { return f.h64.Hash(key) }
 
 // Seed returns the hash seed.
 func (f *Filter) Seed() uint64 { return f.seed }
@@ -302,7 +304,7 @@ func (f *Filter) ContainsUint64(key uint64) bool { return f.probe(key, false) }
 func (f *Filter) probe(x uint64, hashed bool) bool {
 	h := x
 	if !hashed {
-		h = hash.Uint64(x, f.seed)
+		h = f.h64.Hash(x)
 	}
 	n := f.t.Buckets
 	i1 := kernel.CuckooIndex(h, n)
@@ -478,7 +480,7 @@ func (f *Filter) add(x uint64, hashed bool) error {
 	}
 	h := x
 	if !hashed {
-		h = hash.Uint64(x, f.seed)
+		h = f.h64.Hash(x)
 	}
 	n := f.t.Buckets
 	i1 := kernel.CuckooIndex(h, n)
@@ -669,7 +671,7 @@ func (f *Filter) Remove(key []byte) bool { return f.RemoveHash(hash.Bytes(key, f
 func (f *Filter) RemoveString(key string) bool { return f.RemoveHash(hash.String(key, f.seed)) }
 
 // RemoveUint64 removes key (see RemoveHash).
-func (f *Filter) RemoveUint64(key uint64) bool { return f.RemoveHash(hash.Uint64(key, f.seed)) }
+func (f *Filter) RemoveUint64(key uint64) bool { return f.RemoveHash(f.h64.Hash(key)) }
 
 // Reset empties the filter, keeping its size and options; the kick PRNG
 // restarts from the seed, so a reset filter fed the same keys ends up

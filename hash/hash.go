@@ -29,12 +29,34 @@ const (
 
 // Uint64 returns Bytes(le64(x), seed), where le64(x) is the eight bytes of x in
 // little-endian order, without building the byte slice. It is small enough to
-// be inlined.
+// be inlined. A loop hashing many keys with one seed can use a Uint64Hasher,
+// which folds the seed in advance.
 func Uint64(x, seed uint64) uint64 {
+	return NewUint64Hasher(seed).Hash(x)
+}
+
+// Uint64Hasher computes Uint64 for one seed, with the seed's part of the work
+// (a byte swap and a subtraction, about a fifth of Uint64's instructions)
+// done once by NewUint64Hasher. The zero value hashes with seed
+// 0x1cad21f72c81017c ^ 0xdb979083e96dd4de (not seed 0); build one with
+// NewUint64Hasher.
+type Uint64Hasher struct {
+	k uint64 // XXH3's secret words 8 and 16, xored, minus the folded seed
+}
+
+// NewUint64Hasher returns the hasher for seed: NewUint64Hasher(seed).Hash(x)
+// equals Uint64(x, seed) for every x.
+func NewUint64Hasher(seed uint64) Uint64Hasher {
 	seed ^= uint64(bits.ReverseBytes32(uint32(seed))) << 32
+	return Uint64Hasher{(secret8 ^ secret16) - seed}
+}
+
+// Hash returns Uint64(x, seed) for the hasher's seed. It is small enough to
+// be inlined.
+func (u Uint64Hasher) Hash(x uint64) uint64 {
 	// The first four bytes of le64(x) are the low half of x: XXH3 puts them
 	// in the high half of its 64-bit input, the last four in the low half.
-	h := bits.RotateLeft64(x, 32) ^ ((secret8 ^ secret16) - seed)
+	h := bits.RotateLeft64(x, 32) ^ u.k
 	h ^= bits.RotateLeft64(h, 49) ^ bits.RotateLeft64(h, 24)
 	h *= rrmxmxM
 	h ^= (h >> 35) + 8

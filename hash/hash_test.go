@@ -25,8 +25,12 @@ func TestUint64EqualsBytes(t *testing.T) {
 			x, seed = edge[i%len(edge)], edge[i/len(edge)]
 		}
 		binary.LittleEndian.PutUint64(buf[:], x)
-		if got, want := Uint64(x, seed), Bytes(buf[:], seed); got != want {
+		want := Bytes(buf[:], seed)
+		if got := Uint64(x, seed); got != want {
 			t.Fatalf("Uint64(%#x, %#x) = %#x, Bytes(le64) = %#x", x, seed, got, want)
+		}
+		if got := NewUint64Hasher(seed).Hash(x); got != want {
+			t.Fatalf("NewUint64Hasher(%#x).Hash(%#x) = %#x, Bytes(le64) = %#x", seed, x, got, want)
 		}
 	}
 }
@@ -61,7 +65,7 @@ func TestZeroAllocs(t *testing.T) {
 	s := string(b)
 	var sink uint64
 	if a := testing.AllocsPerRun(100, func() {
-		sink += Bytes(b, 1) + String(s, 2) + Uint64(sink, 3)
+		sink += Bytes(b, 1) + String(s, 2) + Uint64(sink, 3) + NewUint64Hasher(4).Hash(sink)
 	}); a != 0 {
 		t.Fatalf("allocs per run = %v, want 0", a)
 	}
@@ -73,7 +77,7 @@ func TestRandomSeedDiffers(t *testing.T) {
 	}
 }
 
-// TestInlining keeps Uint64 inlinable: filters' AddUint64/ContainsUint64 rely on it.
+// TestInlining keeps Uint64 and the Uint64Hasher inlinable: filters' AddUint64/ContainsUint64 rely on it.
 func TestInlining(t *testing.T) {
 	if testing.Short() || runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
 		t.Skip("needs a native go toolchain run")
@@ -82,8 +86,8 @@ func TestInlining(t *testing.T) {
 	if err != nil {
 		t.Skipf("go build -gcflags=-m: %v\n%s", err, out)
 	}
-	for _, fn := range []string{"Uint64", "String", "Bytes"} {
-		if !strings.Contains(string(out), "can inline "+fn) {
+	for _, fn := range []string{"Uint64", "String", "Bytes", "NewUint64Hasher", "Uint64Hasher.Hash"} {
+		if !strings.Contains(string(out), "can inline "+fn+"\n") {
 			t.Errorf("%s is not inlinable:\n%s", fn, out)
 		}
 	}
