@@ -68,7 +68,10 @@ func (c *Concurrent) probe(h uint64) bool {
 	lo, pat := f.lo, fp*f.lo
 	x1, x2 := b1^pat, b2^pat
 	hit := ((x1-lo)&^x1 | (x2-lo)&^x2) & f.hi
-	return hit|kernel.CuckooVictimHit(kernel.CuckooTag(fp, min(i1, i2)), c.victim.Load()) != 0
+	if v := c.victim.Load(); v != 0 { // predicted: see Filter.probe
+		hit |= kernel.CuckooVictimHit(kernel.CuckooTag(fp, min(i1, i2)), v)
+	}
+	return hit != 0
 }
 
 // ContainsHash reports whether a key with hash h may be in the filter (see
