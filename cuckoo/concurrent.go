@@ -141,7 +141,7 @@ func (c *Concurrent) casInsert(i, fp uint64) bool {
 	}
 }
 
-// casInsertEither is the placement of Filter.addLocated with a compare-and-swap: fp goes
+// casInsertEither is the placement of Filter.add with a compare-and-swap: fp goes
 // into a free slot of the emptier of buckets i1 and i2, retrying while
 // other writers change the chosen word; false when both are full.
 func (c *Concurrent) casInsertEither(i1, i2, fp uint64) bool {

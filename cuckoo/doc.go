@@ -36,12 +36,17 @@
 //
 // ContainsHash loads the key's two buckets (one load each) and compares the
 // fingerprint with all four slots at once with the SWAR zero-lane test
-// (x-lo)&^x&hi on x = bucket ^ fp·lo, where lo has a 1 in every lane; the
-// victim is compared with arithmetic, not a branch. ContainsHash and
+// (x-lo)&^x&hi on x = bucket ^ fp·lo, where lo has a 1 in every lane. The
+// victim is compared with arithmetic behind one branch, on whether the
+// victim slot is in use at all: that branch goes the same way for every
+// lookup until the filter fills, so it is predicted, and it skips about a
+// tenth of the probe's instructions (n = 1e4..1e6, a loop of lookups ran
+// 10-17% faster than with the compare always made). ContainsHash and
 // ContainsUint64 inline into their callers as one call of the probe
 // function, which is a leaf: every helper inlines into it (for
 // ContainsUint64 the key's hash too, which saved a call level: 10.6-11.2
-// to 9.3-9.9 ns a lookup in cache), and each fingerprint width has its own
+// to 9.3-9.9 ns a lookup in cache; the hash's seed is folded in when the
+// filter is made, see hash.Uint64Hasher), and each fingerprint width has its own
 // straight-line code (constants as immediates, buckets read as uint32 or
 // uint64 elements; the branch on the width always goes the same way). The
 // probe itself cannot inline: index, fingerprint, alternate bucket, two
@@ -75,7 +80,12 @@
 // # Insertion, ErrFull and the victim
 //
 // Add puts the fingerprint into a free slot of whichever of its two buckets
-// has more room (the first on a tie), chosen without a branch. Keeping the
+// has more room (the first on a tie), chosen without a branch, in one flat
+// function with straight-line code per width like the probe's (it was two
+// calls reading lane constants from the filter). With the seed folded into
+// the hash in advance, a loop of AddUint64 filling to 95% went from 29.5 to
+// 24.6 ns a key at n = 1e6 (f = 16; 24.1 to 22.0 with f = 8), and from
+// 18.0 to 16.2 at n = 1e5. Keeping the
 // buckets evenly loaded this way, rather than filling the first bucket
 // while it has room, leaves fewer inserts near full load with both buckets
 // full: a fill to 95% makes 0.17–0.20 relocation steps a key instead of

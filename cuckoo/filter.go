@@ -272,7 +272,7 @@ func (f *Filter) locate(h uint64) (i1, fp, i2 uint64) {
 // false means certainly not added (or removed since); true means added, or
 // a false positive with probability about FPP. It reads the key's two
 // buckets with one load each and compares all four slots at once (SWAR),
-// and checks the victim without a branch. It inlines into its caller: a
+// and checks the victim slot (only while it is in use). It inlines into its caller: a
 // lookup is one call, of probe (see the package doc).
 func (f *Filter) ContainsHash(h uint64) bool { return f.probe(h, true) }
 
@@ -398,7 +398,7 @@ func (f *Filter) tryInsert(i, fp uint64) bool {
 
 // emptier returns the bucket of i1 and i2 with more free slots and its
 // free-lane mask (f1 and f2, from emptyLanes), i1 on a tie: see
-// addLocated. It selects with a mask (the borrow of f1 - f2), not a jump.
+// add. It selects with a mask (the borrow of f1 - f2), not a jump.
 func emptier(i1, f1, i2, f2 uint64) (i, free uint64) {
 	_, m := bits.Sub64(f1, f2, 0) // 1 when f2 > f1
 	m = -m
