@@ -469,8 +469,7 @@ func (f *Filter) AddHash(h uint64) error { return f.add(h, true) }
 //
 // Flattening measured: the insert was ~155 instructions in two calls
 // (add, then addLocated, reading shift amounts and lane constants from f);
-// it is now about half that in one. A loop of Adds keeps more keys in
-// flight when the table is in DRAM (see the package doc for figures).
+// it is now about half that in one (see the package doc for figures).
 func (f *Filter) add(x uint64, hashed bool) error {
 	if f.readOnly {
 		return ErrReadOnly
