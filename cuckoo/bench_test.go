@@ -114,3 +114,57 @@ func BenchmarkInsert(b *testing.B) {
 		f.Close()
 	}
 }
+
+// BenchmarkUint64 measures the single-key calls a user with uint64 keys
+// makes, XXH3 hashing included: AddUint64 filling a reset filter to its
+// capacity (95% load), then ContainsUint64 on the inserted keys and on as
+// many absent ones, for both fingerprint widths, in cache and beyond it.
+func BenchmarkUint64(b *testing.B) {
+	for _, c := range []uint64{1e4, 1e6} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		keys := make([]uint64, 2*c)
+		for i := range keys {
+			keys[i] = rng.Uint64()
+		}
+		present, missing := keys[:c], keys[c:]
+		for _, w := range []int{16, 8} {
+			f, err := New(c, WithFingerprintBits(w))
+			if err != nil {
+				b.Fatal(err)
+			}
+			name := fmt.Sprintf("n=%.0e/fpbits=%d", float64(c), w)
+			b.Run(name+"/op=add", func(b *testing.B) {
+				for b.Loop() {
+					f.Reset()
+					for _, k := range present {
+						if err := f.AddUint64(k); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(present)), "ns/key")
+			})
+			for _, kind := range []string{"present", "absent"} {
+				ks := present
+				if kind == "absent" {
+					ks = missing
+				}
+				b.Run(name+"/op=contains/keys="+kind, func(b *testing.B) {
+					hits := 0
+					for b.Loop() {
+						for _, k := range ks {
+							if f.ContainsUint64(k) {
+								hits++
+							}
+						}
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ks)), "ns/key")
+					if kind == "present" && hits < b.N*len(ks) {
+						b.Fatalf("%d of %d present keys found", hits, b.N*len(ks))
+					}
+				})
+			}
+			f.Close()
+		}
+	}
+}
