@@ -272,8 +272,8 @@ func (f *Filter) locate(h uint64) (i1, fp, i2 uint64) {
 // false means certainly not added (or removed since); true means added, or
 // a false positive with probability about FPP. It reads the key's two
 // buckets with one load each and compares all four slots at once (SWAR),
-// and checks the victim slot (only while it is in use). It inlines into its caller: a
-// lookup is one call, of probe (see the package doc).
+// and checks the victim slot (only while it is in use). It inlines into
+// its caller: a lookup is one call, of probe (see the package doc).
 func (f *Filter) ContainsHash(h uint64) bool { return f.probe(h, true) }
 
 // Contains reports whether key may be in the filter (see ContainsHash).
