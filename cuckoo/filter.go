@@ -398,11 +398,18 @@ func (f *Filter) tryInsert(i, fp uint64) bool {
 
 // emptier returns the bucket of i1 and i2 with more free slots and its
 // free-lane mask (f1 and f2, from emptyLanes), i1 on a tie: see
-// add. It selects with a mask (the borrow of f1 - f2), not a jump.
+// add. It selects with a mask (see secondEmptier), not a jump.
 func emptier(i1, f1, i2, f2 uint64) (i, free uint64) {
-	_, m := bits.Sub64(f1, f2, 0) // 1 when f2 > f1
-	m = -m
+	m := secondEmptier(f1, f2)
 	return i1 ^ (i1^i2)&m, f1 ^ (f1^f2)&m
+}
+
+// secondEmptier returns all ones when free-lane mask f2 has more free slots
+// than f1 (as a number: free lanes are the top ones, see add) and zero
+// otherwise: the borrow of f1 - f2, negated, with no jump.
+func secondEmptier(f1, f2 uint64) uint64 {
+	_, b := bits.Sub64(f1, f2, 0)
+	return -b
 }
 
 // place stores fp in the lowest free slot of bucket i; free is the bucket's
@@ -493,8 +500,7 @@ func (f *Filter) add(x uint64, hashed bool) error {
 		if e1|e2 == 0 {
 			f.kick(i1, i2, fp)
 		} else {
-			_, m := bits.Sub64(uint64(e1), uint64(e2), 0) // 1 when e2 > e1
-			m = -m
+			m := secondEmptier(uint64(e1), uint64(e2))
 			i, m32 := i1^(i1^i2)&m, uint32(m)
 			b, e := b1^(b1^b2)&m32, e1^(e1^e2)&m32
 			f.w32[i^w32Flip] = b | uint32(fp)<<(bits.TrailingZeros32(e)&^7)
@@ -509,8 +515,7 @@ func (f *Filter) add(x uint64, hashed bool) error {
 		if e1|e2 == 0 {
 			f.kick(i1, i2, fp)
 		} else {
-			_, m := bits.Sub64(e1, e2, 0) // 1 when e2 > e1
-			m = -m
+			m := secondEmptier(e1, e2)
 			i, b, e := i1^(i1^i2)&m, b1^(b1^b2)&m, e1^(e1^e2)&m
 			f.t.Words[i] = b | fp<<(bits.TrailingZeros64(e)&^15)
 		}
