@@ -305,25 +305,40 @@ func modeLabel(name, mode string) string {
 	return name
 }
 
-func (r *report) writeLookups(b *strings.Builder, fpp, keys string) {
-	fmt.Fprintf(b, "## Lookup, %s keys, fpp %s (%s)\n\n", keys, pct(fpp), r.unit)
-	fmt.Fprintf(b, "`×sift`: this filter's time over the sift filter of its kind (sift-blocked for Bloom and static filters, the sift cuckoo filter for cuckoo filters) in the same mode; above 1 means sift is faster. `×mem`: over the prefetch probe at that n.\n\n")
+// writeFilterHeader writes the header of a per-filter table: the filter
+// and its input, then for every n its figure and the named ratio columns.
+func (r *report) writeFilterHeader(b *strings.Builder, ratios ...string) {
 	b.WriteString("| filter | input |")
 	for _, n := range r.sizes {
-		fmt.Fprintf(b, " n=%s | ×sift | ×mem |", n)
+		fmt.Fprintf(b, " n=%s |", n)
+		for _, c := range ratios {
+			fmt.Fprintf(b, " %s |", c)
+		}
 	}
 	b.WriteString("\n|---|---|")
 	for range r.sizes {
-		b.WriteString("---|---|---|")
+		b.WriteString(strings.Repeat("---|", 1+len(ratios)))
 	}
 	b.WriteString("\n")
+}
+
+// filterLabel is a table row's filter name: the mode's label, bold for
+// sift's own filters.
+func filterLabel(s bench.Spec, mode string) string {
+	label := modeLabel(s.Name, mode)
+	if s.Sift {
+		label = "**" + label + "**"
+	}
+	return label
+}
+
+func (r *report) writeLookups(b *strings.Builder, fpp, keys string) {
+	fmt.Fprintf(b, "## Lookup, %s keys, fpp %s (%s)\n\n", keys, pct(fpp), r.unit)
+	fmt.Fprintf(b, "`×sift`: this filter's time over the sift filter of its kind (sift-blocked for Bloom and static filters, the sift cuckoo filter for cuckoo filters) in the same mode; above 1 means sift is faster. `×mem`: over the prefetch probe at that n.\n\n")
+	r.writeFilterHeader(b, "×sift", "×mem")
 	for _, s := range r.specsIn(fpp) {
 		for _, mode := range modes(r.hasBatch(fpp, s.Name)) {
-			label := modeLabel(s.Name, mode)
-			if s.Sift {
-				label = "**" + label + "**"
-			}
-			fmt.Fprintf(b, "| %s | %s |", label, s.Input)
+			fmt.Fprintf(b, "| %s | %s |", filterLabel(s, mode), s.Input)
 			ref := r.siftRef(fpp, s)
 			for _, n := range r.sizes {
 				v := r.metric(containsName(n, fpp, s.Name, keys, mode), r.unit)
@@ -340,22 +355,10 @@ func (r *report) writeLookups(b *strings.Builder, fpp, keys string) {
 func (r *report) writeInserts(b *strings.Builder, fpp string) {
 	fmt.Fprintf(b, "## Insert all n keys into an empty filter, fpp %s (%s)\n\n", pct(fpp), r.unit)
 	fmt.Fprintf(b, "Static filters (xor-fuse) are built from the whole key set instead. `(batch)`: the library's batch insert over hashes (sift's AddHashes, parquet-go's InsertBulk). `×sift` as above, batch against sift's batch.\n\n")
-	b.WriteString("| filter | input |")
-	for _, n := range r.sizes {
-		fmt.Fprintf(b, " n=%s | ×sift |", n)
-	}
-	b.WriteString("\n|---|---|")
-	for range r.sizes {
-		b.WriteString("---|---|")
-	}
-	b.WriteString("\n")
+	r.writeFilterHeader(b, "×sift")
 	for _, s := range r.specsIn(fpp) {
 		for _, mode := range modes(r.hasBatchInsert(fpp, s.Name)) {
-			label := modeLabel(s.Name, mode)
-			if s.Sift {
-				label = "**" + label + "**"
-			}
-			fmt.Fprintf(b, "| %s | %s |", label, s.Input)
+			fmt.Fprintf(b, "| %s | %s |", filterLabel(s, mode), s.Input)
 			ref := r.siftRef(fpp, s)
 			for _, n := range r.sizes {
 				v := r.metric(insertName(n, fpp, s.Name, mode), r.unit)
