@@ -47,6 +47,7 @@ func main() {
 		{bits: 16, fpMax: 0xffff, shuffle: [2]uint64{0x0100010001000100, 0x0908090809080908}},
 	} {
 		kernel(w)
+		locate(w)
 	}
 	Generate()
 }
@@ -141,20 +142,7 @@ func kernel(w width) {
 		h := YMM()
 		VMOVDQU(Mem{Base: hs, Disp: 8 * ahead}, h)
 		i1, i2, _ := buckets(c, h)
-		for _, idx := range []VecVirtual{i1, i2} {
-			x := idx.AsX()
-			hiHalf := XMM()
-			VEXTRACTI128(U8(1), idx, hiHalf)
-			for k, src := range []Register{x, x, hiHalf, hiHalf} {
-				r := GP64()
-				if k%2 == 0 {
-					VMOVQ(src, r)
-				} else {
-					VPEXTRQ(U8(1), src, r)
-				}
-				PREFETCHT0(Mem{Base: c.words, Index: r, Scale: scale})
-			}
-		}
+		prefetch(c, i1, i2, scale)
 	}
 	probe(w, c, hs, out, count, ones, scale)
 	ADDQ(U8(32), hs)
@@ -174,6 +162,75 @@ func kernel(w width) {
 
 	Label(name + "_done")
 	Store(count, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// prefetch issues PREFETCHT0 for the eight buckets in i1 and i2.
+func prefetch(c consts, i1, i2 VecVirtual, scale uint8) {
+	for _, idx := range []VecVirtual{i1, i2} {
+		x := idx.AsX()
+		hiHalf := XMM()
+		VEXTRACTI128(U8(1), idx, hiHalf)
+		for k, src := range []Register{x, x, hiHalf, hiHalf} {
+			r := GP64()
+			if k%2 == 0 {
+				VMOVQ(src, r)
+			} else {
+				VPEXTRQ(U8(1), src, r)
+			}
+			PREFETCHT0(Mem{Base: c.words, Index: r, Scale: scale})
+		}
+	}
+}
+
+// locate writes the batch-insert helper of one fingerprint width: for four
+// hashes at a time it computes both buckets, stores them as i1 | i2<<32,
+// and prefetches both, so the inserts that follow find their lines in
+// cache.
+func locate(w width) {
+	name := fmt.Sprintf("cuckooLocate%dAVX2", w.bits)
+	TEXT(name, NOSPLIT, "func(words *uint64, buckets uint64, hs []uint64, locs []uint64)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s sets locs[i] = i1 | i2<<32, the two buckets of hs[i], for the", name),
+		fmt.Sprintf("first len(hs)&^3 hashes, in a table of %d-bit fingerprints, and prefetches", w.bits),
+		"both buckets. len(locs) >= len(hs).")
+	var c consts
+	c.words = GP64()
+	Load(Param("words"), c.words)
+	n := GP64()
+	Load(Param("buckets"), n)
+	c.n = broadcastReg(n)
+	c.fpMax = broadcast(w.fpMax)
+	c.one = broadcast(1)
+	c.altMul = broadcast(altMul)
+	hs, length, locs := GP64(), GP64(), GP64()
+	Load(Param("hs").Base(), hs)
+	Load(Param("hs").Len(), length)
+	Load(Param("locs").Base(), locs)
+	ANDQ(I8(^3), length)
+	scale := uint8(8)
+	if w.bits == 8 {
+		scale = 4
+	}
+
+	Label(name + "_loop")
+	CMPQ(length, U8(4))
+	JB(LabelRef(name + "_done"))
+	h := YMM()
+	VMOVDQU(Mem{Base: hs}, h)
+	i1, i2, _ := buckets(c, h)
+	packed := YMM()
+	VPSLLQ(U8(32), i2, packed)
+	VPOR(i1, packed, packed)
+	VMOVDQU(packed, Mem{Base: locs})
+	prefetch(c, i1, i2, scale)
+	ADDQ(U8(32), hs)
+	ADDQ(U8(32), locs)
+	SUBQ(U8(4), length)
+	JMP(LabelRef(name + "_loop"))
+
+	Label(name + "_done")
 	VZEROUPPER()
 	RET()
 }

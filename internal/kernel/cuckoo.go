@@ -40,6 +40,13 @@ package kernel
 // nor retains its arguments. Callers guarantee a valid table: FPBits is 8 or
 // 16, 1 <= Buckets <= MaxCuckooBuckets and Words holds CuckooWords(Buckets,
 // FPBits) words.
+//
+// CuckooLocate(t, hs, locs) writes locs[i] = CuckooIndex(hs[i]) |
+// CuckooAlt(...)<<32, the two buckets of every hash (each below 2^32), for
+// a batch insert to use a little later; the assembly kernels also prefetch
+// both buckets' cache lines, which a Go load cannot do without waiting for
+// them. It panics if len(locs) < len(hs), and neither allocates nor
+// retains its arguments.
 
 // MaxCuckooBuckets is the largest bucket count the 32-bit index math covers.
 const MaxCuckooBuckets = 1<<32 - 1
@@ -118,3 +125,18 @@ func CuckooContains(t *CuckooTable, hs []uint64, out []bool) int {
 	}
 	return cuckooContains(t, hs, out[:len(hs)])
 }
+
+// CuckooLocate computes the two buckets of every hash of hs into locs
+// (locs[i] = i1 | i2<<32) and, with an assembly kernel in use, prefetches
+// them (see CuckooLocatePrefetches). It panics if len(locs) < len(hs).
+func CuckooLocate(t *CuckooTable, hs, locs []uint64) {
+	if len(locs) < len(hs) {
+		panic("kernel: CuckooLocate: len(locs) < len(hs)")
+	}
+	cuckooLocate(t, hs, locs[:len(hs)])
+}
+
+// CuckooLocatePrefetches reports whether CuckooLocate prefetches with the
+// kernel set in use; when it does not, a caller that wants the lines in
+// cache has to load them.
+func CuckooLocatePrefetches() bool { return cuckooLocatePrefetches() }

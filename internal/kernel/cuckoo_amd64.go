@@ -17,6 +17,12 @@ package kernel
 //
 // The gathers fetch four keys' buckets at once and the prefetch pass keeps
 // 32 keys' lines in flight, which plain Go loads cannot express.
+//
+// The locate kernels (CuckooLocate) serve cuckoo.Filter.AddHashes: they
+// compute four keys' buckets at a time with the same vector index math and
+// prefetch them. A prefetch retires without waiting for its line, where a
+// Go load ahead of the inserts holds up everything behind it until the
+// line arrives: see cuckoo's addAhead for the measured difference.
 
 //go:generate sh -c "cd ../../asm && go run ./cuckoo -out ../internal/kernel/cuckoo_amd64.s -stubs ../internal/kernel/cuckoo_stubs_amd64.go -pkg kernel"
 
@@ -34,3 +40,25 @@ func cuckooContains(t *CuckooTable, hs []uint64, out []bool) int {
 	}
 	return c + CuckooContainsGeneric(t, hs[m:], out[m:])
 }
+
+// cuckooLocateMin is the batch length from which CuckooLocate calls the
+// assembly kernel: the prefetches are its point, so any whole group of four
+// is worth it.
+var cuckooLocateMin = 4
+
+func cuckooLocate(t *CuckooTable, hs, locs []uint64) {
+	if !useAVX2 || len(hs) < cuckooLocateMin {
+		CuckooLocateGeneric(t, hs, locs)
+		return
+	}
+	m := len(hs) &^ 3
+	cuckooRaceLocate(hs[:m], locs[:m])
+	if t.FPBits == 8 {
+		cuckooLocate8AVX2(&t.Words[0], t.Buckets, hs[:m], locs[:m])
+	} else {
+		cuckooLocate16AVX2(&t.Words[0], t.Buckets, hs[:m], locs[:m])
+	}
+	CuckooLocateGeneric(t, hs[m:], locs[m:])
+}
+
+func cuckooLocatePrefetches() bool { return useAVX2 }

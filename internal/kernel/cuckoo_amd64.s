@@ -179,6 +179,75 @@ cuckooContains8AVX2_done:
 	VZEROUPPER
 	RET
 
+// func cuckooLocate8AVX2(words *uint64, buckets uint64, hs []uint64, locs []uint64)
+// Requires: AVX, AVX2, MMX+
+TEXT ·cuckooLocate8AVX2(SB), NOSPLIT, $0-64
+	MOVQ         words+0(FP), AX
+	MOVQ         buckets+8(FP), CX
+	VMOVQ        CX, X0
+	VPBROADCASTQ X0, Y0
+	MOVQ         $0x00000000000000ff, CX
+	VMOVQ        CX, X1
+	VPBROADCASTQ X1, Y1
+	MOVQ         $0x0000000000000001, CX
+	VMOVQ        CX, X2
+	VPBROADCASTQ X2, Y2
+	MOVQ         $0x000000009e3779b1, CX
+	VMOVQ        CX, X3
+	VPBROADCASTQ X3, Y3
+	MOVQ         hs_base+16(FP), CX
+	MOVQ         hs_len+24(FP), DX
+	MOVQ         locs_base+40(FP), BX
+	ANDQ         $-4, DX
+
+cuckooLocate8AVX2_loop:
+	CMPQ         DX, $0x04
+	JB           cuckooLocate8AVX2_done
+	VMOVDQU      (CX), Y4
+	VPSRLQ       $0x20, Y4, Y6
+	VPMULUDQ     Y0, Y6, Y5
+	VPSRLQ       $0x20, Y5, Y5
+	VPMULUDQ     Y1, Y4, Y4
+	VPSRLQ       $0x20, Y4, Y4
+	VPADDQ       Y2, Y4, Y4
+	VPMULUDQ     Y3, Y4, Y6
+	VPMULUDQ     Y0, Y6, Y6
+	VPSRLQ       $0x20, Y6, Y6
+	VPSUBQ       Y5, Y6, Y6
+	VPXOR        Y4, Y4, Y4
+	VPCMPGTQ     Y6, Y4, Y4
+	VPAND        Y0, Y4, Y4
+	VPADDQ       Y4, Y6, Y4
+	VPSLLQ       $0x20, Y4, Y6
+	VPOR         Y5, Y6, Y6
+	VMOVDQU      Y6, (BX)
+	VEXTRACTI128 $0x01, Y5, X6
+	VMOVQ        X5, SI
+	PREFETCHT0   (AX)(SI*4)
+	VPEXTRQ      $0x01, X5, SI
+	PREFETCHT0   (AX)(SI*4)
+	VMOVQ        X6, SI
+	PREFETCHT0   (AX)(SI*4)
+	VPEXTRQ      $0x01, X6, SI
+	PREFETCHT0   (AX)(SI*4)
+	VEXTRACTI128 $0x01, Y4, X5
+	VMOVQ        X4, SI
+	PREFETCHT0   (AX)(SI*4)
+	VPEXTRQ      $0x01, X4, SI
+	PREFETCHT0   (AX)(SI*4)
+	VMOVQ        X5, SI
+	PREFETCHT0   (AX)(SI*4)
+	VPEXTRQ      $0x01, X5, SI
+	PREFETCHT0   (AX)(SI*4)
+	ADDQ         $0x20, CX
+	ADDQ         $0x20, BX
+	SUBQ         $0x04, DX
+	JMP          cuckooLocate8AVX2_loop
+
+cuckooLocate8AVX2_done:
+	VZEROUPPER
+	RET
+
 // func cuckooContains16AVX2(words *uint64, buckets uint64, victim uint64, hs []uint64, out []bool) int
 // Requires: AVX, AVX2, BMI2, MMX+
 TEXT ·cuckooContains16AVX2(SB), NOSPLIT, $0-80
@@ -347,5 +416,74 @@ cuckooContains16AVX2_tail:
 
 cuckooContains16AVX2_done:
 	MOVQ SI, ret+72(FP)
+	VZEROUPPER
+	RET
+
+// func cuckooLocate16AVX2(words *uint64, buckets uint64, hs []uint64, locs []uint64)
+// Requires: AVX, AVX2, MMX+
+TEXT ·cuckooLocate16AVX2(SB), NOSPLIT, $0-64
+	MOVQ         words+0(FP), AX
+	MOVQ         buckets+8(FP), CX
+	VMOVQ        CX, X0
+	VPBROADCASTQ X0, Y0
+	MOVQ         $0x000000000000ffff, CX
+	VMOVQ        CX, X1
+	VPBROADCASTQ X1, Y1
+	MOVQ         $0x0000000000000001, CX
+	VMOVQ        CX, X2
+	VPBROADCASTQ X2, Y2
+	MOVQ         $0x000000009e3779b1, CX
+	VMOVQ        CX, X3
+	VPBROADCASTQ X3, Y3
+	MOVQ         hs_base+16(FP), CX
+	MOVQ         hs_len+24(FP), DX
+	MOVQ         locs_base+40(FP), BX
+	ANDQ         $-4, DX
+
+cuckooLocate16AVX2_loop:
+	CMPQ         DX, $0x04
+	JB           cuckooLocate16AVX2_done
+	VMOVDQU      (CX), Y4
+	VPSRLQ       $0x20, Y4, Y6
+	VPMULUDQ     Y0, Y6, Y5
+	VPSRLQ       $0x20, Y5, Y5
+	VPMULUDQ     Y1, Y4, Y4
+	VPSRLQ       $0x20, Y4, Y4
+	VPADDQ       Y2, Y4, Y4
+	VPMULUDQ     Y3, Y4, Y6
+	VPMULUDQ     Y0, Y6, Y6
+	VPSRLQ       $0x20, Y6, Y6
+	VPSUBQ       Y5, Y6, Y6
+	VPXOR        Y4, Y4, Y4
+	VPCMPGTQ     Y6, Y4, Y4
+	VPAND        Y0, Y4, Y4
+	VPADDQ       Y4, Y6, Y4
+	VPSLLQ       $0x20, Y4, Y6
+	VPOR         Y5, Y6, Y6
+	VMOVDQU      Y6, (BX)
+	VEXTRACTI128 $0x01, Y5, X6
+	VMOVQ        X5, SI
+	PREFETCHT0   (AX)(SI*8)
+	VPEXTRQ      $0x01, X5, SI
+	PREFETCHT0   (AX)(SI*8)
+	VMOVQ        X6, SI
+	PREFETCHT0   (AX)(SI*8)
+	VPEXTRQ      $0x01, X6, SI
+	PREFETCHT0   (AX)(SI*8)
+	VEXTRACTI128 $0x01, Y4, X5
+	VMOVQ        X4, SI
+	PREFETCHT0   (AX)(SI*8)
+	VPEXTRQ      $0x01, X4, SI
+	PREFETCHT0   (AX)(SI*8)
+	VMOVQ        X5, SI
+	PREFETCHT0   (AX)(SI*8)
+	VPEXTRQ      $0x01, X5, SI
+	PREFETCHT0   (AX)(SI*8)
+	ADDQ         $0x20, CX
+	ADDQ         $0x20, BX
+	SUBQ         $0x04, DX
+	JMP          cuckooLocate16AVX2_loop
+
+cuckooLocate16AVX2_done:
 	VZEROUPPER
 	RET

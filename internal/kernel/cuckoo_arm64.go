@@ -62,3 +62,30 @@ func cuckooContains8Scalar(words *uint64, buckets, victim uint64, hs []uint64, o
 //
 //go:noescape
 func cuckooContains16Scalar(words *uint64, buckets, victim uint64, hs []uint64, out []bool) int
+
+func cuckooLocate(t *CuckooTable, hs, locs []uint64) {
+	if !useNEON || len(hs) == 0 {
+		CuckooLocateGeneric(t, hs, locs)
+		return
+	}
+	cuckooRaceLocate(hs, locs)
+	if t.FPBits == 8 {
+		cuckooLocate8(&t.Words[0], t.Buckets, hs, locs)
+	} else {
+		cuckooLocate16(&t.Words[0], t.Buckets, hs, locs)
+	}
+}
+
+func cuckooLocatePrefetches() bool { return useNEON }
+
+// cuckooLocate8 sets locs[i] = i1 | i2<<32, the two buckets of hs[i], in a
+// table of 8-bit fingerprints, and prefetches both buckets. len(locs) >=
+// len(hs) >= 1.
+//
+//go:noescape
+func cuckooLocate8(words *uint64, buckets uint64, hs []uint64, locs []uint64)
+
+// cuckooLocate16 is cuckooLocate8 for 16-bit fingerprints.
+//
+//go:noescape
+func cuckooLocate16(words *uint64, buckets uint64, hs []uint64, locs []uint64)

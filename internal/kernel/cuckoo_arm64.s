@@ -218,3 +218,35 @@ KERNEL(·cuckooContains8Scalar, MOVWU, 2, 0xff, 0x01010101, 0x80808080)
 
 // func cuckooContains16Scalar(words *uint64, buckets, victim uint64, hs []uint64, out []bool) int
 KERNEL(·cuckooContains16Scalar, MOVD, 3, 0xffff, 0x0001000100010001, 0x8000800080008000)
+
+// LOCATE(name, SHIFT, FPMAXV): for every hash, store i1 | i2<<32 and
+// prefetch both buckets (the batch insert's read-ahead; see CuckooLocate).
+#define LOCATE(name, SHIFT, FPMAXV) \
+TEXT name(SB), NOSPLIT, $0-64                     \
+	MOVD  words+0(FP), WORDS;                 \
+	MOVD  buckets+8(FP), N;                   \
+	MOVD  hs_base+16(FP), HP;                 \
+	MOVD  hs_len+24(FP), LEFT;                \
+	MOVD  locs_base+40(FP), OUT;              \
+	MOVD  $FPMAXV, FPMAX;                     \
+	MOVD  $0x9e3779b1, ALTMUL;                \
+	CBZ   LEFT, ldone;                        \
+lloop:                                            \
+	MOVD.P 8(HP), HASH;                       \
+	BUCKETS(HASH, I1, FPR, I2, T);            \
+	ORR   I2<<32, I1, T;                      \
+	MOVD.P T, 8(OUT);                         \
+	ADD   I1<<SHIFT, WORDS, I1;               \
+	PRFM  (I1), PLDL1KEEP;                    \
+	ADD   I2<<SHIFT, WORDS, I2;               \
+	PRFM  (I2), PLDL1KEEP;                    \
+	SUB   $1, LEFT, LEFT;                     \
+	CBNZ  LEFT, lloop;                        \
+ldone:                                            \
+	RET
+
+// func cuckooLocate8(words *uint64, buckets uint64, hs []uint64, locs []uint64)
+LOCATE(·cuckooLocate8, 2, 0xff)
+
+// func cuckooLocate16(words *uint64, buckets uint64, hs []uint64, locs []uint64)
+LOCATE(·cuckooLocate16, 3, 0xffff)

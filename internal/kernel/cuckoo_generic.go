@@ -45,3 +45,16 @@ func CuckooContainsGeneric(t *CuckooTable, hs []uint64, out []bool) int {
 	}
 	return count
 }
+
+// CuckooLocateGeneric is the reference CuckooLocate: the portable twin of
+// the assembly locate kernels, computing the same buckets with no prefetch.
+// It panics if len(locs) < len(hs).
+func CuckooLocateGeneric(t *CuckooTable, hs, locs []uint64) {
+	locs = locs[:len(hs)]
+	n := t.Buckets
+	fpMax := uint64(1)<<t.FPBits - 1
+	for k, h := range hs {
+		i1 := CuckooIndex(h, n)
+		locs[k] = i1 | CuckooAlt(i1, CuckooFingerprint(h, fpMax), n)<<32
+	}
+}

@@ -5,3 +5,7 @@ package kernel
 func cuckooContains(t *CuckooTable, hs []uint64, out []bool) int {
 	return CuckooContainsGeneric(t, hs, out)
 }
+
+func cuckooLocate(t *CuckooTable, hs, locs []uint64) { CuckooLocateGeneric(t, hs, locs) }
+
+func cuckooLocatePrefetches() bool { return false }

@@ -17,3 +17,12 @@ func cuckooRaceAccess(hs []uint64, out []bool) {
 		runtime.RaceWriteRange(unsafe.Pointer(&out[0]), len(out))
 	}
 }
+
+// cuckooRaceLocate is cuckooRaceAccess for CuckooLocate: hashes read,
+// bucket pairs written.
+func cuckooRaceLocate(hs, locs []uint64) {
+	if len(hs) > 0 {
+		runtime.RaceReadRange(unsafe.Pointer(&hs[0]), 8*len(hs))
+		runtime.RaceWriteRange(unsafe.Pointer(&locs[0]), 8*len(locs))
+	}
+}

@@ -10,8 +10,22 @@ package kernel
 //go:noescape
 func cuckooContains8AVX2(words *uint64, buckets uint64, victim uint64, hs []uint64, out []bool) int
 
+// cuckooLocate8AVX2 sets locs[i] = i1 | i2<<32, the two buckets of hs[i], for the
+// first len(hs)&^3 hashes, in a table of 8-bit fingerprints, and prefetches
+// both buckets. len(locs) >= len(hs).
+//
+//go:noescape
+func cuckooLocate8AVX2(words *uint64, buckets uint64, hs []uint64, locs []uint64)
+
 // cuckooContains16AVX2 probes len(hs)&^3 hashes against a table of 16-bit fingerprints,
 // writes out[i] for each, and returns how many are present. len(out) >= len(hs).
 //
 //go:noescape
 func cuckooContains16AVX2(words *uint64, buckets uint64, victim uint64, hs []uint64, out []bool) int
+
+// cuckooLocate16AVX2 sets locs[i] = i1 | i2<<32, the two buckets of hs[i], for the
+// first len(hs)&^3 hashes, in a table of 16-bit fingerprints, and prefetches
+// both buckets. len(locs) >= len(hs).
+//
+//go:noescape
+func cuckooLocate16AVX2(words *uint64, buckets uint64, hs []uint64, locs []uint64)

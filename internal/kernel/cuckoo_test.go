@@ -316,3 +316,86 @@ func BenchmarkCuckooContains(b *testing.B) {
 		})
 	}
 }
+
+// TestCuckooLocateEquivalence checks every locate kernel against the
+// bucket formulas, for every length up to 300 (so every remainder mod 4),
+// unaligned starts, both widths and bucket counts from 1 up: the results,
+// the generic twin's, and those of hash and result slices that end at a
+// PROT_NONE page must all equal the reference, and nothing past len(hs)
+// may be written.
+func TestCuckooLocateEquivalence(t *testing.T) {
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		if got, want := kernel.CuckooLocatePrefetches(), impl != "generic"; got != want {
+			t.Errorf("CuckooLocatePrefetches() = %v with impl %s", got, impl)
+		}
+		rng := rand.New(rand.NewPCG(11, 12))
+		buckets := []uint64{1, 2, 3, 5, 16, 17, 255, 1000, 4099, 1<<31 + 5, kernel.MaxCuckooBuckets}
+		all := make([]uint64, 340)
+		for i := range all {
+			all[i] = rng.Uint64()
+		}
+		all[0], all[1], all[2] = 0, ^uint64(0), 0xffffffff
+		ghs := kerneltest.GuardedUint64s(t, len(all))
+		glocs := kerneltest.GuardedUint64s(t, len(all))
+		for _, n := range buckets {
+			for _, fpBits := range []uint{8, 16} {
+				// The kernels only prefetch the table, never load it: a
+				// one-word table serves every bucket count.
+				tb := &kernel.CuckooTable{Words: make([]uint64, 1), Buckets: n, FPBits: fpBits}
+				fpMax := uint64(1)<<fpBits - 1
+				want := make([]uint64, len(all))
+				for i, h := range all {
+					i1 := kernel.CuckooIndex(h, n)
+					want[i] = i1 | kernel.CuckooAlt(i1, kernel.CuckooFingerprint(h, fpMax), n)<<32
+				}
+				for length := 0; length <= 300; length++ {
+					for _, off := range []int{0, 1, 3} {
+						if off+length > len(all) || (off > 0 && length%7 != 0 && length > 40) {
+							continue
+						}
+						name := fmt.Sprintf("n=%d f=%d len=%d off=%d", n, fpBits, length, off)
+						hs, w := all[off:off+length], want[off:off+length]
+						const guard = 9
+						locs := make([]uint64, length+guard)
+						for i := range locs {
+							locs[i] = 0xdead
+						}
+						kernel.CuckooLocate(tb, hs, locs[:length])
+						gen := make([]uint64, length)
+						kernel.CuckooLocateGeneric(tb, hs, gen)
+						gh := ghs[len(ghs)-length:]
+						copy(gh, hs)
+						gl := glocs[len(glocs)-length:]
+						kernel.CuckooLocate(tb, gh, gl)
+						for i := range w {
+							if locs[i] != w[i] || gen[i] != w[i] || gl[i] != w[i] {
+								t.Fatalf("%s: locs[%d] = %#x (generic %#x, guarded %#x), want %#x", name, i, locs[i], gen[i], gl[i], w[i])
+							}
+						}
+						for i := length; i < len(locs); i++ {
+							if locs[i] != 0xdead {
+								t.Fatalf("%s: wrote locs[%d] past the batch", name, i)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestCuckooLocatePanicsAndAllocs(t *testing.T) {
+	tb := &kernel.CuckooTable{Words: make([]uint64, 8), Buckets: 8, FPBits: 16}
+	hs, locs := make([]uint64, 64), make([]uint64, 64)
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		if a := testing.AllocsPerRun(100, func() { kernel.CuckooLocate(tb, hs, locs) }); a != 0 {
+			t.Fatalf("%v allocations per call", a)
+		}
+	})
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic for a short locs slice")
+		}
+	}()
+	kernel.CuckooLocate(tb, hs, locs[:63])
+}
