@@ -351,6 +351,10 @@ func TestAllocs(t *testing.T) {
 		"ContainsUint64": func() { sink = f.ContainsUint64(1) },
 		"ContainsHashes": func() { f.ContainsHashes(hs, out) },
 		"AddRemove":      func() { _ = f.AddUint64(7); f.RemoveUint64(7) },
+		"AddHashes": func() {
+			f.Reset()
+			_, _ = f.AddHashes(hs)
+		},
 	} {
 		if a := testing.AllocsPerRun(200, fn); a != 0 {
 			t.Errorf("%s: %v allocs", name, a)
@@ -494,10 +498,16 @@ func TestAltMul(t *testing.T) {
 	}
 }
 
-// TestAddHashesEqualsAddHashLoop: reading buckets ahead changes nothing:
+// TestAddHashesEqualsAddHashLoop: locating and prefetching (or loading)
+// buckets ahead changes nothing:
 // AddHashes leaves exactly the filter (bytes, count, PRNG state) and the
 // error that AddHash in a loop does, through kicks and ErrFull.
 func TestAddHashesEqualsAddHashLoop(t *testing.T) {
+	// Every kernel: the assembly ones prefetch, the generic one loads.
+	kerneltest.Run(t, func(t *testing.T, impl string) { addHashesEqualsLoop(t) })
+}
+
+func addHashesEqualsLoop(t *testing.T) {
 	for _, fb := range []int{8, 16} {
 		for _, c := range []uint64{1, 5, 17, 1000, 40001} {
 			a := mustNew(t, c, WithFingerprintBits(fb))
