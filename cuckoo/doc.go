@@ -109,6 +109,19 @@
 // victim can move into. So a full filter never forgets a key, unlike
 // implementations that drop the homeless fingerprint of an earlier key.
 //
+// AddHashes inserts a batch exactly as a loop of AddHash would, as a
+// pipeline: while it inserts 16 keys, an assembly kernel computes and
+// prefetches the buckets of the 16 keys after the next
+// (kernel.CuckooLocate), and from 3/4 load on the next 16 keys are checked
+// for full bucket pairs, whose fingerprints' alternate buckets, where a
+// relocation will look first, are prefetched as well
+// (kernel.CuckooAlternates). Generic builds load a batch's buckets before
+// inserting it instead. Filling a 1e7-key filter to 95% (BenchmarkInsert,
+// alternated runs of each build) took 65–94 ns a key with loads ahead,
+// 42–73 with the bucket prefetch, and 49–69 against 64–73 in one run with
+// the alternates prefetch added; the rest is mostly relocation chains
+// near full load, whose loads depend on each other.
+//
 // Duplicates are stored as separate copies. A key (or several keys sharing
 // both buckets and the fingerprint) can be held at most 2b = 8 times in its
 // two buckets; a ninth Add parks the copy in the victim slot and the filter

@@ -630,30 +630,53 @@ const addAhead = 16
 // It stops at the first error (ErrFull or ErrReadOnly) and returns it:
 // hs[:n] are in the filter, hs[n:] are not. The result is exactly that of
 // calling AddHash for each hash in turn; for filters larger than the caches
-// it is faster, because the buckets of the next keys are on their way into
-// the cache while the current ones are inserted.
+// it is faster, because the buckets the next keys need are on their way
+// into the cache while the current ones are inserted.
 //
-// It works in batches of addAhead keys. Before inserting a batch it runs
-// kernel.CuckooLocate over the next one, which computes those keys'
-// buckets and, with an assembly kernel (amd64 AVX2, arm64), prefetches
-// them: prefetches do not hold up the instructions after them as loads do,
-// so a whole batch of lines is in flight at once. Without a kernel
-// (purego, other architectures, SIFT_KERNEL=generic) the batch's buckets
-// are read with plain loads just before it is inserted instead.
+// It works in batches of addAhead keys, as a three-stage pipeline. While
+// batch k is inserted, batch k+2 is located: kernel.CuckooLocate computes
+// its keys' buckets and, with an assembly kernel (amd64, arm64),
+// prefetches them (a prefetch does not hold up the instructions after it
+// as a load does, so a whole batch of lines is in flight at once). From 3/4
+// load on, batch k+1, whose buckets have arrived by then, is scanned for
+// keys whose two buckets are both full: those will relocate, so the eight
+// buckets their fingerprints could move to are prefetched too
+// (kernel.CuckooAlternates). Without an assembly kernel (purego, other
+// architectures, SIFT_KERNEL=generic) a batch's buckets are loaded just
+// before it is inserted instead.
 func (f *Filter) AddHashes(hs []uint64) (int, error) {
 	if f.readOnly && len(hs) > 0 {
 		return 0, ErrReadOnly
 	}
 	prefetched := kernel.CuckooLocatePrefetches()
-	var locs [2][addAhead]uint64
-	c := min(len(hs), addAhead)
-	kernel.CuckooLocate(&f.t, hs[:c], locs[0][:c])
+	scanFrom := 3 * f.Capacity() / 4
+	var locs [3][addAhead]uint64
+	var is, bs [2 * addAhead]uint64
+	var alts [8 * addAhead]uint64
+	for k := 0; k < 2 && k*addAhead < len(hs); k++ {
+		b := hs[k*addAhead : min((k+1)*addAhead, len(hs))]
+		kernel.CuckooLocate(&f.t, b, locs[k][:len(b)])
+	}
 	done := 0
-	for cur := 0; c > 0; cur ^= 1 {
-		next := hs[c:]
-		nc := min(len(next), addAhead)
-		kernel.CuckooLocate(&f.t, next[:nc], locs[cur^1][:nc])
-		batch := locs[cur][:c]
+	for k := 0; done < len(hs); k++ {
+		if lo := done + 2*addAhead; lo < len(hs) {
+			b := hs[lo:min(lo+addAhead, len(hs))]
+			kernel.CuckooLocate(&f.t, b, locs[(k+2)%3][:len(b)])
+		}
+		if lo := done + addAhead; prefetched && f.count >= scanFrom && lo < len(hs) {
+			m := 0
+			for _, l := range locs[(k+1)%3][:min(addAhead, len(hs)-lo)] {
+				i1, i2 := l&(1<<32-1), l>>32
+				b1, b2 := f.bucket(i1), f.bucket(i2)
+				if f.emptyLanes(b1)|f.emptyLanes(b2) == 0 {
+					is[m], bs[m], is[m+1], bs[m+1] = i1, b1, i2, b2
+					m += 2
+				}
+			}
+			kernel.CuckooAlternates(&f.t, is[:m], bs[:m], alts[:4*m])
+		}
+		cur := hs[done:min(done+addAhead, len(hs))]
+		batch := locs[k%3][:len(cur)]
 		if !prefetched {
 			// Load the batch's buckets before inserting any of it, so
 			// their cache misses overlap; f.touched keeps the loads from
@@ -664,13 +687,12 @@ func (f *Filter) AddHashes(hs []uint64) (int, error) {
 			}
 			f.touched = touched
 		}
-		for j, h := range hs[:c] {
+		for j, h := range cur {
 			if err := f.add(h, batch[j], addLocated); err != nil {
 				return done + j, err
 			}
 		}
-		done += c
-		hs, c = next, nc
+		done += len(cur)
 	}
 	runtime.KeepAlive(f) // see probe
 	return done, nil

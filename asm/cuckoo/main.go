@@ -48,6 +48,7 @@ func main() {
 	} {
 		kernel(w)
 		locate(w)
+		alternates(w)
 	}
 	Generate()
 }
@@ -232,6 +233,73 @@ func locate(w width) {
 
 	Label(name + "_done")
 	VZEROUPPER()
+	RET()
+}
+
+// alternates writes the relocation helper of one fingerprint width: for
+// every bucket is[k] with value bs[k] it computes the alternate bucket of
+// each of the four slots' fingerprints, stores them at alts[4k..4k+3] and
+// prefetches them, so that a relocation from that full bucket finds the
+// buckets it tries in cache. Scalar: it runs only for keys whose two
+// buckets are both full.
+func alternates(w width) {
+	name := fmt.Sprintf("cuckooAlternates%dAMD64", w.bits)
+	TEXT(name, NOSPLIT, "func(words *uint64, buckets uint64, is []uint64, bs []uint64, alts []uint64)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s sets alts[4k+s] to the alternate bucket of slot s of bucket", name),
+		fmt.Sprintf("is[k], whose value is bs[k], in a table of %d-bit fingerprints, and prefetches", w.bits),
+		"it. len(bs) >= len(is), len(alts) >= 4*len(is).")
+	words, n := GP64(), GP64()
+	Load(Param("words"), words)
+	Load(Param("buckets"), n)
+	is, length, bs, alts := GP64(), GP64(), GP64(), GP64()
+	Load(Param("is").Base(), is)
+	Load(Param("is").Len(), length)
+	Load(Param("bs").Base(), bs)
+	Load(Param("alts").Base(), alts)
+	scale := uint8(8)
+	if w.bits == 8 {
+		scale = 4
+	}
+
+	Label(name + "_loop")
+	TESTQ(length, length)
+	JZ(LabelRef(name + "_done"))
+	i, b := GP64(), GP64()
+	MOVQ(Mem{Base: is}, i)
+	MOVQ(Mem{Base: bs}, b)
+	for slot := 0; slot < 4; slot++ {
+		// H(fp) = uint32(fp*altMul) * n >> 32; alt = H - i, plus n if
+		// that wrapped (as int64, negative).
+		fp := GP64()
+		MOVQ(b, fp)
+		if slot > 0 {
+			SHRQ(U8(w.bits*slot), fp)
+		}
+		if w.bits == 8 {
+			MOVBQZX(fp.As8(), fp)
+		} else {
+			MOVWQZX(fp.As16(), fp)
+		}
+		IMUL3L(U32(altMul), fp.As32(), fp.As32()) // zero-extends to 64 bits
+		IMULQ(n, fp)
+		SHRQ(U8(32), fp)
+		SUBQ(i, fp)
+		wrap := GP64()
+		MOVQ(fp, wrap)
+		SARQ(U8(63), wrap)
+		ANDQ(n, wrap)
+		ADDQ(wrap, fp)
+		MOVQ(fp, Mem{Base: alts, Disp: 8 * slot})
+		PREFETCHT0(Mem{Base: words, Index: fp, Scale: scale})
+	}
+	ADDQ(U8(8), is)
+	ADDQ(U8(8), bs)
+	ADDQ(U8(32), alts)
+	DECQ(length)
+	JMP(LabelRef(name + "_loop"))
+
+	Label(name + "_done")
 	RET()
 }
 

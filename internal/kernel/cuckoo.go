@@ -47,6 +47,12 @@ package kernel
 // both buckets' cache lines, which a Go load cannot do without waiting for
 // them. It panics if len(locs) < len(hs), and neither allocates nor
 // retains its arguments.
+//
+// CuckooAlternates(t, is, bs, alts) writes alts[4k+s] = CuckooAlt(is[k],
+// slot s of bucket value bs[k], Buckets): where each fingerprint of a full
+// bucket would move to. The assembly kernels also prefetch those buckets,
+// for a relocation about to start from is[k]. It panics if len(bs) <
+// len(is) or len(alts) < 4*len(is).
 
 // MaxCuckooBuckets is the largest bucket count the 32-bit index math covers.
 const MaxCuckooBuckets = 1<<32 - 1
@@ -140,3 +146,14 @@ func CuckooLocate(t *CuckooTable, hs, locs []uint64) {
 // kernel set in use; when it does not, a caller that wants the lines in
 // cache has to load them.
 func CuckooLocatePrefetches() bool { return cuckooLocatePrefetches() }
+
+// CuckooAlternates computes the alternate buckets of the four fingerprints
+// of every bucket is[k] (value bs[k]) into alts[4k:4k+4] and, with an
+// assembly kernel in use, prefetches them. It panics if len(bs) < len(is)
+// or len(alts) < 4*len(is).
+func CuckooAlternates(t *CuckooTable, is, bs, alts []uint64) {
+	if len(bs) < len(is) || len(alts) < 4*len(is) {
+		panic("kernel: CuckooAlternates: len(bs) < len(is) or len(alts) < 4*len(is)")
+	}
+	cuckooAlternates(t, is, bs[:len(is)], alts[:4*len(is)])
+}

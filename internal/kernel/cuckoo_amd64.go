@@ -62,3 +62,16 @@ func cuckooLocate(t *CuckooTable, hs, locs []uint64) {
 }
 
 func cuckooLocatePrefetches() bool { return useAVX2 }
+
+func cuckooAlternates(t *CuckooTable, is, bs, alts []uint64) {
+	if !useAVX2 || len(is) == 0 {
+		CuckooAlternatesGeneric(t, is, bs, alts)
+		return
+	}
+	cuckooRaceAlternates(is, bs, alts)
+	if t.FPBits == 8 {
+		cuckooAlternates8AMD64(&t.Words[0], t.Buckets, is, bs, alts)
+	} else {
+		cuckooAlternates16AMD64(&t.Words[0], t.Buckets, is, bs, alts)
+	}
+}

@@ -248,6 +248,80 @@ cuckooLocate8AVX2_done:
 	VZEROUPPER
 	RET
 
+// func cuckooAlternates8AMD64(words *uint64, buckets uint64, is []uint64, bs []uint64, alts []uint64)
+// Requires: MMX+
+TEXT ·cuckooAlternates8AMD64(SB), NOSPLIT, $0-88
+	MOVQ words+0(FP), AX
+	MOVQ buckets+8(FP), CX
+	MOVQ is_base+16(FP), DX
+	MOVQ is_len+24(FP), BX
+	MOVQ bs_base+40(FP), SI
+	MOVQ alts_base+64(FP), DI
+
+cuckooAlternates8AMD64_loop:
+	TESTQ      BX, BX
+	JZ         cuckooAlternates8AMD64_done
+	MOVQ       (DX), R8
+	MOVQ       (SI), R9
+	MOVQ       R9, R10
+	MOVBQZX    R10, R10
+	IMUL3L     $0x9e3779b1, R10, R10
+	IMULQ      CX, R10
+	SHRQ       $0x20, R10
+	SUBQ       R8, R10
+	MOVQ       R10, R11
+	SARQ       $0x3f, R11
+	ANDQ       CX, R11
+	ADDQ       R11, R10
+	MOVQ       R10, (DI)
+	PREFETCHT0 (AX)(R10*4)
+	MOVQ       R9, R10
+	SHRQ       $0x08, R10
+	MOVBQZX    R10, R10
+	IMUL3L     $0x9e3779b1, R10, R10
+	IMULQ      CX, R10
+	SHRQ       $0x20, R10
+	SUBQ       R8, R10
+	MOVQ       R10, R11
+	SARQ       $0x3f, R11
+	ANDQ       CX, R11
+	ADDQ       R11, R10
+	MOVQ       R10, 8(DI)
+	PREFETCHT0 (AX)(R10*4)
+	MOVQ       R9, R10
+	SHRQ       $0x10, R10
+	MOVBQZX    R10, R10
+	IMUL3L     $0x9e3779b1, R10, R10
+	IMULQ      CX, R10
+	SHRQ       $0x20, R10
+	SUBQ       R8, R10
+	MOVQ       R10, R11
+	SARQ       $0x3f, R11
+	ANDQ       CX, R11
+	ADDQ       R11, R10
+	MOVQ       R10, 16(DI)
+	PREFETCHT0 (AX)(R10*4)
+	SHRQ       $0x18, R9
+	MOVBQZX    R9, R9
+	IMUL3L     $0x9e3779b1, R9, R9
+	IMULQ      CX, R9
+	SHRQ       $0x20, R9
+	SUBQ       R8, R9
+	MOVQ       R9, R8
+	SARQ       $0x3f, R8
+	ANDQ       CX, R8
+	ADDQ       R8, R9
+	MOVQ       R9, 24(DI)
+	PREFETCHT0 (AX)(R9*4)
+	ADDQ       $0x08, DX
+	ADDQ       $0x08, SI
+	ADDQ       $0x20, DI
+	DECQ       BX
+	JMP        cuckooAlternates8AMD64_loop
+
+cuckooAlternates8AMD64_done:
+	RET
+
 // func cuckooContains16AVX2(words *uint64, buckets uint64, victim uint64, hs []uint64, out []bool) int
 // Requires: AVX, AVX2, BMI2, MMX+
 TEXT ·cuckooContains16AVX2(SB), NOSPLIT, $0-80
@@ -486,4 +560,78 @@ cuckooLocate16AVX2_loop:
 
 cuckooLocate16AVX2_done:
 	VZEROUPPER
+	RET
+
+// func cuckooAlternates16AMD64(words *uint64, buckets uint64, is []uint64, bs []uint64, alts []uint64)
+// Requires: MMX+
+TEXT ·cuckooAlternates16AMD64(SB), NOSPLIT, $0-88
+	MOVQ words+0(FP), AX
+	MOVQ buckets+8(FP), CX
+	MOVQ is_base+16(FP), DX
+	MOVQ is_len+24(FP), BX
+	MOVQ bs_base+40(FP), SI
+	MOVQ alts_base+64(FP), DI
+
+cuckooAlternates16AMD64_loop:
+	TESTQ      BX, BX
+	JZ         cuckooAlternates16AMD64_done
+	MOVQ       (DX), R8
+	MOVQ       (SI), R9
+	MOVQ       R9, R10
+	MOVWQZX    R10, R10
+	IMUL3L     $0x9e3779b1, R10, R10
+	IMULQ      CX, R10
+	SHRQ       $0x20, R10
+	SUBQ       R8, R10
+	MOVQ       R10, R11
+	SARQ       $0x3f, R11
+	ANDQ       CX, R11
+	ADDQ       R11, R10
+	MOVQ       R10, (DI)
+	PREFETCHT0 (AX)(R10*8)
+	MOVQ       R9, R10
+	SHRQ       $0x10, R10
+	MOVWQZX    R10, R10
+	IMUL3L     $0x9e3779b1, R10, R10
+	IMULQ      CX, R10
+	SHRQ       $0x20, R10
+	SUBQ       R8, R10
+	MOVQ       R10, R11
+	SARQ       $0x3f, R11
+	ANDQ       CX, R11
+	ADDQ       R11, R10
+	MOVQ       R10, 8(DI)
+	PREFETCHT0 (AX)(R10*8)
+	MOVQ       R9, R10
+	SHRQ       $0x20, R10
+	MOVWQZX    R10, R10
+	IMUL3L     $0x9e3779b1, R10, R10
+	IMULQ      CX, R10
+	SHRQ       $0x20, R10
+	SUBQ       R8, R10
+	MOVQ       R10, R11
+	SARQ       $0x3f, R11
+	ANDQ       CX, R11
+	ADDQ       R11, R10
+	MOVQ       R10, 16(DI)
+	PREFETCHT0 (AX)(R10*8)
+	SHRQ       $0x30, R9
+	MOVWQZX    R9, R9
+	IMUL3L     $0x9e3779b1, R9, R9
+	IMULQ      CX, R9
+	SHRQ       $0x20, R9
+	SUBQ       R8, R9
+	MOVQ       R9, R8
+	SARQ       $0x3f, R8
+	ANDQ       CX, R8
+	ADDQ       R8, R9
+	MOVQ       R9, 24(DI)
+	PREFETCHT0 (AX)(R9*8)
+	ADDQ       $0x08, DX
+	ADDQ       $0x08, SI
+	ADDQ       $0x20, DI
+	DECQ       BX
+	JMP        cuckooAlternates16AMD64_loop
+
+cuckooAlternates16AMD64_done:
 	RET

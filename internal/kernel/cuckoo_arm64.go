@@ -89,3 +89,28 @@ func cuckooLocate8(words *uint64, buckets uint64, hs []uint64, locs []uint64)
 //
 //go:noescape
 func cuckooLocate16(words *uint64, buckets uint64, hs []uint64, locs []uint64)
+
+func cuckooAlternates(t *CuckooTable, is, bs, alts []uint64) {
+	if !useNEON || len(is) == 0 {
+		CuckooAlternatesGeneric(t, is, bs, alts)
+		return
+	}
+	cuckooRaceAlternates(is, bs, alts)
+	if t.FPBits == 8 {
+		cuckooAlternates8(&t.Words[0], t.Buckets, is, bs, alts)
+	} else {
+		cuckooAlternates16(&t.Words[0], t.Buckets, is, bs, alts)
+	}
+}
+
+// cuckooAlternates8 sets alts[4k+s] to the alternate bucket of slot s of
+// bucket is[k], whose value is bs[k], in a table of 8-bit fingerprints, and
+// prefetches it. len(bs) >= len(is) >= 1, len(alts) >= 4*len(is).
+//
+//go:noescape
+func cuckooAlternates8(words *uint64, buckets uint64, is []uint64, bs []uint64, alts []uint64)
+
+// cuckooAlternates16 is cuckooAlternates8 for 16-bit fingerprints.
+//
+//go:noescape
+func cuckooAlternates16(words *uint64, buckets uint64, is []uint64, bs []uint64, alts []uint64)

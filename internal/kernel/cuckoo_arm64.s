@@ -250,3 +250,48 @@ LOCATE(·cuckooLocate8, 2, 0xff)
 
 // func cuckooLocate16(words *uint64, buckets uint64, hs []uint64, locs []uint64)
 LOCATE(·cuckooLocate16, 3, 0xffff)
+
+// ALT(SLOT, BITS, SHIFT): alternate bucket of slot SLOT of bucket I1 (value
+// B1): store it at OUT and prefetch it.
+#define ALT(SLOT, BITS, SHIFT) \
+	UBFX  $(SLOT*BITS), B1, $BITS, FPR;       \
+	MULW  ALTMUL, FPR, T;                     \
+	LSL   $32, T, T;                          \
+	UMULH N, T, T;                            \
+	SUB   I1, T, T;                           \
+	ADD   N, T, I2;                           \
+	CMP   I2, T;                              \
+	CSEL  HI, I2, T, I2;                      \
+	MOVD  I2, (SLOT*8)(OUT);                  \
+	ADD   I2<<SHIFT, WORDS, I2;               \
+	PRFM  (I2), PLDL1KEEP
+
+// ALTERNATES(name, BITS, SHIFT): see cuckooAlternates8 in cuckoo_arm64.go.
+#define ALTERNATES(name, BITS, SHIFT) \
+TEXT name(SB), NOSPLIT, $0-88                     \
+	MOVD  words+0(FP), WORDS;                 \
+	MOVD  buckets+8(FP), N;                   \
+	MOVD  is_base+16(FP), HP;                 \
+	MOVD  is_len+24(FP), LEFT;                \
+	MOVD  bs_base+40(FP), B2;                 \
+	MOVD  alts_base+64(FP), OUT;              \
+	MOVD  $0x9e3779b1, ALTMUL;                \
+	CBZ   LEFT, adone;                        \
+aloop:                                            \
+	MOVD.P 8(HP), I1;                         \
+	MOVD.P 8(B2), B1;                         \
+	ALT(0, BITS, SHIFT);                      \
+	ALT(1, BITS, SHIFT);                      \
+	ALT(2, BITS, SHIFT);                      \
+	ALT(3, BITS, SHIFT);                      \
+	ADD   $32, OUT, OUT;                      \
+	SUB   $1, LEFT, LEFT;                     \
+	CBNZ  LEFT, aloop;                        \
+adone:                                            \
+	RET
+
+// func cuckooAlternates8(words *uint64, buckets uint64, is []uint64, bs []uint64, alts []uint64)
+ALTERNATES(·cuckooAlternates8, 8, 2)
+
+// func cuckooAlternates16(words *uint64, buckets uint64, is []uint64, bs []uint64, alts []uint64)
+ALTERNATES(·cuckooAlternates16, 16, 3)

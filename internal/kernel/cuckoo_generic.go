@@ -58,3 +58,18 @@ func CuckooLocateGeneric(t *CuckooTable, hs, locs []uint64) {
 		locs[k] = i1 | CuckooAlt(i1, CuckooFingerprint(h, fpMax), n)<<32
 	}
 }
+
+// CuckooAlternatesGeneric is the reference CuckooAlternates, with no
+// prefetch. It panics if len(bs) < len(is) or len(alts) < 4*len(is).
+func CuckooAlternatesGeneric(t *CuckooTable, is, bs, alts []uint64) {
+	bs, alts = bs[:len(is)], alts[:4*len(is)]
+	n, f := t.Buckets, uint64(t.FPBits)
+	fpMax := uint64(1)<<f - 1
+	for k, i := range is {
+		b := bs[k]
+		a := alts[4*k : 4*k+4]
+		for s := range a {
+			a[s] = CuckooAlt(i, b>>(f*uint64(s))&fpMax, n)
+		}
+	}
+}

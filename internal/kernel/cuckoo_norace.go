@@ -5,3 +5,5 @@ package kernel
 func cuckooRaceAccess(hs []uint64, out []bool) {}
 
 func cuckooRaceLocate(hs, locs []uint64) {}
+
+func cuckooRaceAlternates(is, bs, alts []uint64) {}

@@ -9,3 +9,7 @@ func cuckooContains(t *CuckooTable, hs []uint64, out []bool) int {
 func cuckooLocate(t *CuckooTable, hs, locs []uint64) { CuckooLocateGeneric(t, hs, locs) }
 
 func cuckooLocatePrefetches() bool { return false }
+
+func cuckooAlternates(t *CuckooTable, is, bs, alts []uint64) {
+	CuckooAlternatesGeneric(t, is, bs, alts)
+}

@@ -26,3 +26,10 @@ func cuckooRaceLocate(hs, locs []uint64) {
 		runtime.RaceWriteRange(unsafe.Pointer(&locs[0]), 8*len(locs))
 	}
 }
+
+// cuckooRaceAlternates is cuckooRaceAccess for CuckooAlternates.
+func cuckooRaceAlternates(is, bs, alts []uint64) {
+	runtime.RaceReadRange(unsafe.Pointer(&is[0]), 8*len(is))
+	runtime.RaceReadRange(unsafe.Pointer(&bs[0]), 8*len(is))
+	runtime.RaceWriteRange(unsafe.Pointer(&alts[0]), 8*4*len(is))
+}

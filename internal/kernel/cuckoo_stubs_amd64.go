@@ -17,6 +17,13 @@ func cuckooContains8AVX2(words *uint64, buckets uint64, victim uint64, hs []uint
 //go:noescape
 func cuckooLocate8AVX2(words *uint64, buckets uint64, hs []uint64, locs []uint64)
 
+// cuckooAlternates8AMD64 sets alts[4k+s] to the alternate bucket of slot s of bucket
+// is[k], whose value is bs[k], in a table of 8-bit fingerprints, and prefetches
+// it. len(bs) >= len(is), len(alts) >= 4*len(is).
+//
+//go:noescape
+func cuckooAlternates8AMD64(words *uint64, buckets uint64, is []uint64, bs []uint64, alts []uint64)
+
 // cuckooContains16AVX2 probes len(hs)&^3 hashes against a table of 16-bit fingerprints,
 // writes out[i] for each, and returns how many are present. len(out) >= len(hs).
 //
@@ -29,3 +36,10 @@ func cuckooContains16AVX2(words *uint64, buckets uint64, victim uint64, hs []uin
 //
 //go:noescape
 func cuckooLocate16AVX2(words *uint64, buckets uint64, hs []uint64, locs []uint64)
+
+// cuckooAlternates16AMD64 sets alts[4k+s] to the alternate bucket of slot s of bucket
+// is[k], whose value is bs[k], in a table of 16-bit fingerprints, and prefetches
+// it. len(bs) >= len(is), len(alts) >= 4*len(is).
+//
+//go:noescape
+func cuckooAlternates16AMD64(words *uint64, buckets uint64, is []uint64, bs []uint64, alts []uint64)

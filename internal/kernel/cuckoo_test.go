@@ -399,3 +399,57 @@ func TestCuckooLocatePanicsAndAllocs(t *testing.T) {
 	}()
 	kernel.CuckooLocate(tb, hs, locs[:63])
 }
+
+// TestCuckooAlternatesEquivalence checks the alternates kernels against
+// CuckooAlt slot by slot, for 0..70 buckets per call, random and extreme
+// bucket values, both widths and bucket counts from 1 up, and that nothing
+// past 4*len(is) is written.
+func TestCuckooAlternatesEquivalence(t *testing.T) {
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		rng := rand.New(rand.NewPCG(13, 14))
+		for _, n := range []uint64{1, 2, 3, 17, 1000, 4099, 1<<31 + 5, kernel.MaxCuckooBuckets} {
+			for _, fpBits := range []uint{8, 16} {
+				tb := &kernel.CuckooTable{Words: make([]uint64, 1), Buckets: n, FPBits: fpBits}
+				fpMax := uint64(1)<<fpBits - 1
+				is, bs := make([]uint64, 70), make([]uint64, 70)
+				for k := range is {
+					is[k], bs[k] = rng.Uint64N(n), rng.Uint64()
+				}
+				is[0], bs[0] = n-1, ^uint64(0)
+				is[1], bs[1] = 0, 0
+				for length := 0; length <= len(is); length++ {
+					name := fmt.Sprintf("n=%d f=%d len=%d", n, fpBits, length)
+					const guard = 5
+					alts := make([]uint64, 4*length+guard)
+					for i := range alts {
+						alts[i] = 0xdead
+					}
+					kernel.CuckooAlternates(tb, is[:length], bs[:length], alts[:4*length])
+					gen := make([]uint64, 4*length)
+					kernel.CuckooAlternatesGeneric(tb, is[:length], bs[:length], gen)
+					for k := range length {
+						for s := range uint64(4) {
+							fp := bs[k] >> (uint64(fpBits) * s) & fpMax
+							want := kernel.CuckooAlt(is[k], fp, n)
+							if got := alts[4*k+int(s)]; got != want || gen[4*k+int(s)] != want {
+								t.Fatalf("%s: bucket %d slot %d: got %d (generic %d), want %d", name, k, s, got, gen[4*k+int(s)], want)
+							}
+						}
+					}
+					for i := 4 * length; i < len(alts); i++ {
+						if alts[i] != 0xdead {
+							t.Fatalf("%s: wrote alts[%d] past the batch", name, i)
+						}
+					}
+				}
+			}
+		}
+	})
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic for a short alts slice")
+		}
+	}()
+	tb := &kernel.CuckooTable{Words: make([]uint64, 1), Buckets: 1, FPBits: 16}
+	kernel.CuckooAlternates(tb, make([]uint64, 2), make([]uint64, 2), make([]uint64, 7))
+}
