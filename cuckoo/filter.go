@@ -623,7 +623,9 @@ func (f *Filter) AddUint64(key uint64) error { return f.add(key, 0, addKey) }
 // (scratch loop, AMD EPYC, medians of 9 interleaved rounds) took 16.6,
 // 16.3, 14.7 and 25.5 ns a key with 8, 12, 16 and 32; with 32 or more
 // the prefetches queue behind each other and the inserts wait. (Plain
-// loads ahead, as before the kernel, took 43-57.)
+// loads ahead, as before the kernel, took 43-57.) That was measured with
+// the locate stage one batch ahead; it is now two (see AddHashes), and the
+// batch size was not measured again.
 const addAhead = 16
 
 // AddHashes adds every hash of hs in order and returns how many were added.
