@@ -53,10 +53,33 @@ func main() {
 	Generate()
 }
 
+// scale is the byte size of one bucket: the index scale of its loads.
+func (w width) scale() uint8 {
+	if w.bits == 8 {
+		return 4
+	}
+	return 8
+}
+
 // consts holds the broadcast constants of one kernel.
 type consts struct {
 	n, fpMax, one, altMul, victim, shuffle VecVirtual
 	words                                  GPVirtual
+}
+
+// indexConsts loads the table pointer and the constants buckets needs
+// (parameters words and buckets).
+func indexConsts(w width) consts {
+	var c consts
+	c.words = GP64()
+	Load(Param("words"), c.words)
+	n := GP64()
+	Load(Param("buckets"), n)
+	c.n = broadcastReg(n)
+	c.fpMax = broadcast(w.fpMax)
+	c.one = broadcast(1)
+	c.altMul = broadcast(altMul)
+	return c
 }
 
 func broadcast(v uint64) VecVirtual {
@@ -106,18 +129,10 @@ func kernel(w width) {
 	Doc(fmt.Sprintf("%s probes len(hs)&^3 hashes against a table of %d-bit fingerprints,", name, w.bits),
 		"writes out[i] for each, and returns how many are present. len(out) >= len(hs).")
 
-	var c consts
-	c.words = GP64()
-	Load(Param("words"), c.words)
-	n := GP64()
-	Load(Param("buckets"), n)
-	c.n = broadcastReg(n)
+	c := indexConsts(w)
 	v := GP64()
 	Load(Param("victim"), v)
 	c.victim = broadcastReg(v)
-	c.fpMax = broadcast(w.fpMax)
-	c.one = broadcast(1)
-	c.altMul = broadcast(altMul)
 	lo, hi := broadcast(w.shuffle[0]), broadcast(w.shuffle[1])
 	c.shuffle = YMM()
 	VPUNPCKLQDQ(hi, lo, c.shuffle) // lanes: lo, hi in each 128-bit half
@@ -130,10 +145,7 @@ func kernel(w width) {
 	XORQ(count, count)
 	ones := GP32()
 	MOVL(U32(0x01010101), ones)
-	scale := uint8(8)
-	if w.bits == 8 {
-		scale = 4
-	}
+	scale := w.scale()
 
 	Comment("Main loop: prefetch the buckets of the keys `ahead` positions on, probe four.")
 	Label(name + "_prefetch")
@@ -196,24 +208,13 @@ func locate(w width) {
 	Doc(fmt.Sprintf("%s sets locs[i] = i1 | i2<<32, the two buckets of hs[i], for the", name),
 		fmt.Sprintf("first len(hs)&^3 hashes, in a table of %d-bit fingerprints, and prefetches", w.bits),
 		"both buckets. len(locs) >= len(hs).")
-	var c consts
-	c.words = GP64()
-	Load(Param("words"), c.words)
-	n := GP64()
-	Load(Param("buckets"), n)
-	c.n = broadcastReg(n)
-	c.fpMax = broadcast(w.fpMax)
-	c.one = broadcast(1)
-	c.altMul = broadcast(altMul)
+	c := indexConsts(w)
 	hs, length, locs := GP64(), GP64(), GP64()
 	Load(Param("hs").Base(), hs)
 	Load(Param("hs").Len(), length)
 	Load(Param("locs").Base(), locs)
 	ANDQ(I8(^3), length)
-	scale := uint8(8)
-	if w.bits == 8 {
-		scale = 4
-	}
+	scale := w.scale()
 
 	Label(name + "_loop")
 	CMPQ(length, U8(4))
@@ -257,10 +258,7 @@ func alternates(w width) {
 	Load(Param("is").Len(), length)
 	Load(Param("bs").Base(), bs)
 	Load(Param("alts").Base(), alts)
-	scale := uint8(8)
-	if w.bits == 8 {
-		scale = 4
-	}
+	scale := w.scale()
 
 	Label(name + "_loop")
 	TESTQ(length, length)

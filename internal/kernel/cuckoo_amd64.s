@@ -11,16 +11,16 @@ TEXT ·cuckooContains8AVX2(SB), NOSPLIT, $0-80
 	MOVQ         buckets+8(FP), CX
 	VMOVQ        CX, X0
 	VPBROADCASTQ X0, Y0
-	MOVQ         victim+16(FP), CX
+	MOVQ         $0x00000000000000ff, CX
 	VMOVQ        CX, X1
 	VPBROADCASTQ X1, Y1
-	MOVQ         $0x00000000000000ff, CX
+	MOVQ         $0x0000000000000001, CX
 	VMOVQ        CX, X2
 	VPBROADCASTQ X2, Y2
-	MOVQ         $0x0000000000000001, CX
+	MOVQ         $0x000000009e3779b1, CX
 	VMOVQ        CX, X3
 	VPBROADCASTQ X3, Y3
-	MOVQ         $0x000000009e3779b1, CX
+	MOVQ         victim+16(FP), CX
 	VMOVQ        CX, X4
 	VPBROADCASTQ X4, Y4
 	MOVQ         $0x0000000000000000, CX
@@ -45,10 +45,10 @@ cuckooContains8AVX2_prefetch:
 	VPSRLQ       $0x20, Y6, Y8
 	VPMULUDQ     Y0, Y8, Y7
 	VPSRLQ       $0x20, Y7, Y7
-	VPMULUDQ     Y2, Y6, Y6
+	VPMULUDQ     Y1, Y6, Y6
 	VPSRLQ       $0x20, Y6, Y6
-	VPADDQ       Y3, Y6, Y6
-	VPMULUDQ     Y4, Y6, Y8
+	VPADDQ       Y2, Y6, Y6
+	VPMULUDQ     Y3, Y6, Y8
 	VPMULUDQ     Y0, Y8, Y8
 	VPSRLQ       $0x20, Y8, Y8
 	VPSUBQ       Y7, Y8, Y8
@@ -78,10 +78,10 @@ cuckooContains8AVX2_prefetch:
 	VPSRLQ       $0x20, Y6, Y8
 	VPMULUDQ     Y0, Y8, Y7
 	VPSRLQ       $0x20, Y7, Y7
-	VPMULUDQ     Y2, Y6, Y6
+	VPMULUDQ     Y1, Y6, Y6
 	VPSRLQ       $0x20, Y6, Y6
-	VPADDQ       Y3, Y6, Y6
-	VPMULUDQ     Y4, Y6, Y8
+	VPADDQ       Y2, Y6, Y6
+	VPMULUDQ     Y3, Y6, Y8
 	VPMULUDQ     Y0, Y8, Y8
 	VPSRLQ       $0x20, Y8, Y8
 	VPSUBQ       Y7, Y8, Y8
@@ -107,7 +107,7 @@ cuckooContains8AVX2_prefetch:
 	VPBLENDVB    Y10, Y8, Y7, Y7
 	VPSLLQ       $0x20, Y6, Y6
 	VPOR         Y7, Y6, Y6
-	VPCMPEQQ     Y1, Y6, Y6
+	VPCMPEQQ     Y4, Y6, Y6
 	VMOVMSKPD    Y9, R8
 	VMOVMSKPD    Y6, R9
 	XORL         $0x0f, R8
@@ -130,10 +130,10 @@ cuckooContains8AVX2_tail:
 	VPSRLQ     $0x20, Y6, Y8
 	VPMULUDQ   Y0, Y8, Y7
 	VPSRLQ     $0x20, Y7, Y7
-	VPMULUDQ   Y2, Y6, Y6
+	VPMULUDQ   Y1, Y6, Y6
 	VPSRLQ     $0x20, Y6, Y6
-	VPADDQ     Y3, Y6, Y6
-	VPMULUDQ   Y4, Y6, Y8
+	VPADDQ     Y2, Y6, Y6
+	VPMULUDQ   Y3, Y6, Y8
 	VPMULUDQ   Y0, Y8, Y8
 	VPSRLQ     $0x20, Y8, Y8
 	VPSUBQ     Y7, Y8, Y8
@@ -159,7 +159,7 @@ cuckooContains8AVX2_tail:
 	VPBLENDVB  Y10, Y8, Y7, Y7
 	VPSLLQ     $0x20, Y6, Y6
 	VPOR       Y7, Y6, Y6
-	VPCMPEQQ   Y1, Y6, Y6
+	VPCMPEQQ   Y4, Y6, Y6
 	VMOVMSKPD  Y9, R8
 	VMOVMSKPD  Y6, R9
 	XORL       $0x0f, R8
@@ -329,16 +329,16 @@ TEXT ·cuckooContains16AVX2(SB), NOSPLIT, $0-80
 	MOVQ         buckets+8(FP), CX
 	VMOVQ        CX, X0
 	VPBROADCASTQ X0, Y0
-	MOVQ         victim+16(FP), CX
+	MOVQ         $0x000000000000ffff, CX
 	VMOVQ        CX, X1
 	VPBROADCASTQ X1, Y1
-	MOVQ         $0x000000000000ffff, CX
+	MOVQ         $0x0000000000000001, CX
 	VMOVQ        CX, X2
 	VPBROADCASTQ X2, Y2
-	MOVQ         $0x0000000000000001, CX
+	MOVQ         $0x000000009e3779b1, CX
 	VMOVQ        CX, X3
 	VPBROADCASTQ X3, Y3
-	MOVQ         $0x000000009e3779b1, CX
+	MOVQ         victim+16(FP), CX
 	VMOVQ        CX, X4
 	VPBROADCASTQ X4, Y4
 	MOVQ         $0x0100010001000100, CX
@@ -363,10 +363,10 @@ cuckooContains16AVX2_prefetch:
 	VPSRLQ       $0x20, Y6, Y8
 	VPMULUDQ     Y0, Y8, Y7
 	VPSRLQ       $0x20, Y7, Y7
-	VPMULUDQ     Y2, Y6, Y6
+	VPMULUDQ     Y1, Y6, Y6
 	VPSRLQ       $0x20, Y6, Y6
-	VPADDQ       Y3, Y6, Y6
-	VPMULUDQ     Y4, Y6, Y8
+	VPADDQ       Y2, Y6, Y6
+	VPMULUDQ     Y3, Y6, Y8
 	VPMULUDQ     Y0, Y8, Y8
 	VPSRLQ       $0x20, Y8, Y8
 	VPSUBQ       Y7, Y8, Y8
@@ -396,10 +396,10 @@ cuckooContains16AVX2_prefetch:
 	VPSRLQ       $0x20, Y6, Y8
 	VPMULUDQ     Y0, Y8, Y7
 	VPSRLQ       $0x20, Y7, Y7
-	VPMULUDQ     Y2, Y6, Y6
+	VPMULUDQ     Y1, Y6, Y6
 	VPSRLQ       $0x20, Y6, Y6
-	VPADDQ       Y3, Y6, Y6
-	VPMULUDQ     Y4, Y6, Y8
+	VPADDQ       Y2, Y6, Y6
+	VPMULUDQ     Y3, Y6, Y8
 	VPMULUDQ     Y0, Y8, Y8
 	VPSRLQ       $0x20, Y8, Y8
 	VPSUBQ       Y7, Y8, Y8
@@ -423,7 +423,7 @@ cuckooContains16AVX2_prefetch:
 	VPBLENDVB    Y10, Y8, Y7, Y7
 	VPSLLQ       $0x20, Y6, Y6
 	VPOR         Y7, Y6, Y6
-	VPCMPEQQ     Y1, Y6, Y6
+	VPCMPEQQ     Y4, Y6, Y6
 	VMOVMSKPD    Y9, R8
 	VMOVMSKPD    Y6, R9
 	XORL         $0x0f, R8
@@ -446,10 +446,10 @@ cuckooContains16AVX2_tail:
 	VPSRLQ     $0x20, Y6, Y8
 	VPMULUDQ   Y0, Y8, Y7
 	VPSRLQ     $0x20, Y7, Y7
-	VPMULUDQ   Y2, Y6, Y6
+	VPMULUDQ   Y1, Y6, Y6
 	VPSRLQ     $0x20, Y6, Y6
-	VPADDQ     Y3, Y6, Y6
-	VPMULUDQ   Y4, Y6, Y8
+	VPADDQ     Y2, Y6, Y6
+	VPMULUDQ   Y3, Y6, Y8
 	VPMULUDQ   Y0, Y8, Y8
 	VPSRLQ     $0x20, Y8, Y8
 	VPSUBQ     Y7, Y8, Y8
@@ -473,7 +473,7 @@ cuckooContains16AVX2_tail:
 	VPBLENDVB  Y10, Y8, Y7, Y7
 	VPSLLQ     $0x20, Y6, Y6
 	VPOR       Y7, Y6, Y6
-	VPCMPEQQ   Y1, Y6, Y6
+	VPCMPEQQ   Y4, Y6, Y6
 	VMOVMSKPD  Y9, R8
 	VMOVMSKPD  Y6, R9
 	XORL       $0x0f, R8
