@@ -43,6 +43,16 @@
 #define PI R21
 #define PF R22
 
+// ALTOF(i, fp, alt, t): the other bucket of fingerprint fp in bucket i.
+#define ALTOF(i, fp, alt, t) \
+	MULW  ALTMUL, fp, t;              \
+	LSL   $32, t, t;                  \
+	UMULH N, t, t;                    \
+	SUB   i, t, t;                    \
+	ADD   N, t, alt;                  \
+	CMP   alt, t;                     \
+	CSEL  HI, alt, t, alt
+
 // BUCKETS(h, i1, fp, i2, t): the buckets and fingerprint of hash h.
 #define BUCKETS(h, i1, fp, i2, t) \
 	AND   $0xffffffff00000000, h, i1; \
@@ -51,13 +61,7 @@
 	MUL   FPMAX, fp, fp;              \
 	LSR   $32, fp, fp;                \
 	ADD   $1, fp, fp;                 \
-	MULW  ALTMUL, fp, t;              \
-	LSL   $32, t, t;                  \
-	UMULH N, t, t;                    \
-	SUB   i1, t, t;                   \
-	ADD   N, t, i2;                   \
-	CMP   i2, t;                      \
-	CSEL  HI, i2, t, i2
+	ALTOF(i1, fp, i2, t)
 
 // PREFETCH(SHIFT): prefetch both buckets of the key DIST positions on.
 #define PREFETCH(SHIFT) \
@@ -255,13 +259,7 @@ LOCATE(·cuckooLocate16, 3, 0xffff)
 // B1): store it at OUT and prefetch it.
 #define ALT(SLOT, BITS, SHIFT) \
 	UBFX  $(SLOT*BITS), B1, $BITS, FPR;       \
-	MULW  ALTMUL, FPR, T;                     \
-	LSL   $32, T, T;                          \
-	UMULH N, T, T;                            \
-	SUB   I1, T, T;                           \
-	ADD   N, T, I2;                           \
-	CMP   I2, T;                              \
-	CSEL  HI, I2, T, I2;                      \
+	ALTOF(I1, FPR, I2, T);                    \
 	MOVD  I2, (SLOT*8)(OUT);                  \
 	ADD   I2<<SHIFT, WORDS, I2;               \
 	PRFM  (I2), PLDL1KEEP
