@@ -498,7 +498,7 @@ func (f *Filter) add(x, loc uint64, how int) error {
 		h = f.h64.Hash(x)
 	}
 	n := f.t.Buckets
-	i1, i2 := loc&(1<<32-1), loc>>32
+	i1, i2 := splitLoc(loc)
 	if how != addLocated {
 		i1 = kernel.CuckooIndex(h, n)
 	}
@@ -618,6 +618,10 @@ func (f *Filter) AddString(key string) error {
 // AddHash.
 func (f *Filter) AddUint64(key uint64) error { return f.add(key, 0, addKey) }
 
+// splitLoc returns the two buckets kernel.CuckooLocate packed into l as
+// i1 | i2<<32.
+func splitLoc(l uint64) (i1, i2 uint64) { return l & (1<<32 - 1), l >> 32 }
+
 // addAhead is how many keys AddHashes locates (and prefetches) ahead of
 // inserting them. Filling a 1e7-key filter from empty to half load
 // (scratch loop, AMD EPYC, medians of 9 interleaved rounds) took 16.6,
@@ -668,14 +672,16 @@ func (f *Filter) AddHashes(hs []uint64) (int, error) {
 		if lo := done + addAhead; prefetched && f.count >= scanFrom && lo < len(hs) {
 			m := 0
 			for _, l := range locs[(k+1)%3][:min(addAhead, len(hs)-lo)] {
-				i1, i2 := l&(1<<32-1), l>>32
+				i1, i2 := splitLoc(l)
 				b1, b2 := f.bucket(i1), f.bucket(i2)
 				if f.emptyLanes(b1)|f.emptyLanes(b2) == 0 {
 					is[m], bs[m], is[m+1], bs[m+1] = i1, b1, i2, b2
 					m += 2
 				}
 			}
-			kernel.CuckooAlternates(&f.t, is[:m], bs[:m], alts[:4*m])
+			if m > 0 {
+				kernel.CuckooAlternates(&f.t, is[:m], bs[:m], alts[:4*m])
+			}
 		}
 		cur := hs[done:min(done+addAhead, len(hs))]
 		batch := locs[k%3][:len(cur)]
@@ -685,7 +691,8 @@ func (f *Filter) AddHashes(hs []uint64) (int, error) {
 			// being optimised away.
 			touched := f.touched
 			for _, l := range batch {
-				touched ^= f.bucket(l&(1<<32-1)) ^ f.bucket(l>>32)
+				i1, i2 := splitLoc(l)
+				touched ^= f.bucket(i1) ^ f.bucket(i2)
 			}
 			f.touched = touched
 		}

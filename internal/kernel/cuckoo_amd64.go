@@ -41,13 +41,10 @@ func cuckooContains(t *CuckooTable, hs []uint64, out []bool) int {
 	return c + CuckooContainsGeneric(t, hs[m:], out[m:])
 }
 
-// cuckooLocateMin is the batch length from which CuckooLocate calls the
-// assembly kernel: the prefetches are its point, so any whole group of four
-// is worth it.
-var cuckooLocateMin = 4
-
+// cuckooLocate sends every whole group of four hashes to the AVX2 kernel,
+// however short the batch: the prefetches are its point.
 func cuckooLocate(t *CuckooTable, hs, locs []uint64) {
-	if !useAVX2 || len(hs) < cuckooLocateMin {
+	if !useAVX2 || len(hs) < 4 {
 		CuckooLocateGeneric(t, hs, locs)
 		return
 	}
