@@ -328,13 +328,17 @@ func siftBatch(f *cuckoo.Filter, ins, present, absent keySet) (insert, pre, abs 
 	const chunk = 1024
 	var buf [chunk]uint64
 	var out [chunk]bool
-	t := cpuNow()
-	for ks := ins.ks; len(ks) > 0; ks = ks[min(len(ks), chunk):] {
+	// hashed hashes the first keys of ks into buf and returns them.
+	hashed := func(ks []uint64) []uint64 {
 		b := buf[:min(len(ks), chunk)]
 		for j := range b {
 			b[j] = f.HashUint64(ks[j])
 		}
-		if _, err := f.AddHashes(b); err != nil {
+		return b
+	}
+	t := cpuNow()
+	for ks := ins.ks; len(ks) > 0; ks = ks[min(len(ks), chunk):] {
+		if _, err := f.AddHashes(hashed(ks)); err != nil {
 			panic(err)
 		}
 	}
@@ -342,11 +346,7 @@ func siftBatch(f *cuckoo.Filter, ins, present, absent keySet) (insert, pre, abs 
 	lookup := func(s keySet) (float64, int) {
 		t, c := cpuNow(), 0
 		for ks := s.ks; len(ks) > 0; ks = ks[min(len(ks), chunk):] {
-			b := buf[:min(len(ks), chunk)]
-			for j := range b {
-				b[j] = f.HashUint64(ks[j])
-			}
-			c += f.ContainsHashes(b, out[:])
+			c += f.ContainsHashes(hashed(ks), out[:])
 		}
 		return float64(cpuNow()-t) / float64(len(s.ks)), c
 	}
