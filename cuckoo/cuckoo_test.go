@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/sift-go/sift/hash"
 	"github.com/sift-go/sift/internal/kernel"
@@ -311,6 +312,55 @@ func TestContainsHashesMatchesSingle(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestProbeStaysInTable holds the probe's unchecked bucket loads (elem64,
+// elem32) to the table: a full filter's bucket array is moved to the end of
+// a page followed by a PROT_NONE page, so a read past the array faults, and
+// the probe must give the answers it gave on the heap copy, for hashes that
+// reach the last bucket and the extremes of the index and fingerprint math.
+// A probe after Close must panic (nil arrays), not read freed memory.
+func TestProbeStaysInTable(t *testing.T) {
+	if !kerneltest.Guarded {
+		t.Skip("no guard pages on this platform")
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	hs := []uint64{0, 1, ^uint64(0), 1<<32 - 1, 1 << 32, 0xffffffff00000000, 0x00000000ffffffff, 0x8000000080000000}
+	for range 4000 {
+		hs = append(hs, rng.Uint64())
+	}
+	for _, fb := range []int{8, 16} {
+		for c := uint64(1); c <= 70; c++ {
+			f := mustNew(t, c, WithFingerprintBits(fb))
+			fillUntilFull(t, f, rng)
+			want := make([]bool, len(hs))
+			for i, h := range hs {
+				want[i] = f.ContainsHash(h)
+			}
+			g := f.Clone()
+			w := kerneltest.GuardedUint64s(t, len(g.t.Words))
+			copy(w, g.t.Words)
+			g.t.Words = w
+			if fb == 8 {
+				g.w32 = unsafe.Slice((*uint32)(unsafe.Pointer(&w[0])), 2*len(w))
+			}
+			for i, h := range hs {
+				if got := g.ContainsHash(h); got != want[i] {
+					t.Fatalf("f=%d c=%d (%d buckets): hash %#x: %v on the guarded table, %v on the heap", fb, c, g.t.Buckets, h, got, want[i])
+				}
+			}
+		}
+	}
+	f := mustNew(t, 100)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("ContainsHash after Close did not panic")
+		}
+	}()
+	f.ContainsHash(^uint64(0))
 }
 
 func TestResetClone(t *testing.T) {
