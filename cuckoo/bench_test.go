@@ -168,3 +168,68 @@ func BenchmarkUint64(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkConcurrent measures Concurrent's batch calls against loops of
+// its single-key calls on the same hashes (what the batch calls did before
+// they prefetched): filling a reset filter to capacity (95% load) and
+// looking up present and absent keys, one goroutine.
+func BenchmarkConcurrent(b *testing.B) {
+	for _, c := range benchCaps {
+		f, err := NewConcurrent(c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		hs := make([]uint64, c)
+		for i := range hs {
+			hs[i] = f.f.HashUint64(uint64(i))
+		}
+		name := fmt.Sprintf("n=%.0e/fpbits=16", float64(c))
+		for _, batch := range []bool{false, true} {
+			call := map[bool]string{false: "loop", true: "batch"}[batch]
+			b.Run(name+"/op=add/call="+call, func(b *testing.B) {
+				for b.Loop() {
+					f.Reset()
+					if batch {
+						if n, err := f.AddHashes(hs); err != nil {
+							b.Fatalf("full after %d: %v", n, err)
+						}
+						continue
+					}
+					for _, h := range hs {
+						if err := f.AddHash(h); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(hs)), "ns/key")
+			})
+		}
+		f.Reset()
+		if _, err := f.AddHashes(hs); err != nil {
+			b.Fatal(err)
+		}
+		for _, kind := range []string{"present", "absent"} {
+			keys := shuffled(hs, 1<<16)
+			if kind == "absent" {
+				keys = absent(f.f, 1<<16)
+			}
+			out := make([]bool, len(keys))
+			for _, batch := range []bool{false, true} {
+				call := map[bool]string{false: "loop", true: "batch"}[batch]
+				b.Run(name+"/op=contains/keys="+kind+"/call="+call, func(b *testing.B) {
+					for b.Loop() {
+						if batch {
+							f.ContainsHashes(keys, out)
+							continue
+						}
+						for i, h := range keys {
+							out[i] = f.ContainsHash(h)
+						}
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(keys)), "ns/key")
+				})
+			}
+		}
+		f.Close()
+	}
+}

@@ -107,20 +107,70 @@ func (c *Concurrent) ContainsUint64(key uint64) bool {
 }
 
 // ContainsHashes sets out[i] to ContainsHash(hs[i]) and returns how many are
-// true. It panics if len(out) < len(hs). (It loops over ContainsHash: the
-// batch kernels' plain loads are not synchronized with concurrent writers.)
+// true. It panics if len(out) < len(hs). It runs ContainsHash for each key
+// (the batch kernels' plain loads are not synchronized with concurrent
+// writers), with the buckets of the keys two batches ahead prefetched
+// where an assembly kernel is in use (see prefetcher): for filters larger
+// than the caches that makes it several times faster than a loop of
+// ContainsHash.
 func (c *Concurrent) ContainsHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("cuckoo: ContainsHashes: len(out) < len(hs)")
 	}
+	out = out[:len(hs)]
+	var p prefetcher
+	p.start(c, hs)
 	n := 0
 	for i, h := range hs {
+		if i%addAhead == 0 {
+			p.next(i)
+		}
 		out[i] = c.ContainsHash(h)
 		if out[i] {
 			n++
 		}
 	}
 	return n
+}
+
+// prefetcher has the buckets of keys ahead of a batch call's current one
+// brought into the cache: kernel.CuckooLocate computes them and, with an
+// assembly kernel, prefetches them, and the bucket pairs it writes are not
+// used. A prefetch reads nothing a concurrent writer could race with, and
+// the call that processes the key makes its own synchronized reads. As in
+// Filter.AddHashes, keys go in batches of addAhead, located two batches
+// ahead of the one being processed. The zero value does nothing.
+type prefetcher struct {
+	t       *kernel.CuckooTable // nil: nothing to do
+	hs      []uint64
+	scratch [addAhead]uint64
+}
+
+// start readies p for a batch call of c on hs and has the first two
+// batches on their way. It leaves p doing nothing when the kernel in use
+// does not prefetch (locating would only add work) or hs is one batch.
+func (p *prefetcher) start(c *Concurrent, hs []uint64) {
+	if !kernel.CuckooLocatePrefetches() || len(hs) <= addAhead {
+		return
+	}
+	p.t, p.hs = &c.f.t, hs
+	p.locate(0)
+	p.locate(addAhead)
+}
+
+// next is called as the call reaches key i (a multiple of addAhead): it
+// prefetches the batch two ahead of i.
+func (p *prefetcher) next(i int) {
+	if p.t != nil {
+		p.locate(i + 2*addAhead)
+	}
+}
+
+func (p *prefetcher) locate(lo int) {
+	if lo < len(p.hs) {
+		b := p.hs[lo:min(lo+addAhead, len(p.hs))]
+		kernel.CuckooLocate(p.t, b, p.scratch[:len(b)])
+	}
 }
 
 // casInsert puts fp into a free slot of bucket i with a compare-and-swap,
@@ -279,7 +329,12 @@ func (c *Concurrent) AddUint64(key uint64) error { return c.AddHash(c.f.h64.Hash
 // AddHashes adds every hash of hs in order, stopping at the first error,
 // and returns how many were added (see Filter.AddHashes).
 func (c *Concurrent) AddHashes(hs []uint64) (int, error) {
+	var p prefetcher
+	p.start(c, hs)
 	for i, h := range hs {
+		if i%addAhead == 0 {
+			p.next(i)
+		}
 		if err := c.AddHash(h); err != nil {
 			return i, err
 		}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/sift-go/sift/internal/kernel/kerneltest"
 )
 
 // TestConcurrentStress runs adders, removers and readers at once, up to and
@@ -71,17 +73,26 @@ func TestConcurrentStress(t *testing.T) {
 			go func() {
 				defer rg.Done()
 				rng := rand.New(rand.NewPCG(uint64(r), 9))
+				// Batches of 40 (past two prefetch batches) hold a
+				// published key's hash at a random place.
+				hs, out := make([]uint64, 40), make([]bool, 40)
 				for !stop.Load() {
+					for i := range hs {
+						hs[i] = rng.Uint64()
+					}
+					j, pub := rng.IntN(len(hs)), false
 					w := rng.IntN(workers)
 					if n := published[w].Load(); n > 0 {
 						key := kept[w][rng.Int64N(n)]
 						if !c.ContainsUint64(key) {
 							fails.Add(1)
 						}
+						hs[j], pub = c.f.HashUint64(key), true
 						checked.Add(1)
 					}
-					hs := []uint64{rng.Uint64(), rng.Uint64()}
-					c.ContainsHashes(hs, make([]bool, 2))
+					if c.ContainsHashes(hs, out); pub && !out[j] {
+						fails.Add(1)
+					}
 				}
 			}()
 		}
@@ -179,4 +190,74 @@ func TestConcurrentMatchesFilter(t *testing.T) {
 			t.Fatal("AddHashes")
 		}
 	}
+}
+
+// TestConcurrentBatchMatchesSingle: Concurrent's batch calls, which
+// prefetch ahead with the kernel in use, give exactly the results of their
+// single-key loops, for every batch length around the prefetch batches.
+func TestConcurrentBatchMatchesSingle(t *testing.T) {
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		for _, fb := range []int{8, 16} {
+			for _, capacity := range []uint64{1, 7, 1000, 100003} {
+				a, _ := NewConcurrent(capacity, WithFingerprintBits(fb), WithSeed(capacity))
+				b, _ := NewConcurrent(capacity, WithFingerprintBits(fb), WithSeed(capacity))
+				rng := rand.New(rand.NewPCG(capacity, uint64(fb)))
+				hs := make([]uint64, capacity+capacity/10+100)
+				for i := range hs {
+					hs[i] = rng.Uint64()
+				}
+				// a takes hs in batches of every length from 0 to 70;
+				// b one key at a time. Both stop at the first ErrFull.
+				added, err := 0, error(nil)
+				for l := 0; err == nil && added < len(hs); l = (l + 1) % 71 {
+					var n int
+					n, err = a.AddHashes(hs[added:min(added+l, len(hs))])
+					added += n
+				}
+				want := 0
+				for _, h := range hs {
+					if b.AddHash(h) != nil {
+						break
+					}
+					want++
+				}
+				if added != want || (err == nil) != (want == len(hs)) {
+					t.Fatalf("f=%d c=%d: AddHashes added %d (%v), AddHash %d", fb, capacity, added, err, want)
+				}
+				ea, _ := a.MarshalBinary()
+				eb, _ := b.MarshalBinary()
+				if !bytes.Equal(ea, eb) {
+					t.Fatalf("f=%d c=%d: filters differ", fb, capacity)
+				}
+				qs := append(hs[:added:added], make([]uint64, 200)...)
+				for i := added; i < len(qs); i++ {
+					qs[i] = rng.Uint64()
+				}
+				for l := range 71 {
+					q := qs[len(qs)-l-added/2:][:l]
+					out := make([]bool, l+1)
+					n := a.ContainsHashes(q, out)
+					hits := 0
+					for i, h := range q {
+						if out[i] != a.ContainsHash(h) {
+							t.Fatalf("f=%d c=%d len %d: key %d: batch %v", fb, capacity, l, i, out[i])
+						}
+						if out[i] {
+							hits++
+						}
+					}
+					if n != hits || out[l] {
+						t.Fatalf("f=%d c=%d len %d: count %d, want %d (out past the batch: %v)", fb, capacity, l, n, hits, out[l])
+					}
+				}
+				for _, h := range hs[:added] {
+					if !a.ContainsHash(h) {
+						t.Fatalf("f=%d c=%d: added key lost", fb, capacity)
+					}
+				}
+				a.Close()
+				b.Close()
+			}
+		}
+	})
 }

@@ -390,8 +390,16 @@ func TestResetClone(t *testing.T) {
 
 func TestAllocs(t *testing.T) {
 	f := mustNew(t, 100000)
+	c, err := NewConcurrent(100000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
 	key := []byte("some key")
 	hs := make([]uint64, 64)
+	for i := range hs {
+		hs[i] = uint64(i) * 0x9e3779b97f4a7c15
+	}
 	out := make([]bool, 64)
 	var sink bool
 	for name, fn := range map[string]func(){
@@ -405,8 +413,13 @@ func TestAllocs(t *testing.T) {
 			f.Reset()
 			_, _ = f.AddHashes(hs)
 		},
+		"Concurrent.ContainsHashes": func() { c.ContainsHashes(hs, out) },
+		"Concurrent.AddHashes": func() {
+			c.Reset()
+			_, _ = c.AddHashes(hs)
+		},
 	} {
-		if name == "AddHashes" && raceEnabled {
+		if strings.HasSuffix(name, "Hashes") && name != "ContainsHashes" && raceEnabled {
 			continue // see raceEnabled
 		}
 		if a := testing.AllocsPerRun(200, fn); a != 0 {

@@ -157,7 +157,13 @@
 // Concurrent is safe for any mix of calls: lookups are lock-free optimistic
 // reads validated by a sequence counter, single-bucket Adds and Removes are
 // compare-and-swaps under a shared lock, and only relocation chains take the
-// exclusive lock. It serializes to the same bytes as a Filter.
+// exclusive lock. It serializes to the same bytes as a Filter. Its batch
+// calls, AddHashes and ContainsHashes, run its single-key calls key by key
+// (the assembly kernels' plain loads are not synchronized with writers)
+// but prefetch the buckets of the keys two batches of 16 ahead, as
+// Filter.AddHashes does: at 10^7 keys, one goroutine, BenchmarkConcurrent
+// measured 1.5x faster fills and 2.2-2.9x faster lookups than loops of the
+// single-key calls (medians of 5 runs).
 //
 // # File format
 //

@@ -3,6 +3,7 @@
 package cuckoo
 
 // raceEnabled: under the race detector, the kernels' race annotations
-// (runtime.RaceReadRange on AddHashes' stack buffers) make those buffers
-// escape, so allocation counts of AddHashes only hold without it.
+// (runtime.RaceReadRange on the stack buffers of AddHashes and of
+// Concurrent's batch calls) make those buffers escape, so their allocation
+// counts only hold without it.
 const raceEnabled = true
