@@ -66,9 +66,10 @@
 // present and absent keys), the unchecked one's median was lower in 23 of
 // 24 cases and equal in one: 2-13% at 10^4 and 10^6 keys, 0-20% at 10^7. For
 // scale, on the machine of the README's tables a loop doing nothing but two
-// random loads a key from a table of the same size took 11-17 ns a key at
-// 10^7 keys, ContainsHash about three times that; the batch ContainsHashes,
-// which prefetches, is what gets close to the memory system's limit.
+// random loads a key from a table of the same size took 11-19 ns a key at
+// 10^7 keys, and ContainsHash 2.4-3.2 times that in the same runs; the
+// batch ContainsHashes, which prefetches, is what gets close to the memory
+// system's limit.
 //
 // ContainsHashes runs a batch in one call of an assembly kernel
 // (internal/kernel): AVX2 on amd64 (four keys per iteration, gathers for the
