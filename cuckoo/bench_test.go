@@ -184,8 +184,8 @@ func BenchmarkConcurrent(b *testing.B) {
 			hs[i] = f.f.HashUint64(uint64(i))
 		}
 		name := fmt.Sprintf("n=%.0e/fpbits=16", float64(c))
-		for _, batch := range []bool{false, true} {
-			call := map[bool]string{false: "loop", true: "batch"}[batch]
+		for _, call := range []string{"loop", "batch"} {
+			batch := call == "batch"
 			b.Run(name+"/op=add/call="+call, func(b *testing.B) {
 				for b.Loop() {
 					f.Reset()
@@ -214,8 +214,8 @@ func BenchmarkConcurrent(b *testing.B) {
 				keys = absent(f.f, 1<<16)
 			}
 			out := make([]bool, len(keys))
-			for _, batch := range []bool{false, true} {
-				call := map[bool]string{false: "loop", true: "batch"}[batch]
+			for _, call := range []string{"loop", "batch"} {
+				batch := call == "batch"
 				b.Run(name+"/op=contains/keys="+kind+"/call="+call, func(b *testing.B) {
 					for b.Loop() {
 						if batch {
