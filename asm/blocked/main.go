@@ -58,6 +58,7 @@ import (
 	"go/token"
 	"go/types"
 	"os"
+	"strings"
 
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
@@ -105,10 +106,15 @@ func main() {
 	}
 
 	c.ConstraintExpr("gc,!purego")
-	gen(false, *dist)
-	gen(true, *dist)
+	oneMem = c.ConstData("one", operand.U64(1))
+	for _, wide := range []bool{false, true} {
+		gen(false, wide, *dist)
+		gen(true, wide, *dist)
+	}
 	genSingle(false)
 	genSingle(true)
+	genSingleWide(false)
+	genSingleWide(true)
 
 	// A fixed header (no output paths in it) so check.sh can regenerate
 	// into a temporary directory and compare byte for byte.
@@ -145,14 +151,27 @@ type kern struct {
 	zero     reg.VecVirtual
 	salts    [2]reg.VecVirtual
 	ones     [2][2]reg.VecVirtual
+
+	// The AVX-512 kernels' constants (see avx512.go).
+	wide           bool
+	saltsZ, onesZ  reg.VecVirtual
+	round1, round2 reg.OpmaskVirtual
 }
 
-func gen(contains bool, dist int) {
+func gen(contains, wide bool, dist int) {
 	name, sig := "blockedAddAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int)"
 	doc := "blockedAddAVX2 inserts hs[:n] into the nblocks blocks at blocks with k probes per key; tab is avx2Tables[k]."
 	if contains {
 		name, sig = "blockedContainsAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int"
 		doc = "blockedContainsAVX2 probes hs[:n] in the nblocks blocks at blocks with k probes per key, writes out[:n] and returns the number of trues; tab is avx2Tables[k]."
+	}
+	if wide {
+		name, sig = "blockedAddAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int)"
+		doc = "blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16)."
+		if contains {
+			name, sig = "blockedContainsAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool) int"
+			doc = "blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues."
+		}
 	}
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
@@ -160,7 +179,7 @@ func gen(contains bool, dist int) {
 	c.Doc(doc)
 	c.Pragma("noescape")
 
-	g := &kern{contains: contains}
+	g := &kern{contains: contains, wide: wide}
 	g.blocks = c.GP64()
 	g.nblocks = c.GP64()
 	g.hs = c.GP64()
@@ -170,8 +189,8 @@ func gen(contains bool, dist int) {
 	c.Load(c.Param("nblocks"), g.nblocks)
 	c.Load(c.Param("hs"), g.hs)
 	c.Load(c.Param("n"), g.n)
-	k := c.Load(c.Param("k"), c.GP64())
-	tab := c.Load(c.Param("tab"), c.GP64())
+	k := c.GP64()
+	c.Load(c.Param("k"), k)
 	if contains {
 		g.out = c.GP64()
 		g.count = c.GP64()
@@ -179,15 +198,21 @@ func gen(contains bool, dist int) {
 		c.XORQ(g.count, g.count)
 	}
 
-	c.Comment("Constants: salts in lane order [0 4 1 5 2 6 3 7], per-lane ones (0 in lanes >= k).")
-	g.zero = c.YMM()
-	c.VPXOR(g.zero, g.zero, g.zero)
-	for r := 0; r < 2; r++ {
-		g.salts[r] = c.YMM()
-		c.VMOVDQU(operand.Mem{Base: tab, Disp: []int{offSalts1, offSalts2}[r]}, g.salts[r])
-		for h := 0; h < 2; h++ {
-			g.ones[r][h] = c.YMM()
-			c.VMOVDQU(operand.Mem{Base: tab, Disp: []int{offOnes1, offOnes2}[r] + 32*h}, g.ones[r][h])
+	if wide {
+		c.Comment("Constants: the 16 salts, per-lane ones, the opmasks of the probe lanes of each round.")
+		g.wideConsts(k)
+	} else {
+		tab := c.Load(c.Param("tab"), c.GP64())
+		c.Comment("Constants: salts in lane order [0 4 1 5 2 6 3 7], per-lane ones (0 in lanes >= k).")
+		g.zero = c.YMM()
+		c.VPXOR(g.zero, g.zero, g.zero)
+		for r := 0; r < 2; r++ {
+			g.salts[r] = c.YMM()
+			c.VMOVDQU(operand.Mem{Base: tab, Disp: []int{offSalts1, offSalts2}[r]}, g.salts[r])
+			for h := 0; h < 2; h++ {
+				g.ones[r][h] = c.YMM()
+				c.VMOVDQU(operand.Mem{Base: tab, Disp: []int{offOnes1, offOnes2}[r] + 32*h}, g.ones[r][h])
+			}
 		}
 	}
 
@@ -316,6 +341,10 @@ func (g *kern) mask(d int, two bool) (lo, hi reg.VecVirtual) {
 
 // key inserts or probes hs[i+d].
 func (g *kern) key(d int, two bool) {
+	if g.wide {
+		g.wideKey(d, two)
+		return
+	}
 	a := g.blockOffset(d)
 	lo, hi := g.mask(d, two)
 	b0 := operand.Mem{Base: g.blocks, Index: a, Scale: 1}
@@ -369,6 +398,11 @@ func genSingle(contains bool) {
 	goPath := operand.LabelRef(name + "_go")
 	general := operand.LabelRef(name + "_general")
 
+	c.Comment("The AVX-512 path when that kernel set is in use (same arguments, a tail jump).")
+	c.CMPB(operand.Mem{Symbol: operand.Symbol{Name: "·useAVX512"}, Base: reg.StaticBase}, operand.Imm(0))
+	c.JEQ(operand.LabelRef(name + "_avx2"))
+	tailJump("·" + strings.TrimSuffix(name, "AVX2") + "AVX512")
+	c.Label(name + "_avx2")
 	c.Comment("The Go twin unless AVX2 is in use and the filter has blocks (checked before any vector register is touched).")
 	c.CMPB(operand.Mem{Symbol: operand.Symbol{Name: "·useAVX2"}, Base: reg.StaticBase}, operand.Imm(0))
 	c.JEQ(goPath)

@@ -1,8 +1,9 @@
 // Package cpu detects the CPU features sift's kernels need, once, and decides
 // which kernel set runs.
 //
-// The choice is made at start-up: AVX2 with BMI2 on amd64, ASIMD (NEON) on
-// arm64, the portable Go kernels otherwise. The environment variable
+// The choice is made at start-up: AVX-512 (F, BW, DQ, VL, with the OS
+// saving the ZMM and opmask state) then AVX2 with BMI2 on amd64, ASIMD
+// (NEON) on arm64, the portable Go kernels otherwise. The environment variable
 // SIFT_KERNEL overrides it: "generic" forces the Go kernels (for tests and
 // bisection); naming a kernel the CPU lacks, or an unknown name, falls back to
 // generic and says why in Reason, never crashing on an older CPU.
@@ -20,6 +21,7 @@ import (
 const (
 	Generic = "generic"
 	AVX2    = "avx2"
+	AVX512  = "avx512"
 	NEON    = "neon"
 )
 
@@ -30,6 +32,10 @@ var (
 	// HasAVX2 reports AVX2 and BMI2 support on amd64 (both are required
 	// by the avx2 kernels).
 	HasAVX2 = runtime.GOARCH == "amd64" && cpuid.CPU.Supports(cpuid.AVX2, cpuid.BMI2)
+	// HasAVX512 reports what the avx512 kernels need on amd64: AVX-512 F,
+	// BW, DQ and VL (cpuid reports them only when the OS saves the ZMM and
+	// opmask state) besides AVX2 and BMI2, which they also use.
+	HasAVX512 = HasAVX2 && cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512DQ, cpuid.AVX512VL)
 	// HasNEON reports ASIMD support on arm64 (architecturally always present).
 	HasNEON = runtime.GOARCH == "arm64" && (cpuid.CPU.Supports(cpuid.ASIMD) || runtime.GOOS != "android")
 
@@ -40,6 +46,9 @@ var (
 // "generic" is always last.
 func Available() []string {
 	var out []string
+	if AsmBuilt && HasAVX512 {
+		out = append(out, AVX512)
+	}
 	if AsmBuilt && HasAVX2 {
 		out = append(out, AVX2)
 	}
@@ -92,7 +101,11 @@ func Features() []string {
 	for _, c := range []struct {
 		id   cpuid.FeatureID
 		name string
-	}{{cpuid.AVX2, "avx2"}, {cpuid.BMI2, "bmi2"}, {cpuid.AVX512F, "avx512f"}, {cpuid.ASIMD, "asimd"}} {
+	}{
+		{cpuid.AVX2, "avx2"}, {cpuid.BMI2, "bmi2"},
+		{cpuid.AVX512F, "avx512f"}, {cpuid.AVX512BW, "avx512bw"}, {cpuid.AVX512DQ, "avx512dq"}, {cpuid.AVX512VL, "avx512vl"},
+		{cpuid.ASIMD, "asimd"},
+	} {
 		if cpuid.CPU.Supports(c.id) {
 			f = append(f, c.name)
 		}

@@ -16,6 +16,7 @@ func TestChoose(t *testing.T) {
 		{" GENERIC ", Generic, "forced"},
 		{"sse9", Generic, "unknown or not supported"},
 		{"avx2", map[bool]string{true: AVX2, false: Generic}[AsmBuilt && HasAVX2], ""},
+		{"AVX512", map[bool]string{true: AVX512, false: Generic}[AsmBuilt && HasAVX512], ""},
 		{"neon", map[bool]string{true: NEON, false: Generic}[AsmBuilt && HasNEON], ""},
 	}
 	for _, c := range cases {
@@ -42,6 +43,12 @@ func TestAvailable(t *testing.T) {
 	}
 	if HasAVX2 && HasNEON {
 		t.Fatal("AVX2 and NEON both reported")
+	}
+	if HasAVX512 && !HasAVX2 {
+		t.Fatal("AVX-512 reported without AVX2: the avx512 kernels use AVX2 and BMI2 too")
+	}
+	if AsmBuilt && HasAVX512 && (a[0] != AVX512 || a[1] != AVX2) {
+		t.Fatalf("AVX-512 CPU with asm: Available() = %v, want avx512, avx2 first", a)
 	}
 	t.Logf("cpu %q features %v; selected %s", Name(), Features(), Reason())
 }

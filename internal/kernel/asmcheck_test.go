@@ -13,7 +13,10 @@ import (
 // RET without VZEROUPPER after touching YMM registers (every later SSE
 // instruction in the process pays a state transition: ~180 ns/key instead of
 // ~5) and a legacy-SSE encoding inside VEX code (e.g. MOVQ AX, X0). This test
-// scans the amd64 assembly for both.
+// scans the amd64 assembly for both, and for a third that would crash only
+// on some machines: a function that requires an ISA its dispatch does not
+// check (AVX-512 outside the functions named *AVX512, or a jump into one
+// of those without testing useAVX512).
 
 var (
 	reWideVec = regexp.MustCompile(`\b[YZ]([0-9]|[12][0-9]|3[01])\b`)
@@ -33,6 +36,15 @@ var dispatchedISAs = map[string]bool{
 	"AVX": true, "AVX2": true, "BMI": true, "BMI2": true, "CMOV": true, "MMX+": true, "POPCNT": true,
 	"SSE": true, "SSE2": true, "SSE3": true, "SSSE3": true, "SSE4.1": true, "SSE4.2": true,
 }
+
+// dispatchedAVX512 adds what internal/cpu's HasAVX512 checks (F, BW, DQ,
+// VL, besides HasAVX2's): the ISAs a function whose name ends in AVX512
+// may require. Only those functions may use them, and every other
+// function that jumps to one must test useAVX512 first.
+var dispatchedAVX512 = map[string]bool{"AVX512F": true, "AVX512BW": true, "AVX512DQ": true, "AVX512VL": true}
+
+// reJumpAVX512 matches a tail jump into an AVX-512 function.
+var reJumpAVX512 = regexp.MustCompile(`^·\w+AVX512(\+0)?\(SB\)$`)
 
 type asmLine struct {
 	n        int // line number
@@ -85,13 +97,25 @@ func asmProblems(src string) []string {
 		if vex && len(f.requires) == 0 {
 			probs = append(probs, f.name+": VEX code without a // Requires: line")
 		}
+		avx512 := strings.HasSuffix(f.name, "AVX512")
 		for _, isa := range f.requires {
-			if !dispatchedISAs[isa] {
+			switch {
+			case dispatchedISAs[isa]:
+			case avx512 && dispatchedAVX512[isa]:
+			case avx512:
+				probs = append(probs, f.name+": requires "+isa+", which the avx512 dispatch does not check")
+			default:
 				probs = append(probs, f.name+": requires "+isa+", which the avx2 dispatch does not check")
 			}
 		}
-		prev := ""
+		prev, tested := "", false
 		for _, l := range f.lines {
+			if l.mnemonic == "CMPB" && strings.HasPrefix(l.operands, "·useAVX512") {
+				tested = true
+			}
+			if l.mnemonic == "JMP" && reJumpAVX512.MatchString(strings.TrimSpace(l.operands)) && !avx512 && !tested {
+				probs = append(probs, f.name+": jumps to "+strings.TrimSpace(l.operands)+" without testing useAVX512 first, at line "+strconv.Itoa(l.n))
+			}
 			if l.mnemonic == "RET" && wide && prev != "VZEROUPPER" {
 				probs = append(probs, f.name+": RET without VZEROUPPER at line "+strconv.Itoa(l.n))
 			}
@@ -143,6 +167,23 @@ done:
 TEXT ·g(SB), NOSPLIT, $0-8
 	MOVQ AX, X0
 	RET
+
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, AVX512VL, BMI2
+TEXT ·hAVX512(SB), NOSPLIT, $0-8
+	VMOVDQU64 (AX), Z1
+	KORTESTB  K1, K1
+	VZEROUPPER
+	RET
+
+// Requires: AVX, AVX2
+TEXT ·hAVX2(SB), NOSPLIT, $0-8
+	CMPB ·useAVX512+0(SB), $0x00
+	JEQ  h_avx2
+	JMP  ·hAVX512(SB)
+h_avx2:
+	VPXOR Y0, Y0, Y0
+	VZEROUPPER
+	RET
 `
 	if p := asmProblems(good); len(p) != 0 {
 		t.Fatalf("clean code reported: %v", p)
@@ -177,6 +218,22 @@ TEXT ·f(SB), NOSPLIT, $0-8
 TEXT ·f(SB), NOSPLIT, $0-8
 	VMOVDQU64 (AX), Z1
 	VZEROUPPER
+	RET
+`,
+		"which the avx512 dispatch does not check": `
+// Requires: AVX2, AVX512F, AVX512VBMI
+TEXT ·fAVX512(SB), NOSPLIT, $0-8
+	VPERMB (AX), Z1, Z2
+	VZEROUPPER
+	RET
+`,
+		"without testing useAVX512": `
+// Requires: AVX, AVX2
+TEXT ·fAVX2(SB), NOSPLIT, $0-8
+	CMPB ·useAVX2(SB), $0x00
+	JEQ  done
+	JMP  ·fAVX512(SB)
+done:
 	RET
 `,
 		"without a // Requires": `

@@ -173,25 +173,37 @@ func blockedContains(blocks []Block, k int, hs []uint64, out []bool) int {
 	return BlockedContainsGeneric(blocks, k, hs, out)
 }
 
-// blockedAddAsm runs the AVX2 insert kernel on any batch, empty included.
+// blockedAddAsm runs the AVX-512 or AVX2 insert kernel on any batch, empty
+// included.
 func blockedAddAsm(blocks []Block, k int, hs []uint64) {
 	if len(hs) == 0 {
 		return
 	}
 	raceBlockedAdd(blocks, hs)
+	if useAVX512 {
+		blockedAddAVX512(&blocks[0][0], uint64(len(blocks)), k, &hs[0], len(hs))
+		return
+	}
 	blockedAddAVX2(&blocks[0][0], uint64(len(blocks)), k, &avx2Tables[k].salts[0][0], &hs[0], len(hs))
 }
 
-// blockedContainsAsm runs the AVX2 probe kernel on any batch; len(out) >=
-// len(hs) is checked here so the assembly never writes past out.
+// blockedContainsAsm runs the AVX-512 or AVX2 probe kernel on any batch;
+// len(out) >= len(hs) is checked here so the assembly never writes past out.
 func blockedContainsAsm(blocks []Block, k int, hs []uint64, out []bool) int {
 	out = out[:len(hs)]
 	if len(hs) == 0 {
 		return 0
 	}
 	raceBlockedContains(blocks, hs, out)
+	if useAVX512 {
+		return blockedContainsAVX512(&blocks[0][0], uint64(len(blocks)), k, &hs[0], len(hs), &out[0])
+	}
 	return blockedContainsAVX2(&blocks[0][0], uint64(len(blocks)), k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0])
 }
+
+// avx512Salts are Salts for the AVX-512 kernels, which read them in
+// natural order (8 or 16 dwords from here).
+var avx512Salts = Salts
 
 // BlockedContains1 reports whether the key with hash h is present in
 // t.Blocks with t.K probes: the single-key probe, bit for bit

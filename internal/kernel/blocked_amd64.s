@@ -4,6 +4,9 @@
 
 #include "textflag.h"
 
+DATA one<>+0(SB)/8, $0x0000000000000001
+GLOBL one<>(SB), RODATA|NOPTR, $8
+
 // func blockedAddAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int)
 // Requires: AVX, AVX2, MMX+
 TEXT ·blockedAddAVX2(SB), NOSPLIT, $0-48
@@ -431,9 +434,9 @@ TEXT ·blockedContainsAVX2(SB), NOSPLIT, $0-64
 	MOVQ hs+32(FP), DX
 	MOVQ n+40(FP), BX
 	MOVQ k+16(FP), DI
-	MOVQ tab+24(FP), SI
 	MOVQ out+48(FP), R8
 	XORQ R9, R9
+	MOVQ tab+24(FP), SI
 
 	// Constants: salts in lane order [0 4 1 5 2 6 3 7], per-lane ones (0 in lanes >= k).
 	VPXOR   Y0, Y0, Y0
@@ -917,9 +920,766 @@ blockedContainsAVX2_done:
 	VZEROUPPER
 	RET
 
+// func blockedAddAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int)
+// Requires: AVX, AVX2, AVX512F, BMI2, MMX+
+TEXT ·blockedAddAVX512(SB), NOSPLIT, $0-40
+	MOVQ blocks+0(FP), AX
+	MOVQ nblocks+8(FP), CX
+	MOVQ hs+24(FP), DX
+	MOVQ n+32(FP), BX
+	MOVQ k+16(FP), DI
+
+	// Constants: the 16 salts, per-lane ones, the opmasks of the probe lanes of each round.
+	VMOVDQU32    ·avx512Salts+0(SB), Z0
+	MOVQ         $0x0000000000000001, SI
+	VPBROADCASTQ SI, Z1
+	MOVL         $0x00000001, SI
+	SHLXL        DI, SI, SI
+	DECL         SI
+	KMOVW        SI, K1
+	KSHIFTRW     $0x08, K1, K2
+
+	// Prologue: prefetch the blocks of the first min(n, dist) keys.
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedAddAVX512_prologue_done
+
+blockedAddAVX512_prologue:
+	MOVQ       (DX)(SI*8), R8
+	SHRQ       $0x20, R8
+	IMULQ      CX, R8
+	SHRQ       $0x1a, R8
+	ANDQ       $-64, R8
+	PREFETCHT0 (AX)(R8*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        blockedAddAVX512_prologue_done
+	CMPQ       SI, $0x00000030
+	JLT        blockedAddAVX512_prologue
+
+blockedAddAVX512_prologue_done:
+	XORQ SI, SI
+
+	// k > 8 takes the two-round loops; the choice is made once per call.
+	CMPQ DI, $0x08
+	JGT  blockedAddAVX512_k16
+
+	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
+	MOVQ BX, DI
+	SUBQ $0x34, DI
+	CMPQ SI, DI
+	JGT  blockedAddAVX512_k8_one
+
+blockedAddAVX512_k8_unrolled:
+	MOVQ         384(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	PREFETCHT0   (AX)(R8*1)
+	MOVQ         (DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD (DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPORQ        (AX)(R8*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R8*1)
+	MOVQ         392(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	PREFETCHT0   (AX)(R8*1)
+	MOVQ         8(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD 8(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPORQ        (AX)(R8*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R8*1)
+	MOVQ         400(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	PREFETCHT0   (AX)(R8*1)
+	MOVQ         16(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD 16(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPORQ        (AX)(R8*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R8*1)
+	MOVQ         408(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	PREFETCHT0   (AX)(R8*1)
+	MOVQ         24(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD 24(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPORQ        (AX)(R8*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R8*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, DI
+	JLE          blockedAddAVX512_k8_unrolled
+
+	// One key a step while i+48 < n, prefetching key i+48.
+blockedAddAVX512_k8_one:
+	MOVQ BX, DI
+	SUBQ $0x30, DI
+	CMPQ SI, DI
+	JGE  blockedAddAVX512_k8_tail
+
+blockedAddAVX512_k8_one_loop:
+	MOVQ         384(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	PREFETCHT0   (AX)(R8*1)
+	MOVQ         (DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD (DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPORQ        (AX)(R8*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R8*1)
+	INCQ         SI
+	CMPQ         SI, DI
+	JLT          blockedAddAVX512_k8_one_loop
+
+	// The last keys, already prefetched.
+blockedAddAVX512_k8_tail:
+	CMPQ SI, BX
+	JGE  blockedAddAVX512_k8_end
+
+blockedAddAVX512_k8_tail_loop:
+	MOVQ         (DX)(SI*8), DI
+	SHRQ         $0x20, DI
+	IMULQ        CX, DI
+	SHRQ         $0x1a, DI
+	ANDQ         $-64, DI
+	VPBROADCASTD (DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPORQ        (AX)(DI*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(DI*1)
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedAddAVX512_k8_tail_loop
+
+blockedAddAVX512_k8_end:
+	JMP blockedAddAVX512_done
+
+blockedAddAVX512_k16:
+	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
+	MOVQ BX, DI
+	SUBQ $0x34, DI
+	CMPQ SI, DI
+	JGT  blockedAddAVX512_k16_one
+
+blockedAddAVX512_k16_unrolled:
+	MOVQ          384(DX)(SI*8), R8
+	SHRQ          $0x20, R8
+	IMULQ         CX, R8
+	SHRQ          $0x1a, R8
+	ANDQ          $-64, R8
+	PREFETCHT0    (AX)(R8*1)
+	MOVQ          (DX)(SI*8), R8
+	SHRQ          $0x20, R8
+	IMULQ         CX, R8
+	SHRQ          $0x1a, R8
+	ANDQ          $-64, R8
+	VPBROADCASTD  (DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ       Z2, Z1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z3, Z2
+	VMOVDQU64     Z2, (AX)(R8*1)
+	MOVQ          392(DX)(SI*8), R8
+	SHRQ          $0x20, R8
+	IMULQ         CX, R8
+	SHRQ          $0x1a, R8
+	ANDQ          $-64, R8
+	PREFETCHT0    (AX)(R8*1)
+	MOVQ          8(DX)(SI*8), R8
+	SHRQ          $0x20, R8
+	IMULQ         CX, R8
+	SHRQ          $0x1a, R8
+	ANDQ          $-64, R8
+	VPBROADCASTD  8(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ       Z2, Z1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z3, Z2
+	VMOVDQU64     Z2, (AX)(R8*1)
+	MOVQ          400(DX)(SI*8), R8
+	SHRQ          $0x20, R8
+	IMULQ         CX, R8
+	SHRQ          $0x1a, R8
+	ANDQ          $-64, R8
+	PREFETCHT0    (AX)(R8*1)
+	MOVQ          16(DX)(SI*8), R8
+	SHRQ          $0x20, R8
+	IMULQ         CX, R8
+	SHRQ          $0x1a, R8
+	ANDQ          $-64, R8
+	VPBROADCASTD  16(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ       Z2, Z1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z3, Z2
+	VMOVDQU64     Z2, (AX)(R8*1)
+	MOVQ          408(DX)(SI*8), R8
+	SHRQ          $0x20, R8
+	IMULQ         CX, R8
+	SHRQ          $0x1a, R8
+	ANDQ          $-64, R8
+	PREFETCHT0    (AX)(R8*1)
+	MOVQ          24(DX)(SI*8), R8
+	SHRQ          $0x20, R8
+	IMULQ         CX, R8
+	SHRQ          $0x1a, R8
+	ANDQ          $-64, R8
+	VPBROADCASTD  24(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ       Z2, Z1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z3, Z2
+	VMOVDQU64     Z2, (AX)(R8*1)
+	ADDQ          $0x04, SI
+	CMPQ          SI, DI
+	JLE           blockedAddAVX512_k16_unrolled
+
+	// One key a step while i+48 < n, prefetching key i+48.
+blockedAddAVX512_k16_one:
+	MOVQ BX, DI
+	SUBQ $0x30, DI
+	CMPQ SI, DI
+	JGE  blockedAddAVX512_k16_tail
+
+blockedAddAVX512_k16_one_loop:
+	MOVQ          384(DX)(SI*8), R8
+	SHRQ          $0x20, R8
+	IMULQ         CX, R8
+	SHRQ          $0x1a, R8
+	ANDQ          $-64, R8
+	PREFETCHT0    (AX)(R8*1)
+	MOVQ          (DX)(SI*8), R8
+	SHRQ          $0x20, R8
+	IMULQ         CX, R8
+	SHRQ          $0x1a, R8
+	ANDQ          $-64, R8
+	VPBROADCASTD  (DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ       Z2, Z1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z3, Z2
+	VMOVDQU64     Z2, (AX)(R8*1)
+	INCQ          SI
+	CMPQ          SI, DI
+	JLT           blockedAddAVX512_k16_one_loop
+
+	// The last keys, already prefetched.
+blockedAddAVX512_k16_tail:
+	CMPQ SI, BX
+	JGE  blockedAddAVX512_k16_end
+
+blockedAddAVX512_k16_tail_loop:
+	MOVQ          (DX)(SI*8), DI
+	SHRQ          $0x20, DI
+	IMULQ         CX, DI
+	SHRQ          $0x1a, DI
+	ANDQ          $-64, DI
+	VPBROADCASTD  (DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ       Z2, Z1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPTERNLOGQ    $0xfe, (AX)(DI*1), Z3, Z2
+	VMOVDQU64     Z2, (AX)(DI*1)
+	INCQ          SI
+	CMPQ          SI, BX
+	JLT           blockedAddAVX512_k16_tail_loop
+
+blockedAddAVX512_k16_end:
+blockedAddAVX512_done:
+	VZEROUPPER
+	RET
+
+// func blockedContainsAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool) int
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·blockedContainsAVX512(SB), NOSPLIT, $0-56
+	MOVQ blocks+0(FP), AX
+	MOVQ nblocks+8(FP), CX
+	MOVQ hs+24(FP), DX
+	MOVQ n+32(FP), BX
+	MOVQ k+16(FP), DI
+	MOVQ out+40(FP), R8
+	XORQ R9, R9
+
+	// Constants: the 16 salts, per-lane ones, the opmasks of the probe lanes of each round.
+	VMOVDQU32    ·avx512Salts+0(SB), Z0
+	MOVQ         $0x0000000000000001, SI
+	VPBROADCASTQ SI, Z1
+	MOVL         $0x00000001, SI
+	SHLXL        DI, SI, SI
+	DECL         SI
+	KMOVW        SI, K1
+	KSHIFTRW     $0x08, K1, K2
+
+	// Prologue: prefetch the blocks of the first min(n, dist) keys.
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedContainsAVX512_prologue_done
+
+blockedContainsAVX512_prologue:
+	MOVQ       (DX)(SI*8), R10
+	SHRQ       $0x20, R10
+	IMULQ      CX, R10
+	SHRQ       $0x1a, R10
+	ANDQ       $-64, R10
+	PREFETCHT0 (AX)(R10*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        blockedContainsAVX512_prologue_done
+	CMPQ       SI, $0x00000030
+	JLT        blockedContainsAVX512_prologue
+
+blockedContainsAVX512_prologue_done:
+	XORQ SI, SI
+
+	// k > 8 takes the two-round loops; the choice is made once per call.
+	CMPQ DI, $0x08
+	JGT  blockedContainsAVX512_k16
+
+	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
+	MOVQ BX, DI
+	SUBQ $0x34, DI
+	CMPQ SI, DI
+	JGT  blockedContainsAVX512_k8_one
+
+blockedContainsAVX512_k8_unrolled:
+	MOVQ         384(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	PREFETCHT0   (AX)(R10*1)
+	MOVQ         (DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	VPBROADCASTD (DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VMOVDQU64    (AX)(R10*1), Z3
+	VPSRLVQ      Z2, Z3, Z2
+	VPTESTNMQ    Z1, Z2, K1, K2
+	XORL         R10, R10
+	KORTESTB     K2, K2
+	SETEQ        R10
+	MOVB         R10, (R8)(SI*1)
+	ADDQ         R10, R9
+	MOVQ         392(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	PREFETCHT0   (AX)(R10*1)
+	MOVQ         8(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	VPBROADCASTD 8(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VMOVDQU64    (AX)(R10*1), Z3
+	VPSRLVQ      Z2, Z3, Z2
+	VPTESTNMQ    Z1, Z2, K1, K2
+	XORL         R10, R10
+	KORTESTB     K2, K2
+	SETEQ        R10
+	MOVB         R10, 1(R8)(SI*1)
+	ADDQ         R10, R9
+	MOVQ         400(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	PREFETCHT0   (AX)(R10*1)
+	MOVQ         16(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	VPBROADCASTD 16(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VMOVDQU64    (AX)(R10*1), Z3
+	VPSRLVQ      Z2, Z3, Z2
+	VPTESTNMQ    Z1, Z2, K1, K2
+	XORL         R10, R10
+	KORTESTB     K2, K2
+	SETEQ        R10
+	MOVB         R10, 2(R8)(SI*1)
+	ADDQ         R10, R9
+	MOVQ         408(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	PREFETCHT0   (AX)(R10*1)
+	MOVQ         24(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	VPBROADCASTD 24(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VMOVDQU64    (AX)(R10*1), Z3
+	VPSRLVQ      Z2, Z3, Z2
+	VPTESTNMQ    Z1, Z2, K1, K2
+	XORL         R10, R10
+	KORTESTB     K2, K2
+	SETEQ        R10
+	MOVB         R10, 3(R8)(SI*1)
+	ADDQ         R10, R9
+	ADDQ         $0x04, SI
+	CMPQ         SI, DI
+	JLE          blockedContainsAVX512_k8_unrolled
+
+	// One key a step while i+48 < n, prefetching key i+48.
+blockedContainsAVX512_k8_one:
+	MOVQ BX, DI
+	SUBQ $0x30, DI
+	CMPQ SI, DI
+	JGE  blockedContainsAVX512_k8_tail
+
+blockedContainsAVX512_k8_one_loop:
+	MOVQ         384(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	PREFETCHT0   (AX)(R10*1)
+	MOVQ         (DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	VPBROADCASTD (DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VMOVDQU64    (AX)(R10*1), Z3
+	VPSRLVQ      Z2, Z3, Z2
+	VPTESTNMQ    Z1, Z2, K1, K2
+	XORL         R10, R10
+	KORTESTB     K2, K2
+	SETEQ        R10
+	MOVB         R10, (R8)(SI*1)
+	ADDQ         R10, R9
+	INCQ         SI
+	CMPQ         SI, DI
+	JLT          blockedContainsAVX512_k8_one_loop
+
+	// The last keys, already prefetched.
+blockedContainsAVX512_k8_tail:
+	CMPQ SI, BX
+	JGE  blockedContainsAVX512_k8_end
+
+blockedContainsAVX512_k8_tail_loop:
+	MOVQ         (DX)(SI*8), DI
+	SHRQ         $0x20, DI
+	IMULQ        CX, DI
+	SHRQ         $0x1a, DI
+	ANDQ         $-64, DI
+	VPBROADCASTD (DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VMOVDQU64    (AX)(DI*1), Z3
+	VPSRLVQ      Z2, Z3, Z2
+	VPTESTNMQ    Z1, Z2, K1, K2
+	XORL         DI, DI
+	KORTESTB     K2, K2
+	SETEQ        DI
+	MOVB         DI, (R8)(SI*1)
+	ADDQ         DI, R9
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsAVX512_k8_tail_loop
+
+blockedContainsAVX512_k8_end:
+	JMP blockedContainsAVX512_done
+
+blockedContainsAVX512_k16:
+	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
+	MOVQ BX, DI
+	SUBQ $0x34, DI
+	CMPQ SI, DI
+	JGT  blockedContainsAVX512_k16_one
+
+blockedContainsAVX512_k16_unrolled:
+	MOVQ          384(DX)(SI*8), R10
+	SHRQ          $0x20, R10
+	IMULQ         CX, R10
+	SHRQ          $0x1a, R10
+	ANDQ          $-64, R10
+	PREFETCHT0    (AX)(R10*1)
+	MOVQ          (DX)(SI*8), R10
+	SHRQ          $0x20, R10
+	IMULQ         CX, R10
+	SHRQ          $0x1a, R10
+	ANDQ          $-64, R10
+	VPBROADCASTD  (DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VMOVDQU64     (AX)(R10*1), Z4
+	VPSRLVQ       Z2, Z4, Z2
+	VPSRLVQ       Z3, Z4, Z3
+	VPANDQ        Z3, Z2, K2, Z2
+	VPTESTNMQ     Z1, Z2, K1
+	XORL          R10, R10
+	KORTESTB      K1, K1
+	SETEQ         R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	MOVQ          392(DX)(SI*8), R10
+	SHRQ          $0x20, R10
+	IMULQ         CX, R10
+	SHRQ          $0x1a, R10
+	ANDQ          $-64, R10
+	PREFETCHT0    (AX)(R10*1)
+	MOVQ          8(DX)(SI*8), R10
+	SHRQ          $0x20, R10
+	IMULQ         CX, R10
+	SHRQ          $0x1a, R10
+	ANDQ          $-64, R10
+	VPBROADCASTD  8(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VMOVDQU64     (AX)(R10*1), Z4
+	VPSRLVQ       Z2, Z4, Z2
+	VPSRLVQ       Z3, Z4, Z3
+	VPANDQ        Z3, Z2, K2, Z2
+	VPTESTNMQ     Z1, Z2, K1
+	XORL          R10, R10
+	KORTESTB      K1, K1
+	SETEQ         R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	MOVQ          400(DX)(SI*8), R10
+	SHRQ          $0x20, R10
+	IMULQ         CX, R10
+	SHRQ          $0x1a, R10
+	ANDQ          $-64, R10
+	PREFETCHT0    (AX)(R10*1)
+	MOVQ          16(DX)(SI*8), R10
+	SHRQ          $0x20, R10
+	IMULQ         CX, R10
+	SHRQ          $0x1a, R10
+	ANDQ          $-64, R10
+	VPBROADCASTD  16(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VMOVDQU64     (AX)(R10*1), Z4
+	VPSRLVQ       Z2, Z4, Z2
+	VPSRLVQ       Z3, Z4, Z3
+	VPANDQ        Z3, Z2, K2, Z2
+	VPTESTNMQ     Z1, Z2, K1
+	XORL          R10, R10
+	KORTESTB      K1, K1
+	SETEQ         R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	MOVQ          408(DX)(SI*8), R10
+	SHRQ          $0x20, R10
+	IMULQ         CX, R10
+	SHRQ          $0x1a, R10
+	ANDQ          $-64, R10
+	PREFETCHT0    (AX)(R10*1)
+	MOVQ          24(DX)(SI*8), R10
+	SHRQ          $0x20, R10
+	IMULQ         CX, R10
+	SHRQ          $0x1a, R10
+	ANDQ          $-64, R10
+	VPBROADCASTD  24(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VMOVDQU64     (AX)(R10*1), Z4
+	VPSRLVQ       Z2, Z4, Z2
+	VPSRLVQ       Z3, Z4, Z3
+	VPANDQ        Z3, Z2, K2, Z2
+	VPTESTNMQ     Z1, Z2, K1
+	XORL          R10, R10
+	KORTESTB      K1, K1
+	SETEQ         R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	ADDQ          $0x04, SI
+	CMPQ          SI, DI
+	JLE           blockedContainsAVX512_k16_unrolled
+
+	// One key a step while i+48 < n, prefetching key i+48.
+blockedContainsAVX512_k16_one:
+	MOVQ BX, DI
+	SUBQ $0x30, DI
+	CMPQ SI, DI
+	JGE  blockedContainsAVX512_k16_tail
+
+blockedContainsAVX512_k16_one_loop:
+	MOVQ          384(DX)(SI*8), R10
+	SHRQ          $0x20, R10
+	IMULQ         CX, R10
+	SHRQ          $0x1a, R10
+	ANDQ          $-64, R10
+	PREFETCHT0    (AX)(R10*1)
+	MOVQ          (DX)(SI*8), R10
+	SHRQ          $0x20, R10
+	IMULQ         CX, R10
+	SHRQ          $0x1a, R10
+	ANDQ          $-64, R10
+	VPBROADCASTD  (DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VMOVDQU64     (AX)(R10*1), Z4
+	VPSRLVQ       Z2, Z4, Z2
+	VPSRLVQ       Z3, Z4, Z3
+	VPANDQ        Z3, Z2, K2, Z2
+	VPTESTNMQ     Z1, Z2, K1
+	XORL          R10, R10
+	KORTESTB      K1, K1
+	SETEQ         R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	INCQ          SI
+	CMPQ          SI, DI
+	JLT           blockedContainsAVX512_k16_one_loop
+
+	// The last keys, already prefetched.
+blockedContainsAVX512_k16_tail:
+	CMPQ SI, BX
+	JGE  blockedContainsAVX512_k16_end
+
+blockedContainsAVX512_k16_tail_loop:
+	MOVQ          (DX)(SI*8), DI
+	SHRQ          $0x20, DI
+	IMULQ         CX, DI
+	SHRQ          $0x1a, DI
+	ANDQ          $-64, DI
+	VPBROADCASTD  (DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VMOVDQU64     (AX)(DI*1), Z4
+	VPSRLVQ       Z2, Z4, Z2
+	VPSRLVQ       Z3, Z4, Z3
+	VPANDQ        Z3, Z2, K2, Z2
+	VPTESTNMQ     Z1, Z2, K1
+	XORL          DI, DI
+	KORTESTB      K1, K1
+	SETEQ         DI
+	MOVB          DI, (R8)(SI*1)
+	ADDQ          DI, R9
+	INCQ          SI
+	CMPQ          SI, BX
+	JLT           blockedContainsAVX512_k16_tail_loop
+
+blockedContainsAVX512_k16_end:
+blockedContainsAVX512_done:
+	MOVQ R9, ret+48(FP)
+	VZEROUPPER
+	RET
+
 // func blockedAdd1AVX2(t *BlockedTable, h uint64)
 // Requires: AVX, AVX2
 TEXT ·blockedAdd1AVX2(SB), NOSPLIT, $0-16
+	// The AVX-512 path when that kernel set is in use (same arguments, a tail jump).
+	CMPB ·useAVX512+0(SB), $0x00
+	JEQ  blockedAdd1AVX2_avx2
+	JMP  ·blockedAdd1AVX512+0(SB)
+
+blockedAdd1AVX2_avx2:
 	// The Go twin unless AVX2 is in use and the filter has blocks (checked before any vector register is touched).
 	CMPB  ·useAVX2+0(SB), $0x00
 	JEQ   blockedAdd1AVX2_go
@@ -1000,6 +1760,12 @@ blockedAdd1AVX2_go:
 // func blockedContains1AVX2(t *BlockedTable, h uint64) bool
 // Requires: AVX, AVX2
 TEXT ·blockedContains1AVX2(SB), NOSPLIT, $0-17
+	// The AVX-512 path when that kernel set is in use (same arguments, a tail jump).
+	CMPB ·useAVX512+0(SB), $0x00
+	JEQ  blockedContains1AVX2_avx2
+	JMP  ·blockedContains1AVX512+0(SB)
+
+blockedContains1AVX2_avx2:
 	// The Go twin unless AVX2 is in use and the filter has blocks (checked before any vector register is touched).
 	CMPB  ·useAVX2+0(SB), $0x00
 	JEQ   blockedContains1AVX2_go
@@ -1075,4 +1841,125 @@ blockedContains1AVX2_one_round:
 	RET
 
 blockedContains1AVX2_go:
+	JMP ·blockedContains1Go+0(SB)
+
+// func blockedAdd1AVX512(t *BlockedTable, h uint64)
+// Requires: AVX, AVX2, AVX512F, BMI2
+TEXT ·blockedAdd1AVX512(SB), NOSPLIT, $0-16
+	MOVQ  t+0(FP), AX
+	MOVQ  8(AX), CX
+	TESTQ CX, CX
+	JEQ   blockedAdd1AVX512_go
+
+	// Block address: base + ((h>>32)*nblocks>>32)*64.
+	MOVQ  h+8(FP), DX
+	SHRQ  $0x20, DX
+	IMULQ CX, DX
+	SHRQ  $0x1a, DX
+	ANDQ  $-64, DX
+	ADDQ  (AX), DX
+	CMPQ  24(AX), $0x08
+	JNE   blockedAdd1AVX512_general
+
+	// k = 8: every lane is a probe.
+	VPBROADCASTD h+8(FP), Y0
+	VPMULLD      ·avx512Salts+0(SB), Y0, Y0
+	VPSRLD       $0x1a, Y0, Y0
+	VPMOVZXDQ    Y0, Z0
+	VPBROADCASTQ one<>+0(SB), Z1
+	VPSLLVQ      Z0, Z1, Z1
+	VPORQ        (DX), Z1, Z1
+	VMOVDQU64    Z1, (DX)
+	VZEROUPPER
+	RET
+
+blockedAdd1AVX512_general:
+	// Any other k: the Go twin if k is not in 1..16, else both rounds under the probe opmasks.
+	MOVQ          24(AX), AX
+	LEAQ          -1(AX), CX
+	CMPQ          CX, $0x0f
+	JHI           blockedAdd1AVX512_go
+	MOVL          $0x00000001, CX
+	SHLXL         AX, CX, AX
+	DECL          AX
+	KMOVW         AX, K1
+	KSHIFTRW      $0x08, K1, K2
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTD  h+8(FP), Z1
+	VPMULLD       Z0, Z1, Z1
+	VPSRLD        $0x1a, Z1, Z1
+	VPMOVZXDQ     Y1, Z0
+	VEXTRACTI64X4 $0x01, Z1, Y1
+	VPMOVZXDQ     Y1, Z1
+	VPBROADCASTQ  one<>+0(SB), Z2
+	VPSLLVQ.Z     Z0, Z2, K1, Z0
+	VPSLLVQ.Z     Z1, Z2, K2, Z1
+	VPTERNLOGQ    $0xfe, (DX), Z1, Z0
+	VMOVDQU64     Z0, (DX)
+	VZEROUPPER
+	RET
+
+blockedAdd1AVX512_go:
+	JMP ·blockedAdd1Go+0(SB)
+
+// func blockedContains1AVX512(t *BlockedTable, h uint64) bool
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
+TEXT ·blockedContains1AVX512(SB), NOSPLIT, $0-17
+	MOVQ  t+0(FP), AX
+	MOVQ  8(AX), CX
+	TESTQ CX, CX
+	JEQ   blockedContains1AVX512_go
+
+	// Block address: base + ((h>>32)*nblocks>>32)*64.
+	MOVQ  h+8(FP), DX
+	SHRQ  $0x20, DX
+	IMULQ CX, DX
+	SHRQ  $0x1a, DX
+	ANDQ  $-64, DX
+	ADDQ  (AX), DX
+	CMPQ  24(AX), $0x08
+	JNE   blockedContains1AVX512_general
+
+	// k = 8: every lane is a probe.
+	VPBROADCASTD   h+8(FP), Y0
+	VPMULLD        ·avx512Salts+0(SB), Y0, Y0
+	VPSRLD         $0x1a, Y0, Y0
+	VPMOVZXDQ      Y0, Z0
+	VMOVDQU64      (DX), Z1
+	VPSRLVQ        Z0, Z1, Z1
+	VPTESTNMQ.BCST one<>+0(SB), Z1, K1
+	KORTESTB       K1, K1
+	SETEQ          ret+16(FP)
+	VZEROUPPER
+	RET
+
+blockedContains1AVX512_general:
+	// Any other k: the Go twin if k is not in 1..16, else both rounds under the probe opmasks.
+	MOVQ           24(AX), AX
+	LEAQ           -1(AX), CX
+	CMPQ           CX, $0x0f
+	JHI            blockedContains1AVX512_go
+	MOVL           $0x00000001, CX
+	SHLXL          AX, CX, AX
+	DECL           AX
+	KMOVW          AX, K1
+	KSHIFTRW       $0x08, K1, K2
+	VMOVDQU32      ·avx512Salts+0(SB), Z0
+	VPBROADCASTD   h+8(FP), Z1
+	VPMULLD        Z0, Z1, Z1
+	VPSRLD         $0x1a, Z1, Z1
+	VPMOVZXDQ      Y1, Z0
+	VEXTRACTI64X4  $0x01, Z1, Y1
+	VPMOVZXDQ      Y1, Z1
+	VMOVDQU64      (DX), Z2
+	VPSRLVQ        Z0, Z2, Z0
+	VPSRLVQ        Z1, Z2, Z1
+	VPANDQ         Z1, Z0, K2, Z0
+	VPTESTNMQ.BCST one<>+0(SB), Z0, K1, K1
+	KORTESTB       K1, K1
+	SETEQ          ret+16(FP)
+	VZEROUPPER
+	RET
+
+blockedContains1AVX512_go:
 	JMP ·blockedContains1Go+0(SB)

@@ -8,13 +8,18 @@ import (
 
 // The kernel set in use, copied from internal/cpu at start-up. They are
 // variables, not constants, so tests can run every kernel the CPU has.
+// useAVX2 is also set with the avx512 set, whose CPUs run the AVX2
+// kernels too: it runs them where it has no AVX-512 kernel of its own
+// (CuckooAlternates).
 var (
-	impl    = cpu.Selected()
-	useAVX2 = impl == cpu.AVX2
-	useNEON = impl == cpu.NEON
+	impl      = cpu.Selected()
+	useAVX512 = impl == cpu.AVX512
+	useAVX2   = impl == cpu.AVX2 || useAVX512
+	useNEON   = impl == cpu.NEON
 )
 
-// Impl returns the name of the kernel set in use ("avx2", "neon" or "generic").
+// Impl returns the name of the kernel set in use ("avx512", "avx2", "neon"
+// or "generic").
 func Impl() string { return impl }
 
 // Impls returns the kernel sets this CPU and build can run, best first.
@@ -38,6 +43,7 @@ func SetImpl(name string) (restore func(), err error) {
 
 func set(name string) {
 	impl = name
-	useAVX2 = name == cpu.AVX2
+	useAVX512 = name == cpu.AVX512
+	useAVX2 = name == cpu.AVX2 || useAVX512
 	useNEON = name == cpu.NEON
 }
