@@ -49,6 +49,8 @@ func main() {
 		kernel(w)
 		locate(w)
 		alternates(w)
+		kernel512(w)
+		locate512(w)
 	}
 	Generate()
 }

@@ -30,30 +30,54 @@ func cuckooContains(t *CuckooTable, hs []uint64, out []bool) int {
 	if !useAVX2 || len(hs) < cuckooBatchMin {
 		return CuckooContainsGeneric(t, hs, out)
 	}
-	m := len(hs) &^ 3
-	cuckooRaceAccess(hs[:m], out[:m])
 	var c int
-	if t.FPBits == 8 {
-		c = cuckooContains8AVX2(&t.Words[0], t.Buckets, t.Victim, hs[:m], out[:m])
-	} else {
-		c = cuckooContains16AVX2(&t.Words[0], t.Buckets, t.Victim, hs[:m], out[:m])
+	if useAVX512 {
+		m := len(hs) &^ 7
+		cuckooRaceAccess(hs[:m], out[:m])
+		if t.FPBits == 8 {
+			c = cuckooContains8AVX512(&t.Words[0], t.Buckets, t.Victim, hs[:m], out[:m])
+		} else {
+			c = cuckooContains16AVX512(&t.Words[0], t.Buckets, t.Victim, hs[:m], out[:m])
+		}
+		hs, out = hs[m:], out[m:]
+	}
+	m := len(hs) &^ 3
+	if m > 0 {
+		cuckooRaceAccess(hs[:m], out[:m])
+		if t.FPBits == 8 {
+			c += cuckooContains8AVX2(&t.Words[0], t.Buckets, t.Victim, hs[:m], out[:m])
+		} else {
+			c += cuckooContains16AVX2(&t.Words[0], t.Buckets, t.Victim, hs[:m], out[:m])
+		}
 	}
 	return c + CuckooContainsGeneric(t, hs[m:], out[m:])
 }
 
-// cuckooLocate sends every whole group of four hashes to the AVX2 kernel,
-// however short the batch: the prefetches are its point.
+// cuckooLocate sends every whole group of eight (avx512) or four hashes to
+// the assembly, however short the batch: the prefetches are its point.
 func cuckooLocate(t *CuckooTable, hs, locs []uint64) {
 	if !useAVX2 || len(hs) < 4 {
 		CuckooLocateGeneric(t, hs, locs)
 		return
 	}
+	if useAVX512 {
+		m := len(hs) &^ 7
+		cuckooRaceLocate(hs[:m], locs[:m])
+		if t.FPBits == 8 {
+			cuckooLocate8AVX512(&t.Words[0], t.Buckets, hs[:m], locs[:m])
+		} else {
+			cuckooLocate16AVX512(&t.Words[0], t.Buckets, hs[:m], locs[:m])
+		}
+		hs, locs = hs[m:], locs[m:]
+	}
 	m := len(hs) &^ 3
-	cuckooRaceLocate(hs[:m], locs[:m])
-	if t.FPBits == 8 {
-		cuckooLocate8AVX2(&t.Words[0], t.Buckets, hs[:m], locs[:m])
-	} else {
-		cuckooLocate16AVX2(&t.Words[0], t.Buckets, hs[:m], locs[:m])
+	if m > 0 {
+		cuckooRaceLocate(hs[:m], locs[:m])
+		if t.FPBits == 8 {
+			cuckooLocate8AVX2(&t.Words[0], t.Buckets, hs[:m], locs[:m])
+		} else {
+			cuckooLocate16AVX2(&t.Words[0], t.Buckets, hs[:m], locs[:m])
+		}
 	}
 	CuckooLocateGeneric(t, hs[m:], locs[m:])
 }

@@ -322,6 +322,275 @@ cuckooAlternates8AMD64_loop:
 cuckooAlternates8AMD64_done:
 	RET
 
+// func cuckooContains8AVX512(words *uint64, buckets uint64, victim uint64, hs []uint64, out []bool) int
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL, BMI2, MMX+, POPCNT
+TEXT ·cuckooContains8AVX512(SB), NOSPLIT, $0-80
+	MOVQ         words+0(FP), AX
+	MOVQ         buckets+8(FP), CX
+	VPBROADCASTQ CX, Z0
+	MOVQ         $0x00000000000000ff, CX
+	VPBROADCASTQ CX, Z1
+	MOVQ         $0x0000000000000001, CX
+	VPBROADCASTQ CX, Z2
+	MOVQ         $0x000000009e3779b1, CX
+	VPBROADCASTQ CX, Z3
+	MOVQ         victim+16(FP), CX
+	VPBROADCASTQ CX, Z4
+	MOVQ         $0x0000000000000000, CX
+	VPBROADCASTQ CX, Z5
+	MOVQ         $0x0808080808080808, CX
+	VPBROADCASTQ CX, Z6
+	VPUNPCKLQDQ  Z6, Z5, Z5
+	MOVQ         hs_base+24(FP), CX
+	MOVQ         hs_len+32(FP), DX
+	MOVQ         out_base+48(FP), BX
+	ANDQ         $-8, DX
+	XORQ         SI, SI
+	MOVQ         $0x0101010101010101, DI
+
+	// Main loop: prefetch the buckets of the keys `ahead` positions on, probe eight.
+cuckooContains8AVX512_prefetch:
+	CMPQ          DX, $0x00000028
+	JB            cuckooContains8AVX512_tail
+	VMOVDQU64     256(CX), Z6
+	VPSRLQ        $0x20, Z6, Z12
+	VPMULUDQ      Z0, Z12, Z11
+	VPSRLQ        $0x20, Z11, Z11
+	VPMULUDQ      Z1, Z6, Z6
+	VPSRLQ        $0x20, Z6, Z6
+	VPADDQ        Z2, Z6, Z6
+	VPMULUDQ      Z3, Z6, Z12
+	VPMULUDQ      Z0, Z12, Z12
+	VPSRLQ        $0x20, Z12, Z12
+	VPSUBQ        Z11, Z12, Z12
+	VPADDQ        Z0, Z12, Z6
+	VPMINUQ       Z12, Z6, Z6
+	VMOVQ         X11, R8
+	PREFETCHT0    (AX)(R8*4)
+	VPEXTRQ       $0x01, X11, R8
+	PREFETCHT0    (AX)(R8*4)
+	VEXTRACTI32X4 $0x01, Z11, X12
+	VMOVQ         X12, R8
+	PREFETCHT0    (AX)(R8*4)
+	VPEXTRQ       $0x01, X12, R8
+	PREFETCHT0    (AX)(R8*4)
+	VEXTRACTI32X4 $0x02, Z11, X12
+	VMOVQ         X12, R8
+	PREFETCHT0    (AX)(R8*4)
+	VPEXTRQ       $0x01, X12, R8
+	PREFETCHT0    (AX)(R8*4)
+	VEXTRACTI32X4 $0x03, Z11, X11
+	VMOVQ         X11, R8
+	PREFETCHT0    (AX)(R8*4)
+	VPEXTRQ       $0x01, X11, R8
+	PREFETCHT0    (AX)(R8*4)
+	VMOVQ         X6, R8
+	PREFETCHT0    (AX)(R8*4)
+	VPEXTRQ       $0x01, X6, R8
+	PREFETCHT0    (AX)(R8*4)
+	VEXTRACTI32X4 $0x01, Z6, X11
+	VMOVQ         X11, R8
+	PREFETCHT0    (AX)(R8*4)
+	VPEXTRQ       $0x01, X11, R8
+	PREFETCHT0    (AX)(R8*4)
+	VEXTRACTI32X4 $0x02, Z6, X11
+	VMOVQ         X11, R8
+	PREFETCHT0    (AX)(R8*4)
+	VPEXTRQ       $0x01, X11, R8
+	PREFETCHT0    (AX)(R8*4)
+	VEXTRACTI32X4 $0x03, Z6, X6
+	VMOVQ         X6, R8
+	PREFETCHT0    (AX)(R8*4)
+	VPEXTRQ       $0x01, X6, R8
+	PREFETCHT0    (AX)(R8*4)
+	VMOVDQU64     (CX), Z6
+	VPSRLQ        $0x20, Z6, Z12
+	VPMULUDQ      Z0, Z12, Z11
+	VPSRLQ        $0x20, Z11, Z11
+	VPMULUDQ      Z1, Z6, Z13
+	VPSRLQ        $0x20, Z13, Z13
+	VPADDQ        Z2, Z13, Z13
+	VPMULUDQ      Z3, Z13, Z12
+	VPMULUDQ      Z0, Z12, Z12
+	VPSRLQ        $0x20, Z12, Z12
+	VPSUBQ        Z11, Z12, Z12
+	VPADDQ        Z0, Z12, Z6
+	VPMINUQ       Z12, Z6, Z6
+	VPSHUFB       Z5, Z13, Z12
+	KXNORB        K1, K1, K1
+	VPXORD        Y7, Y7, Y7
+	VPGATHERQD    (AX)(Z11*4), K1, Y7
+	VPMOVZXDQ     Y7, Z14
+	VPCMPEQB      Z12, Z14, K2
+	KXNORB        K3, K3, K3
+	VPXORD        Y8, Y8, Y8
+	VPGATHERQD    (AX)(Z6*4), K3, Y8
+	VPMOVZXDQ     Y8, Z14
+	VPCMPEQB      Z12, Z14, K4
+	KORQ          K4, K2, K2
+	KMOVQ         K2, R8
+	MOVQ          R8, R9
+	SHRQ          $0x01, R9
+	ORQ           R9, R8
+	MOVQ          R8, R9
+	SHRQ          $0x02, R9
+	ORQ           R9, R8
+	PEXTQ         DI, R8, R8
+	VPMINUQ       Z6, Z11, Z6
+	VPSLLQ        $0x20, Z13, Z13
+	VPORQ         Z6, Z13, Z13
+	VPCMPEQQ      Z4, Z13, K2
+	KMOVB         K2, R9
+	ORL           R9, R8
+	POPCNTL       R8, R9
+	ADDQ          R9, SI
+	PDEPQ         DI, R8, R8
+	MOVQ          R8, (BX)
+	ADDQ          $0x40, CX
+	ADDQ          $0x08, BX
+	SUBQ          $0x08, DX
+	JMP           cuckooContains8AVX512_prefetch
+
+	// Tail: the last keys have nothing left to prefetch.
+cuckooContains8AVX512_tail:
+	CMPQ       DX, $0x08
+	JB         cuckooContains8AVX512_done
+	VMOVDQU64  (CX), Z6
+	VPSRLQ     $0x20, Z6, Z8
+	VPMULUDQ   Z0, Z8, Z7
+	VPSRLQ     $0x20, Z7, Z7
+	VPMULUDQ   Z1, Z6, Z11
+	VPSRLQ     $0x20, Z11, Z11
+	VPADDQ     Z2, Z11, Z11
+	VPMULUDQ   Z3, Z11, Z8
+	VPMULUDQ   Z0, Z8, Z8
+	VPSRLQ     $0x20, Z8, Z8
+	VPSUBQ     Z7, Z8, Z8
+	VPADDQ     Z0, Z8, Z6
+	VPMINUQ    Z8, Z6, Z6
+	VPSHUFB    Z5, Z11, Z8
+	KXNORB     K5, K5, K5
+	VPXORD     Y9, Y9, Y9
+	VPGATHERQD (AX)(Z7*4), K5, Y9
+	VPMOVZXDQ  Y9, Z12
+	VPCMPEQB   Z8, Z12, K1
+	KXNORB     K6, K6, K6
+	VPXORD     Y10, Y10, Y10
+	VPGATHERQD (AX)(Z6*4), K6, Y10
+	VPMOVZXDQ  Y10, Z12
+	VPCMPEQB   Z8, Z12, K2
+	KORQ       K2, K1, K1
+	KMOVQ      K1, R8
+	MOVQ       R8, R9
+	SHRQ       $0x01, R9
+	ORQ        R9, R8
+	MOVQ       R8, R9
+	SHRQ       $0x02, R9
+	ORQ        R9, R8
+	PEXTQ      DI, R8, R8
+	VPMINUQ    Z6, Z7, Z6
+	VPSLLQ     $0x20, Z11, Z11
+	VPORQ      Z6, Z11, Z11
+	VPCMPEQQ   Z4, Z11, K1
+	KMOVB      K1, R9
+	ORL        R9, R8
+	POPCNTL    R8, R9
+	ADDQ       R9, SI
+	PDEPQ      DI, R8, R8
+	MOVQ       R8, (BX)
+	ADDQ       $0x40, CX
+	ADDQ       $0x08, BX
+	SUBQ       $0x08, DX
+	JMP        cuckooContains8AVX512_tail
+
+cuckooContains8AVX512_done:
+	MOVQ SI, ret+72(FP)
+	VZEROUPPER
+	RET
+
+// func cuckooLocate8AVX512(words *uint64, buckets uint64, hs []uint64, locs []uint64)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·cuckooLocate8AVX512(SB), NOSPLIT, $0-64
+	MOVQ         words+0(FP), AX
+	MOVQ         buckets+8(FP), CX
+	VPBROADCASTQ CX, Z0
+	MOVQ         $0x00000000000000ff, CX
+	VPBROADCASTQ CX, Z1
+	MOVQ         $0x0000000000000001, CX
+	VPBROADCASTQ CX, Z2
+	MOVQ         $0x000000009e3779b1, CX
+	VPBROADCASTQ CX, Z3
+	MOVQ         hs_base+16(FP), CX
+	MOVQ         hs_len+24(FP), DX
+	MOVQ         locs_base+40(FP), BX
+	ANDQ         $-8, DX
+
+cuckooLocate8AVX512_loop:
+	CMPQ          DX, $0x08
+	JB            cuckooLocate8AVX512_done
+	VMOVDQU64     (CX), Z4
+	VPSRLQ        $0x20, Z4, Z6
+	VPMULUDQ      Z0, Z6, Z5
+	VPSRLQ        $0x20, Z5, Z5
+	VPMULUDQ      Z1, Z4, Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPADDQ        Z2, Z4, Z4
+	VPMULUDQ      Z3, Z4, Z6
+	VPMULUDQ      Z0, Z6, Z6
+	VPSRLQ        $0x20, Z6, Z6
+	VPSUBQ        Z5, Z6, Z6
+	VPADDQ        Z0, Z6, Z4
+	VPMINUQ       Z6, Z4, Z4
+	VPSLLQ        $0x20, Z4, Z6
+	VPORQ         Z5, Z6, Z6
+	VMOVDQU64     Z6, (BX)
+	VMOVQ         X5, SI
+	PREFETCHT0    (AX)(SI*4)
+	VPEXTRQ       $0x01, X5, SI
+	PREFETCHT0    (AX)(SI*4)
+	VEXTRACTI32X4 $0x01, Z5, X6
+	VMOVQ         X6, SI
+	PREFETCHT0    (AX)(SI*4)
+	VPEXTRQ       $0x01, X6, SI
+	PREFETCHT0    (AX)(SI*4)
+	VEXTRACTI32X4 $0x02, Z5, X6
+	VMOVQ         X6, SI
+	PREFETCHT0    (AX)(SI*4)
+	VPEXTRQ       $0x01, X6, SI
+	PREFETCHT0    (AX)(SI*4)
+	VEXTRACTI32X4 $0x03, Z5, X5
+	VMOVQ         X5, SI
+	PREFETCHT0    (AX)(SI*4)
+	VPEXTRQ       $0x01, X5, SI
+	PREFETCHT0    (AX)(SI*4)
+	VMOVQ         X4, SI
+	PREFETCHT0    (AX)(SI*4)
+	VPEXTRQ       $0x01, X4, SI
+	PREFETCHT0    (AX)(SI*4)
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VMOVQ         X5, SI
+	PREFETCHT0    (AX)(SI*4)
+	VPEXTRQ       $0x01, X5, SI
+	PREFETCHT0    (AX)(SI*4)
+	VEXTRACTI32X4 $0x02, Z4, X5
+	VMOVQ         X5, SI
+	PREFETCHT0    (AX)(SI*4)
+	VPEXTRQ       $0x01, X5, SI
+	PREFETCHT0    (AX)(SI*4)
+	VEXTRACTI32X4 $0x03, Z4, X4
+	VMOVQ         X4, SI
+	PREFETCHT0    (AX)(SI*4)
+	VPEXTRQ       $0x01, X4, SI
+	PREFETCHT0    (AX)(SI*4)
+	ADDQ          $0x40, CX
+	ADDQ          $0x40, BX
+	SUBQ          $0x08, DX
+	JMP           cuckooLocate8AVX512_loop
+
+cuckooLocate8AVX512_done:
+	VZEROUPPER
+	RET
+
 // func cuckooContains16AVX2(words *uint64, buckets uint64, victim uint64, hs []uint64, out []bool) int
 // Requires: AVX, AVX2, BMI2, MMX+
 TEXT ·cuckooContains16AVX2(SB), NOSPLIT, $0-80
@@ -634,4 +903,271 @@ cuckooAlternates16AMD64_loop:
 	JMP        cuckooAlternates16AMD64_loop
 
 cuckooAlternates16AMD64_done:
+	RET
+
+// func cuckooContains16AVX512(words *uint64, buckets uint64, victim uint64, hs []uint64, out []bool) int
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, BMI2, MMX+, POPCNT
+TEXT ·cuckooContains16AVX512(SB), NOSPLIT, $0-80
+	MOVQ         words+0(FP), AX
+	MOVQ         buckets+8(FP), CX
+	VPBROADCASTQ CX, Z0
+	MOVQ         $0x000000000000ffff, CX
+	VPBROADCASTQ CX, Z1
+	MOVQ         $0x0000000000000001, CX
+	VPBROADCASTQ CX, Z2
+	MOVQ         $0x000000009e3779b1, CX
+	VPBROADCASTQ CX, Z3
+	MOVQ         victim+16(FP), CX
+	VPBROADCASTQ CX, Z4
+	MOVQ         $0x0100010001000100, CX
+	VPBROADCASTQ CX, Z5
+	MOVQ         $0x0908090809080908, CX
+	VPBROADCASTQ CX, Z6
+	VPUNPCKLQDQ  Z6, Z5, Z5
+	MOVQ         hs_base+24(FP), CX
+	MOVQ         hs_len+32(FP), DX
+	MOVQ         out_base+48(FP), BX
+	ANDQ         $-8, DX
+	XORQ         SI, SI
+	MOVQ         $0x0101010101010101, DI
+
+	// Main loop: prefetch the buckets of the keys `ahead` positions on, probe eight.
+cuckooContains16AVX512_prefetch:
+	CMPQ          DX, $0x00000028
+	JB            cuckooContains16AVX512_tail
+	VMOVDQU64     256(CX), Z6
+	VPSRLQ        $0x20, Z6, Z12
+	VPMULUDQ      Z0, Z12, Z11
+	VPSRLQ        $0x20, Z11, Z11
+	VPMULUDQ      Z1, Z6, Z6
+	VPSRLQ        $0x20, Z6, Z6
+	VPADDQ        Z2, Z6, Z6
+	VPMULUDQ      Z3, Z6, Z12
+	VPMULUDQ      Z0, Z12, Z12
+	VPSRLQ        $0x20, Z12, Z12
+	VPSUBQ        Z11, Z12, Z12
+	VPADDQ        Z0, Z12, Z6
+	VPMINUQ       Z12, Z6, Z6
+	VMOVQ         X11, R8
+	PREFETCHT0    (AX)(R8*8)
+	VPEXTRQ       $0x01, X11, R8
+	PREFETCHT0    (AX)(R8*8)
+	VEXTRACTI32X4 $0x01, Z11, X12
+	VMOVQ         X12, R8
+	PREFETCHT0    (AX)(R8*8)
+	VPEXTRQ       $0x01, X12, R8
+	PREFETCHT0    (AX)(R8*8)
+	VEXTRACTI32X4 $0x02, Z11, X12
+	VMOVQ         X12, R8
+	PREFETCHT0    (AX)(R8*8)
+	VPEXTRQ       $0x01, X12, R8
+	PREFETCHT0    (AX)(R8*8)
+	VEXTRACTI32X4 $0x03, Z11, X11
+	VMOVQ         X11, R8
+	PREFETCHT0    (AX)(R8*8)
+	VPEXTRQ       $0x01, X11, R8
+	PREFETCHT0    (AX)(R8*8)
+	VMOVQ         X6, R8
+	PREFETCHT0    (AX)(R8*8)
+	VPEXTRQ       $0x01, X6, R8
+	PREFETCHT0    (AX)(R8*8)
+	VEXTRACTI32X4 $0x01, Z6, X11
+	VMOVQ         X11, R8
+	PREFETCHT0    (AX)(R8*8)
+	VPEXTRQ       $0x01, X11, R8
+	PREFETCHT0    (AX)(R8*8)
+	VEXTRACTI32X4 $0x02, Z6, X11
+	VMOVQ         X11, R8
+	PREFETCHT0    (AX)(R8*8)
+	VPEXTRQ       $0x01, X11, R8
+	PREFETCHT0    (AX)(R8*8)
+	VEXTRACTI32X4 $0x03, Z6, X6
+	VMOVQ         X6, R8
+	PREFETCHT0    (AX)(R8*8)
+	VPEXTRQ       $0x01, X6, R8
+	PREFETCHT0    (AX)(R8*8)
+	VMOVDQU64     (CX), Z6
+	VPSRLQ        $0x20, Z6, Z12
+	VPMULUDQ      Z0, Z12, Z11
+	VPSRLQ        $0x20, Z11, Z11
+	VPMULUDQ      Z1, Z6, Z13
+	VPSRLQ        $0x20, Z13, Z13
+	VPADDQ        Z2, Z13, Z13
+	VPMULUDQ      Z3, Z13, Z12
+	VPMULUDQ      Z0, Z12, Z12
+	VPSRLQ        $0x20, Z12, Z12
+	VPSUBQ        Z11, Z12, Z12
+	VPADDQ        Z0, Z12, Z6
+	VPMINUQ       Z12, Z6, Z6
+	VPSHUFB       Z5, Z13, Z12
+	KXNORB        K1, K1, K1
+	VPXORQ        Z7, Z7, Z7
+	VPGATHERQQ    (AX)(Z11*8), K1, Z7
+	VPCMPEQW      Z12, Z7, K2
+	KXNORB        K3, K3, K3
+	VPXORQ        Z8, Z8, Z8
+	VPGATHERQQ    (AX)(Z6*8), K3, Z8
+	VPCMPEQW      Z12, Z8, K4
+	KORD          K4, K2, K2
+	KMOVD         K2, R8
+	MOVQ          R8, R9
+	SHRQ          $0x01, R9
+	ORQ           R9, R8
+	MOVQ          R8, R9
+	SHRQ          $0x02, R9
+	ORQ           R9, R8
+	MOVL          $0x11111111, R9
+	PEXTL         R9, R8, R8
+	VPMINUQ       Z6, Z11, Z6
+	VPSLLQ        $0x20, Z13, Z13
+	VPORQ         Z6, Z13, Z13
+	VPCMPEQQ      Z4, Z13, K2
+	KMOVB         K2, R9
+	ORL           R9, R8
+	POPCNTL       R8, R9
+	ADDQ          R9, SI
+	PDEPQ         DI, R8, R8
+	MOVQ          R8, (BX)
+	ADDQ          $0x40, CX
+	ADDQ          $0x08, BX
+	SUBQ          $0x08, DX
+	JMP           cuckooContains16AVX512_prefetch
+
+	// Tail: the last keys have nothing left to prefetch.
+cuckooContains16AVX512_tail:
+	CMPQ       DX, $0x08
+	JB         cuckooContains16AVX512_done
+	VMOVDQU64  (CX), Z6
+	VPSRLQ     $0x20, Z6, Z8
+	VPMULUDQ   Z0, Z8, Z7
+	VPSRLQ     $0x20, Z7, Z7
+	VPMULUDQ   Z1, Z6, Z11
+	VPSRLQ     $0x20, Z11, Z11
+	VPADDQ     Z2, Z11, Z11
+	VPMULUDQ   Z3, Z11, Z8
+	VPMULUDQ   Z0, Z8, Z8
+	VPSRLQ     $0x20, Z8, Z8
+	VPSUBQ     Z7, Z8, Z8
+	VPADDQ     Z0, Z8, Z6
+	VPMINUQ    Z8, Z6, Z6
+	VPSHUFB    Z5, Z11, Z8
+	KXNORB     K5, K5, K5
+	VPXORQ     Z9, Z9, Z9
+	VPGATHERQQ (AX)(Z7*8), K5, Z9
+	VPCMPEQW   Z8, Z9, K1
+	KXNORB     K6, K6, K6
+	VPXORQ     Z10, Z10, Z10
+	VPGATHERQQ (AX)(Z6*8), K6, Z10
+	VPCMPEQW   Z8, Z10, K2
+	KORD       K2, K1, K1
+	KMOVD      K1, R8
+	MOVQ       R8, R9
+	SHRQ       $0x01, R9
+	ORQ        R9, R8
+	MOVQ       R8, R9
+	SHRQ       $0x02, R9
+	ORQ        R9, R8
+	MOVL       $0x11111111, R9
+	PEXTL      R9, R8, R8
+	VPMINUQ    Z6, Z7, Z6
+	VPSLLQ     $0x20, Z11, Z11
+	VPORQ      Z6, Z11, Z11
+	VPCMPEQQ   Z4, Z11, K1
+	KMOVB      K1, R9
+	ORL        R9, R8
+	POPCNTL    R8, R9
+	ADDQ       R9, SI
+	PDEPQ      DI, R8, R8
+	MOVQ       R8, (BX)
+	ADDQ       $0x40, CX
+	ADDQ       $0x08, BX
+	SUBQ       $0x08, DX
+	JMP        cuckooContains16AVX512_tail
+
+cuckooContains16AVX512_done:
+	MOVQ SI, ret+72(FP)
+	VZEROUPPER
+	RET
+
+// func cuckooLocate16AVX512(words *uint64, buckets uint64, hs []uint64, locs []uint64)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·cuckooLocate16AVX512(SB), NOSPLIT, $0-64
+	MOVQ         words+0(FP), AX
+	MOVQ         buckets+8(FP), CX
+	VPBROADCASTQ CX, Z0
+	MOVQ         $0x000000000000ffff, CX
+	VPBROADCASTQ CX, Z1
+	MOVQ         $0x0000000000000001, CX
+	VPBROADCASTQ CX, Z2
+	MOVQ         $0x000000009e3779b1, CX
+	VPBROADCASTQ CX, Z3
+	MOVQ         hs_base+16(FP), CX
+	MOVQ         hs_len+24(FP), DX
+	MOVQ         locs_base+40(FP), BX
+	ANDQ         $-8, DX
+
+cuckooLocate16AVX512_loop:
+	CMPQ          DX, $0x08
+	JB            cuckooLocate16AVX512_done
+	VMOVDQU64     (CX), Z4
+	VPSRLQ        $0x20, Z4, Z6
+	VPMULUDQ      Z0, Z6, Z5
+	VPSRLQ        $0x20, Z5, Z5
+	VPMULUDQ      Z1, Z4, Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPADDQ        Z2, Z4, Z4
+	VPMULUDQ      Z3, Z4, Z6
+	VPMULUDQ      Z0, Z6, Z6
+	VPSRLQ        $0x20, Z6, Z6
+	VPSUBQ        Z5, Z6, Z6
+	VPADDQ        Z0, Z6, Z4
+	VPMINUQ       Z6, Z4, Z4
+	VPSLLQ        $0x20, Z4, Z6
+	VPORQ         Z5, Z6, Z6
+	VMOVDQU64     Z6, (BX)
+	VMOVQ         X5, SI
+	PREFETCHT0    (AX)(SI*8)
+	VPEXTRQ       $0x01, X5, SI
+	PREFETCHT0    (AX)(SI*8)
+	VEXTRACTI32X4 $0x01, Z5, X6
+	VMOVQ         X6, SI
+	PREFETCHT0    (AX)(SI*8)
+	VPEXTRQ       $0x01, X6, SI
+	PREFETCHT0    (AX)(SI*8)
+	VEXTRACTI32X4 $0x02, Z5, X6
+	VMOVQ         X6, SI
+	PREFETCHT0    (AX)(SI*8)
+	VPEXTRQ       $0x01, X6, SI
+	PREFETCHT0    (AX)(SI*8)
+	VEXTRACTI32X4 $0x03, Z5, X5
+	VMOVQ         X5, SI
+	PREFETCHT0    (AX)(SI*8)
+	VPEXTRQ       $0x01, X5, SI
+	PREFETCHT0    (AX)(SI*8)
+	VMOVQ         X4, SI
+	PREFETCHT0    (AX)(SI*8)
+	VPEXTRQ       $0x01, X4, SI
+	PREFETCHT0    (AX)(SI*8)
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VMOVQ         X5, SI
+	PREFETCHT0    (AX)(SI*8)
+	VPEXTRQ       $0x01, X5, SI
+	PREFETCHT0    (AX)(SI*8)
+	VEXTRACTI32X4 $0x02, Z4, X5
+	VMOVQ         X5, SI
+	PREFETCHT0    (AX)(SI*8)
+	VPEXTRQ       $0x01, X5, SI
+	PREFETCHT0    (AX)(SI*8)
+	VEXTRACTI32X4 $0x03, Z4, X4
+	VMOVQ         X4, SI
+	PREFETCHT0    (AX)(SI*8)
+	VPEXTRQ       $0x01, X4, SI
+	PREFETCHT0    (AX)(SI*8)
+	ADDQ          $0x40, CX
+	ADDQ          $0x40, BX
+	SUBQ          $0x08, DX
+	JMP           cuckooLocate16AVX512_loop
+
+cuckooLocate16AVX512_done:
+	VZEROUPPER
 	RET

@@ -24,6 +24,19 @@ func cuckooLocate8AVX2(words *uint64, buckets uint64, hs []uint64, locs []uint64
 //go:noescape
 func cuckooAlternates8AMD64(words *uint64, buckets uint64, is []uint64, bs []uint64, alts []uint64)
 
+// cuckooContains8AVX512 probes len(hs)&^7 hashes against a table of 8-bit fingerprints,
+// writes out[i] for each, and returns how many are present. len(out) >= len(hs).
+//
+//go:noescape
+func cuckooContains8AVX512(words *uint64, buckets uint64, victim uint64, hs []uint64, out []bool) int
+
+// cuckooLocate8AVX512 sets locs[i] = i1 | i2<<32, the two buckets of hs[i], for the
+// first len(hs)&^7 hashes, in a table of 8-bit fingerprints, and prefetches
+// both buckets. len(locs) >= len(hs).
+//
+//go:noescape
+func cuckooLocate8AVX512(words *uint64, buckets uint64, hs []uint64, locs []uint64)
+
 // cuckooContains16AVX2 probes len(hs)&^3 hashes against a table of 16-bit fingerprints,
 // writes out[i] for each, and returns how many are present. len(out) >= len(hs).
 //
@@ -43,3 +56,16 @@ func cuckooLocate16AVX2(words *uint64, buckets uint64, hs []uint64, locs []uint6
 //
 //go:noescape
 func cuckooAlternates16AMD64(words *uint64, buckets uint64, is []uint64, bs []uint64, alts []uint64)
+
+// cuckooContains16AVX512 probes len(hs)&^7 hashes against a table of 16-bit fingerprints,
+// writes out[i] for each, and returns how many are present. len(out) >= len(hs).
+//
+//go:noescape
+func cuckooContains16AVX512(words *uint64, buckets uint64, victim uint64, hs []uint64, out []bool) int
+
+// cuckooLocate16AVX512 sets locs[i] = i1 | i2<<32, the two buckets of hs[i], for the
+// first len(hs)&^7 hashes, in a table of 16-bit fingerprints, and prefetches
+// both buckets. len(locs) >= len(hs).
+//
+//go:noescape
+func cuckooLocate16AVX512(words *uint64, buckets uint64, hs []uint64, locs []uint64)
