@@ -36,6 +36,25 @@ func TestKeysDeterministicAndDisjoint(t *testing.T) {
 	}
 }
 
+// bench/boost/boostcmp.cpp reproduces the keys and their XXH3 hashes in
+// C++ and checks itself against these values: change them together.
+func TestKeysKnownAnswers(t *testing.T) {
+	p, a := MakeKeys(1000001, Present), MakeKeys(3, Absent)
+	for _, c := range []struct {
+		k    *Keys
+		i    int
+		want uint64
+	}{
+		{p, 0, 0x587c24548af65815}, {p, 1, 0x179483f50ce42133}, {p, 2, 0x7cd9a6e3c5d9268a},
+		{p, 1000000, 0xd719b32bc2db5e5b}, {a, 0, 0xec3461980a01bc11}, {a, 1, 0xae842e93b7a05b24},
+		{a, 2, 0xb75ec1307d2fec99},
+	} {
+		if got := c.k.Hashes[c.i]; got != c.want {
+			t.Errorf("hash of key %d: %#016x, want %#016x", c.i, got, c.want)
+		}
+	}
+}
+
 // Every adapter must hold what it was given (no false negatives), answer
 // absent keys near its design rate, and report a plausible size.
 func TestAdapters(t *testing.T) {
