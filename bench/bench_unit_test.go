@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/greatroar/blobloom"
 	"github.com/zeebo/xxh3"
 )
 
@@ -31,6 +32,25 @@ func TestKeysDeterministicAndDisjoint(t *testing.T) {
 	for i := range abs.Len() {
 		if seen[binary.LittleEndian.Uint64(abs.Key(i))] {
 			t.Fatalf("absent key %d is also present", i)
+		}
+	}
+}
+
+// bench/boost/boostcmp.cpp reproduces the keys and their XXH3 hashes in
+// C++ and checks itself against these values: change them together.
+func TestKeysKnownAnswers(t *testing.T) {
+	p, a := MakeKeys(1000001, Present), MakeKeys(3, Absent)
+	for _, c := range []struct {
+		k    *Keys
+		i    int
+		want uint64
+	}{
+		{p, 0, 0x587c24548af65815}, {p, 1, 0x179483f50ce42133}, {p, 2, 0x7cd9a6e3c5d9268a},
+		{p, 1000000, 0xd719b32bc2db5e5b}, {a, 0, 0xec3461980a01bc11}, {a, 1, 0xae842e93b7a05b24},
+		{a, 2, 0xb75ec1307d2fec99},
+	} {
+		if got := c.k.Hashes[c.i]; got != c.want {
+			t.Errorf("hash of key %d: %#016x, want %#016x", c.i, got, c.want)
 		}
 	}
 }
@@ -92,6 +112,54 @@ func TestAdapters(t *testing.T) {
 				t.Errorf("%s fpp=%g: %.2f bits/key", s.Name, fpp, bpk)
 			}
 			closeFilter(f)
+		}
+	}
+}
+
+// Every peer issue 15 asked for is registered, and each reports the size
+// its library gives its table, found here another way than SizeBytes does:
+// blobloom's Optimize, panmari's Encode (its buckets, serialised), and for
+// linvon 4 slots of 8 or 16 bits in the power-of-two bucket count NewFilter
+// picks (n/4 = 5000 rounds up to 8192, a load of 61%).
+func TestPeerSizes(t *testing.T) {
+	const n = 20000
+	bb := func(fpp float64) int {
+		bits, _ := blobloom.Optimize(blobloom.Config{Capacity: n, FPRate: fpp})
+		return int(bits / 8)
+	}
+	for _, c := range []struct {
+		name string
+		fpp  float64
+		want func(f Filter) int
+	}{
+		{"blobloom", 0.01, func(Filter) int { return bb(0.01) }},
+		{"blobloom", 0.001, func(Filter) int { return bb(0.001) }},
+		{"panmari-cuckoo16", 0.001, func(f Filter) int { return len(f.(*panmariFilter).f.Encode()) }},
+		{"linvon-cuckoo8", 0.01, func(Filter) int { return 8192 * 4 }},
+		{"linvon-cuckoo16", 0.001, func(Filter) int { return 8192 * 4 * 2 }},
+	} {
+		s, ok := Lookup(c.name)
+		if !ok {
+			t.Errorf("%s is not registered", c.name)
+			continue
+		}
+		f, err := s.New(n, c.fpp)
+		if err != nil {
+			t.Fatalf("%s fpp=%g: New: %v", c.name, c.fpp, err)
+		}
+		if got, want := f.SizeBytes(), c.want(f); got != want {
+			t.Errorf("%s fpp=%g: SizeBytes %d, want %d", c.name, c.fpp, got, want)
+		}
+	}
+	// Each fixed-width cuckoo peer belongs to one rate group only.
+	for _, c := range []struct {
+		name string
+		fpp  float64
+	}{{"panmari-cuckoo16", 0.01}, {"linvon-cuckoo8", 0.001}, {"linvon-cuckoo16", 0.01}} {
+		if s, ok := Lookup(c.name); ok {
+			if _, err := s.New(n, c.fpp); err != ErrUnsupported {
+				t.Errorf("%s fpp=%g: New returned %v, want ErrUnsupported", c.name, c.fpp, err)
+			}
 		}
 	}
 }

@@ -8,6 +8,9 @@ require (
 	github.com/AndreasBriese/bbloom v0.0.0-20190825152654-46b345b51c96
 	github.com/FastFilter/xorfilter v0.4.2-0.20260120015552-4e5a4d9df65a
 	github.com/bits-and-blooms/bloom/v3 v3.7.1
+	github.com/greatroar/blobloom v0.8.1
+	github.com/linvon/cuckoo-filter v0.4.0
+	github.com/panmari/cuckoofilter v1.0.6
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/seiflotfy/cuckoofilter v0.0.0-20240715131351-a2f2c23f1771
 	github.com/sift-go/sift v0.0.0-00010101000000-000000000000

@@ -8,14 +8,16 @@ import (
 	"github.com/AndreasBriese/bbloom"
 	"github.com/FastFilter/xorfilter"
 	bitsbloom "github.com/bits-and-blooms/bloom/v3"
+	"github.com/greatroar/blobloom"
+	linvon "github.com/linvon/cuckoo-filter"
+	panmari "github.com/panmari/cuckoofilter"
 	pqbloom "github.com/parquet-go/parquet-go/bloom"
 	seiflotfy "github.com/seiflotfy/cuckoofilter"
 )
 
-// The peers whose modules the Go module proxy serves here. Four more named
-// in issue 8 (greatroar/blobloom, jcalabro/gloom, panmari/cuckoofilter,
-// linvon/cuckoo-filter) are refused by this workplace's module proxy and
-// therefore have no adapter; see README.md.
+// The peer libraries, each sized by its own API. jcalabro/gloom, also named
+// in issue 8, is refused by this workplace's module proxy and has no
+// adapter; see README.md.
 
 func init() {
 	register(Spec{
@@ -53,6 +55,16 @@ func init() {
 		},
 	})
 	register(Spec{
+		Name:    "blobloom",
+		Library: "github.com/greatroar/blobloom",
+		Input:   InputHash,
+		Kind:    KindBloom,
+		Note:    "blocked Bloom, 512-bit blocks of 32-bit words, block picked by the hash's low half, k-1 bits set by double hashing its two halves; sized by NewOptimized(Config{Capacity: n, FPRate: fpp}): 11 bits/key and k = 8 at 1%, 17 and 12 at 0.1%; no batch call",
+		New: func(n int, fpp float64) (Filter, error) {
+			return &blobloomFilter{f: blobloom.NewOptimized(blobloom.Config{Capacity: uint64(n), FPRate: fpp})}, nil
+		},
+	})
+	register(Spec{
 		Name:    "seiflotfy-cuckoo",
 		Library: "github.com/seiflotfy/cuckoofilter",
 		Input:   InputBytes,
@@ -63,6 +75,45 @@ func init() {
 				return nil, ErrUnsupported
 			}
 			return &seiflotfyFilter{f: seiflotfy.NewFilter(uint(n))}, nil
+		},
+	})
+	register(Spec{
+		Name:    "panmari-cuckoo16",
+		Library: "github.com/panmari/cuckoofilter",
+		Input:   InputBytes,
+		Kind:    KindCuckoo,
+		Note:    "16-bit fingerprints (fixed, FPR ~1e-4), metro hash of the bytes, NewFilter(n): power-of-two bucket count, doubled past 96% load; 0.1% group only",
+		New: func(n int, fpp float64) (Filter, error) {
+			if fpp >= 0.01 {
+				return nil, ErrUnsupported
+			}
+			return &panmariFilter{f: panmari.NewFilter(uint(n))}, nil
+		},
+	})
+	register(Spec{
+		Name:    "linvon-cuckoo8",
+		Library: "github.com/linvon/cuckoo-filter",
+		Input:   InputBytes,
+		Kind:    KindCuckoo,
+		Note:    "8-bit tags (FPR ~3%), metro hash of the bytes, NewFilter(4, 8, n, TableTypeSingle): 4-slot buckets, power-of-two bucket count, doubled past 96% load; the table sits behind an interface inside the library, and Add allocates 4 bytes per key (its kick-out tag escapes); 1% group only",
+		New: func(n int, fpp float64) (Filter, error) {
+			if fpp < 0.01 {
+				return nil, ErrUnsupported
+			}
+			return &linvonFilter{f: linvon.NewFilter(4, 8, uint(n), linvon.TableTypeSingle)}, nil
+		},
+	})
+	register(Spec{
+		Name:    "linvon-cuckoo16",
+		Library: "github.com/linvon/cuckoo-filter",
+		Input:   InputBytes,
+		Kind:    KindCuckoo,
+		Note:    "16-bit tags (FPR ~1e-4), otherwise as linvon-cuckoo8: NewFilter(4, 16, n, TableTypeSingle); 0.1% group only",
+		New: func(n int, fpp float64) (Filter, error) {
+			if fpp >= 0.01 {
+				return nil, ErrUnsupported
+			}
+			return &linvonFilter{f: linvon.NewFilter(4, 16, uint(n), linvon.TableTypeSingle)}, nil
 		},
 	})
 	register(Spec{
@@ -166,6 +217,27 @@ func (a *parquetFilter) CountContains(k *Keys, lo, hi int) int {
 
 func (a *parquetFilter) SizeBytes() int { return len(a.f) * pqbloom.BlockSize }
 
+type blobloomFilter struct{ f *blobloom.Filter }
+
+func (a *blobloomFilter) Insert(k *Keys) error {
+	for _, h := range k.Hashes {
+		a.f.Add(h)
+	}
+	return nil
+}
+
+func (a *blobloomFilter) CountContains(k *Keys, lo, hi int) int {
+	c := 0
+	for _, h := range k.Hashes[lo:hi] {
+		if a.f.Has(h) {
+			c++
+		}
+	}
+	return c
+}
+
+func (a *blobloomFilter) SizeBytes() int { return int(a.f.NumBits() / 8) }
+
 type seiflotfyFilter struct{ f *seiflotfy.Filter }
 
 func (a *seiflotfyFilter) Insert(k *Keys) error {
@@ -192,6 +264,58 @@ func (a *seiflotfyFilter) CountContains(k *Keys, lo, hi int) int {
 func (a *seiflotfyFilter) SizeBytes() int {
 	return reflect.ValueOf(a.f).Elem().FieldByName("buckets").Len() * 4
 }
+
+type panmariFilter struct{ f *panmari.Filter }
+
+// Insert returns ErrFull at the first refused key: panmari's Insert has
+// then already evicted a fingerprint it cannot place again.
+func (a *panmariFilter) Insert(k *Keys) error {
+	for i := range k.Len() {
+		if !a.f.Insert(k.Key(i)) {
+			return ErrFull
+		}
+	}
+	return nil
+}
+
+func (a *panmariFilter) CountContains(k *Keys, lo, hi int) int {
+	c := 0
+	for i := lo; i < hi; i++ {
+		if a.f.Lookup(k.Key(i)) {
+			c++
+		}
+	}
+	return c
+}
+
+// SizeBytes reads the unexported bucket slice with reflect: 4 two-byte
+// slots per bucket (Encode would copy the table to measure it).
+func (a *panmariFilter) SizeBytes() int {
+	return reflect.ValueOf(a.f).Elem().FieldByName("buckets").Len() * 8
+}
+
+type linvonFilter struct{ f *linvon.Filter }
+
+func (a *linvonFilter) Insert(k *Keys) error {
+	for i := range k.Len() {
+		if !a.f.Add(k.Key(i)) {
+			return ErrFull
+		}
+	}
+	return nil
+}
+
+func (a *linvonFilter) CountContains(k *Keys, lo, hi int) int {
+	c := 0
+	for i := lo; i < hi; i++ {
+		if a.f.Contain(k.Key(i)) {
+			c++
+		}
+	}
+	return c
+}
+
+func (a *linvonFilter) SizeBytes() int { return int(a.f.SizeInBytes()) }
 
 // fuseFilter is a FastFilter binary fuse filter with T-bit fingerprints.
 type fuseFilter[T uint8 | uint16] struct {

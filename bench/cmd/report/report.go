@@ -267,7 +267,7 @@ func (r *report) writePeers(b *strings.Builder) {
 	}
 	hash := r.metric("BenchmarkHash/hash=xxh3", r.unit)
 	fmt.Fprintf(b, "\n*input*: `hash` filters get the precomputed 64-bit XXH3 hash of each key; `bytes` filters hash the key themselves. Hashing an 8-byte key with XXH3 costs **%s ns** here: add it to a `hash` filter's figure to compare it with a `bytes` filter (sift-blocked-bytes is sift-blocked doing exactly that).\n\n", fmtNs(hash))
-	fmt.Fprintf(b, "Not measured: greatroar/blobloom, jcalabro/gloom, panmari/cuckoofilter and linvon/cuckoo-filter; this machine's module proxy refuses them (403), so the bench module cannot depend on them here.\n\n")
+	fmt.Fprintf(b, "Not measured: jcalabro/gloom; this machine's module proxy refuses it (403), so the bench module cannot depend on it here.\n\n")
 }
 
 func (r *report) writeMemory(b *strings.Builder) {

@@ -1,11 +1,10 @@
-//go:build ignore
+//go:build linux
 
 // Command peercmp compares sift's cuckoo filter with the Go cuckoo filters
-// that the bench module cannot depend on here (the module proxy of the
-// machine the benchmarks ran on refuses panmari/cuckoofilter and
-// linvon/cuckoo-filter), plus seiflotfy/cuckoofilter, on the same keys, one
-// thread. run.sh builds it in a temporary module against local clones of
-// those repositories; see bench/offline/README.md.
+// panmari/cuckoofilter, linvon/cuckoo-filter and seiflotfy/cuckoofilter,
+// every filter hashing its own keys, on the same keys, one thread, at the
+// versions the bench module's go.mod names; see README.md. Run it from
+// bench/ with go run ./cmd/peercmp.
 //
 // Every filter gets the same 8-byte keys: the peers as []byte (they hash
 // with metro), sift through AddUint64/ContainsUint64 (XXH3 inside the call),
