@@ -9,14 +9,23 @@ package main
 // for k > 8, after a VEXTRACTI64X4). No lane permutation and no blend: the
 // widening puts probe j in word j.
 //
-// The probe shifts the block right by the bit numbers (VPSRLVQ) and tests
-// bit 0 of each lane with VPTESTNMQ against per-lane ones, under an opmask
-// of the probe lanes: the resulting opmask is the set of missing probes,
-// and KORTESTB sets ZF when it is empty. For k > 8 the second round's
-// shifted block is ANDed into the first under the opmask of its lanes
-// (VPANDQ with merge masking). The insert shifts per-lane ones left
+// The batch probe (k <= 8) shifts per-lane ones left by the bit numbers
+// (VPSLLVQ) and tests them against the block in memory (VPTESTMQ): the
+// opmask of present probes. KORTESTB with the opmask of the lanes that are
+// no probe sets CF when every probe is present; SETCS stores the answer
+// and ADCQ counts it, with no general register in between. For k > 8 the
+// block is shifted right by each round's bit numbers (VPSRLVQ), the second
+// round ANDed into the first under the opmask of its lanes (VPANDQ with
+// merge masking), and bit 0 of each lane tested. The single-key probe uses
+// the shifted form for every k. The insert shifts per-lane ones left
 // (VPSLLVQ, zero-masked to the probe lanes) and ORs the mask, the second
 // round's mask and the block in one VPTERNLOGQ (k > 8) or a VPORQ.
+//
+// The batch loops take keys in groups of 8: one VPMULLQ computes the 8
+// block offsets, VEXTRACTI32X4 and VMOVQ/VPEXTRQ move them to general
+// registers, and each group prefetches the blocks of the group dist keys
+// on from its own 8 offsets, so no block index is computed twice (the
+// AVX2 loop computes each twice, with scalar IMULs).
 //
 // Opmasks: the kernels build (1<<k)-1 once per call (SHLX), K for lanes
 // 0..7 (round 1) and, shifted right by 8, for round 2. The salts are
@@ -58,6 +67,97 @@ func (g *kern) wideConsts(k reg.GPVirtual) {
 	g.onesZ = c.ZMM()
 	c.VPBROADCASTQ(one, g.onesZ)
 	g.round1, g.round2 = probeMasks(k)
+	g.notRound1 = c.K()
+	c.KNOTB(g.round1, g.notRound1)
+	g.nblocksZ = c.ZMM()
+	c.VPBROADCASTQ(g.nblocks, g.nblocksZ)
+	m := c.GP64()
+	c.MOVQ(operand.I64(-64), m)
+	g.m64 = c.ZMM()
+	c.VPBROADCASTQ(m, g.m64)
+}
+
+// groupOffsets computes the block offsets of the 8 keys hs[i+d..i+d+8):
+// ((h>>32)*nblocks>>26) &^ 63 in qword lanes (VPMULLQ keeps the whole
+// 64-bit product, so nblocks = 2^32 is exact). It returns a function that
+// moves lane j to a general register: through registers, not a store and
+// reloads, which measured 2x slower (a 64-byte store does not forward to
+// the 8-byte loads that follow it).
+func (g *kern) groupOffsets(d int) (lane func(j int) reg.GPVirtual) {
+	z := c.ZMM()
+	c.VMOVDQU64(g.hash(d), z)
+	c.VPSRLQ(operand.U8(32), z, z)
+	c.VPMULLQ(g.nblocksZ, z, z)
+	c.VPSRLQ(operand.U8(26), z, z)
+	c.VPANDQ(g.m64, z, z)
+	var parts [4]reg.VecVirtual
+	parts[0] = z.AsX().(reg.VecVirtual)
+	for q := 1; q < 4; q++ {
+		parts[q] = c.XMM()
+		c.VEXTRACTI32X4(operand.U8(q), z, parts[q])
+	}
+	return func(j int) reg.GPVirtual {
+		r := c.GP64()
+		if j%2 == 0 {
+			c.VMOVQ(parts[j/2], r)
+		} else {
+			c.VPEXTRQ(operand.U8(1), parts[j/2], r)
+		}
+		return r
+	}
+}
+
+// wideLoops emits the AVX-512 loops of one round count. Keys go in groups
+// of 8 whose block offsets are computed at once (groupOffsets), and each
+// group prefetches the blocks of the group dist keys on. The last keys of
+// a call that fill no group run one at a time.
+func (g *kern) wideLoops(p string, two bool, dist int) {
+	lim := c.GP64()
+	c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", dist, dist)
+	c.MOVQ(g.n, lim)
+	c.SUBQ(operand.Imm(uint64(dist+8)), lim)
+	c.CMPQ(g.i, lim)
+	c.JGT(operand.LabelRef(p + "_groups"))
+	c.Label(p + "_prefetching")
+	ahead := g.groupOffsets(dist)
+	for j := 0; j < 8; j++ {
+		c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
+	}
+	g.group(two)
+	c.ADDQ(operand.Imm(8), g.i)
+	c.CMPQ(g.i, lim)
+	c.JLE(operand.LabelRef(p + "_prefetching"))
+
+	c.Comment("Groups of 8 while i+8 <= n, already prefetched.")
+	c.Label(p + "_groups")
+	c.MOVQ(g.n, lim)
+	c.SUBQ(operand.Imm(8), lim)
+	c.CMPQ(g.i, lim)
+	c.JGT(operand.LabelRef(p + "_tail"))
+	c.Label(p + "_group_loop")
+	g.group(two)
+	c.ADDQ(operand.Imm(8), g.i)
+	c.CMPQ(g.i, lim)
+	c.JLE(operand.LabelRef(p + "_group_loop"))
+
+	c.Comment("The last keys, one at a time.")
+	c.Label(p + "_tail")
+	c.CMPQ(g.i, g.n)
+	c.JGE(operand.LabelRef(p + "_end"))
+	c.Label(p + "_tail_loop")
+	g.wideKey(0, g.blockOffset(0), two)
+	c.INCQ(g.i)
+	c.CMPQ(g.i, g.n)
+	c.JLT(operand.LabelRef(p + "_tail_loop"))
+	c.Label(p + "_end")
+}
+
+// group inserts or probes the 8 keys hs[i..i+8).
+func (g *kern) group(two bool) {
+	off := g.groupOffsets(0)
+	for j := 0; j < 8; j++ {
+		g.wideKey(j, off(j), two)
+	}
 }
 
 // wideCounts returns the qword bit numbers of the key whose hash is at h:
@@ -85,9 +185,9 @@ func wideCounts(h operand.Op, salts reg.VecVirtual, two bool) (c1, c2 reg.VecVir
 	return c1, c2
 }
 
-// wideKey inserts or probes hs[i+d] with the AVX-512 sequence.
-func (g *kern) wideKey(d int, two bool) {
-	a := g.blockOffset(d)
+// wideKey inserts or probes hs[i+d], whose block is at byte offset a,
+// with the AVX-512 sequence.
+func (g *kern) wideKey(d int, a reg.GPVirtual, two bool) {
 	blk := operand.Mem{Base: g.blocks, Index: a, Scale: 1}
 	c1, c2 := wideCounts(g.hash(d), g.saltsZ, two)
 	if !g.contains {
@@ -104,25 +204,26 @@ func (g *kern) wideKey(d int, two bool) {
 		c.VMOVDQU64(m, blk)
 		return
 	}
-	w := c.ZMM()
-	c.VMOVDQU64(blk, w)
-	r1 := c.ZMM()
-	c.VPSRLVQ(c1, w, r1)
-	miss := c.K()
+	// present: the lanes whose probe bit is set. With notRound1 (the lanes
+	// that are no probe) KORTESTB sets CF when every probe is present,
+	// which SETCS stores and ADCQ counts.
+	present := c.K()
 	if !two {
-		c.VPTESTNMQ(g.onesZ, r1, g.round1, miss)
+		m := c.ZMM()
+		c.VPSLLVQ(c1, g.onesZ, m)
+		c.VPTESTMQ(blk, m, present)
 	} else {
-		r2 := c.ZMM()
+		w := c.ZMM()
+		c.VMOVDQU64(blk, w)
+		r1, r2 := c.ZMM(), c.ZMM()
+		c.VPSRLVQ(c1, w, r1)
 		c.VPSRLVQ(c2, w, r2)
 		c.VPANDQ(r2, r1, g.round2, r1) // merge masking: round-2 lanes only
-		c.VPTESTNMQ(g.onesZ, r1, miss) // k > 8: every round-1 lane probes
+		c.VPTESTMQ(g.onesZ, r1, present)
 	}
-	t := c.GP64()
-	c.XORL(t.As32(), t.As32())
-	c.KORTESTB(miss, miss)
-	c.SETEQ(t.As8())
-	c.MOVB(t.As8(), operand.Mem{Base: g.out, Index: g.i, Scale: 1, Disp: d})
-	c.ADDQ(t, g.count)
+	c.KORTESTB(g.notRound1, present)
+	c.SETCS(operand.Mem{Base: g.out, Index: g.i, Scale: 1, Disp: d})
+	c.ADCQ(operand.Imm(0), g.count)
 }
 
 // oneMem is a broadcast source of the qword 1 for the single-key kernels.

@@ -153,9 +153,9 @@ type kern struct {
 	ones     [2][2]reg.VecVirtual
 
 	// The AVX-512 kernels' constants (see avx512.go).
-	wide           bool
-	saltsZ, onesZ  reg.VecVirtual
-	round1, round2 reg.OpmaskVirtual
+	wide                         bool
+	saltsZ, onesZ, nblocksZ, m64 reg.VecVirtual
+	round1, round2, notRound1    reg.OpmaskVirtual
 }
 
 func gen(contains, wide bool, dist int) {
@@ -233,10 +233,18 @@ func gen(contains, wide bool, dist int) {
 	c.Comment("k > 8 takes the two-round loops; the choice is made once per call.")
 	c.CMPQ(k, operand.Imm(8))
 	c.JGT(operand.LabelRef(name + "_k16"))
-	g.loops(name+"_k8", false, dist)
+	if wide {
+		g.wideLoops(name+"_k8", false, dist)
+	} else {
+		g.loops(name+"_k8", false, dist)
+	}
 	c.JMP(operand.LabelRef(name + "_done"))
 	c.Label(name + "_k16")
-	g.loops(name+"_k16", true, dist)
+	if wide {
+		g.wideLoops(name+"_k16", true, dist)
+	} else {
+		g.loops(name+"_k16", true, dist)
+	}
 
 	c.Label(name + "_done")
 	if contains {
@@ -341,10 +349,6 @@ func (g *kern) mask(d int, two bool) (lo, hi reg.VecVirtual) {
 
 // key inserts or probes hs[i+d].
 func (g *kern) key(d int, two bool) {
-	if g.wide {
-		g.wideKey(d, two)
-		return
-	}
 	a := g.blockOffset(d)
 	lo, hi := g.mask(d, two)
 	b0 := operand.Mem{Base: g.blocks, Index: a, Scale: 1}

@@ -921,7 +921,7 @@ blockedContainsAVX2_done:
 	RET
 
 // func blockedAddAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int)
-// Requires: AVX, AVX2, AVX512F, BMI2, MMX+
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2, MMX+
 TEXT ·blockedAddAVX512(SB), NOSPLIT, $0-40
 	MOVQ blocks+0(FP), AX
 	MOVQ nblocks+8(FP), CX
@@ -938,6 +938,10 @@ TEXT ·blockedAddAVX512(SB), NOSPLIT, $0-40
 	DECL         SI
 	KMOVW        SI, K1
 	KSHIFTRW     $0x08, K1, K2
+	KNOTB        K1, K3
+	VPBROADCASTQ CX, Z2
+	MOVQ         $-64, SI
+	VPBROADCASTQ SI, Z3
 
 	// Prologue: prefetch the blocks of the first min(n, dist) keys.
 	XORQ  SI, SI
@@ -964,120 +968,198 @@ blockedAddAVX512_prologue_done:
 	CMPQ DI, $0x08
 	JGT  blockedAddAVX512_k16
 
-	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
 	MOVQ BX, DI
-	SUBQ $0x34, DI
+	SUBQ $0x38, DI
 	CMPQ SI, DI
-	JGT  blockedAddAVX512_k8_one
+	JGT  blockedAddAVX512_k8_groups
 
-blockedAddAVX512_k8_unrolled:
-	MOVQ         384(DX)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x1a, R8
-	ANDQ         $-64, R8
-	PREFETCHT0   (AX)(R8*1)
-	MOVQ         (DX)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x1a, R8
-	ANDQ         $-64, R8
-	VPBROADCASTD (DX)(SI*8), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z2
-	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	VPORQ        (AX)(R8*1), Z2, Z2
-	VMOVDQU64    Z2, (AX)(R8*1)
-	MOVQ         392(DX)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x1a, R8
-	ANDQ         $-64, R8
-	PREFETCHT0   (AX)(R8*1)
-	MOVQ         8(DX)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x1a, R8
-	ANDQ         $-64, R8
-	VPBROADCASTD 8(DX)(SI*8), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z2
-	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	VPORQ        (AX)(R8*1), Z2, Z2
-	VMOVDQU64    Z2, (AX)(R8*1)
-	MOVQ         400(DX)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x1a, R8
-	ANDQ         $-64, R8
-	PREFETCHT0   (AX)(R8*1)
-	MOVQ         16(DX)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x1a, R8
-	ANDQ         $-64, R8
-	VPBROADCASTD 16(DX)(SI*8), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z2
-	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	VPORQ        (AX)(R8*1), Z2, Z2
-	VMOVDQU64    Z2, (AX)(R8*1)
-	MOVQ         408(DX)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x1a, R8
-	ANDQ         $-64, R8
-	PREFETCHT0   (AX)(R8*1)
-	MOVQ         24(DX)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x1a, R8
-	ANDQ         $-64, R8
-	VPBROADCASTD 24(DX)(SI*8), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z2
-	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	VPORQ        (AX)(R8*1), Z2, Z2
-	VMOVDQU64    Z2, (AX)(R8*1)
-	ADDQ         $0x04, SI
-	CMPQ         SI, DI
-	JLE          blockedAddAVX512_k8_unrolled
+blockedAddAVX512_k8_prefetching:
+	VMOVDQU64     384(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULLQ       Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X4, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVQ         X5, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X5, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVQ         X6, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X6, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVQ         X7, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X7, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULLQ       Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R8
+	VPBROADCASTD  (DX)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VPORQ         (AX)(R8*1), Z8, Z8
+	VMOVDQU64     Z8, (AX)(R8*1)
+	VPEXTRQ       $0x01, X4, R8
+	VPBROADCASTD  8(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X5, R8
+	VPBROADCASTD  16(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X5, R8
+	VPBROADCASTD  24(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X6, R8
+	VPBROADCASTD  32(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X6, R8
+	VPBROADCASTD  40(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X7, R8
+	VPBROADCASTD  48(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X7, R8
+	VPBROADCASTD  56(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	ADDQ          $0x08, SI
+	CMPQ          SI, DI
+	JLE           blockedAddAVX512_k8_prefetching
 
-	// One key a step while i+48 < n, prefetching key i+48.
-blockedAddAVX512_k8_one:
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedAddAVX512_k8_groups:
 	MOVQ BX, DI
-	SUBQ $0x30, DI
+	SUBQ $0x08, DI
 	CMPQ SI, DI
-	JGE  blockedAddAVX512_k8_tail
+	JGT  blockedAddAVX512_k8_tail
 
-blockedAddAVX512_k8_one_loop:
-	MOVQ         384(DX)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x1a, R8
-	ANDQ         $-64, R8
-	PREFETCHT0   (AX)(R8*1)
-	MOVQ         (DX)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x1a, R8
-	ANDQ         $-64, R8
-	VPBROADCASTD (DX)(SI*8), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z2
-	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	VPORQ        (AX)(R8*1), Z2, Z2
-	VMOVDQU64    Z2, (AX)(R8*1)
-	INCQ         SI
-	CMPQ         SI, DI
-	JLT          blockedAddAVX512_k8_one_loop
+blockedAddAVX512_k8_group_loop:
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULLQ       Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R8
+	VPBROADCASTD  (DX)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VPORQ         (AX)(R8*1), Z8, Z8
+	VMOVDQU64     Z8, (AX)(R8*1)
+	VPEXTRQ       $0x01, X4, R8
+	VPBROADCASTD  8(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X5, R8
+	VPBROADCASTD  16(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X5, R8
+	VPBROADCASTD  24(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X6, R8
+	VPBROADCASTD  32(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X6, R8
+	VPBROADCASTD  40(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X7, R8
+	VPBROADCASTD  48(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X7, R8
+	VPBROADCASTD  56(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	ADDQ          $0x08, SI
+	CMPQ          SI, DI
+	JLE           blockedAddAVX512_k8_group_loop
 
-	// The last keys, already prefetched.
+	// The last keys, one at a time.
 blockedAddAVX512_k8_tail:
 	CMPQ SI, BX
 	JGE  blockedAddAVX512_k8_end
@@ -1103,135 +1185,246 @@ blockedAddAVX512_k8_end:
 	JMP blockedAddAVX512_done
 
 blockedAddAVX512_k16:
-	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
 	MOVQ BX, DI
-	SUBQ $0x34, DI
+	SUBQ $0x38, DI
 	CMPQ SI, DI
-	JGT  blockedAddAVX512_k16_one
+	JGT  blockedAddAVX512_k16_groups
 
-blockedAddAVX512_k16_unrolled:
-	MOVQ          384(DX)(SI*8), R8
-	SHRQ          $0x20, R8
-	IMULQ         CX, R8
-	SHRQ          $0x1a, R8
-	ANDQ          $-64, R8
+blockedAddAVX512_k16_prefetching:
+	VMOVDQU64     384(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULLQ       Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R8
 	PREFETCHT0    (AX)(R8*1)
-	MOVQ          (DX)(SI*8), R8
-	SHRQ          $0x20, R8
-	IMULQ         CX, R8
-	SHRQ          $0x1a, R8
-	ANDQ          $-64, R8
-	VPBROADCASTD  (DX)(SI*8), Z3
-	VPMULLD       Z0, Z3, Z3
-	VPSRLD        $0x1a, Z3, Z3
-	VPMOVZXDQ     Y3, Z2
-	VEXTRACTI64X4 $0x01, Z3, Y3
-	VPMOVZXDQ     Y3, Z3
-	VPSLLVQ       Z2, Z1, Z2
-	VPSLLVQ.Z     Z3, Z1, K2, Z3
-	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z3, Z2
-	VMOVDQU64     Z2, (AX)(R8*1)
-	MOVQ          392(DX)(SI*8), R8
-	SHRQ          $0x20, R8
-	IMULQ         CX, R8
-	SHRQ          $0x1a, R8
-	ANDQ          $-64, R8
+	VPEXTRQ       $0x01, X4, R8
 	PREFETCHT0    (AX)(R8*1)
-	MOVQ          8(DX)(SI*8), R8
-	SHRQ          $0x20, R8
-	IMULQ         CX, R8
-	SHRQ          $0x1a, R8
-	ANDQ          $-64, R8
-	VPBROADCASTD  8(DX)(SI*8), Z3
-	VPMULLD       Z0, Z3, Z3
-	VPSRLD        $0x1a, Z3, Z3
-	VPMOVZXDQ     Y3, Z2
-	VEXTRACTI64X4 $0x01, Z3, Y3
-	VPMOVZXDQ     Y3, Z3
-	VPSLLVQ       Z2, Z1, Z2
-	VPSLLVQ.Z     Z3, Z1, K2, Z3
-	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z3, Z2
-	VMOVDQU64     Z2, (AX)(R8*1)
-	MOVQ          400(DX)(SI*8), R8
-	SHRQ          $0x20, R8
-	IMULQ         CX, R8
-	SHRQ          $0x1a, R8
-	ANDQ          $-64, R8
+	VMOVQ         X5, R8
 	PREFETCHT0    (AX)(R8*1)
-	MOVQ          16(DX)(SI*8), R8
-	SHRQ          $0x20, R8
-	IMULQ         CX, R8
-	SHRQ          $0x1a, R8
-	ANDQ          $-64, R8
-	VPBROADCASTD  16(DX)(SI*8), Z3
-	VPMULLD       Z0, Z3, Z3
-	VPSRLD        $0x1a, Z3, Z3
-	VPMOVZXDQ     Y3, Z2
-	VEXTRACTI64X4 $0x01, Z3, Y3
-	VPMOVZXDQ     Y3, Z3
-	VPSLLVQ       Z2, Z1, Z2
-	VPSLLVQ.Z     Z3, Z1, K2, Z3
-	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z3, Z2
-	VMOVDQU64     Z2, (AX)(R8*1)
-	MOVQ          408(DX)(SI*8), R8
-	SHRQ          $0x20, R8
-	IMULQ         CX, R8
-	SHRQ          $0x1a, R8
-	ANDQ          $-64, R8
+	VPEXTRQ       $0x01, X5, R8
 	PREFETCHT0    (AX)(R8*1)
-	MOVQ          24(DX)(SI*8), R8
-	SHRQ          $0x20, R8
-	IMULQ         CX, R8
-	SHRQ          $0x1a, R8
-	ANDQ          $-64, R8
-	VPBROADCASTD  24(DX)(SI*8), Z3
-	VPMULLD       Z0, Z3, Z3
-	VPSRLD        $0x1a, Z3, Z3
-	VPMOVZXDQ     Y3, Z2
-	VEXTRACTI64X4 $0x01, Z3, Y3
-	VPMOVZXDQ     Y3, Z3
-	VPSLLVQ       Z2, Z1, Z2
-	VPSLLVQ.Z     Z3, Z1, K2, Z3
-	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z3, Z2
-	VMOVDQU64     Z2, (AX)(R8*1)
-	ADDQ          $0x04, SI
+	VMOVQ         X6, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X6, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVQ         X7, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X7, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULLQ       Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R8
+	VPBROADCASTD  (DX)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VPSLLVQ       Z8, Z1, Z8
+	VPSLLVQ.Z     Z9, Z1, K2, Z9
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z9, Z8
+	VMOVDQU64     Z8, (AX)(R8*1)
+	VPEXTRQ       $0x01, X4, R8
+	VPBROADCASTD  8(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z8, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X5, R8
+	VPBROADCASTD  16(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z8, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X5, R8
+	VPBROADCASTD  24(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X6, R8
+	VPBROADCASTD  32(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X6, R8
+	VPBROADCASTD  40(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X7, R8
+	VPBROADCASTD  48(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X7, R8
+	VPBROADCASTD  56(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	ADDQ          $0x08, SI
 	CMPQ          SI, DI
-	JLE           blockedAddAVX512_k16_unrolled
+	JLE           blockedAddAVX512_k16_prefetching
 
-	// One key a step while i+48 < n, prefetching key i+48.
-blockedAddAVX512_k16_one:
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedAddAVX512_k16_groups:
 	MOVQ BX, DI
-	SUBQ $0x30, DI
+	SUBQ $0x08, DI
 	CMPQ SI, DI
-	JGE  blockedAddAVX512_k16_tail
+	JGT  blockedAddAVX512_k16_tail
 
-blockedAddAVX512_k16_one_loop:
-	MOVQ          384(DX)(SI*8), R8
-	SHRQ          $0x20, R8
-	IMULQ         CX, R8
-	SHRQ          $0x1a, R8
-	ANDQ          $-64, R8
-	PREFETCHT0    (AX)(R8*1)
-	MOVQ          (DX)(SI*8), R8
-	SHRQ          $0x20, R8
-	IMULQ         CX, R8
-	SHRQ          $0x1a, R8
-	ANDQ          $-64, R8
-	VPBROADCASTD  (DX)(SI*8), Z3
-	VPMULLD       Z0, Z3, Z3
-	VPSRLD        $0x1a, Z3, Z3
-	VPMOVZXDQ     Y3, Z2
-	VEXTRACTI64X4 $0x01, Z3, Y3
-	VPMOVZXDQ     Y3, Z3
-	VPSLLVQ       Z2, Z1, Z2
-	VPSLLVQ.Z     Z3, Z1, K2, Z3
-	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z3, Z2
-	VMOVDQU64     Z2, (AX)(R8*1)
-	INCQ          SI
+blockedAddAVX512_k16_group_loop:
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULLQ       Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R8
+	VPBROADCASTD  (DX)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VPSLLVQ       Z8, Z1, Z8
+	VPSLLVQ.Z     Z9, Z1, K2, Z9
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z9, Z8
+	VMOVDQU64     Z8, (AX)(R8*1)
+	VPEXTRQ       $0x01, X4, R8
+	VPBROADCASTD  8(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z8, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X5, R8
+	VPBROADCASTD  16(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z8, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X5, R8
+	VPBROADCASTD  24(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X6, R8
+	VPBROADCASTD  32(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X6, R8
+	VPBROADCASTD  40(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X7, R8
+	VPBROADCASTD  48(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X7, R8
+	VPBROADCASTD  56(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	ADDQ          $0x08, SI
 	CMPQ          SI, DI
-	JLT           blockedAddAVX512_k16_one_loop
+	JLE           blockedAddAVX512_k16_group_loop
 
-	// The last keys, already prefetched.
+	// The last keys, one at a time.
 blockedAddAVX512_k16_tail:
 	CMPQ SI, BX
 	JGE  blockedAddAVX512_k16_end
@@ -1281,6 +1474,10 @@ TEXT ·blockedContainsAVX512(SB), NOSPLIT, $0-56
 	DECL         SI
 	KMOVW        SI, K1
 	KSHIFTRW     $0x08, K1, K2
+	KNOTB        K1, K1
+	VPBROADCASTQ CX, Z2
+	MOVQ         $-64, SI
+	VPBROADCASTQ SI, Z3
 
 	// Prologue: prefetch the blocks of the first min(n, dist) keys.
 	XORQ  SI, SI
@@ -1307,145 +1504,230 @@ blockedContainsAVX512_prologue_done:
 	CMPQ DI, $0x08
 	JGT  blockedContainsAVX512_k16
 
-	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
 	MOVQ BX, DI
-	SUBQ $0x34, DI
+	SUBQ $0x38, DI
 	CMPQ SI, DI
-	JGT  blockedContainsAVX512_k8_one
+	JGT  blockedContainsAVX512_k8_groups
 
-blockedContainsAVX512_k8_unrolled:
-	MOVQ         384(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	PREFETCHT0   (AX)(R10*1)
-	MOVQ         (DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	VPBROADCASTD (DX)(SI*8), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z2
-	VMOVDQU64    (AX)(R10*1), Z3
-	VPSRLVQ      Z2, Z3, Z2
-	VPTESTNMQ    Z1, Z2, K1, K2
-	XORL         R10, R10
-	KORTESTB     K2, K2
-	SETEQ        R10
-	MOVB         R10, (R8)(SI*1)
-	ADDQ         R10, R9
-	MOVQ         392(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	PREFETCHT0   (AX)(R10*1)
-	MOVQ         8(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	VPBROADCASTD 8(DX)(SI*8), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z2
-	VMOVDQU64    (AX)(R10*1), Z3
-	VPSRLVQ      Z2, Z3, Z2
-	VPTESTNMQ    Z1, Z2, K1, K2
-	XORL         R10, R10
-	KORTESTB     K2, K2
-	SETEQ        R10
-	MOVB         R10, 1(R8)(SI*1)
-	ADDQ         R10, R9
-	MOVQ         400(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	PREFETCHT0   (AX)(R10*1)
-	MOVQ         16(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	VPBROADCASTD 16(DX)(SI*8), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z2
-	VMOVDQU64    (AX)(R10*1), Z3
-	VPSRLVQ      Z2, Z3, Z2
-	VPTESTNMQ    Z1, Z2, K1, K2
-	XORL         R10, R10
-	KORTESTB     K2, K2
-	SETEQ        R10
-	MOVB         R10, 2(R8)(SI*1)
-	ADDQ         R10, R9
-	MOVQ         408(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	PREFETCHT0   (AX)(R10*1)
-	MOVQ         24(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	VPBROADCASTD 24(DX)(SI*8), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z2
-	VMOVDQU64    (AX)(R10*1), Z3
-	VPSRLVQ      Z2, Z3, Z2
-	VPTESTNMQ    Z1, Z2, K1, K2
-	XORL         R10, R10
-	KORTESTB     K2, K2
-	SETEQ        R10
-	MOVB         R10, 3(R8)(SI*1)
-	ADDQ         R10, R9
-	ADDQ         $0x04, SI
-	CMPQ         SI, DI
-	JLE          blockedContainsAVX512_k8_unrolled
+blockedContainsAVX512_k8_prefetching:
+	VMOVDQU64     384(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULLQ       Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULLQ       Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DX)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ       Z8, Z1, Z8
+	VPTESTMQ      (AX)(R10*1), Z8, K2
+	KORTESTB      K1, K2
+	SETCS         (R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         1(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         2(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         3(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         4(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         5(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         6(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         7(R8)(SI*1)
+	ADCQ          $0x00, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, DI
+	JLE           blockedContainsAVX512_k8_prefetching
 
-	// One key a step while i+48 < n, prefetching key i+48.
-blockedContainsAVX512_k8_one:
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedContainsAVX512_k8_groups:
 	MOVQ BX, DI
-	SUBQ $0x30, DI
+	SUBQ $0x08, DI
 	CMPQ SI, DI
-	JGE  blockedContainsAVX512_k8_tail
+	JGT  blockedContainsAVX512_k8_tail
 
-blockedContainsAVX512_k8_one_loop:
-	MOVQ         384(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	PREFETCHT0   (AX)(R10*1)
-	MOVQ         (DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	VPBROADCASTD (DX)(SI*8), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z2
-	VMOVDQU64    (AX)(R10*1), Z3
-	VPSRLVQ      Z2, Z3, Z2
-	VPTESTNMQ    Z1, Z2, K1, K2
-	XORL         R10, R10
-	KORTESTB     K2, K2
-	SETEQ        R10
-	MOVB         R10, (R8)(SI*1)
-	ADDQ         R10, R9
-	INCQ         SI
-	CMPQ         SI, DI
-	JLT          blockedContainsAVX512_k8_one_loop
+blockedContainsAVX512_k8_group_loop:
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULLQ       Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DX)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ       Z8, Z1, Z8
+	VPTESTMQ      (AX)(R10*1), Z8, K2
+	KORTESTB      K1, K2
+	SETCS         (R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         1(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         2(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         3(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         4(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         5(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         6(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         7(R8)(SI*1)
+	ADCQ          $0x00, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, DI
+	JLE           blockedContainsAVX512_k8_group_loop
 
-	// The last keys, already prefetched.
+	// The last keys, one at a time.
 blockedContainsAVX512_k8_tail:
 	CMPQ SI, BX
 	JGE  blockedContainsAVX512_k8_end
@@ -1460,14 +1742,11 @@ blockedContainsAVX512_k8_tail_loop:
 	VPMULLD      Y0, Y2, Y2
 	VPSRLD       $0x1a, Y2, Y2
 	VPMOVZXDQ    Y2, Z2
-	VMOVDQU64    (AX)(DI*1), Z3
-	VPSRLVQ      Z2, Z3, Z2
-	VPTESTNMQ    Z1, Z2, K1, K2
-	XORL         DI, DI
-	KORTESTB     K2, K2
-	SETEQ        DI
-	MOVB         DI, (R8)(SI*1)
-	ADDQ         DI, R9
+	VPSLLVQ      Z2, Z1, Z2
+	VPTESTMQ     (AX)(DI*1), Z2, K2
+	KORTESTB     K1, K2
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
 	INCQ         SI
 	CMPQ         SI, BX
 	JLT          blockedContainsAVX512_k8_tail_loop
@@ -1476,165 +1755,310 @@ blockedContainsAVX512_k8_end:
 	JMP blockedContainsAVX512_done
 
 blockedContainsAVX512_k16:
-	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
 	MOVQ BX, DI
-	SUBQ $0x34, DI
+	SUBQ $0x38, DI
 	CMPQ SI, DI
-	JGT  blockedContainsAVX512_k16_one
+	JGT  blockedContainsAVX512_k16_groups
 
-blockedContainsAVX512_k16_unrolled:
-	MOVQ          384(DX)(SI*8), R10
-	SHRQ          $0x20, R10
-	IMULQ         CX, R10
-	SHRQ          $0x1a, R10
-	ANDQ          $-64, R10
+blockedContainsAVX512_k16_prefetching:
+	VMOVDQU64     384(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULLQ       Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
 	PREFETCHT0    (AX)(R10*1)
-	MOVQ          (DX)(SI*8), R10
-	SHRQ          $0x20, R10
-	IMULQ         CX, R10
-	SHRQ          $0x1a, R10
-	ANDQ          $-64, R10
-	VPBROADCASTD  (DX)(SI*8), Z3
-	VPMULLD       Z0, Z3, Z3
-	VPSRLD        $0x1a, Z3, Z3
-	VPMOVZXDQ     Y3, Z2
-	VEXTRACTI64X4 $0x01, Z3, Y3
-	VPMOVZXDQ     Y3, Z3
-	VMOVDQU64     (AX)(R10*1), Z4
-	VPSRLVQ       Z2, Z4, Z2
-	VPSRLVQ       Z3, Z4, Z3
-	VPANDQ        Z3, Z2, K2, Z2
-	VPTESTNMQ     Z1, Z2, K1
-	XORL          R10, R10
-	KORTESTB      K1, K1
-	SETEQ         R10
-	MOVB          R10, (R8)(SI*1)
-	ADDQ          R10, R9
-	MOVQ          392(DX)(SI*8), R10
-	SHRQ          $0x20, R10
-	IMULQ         CX, R10
-	SHRQ          $0x1a, R10
-	ANDQ          $-64, R10
+	VPEXTRQ       $0x01, X4, R10
 	PREFETCHT0    (AX)(R10*1)
-	MOVQ          8(DX)(SI*8), R10
-	SHRQ          $0x20, R10
-	IMULQ         CX, R10
-	SHRQ          $0x1a, R10
-	ANDQ          $-64, R10
-	VPBROADCASTD  8(DX)(SI*8), Z3
-	VPMULLD       Z0, Z3, Z3
-	VPSRLD        $0x1a, Z3, Z3
-	VPMOVZXDQ     Y3, Z2
-	VEXTRACTI64X4 $0x01, Z3, Y3
-	VPMOVZXDQ     Y3, Z3
-	VMOVDQU64     (AX)(R10*1), Z4
-	VPSRLVQ       Z2, Z4, Z2
-	VPSRLVQ       Z3, Z4, Z3
-	VPANDQ        Z3, Z2, K2, Z2
-	VPTESTNMQ     Z1, Z2, K1
-	XORL          R10, R10
-	KORTESTB      K1, K1
-	SETEQ         R10
-	MOVB          R10, 1(R8)(SI*1)
-	ADDQ          R10, R9
-	MOVQ          400(DX)(SI*8), R10
-	SHRQ          $0x20, R10
-	IMULQ         CX, R10
-	SHRQ          $0x1a, R10
-	ANDQ          $-64, R10
+	VMOVQ         X5, R10
 	PREFETCHT0    (AX)(R10*1)
-	MOVQ          16(DX)(SI*8), R10
-	SHRQ          $0x20, R10
-	IMULQ         CX, R10
-	SHRQ          $0x1a, R10
-	ANDQ          $-64, R10
-	VPBROADCASTD  16(DX)(SI*8), Z3
-	VPMULLD       Z0, Z3, Z3
-	VPSRLD        $0x1a, Z3, Z3
-	VPMOVZXDQ     Y3, Z2
-	VEXTRACTI64X4 $0x01, Z3, Y3
-	VPMOVZXDQ     Y3, Z3
-	VMOVDQU64     (AX)(R10*1), Z4
-	VPSRLVQ       Z2, Z4, Z2
-	VPSRLVQ       Z3, Z4, Z3
-	VPANDQ        Z3, Z2, K2, Z2
-	VPTESTNMQ     Z1, Z2, K1
-	XORL          R10, R10
-	KORTESTB      K1, K1
-	SETEQ         R10
-	MOVB          R10, 2(R8)(SI*1)
-	ADDQ          R10, R9
-	MOVQ          408(DX)(SI*8), R10
-	SHRQ          $0x20, R10
-	IMULQ         CX, R10
-	SHRQ          $0x1a, R10
-	ANDQ          $-64, R10
+	VPEXTRQ       $0x01, X5, R10
 	PREFETCHT0    (AX)(R10*1)
-	MOVQ          24(DX)(SI*8), R10
-	SHRQ          $0x20, R10
-	IMULQ         CX, R10
-	SHRQ          $0x1a, R10
-	ANDQ          $-64, R10
-	VPBROADCASTD  24(DX)(SI*8), Z3
-	VPMULLD       Z0, Z3, Z3
-	VPSRLD        $0x1a, Z3, Z3
-	VPMOVZXDQ     Y3, Z2
-	VEXTRACTI64X4 $0x01, Z3, Y3
-	VPMOVZXDQ     Y3, Z3
-	VMOVDQU64     (AX)(R10*1), Z4
-	VPSRLVQ       Z2, Z4, Z2
-	VPSRLVQ       Z3, Z4, Z3
-	VPANDQ        Z3, Z2, K2, Z2
-	VPTESTNMQ     Z1, Z2, K1
-	XORL          R10, R10
-	KORTESTB      K1, K1
-	SETEQ         R10
-	MOVB          R10, 3(R8)(SI*1)
-	ADDQ          R10, R9
-	ADDQ          $0x04, SI
+	VMOVQ         X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULLQ       Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DX)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VMOVDQU64     (AX)(R10*1), Z10
+	VPSRLVQ       Z8, Z10, Z8
+	VPSRLVQ       Z9, Z10, Z9
+	VPANDQ        Z9, Z8, K2, Z8
+	VPTESTMQ      Z1, Z8, K3
+	KORTESTB      K1, K3
+	SETCS         (R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VMOVDQU64     (AX)(R10*1), Z9
+	VPSRLVQ       Z4, Z9, Z4
+	VPSRLVQ       Z8, Z9, Z8
+	VPANDQ        Z8, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         1(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VMOVDQU64     (AX)(R10*1), Z9
+	VPSRLVQ       Z4, Z9, Z4
+	VPSRLVQ       Z8, Z9, Z8
+	VPANDQ        Z8, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         2(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R10*1), Z8
+	VPSRLVQ       Z4, Z8, Z4
+	VPSRLVQ       Z5, Z8, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         3(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R10*1), Z8
+	VPSRLVQ       Z4, Z8, Z4
+	VPSRLVQ       Z5, Z8, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         4(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R10*1), Z6
+	VPSRLVQ       Z4, Z6, Z4
+	VPSRLVQ       Z5, Z6, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         5(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R10*1), Z6
+	VPSRLVQ       Z4, Z6, Z4
+	VPSRLVQ       Z5, Z6, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         6(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R10*1), Z6
+	VPSRLVQ       Z4, Z6, Z4
+	VPSRLVQ       Z5, Z6, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         7(R8)(SI*1)
+	ADCQ          $0x00, R9
+	ADDQ          $0x08, SI
 	CMPQ          SI, DI
-	JLE           blockedContainsAVX512_k16_unrolled
+	JLE           blockedContainsAVX512_k16_prefetching
 
-	// One key a step while i+48 < n, prefetching key i+48.
-blockedContainsAVX512_k16_one:
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedContainsAVX512_k16_groups:
 	MOVQ BX, DI
-	SUBQ $0x30, DI
+	SUBQ $0x08, DI
 	CMPQ SI, DI
-	JGE  blockedContainsAVX512_k16_tail
+	JGT  blockedContainsAVX512_k16_tail
 
-blockedContainsAVX512_k16_one_loop:
-	MOVQ          384(DX)(SI*8), R10
-	SHRQ          $0x20, R10
-	IMULQ         CX, R10
-	SHRQ          $0x1a, R10
-	ANDQ          $-64, R10
-	PREFETCHT0    (AX)(R10*1)
-	MOVQ          (DX)(SI*8), R10
-	SHRQ          $0x20, R10
-	IMULQ         CX, R10
-	SHRQ          $0x1a, R10
-	ANDQ          $-64, R10
-	VPBROADCASTD  (DX)(SI*8), Z3
-	VPMULLD       Z0, Z3, Z3
-	VPSRLD        $0x1a, Z3, Z3
-	VPMOVZXDQ     Y3, Z2
-	VEXTRACTI64X4 $0x01, Z3, Y3
-	VPMOVZXDQ     Y3, Z3
-	VMOVDQU64     (AX)(R10*1), Z4
-	VPSRLVQ       Z2, Z4, Z2
-	VPSRLVQ       Z3, Z4, Z3
-	VPANDQ        Z3, Z2, K2, Z2
-	VPTESTNMQ     Z1, Z2, K1
-	XORL          R10, R10
-	KORTESTB      K1, K1
-	SETEQ         R10
-	MOVB          R10, (R8)(SI*1)
-	ADDQ          R10, R9
-	INCQ          SI
+blockedContainsAVX512_k16_group_loop:
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULLQ       Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DX)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VMOVDQU64     (AX)(R10*1), Z10
+	VPSRLVQ       Z8, Z10, Z8
+	VPSRLVQ       Z9, Z10, Z9
+	VPANDQ        Z9, Z8, K2, Z8
+	VPTESTMQ      Z1, Z8, K3
+	KORTESTB      K1, K3
+	SETCS         (R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VMOVDQU64     (AX)(R10*1), Z9
+	VPSRLVQ       Z4, Z9, Z4
+	VPSRLVQ       Z8, Z9, Z8
+	VPANDQ        Z8, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         1(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VMOVDQU64     (AX)(R10*1), Z9
+	VPSRLVQ       Z4, Z9, Z4
+	VPSRLVQ       Z8, Z9, Z8
+	VPANDQ        Z8, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         2(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R10*1), Z8
+	VPSRLVQ       Z4, Z8, Z4
+	VPSRLVQ       Z5, Z8, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         3(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R10*1), Z8
+	VPSRLVQ       Z4, Z8, Z4
+	VPSRLVQ       Z5, Z8, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         4(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R10*1), Z6
+	VPSRLVQ       Z4, Z6, Z4
+	VPSRLVQ       Z5, Z6, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         5(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R10*1), Z6
+	VPSRLVQ       Z4, Z6, Z4
+	VPSRLVQ       Z5, Z6, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         6(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R10*1), Z6
+	VPSRLVQ       Z4, Z6, Z4
+	VPSRLVQ       Z5, Z6, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         7(R8)(SI*1)
+	ADCQ          $0x00, R9
+	ADDQ          $0x08, SI
 	CMPQ          SI, DI
-	JLT           blockedContainsAVX512_k16_one_loop
+	JLE           blockedContainsAVX512_k16_group_loop
 
-	// The last keys, already prefetched.
+	// The last keys, one at a time.
 blockedContainsAVX512_k16_tail:
 	CMPQ SI, BX
 	JGE  blockedContainsAVX512_k16_end
@@ -1655,12 +2079,10 @@ blockedContainsAVX512_k16_tail_loop:
 	VPSRLVQ       Z2, Z4, Z2
 	VPSRLVQ       Z3, Z4, Z3
 	VPANDQ        Z3, Z2, K2, Z2
-	VPTESTNMQ     Z1, Z2, K1
-	XORL          DI, DI
-	KORTESTB      K1, K1
-	SETEQ         DI
-	MOVB          DI, (R8)(SI*1)
-	ADDQ          DI, R9
+	VPTESTMQ      Z1, Z2, K3
+	KORTESTB      K1, K3
+	SETCS         (R8)(SI*1)
+	ADCQ          $0x00, R9
 	INCQ          SI
 	CMPQ          SI, BX
 	JLT           blockedContainsAVX512_k16_tail_loop
