@@ -58,6 +58,23 @@ func Available() []string {
 	return append(out, Generic)
 }
 
+// Built returns the kernel sets this build contains for its architecture,
+// whether or not the CPU can run them, best first; "generic" is always
+// last. Tests and CI compare it with Available to say which kernels a run
+// could not exercise.
+func Built() []string {
+	var out []string
+	if AsmBuilt {
+		switch runtime.GOARCH {
+		case "amd64":
+			out = append(out, AVX512, AVX2)
+		case "arm64":
+			out = append(out, NEON)
+		}
+	}
+	return append(out, Generic)
+}
+
 func choose(env string, asm bool) (name, why string) {
 	best := Available()[0]
 	env = strings.ToLower(strings.TrimSpace(env))

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,6 +33,15 @@ func TestChoose(t *testing.T) {
 
 func TestAvailable(t *testing.T) {
 	a := Available()
+	b := Built()
+	for _, k := range a {
+		if !slices.Contains(b, k) {
+			t.Fatalf("available kernel %q is not built: Built() = %v", k, b)
+		}
+	}
+	if b[len(b)-1] != Generic {
+		t.Fatalf("Built() = %v: generic must be last", b)
+	}
 	if a[len(a)-1] != Generic {
 		t.Fatalf("Available() = %v: generic must be last", a)
 	}
