@@ -129,7 +129,7 @@ func specsFor(fpp float64) []caseSpec {
 	return out
 }
 
-var probes = []string{"chain", "random", "prefetch"}
+var probes = []string{"chain", "random", "prefetch", "call"}
 
 // Plan lists every leaf benchmark this configuration runs, as go test
 // names them (without the -GOMAXPROCS suffix), in run order.
@@ -330,6 +330,8 @@ func benchMemory(b *testing.B, n int, fpp float64) {
 					sink += p.ProbeRandom(hs)
 				case "prefetch":
 					sink += p.ProbePrefetch(hs)
+				case "call":
+					sink += uint64(p.ProbeCall(hs))
 				}
 				lo = nextChunk(lo, absent.Len())
 				iters++

@@ -16,6 +16,15 @@ type Probe struct {
 	region *mem.Region
 	lines  uint64
 	cursor uint64 // where ProbeChain resumes
+	call   callTable
+}
+
+// callTable is what ProbeCall passes to the empty assembly function: a
+// pointer to a slice header and a count, as sift's single-key kernels take
+// their *kernel.BlockedTable.
+type callTable struct {
+	words []uint64
+	k     int
 }
 
 // NewProbe returns a probe over an array of at least size bytes (rounded up
@@ -64,6 +73,22 @@ func (p *Probe) ProbeChain(steps int) uint64 {
 	}
 	p.cursor = cur
 	return cur
+}
+
+// ProbeCall calls an empty assembly function (in Go where there is none)
+// once per hash, with a pointer and the hash as arguments and a bool result,
+// in the loop shape of a single-key lookup, and returns how many it
+// reported true (none). It reads no memory: it is the floor under any loop
+// that makes one call into assembly per key, such as sift's ContainsHash
+// (and parquet-go's Check), whatever the call does.
+func (p *Probe) ProbeCall(hs []uint64) int {
+	c := 0
+	for _, h := range hs {
+		if callFloor(&p.call, h) {
+			c++
+		}
+	}
+	return c
 }
 
 // ProbeRandom reads word 0 of the line each hash of hs maps to (independent

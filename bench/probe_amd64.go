@@ -6,3 +6,8 @@ package bench
 //
 //go:noescape
 func probePrefetch(words *uint64, lines uint64, hs []uint64) uint64
+
+// callFloor returns false: ProbeCall's empty call, in probe_amd64.s.
+//
+//go:noescape
+func callFloor(t *callTable, h uint64) bool
