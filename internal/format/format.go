@@ -58,7 +58,13 @@ const (
 	KindScalable Kind = 3 // blocked.Scalable: a chain of blocked filters
 	KindCounting Kind = 4 // classic.Counting
 	KindClassic  Kind = 5 // classic.Filter (native form)
+	// KindSplitBlock is blocked.SplitBlock: Parquet's split-block Bloom
+	// filter, its bitset as the payload.
+	KindSplitBlock Kind = 6
 )
+
+// MaxKind is the highest kind this code knows.
+const MaxKind = KindSplitBlock
 
 // String returns the kind's name, as `sift info` prints it.
 func (k Kind) String() string {
@@ -73,6 +79,8 @@ func (k Kind) String() string {
 		return "counting"
 	case KindClassic:
 		return "classic"
+	case KindSplitBlock:
+		return "sbbf"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -84,6 +92,7 @@ type Hash uint8
 const (
 	HashXXH3    Hash = 1 // package hash: XXH3-64 with the header's seed
 	HashMurmur3 Hash = 2 // murmur3_x64_128, seed 0, Guava funnels (classic.Filter)
+	HashXXH64   Hash = 3 // XXH64, seed 0, of Parquet's plain encoding (blocked.SplitBlock)
 )
 
 // String returns the hash algorithm's name.
@@ -93,6 +102,8 @@ func (h Hash) String() string {
 		return "xxh3-64"
 	case HashMurmur3:
 		return "murmur3_x64_128"
+	case HashXXH64:
+		return "xxh64"
 	}
 	return fmt.Sprintf("hash(%d)", uint8(h))
 }
@@ -195,13 +206,13 @@ func ParseHeader(b []byte, want Kind, opt Options) (h Header, payloadOff uint64,
 			return h, 0, errf(sift.ErrCorrupt, "reserved bytes are not zero")
 		}
 	}
-	if h.Kind < KindBlocked || h.Kind > KindClassic {
+	if h.Kind < KindBlocked || h.Kind > MaxKind {
 		return h, 0, errf(sift.ErrCorrupt, "unknown filter kind %d", uint8(h.Kind))
 	}
 	if want != 0 && h.Kind != want {
 		return h, 0, errf(sift.ErrKind, "file holds a %v filter, want %v", h.Kind, want)
 	}
-	if h.Hash != HashXXH3 && h.Hash != HashMurmur3 {
+	if h.Hash < HashXXH3 || h.Hash > HashXXH64 {
 		return h, 0, errf(sift.ErrCorrupt, "unknown hash algorithm %d", uint8(h.Hash))
 	}
 	h.Seed = binary.LittleEndian.Uint64(b[16:])
@@ -290,7 +301,24 @@ func Read(r io.Reader, want Kind, opt Options) (h Header, payload []byte, n int6
 		}
 		left -= c
 	}
-	total := int(h.PayloadLen)
+	buf, m, err := ReadBytes(r, int(h.PayloadLen))
+	n += int64(m)
+	if err != nil {
+		return h, nil, n, readErr(err, "payload", m, int(h.PayloadLen))
+	}
+	if !opt.SkipPayloadCRC {
+		if c := Checksum(buf); c != h.PayloadCRC {
+			return h, nil, n, errf(sift.ErrChecksum, "payload CRC-32C is %#08x, stored %#08x", c, h.PayloadCRC)
+		}
+	}
+	return h, buf, n, nil
+}
+
+// ReadBytes reads exactly total bytes from r into a 64-byte-aligned buffer
+// that grows only as input arrives (from 64 KiB, doubling), so a size
+// claimed by a header costs nothing until the bytes are there. It returns
+// the bytes read so far and the error of a short read.
+func ReadBytes(r io.Reader, total int) ([]byte, int, error) {
 	buf := mem.AlignedBytes(min(total, firstChunk))
 	got := 0
 	for got < total {
@@ -301,18 +329,11 @@ func Read(r io.Reader, want Kind, opt Options) (h Header, payload []byte, n int6
 		}
 		m, err := io.ReadFull(r, buf[got:])
 		got += m
-		n += int64(m)
 		if err != nil {
-			return h, nil, n, readErr(err, "payload", got, total)
+			return buf[:got], got, err
 		}
 	}
-	buf = buf[:total:total]
-	if !opt.SkipPayloadCRC {
-		if c := Checksum(buf); c != h.PayloadCRC {
-			return h, nil, n, errf(sift.ErrChecksum, "payload CRC-32C is %#08x, stored %#08x", c, h.PayloadCRC)
-		}
-	}
-	return h, buf, n, nil
+	return buf[:total:total], total, nil
 }
 
 func readErr(err error, what string, got, want int) error {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -229,4 +230,48 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("Read disagrees with Decode: %v", err)
 		}
 	})
+}
+
+func TestWords32(t *testing.T) {
+	b := make([]byte, 4*9+2)
+	for i := range b {
+		b[i] = byte(i*5 + 1)
+	}
+	for off := 0; off < 3; off++ {
+		w, shared := Words32(b[off : off+36])
+		if shared != (littleEndian && uintptr(unsafe.Pointer(&b[off]))%4 == 0) {
+			t.Fatalf("off %d: shared = %v", off, shared)
+		}
+		for i, x := range w {
+			if x != binary.LittleEndian.Uint32(b[off+4*i:]) {
+				t.Fatalf("off %d word %d", off, i)
+			}
+		}
+		if !bytes.Equal(Word32Bytes(w), b[off:off+36]) {
+			t.Fatalf("off %d: Word32Bytes", off)
+		}
+	}
+	if w, _ := Words32(nil); len(w) != 0 || len(Word32Bytes(nil)) != 0 {
+		t.Fatal("empty")
+	}
+}
+
+// TestKinds: every kind up to MaxKind and every hash up to HashXXH64 is
+// accepted, the next ones are not, and each has a name.
+func TestKinds(t *testing.T) {
+	_, p := sample(64)
+	for k := KindBlocked; k <= MaxKind+1; k++ {
+		for hash := HashXXH3; hash <= HashXXH64+1; hash++ {
+			_, _, _, err := Decode(Encode(Header{Kind: k, Hash: hash}, p), 0, Options{})
+			if ok := k <= MaxKind && hash <= HashXXH64; ok != (err == nil) {
+				t.Errorf("kind %d hash %d: %v", k, hash, err)
+			}
+		}
+		if name := k.String(); (k <= MaxKind) == strings.HasPrefix(name, "kind(") {
+			t.Errorf("kind %d is named %q", k, name)
+		}
+	}
+	if KindSplitBlock.String() != "sbbf" || HashXXH64.String() != "xxh64" {
+		t.Error("names")
+	}
 }

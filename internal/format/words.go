@@ -46,3 +46,42 @@ func WordBytes(w []uint64) []byte {
 	}
 	return b
 }
+
+// Words32 is Words for a payload of little-endian uint32 words (a Parquet
+// split-block bitset): it aliases b on a little-endian machine when b is
+// 4-byte aligned, else it decodes a copy. A trailing partial word is
+// ignored.
+func Words32(b []byte) (w []uint32, shared bool) {
+	n := len(b) / 4
+	if n == 0 {
+		return []uint32{}, false
+	}
+	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n), true
+	}
+	w = make([]uint32, n)
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return w, false
+}
+
+// Word32Bytes is WordBytes for uint32 words: their little-endian bytes,
+// aliasing w on a little-endian machine.
+func Word32Bytes(w []uint32) []byte {
+	if len(w) == 0 {
+		return []byte{}
+	}
+	if littleEndian {
+		return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), 4*len(w))
+	}
+	b := make([]byte, 4*len(w))
+	for i, x := range w {
+		binary.LittleEndian.PutUint32(b[4*i:], x)
+	}
+	return b
+}
+
+// LittleEndian reports whether this machine stores integers little-endian,
+// the byte order of the format (and of Parquet's bitsets).
+func LittleEndian() bool { return littleEndian }
