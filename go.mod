@@ -7,3 +7,5 @@ require (
 	github.com/zeebo/xxh3 v1.1.0
 	golang.org/x/sys v0.41.0
 )
+
+require github.com/cespare/xxhash/v2 v2.3.0 // indirect
