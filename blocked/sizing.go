@@ -190,12 +190,21 @@ func (c *momentCache) get(load uint64, ones, twos int) (float64, float64) {
 // with k probes after n keys, and the expected square of a block's rate.
 // cache, if not nil, must have been used only with this k.
 func fprMoments(blocks uint64, k int, n uint64, cache *momentCache) (mean, sq float64) {
+	ones, twos := wordsByProbes(k)
+	return loadMoments(blocks, n, func(load uint64) (float64, float64) { return cache.get(load, ones, twos) })
+}
+
+// loadMoments averages a block's false-positive rate (hit) and its square
+// (sq), given by at as functions of the number of keys in the block, over
+// the binomial load of the block an absent key lands in: n keys over
+// blocks blocks. at must be increasing in the load (every design here is),
+// and its rate must be 1, to float64 precision, from a load of 4096 on.
+func loadMoments(blocks, n uint64, at func(load uint64) (hit, sq float64)) (mean, sq float64) {
 	if n == 0 {
 		return 0, 0
 	}
-	ones, twos := wordsByProbes(k)
 	if blocks == 1 {
-		return blockMoments(float64(n), ones, twos)
+		return at(n)
 	}
 	// Binomial(n, p) load, p = 1/blocks, summed outward from the mode.
 	p := 1 / float64(blocks)
@@ -216,7 +225,7 @@ func fprMoments(blocks uint64, k int, n uint64, cache *momentCache) (mean, sq fl
 	logOdds := logp - logq
 	add := func(logPMF float64, load uint64) float64 {
 		w := math.Exp(logPMF)
-		h, s := cache.get(load, ones, twos)
+		h, s := at(load)
 		mean += w * h
 		sq += w * s
 		return w * h
@@ -324,11 +333,17 @@ func optimalBlocks(n uint64, fpp float64) (blocks uint64, k int, err error) {
 // probes keep fprBound within fpp after n keys, or 0 if there is none;
 // start is where the bracket search begins.
 func leastBlocks(k int, n uint64, fpp float64, start, limit uint64, cache *momentCache) uint64 {
-	fprBound := func(blocks uint64, k int, n uint64) float64 { return fprBoundCached(blocks, k, n, cache) }
-	// Find lo < hi with fprBound(lo) > fpp (or lo = 0) and fprBound(hi) <= fpp.
+	return leastBlocksBy(fpp, start, limit, func(blocks uint64) float64 { return fprBoundCached(blocks, k, n, cache) })
+}
+
+// leastBlocksBy returns the least block count, at most limit, whose
+// bound(blocks) is at most fpp, or 0 if there is none; bound must
+// decrease as blocks grow, and start is where the bracket search begins.
+func leastBlocksBy(fpp float64, start, limit uint64, bound func(blocks uint64) float64) uint64 {
+	// Find lo < hi with bound(lo) > fpp (or lo = 0) and bound(hi) <= fpp.
 	lo, hi := uint64(0), start
-	if fprBound(hi, k, n) <= fpp {
-		for hi > 1 && fprBound(hi/2, k, n) <= fpp {
+	if bound(hi) <= fpp {
+		for hi > 1 && bound(hi/2) <= fpp {
 			hi /= 2
 		}
 		lo = hi / 2
@@ -339,14 +354,14 @@ func leastBlocks(k int, n uint64, fpp float64, start, limit uint64, cache *momen
 				return 0
 			}
 			hi = min(limit, 2*lo)
-			if fprBound(hi, k, n) <= fpp {
+			if bound(hi) <= fpp {
 				break
 			}
 		}
 	}
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
-		if fprBound(mid, k, n) <= fpp {
+		if bound(mid) <= fpp {
 			hi = mid
 		} else {
 			lo = mid

@@ -1,0 +1,248 @@
+package blocked
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"unsafe"
+
+	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/format"
+	"github.com/sift-go/sift/internal/mem"
+)
+
+// goldenSplitBlock is the split-block filter of the testdata files: the
+// INT64 values 0..999 and the strings key-0..key-999 in 64 blocks.
+func goldenSplitBlock() *SplitBlock {
+	f, _ := NewSplitBlockWithSize(64 * 32)
+	for i := range 1000 {
+		f.AddInt64(int64(i))
+		f.AddString("key-" + itoa(uint64(i)))
+	}
+	return f
+}
+
+func sameSplit(t *testing.T, what string, a, b interface{ AppendBitset([]byte) []byte }) {
+	t.Helper()
+	if !bytes.Equal(a.AppendBitset(nil), b.AppendBitset(nil)) {
+		t.Fatalf("%s: bitsets differ", what)
+	}
+}
+
+// TestSplitBlockGolden locks the file layout (sift's format and the
+// Parquet bytes) with a hash, and checks the testdata files, written on
+// amd64, on every architecture (arm64 and big-endian s390x under qemu in
+// CI). Regenerate with SIFT_UPDATE_TESTDATA=1.
+func TestSplitBlockGolden(t *testing.T) {
+	f := goldenSplitBlock()
+	defer f.Close()
+	enc, _ := f.MarshalBinary()
+	pq, _ := f.MarshalParquet()
+	sum := sha256.Sum256(append(bytes.Clone(enc), pq...))
+	const want = "b8737ec59abc40f4739705283e906763184b452e1ecf123c98c8fd2682ac4d85"
+	if got := hex.EncodeToString(sum[:]); got != want {
+		t.Errorf("layout changed: SHA-256 %s, want %s", got, want)
+	}
+	if enc[10] != byte(format.KindSplitBlock) || enc[11] != byte(format.HashXXH64) || binary.LittleEndian.Uint64(enc[48:]) != 64 ||
+		!bytes.Equal(enc[format.HeaderSize:], pq[len(pq)-64*32:]) {
+		t.Fatal("header fields or payload moved")
+	}
+	spath := filepath.Join("testdata", "sbbf-v1.sift")
+	ppath := filepath.Join("testdata", "sbbf.bloom")
+	if os.Getenv("SIFT_UPDATE_TESTDATA") != "" {
+		os.WriteFile(spath, enc, 0o644)
+		os.WriteFile(ppath, pq, 0o644)
+	}
+	sdata, err := os.ReadFile(spath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdata, err := os.ReadFile(ppath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(sdata, enc) || !bytes.Equal(pdata, pq) {
+		t.Fatal("this platform encodes the golden filter differently from the testdata")
+	}
+	v, err := OpenSplitBlock(spath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	p, _, err := ParseParquet(pdata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1000 {
+		s := "key-" + itoa(uint64(i))
+		if !v.ContainsInt64(int64(i)) || !v.ContainsString(s) || !p.ContainsInt64(int64(i)) || !p.ContainsString(s) {
+			t.Fatalf("value %d missing from a decoded testdata filter", i)
+		}
+	}
+}
+
+func TestSplitBlockRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	for _, numBytes := range []uint64{32, 3 * 32, 1 << 16, 8 << 20} {
+		f := mustSplit(t, numBytes)
+		hs := hashes(int(numBytes/16), numBytes)
+		f.AddHashes(hs)
+		enc, _ := f.MarshalBinary()
+		var buf bytes.Buffer
+		if n, err := f.WriteTo(&buf); err != nil || n != int64(len(enc)) || !bytes.Equal(buf.Bytes(), enc) {
+			t.Fatalf("WriteTo differs from MarshalBinary: %v", err)
+		}
+		var u SplitBlock
+		if err := u.UnmarshalBinary(enc); err != nil {
+			t.Fatal(err)
+		}
+		sameSplit(t, "UnmarshalBinary", f, &u)
+		var r SplitBlock
+		tail := append(bytes.Clone(enc), 1, 2, 3)
+		if n, err := r.ReadFrom(bytes.NewReader(tail)); err != nil || n != int64(len(enc)) {
+			t.Fatalf("ReadFrom: %d, %v", n, err)
+		}
+		sameSplit(t, "ReadFrom", f, &r)
+		if err := u.UnmarshalBinary(tail); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("UnmarshalBinary with trailing bytes: %v", err)
+		}
+		path := filepath.Join(dir, "f.sift")
+		writeFile(t, path, f)
+		v, err := OpenSplitBlock(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if isUnix && littleEndian() && !v.Mapped() {
+			t.Fatal("OpenSplitBlock did not map the file")
+		}
+		sameSplit(t, "OpenSplitBlock", f, v)
+		out := make([]bool, len(hs))
+		if n := v.ContainsHashes(hs, out); n != len(hs) {
+			t.Fatalf("View lost keys: %d of %d", n, len(hs))
+		}
+		for _, h := range hashes(500, 7) {
+			if v.ContainsHash(h) != f.ContainsHash(h) {
+				t.Fatal("View answers differently")
+			}
+		}
+		if v.EstimatedCount() != f.EstimatedCount() || v.FPP() != f.FPP() || v.Blocks() != f.Blocks() || v.NumBytes() != f.NumBytes() {
+			t.Fatal("View statistics differ")
+		}
+		venc, _ := v.MarshalBinary()
+		var vbuf bytes.Buffer
+		v.WriteTo(&vbuf)
+		if !bytes.Equal(venc, enc) || !bytes.Equal(vbuf.Bytes(), enc) {
+			t.Fatal("View re-encodes differently")
+		}
+		c := v.Clone()
+		c.AddString("new")
+		if !c.ContainsString("new") {
+			t.Fatal("clone of a View is not writable")
+		}
+		for _, x := range []interface{ Close() error }{c, v, &u, &r} {
+			if err := x.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Fatal("View query after Close did not panic")
+				}
+			}()
+			v.ContainsHash(1)
+		}()
+	}
+}
+
+func TestSplitBlockDecodeErrors(t *testing.T) {
+	f := mustSplit(t, 4*32)
+	f.AddHashes(hashes(20, 1))
+	valid, _ := f.MarshalBinary()
+	payload := valid[format.HeaderSize:]
+	craftSplit := func(edit func(h *format.Header)) []byte {
+		h := splitHeader(4)
+		edit(&h)
+		return format.Encode(h, payload)
+	}
+	blockedFile, _ := mustNewSize(t, 512, 3).MarshalBinary()
+	cases := []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"empty", nil, sift.ErrTruncated},
+		{"blocked filter", blockedFile, sift.ErrKind},
+		{"xxh3 hash", craftSplit(func(h *format.Header) { h.Hash = format.HashXXH3 }), sift.ErrCorrupt},
+		{"seed", craftSplit(func(h *format.Header) { h.Seed = 1 }), sift.ErrCorrupt},
+		{"0 blocks", craftSplit(func(h *format.Header) { h.Params[0] = 0 }), sift.ErrCorrupt},
+		{"5 blocks", craftSplit(func(h *format.Header) { h.Params[0] = 5 }), sift.ErrCorrupt},
+		{"2^31 blocks", craftSplit(func(h *format.Header) { h.Params[0] = 1 << 31 }), sift.ErrCorrupt},
+		{"param 1", craftSplit(func(h *format.Header) { h.Params[1] = 1 }), sift.ErrCorrupt},
+		{"param 7", craftSplit(func(h *format.Header) { h.Params[7] = 8 }), sift.ErrCorrupt},
+		{"truncated", valid[:len(valid)-1], sift.ErrTruncated},
+		{"payload flip", func() []byte { b := bytes.Clone(valid); b[len(b)-1] ^= 1; return b }(), sift.ErrChecksum},
+		{"trailing", append(bytes.Clone(valid), 0), sift.ErrCorrupt},
+	}
+	for _, c := range cases {
+		if err := (&SplitBlock{}).UnmarshalBinary(c.data); !errors.Is(err, c.want) {
+			t.Errorf("%s: UnmarshalBinary: %v, want %v", c.name, err, c.want)
+		}
+		if _, err := SplitBlockFromBytes(c.data); !errors.Is(err, c.want) {
+			t.Errorf("%s: SplitBlockFromBytes: %v, want %v", c.name, err, c.want)
+		}
+		if c.name == "trailing" {
+			continue // ReadFrom reads one filter and stops
+		}
+		if _, err := (&SplitBlock{}).ReadFrom(bytes.NewReader(c.data)); !errors.Is(err, c.want) {
+			t.Errorf("%s: ReadFrom: %v, want %v", c.name, err, c.want)
+		}
+	}
+	if _, err := SplitBlockFromBytes(valid, WithMaxSize(64)); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("WithMaxSize: %v", err)
+	}
+	bad := bytes.Clone(valid)
+	bad[len(bad)-1] ^= 1
+	if v, err := SplitBlockFromBytes(bad, WithoutChecksum()); err != nil {
+		t.Errorf("WithoutChecksum: %v", err)
+	} else {
+		v.Close()
+	}
+	if _, err := OpenSplitBlock(filepath.Join("testdata", "blocked-v1.sift")); !errors.Is(err, sift.ErrKind) {
+		t.Errorf("OpenSplitBlock of a blocked file: %v", err)
+	}
+	if _, err := Open(filepath.Join("testdata", "sbbf-v1.sift")); !errors.Is(err, sift.ErrKind) {
+		t.Errorf("Open of a split-block file: %v", err)
+	}
+	if _, err := OpenSplitBlock(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("OpenSplitBlock of a missing file: %v", err)
+	}
+}
+
+// TestSplitBlockFromBytesAlignment: a 32-byte-aligned payload is used in
+// place on little-endian machines, anything else copied.
+func TestSplitBlockFromBytesAlignment(t *testing.T) {
+	f := mustSplit(t, 10*32)
+	f.AddHashes(hashes(50, 1))
+	enc, _ := f.MarshalBinary()
+	buf := mem.AlignedBytes(len(enc) + 64)
+	for _, off := range []int{0, 1, 4, 32} {
+		in := buf[off : off+len(enc)]
+		copy(in, enc)
+		v, err := SplitBlockFromBytes(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inPlace := unsafe.Pointer(unsafe.SliceData(v.blocks)) == unsafe.Pointer(&in[format.HeaderSize])
+		if inPlace != (off%32 == 0 && littleEndian()) {
+			t.Fatalf("offset %d: in place = %v", off, inPlace)
+		}
+		sameSplit(t, "SplitBlockFromBytes", f, v)
+		v.Close()
+	}
+}

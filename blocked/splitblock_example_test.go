@@ -1,0 +1,59 @@
+package blocked_test
+
+import (
+	"fmt"
+
+	"github.com/sift-go/sift/blocked"
+)
+
+// A Parquet split-block Bloom filter for an INT64 column and a string
+// column, written as a Parquet file stores it and read back.
+func ExampleSplitBlock() {
+	ids, err := blocked.NewSplitBlock(10_000, 0.01)
+	if err != nil {
+		panic(err)
+	}
+	for id := int64(0); id < 10_000; id++ {
+		ids.AddInt64(id * 7)
+	}
+	fmt.Println(ids.ContainsInt64(700), ids.ContainsInt64(701))
+
+	// The bytes at a column chunk's bloom_filter_offset: the Thrift
+	// BloomFilterHeader, then the bitset.
+	data, _ := ids.MarshalParquet()
+	back, n, err := blocked.ParseParquet(data)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(n == len(data), back.NumBytes(), back.ContainsInt64(700))
+
+	names, _ := blocked.NewSplitBlockWithSize(1024) // a bitset of 1 KiB
+	names.AddString("alice")
+	fmt.Println(names.ContainsString("alice"), names.Contains([]byte("alice")))
+	// Output:
+	// true false
+	// true 13600 true
+	// true true
+}
+
+// Folding: size the filter for the most values a row group can hold, add
+// the ones it actually holds, then halve it down to the target rate.
+func ExampleSplitBlock_Fold() {
+	size, _ := blocked.SplitBlockParquetSize(1_000_000, 0.01) // the worst case: every row distinct
+	f, _ := blocked.NewSplitBlockWithSize(size)
+	for v := int32(0); v < 5000; v++ { // only 5000 distinct values came
+		f.AddInt32(v)
+	}
+	times, _ := f.Fold(0.01)
+	fmt.Printf("%d bytes folded %d times to %d bytes; false-positive rate %.4f\n", size, times, f.NumBytes(), f.FPP())
+	fmt.Println(f.ContainsInt32(4999))
+	// Output:
+	// 2097152 bytes folded 8 times to 8192 bytes; false-positive rate 0.0034
+	// true
+}
+
+func ExampleSplitBlockFalsePositiveRate() {
+	// The specification's example: 1024 blocks holding 26,214 values.
+	fmt.Printf("%.4f\n", blocked.SplitBlockFalsePositiveRate(1024*32, 26214))
+	// Output: 0.0126
+}
