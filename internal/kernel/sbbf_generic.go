@@ -87,17 +87,38 @@ func SBBFAdd1Generic(blocks []SBBFBlock, h uint64) {
 
 // sbbfContains1Go is the single-key probe where there is no assembly, and
 // where the amd64 kernels jump when they do not run (the arguments are the
-// kernels'). It keeps t alive to its end (see SBBFContains1).
+// kernels'). It keeps t alive to its end (see SBBFContains1). The probe is
+// sbbfTest written out again: sbbfTest is over the inlining budget (cost
+// 92 of 80), and a second call per key would cost more than the probe.
 func sbbfContains1Go(t *[]SBBFBlock, h uint64) bool {
 	bs := *t
-	hit := sbbfTest(&bs[BlockIndex(h, uint64(len(bs)))], uint32(h))
+	b := &bs[BlockIndex(h, uint64(len(bs)))]
+	x := uint32(h)
+	hit := b[0]>>(x*SBBFSalt0>>27)&
+		(b[1]>>(x*SBBFSalt1>>27))&
+		(b[2]>>(x*SBBFSalt2>>27))&
+		(b[3]>>(x*SBBFSalt3>>27))&
+		(b[4]>>(x*SBBFSalt4>>27))&
+		(b[5]>>(x*SBBFSalt5>>27))&
+		(b[6]>>(x*SBBFSalt6>>27))&
+		(b[7]>>(x*SBBFSalt7>>27))&1 != 0
 	runtime.KeepAlive(t)
 	return hit
 }
 
-// sbbfAdd1Go is sbbfContains1Go's insert.
+// sbbfAdd1Go is sbbfContains1Go's insert, sbbfOr written out for the same
+// reason.
 func sbbfAdd1Go(t *[]SBBFBlock, h uint64) {
 	bs := *t
-	sbbfOr(&bs[BlockIndex(h, uint64(len(bs)))], uint32(h))
+	b := &bs[BlockIndex(h, uint64(len(bs)))]
+	x := uint32(h)
+	b[0] |= 1 << (x * SBBFSalt0 >> 27)
+	b[1] |= 1 << (x * SBBFSalt1 >> 27)
+	b[2] |= 1 << (x * SBBFSalt2 >> 27)
+	b[3] |= 1 << (x * SBBFSalt3 >> 27)
+	b[4] |= 1 << (x * SBBFSalt4 >> 27)
+	b[5] |= 1 << (x * SBBFSalt5 >> 27)
+	b[6] |= 1 << (x * SBBFSalt6 >> 27)
+	b[7] |= 1 << (x * SBBFSalt7 >> 27)
 	runtime.KeepAlive(t)
 }

@@ -1,0 +1,471 @@
+// Command sbbf generates the amd64 kernels of sift's split-block (Parquet
+// SBBF) Bloom filter: internal/kernel/sbbf_amd64.s and its Go stubs. Run it
+// with `go generate ./internal/kernel` from the main module (see the
+// go:generate line in internal/kernel/sbbf_amd64.go); asm/check.sh
+// regenerates into a temporary directory and fails on any difference.
+//
+// # What the kernels compute
+//
+// For every key hash h (see internal/kernel/sbbf.go for the contract):
+//
+//	block = blocks[(h>>32)*nblocks>>32]          (32 bytes, eight uint32 words)
+//	mask  = word i has bit (uint32(h)*salt[i])>>27, i = 0..7
+//	add:      block |= mask
+//	contains: out = mask&^block == 0, and count the trues
+//
+// A block is one YMM register and the mask is four instructions:
+// VPBROADCASTD of uint32(h), VPMULLD by the eight salts (kernel.SBBFSalts,
+// in word order), VPSRLD 27, and VPSLLVD of eight ones by the bit numbers.
+// The block offset is ((h>>32)*nblocks)>>27 &^ 31, exact for any block
+// count below 2^32 (the specification's limit is 2^31).
+//
+// # Batch kernels (AVX2: sbbfAddAVX2, sbbfContainsAVX2)
+//
+// Keys go in groups of four: one VPMULUDQ computes the four block offsets
+// (the high halves of the hashes times nblocks, both below 2^32), which
+// VMOVQ/VPEXTRQ/VEXTRACTI128 move to general registers. Each group first
+// prefetches (PREFETCHT0) the blocks of the group dist keys ahead, from its
+// own four offsets, then inserts or probes its four keys. A prologue
+// prefetches the blocks of the first dist keys; the last keys that fill no
+// group run one at a time with a scalar IMULQ. The probe tests with VPTEST
+// (carry set: mask &^ block == 0) and stores SETCS straight into out, then
+// ADCQ counts it: no general register between the test and the result.
+// Nothing is read before hs or past its end, and out is written byte by
+// byte.
+//
+// # Batch kernels (AVX-512: sbbfAddAVX512, sbbfContainsAVX512)
+//
+// The same loops in groups of eight, whose offsets one ZMM VPMULUDQ
+// computes. The probe is VPTESTMD of the mask against the block in memory
+// (the opmask of the probes found) and KORTESTB, which sets CF when all
+// eight are: one instruction fewer than AVX2's load and VPTEST. The mask is
+// built in a YMM register as for AVX2 (VL encodings): a block is 256 bits.
+//
+// # Single-key kernels (sbbfAdd1AVX2, sbbfContains1AVX2)
+//
+// They take (t *[]SBBFBlock, h): the slice header through one pointer.
+// Before touching a vector register they check useAVX2 and an empty filter
+// and otherwise jump, arguments in place, to the Go twins sbbfAdd1Go and
+// sbbfContains1Go (which panic on an empty filter). The probe shifts the
+// block right by the bit numbers (VPSRLVD), which brings every probed bit
+// to bit 0 of its lane, and tests those against eight ones in memory with
+// one VPTEST: four vector instructions after the mask, against five for
+// shifting ones left and ANDing.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"go/token"
+	"go/types"
+	"os"
+
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/gotypes"
+	"github.com/mmcloughlin/avo/ir"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/pass"
+	"github.com/mmcloughlin/avo/printer"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// defaultDist is the prefetch distance in keys (see the table in
+// internal/kernel/sbbf_amd64.go).
+const defaultDist = 48
+
+var c = build.NewContext()
+
+// Static data: eight dword ones, and the qword -32 (the block offset mask).
+var onesMem, m32Mem operand.Mem
+
+// saltsMem is kernel.SBBFSalts, the eight salts in word order.
+var saltsMem = operand.Mem{Symbol: operand.Symbol{Name: "·SBBFSalts"}, Base: reg.StaticBase}
+
+func main() {
+	fs := flag.NewFlagSet("sbbf", flag.ExitOnError)
+	out := fs.String("out", "", "assembly output `file`")
+	stubs := fs.String("stubs", "", "Go stubs output `file`")
+	pkg := fs.String("pkg", "kernel", "Go package name")
+	dist := fs.Int("dist", defaultDist, "prefetch distance in keys (for tuning; the default is what ships)")
+	fs.Parse(os.Args[1:])
+	if *out == "" || *stubs == "" || *dist < 1 {
+		fmt.Fprintln(os.Stderr, "usage: sbbf -out file.s -stubs stubs.go [-pkg kernel] [-dist n]")
+		os.Exit(2)
+	}
+
+	c.ConstraintExpr("gc,!purego")
+	onesMem = c.StaticGlobal("sbbfOnes")
+	c.DataAttributes(attr.RODATA | attr.NOPTR)
+	for range 8 {
+		c.AppendDatum(operand.U32(1))
+	}
+	m32Mem = c.ConstData("sbbfMask32", operand.I64(-32))
+
+	for _, wide := range []bool{false, true} {
+		gen(false, wide, *dist)
+		gen(true, wide, *dist)
+	}
+	genSingle(false)
+	genSingle(true)
+
+	cfg := printer.Config{Argv: []string{"go", "run", "./sbbf"}, Pkg: *pkg}
+	passes := []pass.Interface{pass.Compile}
+	for _, o := range []struct {
+		path string
+		mk   printer.Builder
+	}{{*out, printer.NewGoAsm}, {*stubs, printer.NewStubs}} {
+		f, err := os.Create(o.path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		passes = append(passes, &pass.Output{Writer: f, Printer: o.mk(cfg)})
+	}
+	if st := build.Main(&build.Config{ErrOut: os.Stderr, MaxErrors: 10, Passes: passes}, c); st != 0 {
+		os.Exit(st)
+	}
+}
+
+// kern holds the registers of one batch kernel.
+type kern struct {
+	contains bool
+	wide     bool // AVX-512: groups of eight
+	blocks   reg.GPVirtual
+	nblocks  reg.GPVirtual
+	hs       reg.GPVirtual
+	n        reg.GPVirtual
+	out      reg.GPVirtual
+	count    reg.GPVirtual
+	i        reg.GPVirtual
+	salts    reg.VecVirtual // YMM
+	ones     reg.VecVirtual // YMM
+	nbv, m32 reg.VecVirtual // nblocks and -32 in every qword lane (YMM or ZMM)
+}
+
+func (g *kern) group() int {
+	if g.wide {
+		return 8
+	}
+	return 4
+}
+
+func gen(contains, wide bool, dist int) {
+	set := "AVX2"
+	if wide {
+		set = "AVX512"
+	}
+	name := "sbbfAdd" + set
+	sig := "func(blocks *uint32, nblocks uint64, hs *uint64, n int)"
+	doc := name + " inserts hs[:n] into the nblocks split blocks at blocks."
+	if contains {
+		name = "sbbfContains" + set
+		sig = "func(blocks *uint32, nblocks uint64, hs *uint64, n int, out *bool) int"
+		doc = name + " probes hs[:n] in the nblocks split blocks at blocks, writes out[:n] and returns the number of trues."
+	}
+	c.Function(name)
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr(sig)
+	c.Doc(doc)
+	c.Pragma("noescape")
+
+	g := &kern{contains: contains, wide: wide}
+	g.blocks, g.nblocks, g.hs, g.n, g.i = c.GP64(), c.GP64(), c.GP64(), c.GP64(), c.GP64()
+	c.Load(c.Param("blocks"), g.blocks)
+	c.Load(c.Param("nblocks"), g.nblocks)
+	c.Load(c.Param("hs"), g.hs)
+	c.Load(c.Param("n"), g.n)
+	if contains {
+		g.out, g.count = c.GP64(), c.GP64()
+		c.Load(c.Param("out"), g.out)
+		c.XORQ(g.count, g.count)
+	}
+	c.Comment("Constants: the salts, eight ones, nblocks and -32 in every qword lane.")
+	g.salts, g.ones = c.YMM(), c.YMM()
+	c.VMOVDQU(saltsMem, g.salts)
+	c.VMOVDQU(onesMem, g.ones)
+	if wide {
+		g.nbv, g.m32 = c.ZMM(), c.ZMM()
+	} else {
+		g.nbv, g.m32 = c.YMM(), c.YMM()
+	}
+	if wide {
+		c.VPBROADCASTQ(g.nblocks, g.nbv)
+	} else {
+		x := c.XMM()
+		c.VMOVQ(g.nblocks, x)
+		c.VPBROADCASTQ(x, g.nbv)
+	}
+	c.VPBROADCASTQ(m32Mem, g.m32)
+
+	c.Comment("Prologue: prefetch the blocks of the first min(n, dist) keys.")
+	c.XORQ(g.i, g.i)
+	c.TESTQ(g.n, g.n)
+	c.JEQ(operand.LabelRef(name + "_prologue_done"))
+	c.Label(name + "_prologue")
+	c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: g.scalarOffset(0), Scale: 1})
+	c.INCQ(g.i)
+	c.CMPQ(g.i, g.n)
+	c.JGE(operand.LabelRef(name + "_prologue_done"))
+	c.CMPQ(g.i, operand.U32(dist))
+	c.JLT(operand.LabelRef(name + "_prologue"))
+	c.Label(name + "_prologue_done")
+	c.XORQ(g.i, g.i)
+
+	g.loops(name, dist)
+
+	if contains {
+		c.Store(g.count, c.ReturnIndex(0))
+	}
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// loops emits the groups with prefetch, the groups without, and the tail.
+func (g *kern) loops(p string, dist int) {
+	G := g.group()
+	lim := c.GP64()
+	c.Commentf("Groups of %d while i+%d+%d <= n, prefetching the group at i+%d.", G, dist, G, dist)
+	c.MOVQ(g.n, lim)
+	c.SUBQ(operand.Imm(uint64(dist+G)), lim)
+	c.CMPQ(g.i, lim)
+	c.JGT(operand.LabelRef(p + "_groups"))
+	c.Label(p + "_prefetching")
+	ahead := g.groupOffsets(dist)
+	for j := 0; j < G; j++ {
+		c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
+	}
+	g.groupKeys()
+	c.ADDQ(operand.Imm(uint64(G)), g.i)
+	c.CMPQ(g.i, lim)
+	c.JLE(operand.LabelRef(p + "_prefetching"))
+
+	c.Commentf("Groups of %d while i+%d <= n, already prefetched.", G, G)
+	c.Label(p + "_groups")
+	c.MOVQ(g.n, lim)
+	c.SUBQ(operand.Imm(uint64(G)), lim)
+	c.CMPQ(g.i, lim)
+	c.JGT(operand.LabelRef(p + "_tail"))
+	c.Label(p + "_group_loop")
+	g.groupKeys()
+	c.ADDQ(operand.Imm(uint64(G)), g.i)
+	c.CMPQ(g.i, lim)
+	c.JLE(operand.LabelRef(p + "_group_loop"))
+
+	c.Comment("The last keys, one at a time.")
+	c.Label(p + "_tail")
+	c.CMPQ(g.i, g.n)
+	c.JGE(operand.LabelRef(p + "_end"))
+	c.Label(p + "_tail_loop")
+	g.key(0, g.scalarOffset(0))
+	c.INCQ(g.i)
+	c.CMPQ(g.i, g.n)
+	c.JLT(operand.LabelRef(p + "_tail_loop"))
+	c.Label(p + "_end")
+}
+
+// hash returns the memory operand of hs[i+d].
+func (g *kern) hash(d int) operand.Mem {
+	return operand.Mem{Base: g.hs, Index: g.i, Scale: 8, Disp: 8 * d}
+}
+
+// scalarOffset returns the byte offset of the block of hs[i+d]:
+// ((h>>32)*nblocks)>>27 &^ 31.
+func (g *kern) scalarOffset(d int) reg.GPVirtual {
+	a := c.GP64()
+	c.MOVQ(g.hash(d), a)
+	c.SHRQ(operand.Imm(32), a)
+	c.IMULQ(g.nblocks, a)
+	c.SHRQ(operand.Imm(27), a)
+	c.ANDQ(operand.I32(-32), a)
+	return a
+}
+
+// groupOffsets computes the block offsets of the keys hs[i+d..i+d+G) in
+// qword lanes and returns a function that moves lane j to a general
+// register (through registers: a store and reloads would stall on store
+// forwarding).
+func (g *kern) groupOffsets(d int) (lane func(j int) reg.GPVirtual) {
+	var v reg.VecVirtual
+	var parts []reg.VecVirtual
+	if g.wide {
+		v = c.ZMM()
+		c.VMOVDQU64(g.hash(d), v)
+		c.VPSRLQ(operand.U8(32), v, v)
+		c.VPMULUDQ(g.nbv, v, v)
+		c.VPSRLQ(operand.U8(27), v, v)
+		c.VPANDQ(g.m32, v, v)
+		parts = []reg.VecVirtual{v.AsX().(reg.VecVirtual)}
+		for q := 1; q < 4; q++ {
+			x := c.XMM()
+			c.VEXTRACTI32X4(operand.U8(q), v, x)
+			parts = append(parts, x)
+		}
+	} else {
+		v = c.YMM()
+		c.VMOVDQU(g.hash(d), v)
+		c.VPSRLQ(operand.U8(32), v, v)
+		c.VPMULUDQ(g.nbv, v, v)
+		c.VPSRLQ(operand.U8(27), v, v)
+		c.VPAND(g.m32, v, v)
+		hi := c.XMM()
+		c.VEXTRACTI128(operand.U8(1), v, hi)
+		parts = []reg.VecVirtual{v.AsX().(reg.VecVirtual), hi}
+	}
+	return func(j int) reg.GPVirtual {
+		r := c.GP64()
+		if j%2 == 0 {
+			c.VMOVQ(parts[j/2], r)
+		} else {
+			c.VPEXTRQ(operand.U8(1), parts[j/2], r)
+		}
+		return r
+	}
+}
+
+// groupKeys inserts or probes the G keys hs[i..i+G).
+func (g *kern) groupKeys() {
+	off := g.groupOffsets(0)
+	for j := 0; j < g.group(); j++ {
+		g.key(j, off(j))
+	}
+}
+
+// mask returns the eight probe bits of hs[i+d], one per dword lane.
+func (g *kern) mask(d int) reg.VecVirtual {
+	m := c.YMM()
+	c.VPBROADCASTD(g.hash(d), m)
+	c.VPMULLD(g.salts, m, m)
+	c.VPSRLD(operand.U8(27), m, m)
+	c.VPSLLVD(m, g.ones, m)
+	return m
+}
+
+// key inserts or probes hs[i+d], whose block is at byte offset a.
+func (g *kern) key(d int, a reg.GPVirtual) {
+	blk := operand.Mem{Base: g.blocks, Index: a, Scale: 1}
+	m := g.mask(d)
+	res := operand.Mem{Base: g.out, Index: g.i, Scale: 1, Disp: d}
+	switch {
+	case !g.contains:
+		if g.wide {
+			c.VPORD(blk, m, m)
+		} else {
+			c.VPOR(blk, m, m)
+		}
+		c.VMOVDQU(m, blk)
+	case g.wide:
+		// present: the lanes whose probe bit is set; KORTESTB sets CF when
+		// all eight are.
+		present := c.K()
+		c.VPTESTMD(blk, m, present)
+		c.KORTESTB(present, present)
+		c.SETCS(res)
+		c.ADCQ(operand.Imm(0), g.count)
+	default:
+		b := c.YMM()
+		c.VMOVDQU(blk, b)
+		c.VPTEST(m, b) // CF = mask &^ block == 0
+		c.SETCS(res)
+		c.ADCQ(operand.Imm(0), g.count)
+	}
+}
+
+// singleSignature is func(t *[]SBBFBlock, h uint64) [bool] with SBBFBlock
+// the kernel package's [8]uint32 (built here: avo parses signatures of
+// predeclared types only).
+func singleSignature(contains bool) *gotypes.Signature {
+	pkg := types.NewPackage("github.com/sift-go/sift/internal/kernel", "kernel")
+	block := types.NewNamed(types.NewTypeName(token.NoPos, pkg, "SBBFBlock", nil), types.NewArray(types.Typ[types.Uint32], 8), nil)
+	params := types.NewTuple(
+		types.NewParam(token.NoPos, pkg, "t", types.NewPointer(types.NewSlice(block))),
+		types.NewParam(token.NoPos, pkg, "h", types.Typ[types.Uint64]),
+	)
+	var results *types.Tuple
+	if contains {
+		results = types.NewTuple(types.NewParam(token.NoPos, pkg, "", types.Typ[types.Bool]))
+	}
+	return gotypes.NewSignature(pkg, types.NewSignatureType(nil, nil, nil, params, results, false))
+}
+
+// paramMem is the memory operand of a parameter or of the result ("ret").
+func paramMem(name string) operand.Mem {
+	p := c.Param
+	if name == "ret" {
+		p = func(string) gotypes.Component { return c.ReturnIndex(0) }
+	}
+	b, err := p(name).Resolve()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sbbf:", err)
+		os.Exit(1)
+	}
+	return b.Addr
+}
+
+// tailJump emits JMP sym(SB), a tail call into a Go function with the same
+// arguments, as a terminal instruction (avo's JMP wants a local label).
+func tailJump(sym string) {
+	c.Instruction(&ir.Instruction{
+		Opcode:     "JMP",
+		Operands:   []operand.Op{operand.Mem{Symbol: operand.Symbol{Name: sym}, Base: reg.StaticBase}},
+		IsTerminal: true,
+	})
+}
+
+func genSingle(contains bool) {
+	name, fallback := "sbbfAdd1AVX2", "sbbfAdd1Go"
+	doc := name + " sets the eight bits of h in its block of *t; it jumps to " + fallback + " unless useAVX2 and len(*t) > 0."
+	if contains {
+		name, fallback = "sbbfContains1AVX2", "sbbfContains1Go"
+		doc = name + " reports whether the eight bits of h are set in its block of *t; it jumps to " + fallback + " unless useAVX2 and len(*t) > 0."
+	}
+	c.Function(name)
+	c.Attributes(attr.NOSPLIT)
+	c.Signature(singleSignature(contains))
+	c.Doc(doc)
+	c.Pragma("noescape")
+	goPath := operand.LabelRef(name + "_go")
+
+	c.Comment("The Go twin unless AVX2 is in use and the filter has blocks (checked before any vector register is touched).")
+	c.CMPB(operand.Mem{Symbol: operand.Symbol{Name: "·useAVX2"}, Base: reg.StaticBase}, operand.Imm(0))
+	c.JEQ(goPath)
+	hdr := c.Load(c.Param("t"), c.GP64())
+	nblocks := c.GP64()
+	c.MOVQ(operand.Mem{Base: hdr, Disp: 8}, nblocks)
+	c.TESTQ(nblocks, nblocks)
+	c.JEQ(goPath)
+	c.Comment("Block address: base + ((h>>32)*nblocks>>32)*32.")
+	addr := c.GP64()
+	c.Load(c.Param("h"), addr)
+	c.SHRQ(operand.Imm(32), addr)
+	c.IMULQ(nblocks, addr)
+	c.SHRQ(operand.Imm(27), addr)
+	c.ANDQ(operand.I32(-32), addr)
+	c.ADDQ(operand.Mem{Base: hdr}, addr)
+	blk := operand.Mem{Base: addr}
+
+	c.Comment("The bit numbers: (uint32(h)*salt[i])>>27 in dword lane i.")
+	m := c.YMM()
+	c.VPBROADCASTD(paramMem("h"), m)
+	c.VPMULLD(saltsMem, m, m)
+	c.VPSRLD(operand.U8(27), m, m)
+	if contains {
+		b := c.YMM()
+		c.VMOVDQU(blk, b)
+		c.VPSRLVD(m, b, b)   // each word's probed bit to bit 0
+		c.VPTEST(onesMem, b) // CF = ones &^ b == 0
+		c.SETCS(paramMem("ret"))
+	} else {
+		ones := c.YMM()
+		c.VMOVDQU(onesMem, ones)
+		c.VPSLLVD(m, ones, ones)
+		c.VPOR(blk, ones, ones)
+		c.VMOVDQU(ones, blk)
+	}
+	c.VZEROUPPER()
+	c.RET()
+
+	c.Label(name + "_go")
+	tailJump("·" + fallback)
+}
