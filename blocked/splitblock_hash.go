@@ -73,5 +73,8 @@ func SplitBlockHashInt64(v int64) uint64 { return xxh64Uint64(uint64(v)) }
 func SplitBlockHashFloat32(v float32) uint64 { return xxh64Uint32(math.Float32bits(v)) }
 
 // SplitBlockHashFloat64 is SplitBlockHashFloat32 for a DOUBLE value: XXH64
-// of the eight little-endian bytes of its bits.
+// of the eight little-endian bytes of its bits. Mind NaN payloads: Go's
+// math.NaN() is 0x7FF8000000000001, while Java, C++ and DuckDB write the
+// canonical 0x7FF8000000000000, a different key
+// (math.Float64frombits(0x7FF8000000000000) is theirs).
 func SplitBlockHashFloat64(v float64) uint64 { return xxh64Uint64(math.Float64bits(v)) }

@@ -1,0 +1,32 @@
+// Package interop connects sift's split-block filter (blocked.SplitBlock)
+// to Parquet files and to the Go Parquet libraries. It is its own module,
+// so the library's go.mod never depends on a Parquet implementation.
+//
+// ReadFilters takes the Bloom filters out of a .parquet file: it reads the
+// footer with parquet-go (github.com/parquet-go/parquet-go) and opens each
+// column chunk's filter, the BloomFilterHeader and bitset at its
+// bloom_filter_offset, with blocked.ReadParquet, as a *blocked.SplitBlock
+// that answers exactly as the writer's own reader does. ColumnFilter.Contains
+// hashes a parquet.Value as Parquet writers do.
+//
+// The other direction, putting a sift-built filter where a Parquet writer
+// wants it: neither parquet-go nor arrow-go (github.com/apache/arrow-go)
+// lets a caller hand their writers a prebuilt filter (parquet-go's writer
+// recognises only its own filter type when writing the header, and
+// arrow-go's builder interface has unexported methods). What sift
+// guarantees instead is that the filter it builds from a column chunk's
+// values, at the size the writer chose, is byte for byte the writer's,
+// header included (blocked.SplitBlock.MarshalParquet): so a program that
+// writes Parquet itself, or rewrites a file's filters, can use sift's
+// filters there. The tests prove it for every physical type, against
+// files written by parquet-go, arrow-go and DuckDB (see the duckdb
+// directory), and the Example shows it.
+//
+// The tests of this module are the interop evidence for package blocked:
+// for each physical type (INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY,
+// FIXED_LEN_BYTE_ARRAY) 10^6 present and 10^6 absent values (fewer with
+// -short), every answer of every row group's filter compared with the
+// library's, and every filter compared byte for byte with sift's.
+// BenchmarkVsParquetGo compares the speed of the two implementations of the
+// same filter.
+package interop
