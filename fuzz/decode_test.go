@@ -414,6 +414,7 @@ func decodeAll(t *testing.T, data []byte) {
 	decodeCounting(t, data)
 	decodeClassicNative(t, data)
 	decodeGuava(t, data)
+	decodeSplitBlock(t, data)
 }
 
 // validEncodings are one small valid encoding of every kind, the decoders'
@@ -450,6 +451,11 @@ func validEncodings() map[string][]byte {
 	g32, _ := classic.New(5, 0.2, classic.Murmur128Mitz32)
 	g32.PutString("x")
 	enc["guava32"] = g32.AppendGuava(nil)
+	sb, _ := blocked.NewSplitBlockWithSize(96)
+	for i := range int64(20) {
+		sb.AddInt64(i)
+	}
+	enc["sbbf"] = image(sb)
 	return enc
 }
 
@@ -542,6 +548,8 @@ func TestDecodeSeedsAreValid(t *testing.T) {
 				err = new(classic.Counting).UnmarshalBinary(e)
 			case "classic":
 				err = new(classic.Filter).UnmarshalBinary(e)
+			case "sbbf":
+				err = new(blocked.SplitBlock).UnmarshalBinary(e)
 			default:
 				_, err = classic.ReadGuava(bytes.NewReader(e), 0)
 			}

@@ -25,13 +25,20 @@
 //     compare them with the Generic twins and with a per-key model written
 //     here from the documented geometry (so a bug shared by both kernels is
 //     caught too).
+//   - FuzzSBBFKernel does the same for the split-block (Parquet SBBF)
+//     kernels, batch and single-key, against a model written from the
+//     Parquet specification's pseudocode.
 //   - FuzzDecode gives the same bytes to every decoder (blocked, scalable,
-//     cuckoo, counting, classic native, Guava stream) and FuzzDecodeRecord
+//     cuckoo, counting, classic native, Guava stream, split-block) and FuzzDecodeRecord
 //     builds records with valid checksums around fuzzed header fields, so
 //     the decoders' field validation is reached rather than stopped at the
 //     CRC. Decoders must never panic, must allocate no more than a constant
 //     plus a small multiple of the input, and whatever they accept must
 //     re-encode to the same bytes and answer like the original.
+//   - FuzzDecodeParquet gives the same bytes to every decoder of a Parquet
+//     column chunk's Bloom filter data (Thrift BloomFilterHeader and bitset):
+//     the same rules, plus: errors may also be blocked.ErrUnsupported, and
+//     what decodes re-encodes (MarshalParquet) to the same filter.
 //
 // TestStatisticalEquivalence (not a fuzz test) checks that at equal bits per
 // key the blocked filter's measured false-positive rate stays within the

@@ -264,8 +264,13 @@ func Decode(b []byte, want Kind, opt Options) (h Header, payload []byte, n int, 
 
 // firstChunk bounds how far a reader's buffer runs ahead of the bytes that
 // have actually arrived: it starts this small and doubles only when full,
-// so memory grows with the input, not with its claims.
-const firstChunk = 64 << 10
+// so memory grows with the input, not with its claims. It is 16 KiB less
+// the alignment slack, so the aligned allocation (firstChunk+63 bytes)
+// stays in the runtime's 16 KiB size class: with 64 KiB the allocation
+// (64 KiB + 63) rounded up to the 72 KiB class, past the 64 KiB plus a
+// multiple of the input that the fuzz tests allow a decode of a short
+// input claiming a large payload (TestReadFirstChunk).
+const firstChunk = 16<<10 - mem.Align
 
 // Read reads one complete encoding from r: exactly the header, padding and
 // payload, nothing beyond. The payload buffer starts at a 64-byte-aligned

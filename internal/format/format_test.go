@@ -275,3 +275,23 @@ func TestKinds(t *testing.T) {
 		t.Error("names")
 	}
 }
+
+// TestReadFirstChunk: a header claiming a large payload over a short
+// stream costs one first chunk, well inside 64 KiB (the bound the fuzz
+// decoders hold every decode of a short input to), size-class rounding
+// included.
+func TestReadFirstChunk(t *testing.T) {
+	h, p := sample(64)
+	bad := forge(Encode(h, p), func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<30) })
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, _, _, err := Read(bytes.NewReader(bad), 0, Options{})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, sift.ErrTruncated) {
+		t.Fatal(err)
+	}
+	if d := after.TotalAlloc - before.TotalAlloc; d > 32<<10 {
+		t.Fatalf("Read allocated %d bytes for a %d-byte input", d, len(bad))
+	}
+}
