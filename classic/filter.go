@@ -447,6 +447,16 @@ func (f *Filter) PutAll(other *Filter) error {
 	return nil
 }
 
+// Reset empties the filter in place, keeping its strategy, number of hash
+// functions and size: afterwards it equals the empty filter New made (and
+// Guava serializes the same bytes for it), and keys can be put again. It
+// does not allocate. Guava's BloomFilter has no such method; building a new
+// filter there gives the same result.
+func (f *Filter) Reset() {
+	clear(f.words)
+	f.bitCount = 0
+}
+
 // Clone returns an independent copy of f (Guava's copy()).
 func (f *Filter) Clone() *Filter {
 	c := *f

@@ -1,10 +1,12 @@
 package classic
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
@@ -519,4 +521,44 @@ func TestJavaLog1pAgainstStd(t *testing.T) {
 	if !math.IsNaN(javaLog1p(-2)) || !math.IsNaN(javaLog1p(math.NaN())) || !math.IsInf(javaLog1p(-1), -1) {
 		t.Fatal("special values")
 	}
+}
+
+func TestReset(t *testing.T) {
+	for _, s := range []Strategy{Murmur128Mitz32, Murmur128Mitz64} {
+		f := sampleFilter(t, 1000, 0.01, s)
+		empty, _ := New(1000, 0.01, s)
+		if f.BitCount() == 0 || f.Equal(empty) {
+			t.Fatalf("%v: the sample filter is empty", s)
+		}
+		f.Reset()
+		if !f.Equal(empty) || f.BitCount() != 0 || f.String() != empty.String() {
+			t.Fatalf("%v: after Reset %v, want %v", s, f, empty)
+		}
+		if !bytes.Equal(f.AppendGuava(nil), empty.AppendGuava(nil)) {
+			t.Fatalf("%v: Reset filter serializes differently from a new one", s)
+		}
+		if f.ExpectedFpp() != 0 || f.ApproximateElementCount() != 0 {
+			t.Fatalf("%v: statistics after Reset: %v, %d", s, f.ExpectedFpp(), f.ApproximateElementCount())
+		}
+		for i := int64(0); i < 1000; i++ {
+			if f.MightContainInt64(i * 7919) {
+				t.Fatalf("%v: key %d still found after Reset", s, i*7919)
+			}
+		}
+		// Usable again, with its bit count kept up to date.
+		if !f.PutString("again") || !f.MightContainString("again") || f.BitCount() != int64(countBits(f.words)) {
+			t.Fatalf("%v: Put after Reset", s)
+		}
+		if a := testing.AllocsPerRun(10, f.Reset); a != 0 {
+			t.Fatalf("%v: Reset allocates %v times", s, a)
+		}
+	}
+}
+
+func countBits(words []uint64) int {
+	n := 0
+	for _, w := range words {
+		n += bits.OnesCount64(w)
+	}
+	return n
 }
