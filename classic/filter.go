@@ -386,9 +386,11 @@ func (f *Filter) BitCount() int64 { return int64(f.bitCount) }
 
 // ExpectedFpp returns the probability that MightContain answers true for a
 // key that was never put, given the bits set now: Guava's expectedFpp(),
-// (bitCount / bitSize)^k. See the package documentation on its last bit.
+// Math.pow(bitCount / bitSize, k), computed as Java's StrictMath.pow, which
+// is what HotSpot's Math.pow returns on aarch64. HotSpot on x86-64 may
+// differ in the last bit; see the package documentation.
 func (f *Filter) ExpectedFpp() float64 {
-	return powInt(float64(f.bitCount)/float64(f.ix.bitSize), f.numHash)
+	return strictPow(float64(f.bitCount)/float64(f.ix.bitSize), float64(f.numHash))
 }
 
 // ApproximateElementCount estimates how many distinct keys have been put:

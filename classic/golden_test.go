@@ -2,6 +2,7 @@ package classic
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -61,6 +63,14 @@ type guavaVectors struct {
 		OK           bool   `json:"ok"`
 		Reserialized string `json:"reserialized"`
 	} `json:"decode"`
+	StrictPow [][3]string `json:"strictPow"`
+	Sweep     []struct {
+		BitSize     int64  `json:"bitSize"`
+		K           int    `json:"k"`
+		FppBits     string `json:"expectedFppBits"`
+		Approximate string `json:"approximateElementCounts"`
+		Digests     string `json:"digests"`
+	} `json:"sweep"`
 }
 
 var (
@@ -405,8 +415,8 @@ func TestGoldenMathPow(t *testing.T) {
 		x := mustFloatBits(t, p[0].(string))
 		k := int(p[1].(float64))
 		want := mustFloatBits(t, p[2].(string))
-		if got := powInt(x, k); got != want {
-			t.Errorf("powInt(%v, %d) = %v (%#x), Java Math.pow %v (%#x)", x, k, got, math.Float64bits(got), want, math.Float64bits(want))
+		if got := strictPow(x, float64(k)); got != want {
+			t.Errorf("strictPow(%v, %d) = %v (%#x), Java Math.pow %v (%#x)", x, k, got, math.Float64bits(got), want, math.Float64bits(want))
 		}
 		if math.Pow(x, float64(k)) != want {
 			mismatchStd++
@@ -431,4 +441,86 @@ func TestGoldenMathLog1p(t *testing.T) {
 		}
 	}
 	t.Logf("math.Log1p differs from Java's Math.log1p on %d of %d inputs on %s", mismatchStd, len(v.Log1p), runtime.GOARCH)
+}
+
+func TestGoldenStrictPow(t *testing.T) {
+	v := loadVectors(t)
+	if len(v.StrictPow) < 500 {
+		t.Fatalf("only %d StrictMath.pow vectors", len(v.StrictPow))
+	}
+	for _, p := range v.StrictPow {
+		x, y, want := mustFloatBits(t, p[0]), mustFloatBits(t, p[1]), mustFloatBits(t, p[2])
+		got := strictPow(x, y)
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("strictPow(%v, %v) = %v (%#x), Java StrictMath.pow %v (%#x)", x, y, got, math.Float64bits(got), want, math.Float64bits(want))
+		}
+	}
+}
+
+// TestGoldenSweep compares ExpectedFpp and ApproximateElementCount with
+// Guava's for small filters at every bit count and every k: the listed
+// values one by one, the rest through per-k digests of the same sequence.
+func TestGoldenSweep(t *testing.T) {
+	v := loadVectors(t)
+	listed, digested := 0, 0
+	for _, sw := range v.Sweep {
+		words := int(sw.BitSize / 64)
+		if sw.Digests == "" {
+			fpps := mustHex(t, sw.FppBits)
+			counts := strings.Split(sw.Approximate, ",")
+			if len(fpps) != 8*(int(sw.BitSize)+1) || len(counts) != int(sw.BitSize)+1 {
+				t.Fatalf("sweep bitSize=%d k=%d: malformed row", sw.BitSize, sw.K)
+			}
+			forEachBitCount(words, sw.K, func(c int, f *Filter) {
+				want := math.Float64frombits(binary.BigEndian.Uint64(fpps[8*c:]))
+				if got := f.ExpectedFpp(); got != want {
+					t.Errorf("bitSize=%d k=%d bitCount=%d: ExpectedFpp = %v (%#x), Guava %v (%#x)", sw.BitSize, sw.K, c, got, math.Float64bits(got), want, math.Float64bits(want))
+				}
+				if got, want := strconv.FormatInt(f.ApproximateElementCount(), 10), counts[c]; got != want {
+					t.Errorf("bitSize=%d k=%d bitCount=%d: ApproximateElementCount = %s, Guava %s", sw.BitSize, sw.K, c, got, want)
+				}
+				listed++
+			})
+			continue
+		}
+		digests := mustHex(t, sw.Digests)
+		if len(digests) != 8*MaxHashFunctions {
+			t.Fatalf("sweep bitSize=%d: %d digest bytes", sw.BitSize, len(digests))
+		}
+		for k := 1; k <= MaxHashFunctions; k++ {
+			h := sha256.New()
+			var rec [16]byte
+			forEachBitCount(words, k, func(c int, f *Filter) {
+				binary.BigEndian.PutUint64(rec[:], math.Float64bits(f.ExpectedFpp()))
+				binary.BigEndian.PutUint64(rec[8:], uint64(f.ApproximateElementCount()))
+				h.Write(rec[:])
+				digested++
+			})
+			if got, want := h.Sum(nil)[:8], digests[8*(k-1):8*k]; !bytes.Equal(got, want) {
+				t.Errorf("bitSize=%d k=%d: the statistics over every bit count differ from Guava's (digest %x, Guava %x)", sw.BitSize, k, got, want)
+			}
+		}
+	}
+	if listed < 500 || digested < 1_000_000 {
+		t.Fatalf("sweep covers %d listed and %d digested states", listed, digested)
+	}
+	t.Logf("%d filter states compared one by one, %d by digest", listed, digested)
+}
+
+// forEachBitCount calls fn with a filter of the given words and k holding
+// c = 0..64*words set bits (the lowest ones), as the generator builds them.
+func forEachBitCount(words, k int, fn func(c int, f *Filter)) {
+	w := make([]uint64, words)
+	f := newFilter(w, k, Strategy(k%2))
+	for c := 0; ; c++ {
+		if f.BitCount() != int64(c) {
+			panic("forEachBitCount: bit count out of step")
+		}
+		fn(c, f)
+		if c == 64*words {
+			return
+		}
+		setBit(f.words, uint64(c))
+		f.bitCount++
+	}
 }

@@ -38,6 +38,22 @@ public final class GuavaVectors {
         return (int) Long.remainderUnsigned(next(), bound);
     }
 
+    // A second stream for the sections added after the first release of
+    // this file (StrictMath.pow, the statistics sweep), so that the older
+    // sections keep their inputs.
+    private static long state2 = 0x0C4A25C4A25C4A25L;
+
+    private static long next2() {
+        long z = (state2 += 0x9E3779B97F4A7C15L);
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    private static int nextInt2(int bound) {
+        return (int) Long.remainderUnsigned(next2(), bound);
+    }
+
     // ---- JSON output ----------------------------------------------------------
 
     private static final StringBuilder out = new StringBuilder();
@@ -470,9 +486,149 @@ public final class GuavaVectors {
             long bitCount = Long.remainderUnsigned(next(), bitSize + 1);
             int k = 1 + nextInt(255);
             double x = (double) bitCount / bitSize;
-            rows.add("[" + quote(hexLong(Double.doubleToRawLongBits(x))) + "," + k + "," + quote(hexLong(Double.doubleToRawLongBits(Math.pow(x, k)))) + "]");
+            double p = Math.pow(x, k);
+            checkStrictPow(x, k, p);
+            rows.add("[" + quote(hexLong(Double.doubleToRawLongBits(x))) + "," + k + "," + quote(hexLong(Double.doubleToRawLongBits(p))) + "]");
         }
         out.append(String.join(",\n", rows)).append("\n]");
+    }
+
+    // checkStrictPow stops the generator unless Math.pow returned what
+    // StrictMath.pow returns, as it does on HotSpot for aarch64, and on
+    // x86-64 only with the intrinsic disabled (gen.sh does that): HotSpot's
+    // x86-64 intrinsic differs in the last bit for about one (x, k) in ten.
+    static void checkStrictPow(double x, double y, double mathPow) {
+        if (Double.doubleToRawLongBits(mathPow) != Double.doubleToRawLongBits(StrictMath.pow(x, y))) {
+            throw new IllegalStateException("Math.pow(" + x + ", " + y + ") is not StrictMath.pow: run through gen.sh, "
+                    + "which disables HotSpot's pow intrinsic");
+        }
+    }
+
+    // strictPow records StrictMath.pow (fdlibm's e_pow.c) on special and
+    // random arguments, beyond the (fraction, k) pairs expectedFpp passes it.
+    static void strictPow() {
+        double[] special = {0.0, -0.0, 1.0, -1.0, 2.0, 0.5, -0.5, -3.0, Double.POSITIVE_INFINITY,
+            Double.NEGATIVE_INFINITY, Double.NaN, Double.MIN_VALUE, -Double.MAX_VALUE, 0x1.0p53,
+            0x1.00000ffffffffp31, 0x1.000010p31, Math.nextDown(1.0), 0x1.fffff0p-1, -1075.0, 0.7};
+        List<double[]> args = new ArrayList<>();
+        for (double x : special) {
+            for (double y : special) {
+                args.add(new double[] {x, y});
+            }
+        }
+        for (int i = 0; i < 200; i++) {
+            double x, y;
+            switch (i % 5) {
+                case 0: // anything
+                    x = Double.longBitsToDouble(next2());
+                    y = Double.longBitsToDouble(next2());
+                    break;
+                case 1: // moderate powers of moderate numbers, either sign
+                    x = (nextInt2(2000001) - 1000000) / 1000.0;
+                    y = (nextInt2(4001) - 2000) / 16.0;
+                    break;
+                case 2: // x near 1, huge y
+                    x = 1 + (nextInt2(2001) - 1000) * 0x1.0p-30;
+                    y = (nextInt2(2) * 2 - 1) * Math.scalb(1.0 + nextInt2(1 << 20) * 0x1.0p-20, 20 + nextInt2(40));
+                    break;
+                case 3: // subnormal x
+                    x = Double.longBitsToDouble(next2() & 0x800fffffffffffffL);
+                    y = (nextInt2(401) - 200) / 100.0;
+                    break;
+                default: // results near overflow and underflow
+                    x = 1 + nextInt2(1 << 30) * 0x1.0p-30;
+                    y = (nextInt2(2) * 2 - 1) * (1070 + nextInt2(10)) / (StrictMath.log(x) / StrictMath.log(2));
+                    break;
+            }
+            args.add(new double[] {x, y});
+        }
+        out.append("\"strictPow\":[\n");
+        List<String> rows = new ArrayList<>();
+        for (double[] a : args) {
+            double p = StrictMath.pow(a[0], a[1]);
+            rows.add("[" + quote(hexLong(Double.doubleToRawLongBits(a[0]))) + "," + quote(hexLong(Double.doubleToRawLongBits(a[1])))
+                    + "," + quote(hexLong(Double.doubleToRawLongBits(p))) + "]");
+        }
+        out.append(String.join(",\n", rows)).append("\n]");
+    }
+
+    // The statistics sweep: for small filters, every bit count from empty to
+    // full, at every number of hash functions, through real BloomFilter
+    // objects (read from streams whose lowest bitCount bits are set; the
+    // strategy alternates with k, and neither it nor the bits' positions
+    // enter the statistics).
+    static final int[] SWEEP_WORDS = {1, 2, 3, 4, 5, 6, 7, 8, 16, 32};
+    static final int[] SWEEP_LISTED_K = {1, 2, 3, 4, 5, 7, 10, 20, 64, 255};
+
+    static BloomFilter<byte[]> withBitCount(int words, int k, int bitCount) throws IOException {
+        ByteBuffer bb = ByteBuffer.allocate(6 + 8 * words);
+        bb.put((byte) (k % 2)).put((byte) k).putInt(words);
+        for (int w = 0; w < words; w++) {
+            int n = Math.max(0, Math.min(64, bitCount - 64 * w));
+            bb.putLong(n == 64 ? -1L : (1L << n) - 1);
+        }
+        return BloomFilter.readFrom(new ByteArrayInputStream(bb.array()), Funnels.byteArrayFunnel());
+    }
+
+    // approx is approximateElementCount, with Long.MAX_VALUE (what sift
+    // returns) where Guava throws ArithmeticException, which it must do only
+    // for a full filter.
+    static long approx(BloomFilter<?> f, boolean full) {
+        try {
+            long a = f.approximateElementCount();
+            if (full) {
+                throw new IllegalStateException("approximateElementCount of a full filter returned " + a);
+            }
+            return a;
+        } catch (ArithmeticException e) {
+            if (!full) {
+                throw e;
+            }
+            return Long.MAX_VALUE;
+        }
+    }
+
+    // sweep writes, for each size and k, the first 8 bytes of the SHA-256 of
+    // the sequence of (expectedFpp's raw bits, approximateElementCount) as
+    // big-endian longs over bitCount = 0..bitSize, and for the 64-bit filter
+    // and a few k the values themselves.
+    static void sweep() throws Exception {
+        out.append("\"sweep\":[\n");
+        List<String> rows = new ArrayList<>();
+        for (int words : SWEEP_WORDS) {
+            int bitSize = 64 * words;
+            StringBuilder digests = new StringBuilder();
+            for (int k = 1; k <= 255; k++) {
+                java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+                StringBuilder fpps = new StringBuilder();
+                List<String> counts = new ArrayList<>();
+                for (int c = 0; c <= bitSize; c++) {
+                    BloomFilter<byte[]> f = withBitCount(words, k, c);
+                    double e = f.expectedFpp();
+                    checkStrictPow((double) c / bitSize, k, e);
+                    long a = approx(f, c == bitSize);
+                    md.update(ByteBuffer.allocate(16).putLong(Double.doubleToRawLongBits(e)).putLong(a).array());
+                    fpps.append(hexLong(Double.doubleToRawLongBits(e)));
+                    counts.add(Long.toString(a));
+                }
+                digests.append(hex(java.util.Arrays.copyOf(md.digest(), 8)));
+                if (words == 1 && contains(SWEEP_LISTED_K, k)) {
+                    rows.add("{\"bitSize\":" + bitSize + ",\"k\":" + k + ",\"expectedFppBits\":" + quote(fpps.toString())
+                            + ",\"approximateElementCounts\":" + quote(String.join(",", counts)) + "}");
+                }
+            }
+            rows.add("{\"bitSize\":" + bitSize + ",\"digests\":" + quote(digests.toString()) + "}");
+        }
+        out.append(String.join(",\n", rows)).append("\n]");
+    }
+
+    static boolean contains(int[] a, int x) {
+        for (int v : a) {
+            if (v == x) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public static void main(String[] args) throws Exception {
@@ -500,6 +656,10 @@ public final class GuavaVectors {
             small.put(sets[0].keys.get(i));
         }
         decode(serialize(small));
+        out.append(",\n");
+        strictPow();
+        out.append(",\n");
+        sweep();
         out.append("\n}\n");
 
         PrintStream ps = new PrintStream(System.out, false, StandardCharsets.US_ASCII);
