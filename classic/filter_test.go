@@ -375,17 +375,23 @@ func TestZeroAllocs(t *testing.T) {
 		f, _ := New(10000, 0.01, s)
 		key := []byte("a key of some length")
 		str := "another key"
+		chars := "ASCII for the fast path, then Grüße 😀 and \xed\xa0\x80 invalid bytes"
+		units := []uint16{'k', 'e', 'y', 0xd83d, 0xde00, 0xd800, 'x', 'y', 'z'}
 		checks := map[string]func(){
-			"Put":                func() { f.Put(key) },
-			"PutString":          func() { f.PutString(str) },
-			"PutInt64":           func() { f.PutInt64(42) },
-			"PutInt32":           func() { f.PutInt32(42) },
-			"MightContain":       func() { f.MightContain(key) },
-			"MightContainString": func() { f.MightContainString(str) },
-			"MightContainInt64":  func() { f.MightContainInt64(42) },
-			"MightContainInt32":  func() { f.MightContainInt32(43) },
-			"ExpectedFpp":        func() { f.ExpectedFpp() },
-			"Approximate":        func() { f.ApproximateElementCount() },
+			"PutUnencodedChars":          func() { f.PutUnencodedChars(chars) },
+			"MightContainUnencodedChars": func() { f.MightContainUnencodedChars(chars) },
+			"PutUTF16":                   func() { f.PutUTF16(units) },
+			"MightContainUTF16":          func() { f.MightContainUTF16(units) },
+			"Put":                        func() { f.Put(key) },
+			"PutString":                  func() { f.PutString(str) },
+			"PutInt64":                   func() { f.PutInt64(42) },
+			"PutInt32":                   func() { f.PutInt32(42) },
+			"MightContain":               func() { f.MightContain(key) },
+			"MightContainString":         func() { f.MightContainString(str) },
+			"MightContainInt64":          func() { f.MightContainInt64(42) },
+			"MightContainInt32":          func() { f.MightContainInt32(43) },
+			"ExpectedFpp":                func() { f.ExpectedFpp() },
+			"Approximate":                func() { f.ApproximateElementCount() },
 		}
 		for name, fn := range checks {
 			if a := testing.AllocsPerRun(100, fn); a != 0 {

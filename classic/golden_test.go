@@ -9,10 +9,12 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf16"
 )
 
 // The golden vectors in testdata/guava/vectors.json were written by the real
@@ -64,6 +66,7 @@ type guavaVectors struct {
 		Reserialized string `json:"reserialized"`
 	} `json:"decode"`
 	StrictPow [][3]string `json:"strictPow"`
+	UTF8      [][2]string `json:"utf8"`
 	Sweep     []struct {
 		BitSize     int64  `json:"bitSize"`
 		K           int    `json:"k"`
@@ -114,12 +117,37 @@ func mustFloatBits(t testing.TB, s string) float64 {
 }
 
 // goldenKey is one key of a vector key set, in the Go form its funnel uses.
+// A "chars" key (Funnels.unencodedCharsFunnel()) is spelled as its UTF-16
+// code units, four hex digits each; u holds them, and s the same text as a
+// Go string when the units are well-formed UTF-16 (no unpaired surrogates).
 type goldenKey struct {
 	funnel string
 	b      []byte
 	s      string
 	i64    int64
 	i32    int32
+	u      []uint16
+	sOK    bool // s holds the same characters as u
+}
+
+// parseUnits reads code units spelled as four hex digits each.
+func parseUnits(t testing.TB, spelling string) []uint16 {
+	t.Helper()
+	b := mustHex(t, spelling)
+	if len(b)%2 != 0 {
+		t.Fatalf("odd UTF-16 spelling %q", spelling)
+	}
+	u := make([]uint16, len(b)/2)
+	for i := range u {
+		u[i] = binary.BigEndian.Uint16(b[2*i:])
+	}
+	return u
+}
+
+// utf16String returns the Go string of well-formed UTF-16 units.
+func utf16String(u []uint16) (string, bool) {
+	s := string(utf16.Decode(u))
+	return s, slices.Equal(utf16.Encode([]rune(s)), u)
 }
 
 func parseKey(t testing.TB, funnel, spelling string) goldenKey {
@@ -142,13 +170,19 @@ func parseKey(t testing.TB, funnel, spelling string) goldenKey {
 			t.Fatal(err)
 		}
 		k.i32 = int32(v)
+	case "chars":
+		k.u = parseUnits(t, spelling)
+		k.s, k.sOK = utf16String(k.u)
 	default:
 		t.Fatalf("unknown funnel %q", funnel)
 	}
 	return k
 }
 
-func (k goldenKey) put(f *Filter) bool {
+// put adds k in the form its funnel uses; a chars key alternates, by the
+// parity of its index i, between its Go string form (when it has one) and
+// its code units.
+func (k goldenKey) put(f *Filter, i int) bool {
 	switch k.funnel {
 	case "bytes":
 		return f.Put(k.b)
@@ -156,11 +190,18 @@ func (k goldenKey) put(f *Filter) bool {
 		return f.PutString(k.s)
 	case "int64":
 		return f.PutInt64(k.i64)
+	case "chars":
+		if k.sOK && i%2 == 0 {
+			return f.PutUnencodedChars(k.s)
+		}
+		return f.PutUTF16(k.u)
 	}
 	return f.PutInt32(k.i32)
 }
 
-func (k goldenKey) mightContain(f *Filter) bool {
+// mightContain probes k; a chars key is probed in both of its forms, which
+// must agree.
+func (k goldenKey) mightContain(t testing.TB, f *Filter) bool {
 	switch k.funnel {
 	case "bytes":
 		return f.MightContain(k.b)
@@ -168,6 +209,12 @@ func (k goldenKey) mightContain(f *Filter) bool {
 		return f.MightContainString(k.s)
 	case "int64":
 		return f.MightContainInt64(k.i64)
+	case "chars":
+		got := f.MightContainUTF16(k.u)
+		if k.sOK && f.MightContainUnencodedChars(k.s) != got {
+			t.Errorf("MightContainUnencodedChars(%q) != MightContainUTF16(%x)", k.s, k.u)
+		}
+		return got
 	}
 	return f.MightContainInt32(k.i32)
 }
@@ -181,6 +228,8 @@ func (k goldenKey) hash128() (uint64, uint64) {
 		return murmur3([]byte(k.s))
 	case "int64":
 		return murmur3Int64(k.i64)
+	case "chars":
+		return murmur3UTF16(k.u)
 	}
 	return murmur3Int32(k.i32)
 }
@@ -204,6 +253,7 @@ func TestGoldenMurmur3(t *testing.T) {
 	if len(v.Murmur) < 90 {
 		t.Fatalf("only %d murmur vectors", len(v.Murmur))
 	}
+	chars := 0
 	for _, m := range v.Murmur {
 		k := parseKey(t, m.Funnel, m.Key)
 		h1, h2 := k.hash128()
@@ -224,16 +274,28 @@ func TestGoldenMurmur3(t *testing.T) {
 				t.Errorf("%s %s: specialised hash differs from murmur3 of its bytes", m.Funnel, m.Key)
 			}
 		}
+		// The string form of a chars key hashes the same units.
+		if m.Funnel == "chars" {
+			chars++
+			if k.sOK {
+				if s1, s2 := murmur3Chars(k.s); s1 != h1 || s2 != h2 {
+					t.Errorf("murmur3Chars(%q) differs from Guava's hash of the same units", k.s)
+				}
+			}
+		}
+	}
+	if chars < 40 {
+		t.Errorf("only %d chars-funnel murmur vectors", chars)
 	}
 }
 
 func TestGoldenFilters(t *testing.T) {
 	v := loadVectors(t)
-	if len(v.Filters) < 80 {
+	if len(v.Filters) < 100 {
 		t.Fatalf("only %d filter vectors", len(v.Filters))
 	}
 	keys := map[string][]goldenKey{}
-	for _, name := range []string{"bytes", "string", "int64", "int32"} {
+	for _, name := range []string{"bytes", "string", "int64", "int32", "chars"} {
 		keys[name] = keySet(t, v, name)
 	}
 	for _, g := range v.Filters {
@@ -246,7 +308,7 @@ func TestGoldenFilters(t *testing.T) {
 				t.Fatalf("New: %v", err)
 			}
 			for i := 0; i < g.Inserted; i++ {
-				if got, want := ks[i].put(f), g.Puts[i] == '1'; got != want {
+				if got, want := ks[i].put(f, i), g.Puts[i] == '1'; got != want {
 					t.Fatalf("put #%d returned %v, Guava %v", i, got, want)
 				}
 			}
@@ -268,7 +330,7 @@ func TestGoldenFilters(t *testing.T) {
 			}
 			for _, filter := range []*Filter{f, back} {
 				for i, k := range ks {
-					if got, want := k.mightContain(filter), g.Answers[i] == '1'; got != want {
+					if got, want := k.mightContain(t, filter), g.Answers[i] == '1'; got != want {
 						t.Fatalf("mightContain(key #%d) = %v, Guava %v", i, got, want)
 					}
 				}
@@ -457,6 +519,26 @@ func TestGoldenStrictPow(t *testing.T) {
 	}
 }
 
+// TestGoldenUTF8 checks that a Go string holding arbitrary bytes hashes, for
+// the chars funnel, as the String Java decodes from the same bytes.
+func TestGoldenUTF8(t *testing.T) {
+	v := loadVectors(t)
+	if len(v.UTF8) < 1000 {
+		t.Fatalf("only %d UTF-8 decoding vectors", len(v.UTF8))
+	}
+	for _, row := range v.UTF8 {
+		in, want := mustHex(t, row[0]), parseUnits(t, row[1])
+		if got := javaUnits(string(in)); !slices.Equal(got, want) {
+			t.Errorf("%x decodes to %04x, Java %04x", in, got, want)
+			continue
+		}
+		h1, h2 := murmur3Chars(string(in))
+		if w1, w2 := murmur3UTF16(want); h1 != w1 || h2 != w2 {
+			t.Errorf("murmur3Chars(%x) differs from the hash of Java's %04x", in, want)
+		}
+	}
+}
+
 // TestGoldenSweep compares ExpectedFpp and ApproximateElementCount with
 // Guava's for small filters at every bit count and every k: the listed
 // values one by one, the rest through per-k digests of the same sequence.
@@ -523,4 +605,19 @@ func forEachBitCount(words, k int, fn func(c int, f *Filter)) {
 		setBit(f.words, uint64(c))
 		f.bitCount++
 	}
+}
+
+// javaUnits is the reference for murmur3Chars' decoding: the UTF-16 code
+// units of the String Java decodes from s's bytes.
+func javaUnits(s string) []uint16 {
+	var u []uint16
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= 0x80 {
+			r, size = javaDecodeRune(s[i:])
+		}
+		u = utf16.AppendRune(u, r)
+		i += size
+	}
+	return u
 }

@@ -39,8 +39,8 @@ public final class GuavaVectors {
     }
 
     // A second stream for the sections added after the first release of
-    // this file (StrictMath.pow, the statistics sweep), so that the older
-    // sections keep their inputs.
+    // this file (the chars funnel, UTF-8 decoding, StrictMath.pow, the
+    // statistics sweep), so that the older sections keep their inputs.
     private static long state2 = 0x0C4A25C4A25C4A25L;
 
     private static long next2() {
@@ -86,6 +86,17 @@ public final class GuavaVectors {
             }
         }
         return b.append('"').toString();
+    }
+
+    // units spells a Java String as its UTF-16 code units, four hex digits
+    // each (most significant first), so that unpaired surrogates survive
+    // (JSON parsers replace them).
+    private static String units(String s) {
+        StringBuilder b = new StringBuilder(4 * s.length());
+        for (int i = 0; i < s.length(); i++) {
+            b.append(String.format("%04x", (int) s.charAt(i)));
+        }
+        return b.toString();
     }
 
     private static String bits(boolean[] v) {
@@ -156,6 +167,55 @@ public final class GuavaVectors {
                 }
             }
             ks.add(s, quote(s));
+        }
+        return ks;
+    }
+
+    // Strings for Funnels.unencodedCharsFunnel(): text, surrogate pairs,
+    // unpaired and reversed surrogates (which a Java String may hold), and
+    // lengths around murmur3's 8-char blocks.
+    static final String[] CHAR_WORDS = {
+        "", "a", "hello", "Grüße", "日本語", "😀", "a😀b", "𝄞 clef", "\u0000nul", "\uffff\ufffe\ufeff",
+        "\ud800", "\udc00", "x\ud83d", "\ude00y", "\udc00\ud800", "\ud83d\ude00\ud83d", "1234567", "12345678",
+        "123456789", "0123456789abcdef", "0123456789abcdefg", "ascii then ü", "üüüüüüüüü", "😀😀😀😀😀",
+    };
+
+    // randomChars returns up to maxLen code units: mostly ASCII, some other
+    // BMP characters, surrogate pairs, and now and then a lone surrogate.
+    static String randomChars(int maxLen) {
+        int len = nextInt2(maxLen + 1);
+        StringBuilder b = new StringBuilder();
+        while (b.length() < len) {
+            int kind = nextInt2(20);
+            if (kind < 10) {
+                b.append((char) (0x20 + nextInt2(0x5f)));
+            } else if (kind < 15) {
+                char c = (char) (0x80 + nextInt2(0xff80));
+                b.append(Character.isSurrogate(c) ? '\u00e9' : c);
+            } else if (kind < 19) {
+                b.appendCodePoint(0x10000 + nextInt2(0x100000));
+            } else {
+                b.append((char) (0xd800 + nextInt2(0x800)));
+            }
+        }
+        return b.toString();
+    }
+
+    static KeySet charKeys() {
+        KeySet ks = new KeySet("chars", Funnels.unencodedCharsFunnel());
+        for (int i = 0; i < PRESENT + ABSENT; i++) {
+            String s;
+            if (i < CHAR_WORDS.length) {
+                s = CHAR_WORDS[i];
+            } else {
+                switch (i % 4) {
+                    case 0: s = "key-" + i; break;
+                    case 1: s = randomChars(12); break;
+                    case 2: s = "user:" + nextInt2(1000000) + "@example.com"; break;
+                    default: s = CHAR_WORDS[nextInt2(CHAR_WORDS.length)] + "/" + randomChars(6); break;
+                }
+            }
+            ks.add(s, quote(units(s)));
         }
         return ks;
     }
@@ -247,6 +307,33 @@ public final class GuavaVectors {
         for (String s : WORDS) {
             HashCode h = Hashing.murmur3_128().hashString(s, StandardCharsets.UTF_8);
             rows.add("{\"funnel\":\"string\",\"key\":" + quote(s) + ",\"hash\":" + quote(hex(h.asBytes())) + "}");
+        }
+        List<String> charKeys = new ArrayList<>(java.util.Arrays.asList(CHAR_WORDS));
+        for (int len = 0; len <= 24; len++) {
+            // Every tail length, with random units.
+            StringBuilder b = new StringBuilder();
+            for (int j = 0; j < len; j++) {
+                b.append((char) next2());
+            }
+            charKeys.add(b.toString());
+        }
+        for (String s : charKeys) {
+            HashCode h = Hashing.murmur3_128().hashObject(s, Funnels.unencodedCharsFunnel());
+            // The funnel puts each char as two little-endian bytes, whatever
+            // the string holds; check that claim against Guava itself.
+            byte[] le = new byte[2 * s.length()];
+            for (int j = 0; j < s.length(); j++) {
+                le[2 * j] = (byte) s.charAt(j);
+                le[2 * j + 1] = (byte) (s.charAt(j) >>> 8);
+            }
+            if (!h.equals(Hashing.murmur3_128().hashBytes(le)) || !h.equals(Hashing.murmur3_128().hashUnencodedChars(s))) {
+                throw new IllegalStateException("unencodedCharsFunnel is not UTF-16LE for " + units(s));
+            }
+            boolean wellFormed = s.codePoints().noneMatch(cp -> cp >= 0xd800 && cp <= 0xdfff);
+            if (wellFormed && !h.equals(Hashing.murmur3_128().hashBytes(s.getBytes(StandardCharsets.UTF_16LE)))) {
+                throw new IllegalStateException("unencodedCharsFunnel differs from UTF_16LE for " + units(s));
+            }
+            rows.add("{\"funnel\":\"chars\",\"key\":" + quote(units(s)) + ",\"hash\":" + quote(hex(h.asBytes())) + "}");
         }
         for (long v : EDGE_LONGS) {
             HashCode h = Hashing.murmur3_128().hashLong(v);
@@ -552,6 +639,64 @@ public final class GuavaVectors {
         out.append(String.join(",\n", rows)).append("\n]");
     }
 
+    // utf8 records the String Java decodes from byte sequences that are not
+    // all valid UTF-8: every sequence of one or two bytes from a set of
+    // representatives of each kind of byte, every three-byte sequence from a
+    // smaller set, and random mixtures of text and stray bytes. Each row is
+    // the input in hex and the String's code units (as units() spells them).
+    static void utf8() throws Exception {
+        int[] reps = {0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1,
+            0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff};
+        int[] reps3 = {0x41, 0x80, 0x90, 0xa0, 0xc2, 0xe0, 0xed, 0xf0, 0xf4};
+        List<byte[]> inputs = new ArrayList<>();
+        for (int a : reps) {
+            inputs.add(new byte[] {(byte) a});
+        }
+        for (int a : reps) {
+            for (int b : reps) {
+                inputs.add(new byte[] {(byte) a, (byte) b});
+            }
+        }
+        for (int a : reps3) {
+            for (int b : reps3) {
+                for (int c : reps3) {
+                    inputs.add(new byte[] {(byte) a, (byte) b, (byte) c});
+                }
+            }
+        }
+        String[] pieces = {"a", "é", "日", "😀", "\u07ff", "\u0800", "\uffff", "\ud7ff", "\ue000", "\udbff\udfff"};
+        for (int i = 0; i < 150; i++) {
+            java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+            for (int n = nextInt2(8); n >= 0; n--) {
+                if (nextInt2(3) == 0) {
+                    b.write(0x80 + nextInt2(0x80)); // a stray byte >= 0x80
+                } else if (nextInt2(4) == 0) {
+                    // a truncated or broken multi-byte sequence
+                    byte[] p = pieces[nextInt2(pieces.length)].getBytes(StandardCharsets.UTF_8);
+                    b.write(p, 0, Math.max(1, nextInt2(p.length)));
+                } else {
+                    b.writeBytes(pieces[nextInt2(pieces.length)].getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            inputs.add(b.toByteArray());
+        }
+        out.append("\"utf8\":[\n");
+        List<String> rows = new ArrayList<>();
+        for (byte[] in : inputs) {
+            String s = new String(in, StandardCharsets.UTF_8);
+            // A replacing CharsetDecoder must agree with the String constructor.
+            String viaDecoder = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(java.nio.charset.CodingErrorAction.REPLACE)
+                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPLACE)
+                    .decode(ByteBuffer.wrap(in)).toString();
+            if (!s.equals(viaDecoder)) {
+                throw new IllegalStateException("String and CharsetDecoder disagree on " + hex(in));
+            }
+            rows.add("[" + quote(hex(in)) + "," + quote(units(s)) + "]");
+        }
+        out.append(String.join(",\n", rows)).append("\n]");
+    }
+
     // The statistics sweep: for small filters, every bit count from empty to
     // full, at every number of hash functions, through real BloomFilter
     // objects (read from streams whose lowest bitCount bits are set; the
@@ -633,7 +778,7 @@ public final class GuavaVectors {
 
     public static void main(String[] args) throws Exception {
         String guavaVersion = args.length > 0 ? args[0] : "unknown";
-        KeySet[] sets = {bytesKeys(), stringKeys(), longKeys(), intKeys()};
+        KeySet[] sets = {bytesKeys(), stringKeys(), longKeys(), intKeys(), charKeys()};
 
         out.append("{\n\"generator\":\"classic/testdata/guava/gen.sh\",\n");
         out.append("\"guava\":").append(quote(guavaVersion)).append(",\n");
@@ -658,6 +803,8 @@ public final class GuavaVectors {
         decode(serialize(small));
         out.append(",\n");
         strictPow();
+        out.append(",\n");
+        utf8();
         out.append(",\n");
         sweep();
         out.append("\n}\n");
