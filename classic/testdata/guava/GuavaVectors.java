@@ -25,33 +25,47 @@ import java.util.List;
 public final class GuavaVectors {
     // ---- deterministic randomness --------------------------------------------
 
-    private static long state = 0x5EED5EED5EED5EEDL;
+    // SplitMix64.
+    static final class SplitMix {
+        private long state;
 
-    private static long next() {
-        long z = (state += 0x9E3779B97F4A7C15L);
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
+        SplitMix(long seed) {
+            state = seed;
+        }
+
+        long next() {
+            long z = (state += 0x9E3779B97F4A7C15L);
+            z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+            z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+            return z ^ (z >>> 31);
+        }
+
+        int nextInt(int bound) {
+            return (int) Long.remainderUnsigned(next(), bound);
+        }
     }
 
-    private static int nextInt(int bound) {
-        return (int) Long.remainderUnsigned(next(), bound);
-    }
+    private static final SplitMix rng = new SplitMix(0x5EED5EED5EED5EEDL);
 
     // A second stream for the sections added after the first release of
     // this file (the chars funnel, UTF-8 decoding, StrictMath.pow, the
     // statistics sweep), so that the older sections keep their inputs.
-    private static long state2 = 0x0C4A25C4A25C4A25L;
+    private static final SplitMix rng2 = new SplitMix(0x0C4A25C4A25C4A25L);
+
+    private static long next() {
+        return rng.next();
+    }
+
+    private static int nextInt(int bound) {
+        return rng.nextInt(bound);
+    }
 
     private static long next2() {
-        long z = (state2 += 0x9E3779B97F4A7C15L);
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
+        return rng2.next();
     }
 
     private static int nextInt2(int bound) {
-        return (int) Long.remainderUnsigned(next2(), bound);
+        return rng2.nextInt(bound);
     }
 
     // ---- JSON output ----------------------------------------------------------
