@@ -261,7 +261,7 @@ func (c *Counting) SizeBytes() int64 { return 8 * int64(len(c.words)) }
 // never added, given the counters that are non-zero now:
 // (nonzero / m)^k.
 func (c *Counting) ExpectedFpp() float64 {
-	return powInt(float64(c.nonzero)/float64(c.m), c.k)
+	return strictPow(float64(c.nonzero)/float64(c.m), float64(c.k))
 }
 
 // EstimatedCount estimates the number of distinct keys present from the

@@ -230,6 +230,36 @@ func (f *Filter) PutInt32(x int32) bool {
 	return f.put(h1, h2)
 }
 
+// PutUnencodedChars adds s as Guava's Funnels.unencodedCharsFunnel() adds
+// the Java String holding the same characters: it hashes the string's UTF-16
+// code units, two bytes each, little-endian, with a surrogate pair for each
+// character above U+FFFF. It reports whether any bit changed.
+//
+// s is read as UTF-8. Bytes that are not valid UTF-8 are replaced by U+FFFD
+// exactly as Java's new String(bytes, StandardCharsets.UTF_8) replaces them,
+// so PutUnencodedChars(string(b)) hashes the String a Java service decodes
+// from the same bytes b (see the package documentation). To hash Java
+// strings that hold unpaired surrogates, use PutUTF16.
+//
+// This is a different funnel from PutString (Funnels.stringFunnel(UTF_8)):
+// the same text sets different bits, so a filter must be used with one of
+// them throughout, as in Java.
+func (f *Filter) PutUnencodedChars(s string) bool {
+	h1, h2 := murmur3Chars(s)
+	return f.put(h1, h2)
+}
+
+// PutUTF16 adds the UTF-16 code units u, as Guava's
+// Funnels.unencodedCharsFunnel() adds a Java String (or char[] wrapped as a
+// CharSequence) holding them, and reports whether any bit changed. Any
+// sequence of units is accepted, unpaired surrogates included, as Java
+// accepts them. For text held as UTF-8, PutUnencodedChars hashes the same
+// units without converting first.
+func (f *Filter) PutUTF16(u []uint16) bool {
+	h1, h2 := murmur3UTF16(u)
+	return f.put(h1, h2)
+}
+
 // MightContain reports whether b might have been put in the filter: false
 // means it certainly was not; true means it was, or is a false positive.
 func (f *Filter) MightContain(b []byte) bool {
@@ -255,7 +285,20 @@ func (f *Filter) MightContainInt32(x int32) bool {
 	return f.mightContain(h1, h2)
 }
 
-// setBit sets bit i and returns 1 if it was clear, 0 if it was already set.
+// MightContainUnencodedChars is MightContain for a key put with
+// PutUnencodedChars (Funnels.unencodedCharsFunnel()).
+func (f *Filter) MightContainUnencodedChars(s string) bool {
+	h1, h2 := murmur3Chars(s)
+	return f.mightContain(h1, h2)
+}
+
+// MightContainUTF16 is MightContain for a key put with PutUTF16 or, as the
+// same code units, with PutUnencodedChars.
+func (f *Filter) MightContainUTF16(u []uint16) bool {
+	h1, h2 := murmur3UTF16(u)
+	return f.mightContain(h1, h2)
+}
+
 // indexer maps a combined hash to a bit index: hash mod bitSize, without
 // dividing. The probe loops copy it out of the Filter so that its fields
 // stay in registers while the loop stores into the words.
@@ -386,9 +429,11 @@ func (f *Filter) BitCount() int64 { return int64(f.bitCount) }
 
 // ExpectedFpp returns the probability that MightContain answers true for a
 // key that was never put, given the bits set now: Guava's expectedFpp(),
-// (bitCount / bitSize)^k. See the package documentation on its last bit.
+// Math.pow(bitCount / bitSize, k), computed as Java's StrictMath.pow, which
+// is what HotSpot's Math.pow returns on aarch64. HotSpot on x86-64 may
+// differ in the last bit; see the package documentation.
 func (f *Filter) ExpectedFpp() float64 {
-	return powInt(float64(f.bitCount)/float64(f.ix.bitSize), f.numHash)
+	return strictPow(float64(f.bitCount)/float64(f.ix.bitSize), float64(f.numHash))
 }
 
 // ApproximateElementCount estimates how many distinct keys have been put:
@@ -445,6 +490,16 @@ func (f *Filter) PutAll(other *Filter) error {
 	}
 	f.bitCount = count
 	return nil
+}
+
+// Reset empties the filter in place, keeping its strategy, number of hash
+// functions and size: afterwards it equals the empty filter New made (and
+// Guava serializes the same bytes for it), and keys can be put again. It
+// does not allocate. Guava's BloomFilter has no such method; building a new
+// filter there gives the same result.
+func (f *Filter) Reset() {
+	clear(f.words)
+	f.bitCount = 0
 }
 
 // Clone returns an independent copy of f (Guava's copy()).
