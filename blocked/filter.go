@@ -46,15 +46,10 @@ func (c *core) alloc(blocks uint64, k int, seed uint64) {
 	c.setWords(words, region, k, seed)
 }
 
-// setWords makes words, from region, c's memory. Mapped memory gets a
-// finalizer on its Region (an object this package allocates, never the
-// caller's Filter, which may be embedded in another struct): the Region is
-// reachable exactly as long as the filter holding it, and frees the mapping
-// when neither is.
+// setWords makes words, from region, c's memory. Mapped memory is freed by
+// the Region's finalizer (package mem) when the Region, which only the
+// filter holding these words references, becomes unreachable.
 func (c *core) setWords(words []uint64, region *mem.Region, k int, seed uint64) {
-	if region.Mapped() {
-		runtime.SetFinalizer(region, (*mem.Region).Free)
-	}
 	c.words = words
 	c.t = kernel.BlockedTable{
 		Blocks: unsafe.Slice((*kernel.Block)(unsafe.Pointer(unsafe.SliceData(words))), len(words)/kernel.BlockWords),
@@ -73,13 +68,8 @@ func (c *core) free() error {
 	return freeRegion(r)
 }
 
-// freeRegion frees r now and drops its finalizer.
-func freeRegion(r *mem.Region) error {
-	if r.Mapped() {
-		runtime.SetFinalizer(r, nil)
-	}
-	return r.Free()
-}
+// freeRegion frees r now (which drops its finalizer).
+func freeRegion(r *mem.Region) error { return r.Free() }
 
 // The core methods that read or write words keep c alive to the end: if
 // the filter became unreachable during the call, the finalizer of its

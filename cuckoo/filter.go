@@ -169,13 +169,11 @@ func newFilter(words []uint64, buckets uint64, fpBits uint, seed uint64, maxKick
 	return f
 }
 
-// setRegion records memory to release with Close, and releases it when the
-// filter becomes unreachable if Close was never called.
+// setRegion records memory to release with Close. A mapped Region frees
+// itself (its finalizer, see package internal/mem) once unreachable: the
+// filter holding it is the only object that references it.
 func (f *Filter) setRegion(r *mem.Region) {
 	f.region = r
-	if r.Mapped() {
-		runtime.AddCleanup(f, func(r *mem.Region) { _ = r.Free() }, r)
-	}
 }
 
 // rngSeed derives the kick PRNG's starting state from the seed (never 0).

@@ -1,0 +1,110 @@
+//go:build unix
+
+package mem
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sift-go/sift"
+	"golang.org/x/sys/unix"
+)
+
+// TestOpenFIFO: MapFile and OpenRegular return at once, with an error, for
+// a FIFO nobody writes to (a plain open blocks until a writer comes).
+func TestOpenFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fifo")
+	if err := unix.Mkfifo(p, 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	for name, open := range map[string]func() error{
+		"MapFile":     func() error { _, _, err := MapFile(p); return err },
+		"OpenRegular": func() error { _, _, err := OpenRegular(p); return err },
+	} {
+		done := make(chan error, 1)
+		go func() { done <- open() }()
+		select {
+		case err := <-done:
+			var pe *fs.PathError
+			if !errors.As(err, &pe) || !strings.Contains(err.Error(), "not a regular file (a named pipe)") {
+				t.Errorf("%s of a FIFO: %v", name, err)
+			}
+		case <-time.After(5 * time.Second):
+			// Unblock the open so the goroutine ends, then fail.
+			if w, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				w.Close()
+			}
+			<-done
+			t.Errorf("%s of a FIFO blocked", name)
+		}
+	}
+}
+
+// TestAllocRefused: a mapping the system refuses (here because of an
+// address-space limit, RLIMIT_AS) is an error wrapping sift.ErrTooLarge and
+// the system's ENOMEM. It runs in a child process: the limit would
+// constrain the whole test binary, and before the fix the refusal fell
+// back to the Go heap, whose own refusal ends the process.
+func TestAllocRefused(t *testing.T) {
+	if os.Getenv("SIFT_MEM_CHILD") == "refused" {
+		allocRefusedChild()
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^TestAllocRefused$", "-test.v")
+	cmd.Env = append(os.Environ(), "SIFT_MEM_CHILD=refused")
+	out, err := cmd.CombinedOutput()
+	if strings.Contains(string(out), "SKIP") {
+		t.Skipf("child skipped:\n%s", out)
+	}
+	if err != nil || !strings.Contains(string(out), "refused as expected") {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+func allocRefusedChild() {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		fmt.Println("SKIP: no /proc/self/status")
+		return
+	}
+	var vm uint64
+	for _, line := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmSize:" {
+			kb, _ := strconv.ParseUint(f[1], 10, 64)
+			vm = kb << 10
+		}
+	}
+	if vm == 0 || vm > 1<<40 { // the race detector reserves terabytes
+		fmt.Println("SKIP: address space size", vm)
+		return
+	}
+	limit := vm + 512<<20
+	if err := unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: limit, Max: unix.RLIM_INFINITY}); err != nil {
+		fmt.Println("SKIP: setrlimit:", err)
+		return
+	}
+	w, r, err := Alloc(1 << 30 / 8 * 2) // 2 GiB
+	if err == nil {
+		fmt.Printf("FAIL: %d words allocated past the limit\n", len(w))
+		r.Free()
+		os.Exit(1)
+	}
+	if !errors.Is(err, sift.ErrTooLarge) || !errors.Is(err, unix.ENOMEM) {
+		fmt.Printf("FAIL: %v\n", err)
+		os.Exit(1)
+	}
+	fmt.Println("refused as expected:", err)
+}
