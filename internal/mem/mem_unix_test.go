@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/childtest"
 	"golang.org/x/sys/unix"
 )
 
@@ -55,17 +55,11 @@ func TestOpenFIFO(t *testing.T) {
 // constrain the whole test binary, and before the fix the refusal fell
 // back to the Go heap, whose own refusal ends the process.
 func TestAllocRefused(t *testing.T) {
-	if os.Getenv("SIFT_MEM_CHILD") == "refused" {
+	if childtest.Arg() == "refused" {
 		allocRefusedChild()
 		return
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^TestAllocRefused$", "-test.v")
-	cmd.Env = append(os.Environ(), "SIFT_MEM_CHILD=refused")
-	out, err := cmd.CombinedOutput()
+	out, err := childtest.Run("TestAllocRefused", "refused")
 	if strings.Contains(string(out), "SKIP") {
 		t.Skipf("child skipped:\n%s", out)
 	}
@@ -75,6 +69,10 @@ func TestAllocRefused(t *testing.T) {
 }
 
 func allocRefusedChild() {
+	if childtest.Emulated() {
+		fmt.Println("SKIP: RLIMIT_AS would limit the emulator, not this program")
+		return
+	}
 	status, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		fmt.Println("SKIP: no /proc/self/status")
