@@ -92,7 +92,18 @@ func (b *cuckooBuilder) added() int64                       { return b.keys }
 func (b *cuckooBuilder) writeTo(w io.Writer) (int64, error) { return b.f.WriteTo(w) }
 func (b *cuckooBuilder) stats() filterStats                 { return cuckooStats(b.f) }
 
-func cuckooStats(f *cuckoo.Filter) filterStats {
+// cuckooGeometry is what cuckoo.Filter and cuckoo.View both report.
+type cuckooGeometry interface {
+	VictimInUse() bool
+	Buckets() uint64
+	FingerprintBits() int
+	SizeBytes() uint64
+	Count() uint64
+	LoadFactor() float64
+	FPP() float64
+}
+
+func cuckooStats(f cuckooGeometry) filterStats {
 	victim := ""
 	if f.VictimInUse() {
 		victim = ", victim slot in use (full)"
@@ -109,7 +120,7 @@ func cuckooStats(f *cuckoo.Filter) filterStats {
 	}
 }
 
-type cuckooReader struct{ f *cuckoo.Filter }
+type cuckooReader struct{ f *cuckoo.View }
 
 func openCuckoo(path string) (queryFilter, error) {
 	f, err := cuckoo.Open(path, cuckoo.LoadOptions{})
