@@ -16,6 +16,7 @@ func init() {
 		name:       "cuckoo",
 		format:     format.KindCuckoo,
 		newBuilder: newCuckooBuilder,
+		memory:     cuckooMemory,
 		open:       openCuckoo,
 		bench:      benchCuckoo,
 	})
@@ -44,6 +45,17 @@ func cuckooBits(spec buildSpec) (int, error) {
 	}
 	return 0, fmt.Errorf("a cuckoo filter's best false-positive rate is about %.2g (16-bit fingerprints at full load), above -fpp %g: use -kind blocked",
 		cuckooFPP(16, cuckoo.TargetLoad), spec.fpp)
+}
+
+// cuckooMemory is what cuckoo.New will allocate for spec: its buckets, 4
+// fingerprints each, of the width cuckooBits chooses (0 if none fits).
+func cuckooMemory(spec buildSpec) float64 {
+	bits, err := cuckooBits(spec)
+	if err != nil {
+		return 0
+	}
+	buckets := cuckoo.BucketsFor(uint64(max(spec.n, 1)))
+	return float64(buckets) * cuckoo.SlotsPerBucket * float64(bits) / 8
 }
 
 type cuckooBuilder struct {
