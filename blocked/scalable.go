@@ -114,7 +114,7 @@ func (s *Scalable) grow() error {
 	}
 	blocks, k, err := optimalBlocks(capacity, fpp)
 	if err != nil {
-		return errorf(ErrTooLarge, "scalable filter cannot grow to stage %d (%d keys at rate %.3g): %v", i, capacity, fpp, trimPrefix(err))
+		return errorf(ErrTooLarge, "scalable filter cannot grow to stage %d (%d keys at rate %.3g): %s", i, capacity, fpp, trimPrefix(err))
 	}
 	var limit uint64
 	if s.maxBytes != 0 {
@@ -125,7 +125,7 @@ func (s *Scalable) grow() error {
 	}
 	f, err := newFilter(blocks, k, options{seed: s.seed, maxBytes: limit})
 	if err != nil {
-		return errorf(ErrTooLarge, "scalable filter cannot grow to stage %d: %v", i, trimPrefix(err))
+		return errorf2(ErrTooLarge, err, "scalable filter cannot grow to stage %d: %s", i, trimPrefix(err))
 	}
 	s.stages = append(s.stages, f)
 	s.counts = append(s.counts, 0)
@@ -434,7 +434,7 @@ func (s *Scalable) decode(h format.Header, payload []byte) error {
 		return errorf(ErrCorrupt, "parameters 6 and 7 must be 0")
 	}
 	if err := checkScalable(p[paramGrowth], ratio); err != nil {
-		return errorf(ErrCorrupt, "%v", err)
+		return errorf(ErrCorrupt, "%s", trimPrefix(err))
 	}
 	d := &Scalable{initial: p[paramInitial], bound: bound, growth: p[paramGrowth], ratio: ratio, seed: h.Seed}
 	fail := func(err error) error {
@@ -446,7 +446,7 @@ func (s *Scalable) decode(h format.Header, payload []byte) error {
 		// The outer checksum covered the stages already.
 		c, sh, used, err := decodeCopy(payload, format.Options{SkipPayloadCRC: true}, true)
 		if err != nil {
-			return fail(errorf(err, "stage %d: %v", i, err))
+			return fail(errorf(err, "stage %d: %s", i, trimPrefix(err)))
 		}
 		d.stages = append(d.stages, &Filter{core: c})
 		capacity, ok := stageCap(d.initial, d.growth, i)
