@@ -246,11 +246,11 @@ func runBuild(e *env) (int, error) {
 	}
 	// The time and rate cover reading the keys, including the counting
 	// pass when there was one, but not writing the file.
-	rate := countString(int64(float64(keys) / max(elapsed.Seconds(), 1e-9)))
+	rate := countString(int64(float64(keys)/max(elapsed.Seconds(), 1e-9))) + " keys/s"
 	if counting > 0 {
 		rate += "; counting lines took " + durationString(counting)
 	}
-	fmt.Fprintf(e.stderr, "sift build: wrote %s: %s, %d keys%s in %s (%s keys/s), %s, %s bits/key, %s, predicted FPR %.3g\n",
+	fmt.Fprintf(e.stderr, "sift build: wrote %s: %s, %d keys%s in %s (%s), %s, %s bits/key, %s, predicted FPR %.3g\n",
 		*out, st.kind, keys, distinct, durationString(elapsed), rate,
 		sizeString(size), perKey, st.geometry, st.fpp)
 	return exitOK, nil

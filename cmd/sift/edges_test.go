@@ -147,7 +147,7 @@ func TestBuildProgressAndRate(t *testing.T) {
 			t.Errorf("-progress: stderr does not mention %q:\n%s", want, r.stderr)
 		}
 	}
-	if !strings.Contains(r.stderr, "counting lines took") {
+	if !strings.Contains(r.stderr, " keys/s; counting lines took ") {
 		t.Errorf("summary does not account for the counting pass:\n%s", r.stderr)
 	}
 	r = mustRun(t, keys.Bytes(), "build", "-n", "1000", "-o", filepath.Join(dir, "q.sift"))
