@@ -10,39 +10,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sift-go/sift/internal/childtest"
+	"github.com/sift-go/sift/internal/edgetest"
 	"github.com/sift-go/sift/internal/mem"
 )
 
-// recovered runs f and returns what it panicked with, or nil.
-func recovered(f func()) (v any) {
-	defer func() { v = recover() }()
-	f()
-	return nil
-}
-
-// wantPanic fails unless f panics; with sentinel, unless it panics with an
-// error wrapping it.
 func wantPanic(t *testing.T, what string, sentinel error, f func()) {
 	t.Helper()
-	v := recovered(f)
-	if v == nil {
-		t.Errorf("%s: no panic", what)
-		return
-	}
-	if sentinel == nil {
-		return
-	}
-	if err, ok := v.(error); !ok || !errors.Is(err, sentinel) || !strings.HasPrefix(err.Error(), "blocked: ") {
-		t.Errorf("%s: panicked with %v, want a blocked error wrapping %v", what, v, sentinel)
-	}
+	edgetest.WantPanic(t, "blocked: ", what, sentinel, f)
 }
 
 func wantErr(t *testing.T, what string, err, sentinel error) {
 	t.Helper()
-	if !errors.Is(err, sentinel) || !strings.HasPrefix(fmt.Sprint(err), "blocked: ") {
-		t.Errorf("%s: %v, want a blocked error wrapping %v", what, err, sentinel)
-	}
+	edgetest.WantErr(t, "blocked: ", what, err, sentinel)
 }
 
 // TestConstructorMaxSize: every constructor honours WithMaxSize, which
@@ -98,35 +77,14 @@ func TestConstructorMaxSize(t *testing.T) {
 // whose refusal ends the process ("fatal error: out of memory"), which
 // would have killed this test binary.
 func TestHugeConstructors(t *testing.T) {
-	cases := map[string]func() error{
-		"New(2e11, 0.01)":                   func() error { _, err := New(200e9, 0.01); return err },
-		"NewWithSize(MaxBits, 8)":           func() error { _, err := NewWithSize(MaxBits, 8); return err },
-		"NewConcurrent(2e11, 0.01)":         func() error { _, err := NewConcurrent(200e9, 0.01); return err },
-		"NewConcurrentWithSize(MaxBits, 8)": func() error { _, err := NewConcurrentWithSize(MaxBits, 8); return err },
-		"NewScalable(2e11, 0.01)":           func() error { _, err := NewScalable(200e9, 0.01); return err },
-	}
-	if arg := childtest.Arg(); arg != "" {
-		err := cases[arg]()
-		fmt.Printf("child %s: %v\n", arg, err)
-		if err != nil && !errors.Is(err, ErrTooLarge) {
-			os.Exit(3)
-		}
-		return
-	}
-	// These sizes are about 250 GiB: beyond this machine, unless its
-	// memory is unknown or larger, when success is fine too.
-	beyond := mem.MachineMemory() != 0 && mem.MachineMemory() < 200<<30
-	for name := range cases {
-		out, err := childtest.Run("TestHugeConstructors", name)
-		switch {
-		case err != nil:
-			t.Errorf("%s: child failed: %v\n%s", name, err, out)
-		case !bytes.Contains(out, []byte("child "+name+": ")):
-			t.Errorf("%s: the child did not run it:\n%s", name, out)
-		case beyond && bytes.Contains(out, []byte("child "+name+": <nil>")):
-			t.Errorf("%s: no error on a machine with %d bytes:\n%s", name, mem.MachineMemory(), out)
-		}
-	}
+	// About 250 GiB each.
+	edgetest.Huge(t, "TestHugeConstructors", mem.MachineMemory(), []edgetest.Case{
+		{Name: "New(2e11, 0.01)", Bytes: 250 << 30, Make: func() error { _, err := New(200e9, 0.01); return err }},
+		{Name: "NewWithSize(MaxBits, 8)", Bytes: MaxBits / 8, Make: func() error { _, err := NewWithSize(MaxBits, 8); return err }},
+		{Name: "NewConcurrent(2e11, 0.01)", Bytes: 250 << 30, Make: func() error { _, err := NewConcurrent(200e9, 0.01); return err }},
+		{Name: "NewConcurrentWithSize(MaxBits, 8)", Bytes: MaxBits / 8, Make: func() error { _, err := NewConcurrentWithSize(MaxBits, 8); return err }},
+		{Name: "NewScalable(2e11, 0.01)", Bytes: 250 << 30, Make: func() error { _, err := NewScalable(200e9, 0.01); return err }},
+	})
 }
 
 // TestMinFPP: rates below MinFPP are refused with ErrFPPTooLow, which

@@ -2,36 +2,21 @@ package classic
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/sift-go/sift"
-	"github.com/sift-go/sift/internal/childtest"
+	"github.com/sift-go/sift/internal/edgetest"
 	"github.com/sift-go/sift/internal/mem"
 )
 
-func recovered(f func()) (v any) {
-	defer func() { v = recover() }()
-	f()
-	return nil
-}
-
 func wantPanic(t *testing.T, what string, f func()) {
 	t.Helper()
-	v := recovered(f)
-	if err, ok := v.(error); !ok || !errors.Is(err, sift.ErrClosed) || !strings.HasPrefix(err.Error(), "classic: ") {
-		t.Errorf("%s: panicked with %v, want a classic error wrapping sift.ErrClosed", what, v)
-	}
+	edgetest.WantPanic(t, "classic: ", what, sift.ErrClosed, f)
 }
 
 func wantErr(t *testing.T, what string, err, sentinel error) {
 	t.Helper()
-	if !errors.Is(err, sentinel) || !strings.HasPrefix(fmt.Sprint(err), "classic: ") || strings.Contains(fmt.Sprint(err), "sift: ") {
-		t.Errorf("%s: %v, want a classic error wrapping %v", what, err, sentinel)
-	}
+	edgetest.WantErr(t, "classic: ", what, err, sentinel)
 }
 
 // TestConstructorMaxSize: New and NewCounting take WithMaxSize (neither had
@@ -70,34 +55,11 @@ func TestConstructorMaxSize(t *testing.T) {
 // 5 TB and the process died ("fatal error: out of memory"). New's largest
 // filter, Guava's 16 GiB, is beyond only a machine with less memory.
 func TestHugeConstructors(t *testing.T) {
-	cases := map[string]struct {
-		size uint64
-		make func() error
-	}{
-		"NewCounting(2^40, 0.01)": {5 << 40, func() error { _, err := NewCounting(1<<40, 0.01); return err }},
-		"NewCounting(4e9, 0.001)": {29e9, func() error { _, err := NewCounting(4e9, 0.001); return err }},
-		"New(9e9, 0.001)":         {16e9, func() error { _, err := New(9e9, 0.001, DefaultStrategy); return err }},
-	}
-	if arg := childtest.Arg(); arg != "" {
-		err := cases[arg].make()
-		fmt.Printf("child %s: %v\n", arg, err)
-		if err != nil && !errors.Is(err, sift.ErrTooLarge) {
-			os.Exit(3)
-		}
-		return
-	}
-	for name, c := range cases {
-		out, err := childtest.Run("TestHugeConstructors", name)
-		beyond := mem.MachineMemory() != 0 && mem.MachineMemory() < c.size
-		switch {
-		case err != nil:
-			t.Errorf("%s: child failed: %v\n%s", name, err, out)
-		case !bytes.Contains(out, []byte("child "+name+": ")):
-			t.Errorf("%s: the child did not run it:\n%s", name, out)
-		case beyond && bytes.Contains(out, []byte("child "+name+": <nil>")):
-			t.Errorf("%s: no error on a machine with %d bytes:\n%s", name, mem.MachineMemory(), out)
-		}
-	}
+	edgetest.Huge(t, "TestHugeConstructors", mem.MachineMemory(), []edgetest.Case{
+		{Name: "NewCounting(2^40, 0.01)", Bytes: 5 << 40, Make: func() error { _, err := NewCounting(1<<40, 0.01); return err }},
+		{Name: "NewCounting(4e9, 0.001)", Bytes: 29e9, Make: func() error { _, err := NewCounting(4e9, 0.001); return err }},
+		{Name: "New(9e9, 0.001)", Bytes: 16e9, Make: func() error { _, err := New(9e9, 0.001, DefaultStrategy); return err }},
+	})
 }
 
 // TestZeroValues: the zero Filter and Counting fail loudly. Before, both

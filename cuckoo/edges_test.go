@@ -12,38 +12,18 @@ import (
 	"testing"
 
 	"github.com/sift-go/sift"
-	"github.com/sift-go/sift/internal/childtest"
+	"github.com/sift-go/sift/internal/edgetest"
 	"github.com/sift-go/sift/internal/mem"
 )
 
-func recovered(f func()) (v any) {
-	defer func() { v = recover() }()
-	f()
-	return nil
-}
-
-// wantPanic fails unless f panics; with sentinel, unless it panics with a
-// "cuckoo: " error wrapping it.
 func wantPanic(t *testing.T, what string, sentinel error, f func()) {
 	t.Helper()
-	v := recovered(f)
-	if v == nil {
-		t.Errorf("%s: no panic", what)
-		return
-	}
-	if sentinel == nil {
-		return
-	}
-	if err, ok := v.(error); !ok || !errors.Is(err, sentinel) || !strings.HasPrefix(err.Error(), "cuckoo: ") {
-		t.Errorf("%s: panicked with %v, want a cuckoo error wrapping %v", what, v, sentinel)
-	}
+	edgetest.WantPanic(t, "cuckoo: ", what, sentinel, f)
 }
 
 func wantErr(t *testing.T, what string, err, sentinel error) {
 	t.Helper()
-	if !errors.Is(err, sentinel) || !strings.HasPrefix(fmt.Sprint(err), "cuckoo: ") || strings.Contains(fmt.Sprint(err), "sift: ") {
-		t.Errorf("%s: %v, want a cuckoo error wrapping %v", what, err, sentinel)
-	}
+	edgetest.WantErr(t, "cuckoo: ", what, err, sentinel)
 }
 
 // TestConstructorMaxSize: New and NewConcurrent honour WithMaxSize.
@@ -67,31 +47,10 @@ func TestConstructorMaxSize(t *testing.T) {
 // must return an error wrapping sift.ErrTooLarge. Before, the refused
 // mapping fell back to the Go heap, which ended the process.
 func TestHugeConstructors(t *testing.T) {
-	const capacity = 16e9
-	cases := map[string]func() error{
-		"New(16e9)":           func() error { _, err := New(capacity); return err },
-		"NewConcurrent(16e9)": func() error { _, err := NewConcurrent(capacity); return err },
-	}
-	if arg := childtest.Arg(); arg != "" {
-		err := cases[arg]()
-		fmt.Printf("child %s: %v\n", arg, err)
-		if err != nil && !errors.Is(err, sift.ErrTooLarge) {
-			os.Exit(3)
-		}
-		return
-	}
-	beyond := mem.MachineMemory() != 0 && mem.MachineMemory() < 30<<30
-	for name := range cases {
-		out, err := childtest.Run("TestHugeConstructors", name)
-		switch {
-		case err != nil:
-			t.Errorf("%s: child failed: %v\n%s", name, err, out)
-		case !bytes.Contains(out, []byte("child "+name+": ")):
-			t.Errorf("%s: the child did not run it:\n%s", name, out)
-		case beyond && bytes.Contains(out, []byte("child "+name+": <nil>")):
-			t.Errorf("%s: no error on a machine with %d bytes:\n%s", name, mem.MachineMemory(), out)
-		}
-	}
+	edgetest.Huge(t, "TestHugeConstructors", mem.MachineMemory(), []edgetest.Case{
+		{Name: "New(16e9)", Bytes: 33 << 30, Make: func() error { _, err := New(16e9); return err }},
+		{Name: "NewConcurrent(16e9)", Bytes: 33 << 30, Make: func() error { _, err := NewConcurrent(16e9); return err }},
+	})
 }
 
 // TestChurn: a full filter recovers when keys go. Fill to ErrFull, remove

@@ -3,11 +3,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -19,22 +16,9 @@ import (
 // whether it had to.
 func runSiftTimeout(t *testing.T, d time.Duration, stdin []byte, args ...string) (result, bool) {
 	t.Helper()
-	needBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	argv := append(append([]string{}, siftRunner...), siftBin)
-	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], args...)...)
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		r.code = ee.ExitCode()
-	}
+	r, _ := execSift(t, ctx, stdin, args...)
 	return r, ctx.Err() != nil
 }
 

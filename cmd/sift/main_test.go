@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -114,22 +116,9 @@ type result struct {
 // does).
 func runSift(t testing.TB, stdin []byte, args ...string) result {
 	t.Helper()
-	needBinary(t)
-	argv := append(append([]string{}, siftRunner...), siftBin)
-	cmd := exec.Command(argv[0], append(argv[1:], args...)...)
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	r, err := execSift(t, context.Background(), stdin, args...)
 	if err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
-			t.Fatalf("sift %s: %v", strings.Join(args, " "), err)
-		}
-		r.code = ee.ExitCode()
+		t.Fatalf("sift %s: %v", strings.Join(args, " "), err)
 	}
 	for _, bad := range []string{"panic", "goroutine ", "runtime error", "internal error"} {
 		if strings.Contains(r.stderr, bad) {
@@ -148,6 +137,28 @@ func runSift(t testing.TB, stdin []byte, args ...string) result {
 		}
 	}
 	return r
+}
+
+// execSift runs the command with args and stdin (nil for none) until it
+// exits or ctx is done. Its error is one that kept the command from
+// running or from finishing (not an exit status, which is in the result).
+func execSift(t testing.TB, ctx context.Context, stdin []byte, args ...string) (result, error) {
+	t.Helper()
+	needBinary(t)
+	argv := append(append([]string{}, siftRunner...), siftBin)
+	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], args...)...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ctx.Err() == nil {
+		r.code, err = ee.ExitCode(), nil
+	}
+	return r, err
 }
 
 // mustRun runs sift and fails the test unless it exits 0.

@@ -5,29 +5,11 @@ package mem
 import (
 	"io"
 	"io/fs"
-	"os"
 	"unsafe"
 )
 
-// OpenRegular opens the file at path for reading if it is a regular file,
-// and otherwise returns an *fs.PathError saying what it is (checked on the
-// opened file, not the path, so the file checked is the file read).
-func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, notRegular(path, st.Mode())
-	}
-	return f, st, nil
-}
+// openNonblock is OpenRegular's extra open flag: none here.
+const openNonblock = 0
 
 // MapFile reads the whole regular file at path into 64-byte-aligned memory
 // from Alloc (mapped from HugeThreshold up where this system can map

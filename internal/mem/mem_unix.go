@@ -4,7 +4,6 @@ package mem
 
 import (
 	"io/fs"
-	"os"
 	"syscall"
 	"unsafe"
 
@@ -25,30 +24,11 @@ func mapAnon(n int) ([]uint64, *Region, error) {
 
 func unmap(b []byte) error { return unix.Munmap(b) }
 
-// OpenRegular opens the file at path for reading if it is a regular file,
-// and otherwise returns an *fs.PathError saying what it is. It never
-// blocks: it opens with O_NONBLOCK, under which opening a FIFO with no
-// writer returns at once (a plain open waits for a writer, forever if none
-// comes), and then checks the type of what it opened with fstat, so the
-// file checked is the file read (a Stat before the open could check one
-// file and open another that replaced it). O_NONBLOCK does not change
-// reads of regular files.
-func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, notRegular(path, st.Mode())
-	}
-	return f, st, nil
-}
+// openNonblock is OpenRegular's extra open flag: with O_NONBLOCK, opening
+// a FIFO that has no writer returns at once (a plain open waits for a
+// writer, forever if none comes). It does not change reads of regular
+// files.
+const openNonblock = syscall.O_NONBLOCK
 
 // MapFile maps the whole regular file at path read-only (see OpenRegular:
 // it never blocks on a FIFO or device). The returned region must be freed

@@ -5,48 +5,28 @@ package mem
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/sift-go/sift"
-	"github.com/sift-go/sift/internal/childtest"
+	"github.com/sift-go/sift/internal/edgetest"
 	"golang.org/x/sys/unix"
 )
 
 // TestOpenFIFO: MapFile and OpenRegular return at once, with an error, for
-// a FIFO nobody writes to (a plain open blocks until a writer comes).
+// a FIFO nobody writes to (a plain open blocks until a writer comes) and
+// for a device.
 func TestOpenFIFO(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "fifo")
-	if err := unix.Mkfifo(p, 0o644); err != nil {
-		t.Skip("mkfifo:", err)
-	}
-	for name, open := range map[string]func() error{
-		"MapFile":     func() error { _, _, err := MapFile(p); return err },
-		"OpenRegular": func() error { _, _, err := OpenRegular(p); return err },
-	} {
-		done := make(chan error, 1)
-		go func() { done <- open() }()
-		select {
-		case err := <-done:
-			var pe *fs.PathError
-			if !errors.As(err, &pe) || !strings.Contains(err.Error(), "not a regular file (a named pipe)") {
-				t.Errorf("%s of a FIFO: %v", name, err)
-			}
-		case <-time.After(5 * time.Second):
-			// Unblock the open so the goroutine ends, then fail.
-			if w, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-				w.Close()
-			}
-			<-done
-			t.Errorf("%s of a FIFO blocked", name)
+	edgetest.SpecialFiles(t, "", func(path string) error { _, _, err := MapFile(path); return err })
+	edgetest.SpecialFiles(t, "", func(path string) error {
+		f, _, err := OpenRegular(path)
+		if err == nil {
+			f.Close()
 		}
-	}
+		return err
+	})
 }
 
 // TestAllocRefused: a mapping the system refuses (here because of an
@@ -55,11 +35,11 @@ func TestOpenFIFO(t *testing.T) {
 // constrain the whole test binary, and before the fix the refusal fell
 // back to the Go heap, whose own refusal ends the process.
 func TestAllocRefused(t *testing.T) {
-	if childtest.Arg() == "refused" {
+	if edgetest.Arg() == "refused" {
 		allocRefusedChild()
 		return
 	}
-	out, err := childtest.Run("TestAllocRefused", "refused")
+	out, err := edgetest.Run("TestAllocRefused", "refused")
 	if strings.Contains(string(out), "SKIP") {
 		t.Skipf("child skipped:\n%s", out)
 	}
@@ -69,7 +49,7 @@ func TestAllocRefused(t *testing.T) {
 }
 
 func allocRefusedChild() {
-	if childtest.Emulated() {
+	if edgetest.Emulated() {
 		fmt.Println("SKIP: RLIMIT_AS would limit the emulator, not this program")
 		return
 	}

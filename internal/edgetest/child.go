@@ -1,9 +1,9 @@
-// Package childtest lets a test run part of itself in a child process: the
-// test binary re-runs one test with an argument in its environment. Tests
-// use it for what could end the process (a fatal error in the Go runtime,
-// a resource limit), so that the parent can report it as a failure instead
-// of dying with the child.
-package childtest
+package edgetest
+
+// A child process is the test binary re-running one test with an argument
+// in its environment, for what could end the process (a fatal error in the
+// Go runtime, a resource limit), so that the parent reports it as a
+// failure instead of dying with the child.
 
 import (
 	"errors"
