@@ -84,7 +84,7 @@ func viewOf(data []byte, region *mem.Region, o options) (*View, error) {
 	words, shared := format.Words(payload)
 	if shared && uintptr(unsafe.Pointer(unsafe.SliceData(payload)))%kernel.BlockBytes == 0 {
 		v.setWords(words, region, k, h.Seed)
-		v.mapped = region.Mapped()
+		v.mapped = region.Mapped() && mem.FilesMapped
 	} else {
 		// Unaligned or big-endian: a private aligned copy; the input is
 		// not needed afterwards.

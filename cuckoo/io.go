@@ -181,7 +181,7 @@ func Open(path string, opt LoadOptions) (*View, error) {
 		return v, nil
 	}
 	v.f.setRegion(region)
-	v.mapped = region.Mapped()
+	v.mapped = region.Mapped() && mem.FilesMapped
 	return v, nil
 }
 

@@ -8,6 +8,11 @@ import (
 	"unsafe"
 )
 
+// FilesMapped reports whether MapFile maps files or, as here, reads them
+// into memory of its own (which Alloc may have mapped, from HugeThreshold
+// up: Region.Mapped is then true, but the memory is a copy).
+const FilesMapped = false
+
 // openNonblock is OpenRegular's extra open flag: none here.
 const openNonblock = 0
 

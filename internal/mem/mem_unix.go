@@ -24,6 +24,10 @@ func mapAnon(n int) ([]uint64, *Region, error) {
 
 func unmap(b []byte) error { return unix.Munmap(b) }
 
+// FilesMapped reports whether MapFile maps files (here) or reads them into
+// memory of its own.
+const FilesMapped = true
+
 // openNonblock is OpenRegular's extra open flag: with O_NONBLOCK, opening
 // a FIFO that has no writer returns at once (a plain open waits for a
 // writer, forever if none comes). It does not change reads of regular
