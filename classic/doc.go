@@ -101,6 +101,14 @@
 // so does New. ExpectedFpp gives the false positive probability for the bits
 // set now; it exceeds the requested fpp once more than n keys are added.
 //
+// New and NewCounting never end the process for lack of memory: from 4 MiB
+// up the bits or counters live in an anonymous mapping outside the Go heap,
+// and a size the system refuses (on Linux, also one larger than the
+// machine's RAM and swap), or one beyond WithMaxSize, is an error wrapping
+// sift.ErrTooLarge. The zero Filter and the zero Counting have no bits:
+// they are only good as the target of a decoder, and any other use fails
+// loudly (see Filter and Counting).
+//
 // # Counting filters
 //
 // Counting replaces each bit by a 4-bit counter (four times the memory),
