@@ -161,8 +161,8 @@
 // of every type is. Such a filter fails loudly and never touches freed
 // memory: methods that return errors return one wrapping ErrClosed, and the
 // others panic with one (see Filter.Close for the list; the single-key Add
-// and Contains of Filter and View panic with an index out of range, the
-// bounds check of their probe).
+// and Contains of Filter and View panic from their probe, whose emptiness
+// check replaces a bounds check and costs nothing).
 //
 // # Serialization
 //
