@@ -5,8 +5,9 @@
 // classic). Keys are hashed by package hash.
 //
 // This package holds what the filter packages share with their users: the
-// error values returned when decoding serialized filters, so callers can test
-// them with errors.Is whichever filter produced them.
+// error values returned when decoding serialized filters, when a size is too
+// large to make (ErrTooLarge) and when a closed filter is used (ErrClosed),
+// so callers can test them with errors.Is whichever filter produced them.
 //
 // Every filter answers "definitely not present" or "possibly present": a key
 // that was added is always reported present (no false negatives); a key that

@@ -3,7 +3,8 @@ package sift
 import "errors"
 
 // Errors returned by the decoders of every filter (UnmarshalBinary, ReadFrom,
-// Open, FromBytes). They are wrapped with detail, so test them with errors.Is.
+// Open, FromBytes), and ErrTooLarge also by the constructors. They are
+// wrapped with detail, so test them with errors.Is.
 var (
 	// ErrMagic is returned when the input does not start with sift's magic
 	// bytes: it is not a sift filter at all.
@@ -22,7 +23,16 @@ var (
 	// impossible (zero k, sizes that disagree, unknown hash). The wrapped
 	// message says which.
 	ErrCorrupt = errors.New("sift: corrupt filter")
-	// ErrTooLarge is returned when a declared size exceeds the caller's
-	// limit or what the platform can address.
+	// ErrTooLarge is returned when a size exceeds the caller's limit, the
+	// filter's own maximum, what the platform can address or what the
+	// machine's memory can hold: by decoders for a declared size, and by
+	// constructors for the size they would allocate (never the Go
+	// runtime's fatal out-of-memory error).
 	ErrTooLarge = errors.New("sift: filter too large")
 )
+
+// ErrClosed is returned (wrapped) by the methods of a filter that has been
+// closed, or of a zero value that was never made by a constructor or a
+// decoder, where they return errors; where they do not, they panic with an
+// error wrapping it (see each type's Close for which is which).
+var ErrClosed = errors.New("sift: filter is closed or was never made")

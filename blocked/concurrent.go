@@ -1,6 +1,7 @@
 package blocked
 
 import (
+	"errors"
 	"runtime"
 	"sync/atomic"
 
@@ -24,7 +25,8 @@ type Concurrent struct {
 	core
 }
 
-// NewConcurrent is New for a Concurrent filter.
+// NewConcurrent is New for a Concurrent filter (the same errors and
+// options).
 func NewConcurrent(n uint64, fpp float64, opts ...Option) (*Concurrent, error) {
 	blocks, k, err := optimalBlocks(n, fpp)
 	if err != nil {
@@ -33,7 +35,8 @@ func NewConcurrent(n uint64, fpp float64, opts ...Option) (*Concurrent, error) {
 	return newConcurrent(blocks, k, collect(opts))
 }
 
-// NewConcurrentWithSize is NewWithSize for a Concurrent filter.
+// NewConcurrentWithSize is NewWithSize for a Concurrent filter (the same
+// errors and options).
 func NewConcurrentWithSize(bits uint64, k int, opts ...Option) (*Concurrent, error) {
 	if bits > MaxBits {
 		return nil, errorf(ErrTooLarge, "%d bits exceed the maximum of %d", bits, uint64(MaxBits))
@@ -42,11 +45,13 @@ func NewConcurrentWithSize(bits uint64, k int, opts ...Option) (*Concurrent, err
 }
 
 func newConcurrent(blocks uint64, k int, o options) (*Concurrent, error) {
-	if err := checkSize(blocks, k); err != nil {
+	if err := checkSize(blocks, k, o.maxBytes); err != nil {
 		return nil, err
 	}
 	c := &Concurrent{}
-	c.alloc(blocks, k, o.seed)
+	if err := c.alloc(blocks, k, o.seed); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -93,6 +98,7 @@ func (c *Concurrent) ContainsHash(h uint64) bool {
 
 // AddHashes adds every key whose hash is in hs.
 func (c *Concurrent) AddHashes(hs []uint64) {
+	mustOpen(&c.core)
 	for _, h := range hs {
 		c.AddHash(h)
 	}
@@ -104,6 +110,7 @@ func (c *Concurrent) ContainsHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: ContainsHashes: len(out) < len(hs)")
 	}
+	mustOpen(&c.core)
 	out = out[:len(hs)]
 	n := 0
 	for i, h := range hs {
@@ -134,35 +141,47 @@ func (c *Concurrent) Union(other *Concurrent) error {
 	return nil
 }
 
-// snapshot copies the words with atomic loads. Bits only ever get set, so
-// the copy holds every key added before the call began, possibly some of
-// those added during it, and is a state the filter passed through word by
-// word (a key added during the copy may be partly in it: it then tests
-// absent in the copy, never wrongly present beyond the usual rate).
-func (c *Concurrent) snapshot() []uint64 {
-	s := make([]uint64, len(c.words))
+// snapshot copies the words with atomic loads into memory from
+// mem.Alloc (the caller frees it), or returns why it cannot: ErrClosed,
+// or memory the machine cannot provide. Bits only ever get set, so the copy
+// holds every key added before the call began, possibly some of those
+// added during it, and is a state the filter passed through word by word (a
+// key added during the copy may be partly in it: it then tests absent in
+// the copy, never wrongly present beyond the usual rate).
+func (c *Concurrent) snapshot() (core, error) {
+	var s core
+	if c.closed() {
+		return s, errorf(ErrClosed, "cannot encode a closed or zero filter")
+	}
+	if err := s.alloc(uint64(len(c.t.Blocks)), c.t.K, c.seed); err != nil {
+		return s, err
+	}
 	for i := range c.words {
-		s[i] = atomic.LoadUint64(&c.words[i])
+		s.words[i] = atomic.LoadUint64(&c.words[i])
 	}
 	runtime.KeepAlive(c)
-	return s
+	return s, nil
 }
 
 // Filter returns a Filter holding a snapshot of c's keys (see MarshalBinary
 // for what adds running during the copy mean), for single-goroutine use with
-// the faster batch kernels or for Union with other Filters.
+// the faster batch kernels or for Union with other Filters. It panics (with
+// an error wrapping ErrClosed or ErrTooLarge) on a closed filter or when
+// the copy's memory cannot be had.
 func (c *Concurrent) Filter() *Filter {
-	f := &Filter{}
-	f.alloc(uint64(len(c.t.Blocks)), c.t.K, c.seed)
-	for i := range c.words {
-		f.words[i] = atomic.LoadUint64(&c.words[i])
+	s, err := c.snapshot()
+	if errors.Is(err, ErrClosed) {
+		panic(errUse)
 	}
-	runtime.KeepAlive(c)
-	return f
+	if err != nil {
+		panic(err)
+	}
+	return &Filter{core: s}
 }
 
 // stats reads the words with atomic loads, a chunk at a time.
 func (c *Concurrent) stats() *fillStats {
+	mustOpen(&c.core)
 	s := &fillStats{k: c.t.K}
 	var buf [512]uint64
 	for off := 0; off < len(c.words); off += len(buf) {
@@ -198,25 +217,23 @@ func (c *Concurrent) Seed() uint64 { return c.seed }
 // Reset removes every key. Adds running concurrently with Reset may be lost
 // (partly or wholly): call it when no other goroutine uses the filter.
 func (c *Concurrent) Reset() {
+	mustOpen(&c.core)
 	for i := range c.words {
 		atomic.StoreUint64(&c.words[i], 0)
 	}
 	runtime.KeepAlive(c)
 }
 
-// Clone returns an independent Concurrent holding a snapshot of c.
+// Clone returns an independent Concurrent holding a snapshot of c (it
+// panics as Filter does).
 func (c *Concurrent) Clone() *Concurrent {
-	d := &Concurrent{}
-	d.alloc(uint64(len(c.t.Blocks)), c.t.K, c.seed)
-	for i := range c.words {
-		d.words[i] = atomic.LoadUint64(&c.words[i])
-	}
-	runtime.KeepAlive(c)
-	return d
+	return &Concurrent{core: c.Filter().core}
 }
 
-// Close releases mapped memory now (see Filter.Close). No other goroutine
-// may use the filter during or after Close.
+// Close releases mapped memory now (see Filter.Close, also for what using
+// the filter afterwards does; Concurrent's single-key methods panic with an
+// error wrapping ErrClosed). No other goroutine may use the filter during
+// or after Close.
 func (c *Concurrent) Close() error {
 	return c.free()
 }

@@ -61,26 +61,61 @@
 // whose expected rate plus three standard deviations of that variation (from
 // the same model) is at most fpp, so the bound holds for the filter you get,
 // not only on average. The margin costs about 0.3% of memory at a million
-// keys and 3% to 5% at ten thousand. Its choices, at n = 10^6:
+// keys and 3% to 5% at ten thousand. Its choices, at n = 10^6, for rates
+// between the powers of ten of the table under "Supported rates":
 //
 //	fpp      bits/key   k   classic optimum, bits/key
-//	0.1        5.90     8     4.79
 //	0.05       7.07     8     6.24
-//	0.01      10.13     8     9.59
 //	0.005     11.65     8    11.03
-//	0.001     15.78     8    14.38
-//	0.0001    23.00    16    19.17
-//	0.00001   30.21    16    23.96
-//	0.000001  39.38    16    28.76
 //
 // The price of one cache line per key, and of a probe layout that
 // vectorises, is memory: 6% to 10% over the classic optimum between 1% and
 // 0.1%, 20% and more at 10% or 1e-4 and below. Where space matters more than
-// speed at very low rates, a cuckoo filter is more compact.
+// speed at very low rates, a cuckoo filter is more compact (16-bit
+// fingerprints: 16.8 bits per key for about 1.2e-4).
 // FPP reports the rate of a filter as it is now, computed from its actual
 // bits; EstimatedCount estimates the number of keys from the fill. Adding
 // more keys than the filter was sized for does not fail, it raises the rate
 // (FalsePositiveRate tells by how much); Scalable grows instead.
+//
+// # Supported rates
+//
+// New, NewConcurrent, OptimalSize and NewScalable accept rates from MinFPP
+// = 1e-8 up. The floor comes from the probe design: a key's bits inside its
+// block come from 32 bits of its hash, so an absent key whose 32 bits equal
+// a stored key's in the same block matches every probe. That happens with
+// probability about load/2^32 per lookup (load: keys in the block), a
+// rate no k can lower; only emptier blocks can, at ever more memory. Below
+// 1e-8 the cost explodes, so those rates are refused with ErrFPPTooLow,
+// whose message says what a classic Bloom filter (package classic, any
+// rate down to about 1e-77, k cache lines per key) needs instead.
+//
+// The sizing at n = 10^6, with the rate FalsePositiveRate predicts and the
+// rate measured on absent keys (TestSizingTable, which reproduces this
+// table: SIFT_SIZING_TABLE=1 go test -run TestSizingTable -v; the samples
+// are 10^7 absent keys, 2000/fpp where that is at most 2*10^9, and 2*10^9
+// at 1e-7 and 1e-8, where they hold about 200 and 20 expected false
+// positives):
+//
+//	fpp     bits/key   k  predicted   measured   classic optimum   ratio
+//	1e-1        5.90   8   0.0988     0.0990          4.79          1.23
+//	1e-2       10.13   8   0.00984    0.00983         9.59          1.06
+//	1e-3       15.78   8   9.81e-4    1.00e-3        14.38          1.10
+//	1e-4       23.00  16   9.58e-5    1.00e-4        19.17          1.20
+//	1e-5       30.21  16   9.44e-6    9.86e-6        23.96          1.26
+//	1e-6       39.38  16   9.25e-7    9.96e-7        28.76          1.37
+//	1e-7       51.35  16   9.01e-8    8.4e-8         33.55          1.53
+//	1e-8       68.33  16   8.86e-9    1.1e-8         38.34          1.78
+//	refused, below MinFPP: what the search would choose without the limit
+//	1e-9      125.86  16   9.88e-10       -          43.13          2.92
+//	1e-10    1192.09  16   1e-10          -          47.93         24.9
+//	1e-11   11920.93  13   1e-11          -          52.72        226
+//	1e-12  119209.29  13   1e-12          -          57.51       2073
+//
+// (At 1e-8 the 22 false positives measured, against 17.7 predicted, are
+// within the sample's noise; at 1e-12 a million keys would take 15 GB.)
+// Cuckoo filters (package cuckoo) serve rates down to their fingerprint's
+// floor, about 1.2e-4 with 16-bit fingerprints.
 //
 // # Hashing
 //
@@ -107,15 +142,29 @@
 // # Memory
 //
 // Blocks are 64-byte aligned, one cache line each. Filters of 4 MiB and more
-// live, on Unix systems, in anonymous memory mapped outside the Go heap, on
-// Linux advised for transparent huge pages (MADV_HUGEPAGE), so random
-// lookups into a large filter need one TLB entry per 2 MiB instead of per
-// 4 KiB (at 10^8 keys, 59 against 79 ns per single lookup, measured), and
-// the garbage collector never scans them. Close
-// returns that memory at once; a finalizer frees it if a filter becomes
-// unreachable without Close, but only when the collector runs, which a
-// program whose Go heap is small may not do for a long time. Using a filter
-// after Close panics (never a fault).
+// live in anonymous memory mapped outside the Go heap (Unix systems and
+// Windows), on Linux advised for transparent huge pages (MADV_HUGEPAGE), so
+// random lookups into a large filter need one TLB entry per 2 MiB instead
+// of per 4 KiB (at 10^8 keys, 59 against 79 ns per single lookup,
+// measured), and the garbage collector never scans them. Close returns that
+// memory at once; a finalizer frees it if a filter becomes unreachable
+// without Close, but only when the collector runs, which a program whose Go
+// heap is small may not do for a long time.
+//
+// A constructor never ends the process for lack of memory. It checks the
+// size against MaxBits (256 GiB, what the 32-bit block index addresses)
+// and against WithMaxSize when given, and a mapping the system refuses (on
+// Linux, also one larger than the machine's RAM and swap) is an error
+// wrapping ErrTooLarge: the memory of a big filter never comes from the Go
+// heap, whose refusal is the runtime's fatal error. Clone and
+// Concurrent.Filter, which have no error to return, panic with that error.
+//
+// Close leaves a filter without blocks, which is also what the zero value
+// of every type is. Such a filter fails loudly and never touches freed
+// memory: methods that return errors return one wrapping ErrClosed, and the
+// others panic with one (see Filter.Close for the list; the single-key Add
+// and Contains of Filter and View panic from their probe, whose emptiness
+// check replaces a bounds check and costs nothing).
 //
 // # Serialization
 //
@@ -131,11 +180,14 @@
 // justifies (a header claiming terabytes over a short stream costs nothing),
 // and return errors that wrap the sift package's sentinels (ErrMagic,
 // ErrVersion, ErrKind, ErrTruncated, ErrChecksum, ErrCorrupt, ErrTooLarge,
-// re-exported here).
+// re-exported here). Every error of this package reads "blocked: ..." once,
+// with the file system's error (for Open) or the sentinel in its chain.
 //
 // Open maps a file read-only and serves lookups straight from the page
 // cache: opening costs the checksum pass only (WithoutChecksum skips it for
-// trusted storage), and many processes share one copy. It returns a View,
+// trusted storage), and many processes share one copy. A path that is not
+// a regular file (a FIFO, a device, a directory) is refused at once,
+// without blocking. It returns a View,
 // which has no methods that add, so writing to read-only memory is a
 // compile-time error rather than a crash. FromBytes does the same over a
 // caller's buffer, in place when the buffer is 64-byte aligned on a

@@ -72,7 +72,7 @@ func blockedParams(h format.Header, payloadLen uint64, stage bool) (blocks uint6
 }
 
 // decodeInto validates one encoded blocked filter at the start of data and
-// copies it into fresh memory from mem.AllocWords. It returns the header
+// copies it into fresh memory from mem.Alloc. It returns the header
 // and the bytes consumed.
 func decodeCopy(data []byte, opt format.Options, stage bool) (c core, h format.Header, n int, err error) {
 	h, payload, n, err := format.Decode(data, format.KindBlocked, opt)
@@ -83,7 +83,9 @@ func decodeCopy(data []byte, opt format.Options, stage bool) (c core, h format.H
 	if err != nil {
 		return c, h, 0, err
 	}
-	c.alloc(blocks, k, h.Seed)
+	if err := c.alloc(blocks, k, h.Seed); err != nil {
+		return c, h, 0, err
+	}
 	src, _ := format.Words(payload)
 	copy(c.words, src)
 	return c, h, n, nil
@@ -103,7 +105,9 @@ func readCore(r io.Reader) (c core, h format.Header, n int64, err error) {
 	}
 	words, shared := format.Words(payload)
 	if !shared || len(payload) >= mem.HugeThreshold {
-		c.alloc(blocks, k, h.Seed)
+		if err := c.alloc(blocks, k, h.Seed); err != nil {
+			return c, h, n, err
+		}
 		copy(c.words, words)
 	} else {
 		c.setWords(words, &mem.Region{}, k, h.Seed)
@@ -115,13 +119,17 @@ func readCore(r io.Reader) (c core, h format.Header, n int64, err error) {
 func (c *core) replace(d core) {
 	old := c.region
 	*c = d
-	_ = freeRegion(old)
+	_ = old.Free()
 }
 
 // MarshalBinary returns the filter in sift's file format (see "File format"
 // in the package documentation): a 128-byte header and the blocks,
-// little-endian, identical on every architecture and kernel.
+// little-endian, identical on every architecture and kernel. For a closed
+// or zero filter it returns an error wrapping ErrClosed.
 func (f *Filter) MarshalBinary() ([]byte, error) {
+	if f.closed() {
+		return nil, errorf(ErrClosed, "cannot encode a closed or zero filter")
+	}
 	b := appendEncoding(make([]byte, 0, format.HeaderSize+len(f.words)*8), f.words, f.t.K, f.seed, 0, 0)
 	runtime.KeepAlive(f)
 	return b, nil
@@ -145,8 +153,12 @@ func (f *Filter) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
-// WriteTo writes MarshalBinary's bytes to w without copying the blocks.
+// WriteTo writes MarshalBinary's bytes to w without copying the blocks (or
+// returns MarshalBinary's error).
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	if f.closed() {
+		return 0, errorf(ErrClosed, "cannot encode a closed or zero filter")
+	}
 	h := blockedHeader(uint64(len(f.t.Blocks)), f.t.K, f.seed, 0, 0)
 	n, err := format.Write(w, h, format.WordBytes(f.words))
 	runtime.KeepAlive(f)
@@ -172,10 +184,15 @@ func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
 // output is always valid and holds every key whose Add returned before
 // MarshalBinary was called; a key added during the call may be wholly,
 // partly (then it reads as absent) or not at all in it. It costs a copy of
-// the filter's memory.
+// the filter's memory. For a closed or zero filter it returns an error
+// wrapping ErrClosed.
 func (c *Concurrent) MarshalBinary() ([]byte, error) {
-	s := c.snapshot()
-	return appendEncoding(make([]byte, 0, format.HeaderSize+len(s)*8), s, c.t.K, c.seed, 0, 0), nil
+	s, err := c.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	defer s.free()
+	return appendEncoding(make([]byte, 0, format.HeaderSize+len(s.words)*8), s.words, c.t.K, c.seed, 0, 0), nil
 }
 
 // UnmarshalBinary replaces c with the filter encoded in data (see
@@ -196,8 +213,12 @@ func (c *Concurrent) UnmarshalBinary(data []byte) error {
 // WriteTo writes a snapshot of the filter to w (see MarshalBinary for what
 // concurrent adds mean). It costs a copy of the filter's memory.
 func (c *Concurrent) WriteTo(w io.Writer) (int64, error) {
-	s := c.snapshot()
-	return format.Write(w, blockedHeader(uint64(len(c.t.Blocks)), c.t.K, c.seed, 0, 0), format.WordBytes(s))
+	s, err := c.snapshot()
+	if err != nil {
+		return 0, err
+	}
+	defer s.free()
+	return format.Write(w, blockedHeader(uint64(len(c.t.Blocks)), c.t.K, c.seed, 0, 0), format.WordBytes(s.words))
 }
 
 // ReadFrom replaces c with one filter read from r (see Filter.ReadFrom). No

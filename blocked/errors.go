@@ -14,6 +14,13 @@ var (
 	// ErrInvalidFPP is returned when a false-positive rate is not in the
 	// open interval (0, 1) or is NaN.
 	ErrInvalidFPP = errors.New("blocked: false-positive rate must be in (0, 1)")
+	// ErrFPPTooLow is returned by New, NewConcurrent, OptimalSize and
+	// NewScalable (and by Scalable's adds, for a new stage) for a
+	// false-positive rate below MinFPP, which this design cannot reach at a
+	// sane cost (see "Supported rates" in the package documentation). The
+	// wrapped message says what a classic Bloom filter (package classic),
+	// which serves such rates, needs.
+	ErrFPPTooLow = errors.New("blocked: false-positive rate below MinFPP: use a classic Bloom filter (package classic)")
 	// ErrInvalidK is returned when the number of probes per key is not in
 	// 1..MaxK.
 	ErrInvalidK = errors.New("blocked: k must be in 1..16")
@@ -27,9 +34,11 @@ var (
 )
 
 // Errors returned by the decoders (UnmarshalBinary, ReadFrom, Open,
-// FromBytes) and, for ErrTooLarge, by constructors asked for more than
-// MaxBits. They are the sift package's sentinels, re-exported so callers of
-// this package need not import sift; the messages are wrapped with detail.
+// FromBytes); ErrTooLarge also by constructors asked for more than their
+// maximum (MaxBits, WithMaxSize) or than the machine can provide, and
+// ErrClosed by a closed or zero filter. They are the sift package's
+// sentinels, re-exported so callers of this package need not import sift;
+// the messages are wrapped with detail.
 var (
 	ErrMagic     = sift.ErrMagic     // not a sift file
 	ErrVersion   = sift.ErrVersion   // a format version this code does not read
@@ -37,28 +46,48 @@ var (
 	ErrTruncated = sift.ErrTruncated // the input ends before the filter does
 	ErrChecksum  = sift.ErrChecksum  // a CRC-32C mismatch: damaged bytes
 	ErrCorrupt   = sift.ErrCorrupt   // a well-formed header with impossible values
-	ErrTooLarge  = sift.ErrTooLarge  // a size beyond MaxBits or the caller's limit
+	ErrTooLarge  = sift.ErrTooLarge  // a size beyond MaxBits, the caller's limit or the machine
+	ErrClosed    = sift.ErrClosed    // a filter used after Close, or a zero value
 )
 
-// wrapErr is an error that reads "blocked: <detail>" and unwraps to a
-// sentinel, so errors.Is works whichever layer produced it.
+// wrapErr is an error that reads "blocked: <detail>" and unwraps to one or
+// more sentinels (or errors carrying them), so errors.Is works whichever
+// layer produced it.
 type wrapErr struct {
-	sentinel error
-	msg      string
+	sentinels []error
+	msg       string
 }
 
-func (e *wrapErr) Error() string { return "blocked: " + e.msg }
-func (e *wrapErr) Unwrap() error { return e.sentinel }
+func (e *wrapErr) Error() string   { return "blocked: " + e.msg }
+func (e *wrapErr) Unwrap() []error { return e.sentinels }
 
 func errorf(sentinel error, format string, args ...any) error {
-	return &wrapErr{sentinel: sentinel, msg: fmt.Sprintf(format, args...)}
+	return &wrapErr{sentinels: []error{sentinel}, msg: fmt.Sprintf(format, args...)}
 }
 
-// prefix gives errors from the shared format reader this package's prefix
-// while keeping their sentinel.
+// errorf2 is errorf for an error that matches two sentinels.
+func errorf2(s1, s2 error, format string, args ...any) error {
+	return &wrapErr{sentinels: []error{s1, s2}, msg: fmt.Sprintf(format, args...)}
+}
+
+// prefix gives errors from the shared format reader, the memory allocator
+// and the file system this package's prefix (once: a "sift: " or
+// "blocked: " already there is dropped) while keeping their chain.
 func prefix(err error) error {
 	if err == nil {
 		return nil
 	}
-	return &wrapErr{sentinel: err, msg: strings.TrimPrefix(err.Error(), "sift: ")}
+	msg := strings.TrimPrefix(err.Error(), "sift: ")
+	msg = strings.TrimPrefix(msg, "blocked: ")
+	return &wrapErr{sentinels: []error{err}, msg: msg}
+}
+
+// errUse is the panic value of a method that cannot return an error when
+// it is called on a closed or zero filter.
+var errUse = errorf(ErrClosed, "use of a closed filter, or of a zero value never made by a constructor, UnmarshalBinary or ReadFrom")
+
+// trimPrefix returns err's message without this package's prefix, to nest
+// it in another message of this package.
+func trimPrefix(err error) string {
+	return strings.TrimPrefix(err.Error(), "blocked: ")
 }

@@ -40,21 +40,31 @@ type core struct {
 	region *mem.Region
 }
 
-// alloc sets c up with blocks zeroed blocks from mem.AllocWords.
-func (c *core) alloc(blocks uint64, k int, seed uint64) {
-	words, region := mem.AllocWords(int(blocks) * kernel.BlockWords)
+// alloc sets c up with blocks zeroed blocks from mem.Alloc, or returns
+// why the memory cannot be had (an error wrapping ErrTooLarge).
+func (c *core) alloc(blocks uint64, k int, seed uint64) error {
+	words, region, err := mem.Alloc(int(blocks) * kernel.BlockWords)
+	if err != nil {
+		return prefix(err)
+	}
 	c.setWords(words, region, k, seed)
+	return nil
 }
 
-// setWords makes words, from region, c's memory. Mapped memory gets a
-// finalizer on its Region (an object this package allocates, never the
-// caller's Filter, which may be embedded in another struct): the Region is
-// reachable exactly as long as the filter holding it, and frees the mapping
-// when neither is.
-func (c *core) setWords(words []uint64, region *mem.Region, k int, seed uint64) {
-	if region.Mapped() {
-		runtime.SetFinalizer(region, (*mem.Region).Free)
+// mustAlloc is alloc for the methods that copy a filter and have no error
+// to return (Clone, Concurrent.Filter): when the copy's memory cannot be
+// had they panic with the error, which a caller can recover, rather than
+// leave the Go runtime to end the process.
+func (c *core) mustAlloc(blocks uint64, k int, seed uint64) {
+	if err := c.alloc(blocks, k, seed); err != nil {
+		panic(err)
 	}
+}
+
+// setWords makes words, from region, c's memory. Mapped memory is freed by
+// the Region's finalizer (package mem) when the Region, which only the
+// filter holding these words references, becomes unreachable.
+func (c *core) setWords(words []uint64, region *mem.Region, k int, seed uint64) {
 	c.words = words
 	c.t = kernel.BlockedTable{
 		Blocks: unsafe.Slice((*kernel.Block)(unsafe.Pointer(unsafe.SliceData(words))), len(words)/kernel.BlockWords),
@@ -65,27 +75,24 @@ func (c *core) setWords(words []uint64, region *mem.Region, k int, seed uint64) 
 	c.region = region
 }
 
-// free releases mapped memory and leaves c empty: any later probe panics
-// with an index out of range instead of touching freed memory.
+// free releases mapped memory and leaves c without blocks, as a zero
+// filter: any later probe panics instead of touching freed memory.
 func (c *core) free() error {
 	r := c.region
 	c.t.Blocks, c.words, c.region = nil, nil, nil
-	return freeRegion(r)
-}
-
-// freeRegion frees r now and drops its finalizer.
-func freeRegion(r *mem.Region) error {
-	if r.Mapped() {
-		runtime.SetFinalizer(r, nil)
-	}
 	return r.Free()
 }
+
+// closed reports whether c has no blocks: it was closed, or is a zero
+// value never made by a constructor or decoder.
+func (c *core) closed() bool { return len(c.t.Blocks) == 0 }
 
 // The core methods that read or write words keep c alive to the end: if
 // the filter became unreachable during the call, the finalizer of its
 // mapped memory could otherwise unmap it under the loop.
 
 func (c *core) stats() *fillStats {
+	mustOpen(c)
 	s := &fillStats{k: c.t.K}
 	s.add(c.words)
 	runtime.KeepAlive(c)
@@ -99,6 +106,8 @@ func (c *core) fpp() float64 { return c.stats().fpr() }
 // compatible reports why two filters cannot be combined, or nil.
 func (c *core) compatible(o *core) error {
 	switch {
+	case c.closed() || o.closed():
+		return errorf(ErrClosed, "cannot combine a closed or zero filter")
 	case len(c.t.Blocks) != len(o.t.Blocks):
 		return errorf(ErrIncompatible, "block counts differ (%d and %d)", len(c.t.Blocks), len(o.t.Blocks))
 	case c.t.K != o.t.K:
@@ -109,20 +118,25 @@ func (c *core) compatible(o *core) error {
 	return nil
 }
 
-// mustOpen panics if c was closed: the kernels require at least one block.
+// mustOpen panics, with an error wrapping ErrClosed, if c has no blocks
+// (closed, or a zero value): the kernels require at least one block.
 func mustOpen(c *core) {
-	if len(c.t.Blocks) == 0 {
-		panic("blocked: use of a closed filter")
+	if c.closed() {
+		panic(errUse)
 	}
 }
 
-// checkSize validates a block count for a constructor.
-func checkSize(blocks uint64, k int) error {
+// checkSize validates a block count for a constructor: k, the design's
+// limit and the caller's WithMaxSize.
+func checkSize(blocks uint64, k int, maxBytes uint64) error {
 	if k < 1 || k > MaxK {
 		return errorf(ErrInvalidK, "k = %d is not in 1..%d", k, MaxK)
 	}
 	if blocks > blockLimit() {
 		return errorf(ErrTooLarge, "%d blocks exceed the maximum of %d", blocks, blockLimit())
+	}
+	if maxBytes != 0 && blocks > maxBytes/kernel.BlockBytes {
+		return errorf(ErrTooLarge, "a filter of %d blocks (%d bytes) exceeds the maximum size of %d bytes (WithMaxSize)", blocks, blocks*kernel.BlockBytes, maxBytes)
 	}
 	return nil
 }
@@ -138,8 +152,9 @@ func checkSize(blocks uint64, k int) error {
 // Filters of 4 MiB and more live in memory mapped outside the Go heap; call
 // Close when done with one to return it at once (a finalizer frees it
 // otherwise, when the garbage collector finds the filter unreachable). The
-// zero Filter has no blocks: it is only good as the target of
-// UnmarshalBinary or ReadFrom. Do not copy a Filter value; use Clone.
+// zero Filter has no blocks, like a closed one: it is only good as the
+// target of UnmarshalBinary or ReadFrom, and any other use fails loudly
+// (see Close). Do not copy a Filter value; use Clone.
 type Filter struct {
 	core
 }
@@ -147,8 +162,13 @@ type Filter struct {
 // New returns a filter for n distinct keys with a false-positive rate of at
 // most fpp after those n adds, using the least memory this design allows
 // (see OptimalSize). n = 0 is treated as 1. It returns ErrInvalidFPP for fpp
-// outside (0, 1) or NaN, and ErrTooLarge when the filter would exceed
-// MaxBits. Options: WithSeed.
+// outside (0, 1) or NaN, ErrFPPTooLow for fpp below MinFPP, and ErrTooLarge
+// when the filter would exceed MaxBits or the WithMaxSize limit, or when
+// the machine cannot provide its memory: from 4 MiB up the blocks are an
+// anonymous mapping, and a mapping the system refuses (or one larger than
+// the machine's RAM and swap, on Linux) is that error, never the Go
+// runtime's fatal out-of-memory error (see package internal/mem for the
+// policy). Options: WithSeed, WithMaxSize.
 func New(n uint64, fpp float64, opts ...Option) (*Filter, error) {
 	blocks, k, err := optimalBlocks(n, fpp)
 	if err != nil {
@@ -159,8 +179,9 @@ func New(n uint64, fpp float64, opts ...Option) (*Filter, error) {
 
 // NewWithSize returns a filter of bits bits, rounded up to whole 512-bit
 // blocks (0 becomes one block), with k probes per key. It returns
-// ErrInvalidK for k outside 1..MaxK and ErrTooLarge for more than MaxBits.
-// Options: WithSeed.
+// ErrInvalidK for k outside 1..MaxK and ErrTooLarge for more than MaxBits,
+// more than the WithMaxSize limit or more than the machine can provide (see
+// New). Options: WithSeed, WithMaxSize.
 func NewWithSize(bits uint64, k int, opts ...Option) (*Filter, error) {
 	if bits > MaxBits {
 		return nil, errorf(ErrTooLarge, "%d bits exceed the maximum of %d", bits, uint64(MaxBits))
@@ -169,11 +190,13 @@ func NewWithSize(bits uint64, k int, opts ...Option) (*Filter, error) {
 }
 
 func newFilter(blocks uint64, k int, o options) (*Filter, error) {
-	if err := checkSize(blocks, k); err != nil {
+	if err := checkSize(blocks, k, o.maxBytes); err != nil {
 		return nil, err
 	}
 	f := &Filter{}
-	f.alloc(blocks, k, o.seed)
+	if err := f.alloc(blocks, k, o.seed); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -224,6 +247,7 @@ func (f *Filter) ContainsHash(h uint64) bool {
 // in one assembly kernel call (AVX2 or NEON, where available) that computes
 // block addresses ahead of the memory accesses so the cache misses overlap.
 func (f *Filter) AddHashes(hs []uint64) {
+	mustOpen(&f.core)
 	if !useKernel(len(hs)) {
 		for _, h := range hs {
 			kernel.BlockedAdd1(&f.t, h)
@@ -231,7 +255,6 @@ func (f *Filter) AddHashes(hs []uint64) {
 		runtime.KeepAlive(f)
 		return
 	}
-	mustOpen(&f.core)
 	kernel.BlockedAdd(f.t.Blocks, f.t.K, hs)
 	runtime.KeepAlive(f)
 }
@@ -243,12 +266,12 @@ func (f *Filter) ContainsHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: ContainsHashes: len(out) < len(hs)")
 	}
+	mustOpen(&f.core)
 	if !useKernel(len(hs)) {
 		n := probeAll(&f.t, hs, out)
 		runtime.KeepAlive(f)
 		return n
 	}
-	mustOpen(&f.core)
 	n := kernel.BlockedContains(f.t.Blocks, f.t.K, hs, out)
 	runtime.KeepAlive(f)
 	return n
@@ -313,14 +336,17 @@ func (f *Filter) Seed() uint64 { return f.seed }
 
 // Reset removes every key, keeping size, k and seed.
 func (f *Filter) Reset() {
+	mustOpen(&f.core)
 	clear(f.words)
 	runtime.KeepAlive(f)
 }
 
-// Clone returns an independent copy of f, in memory of its own.
+// Clone returns an independent copy of f, in memory of its own. If that
+// memory cannot be had it panics with an error wrapping ErrTooLarge.
 func (f *Filter) Clone() *Filter {
+	mustOpen(&f.core)
 	c := &Filter{}
-	c.alloc(uint64(len(f.t.Blocks)), f.t.K, f.seed)
+	c.mustAlloc(uint64(len(f.t.Blocks)), f.t.K, f.seed)
 	copy(c.words, f.words)
 	runtime.KeepAlive(f)
 	return c
@@ -330,9 +356,17 @@ func (f *Filter) Clone() *Filter {
 // heap (filters of 4 MiB and more on Unix systems) and is harmless
 // otherwise, and more than once. Close is optional: a finalizer frees the
 // memory once the filter is unreachable, but only Close does so promptly.
-// After Close the filter is empty, and adding to it or querying it panics
-// (an index out of range, never a fault on unmapped memory). Close must not
-// run concurrently with other methods. Its error, if any, is munmap's.
+// Close must not run concurrently with other methods. Its error, if any, is
+// munmap's.
+//
+// After Close the filter has no blocks, like the zero Filter, and using it
+// fails loudly, never touching freed memory: MarshalBinary, WriteTo, Union
+// and Intersect return an error wrapping ErrClosed; AddHashes,
+// ContainsHashes, FPP, EstimatedCount, Reset and Clone panic with such an
+// error; the single-key Add and Contains methods panic with an index out
+// of range (their probe carries no check of its own: the bounds check of
+// the block index is the check). Bits and Blocks return 0; K and Seed keep
+// their values. UnmarshalBinary and ReadFrom make it a filter again.
 func (f *Filter) Close() error {
 	return f.free()
 }

@@ -102,9 +102,9 @@ func TestConstructorErrors(t *testing.T) {
 			t.Errorf("NewConcurrentWithSize(%d): %v", bits, err)
 		}
 	}
-	// 2^40 keys at 1e-9 needs far more than MaxBits.
-	if _, err := New(1<<40, 1e-9); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("New(2^40, 1e-9): %v, want ErrTooLarge", err)
+	// 2^40 keys at 1e-8 needs far more than MaxBits.
+	if _, err := New(1<<40, 1e-8); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("New(2^40, 1e-8): %v, want ErrTooLarge", err)
 	}
 	if _, err := NewScalable(10, 0.01, WithGrowth(1)); !errors.Is(err, ErrInvalidOption) {
 		t.Errorf("WithGrowth(1): %v", err)

@@ -69,9 +69,16 @@ func WithoutChecksum() Option {
 	return func(o *options) { o.skipChecksum = true }
 }
 
-// WithMaxSize makes Open and FromBytes reject, with ErrTooLarge, a file whose
-// payload declares more than maxBytes bytes (0, the default, means no limit
-// beyond the input's real length). Used only by Open and FromBytes.
+// WithMaxSize bounds the memory a filter may take to maxBytes bytes. The
+// constructors (New, NewWithSize, NewConcurrent, NewConcurrentWithSize)
+// return an error wrapping ErrTooLarge, allocating nothing, for a filter
+// whose blocks would take more; NewScalable refuses a first stage that
+// large, and a Scalable's Add returns such an error, adding nothing, when
+// a new stage would bring the chain's blocks past it. Open and FromBytes
+// reject a file whose payload declares more. 0, the default, means no limit
+// but the defaults: MaxBits for the constructors (a filter's block index
+// has 32 bits), the input's real length for the decoders, and what the
+// machine can provide (see New).
 func WithMaxSize(maxBytes uint64) Option {
 	return func(o *options) { o.maxBytes = maxBytes }
 }

@@ -27,9 +27,21 @@ func probeAll(t *kernel.BlockedTable, hs []uint64, out []bool) int {
 	return n
 }
 
+// blockOf returns the block of h. The index is below len(blocks) for
+// every h unless blocks is empty (a closed or zero Concurrent): the one
+// compare is the bounds check the indexing would make anyway (the compiler
+// drops that one after it), with a panic that names the misuse.
+func blockOf(blocks []kernel.Block, h uint64) *kernel.Block {
+	i := (h >> 32) * uint64(len(blocks)) >> 32
+	if i >= uint64(len(blocks)) {
+		panic(errUse)
+	}
+	return &blocks[i]
+}
+
 // probeAtomic is probe with atomic loads, for Concurrent.
 func probeAtomic(blocks []kernel.Block, h uint64, k int) bool {
-	b := &blocks[(h>>32)*uint64(len(blocks))>>32]
+	b := blockOf(blocks, h)
 	x := uint32(h)
 	acc := uint64(1)
 	switch k {
@@ -88,7 +100,7 @@ func probeAtomic(blocks []kernel.Block, h uint64, k int) bool {
 // is not written again, so adds of present keys do not take the cache line
 // away from other cores.
 func insertAtomic(blocks []kernel.Block, h uint64, k int) {
-	b := &blocks[(h>>32)*uint64(len(blocks))>>32]
+	b := blockOf(blocks, h)
 	x := uint32(h)
 	switch k {
 	case 16:

@@ -18,18 +18,20 @@ import (
 // the sum over stages, stays below P however many keys arrive.
 //
 // A stage is full when it holds the keys it was sized for; the next Add of
-// a new key then allocates the next stage. The chain grows without limit
-// until a stage would exceed MaxBits (or its capacity would overflow
-// uint64): then Add returns an error wrapping ErrTooLarge and the key is not
-// added; nothing is ever dropped silently. Running out of memory first is
-// reported by the Go runtime as for any allocation.
+// a new key then allocates the next stage. The chain grows until a stage
+// cannot be made: when it would exceed MaxBits, bring the chain past the
+// WithMaxSize limit, need memory the machine cannot provide (see New), or
+// be sized for a rate below MinFPP (the stages' rates shrink geometrically:
+// stage i gets P(1-r)r^i), or when its capacity would overflow uint64. Then
+// Add returns an error wrapping ErrTooLarge (and ErrFPPTooLow, for the
+// rate) and the key is not added; nothing is ever dropped silently.
 //
 // An Add of a key that some stage already reports present changes nothing
 // (it is already answered "present"), so duplicates do not use capacity.
 // Lookups check every stage, newest (largest) first. Like Filter, lookups
 // may run concurrently with each other but not with adds. The zero Scalable
-// has no stages: it is only good as the target of UnmarshalBinary or
-// ReadFrom.
+// has no stages, like a closed one: it is only good as the target of
+// UnmarshalBinary or ReadFrom, and any other use fails loudly (see Close).
 type Scalable struct {
 	stages  []*Filter
 	counts  []uint64 // keys added to each stage
@@ -40,13 +42,19 @@ type Scalable struct {
 	ratio   float64
 	seed    uint64
 	count   uint64
+	// maxBytes bounds the stages' blocks (WithMaxSize; 0: no limit).
+	// It is not encoded: a decoded Scalable has none.
+	maxBytes uint64
+	bytes    uint64 // the stages' blocks, in bytes
 }
 
 // NewScalable returns a Scalable filter whose first stage holds n keys (n = 0
 // is treated as 1) and whose false-positive rate stays at most fpp however
-// many keys are added. Options: WithSeed, WithGrowth, WithTightening. It
-// returns ErrInvalidFPP, ErrInvalidOption or ErrTooLarge for parameters
-// that cannot work.
+// many keys are added. Options: WithSeed, WithGrowth, WithTightening,
+// WithMaxSize (the bound on all the stages' memory together). It returns
+// ErrInvalidFPP, ErrInvalidOption or ErrTooLarge for parameters that cannot
+// work, and ErrFPPTooLow when the first stage's rate, fpp(1-r), is below
+// MinFPP.
 func NewScalable(n uint64, fpp float64, opts ...Option) (*Scalable, error) {
 	o := collect(opts)
 	if !(fpp > 0 && fpp < 1) {
@@ -55,7 +63,10 @@ func NewScalable(n uint64, fpp float64, opts ...Option) (*Scalable, error) {
 	if err := checkScalable(o.growth, o.ratio); err != nil {
 		return nil, err
 	}
-	s := &Scalable{initial: max(n, 1), bound: fpp, growth: o.growth, ratio: o.ratio, seed: o.seed}
+	if first := fpp * (1 - o.ratio); first < MinFPP {
+		return nil, errorf(ErrFPPTooLow, "the first stage's false-positive rate, %.3g (%g times the tightening ratio's complement %g), is below MinFPP = %g; a classic Bloom filter (package classic) needs %.1f bits per key for %g", first, fpp, 1-o.ratio, MinFPP, classicBitsPerKey(fpp), fpp)
+	}
+	s := &Scalable{initial: max(n, 1), bound: fpp, growth: o.growth, ratio: o.ratio, seed: o.seed, maxBytes: o.maxBytes}
 	if err := s.grow(); err != nil {
 		return nil, err
 	}
@@ -98,20 +109,28 @@ func (s *Scalable) grow() error {
 		return errorf(ErrTooLarge, "scalable filter cannot grow: stage %d's capacity overflows uint64", i)
 	}
 	fpp := s.stageFPP(i)
-	if !(fpp > 0) {
-		return errorf(ErrTooLarge, "scalable filter cannot grow: stage %d's false-positive rate underflows", i)
+	if fpp < MinFPP {
+		return errorf2(ErrTooLarge, ErrFPPTooLow, "scalable filter cannot grow: stage %d's false-positive rate, %.3g, is below MinFPP = %g", i, fpp, MinFPP)
 	}
 	blocks, k, err := optimalBlocks(capacity, fpp)
 	if err != nil {
-		return errorf(ErrTooLarge, "scalable filter cannot grow to stage %d (%d keys at rate %.3g): %v", i, capacity, fpp, err)
+		return errorf(ErrTooLarge, "scalable filter cannot grow to stage %d (%d keys at rate %.3g): %s", i, capacity, fpp, trimPrefix(err))
 	}
-	f, err := newFilter(blocks, k, options{seed: s.seed})
+	var limit uint64
+	if s.maxBytes != 0 {
+		if s.bytes >= s.maxBytes {
+			return errorf(ErrTooLarge, "scalable filter cannot grow to stage %d: its stages take %d bytes, the maximum size (WithMaxSize) is %d", i, s.bytes, s.maxBytes)
+		}
+		limit = s.maxBytes - s.bytes
+	}
+	f, err := newFilter(blocks, k, options{seed: s.seed, maxBytes: limit})
 	if err != nil {
-		return errorf(ErrTooLarge, "scalable filter cannot grow to stage %d: %v", i, err)
+		return errorf2(ErrTooLarge, err, "scalable filter cannot grow to stage %d: %s", i, trimPrefix(err))
 	}
 	s.stages = append(s.stages, f)
 	s.counts = append(s.counts, 0)
 	s.caps = append(s.caps, capacity)
+	s.bytes += blocks * (BlockBits / 8)
 	return nil
 }
 
@@ -131,8 +150,12 @@ func (s *Scalable) AddString(key string) error { return s.AddHash(hash.String(ke
 // AddUint64 is Add for x's eight little-endian bytes.
 func (s *Scalable) AddUint64(x uint64) error { return s.AddHash(hash.Uint64(x, s.seed)) }
 
-// AddHash is Add for a key whose hash is h.
+// AddHash is Add for a key whose hash is h. On a closed or zero Scalable it
+// returns an error wrapping ErrClosed.
 func (s *Scalable) AddHash(h uint64) error {
+	if len(s.stages) == 0 {
+		return errorf(ErrClosed, "cannot add to a closed or zero Scalable")
+	}
 	if s.ContainsHash(h) {
 		return nil
 	}
@@ -171,8 +194,13 @@ func (s *Scalable) ContainsString(key string) bool {
 // ContainsUint64 is Contains for x's eight little-endian bytes.
 func (s *Scalable) ContainsUint64(x uint64) bool { return s.ContainsHash(hash.Uint64(x, s.seed)) }
 
-// ContainsHash is Contains for a key whose hash is h.
+// ContainsHash is Contains for a key whose hash is h. On a closed or zero
+// Scalable it panics with an error wrapping ErrClosed (a Scalable without
+// stages holds nothing, and answering false would hide the misuse).
 func (s *Scalable) ContainsHash(h uint64) bool {
+	if len(s.stages) == 0 {
+		panic(errUse)
+	}
 	for i := len(s.stages) - 1; i >= 0; i-- {
 		if s.stages[i].ContainsHash(h) {
 			return true
@@ -187,6 +215,9 @@ func (s *Scalable) ContainsHash(h uint64) bool {
 func (s *Scalable) ContainsHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: ContainsHashes: len(out) < len(hs)")
+	}
+	if len(s.stages) == 0 {
+		panic(errUse)
 	}
 	out = out[:len(hs)]
 	if len(s.stages) == 1 {
@@ -228,8 +259,11 @@ func (s *Scalable) Bound() float64 { return s.bound }
 
 // FPP returns the chain's false-positive rate now: a key is a false positive
 // when any stage reports it, 1 - prod(1 - stage.FPP()). It reads every
-// stage.
+// stage. It panics on a closed or zero Scalable, as ContainsHash does.
 func (s *Scalable) FPP() float64 {
+	if len(s.stages) == 0 {
+		panic(errUse)
+	}
 	q := 1.0
 	for _, st := range s.stages {
 		q *= 1 - st.FPP()
@@ -250,17 +284,26 @@ func (s *Scalable) Bits() uint64 {
 func (s *Scalable) Seed() uint64 { return s.seed }
 
 // Reset removes every key and every stage but the first, which it clears.
+// It panics on a closed or zero Scalable, as ContainsHash does.
 func (s *Scalable) Reset() {
+	if len(s.stages) == 0 {
+		panic(errUse)
+	}
 	for _, st := range s.stages[1:] {
 		_ = st.Close()
 	}
 	s.stages[0].Reset()
 	s.stages, s.counts, s.caps = s.stages[:1], s.counts[:1], s.caps[:1]
 	s.counts[0], s.count = 0, 0
+	s.bytes = s.stages[0].Blocks() * (BlockBits / 8)
 }
 
-// Clone returns an independent copy of s.
+// Clone returns an independent copy of s (it panics on a closed or zero
+// Scalable, and as Filter.Clone does).
 func (s *Scalable) Clone() *Scalable {
+	if len(s.stages) == 0 {
+		panic(errUse)
+	}
 	c := *s
 	c.stages = make([]*Filter, len(s.stages))
 	for i, st := range s.stages {
@@ -271,8 +314,12 @@ func (s *Scalable) Clone() *Scalable {
 	return &c
 }
 
-// Close releases the stages' mapped memory now (see Filter.Close).
-// Afterwards the filter must not be used.
+// Close releases the stages' memory now (see Filter.Close) and leaves s
+// without stages, like the zero Scalable: afterwards Add and its forms,
+// MarshalBinary and WriteTo return an error wrapping ErrClosed; Contains
+// and its forms, ContainsHashes, FPP, Reset and Clone panic with such an
+// error; Count, Stages and Bits return 0. UnmarshalBinary and ReadFrom make
+// it a filter again. Close is harmless more than once.
 func (s *Scalable) Close() error {
 	var first error
 	for _, st := range s.stages {
@@ -280,6 +327,8 @@ func (s *Scalable) Close() error {
 			first = err
 		}
 	}
+	s.stages, s.counts, s.caps = nil, nil, nil
+	s.count, s.bytes = 0, 0
 	return first
 }
 
@@ -324,13 +373,20 @@ func padded(n int) int { return (n + format.Align - 1) &^ (format.Align - 1) }
 
 // MarshalBinary returns the filter in sift's file format: a scalable header
 // whose payload is every stage's complete blocked encoding (see "File
-// format" in the package documentation).
+// format" in the package documentation). For a closed or zero Scalable it
+// returns an error wrapping ErrClosed.
 func (s *Scalable) MarshalBinary() ([]byte, error) {
+	if len(s.stages) == 0 {
+		return nil, errorf(ErrClosed, "cannot encode a closed or zero Scalable")
+	}
 	return format.Encode(s.header(), s.payload()), nil
 }
 
-// WriteTo writes MarshalBinary's bytes to w.
+// WriteTo writes MarshalBinary's bytes to w (or returns its error).
 func (s *Scalable) WriteTo(w io.Writer) (int64, error) {
+	if len(s.stages) == 0 {
+		return 0, errorf(ErrClosed, "cannot encode a closed or zero Scalable")
+	}
 	return format.Write(w, s.header(), s.payload())
 }
 
@@ -378,7 +434,7 @@ func (s *Scalable) decode(h format.Header, payload []byte) error {
 		return errorf(ErrCorrupt, "parameters 6 and 7 must be 0")
 	}
 	if err := checkScalable(p[paramGrowth], ratio); err != nil {
-		return errorf(ErrCorrupt, "%v", err)
+		return errorf(ErrCorrupt, "%s", trimPrefix(err))
 	}
 	d := &Scalable{initial: p[paramInitial], bound: bound, growth: p[paramGrowth], ratio: ratio, seed: h.Seed}
 	fail := func(err error) error {
@@ -390,7 +446,7 @@ func (s *Scalable) decode(h format.Header, payload []byte) error {
 		// The outer checksum covered the stages already.
 		c, sh, used, err := decodeCopy(payload, format.Options{SkipPayloadCRC: true}, true)
 		if err != nil {
-			return fail(errorf(err, "stage %d: %v", i, err))
+			return fail(errorf(err, "stage %d: %s", i, trimPrefix(err)))
 		}
 		d.stages = append(d.stages, &Filter{core: c})
 		capacity, ok := stageCap(d.initial, d.growth, i)
@@ -405,6 +461,7 @@ func (s *Scalable) decode(h format.Header, payload []byte) error {
 		}
 		d.counts = append(d.counts, count)
 		d.caps = append(d.caps, capacity)
+		d.bytes += uint64(len(c.t.Blocks)) * (BlockBits / 8)
 		total += count
 		end := padded(used)
 		if end > len(payload) {

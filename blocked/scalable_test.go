@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/sift-go/sift"
@@ -229,8 +231,13 @@ func TestScalableDecodeErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		var d Scalable
-		if err := d.UnmarshalBinary(tc.in); !errors.Is(err, tc.want) {
+		err := d.UnmarshalBinary(tc.in)
+		if !errors.Is(err, tc.want) {
 			t.Errorf("UnmarshalBinary(%s): %v, want %v", tc.name, err, tc.want)
+		}
+		// One prefix: a stage's error read "blocked: stage 0: blocked: ...".
+		if msg := fmt.Sprint(err); strings.Count(msg, "blocked: ") != 1 || strings.Contains(msg, "sift: ") {
+			t.Errorf("UnmarshalBinary(%s): %q does not carry one prefix", tc.name, msg)
 		}
 		var r Scalable
 		if tc.name == "trailing" {

@@ -18,6 +18,14 @@ const (
 	MaxBlocks = kernel.MaxBlocks
 	// MaxBits is the largest filter, in bits: MaxBlocks blocks, 256 GiB.
 	MaxBits = MaxBlocks * BlockBits
+	// MinFPP is the lowest false-positive rate New and NewScalable accept.
+	// Below it the chance that an absent key's 32-bit in-block hash equals a
+	// stored key's (about the block's load / 2^32) dominates, and only
+	// emptier blocks can lower it: 68 bits per key at 1e-8 (1.8 times the
+	// classic optimum), 126 at 1e-9, 1,192 at 1e-10, 119,209 at 1e-12 (see
+	// "Supported rates" in the package documentation). A classic Bloom
+	// filter (package classic) serves lower rates.
+	MinFPP = 1e-8
 )
 
 // maxPlatformBlocks is the most blocks this platform can address as a Go
@@ -284,22 +292,30 @@ func logChoose(n, m uint64) float64 {
 // the rate across filters is at most fpp, and keeps the least memory (the
 // smaller k on a tie, which is faster). The margin is what makes the bound
 // hold for the filter one actually gets, not only on average: it is about
-// 1% of the memory at a million keys and shrinks as filters grow. n = 0 is treated as 1. It returns ErrInvalidFPP for fpp outside
-// (0, 1) and ErrTooLarge when even MaxBits cannot meet the bound.
+// 1% of the memory at a million keys and shrinks as filters grow. n = 0 is
+// treated as 1. It returns ErrInvalidFPP for fpp outside (0, 1),
+// ErrFPPTooLow for fpp below MinFPP, and ErrTooLarge when even MaxBits
+// cannot meet the bound.
 func OptimalSize(n uint64, fpp float64) (bits uint64, k int, err error) {
 	blocks, k, err := optimalBlocks(n, fpp)
 	return blocks * BlockBits, k, err
 }
 
 func optimalBlocks(n uint64, fpp float64) (blocks uint64, k int, err error) {
-	if !(fpp > 0 && fpp < 1) {
-		return 0, 0, errorf(ErrInvalidFPP, "false-positive rate %v is not in (0, 1)", fpp)
+	if err := checkFPP(fpp); err != nil {
+		return 0, 0, err
 	}
+	return searchBlocks(n, fpp)
+}
+
+// searchBlocks is optimalBlocks for any fpp in (0, 1), MinFPP aside (the
+// sizing table's test shows what rates below it would cost).
+func searchBlocks(n uint64, fpp float64) (blocks uint64, k int, err error) {
 	n = max(n, 1)
 	limit := blockLimit()
 	// No approximate-membership structure can beat log2(1/fpp) bits per key.
 	if float64(n)*-math.Log2(fpp) > float64(limit)*BlockBits {
-		return 0, 0, errorf(ErrTooLarge, "%d keys at a false-positive rate of %v need more than %d blocks", n, fpp, limit)
+		return 0, 0, errorf(ErrTooLarge, "%d keys at a false-positive rate of %.3g need more than %d blocks", n, fpp, limit)
 	}
 	// The classic optimum is about what this design needs; it starts the
 	// bracket so the binary search is short.
@@ -324,10 +340,25 @@ func optimalBlocks(n uint64, fpp float64) (blocks uint64, k int, err error) {
 		}
 	}
 	if best == 0 {
-		return 0, 0, errorf(ErrTooLarge, "%d keys at a false-positive rate of %v need more than %d blocks", n, fpp, limit)
+		return 0, 0, errorf(ErrTooLarge, "%d keys at a false-positive rate of %.3g need more than %d blocks", n, fpp, limit)
 	}
 	return best, k, nil
 }
+
+// checkFPP validates a false-positive rate a filter is to be sized for.
+func checkFPP(fpp float64) error {
+	if !(fpp > 0 && fpp < 1) {
+		return errorf(ErrInvalidFPP, "false-positive rate %v is not in (0, 1)", fpp)
+	}
+	if fpp < MinFPP {
+		return errorf(ErrFPPTooLow, "false-positive rate %.3g is below MinFPP = %g, the least this design reaches at a sane cost; a classic Bloom filter (package classic) needs %.1f bits per key for it", fpp, MinFPP, classicBitsPerKey(fpp))
+	}
+	return nil
+}
+
+// classicBitsPerKey is the classic Bloom filter's optimum for fpp,
+// -ln(fpp) / ln(2)^2 bits per key.
+func classicBitsPerKey(fpp float64) float64 { return -math.Log(fpp) / (math.Ln2 * math.Ln2) }
 
 // leastBlocks returns the least block count, at most limit, for which k
 // probes keep fprBound within fpp after n keys, or 0 if there is none;

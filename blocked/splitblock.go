@@ -18,44 +18,60 @@ type splitCore struct {
 	region *mem.Region
 }
 
-// alloc sets c up with n zeroed blocks from mem.AllocWords (64-byte
-// aligned; mapped with huge-page advice from 4 MiB).
-func (c *splitCore) alloc(n uint64) {
-	words, region := mem.AllocWords(int(n) * (SplitBlockBytes / 8))
+// alloc sets c up with n zeroed blocks from mem.Alloc (64-byte aligned;
+// mapped, with huge-page advice on Linux, from 4 MiB), or returns why the
+// memory cannot be had (an error wrapping ErrTooLarge).
+func (c *splitCore) alloc(n uint64) error {
+	words, region, err := mem.Alloc(int(n) * (SplitBlockBytes / 8))
+	if err != nil {
+		return prefix(err)
+	}
 	c.setBlocks(unsafe.Slice((*kernel.SBBFBlock)(unsafe.Pointer(unsafe.SliceData(words))), n), region)
+	return nil
 }
 
-// setBlocks makes blocks, from region, c's memory; mapped memory gets a
-// finalizer on its Region (see core.setWords).
-func (c *splitCore) setBlocks(blocks []kernel.SBBFBlock, region *mem.Region) {
-	if region.Mapped() {
-		runtime.SetFinalizer(region, (*mem.Region).Free)
+// mustAlloc is alloc for Clone, which has no error to return: it panics
+// with the error (see core.mustAlloc).
+func (c *splitCore) mustAlloc(n uint64) {
+	if err := c.alloc(n); err != nil {
+		panic(err)
 	}
+}
+
+// setBlocks makes blocks, from region, c's memory (the Region's finalizer
+// frees a mapping once unreachable; see core.setWords).
+func (c *splitCore) setBlocks(blocks []kernel.SBBFBlock, region *mem.Region) {
 	c.blocks, c.region = blocks, region
 }
 
-// free releases mapped memory and leaves c empty: a later probe panics with
-// an index out of range instead of touching freed memory.
+// free releases mapped memory and leaves c without blocks, as a zero
+// filter: a later probe panics (ErrClosed) instead of touching freed
+// memory.
 func (c *splitCore) free() error {
 	r := c.region
 	c.blocks, c.region = nil, nil
-	return freeRegion(r)
+	return r.Free()
 }
 
 // replace swaps c's memory for d's and frees c's old memory.
 func (c *splitCore) replace(d splitCore) {
 	old := c.region
 	*c = d
-	_ = freeRegion(old)
+	_ = old.Free()
 }
 
+// closed reports whether c has no blocks: closed, or a zero value.
+func (c *splitCore) closed() bool { return len(c.blocks) == 0 }
+
+// mustOpen panics with an error wrapping ErrClosed if c has no blocks.
 func (c *splitCore) mustOpen() {
-	if len(c.blocks) == 0 {
-		panic("blocked: use of a closed split-block filter")
+	if c.closed() {
+		panic(errUse)
 	}
 }
 
 func (c *splitCore) fill() splitBlockFill {
+	c.mustOpen()
 	var s splitBlockFill
 	s.add(c.blocks)
 	runtime.KeepAlive(c)
@@ -103,31 +119,38 @@ type SplitBlock struct {
 // count: Parquet readers accept any, and none needs a power of two but
 // Fold). For the size parquet-mr and Arrow would choose, use
 // NewSplitBlockWithSize(SplitBlockParquetSize(n, fpp)). n = 0 is treated as
-// 1. It returns ErrInvalidFPP for fpp outside (0, 1) or NaN and ErrTooLarge
-// beyond SplitBlockMaxBlocks blocks.
-func NewSplitBlock(n uint64, fpp float64) (*SplitBlock, error) {
+// 1. It returns ErrInvalidFPP for fpp outside (0, 1) or NaN, and
+// ErrTooLarge beyond SplitBlockMaxBlocks blocks, WithMaxSize, or what the
+// machine can provide. Options: WithMaxSize.
+func NewSplitBlock(n uint64, fpp float64, opts ...Option) (*SplitBlock, error) {
 	blocks, err := splitBlockOptimalBlocks(n, fpp)
 	if err != nil {
 		return nil, err
 	}
-	return newSplitBlock(blocks)
+	return newSplitBlock(blocks, collect(opts))
 }
 
 // NewSplitBlockWithSize returns an empty split-block filter of numBytes
 // bytes, rounded up to whole 32-byte blocks (0 becomes one block): the
 // size of a Parquet filter's bitset (the BloomFilterHeader's numBytes). It
-// returns ErrTooLarge beyond SplitBlockMaxBlocks blocks.
-func NewSplitBlockWithSize(numBytes uint64) (*SplitBlock, error) {
+// returns ErrTooLarge beyond SplitBlockMaxBlocks blocks, WithMaxSize, or
+// what the machine can provide. Options: WithMaxSize.
+func NewSplitBlockWithSize(numBytes uint64, opts ...Option) (*SplitBlock, error) {
 	blocks := max(1, numBytes/SplitBlockBytes+min(1, numBytes%SplitBlockBytes))
-	return newSplitBlock(blocks)
+	return newSplitBlock(blocks, collect(opts))
 }
 
-func newSplitBlock(blocks uint64) (*SplitBlock, error) {
+func newSplitBlock(blocks uint64, o options) (*SplitBlock, error) {
 	if blocks > splitBlockLimit() {
 		return nil, errorf(ErrTooLarge, "%d split blocks exceed the maximum of %d", blocks, splitBlockLimit())
 	}
+	if o.maxBytes != 0 && blocks > o.maxBytes/SplitBlockBytes {
+		return nil, errorf(ErrTooLarge, "a split-block filter of %d blocks (%d bytes) exceeds the maximum size of %d bytes (WithMaxSize)", blocks, blocks*SplitBlockBytes, o.maxBytes)
+	}
 	f := &SplitBlock{}
-	f.alloc(blocks)
+	if err := f.alloc(blocks); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -211,8 +234,12 @@ func (f *SplitBlock) ContainsHashes(hs []uint64, out []bool) int {
 
 // Union adds every key of other to f (the OR of the bitsets): afterwards f
 // answers for both sets of keys, exactly as a filter built from both.
-// other must have the same number of blocks, else ErrIncompatible.
+// other must have the same number of blocks, else ErrIncompatible; a
+// closed or zero filter on either side is ErrClosed.
 func (f *SplitBlock) Union(other *SplitBlock) error {
+	if f.closed() || other.closed() {
+		return errorf(ErrClosed, "cannot combine a closed or zero filter")
+	}
 	if len(f.blocks) != len(other.blocks) {
 		return errorf(ErrIncompatible, "block counts differ (%d and %d)", len(f.blocks), len(other.blocks))
 	}
@@ -240,12 +267,16 @@ func (f *SplitBlock) Union(other *SplitBlock) error {
 // and its false-positive rate is that filter's (SplitBlockFalsePositiveRate
 // predicts it from the number of keys). Fold decides from the bits it has,
 // computing each candidate's rate (FPP) before halving; it stops at an odd
-// block count. It returns ErrInvalidFPP for maxFPP outside (0, 1) or NaN.
+// block count. It returns ErrInvalidFPP for maxFPP outside (0, 1) or NaN,
+// ErrClosed for a closed or zero filter, and ErrTooLarge if the memory of
+// the folded filter cannot be had (then f is unchanged).
 func (f *SplitBlock) Fold(maxFPP float64) (int, error) {
 	if !(maxFPP > 0 && maxFPP < 1) {
 		return 0, errorf(ErrInvalidFPP, "false-positive rate %v is not in (0, 1)", maxFPP)
 	}
-	f.mustOpen()
+	if f.closed() {
+		return 0, errorf(ErrClosed, "cannot fold a closed or zero filter")
+	}
 	times := 0
 	for n := len(f.blocks); n%2 == 0; n /= 2 {
 		var s splitBlockFill
@@ -262,9 +293,11 @@ func (f *SplitBlock) Fold(maxFPP float64) (int, error) {
 // FoldN halves the filter times times (see Fold), whatever its rate
 // becomes: for example to bring a filter down to another's size for Union.
 // It returns ErrIncompatible, changing nothing, unless the block count is
-// a multiple of 2^times.
+// a multiple of 2^times; ErrClosed and ErrTooLarge as Fold does.
 func (f *SplitBlock) FoldN(times int) error {
-	f.mustOpen()
+	if f.closed() {
+		return errorf(ErrClosed, "cannot fold a closed or zero filter")
+	}
 	if times == 0 {
 		return nil
 	}
@@ -273,7 +306,9 @@ func (f *SplitBlock) FoldN(times int) error {
 		return errorf(ErrIncompatible, "%d blocks cannot be halved %d times", n, times)
 	}
 	var d splitCore
-	d.alloc(n >> times)
+	if err := d.alloc(n >> times); err != nil {
+		return err
+	}
 	step := 1 << times
 	for j := range d.blocks {
 		d.blocks[j] = orBlocks(f.blocks[j*step : (j+1)*step])
@@ -312,26 +347,31 @@ func (f *SplitBlock) Reset() {
 	runtime.KeepAlive(f)
 }
 
-// Clone returns an independent copy of f, in memory of its own.
+// Clone returns an independent copy of f, in memory of its own. When that
+// memory cannot be had it panics with an error wrapping ErrTooLarge (see
+// Filter.Clone); on a closed or zero filter, with one wrapping ErrClosed.
 func (f *SplitBlock) Clone() *SplitBlock {
+	f.mustOpen()
 	c := &SplitBlock{}
-	c.alloc(uint64(len(f.blocks)))
+	c.mustAlloc(uint64(len(f.blocks)))
 	copy(c.blocks, f.blocks)
 	runtime.KeepAlive(f)
 	return c
 }
 
 // Close releases the filter's memory now if it was mapped outside the Go
-// heap (filters of 4 MiB and more on Unix systems) and is harmless
-// otherwise, and more than once. Afterwards adding or querying panics (an
-// index out of range, never a fault on unmapped memory). Close must not
-// run concurrently with other methods. Its error, if any, is munmap's.
+// heap (filters of 4 MiB and more) and is harmless otherwise, and more
+// than once. Afterwards the filter is as a zero SplitBlock: adding or
+// querying panics with an error wrapping ErrClosed (never a fault on
+// unmapped memory), and the methods that return errors return one. Close
+// must not run concurrently with other methods. Its error, if any, is
+// munmap's.
 func (f *SplitBlock) Close() error { return f.free() }
 
 // FalsePositiveRate returns the expected false-positive rate of this
 // filter's size after n distinct keys (SplitBlockFalsePositiveRate).
 func (f *SplitBlock) FalsePositiveRate(n uint64) float64 {
-	if len(f.blocks) == 0 {
+	if f.closed() {
 		return math.NaN()
 	}
 	return SplitBlockFalsePositiveRate(f.NumBytes(), n)

@@ -48,15 +48,21 @@ func splitParams(h format.Header, payloadLen uint64) (uint64, error) {
 	return blocks, nil
 }
 
-func (c *splitCore) marshal() []byte {
+func (c *splitCore) marshal() ([]byte, error) {
+	if c.closed() {
+		return nil, errorf(ErrClosed, "cannot encode a closed or zero filter")
+	}
 	payload := format.Word32Bytes(blockWords(c.blocks))
 	b := format.AppendHeader(make([]byte, 0, format.HeaderSize+len(payload)), splitHeader(uint64(len(c.blocks))), payload)
 	b = append(b, payload...)
 	runtime.KeepAlive(c)
-	return b
+	return b, nil
 }
 
 func (c *splitCore) writeTo(w io.Writer) (int64, error) {
+	if c.closed() {
+		return 0, errorf(ErrClosed, "cannot encode a closed or zero filter")
+	}
 	n, err := format.Write(w, splitHeader(uint64(len(c.blocks))), format.Word32Bytes(blockWords(c.blocks)))
 	runtime.KeepAlive(c)
 	return n, err
@@ -65,7 +71,7 @@ func (c *splitCore) writeTo(w io.Writer) (int64, error) {
 // MarshalBinary returns the filter in sift's file format: a 128-byte
 // header with checksums, then the Parquet bitset, identical on every
 // architecture.
-func (f *SplitBlock) MarshalBinary() ([]byte, error) { return f.marshal(), nil }
+func (f *SplitBlock) MarshalBinary() ([]byte, error) { return f.marshal() }
 
 // WriteTo writes MarshalBinary's bytes to w, without copying the bitset on
 // little-endian machines.
@@ -88,7 +94,9 @@ func (f *SplitBlock) UnmarshalBinary(data []byte) error {
 		return err
 	}
 	var d splitCore
-	d.alloc(blocks)
+	if err := d.alloc(blocks); err != nil {
+		return err
+	}
 	copyFromBitset(d.blocks, payload)
 	f.replace(d)
 	return nil
@@ -106,7 +114,9 @@ func (f *SplitBlock) ReadFrom(r io.Reader) (int64, error) {
 		return n, err
 	}
 	var d splitCore
-	d.adoptBitset(payload)
+	if err := d.adoptBitset(payload); err != nil {
+		return n, err
+	}
 	f.replace(d)
 	return n, nil
 }
@@ -137,7 +147,7 @@ func OpenSplitBlock(path string, opts ...Option) (*SplitBlockView, error) {
 	}
 	v, err := splitViewOf(data, region, collect(opts))
 	if err != nil {
-		_ = freeRegion(region)
+		_ = region.Free()
 		return nil, err
 	}
 	return v, nil
@@ -164,22 +174,28 @@ func splitViewOf(data []byte, region *mem.Region, o options) (*SplitBlockView, e
 		return nil, err
 	}
 	v := &SplitBlockView{}
-	v.mapped = v.viewBitset(payload, region)
+	mapped, err := v.viewBitset(payload, region)
+	if err != nil {
+		return nil, err
+	}
+	v.mapped = mapped
 	return v, nil
 }
 
 // viewBitset makes bitset c's memory in place where it can (little-endian,
-// 32-byte aligned) and reports whether it did; otherwise it copies bitset
-// and frees region.
-func (c *splitCore) viewBitset(bitset []byte, region *mem.Region) bool {
+// 32-byte aligned) and reports whether that memory is region's mapping;
+// otherwise it copies bitset and frees region.
+func (c *splitCore) viewBitset(bitset []byte, region *mem.Region) (bool, error) {
 	if format.LittleEndian() && uintptr(unsafe.Pointer(unsafe.SliceData(bitset)))%SplitBlockBytes == 0 {
 		c.setBlocks(unsafe.Slice((*kernel.SBBFBlock)(unsafe.Pointer(unsafe.SliceData(bitset))), len(bitset)/SplitBlockBytes), region)
-		return region.Mapped()
+		return region.Mapped(), nil
 	}
-	c.alloc(uint64(len(bitset) / SplitBlockBytes))
+	if err := c.alloc(uint64(len(bitset) / SplitBlockBytes)); err != nil {
+		return false, err
+	}
 	copyFromBitset(c.blocks, bitset)
-	_ = freeRegion(region)
-	return false
+	_ = region.Free()
+	return false, nil
 }
 
 // ViewParquet returns a View of the Parquet Bloom filter data (header and
@@ -197,7 +213,9 @@ func ViewParquet(data []byte, opts ...Option) (*SplitBlockView, int, error) {
 		return nil, 0, errorf(ErrTruncated, "the header declares a %d-byte bitset, %d bytes follow it", numBytes, len(data)-n)
 	}
 	v := &SplitBlockView{}
-	v.viewBitset(data[n:n+int(numBytes):n+int(numBytes)], &mem.Region{})
+	if _, err := v.viewBitset(data[n:n+int(numBytes):n+int(numBytes)], &mem.Region{}); err != nil {
+		return nil, 0, err
+	}
 	return v, n + int(numBytes), nil
 }
 
@@ -267,10 +285,11 @@ func (v *SplitBlockView) NumBytes() uint64 { return uint64(len(v.blocks)) * Spli
 func (v *SplitBlockView) Mapped() bool { return v.mapped }
 
 // Clone returns a writable SplitBlock holding the same keys, in memory of
-// its own.
+// its own (see SplitBlock.Clone).
 func (v *SplitBlockView) Clone() *SplitBlock {
+	v.mustOpen()
 	f := &SplitBlock{}
-	f.alloc(uint64(len(v.blocks)))
+	f.mustAlloc(uint64(len(v.blocks)))
 	copy(f.blocks, v.blocks)
 	runtime.KeepAlive(v)
 	return f
@@ -287,13 +306,13 @@ func (v *SplitBlockView) MarshalParquet() ([]byte, error) { return v.marshalParq
 func (v *SplitBlockView) WriteParquet(w io.Writer) (int64, error) { return v.writeParquet(w) }
 
 // MarshalBinary returns the filter in sift's file format.
-func (v *SplitBlockView) MarshalBinary() ([]byte, error) { return v.marshal(), nil }
+func (v *SplitBlockView) MarshalBinary() ([]byte, error) { return v.marshal() }
 
 // WriteTo writes the filter in sift's file format to w.
 func (v *SplitBlockView) WriteTo(w io.Writer) (int64, error) { return v.writeTo(w) }
 
 // Close unmaps the file of a View from OpenSplitBlock (or frees a copy).
-// Afterwards every query panics. It must not run concurrently with other
+// Afterwards every query panics with an error wrapping ErrClosed. It must not run concurrently with other
 // methods. A View that used a caller's buffer leaves the buffer alone.
 func (v *SplitBlockView) Close() error {
 	v.mapped = false

@@ -448,7 +448,9 @@ func ReadParquet(r io.Reader, opts ...Option) (*SplitBlock, int64, error) {
 		return nil, n, fmt.Errorf("blocked: reading a Parquet Bloom filter bitset: %w", err)
 	}
 	f := &SplitBlock{}
-	f.adoptBitset(buf)
+	if err := f.adoptBitset(buf); err != nil {
+		return nil, n, err
+	}
 	return f, n, nil
 }
 
@@ -462,7 +464,9 @@ func SplitBlockFromBitset(bitset []byte) (*SplitBlock, error) {
 		return nil, err
 	}
 	f := &SplitBlock{}
-	f.alloc(uint64(len(bitset) / SplitBlockBytes))
+	if err := f.alloc(uint64(len(bitset) / SplitBlockBytes)); err != nil {
+		return nil, err
+	}
 	copyFromBitset(f.blocks, bitset)
 	return f, nil
 }
@@ -491,17 +495,20 @@ func blockWords(blocks []kernel.SBBFBlock) []uint32 {
 	return unsafe.Slice(&blocks[0][0], len(blocks)*kernel.SBBFBlockWords)
 }
 
-// adoptBitset makes a freshly read, 64-byte-aligned bitset buffer f's
+// adoptBitset makes a freshly read, 64-byte-aligned bitset buffer c's
 // memory where it can (little-endian, below the mapped-memory threshold),
 // else copies it.
-func (c *splitCore) adoptBitset(buf []byte) {
+func (c *splitCore) adoptBitset(buf []byte) error {
 	words, shared := format.Words32(buf)
 	if shared && len(buf) < mem.HugeThreshold {
 		c.setBlocks(unsafe.Slice((*kernel.SBBFBlock)(unsafe.Pointer(&words[0])), len(buf)/SplitBlockBytes), &mem.Region{})
-		return
+		return nil
 	}
-	c.alloc(uint64(len(buf) / SplitBlockBytes))
+	if err := c.alloc(uint64(len(buf) / SplitBlockBytes)); err != nil {
+		return err
+	}
 	copy(blockWords(c.blocks), words)
+	return nil
 }
 
 // AppendBitset appends the filter's bitset, the Parquet bytes of its
@@ -526,7 +533,9 @@ func (f *SplitBlock) MarshalParquet() ([]byte, error) { return f.marshalParquet(
 func (f *SplitBlock) WriteParquet(w io.Writer) (int64, error) { return f.writeParquet(w) }
 
 func (c *splitCore) parquetSize() (int32, error) {
-	c.mustOpen()
+	if c.closed() {
+		return 0, errorf(ErrClosed, "cannot encode a closed or zero filter")
+	}
 	size := uint64(len(c.blocks)) * SplitBlockBytes
 	if size > math.MaxInt32 {
 		return 0, errorf(ErrTooLarge, "a %d-byte bitset exceeds what a Parquet header declares (2^31-1 bytes)", size)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os/exec"
@@ -264,6 +265,17 @@ func TestSplitBlockConstructors(t *testing.T) {
 	if _, err := NewSplitBlockWithSize(1 << 50); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("NewSplitBlockWithSize(2^50): %v, want ErrTooLarge", err)
 	}
+	if _, err := NewSplitBlockWithSize(1<<20, WithMaxSize(1<<20-1)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("NewSplitBlockWithSize(1 MiB, WithMaxSize(1 MiB - 1)): %v, want ErrTooLarge", err)
+	}
+	if f, err := NewSplitBlockWithSize(1<<20, WithMaxSize(1<<20)); err != nil {
+		t.Errorf("NewSplitBlockWithSize(1 MiB, WithMaxSize(1 MiB)): %v", err)
+	} else {
+		f.Close()
+	}
+	if _, err := NewSplitBlock(1e6, 0.01, WithMaxSize(1<<20)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("NewSplitBlock(1e6, 0.01, WithMaxSize(1 MiB)): %v, want ErrTooLarge", err)
+	}
 	for numBytes, blocks := range map[uint64]uint64{0: 1, 1: 1, 32: 1, 33: 2, 64: 2, 1000: 32} {
 		f := mustSplit(t, numBytes)
 		if f.Blocks() != blocks || f.NumBytes() != 32*blocks {
@@ -404,22 +416,41 @@ func TestSplitBlockResetCloneClose(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal("second Close:", err)
 	}
-	for name, fn := range map[string]func(){
-		"ContainsHash":   func() { c.ContainsHash(1) },
-		"AddHash":        func() { c.AddHash(1) },
-		"AddHashes":      func() { c.AddHashes([]uint64{1, 2}) },
-		"ContainsHashes": func() { c.ContainsHashes([]uint64{1, 2}, make([]bool, 2)) },
-		"Fold":           func() { c.Fold(0.5) },
-		"MarshalParquet": func() { c.MarshalParquet() },
-	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s after Close did not panic", name)
-				}
+	var zero SplitBlock
+	for _, g := range []*SplitBlock{c, &zero} {
+		for name, fn := range map[string]func(){
+			"ContainsHash":   func() { g.ContainsHash(1) },
+			"ContainsInt64":  func() { g.ContainsInt64(1) },
+			"AddHash":        func() { g.AddHash(1) },
+			"AddString":      func() { g.AddString("x") },
+			"AddHashes":      func() { g.AddHashes([]uint64{1, 2}) },
+			"ContainsHashes": func() { g.ContainsHashes([]uint64{1, 2}, make([]bool, 2)) },
+			"EstimatedCount": func() { g.EstimatedCount() },
+			"FPP":            func() { g.FPP() },
+			"Clone":          func() { g.Clone() },
+		} {
+			func() {
+				defer func() {
+					if err, _ := recover().(error); !errors.Is(err, ErrClosed) {
+						t.Errorf("%s after Close: panic %v, want ErrClosed", name, err)
+					}
+				}()
+				fn()
 			}()
-			fn()
-		}()
+		}
+		for name, fn := range map[string]func() error{
+			"Fold":           func() error { _, err := g.Fold(0.5); return err },
+			"FoldN":          func() error { return g.FoldN(1) },
+			"Union":          func() error { return f.Union(g) },
+			"MarshalParquet": func() error { _, err := g.MarshalParquet(); return err },
+			"WriteParquet":   func() error { _, err := g.WriteParquet(io.Discard); return err },
+			"MarshalBinary":  func() error { _, err := g.MarshalBinary(); return err },
+			"WriteTo":        func() error { _, err := g.WriteTo(io.Discard); return err },
+		} {
+			if err := fn(); !errors.Is(err, ErrClosed) {
+				t.Errorf("%s after Close: %v, want ErrClosed", name, err)
+			}
+		}
 	}
 	// Big filters live in mapped memory and still work.
 	big := mustSplit(t, 8<<20)

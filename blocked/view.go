@@ -34,6 +34,11 @@ type View struct {
 // mapping faults on access; that is the operating system's contract for
 // every mapped file). Options: WithoutChecksum, WithMaxSize.
 //
+// A path that names no regular file (a directory, a FIFO, a device) is an
+// error wrapping *fs.PathError, returned at once: Open never blocks on a
+// FIFO without a writer, it opens without waiting and checks the type of
+// the file it opened.
+//
 // Open reads files written by Filter and Concurrent (MarshalBinary,
 // WriteTo). On systems without mmap the file is read into memory instead.
 func Open(path string, opts ...Option) (*View, error) {
@@ -44,7 +49,7 @@ func Open(path string, opts ...Option) (*View, error) {
 	}
 	v, err := viewOf(data, region, o)
 	if err != nil {
-		_ = freeRegion(region)
+		_ = region.Free()
 		return nil, err
 	}
 	return v, nil
@@ -79,13 +84,16 @@ func viewOf(data []byte, region *mem.Region, o options) (*View, error) {
 	words, shared := format.Words(payload)
 	if shared && uintptr(unsafe.Pointer(unsafe.SliceData(payload)))%kernel.BlockBytes == 0 {
 		v.setWords(words, region, k, h.Seed)
-		v.mapped = region.Mapped()
+		v.mapped = region.Mapped() && mem.FilesMapped
 	} else {
 		// Unaligned or big-endian: a private aligned copy; the input is
 		// not needed afterwards.
-		v.alloc(blocks, k, h.Seed)
+		err := v.alloc(blocks, k, h.Seed)
+		_ = region.Free()
+		if err != nil {
+			return nil, err
+		}
 		copy(v.words, words)
-		_ = freeRegion(region)
 	}
 	return v, nil
 }
@@ -118,12 +126,12 @@ func (v *View) ContainsHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: ContainsHashes: len(out) < len(hs)")
 	}
+	mustOpen(&v.core)
 	if !useKernel(len(hs)) {
 		n := probeAll(&v.t, hs, out)
 		runtime.KeepAlive(v)
 		return n
 	}
-	mustOpen(&v.core)
 	n := kernel.BlockedContains(v.t.Blocks, v.t.K, hs, out)
 	runtime.KeepAlive(v)
 	return n
@@ -153,10 +161,11 @@ func (v *View) Seed() uint64 { return v.seed }
 func (v *View) Mapped() bool { return v.mapped }
 
 // Clone returns a writable Filter holding the same keys, in memory of its
-// own.
+// own (it panics as Filter.Clone does).
 func (v *View) Clone() *Filter {
+	mustOpen(&v.core)
 	f := &Filter{}
-	f.alloc(uint64(len(v.t.Blocks)), v.t.K, v.seed)
+	f.mustAlloc(uint64(len(v.t.Blocks)), v.t.K, v.seed)
 	copy(f.words, v.words)
 	runtime.KeepAlive(v)
 	return f
@@ -164,6 +173,9 @@ func (v *View) Clone() *Filter {
 
 // MarshalBinary returns the filter's encoding (see Filter.MarshalBinary).
 func (v *View) MarshalBinary() ([]byte, error) {
+	if v.closed() {
+		return nil, errorf(ErrClosed, "cannot encode a closed or zero View")
+	}
 	b := appendEncoding(make([]byte, 0, format.HeaderSize+len(v.words)*8), v.words, v.t.K, v.seed, 0, 0)
 	runtime.KeepAlive(v)
 	return b, nil
@@ -171,15 +183,19 @@ func (v *View) MarshalBinary() ([]byte, error) {
 
 // WriteTo writes the filter's encoding to w.
 func (v *View) WriteTo(w io.Writer) (int64, error) {
+	if v.closed() {
+		return 0, errorf(ErrClosed, "cannot encode a closed or zero View")
+	}
 	n, err := format.Write(w, blockedHeader(uint64(len(v.t.Blocks)), v.t.K, v.seed, 0, 0), format.WordBytes(v.words))
 	runtime.KeepAlive(v)
 	return n, err
 }
 
 // Close unmaps the file of a View from Open (or frees a copy). Afterwards
-// every query panics (an index out of range, never a fault on unmapped
-// memory). It must not run concurrently with other methods. A View from
-// FromBytes that used the caller's buffer leaves the buffer alone.
+// the View fails loudly as a closed Filter does (see Filter.Close), never
+// touching unmapped memory; a zero View behaves the same. Close must not
+// run concurrently with other methods. A View from FromBytes that used the
+// caller's buffer leaves the buffer alone.
 func (v *View) Close() error {
 	v.mapped = false
 	return v.free()

@@ -209,3 +209,36 @@ func BenchmarkBigLog(b *testing.B) {
 }
 
 var benchFloat float64
+
+// BenchmarkKeyHash compares hashing a key through the chars funnel (Go
+// string decoded to UTF-16 on the fly, or code units) with the UTF-8 one.
+func BenchmarkKeyHash(b *testing.B) {
+	ascii := "user:123456@example.com/some/longer/path"
+	mixed := "Grüße aus Köln, 東京 und 😀 — ein Schlüssel"
+	for _, c := range []struct {
+		name string
+		fn   func() (uint64, uint64)
+	}{
+		{"utf8/ascii", func() (uint64, uint64) { return murmur3(keyBytes(ascii)) }},
+		{"chars/ascii", func() (uint64, uint64) { return murmur3Chars(ascii) }},
+		{"utf16/ascii", func() func() (uint64, uint64) {
+			u := javaUnits(ascii)
+			return func() (uint64, uint64) { return murmur3UTF16(u) }
+		}()},
+		{"utf8/mixed", func() (uint64, uint64) { return murmur3(keyBytes(mixed)) }},
+		{"chars/mixed", func() (uint64, uint64) { return murmur3Chars(mixed) }},
+		{"utf16/mixed", func() func() (uint64, uint64) {
+			u := javaUnits(mixed)
+			return func() (uint64, uint64) { return murmur3UTF16(u) }
+		}()},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var sink uint64
+			for b.Loop() {
+				h1, _ := c.fn()
+				sink += h1
+			}
+			_ = sink
+		})
+	}
+}

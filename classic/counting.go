@@ -6,6 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/sift-go/sift/hash"
+	"github.com/sift-go/sift/internal/mem"
 )
 
 // Counting is a counting Bloom filter: a Bloom filter whose bits are 4-bit
@@ -33,12 +34,19 @@ import (
 //
 // A Counting is not safe for concurrent use when any goroutine modifies it;
 // concurrent Contains calls alone are safe.
+//
+// The zero Counting has no counters: it is only good as the target of
+// UnmarshalBinary or ReadFrom, and any other use fails loudly (it would
+// otherwise report every key present): Add, Contains, ExpectedFpp and
+// EstimatedCount panic with an error wrapping sift.ErrClosed, and Remove,
+// MarshalBinary and WriteTo return one.
 type Counting struct {
 	words   []uint64
 	m       uint64 // number of counters: 16 * len(words)
-	k       int
+	k       int    // 0 in the zero Counting
 	seed    uint64
-	nonzero uint64 // counters that are not zero
+	nonzero uint64      // counters that are not zero
+	region  *mem.Region // the words' memory when NewCounting mapped it
 }
 
 // Counter geometry.
@@ -47,20 +55,6 @@ const (
 	counterBits     = 4
 	counterMax      = 1<<counterBits - 1 // 15: saturated
 )
-
-// CountingOption configures NewCounting.
-type CountingOption func(*countingConfig)
-
-type countingConfig struct {
-	seed uint64
-}
-
-// WithSeed sets the hash seed (default 0). Filters built with different
-// seeds hash keys differently and cannot be combined. For keys an attacker
-// chooses, use hash.RandomSeed().
-func WithSeed(seed uint64) CountingOption {
-	return func(c *countingConfig) { c.seed = seed }
-}
 
 // maxCountingWords bounds a Counting's size: its words must be addressable,
 // and the counter count must stay exact in a float64 for the statistics.
@@ -75,12 +69,13 @@ const maxCountingWords = 1 << 46
 //
 // It returns an error wrapping ErrInvalidArgument for a negative n, fpp not
 // in (0, 1) or NaN, more than 255 probes, or a size this platform cannot
-// address.
+// address (also sift.ErrTooLarge), and one wrapping sift.ErrTooLarge for
+// counters beyond the WithMaxSize limit or beyond what the machine can
+// provide (the memory comes from a mapping the system may refuse, never the
+// Go heap, whose refusal would end the process: see New). Options:
+// WithSeed, WithMaxSize.
 func NewCounting(expectedInsertions int64, fpp float64, opts ...CountingOption) (*Counting, error) {
-	var cfg countingConfig
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := collect(opts)
 	if expectedInsertions < 0 {
 		return nil, argError("expected insertions (%d) must be >= 0", expectedInsertions)
 	}
@@ -97,9 +92,16 @@ func NewCounting(expectedInsertions int64, fpp float64, opts ...CountingOption) 
 	}
 	words := math.Ceil(optimal / countersPerWord)
 	if words > float64(min(maxCountingWords, math.MaxInt/8)) {
-		return nil, argError("%v counters is more than this platform can address", optimal)
+		return nil, tooLargeArg("%v counters is more than this platform can address", optimal)
 	}
-	return newCounting(make([]uint64, int(max(words, 1))), max(int(k), 1), cfg.seed), nil
+	nw := int64(max(words, 1))
+	w, region, err := allocWords(nw, cfg.maxBytes, fmt.Sprintf("%d counters (n=%d, fpp=%v)", nw*countersPerWord, expectedInsertions, fpp))
+	if err != nil {
+		return nil, err
+	}
+	// Fresh memory is zero: no counters to count (newCounting would read
+	// every word, and fault in every page of a mapping).
+	return &Counting{words: w, m: uint64(len(w)) * countersPerWord, k: max(int(k), 1), seed: cfg.seed, region: region}, nil
 }
 
 func newCounting(words []uint64, k int, seed uint64) *Counting {
@@ -147,6 +149,7 @@ func (c *Counting) AddUint64(x uint64) { c.AddHash(hash.Uint64(x, c.seed)) }
 
 // AddHash inserts the key whose hash.Bytes(key, Seed()) is h.
 func (c *Counting) AddHash(h uint64) {
+	c.mustMade()
 	g, step := counterProbes(h)
 	words, nonzero := c.words, c.nonzero
 	for i := 0; i < c.k; i++ {
@@ -172,6 +175,7 @@ func (c *Counting) ContainsUint64(x uint64) bool { return c.ContainsHash(hash.Ui
 
 // ContainsHash is Contains for the key whose hash is h.
 func (c *Counting) ContainsHash(h uint64) bool {
+	c.mustMade()
 	g, step := counterProbes(h)
 	for i := 0; i < c.k; i++ {
 		wi, shift := c.slot(g)
@@ -200,6 +204,9 @@ var errNotPresent = fmt.Errorf("%w (a counter is zero)", ErrNotPresent)
 
 // RemoveHash is Remove for the key whose hash is h.
 func (c *Counting) RemoveHash(h uint64) error {
+	if c.k == 0 {
+		return errZero
+	}
 	if !c.ContainsHash(h) {
 		return errNotPresent
 	}
@@ -261,13 +268,15 @@ func (c *Counting) SizeBytes() int64 { return 8 * int64(len(c.words)) }
 // never added, given the counters that are non-zero now:
 // (nonzero / m)^k.
 func (c *Counting) ExpectedFpp() float64 {
-	return powInt(float64(c.nonzero)/float64(c.m), c.k)
+	c.mustMade()
+	return strictPow(float64(c.nonzero)/float64(c.m), float64(c.k))
 }
 
 // EstimatedCount estimates the number of distinct keys present from the
 // fraction of non-zero counters, -m/k ln(1 - nonzero/m), rounded to the
 // nearest integer; math.MaxInt64 when every counter is non-zero.
 func (c *Counting) EstimatedCount() int64 {
+	c.mustMade()
 	x := -javaLog1p(-float64(c.nonzero)/float64(c.m)) * float64(c.m) / float64(c.k)
 	if !(x < 1<<63) {
 		return math.MaxInt64
@@ -296,7 +305,16 @@ func (c *Counting) Reset() {
 func (c *Counting) Clone() *Counting {
 	d := *c
 	d.words = append([]uint64(nil), c.words...)
+	d.region = nil
 	return &d
+}
+
+// mustMade panics with an error wrapping sift.ErrClosed if c is a zero
+// Counting.
+func (c *Counting) mustMade() {
+	if c.k == 0 {
+		panic(errZero)
+	}
 }
 
 // Equal reports whether c and other have the same geometry, seed and
@@ -322,6 +340,8 @@ func (c *Counting) Equal(other *Counting) bool {
 // and are distinct.
 func (c *Counting) Union(other *Counting) error {
 	switch {
+	case c.k == 0 || other != nil && other.k == 0:
+		return errZero
 	case other == nil:
 		return fmt.Errorf("%w: nil filter", ErrIncompatible)
 	case other == c:

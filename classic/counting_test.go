@@ -349,3 +349,34 @@ func TestCountingZeroAllocs(t *testing.T) {
 		}
 	}
 }
+
+func TestCountingReset(t *testing.T) {
+	f, err := NewCounting(1000, 0.01, WithSeed(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, _ := NewCounting(1000, 0.01, WithSeed(7))
+	for i := uint64(0); i < 1000; i++ {
+		f.AddUint64(i)
+		f.AddUint64(i) // some counters reach 2 and more
+	}
+	f.Reset()
+	if !f.Equal(empty) || f.EstimatedCount() != 0 || f.ExpectedFpp() != 0 || f.Saturated() != 0 {
+		t.Fatalf("after Reset: %v, want %v", f, empty)
+	}
+	if f.Counters() != empty.Counters() || f.NumHashFunctions() != empty.NumHashFunctions() || f.Seed() != 7 {
+		t.Fatal("Reset changed the geometry or the seed")
+	}
+	for i := uint64(0); i < 1000; i++ {
+		if f.ContainsUint64(i) {
+			t.Fatalf("%d still found after Reset", i)
+		}
+	}
+	if err := f.RemoveUint64(1); !errors.Is(err, ErrNotPresent) {
+		t.Fatalf("Remove after Reset = %v, want ErrNotPresent", err)
+	}
+	f.AddUint64(1)
+	if !f.ContainsUint64(1) || f.EstimatedCount() != 1 || f.RemoveUint64(1) != nil {
+		t.Fatal("Add/Remove after Reset")
+	}
+}

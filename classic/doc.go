@@ -18,7 +18,12 @@
 //     (Funnels.byteArrayFunnel()); the String forms hash the string's bytes,
 //     which for valid UTF-8 is Funnels.stringFunnel(UTF_8); the Int64 and
 //     Int32 forms hash the eight or four little-endian bytes, as
-//     Funnels.longFunnel() and Funnels.integerFunnel() do.
+//     Funnels.longFunnel() and Funnels.integerFunnel() do; the
+//     UnencodedChars forms hash a string's UTF-16 code units, two bytes
+//     each, little-endian, as Funnels.unencodedCharsFunnel() does (decoding
+//     the Go string on the fly, without allocating), and the UTF16 forms
+//     take the code units themselves. The byte order is the same on every
+//     platform.
 //   - Strategies: Murmur128Mitz32 (MURMUR128_MITZ_32, ordinal 0) and
 //     Murmur128Mitz64 (MURMUR128_MITZ_64, ordinal 1, Guava's default), with
 //     Guava's index arithmetic, including its sign tricks.
@@ -29,7 +34,9 @@
 //     rounded-up size, as Guava's bitSize().
 //   - Results: Put returns whether a bit changed; ExpectedFpp,
 //     ApproximateElementCount and PutAll follow Guava's definitions,
-//     including the rounding of the estimate.
+//     including the rounding of the estimate and the last bit of the power
+//     (see below for which JVMs agree on it). Reset, which Guava lacks,
+//     empties a filter in place.
 //   - Serialization: WriteTo and ReadFrom (and ReadGuava, AppendGuava) use
 //     Guava's writeTo/readFrom stream format: a signed strategy byte, an
 //     unsigned hash-count byte, a big-endian int32 word count, then the words
@@ -40,27 +47,48 @@
 // libguava-java) through testdata/guava/gen.sh; the tests check that Go
 // builds byte-identical filters from the same keys, gives the same answer
 // for every probe, reads Guava's bytes and writes them back unchanged, and
-// agrees on sizes, statistics and which streams are rejected.
+// agrees on sizes, statistics and which streams are rejected. The
+// statistics are compared for every bit count of filters up to 2048 bits
+// at every k from 1 to 255.
 //
 // Limits of the compatibility: a Filter has no funnel, so nothing stops a
 // caller from mixing key forms in one filter (Guava's type system does);
 // PutAll therefore compares strategy, k and size but not funnels. Java
 // strings with unpaired surrogates encode to '?' in UTF-8, while a Go
-// string is hashed as the bytes it holds. Where Guava throws
-// ArithmeticException (ApproximateElementCount of a filter with every bit
-// set) this package returns math.MaxInt64. The sizing and statistics depend
-// on the last bit of Java's Math.log, Math.log1p and Math.pow, so this
-// package does not use Go's math.Log, math.Log1p and math.Pow for them (on
-// the golden vectors math.Log is an ulp off on 4% of fpp-like inputs, which
-// moved the size of a filter for 2^50 keys, and is 5% off for subnormals on
-// amd64; math.Pow is several ulps off on most (x, k); math.Log1p differs on
-// arm64, where Go fuses multiply-adds). Instead it computes log correctly
-// rounded, log1p with fdlibm's algorithm (what Java specifies for
-// StrictMath.log1p) rounded step by step on every platform, and powers in
-// double-double arithmetic; all three match HotSpot on every golden vector,
-// on amd64 and arm64. A JVM whose Math.log is an ulp off where HotSpot's is
-// not could size a filter differently in rare boundary cases, as Java's
-// specification permits.
+// string is hashed as the bytes it holds. For the chars funnel a Go string
+// stands for the Java String that new String(bytes, UTF_8) decodes from its
+// bytes: valid UTF-8 gives the same characters, and each malformed
+// sequence becomes U+FFFD with Java's boundaries, which are not Go's (Java
+// replaces "\xe2\x82" and an encoded surrogate "\xed\xa0\x80" with one
+// U+FFFD each, Go's decoder with two and three), so both sides hash the
+// String a Java service gets from the same bytes. Strings holding unpaired
+// surrogates, which no UTF-8 carries, go through PutUTF16.
+//
+// Where Guava throws ArithmeticException (ApproximateElementCount of a
+// filter with every bit set) this package returns math.MaxInt64.
+//
+// The sizing and statistics depend on the last bit of Java's Math.log,
+// Math.log1p and Math.pow, so this package does not use Go's math.Log,
+// math.Log1p and math.Pow for them (on the golden vectors math.Log is an ulp
+// off on 4% of fpp-like inputs, which moved the size of a filter for 2^50
+// keys, and is 5% off for subnormals on amd64; math.Pow is several ulps off
+// on most (x, k); math.Log1p differs on arm64, where Go fuses
+// multiply-adds). Instead it computes log correctly rounded, and log1p and
+// pow with fdlibm's algorithms (what Java specifies for StrictMath.log1p and
+// StrictMath.pow), rounded step by step so that every platform gets the same
+// bits; log and log1p match HotSpot on every golden vector, on amd64 and
+// arm64. Math.pow, which Guava's expectedFpp calls, is not the same on every
+// JVM: HotSpot on aarch64 returns StrictMath.pow's value (on all of 34
+// million (fraction, k) pairs tried), while HotSpot on x86-64 uses an
+// intrinsic whose last bit differs from it for about one pair in ten.
+// ExpectedFpp follows StrictMath: it equals Guava's expectedFpp bit for bit
+// on aarch64, and on x86-64 with the pow intrinsic disabled
+// (-XX:+UnlockDiagnosticVMOptions -XX:DisableIntrinsic=_dpow, as
+// testdata/guava/gen.sh runs Guava), and is within one ulp of it otherwise.
+// A JVM whose Math.log is an ulp off where HotSpot's is not could size a
+// filter differently in rare boundary cases, as Java's specification
+// permits.
+//
 // Murmur128Mitz32 never sets bits past 2^31 (a limitation of that strategy
 // in Guava too); prefer Murmur128Mitz64.
 //
@@ -72,6 +100,14 @@
 // Guava caps filters at 2^31-1 words (16 GiB) and 255 hash functions, and
 // so does New. ExpectedFpp gives the false positive probability for the bits
 // set now; it exceeds the requested fpp once more than n keys are added.
+//
+// New and NewCounting never end the process for lack of memory: from 4 MiB
+// up the bits or counters live in an anonymous mapping outside the Go heap,
+// and a size the system refuses (on Linux, also one larger than the
+// machine's RAM and swap), or one beyond WithMaxSize, is an error wrapping
+// sift.ErrTooLarge. The zero Filter and the zero Counting have no bits:
+// they are only good as the target of a decoder, and any other use fails
+// loudly (see Filter and Counting).
 //
 // # Counting filters
 //

@@ -3,17 +3,25 @@ package classic
 import (
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/sift-go/sift"
 )
 
 // Errors returned by the constructors and by PutAll and Remove. Decoders
 // return errors that wrap the sift package's sentinels (sift.ErrTruncated,
-// sift.ErrCorrupt, sift.ErrTooLarge, ...); test all of them with errors.Is.
+// sift.ErrCorrupt, sift.ErrTooLarge, ...), the constructors wrap
+// sift.ErrTooLarge for sizes beyond their maximum or the machine, and a
+// zero Filter or Counting returns (or panics with) errors wrapping
+// sift.ErrClosed; test all of them with errors.Is. Every message reads
+// "classic: ..." once.
 var (
 	// ErrInvalidArgument is returned by New and NewCounting when the
 	// expected number of insertions is negative, the false positive
-	// probability is not in (0, 1), the strategy is unknown, or the
-	// resulting filter would be one Guava itself refuses to build (no bits,
-	// more than 2^31-1 words, or more than 255 hash functions). The wrapped
+	// probability is not in (0, 1), the strategy is unknown, a seed is
+	// given to New, or the resulting filter would be one Guava itself
+	// refuses to build (no bits, more than 2^31-1 words (also
+	// sift.ErrTooLarge), or more than 255 hash functions). The wrapped
 	// message says which.
 	ErrInvalidArgument = errors.New("classic: invalid argument")
 	// ErrIncompatible is returned by PutAll and Counting.Union when the two
@@ -46,10 +54,40 @@ func decodeErr(sentinel error, format string, args ...any) error {
 }
 
 // prefixErr adds the package prefix to an error from the shared format
-// reader, keeping its chain intact for errors.Is.
+// reader, once (dropping the "sift: " its sentinels start with), keeping
+// its chain intact for errors.Is.
 func prefixErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("classic: %w", err)
+	return &decodeError{sentinel: err, msg: strings.TrimPrefix(strings.TrimPrefix(err.Error(), "sift: "), "classic: ")}
 }
+
+// multiError reads "classic: <msg>" and matches each of errs.
+type multiError struct {
+	errs []error
+	msg  string
+}
+
+func (e *multiError) Error() string   { return "classic: " + e.msg }
+func (e *multiError) Unwrap() []error { return e.errs }
+
+// sizeErr is a constructor's error for a size it cannot make: it wraps
+// sift.ErrTooLarge and, when not nil, cause (the allocator's error).
+func sizeErr(cause error, format string, args ...any) error {
+	errs := []error{sift.ErrTooLarge}
+	if cause != nil {
+		errs = []error{cause}
+	}
+	return &multiError{errs: errs, msg: fmt.Sprintf(format, args...)}
+}
+
+// tooLargeArg wraps ErrInvalidArgument and sift.ErrTooLarge: a size Guava
+// refuses for being too large.
+func tooLargeArg(format string, args ...any) error {
+	return &multiError{errs: []error{ErrInvalidArgument, sift.ErrTooLarge}, msg: "invalid argument: " + fmt.Sprintf(format, args...)}
+}
+
+// errZero is returned, or panicked with, by the methods of a zero Filter or
+// Counting, which has no bits: it would otherwise answer true for every key.
+var errZero error = &decodeError{sentinel: sift.ErrClosed, msg: "use of a zero filter: make one with New, NewCounting or a decoder"}

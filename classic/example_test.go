@@ -99,3 +99,35 @@ func ExampleFilter_MarshalBinary() {
 	// 248 true true
 	// true
 }
+
+// Java code often keys a filter by strings through
+// Funnels.unencodedCharsFunnel() (their UTF-16 code units) rather than
+// Funnels.stringFunnel(UTF_8); the UnencodedChars methods hash Go strings
+// the same way, and PutUTF16 takes code units directly.
+func ExampleFilter_PutUnencodedChars() {
+	// From Guava 31.1: BloomFilter.create(Funnels.unencodedCharsFunnel(),
+	// 3, 0.1), put("alice"), put("Grüße"), put("😀"), writeTo(out).
+	fromJava, _ := hex.DecodeString("0103000000010115080410000041")
+
+	f, _ := classic.New(3, 0.1, classic.DefaultStrategy)
+	for _, s := range []string{"alice", "Grüße", "😀"} {
+		f.PutUnencodedChars(s)
+	}
+	fmt.Println(bytes.Equal(f.AppendGuava(nil), fromJava))
+	fmt.Println(f.MightContainUnencodedChars("alice"), f.MightContainUnencodedChars("bob"))
+	fmt.Println(f.MightContainUTF16([]uint16{0xd83d, 0xde00})) // "😀" as Java holds it
+	// Output:
+	// true
+	// true false
+	// true
+}
+
+// Reset empties a filter for reuse without allocating a new one.
+func ExampleFilter_Reset() {
+	f, _ := classic.New(1000, 0.01, classic.DefaultStrategy)
+	f.PutString("old")
+	f.Reset()
+	fmt.Println(f.MightContainString("old"), f.BitCount(), f.BitSize())
+	// Output:
+	// false 0 9600
+}

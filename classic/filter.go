@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"unsafe"
+
+	"github.com/sift-go/sift/internal/mem"
 )
 
 // Strategy is how a Filter turns a key's murmur3 hash into bit positions:
@@ -64,16 +66,21 @@ const mask63 = 1<<63 - 1
 // WriteTo/ReadFrom speak Guava's stream format. See the package
 // documentation for the details and limits of the compatibility.
 //
-// The zero Filter is not usable; make one with New or read one with
-// ReadGuava or UnmarshalBinary. A Filter is not safe for concurrent use when
-// any goroutine calls a Put method, PutAll or a decoding method; concurrent
-// MightContain calls alone are safe.
+// The zero Filter has no bits: it is only good as the target of
+// UnmarshalBinary or ReadFrom, and any other use fails loudly (it would
+// otherwise report every key present): the Put and MightContain methods,
+// ExpectedFpp, ApproximateElementCount and AppendGuava panic with an error
+// wrapping sift.ErrClosed, and the methods that return errors return one. Make one with New or read one with ReadGuava,
+// ReadNative or UnmarshalBinary. A Filter is not safe for concurrent use
+// when any goroutine calls a Put method, PutAll or a decoding method;
+// concurrent MightContain calls alone are safe.
 type Filter struct {
 	words    []uint64
 	bitCount uint64 // set bits, kept up to date as Guava's LockFreeBitArray does
-	numHash  int    // 1..MaxHashFunctions
+	numHash  int    // 1..MaxHashFunctions; 0 in the zero Filter
 	strategy Strategy
-	ix       indexer // bitSize = len(words) * 64, and constants to reduce modulo it
+	ix       indexer     // bitSize = len(words) * 64, and constants to reduce modulo it
+	region   *mem.Region // the words' memory when New mapped it (see package internal/mem)
 }
 
 // New returns an empty filter sized as Guava's
@@ -85,21 +92,39 @@ type Filter struct {
 // It returns an error wrapping ErrInvalidArgument in exactly the cases
 // Guava throws IllegalArgumentException: expectedInsertions < 0; fpp not in
 // (0, 1) or NaN; a size of zero bits (fpp so close to 1 that no bit is
-// needed) or of more than MaxWords words; more than MaxHashFunctions hash
-// functions (fpp below about 1e-77). It also rejects an unknown strategy.
-// The largest filter Guava allows is 16 GiB; New allocates it if asked.
-func New(expectedInsertions int64, fpp float64, strategy Strategy) (*Filter, error) {
+// needed) or of more than MaxWords words (also sift.ErrTooLarge); more than
+// MaxHashFunctions hash functions (fpp below about 1e-77). It also rejects
+// an unknown strategy and a nonzero WithSeed.
+//
+// The largest filter Guava allows is 16 GiB. New allocates it if asked and
+// the machine has it, and otherwise returns an error wrapping
+// sift.ErrTooLarge, never the Go runtime's fatal out-of-memory error: from 4
+// MiB up the bits are an anonymous mapping, and a mapping the system
+// refuses (on Linux, also one larger than the machine's RAM and swap) is
+// that error (see package internal/mem). WithMaxSize sets a lower bound.
+// Options: WithMaxSize.
+func New(expectedInsertions int64, fpp float64, strategy Strategy, opts ...Option) (*Filter, error) {
+	o := collect(opts)
 	if !strategy.valid() {
 		return nil, argError("unknown strategy %d", uint8(strategy))
+	}
+	if o.seed != 0 {
+		return nil, argError("seed %#x: a Filter hashes as Guava does, with seed 0 (WithSeed is for NewCounting)", o.seed)
 	}
 	words, k, err := guavaSize(expectedInsertions, fpp)
 	if err != nil {
 		return nil, err
 	}
 	if uint64(words) > uint64(math.MaxInt)/8 {
-		return nil, argError("%d words do not fit in memory on this platform", words)
+		return nil, tooLargeArg("%d words do not fit in memory on this platform", words)
 	}
-	return newFilter(make([]uint64, words), k, strategy), nil
+	w, region, err := allocWords(words, o.maxBytes, fmt.Sprintf("%d bits (n=%d, fpp=%v)", 64*words, expectedInsertions, fpp))
+	if err != nil {
+		return nil, err
+	}
+	// Fresh memory is zero: no bits to count (newFilter would read every
+	// word, and fault in every page of a mapping).
+	return &Filter{words: w, numHash: k, strategy: strategy, ix: newIndexer(len(w)), region: region}, nil
 }
 
 // newFilter wraps words (non-empty, at most MaxWords) in a Filter.
@@ -164,7 +189,7 @@ func guavaSize(n int64, fpp float64) (words int64, k int, err error) {
 		words++
 	}
 	if words > MaxWords {
-		return 0, 0, argError("%d bits need %d words, more than %d", numBits, words, MaxWords)
+		return 0, 0, tooLargeArg("%d bits need %d words, more than %d", numBits, words, MaxWords)
 	}
 	if k > MaxHashFunctions {
 		return 0, 0, argError("%d hash functions (fpp=%v) is more than %d", k, fpp, MaxHashFunctions)
@@ -230,6 +255,36 @@ func (f *Filter) PutInt32(x int32) bool {
 	return f.put(h1, h2)
 }
 
+// PutUnencodedChars adds s as Guava's Funnels.unencodedCharsFunnel() adds
+// the Java String holding the same characters: it hashes the string's UTF-16
+// code units, two bytes each, little-endian, with a surrogate pair for each
+// character above U+FFFF. It reports whether any bit changed.
+//
+// s is read as UTF-8. Bytes that are not valid UTF-8 are replaced by U+FFFD
+// exactly as Java's new String(bytes, StandardCharsets.UTF_8) replaces them,
+// so PutUnencodedChars(string(b)) hashes the String a Java service decodes
+// from the same bytes b (see the package documentation). To hash Java
+// strings that hold unpaired surrogates, use PutUTF16.
+//
+// This is a different funnel from PutString (Funnels.stringFunnel(UTF_8)):
+// the same text sets different bits, so a filter must be used with one of
+// them throughout, as in Java.
+func (f *Filter) PutUnencodedChars(s string) bool {
+	h1, h2 := murmur3Chars(s)
+	return f.put(h1, h2)
+}
+
+// PutUTF16 adds the UTF-16 code units u, as Guava's
+// Funnels.unencodedCharsFunnel() adds a Java String (or char[] wrapped as a
+// CharSequence) holding them, and reports whether any bit changed. Any
+// sequence of units is accepted, unpaired surrogates included, as Java
+// accepts them. For text held as UTF-8, PutUnencodedChars hashes the same
+// units without converting first.
+func (f *Filter) PutUTF16(u []uint16) bool {
+	h1, h2 := murmur3UTF16(u)
+	return f.put(h1, h2)
+}
+
 // MightContain reports whether b might have been put in the filter: false
 // means it certainly was not; true means it was, or is a false positive.
 func (f *Filter) MightContain(b []byte) bool {
@@ -255,7 +310,20 @@ func (f *Filter) MightContainInt32(x int32) bool {
 	return f.mightContain(h1, h2)
 }
 
-// setBit sets bit i and returns 1 if it was clear, 0 if it was already set.
+// MightContainUnencodedChars is MightContain for a key put with
+// PutUnencodedChars (Funnels.unencodedCharsFunnel()).
+func (f *Filter) MightContainUnencodedChars(s string) bool {
+	h1, h2 := murmur3Chars(s)
+	return f.mightContain(h1, h2)
+}
+
+// MightContainUTF16 is MightContain for a key put with PutUTF16 or, as the
+// same code units, with PutUnencodedChars.
+func (f *Filter) MightContainUTF16(u []uint16) bool {
+	h1, h2 := murmur3UTF16(u)
+	return f.mightContain(h1, h2)
+}
+
 // indexer maps a combined hash to a bit index: hash mod bitSize, without
 // dividing. The probe loops copy it out of the Filter so that its fields
 // stay in registers while the loop stores into the words.
@@ -321,6 +389,9 @@ func hasBit(words []uint64, i uint64) bool {
 
 func (f *Filter) put(h1, h2 uint64) bool {
 	words, ix, k := f.words, f.ix, f.numHash
+	if k == 0 {
+		panic(errZero)
+	}
 	var added uint64
 	if f.strategy == Murmur128Mitz32 {
 		hash1, hash2 := int32(h1), int32(h1>>32)
@@ -346,6 +417,9 @@ func (f *Filter) put(h1, h2 uint64) bool {
 
 func (f *Filter) mightContain(h1, h2 uint64) bool {
 	words, ix, k := f.words, f.ix, f.numHash
+	if k == 0 {
+		panic(errZero)
+	}
 	if f.strategy == Murmur128Mitz32 {
 		hash1, hash2 := int32(h1), int32(h1>>32)
 		c := hash1
@@ -386,9 +460,14 @@ func (f *Filter) BitCount() int64 { return int64(f.bitCount) }
 
 // ExpectedFpp returns the probability that MightContain answers true for a
 // key that was never put, given the bits set now: Guava's expectedFpp(),
-// (bitCount / bitSize)^k. See the package documentation on its last bit.
+// Math.pow(bitCount / bitSize, k), computed as Java's StrictMath.pow, which
+// is what HotSpot's Math.pow returns on aarch64. HotSpot on x86-64 may
+// differ in the last bit; see the package documentation.
 func (f *Filter) ExpectedFpp() float64 {
-	return powInt(float64(f.bitCount)/float64(f.ix.bitSize), f.numHash)
+	if f.numHash == 0 {
+		panic(errZero)
+	}
+	return strictPow(float64(f.bitCount)/float64(f.ix.bitSize), float64(f.numHash))
 }
 
 // ApproximateElementCount estimates how many distinct keys have been put:
@@ -397,6 +476,9 @@ func (f *Filter) ExpectedFpp() float64 {
 // set the estimate is infinite; Guava throws ArithmeticException there, and
 // this method returns math.MaxInt64.
 func (f *Filter) ApproximateElementCount() int64 {
+	if f.numHash == 0 {
+		panic(errZero)
+	}
 	fraction := float64(f.bitCount) / float64(f.ix.bitSize)
 	x := -javaLog1p(-fraction) * float64(f.ix.bitSize) / float64(f.numHash)
 	if !(x < 1<<63) { // +Inf, or past int64 (impossible for Guava's sizes)
@@ -415,6 +497,8 @@ func (f *Filter) IsCompatible(other *Filter) bool {
 
 func (f *Filter) compatErr(other *Filter) error {
 	switch {
+	case f.numHash == 0 || other != nil && other.numHash == 0:
+		return errZero
 	case other == nil:
 		return fmt.Errorf("%w: nil filter", ErrIncompatible)
 	case other == f:
@@ -447,10 +531,21 @@ func (f *Filter) PutAll(other *Filter) error {
 	return nil
 }
 
+// Reset empties the filter in place, keeping its strategy, number of hash
+// functions and size: afterwards it equals the empty filter New made (and
+// Guava serializes the same bytes for it), and keys can be put again. It
+// does not allocate. Guava's BloomFilter has no such method; building a new
+// filter there gives the same result.
+func (f *Filter) Reset() {
+	clear(f.words)
+	f.bitCount = 0
+}
+
 // Clone returns an independent copy of f (Guava's copy()).
 func (f *Filter) Clone() *Filter {
 	c := *f
 	c.words = append([]uint64(nil), f.words...)
+	c.region = nil
 	return &c
 }
 

@@ -2,15 +2,19 @@ package classic
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"unicode/utf16"
 )
 
 // The golden vectors in testdata/guava/vectors.json were written by the real
@@ -61,6 +65,15 @@ type guavaVectors struct {
 		OK           bool   `json:"ok"`
 		Reserialized string `json:"reserialized"`
 	} `json:"decode"`
+	StrictPow [][3]string `json:"strictPow"`
+	UTF8      [][2]string `json:"utf8"`
+	Sweep     []struct {
+		BitSize     int64  `json:"bitSize"`
+		K           int    `json:"k"`
+		FppBits     string `json:"expectedFppBits"`
+		Approximate string `json:"approximateElementCounts"`
+		Digests     string `json:"digests"`
+	} `json:"sweep"`
 }
 
 var (
@@ -104,12 +117,37 @@ func mustFloatBits(t testing.TB, s string) float64 {
 }
 
 // goldenKey is one key of a vector key set, in the Go form its funnel uses.
+// A "chars" key (Funnels.unencodedCharsFunnel()) is spelled as its UTF-16
+// code units, four hex digits each; u holds them, and s the same text as a
+// Go string when the units are well-formed UTF-16 (no unpaired surrogates).
 type goldenKey struct {
 	funnel string
 	b      []byte
 	s      string
 	i64    int64
 	i32    int32
+	u      []uint16
+	sOK    bool // s holds the same characters as u
+}
+
+// parseUnits reads code units spelled as four hex digits each.
+func parseUnits(t testing.TB, spelling string) []uint16 {
+	t.Helper()
+	b := mustHex(t, spelling)
+	if len(b)%2 != 0 {
+		t.Fatalf("odd UTF-16 spelling %q", spelling)
+	}
+	u := make([]uint16, len(b)/2)
+	for i := range u {
+		u[i] = binary.BigEndian.Uint16(b[2*i:])
+	}
+	return u
+}
+
+// utf16String returns the Go string of well-formed UTF-16 units.
+func utf16String(u []uint16) (string, bool) {
+	s := string(utf16.Decode(u))
+	return s, slices.Equal(utf16.Encode([]rune(s)), u)
 }
 
 func parseKey(t testing.TB, funnel, spelling string) goldenKey {
@@ -132,13 +170,19 @@ func parseKey(t testing.TB, funnel, spelling string) goldenKey {
 			t.Fatal(err)
 		}
 		k.i32 = int32(v)
+	case "chars":
+		k.u = parseUnits(t, spelling)
+		k.s, k.sOK = utf16String(k.u)
 	default:
 		t.Fatalf("unknown funnel %q", funnel)
 	}
 	return k
 }
 
-func (k goldenKey) put(f *Filter) bool {
+// put adds k in the form its funnel uses; a chars key alternates, by the
+// parity of its index i, between its Go string form (when it has one) and
+// its code units.
+func (k goldenKey) put(f *Filter, i int) bool {
 	switch k.funnel {
 	case "bytes":
 		return f.Put(k.b)
@@ -146,11 +190,18 @@ func (k goldenKey) put(f *Filter) bool {
 		return f.PutString(k.s)
 	case "int64":
 		return f.PutInt64(k.i64)
+	case "chars":
+		if k.sOK && i%2 == 0 {
+			return f.PutUnencodedChars(k.s)
+		}
+		return f.PutUTF16(k.u)
 	}
 	return f.PutInt32(k.i32)
 }
 
-func (k goldenKey) mightContain(f *Filter) bool {
+// mightContain probes k; a chars key is probed in both of its forms, which
+// must agree.
+func (k goldenKey) mightContain(t testing.TB, f *Filter) bool {
 	switch k.funnel {
 	case "bytes":
 		return f.MightContain(k.b)
@@ -158,6 +209,12 @@ func (k goldenKey) mightContain(f *Filter) bool {
 		return f.MightContainString(k.s)
 	case "int64":
 		return f.MightContainInt64(k.i64)
+	case "chars":
+		got := f.MightContainUTF16(k.u)
+		if k.sOK && f.MightContainUnencodedChars(k.s) != got {
+			t.Errorf("MightContainUnencodedChars(%q) != MightContainUTF16(%x)", k.s, k.u)
+		}
+		return got
 	}
 	return f.MightContainInt32(k.i32)
 }
@@ -171,6 +228,8 @@ func (k goldenKey) hash128() (uint64, uint64) {
 		return murmur3([]byte(k.s))
 	case "int64":
 		return murmur3Int64(k.i64)
+	case "chars":
+		return murmur3UTF16(k.u)
 	}
 	return murmur3Int32(k.i32)
 }
@@ -194,6 +253,7 @@ func TestGoldenMurmur3(t *testing.T) {
 	if len(v.Murmur) < 90 {
 		t.Fatalf("only %d murmur vectors", len(v.Murmur))
 	}
+	chars := 0
 	for _, m := range v.Murmur {
 		k := parseKey(t, m.Funnel, m.Key)
 		h1, h2 := k.hash128()
@@ -214,16 +274,28 @@ func TestGoldenMurmur3(t *testing.T) {
 				t.Errorf("%s %s: specialised hash differs from murmur3 of its bytes", m.Funnel, m.Key)
 			}
 		}
+		// The string form of a chars key hashes the same units.
+		if m.Funnel == "chars" {
+			chars++
+			if k.sOK {
+				if s1, s2 := murmur3Chars(k.s); s1 != h1 || s2 != h2 {
+					t.Errorf("murmur3Chars(%q) differs from Guava's hash of the same units", k.s)
+				}
+			}
+		}
+	}
+	if chars < 40 {
+		t.Errorf("only %d chars-funnel murmur vectors", chars)
 	}
 }
 
 func TestGoldenFilters(t *testing.T) {
 	v := loadVectors(t)
-	if len(v.Filters) < 80 {
+	if len(v.Filters) < 100 {
 		t.Fatalf("only %d filter vectors", len(v.Filters))
 	}
 	keys := map[string][]goldenKey{}
-	for _, name := range []string{"bytes", "string", "int64", "int32"} {
+	for _, name := range []string{"bytes", "string", "int64", "int32", "chars"} {
 		keys[name] = keySet(t, v, name)
 	}
 	for _, g := range v.Filters {
@@ -236,7 +308,7 @@ func TestGoldenFilters(t *testing.T) {
 				t.Fatalf("New: %v", err)
 			}
 			for i := 0; i < g.Inserted; i++ {
-				if got, want := ks[i].put(f), g.Puts[i] == '1'; got != want {
+				if got, want := ks[i].put(f, i), g.Puts[i] == '1'; got != want {
 					t.Fatalf("put #%d returned %v, Guava %v", i, got, want)
 				}
 			}
@@ -258,7 +330,7 @@ func TestGoldenFilters(t *testing.T) {
 			}
 			for _, filter := range []*Filter{f, back} {
 				for i, k := range ks {
-					if got, want := k.mightContain(filter), g.Answers[i] == '1'; got != want {
+					if got, want := k.mightContain(t, filter), g.Answers[i] == '1'; got != want {
 						t.Fatalf("mightContain(key #%d) = %v, Guava %v", i, got, want)
 					}
 				}
@@ -405,8 +477,8 @@ func TestGoldenMathPow(t *testing.T) {
 		x := mustFloatBits(t, p[0].(string))
 		k := int(p[1].(float64))
 		want := mustFloatBits(t, p[2].(string))
-		if got := powInt(x, k); got != want {
-			t.Errorf("powInt(%v, %d) = %v (%#x), Java Math.pow %v (%#x)", x, k, got, math.Float64bits(got), want, math.Float64bits(want))
+		if got := strictPow(x, float64(k)); got != want {
+			t.Errorf("strictPow(%v, %d) = %v (%#x), Java Math.pow %v (%#x)", x, k, got, math.Float64bits(got), want, math.Float64bits(want))
 		}
 		if math.Pow(x, float64(k)) != want {
 			mismatchStd++
@@ -431,4 +503,121 @@ func TestGoldenMathLog1p(t *testing.T) {
 		}
 	}
 	t.Logf("math.Log1p differs from Java's Math.log1p on %d of %d inputs on %s", mismatchStd, len(v.Log1p), runtime.GOARCH)
+}
+
+func TestGoldenStrictPow(t *testing.T) {
+	v := loadVectors(t)
+	if len(v.StrictPow) < 500 {
+		t.Fatalf("only %d StrictMath.pow vectors", len(v.StrictPow))
+	}
+	for _, p := range v.StrictPow {
+		x, y, want := mustFloatBits(t, p[0]), mustFloatBits(t, p[1]), mustFloatBits(t, p[2])
+		got := strictPow(x, y)
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("strictPow(%v, %v) = %v (%#x), Java StrictMath.pow %v (%#x)", x, y, got, math.Float64bits(got), want, math.Float64bits(want))
+		}
+	}
+}
+
+// TestGoldenUTF8 checks that a Go string holding arbitrary bytes hashes, for
+// the chars funnel, as the String Java decodes from the same bytes.
+func TestGoldenUTF8(t *testing.T) {
+	v := loadVectors(t)
+	if len(v.UTF8) < 1000 {
+		t.Fatalf("only %d UTF-8 decoding vectors", len(v.UTF8))
+	}
+	for _, row := range v.UTF8 {
+		in, want := mustHex(t, row[0]), parseUnits(t, row[1])
+		if got := javaUnits(string(in)); !slices.Equal(got, want) {
+			t.Errorf("%x decodes to %04x, Java %04x", in, got, want)
+			continue
+		}
+		h1, h2 := murmur3Chars(string(in))
+		if w1, w2 := murmur3UTF16(want); h1 != w1 || h2 != w2 {
+			t.Errorf("murmur3Chars(%x) differs from the hash of Java's %04x", in, want)
+		}
+	}
+}
+
+// TestGoldenSweep compares ExpectedFpp and ApproximateElementCount with
+// Guava's for small filters at every bit count and every k: the listed
+// values one by one, the rest through per-k digests of the same sequence.
+func TestGoldenSweep(t *testing.T) {
+	v := loadVectors(t)
+	listed, digested := 0, 0
+	for _, sw := range v.Sweep {
+		words := int(sw.BitSize / 64)
+		if sw.Digests == "" {
+			fpps := mustHex(t, sw.FppBits)
+			counts := strings.Split(sw.Approximate, ",")
+			if len(fpps) != 8*(int(sw.BitSize)+1) || len(counts) != int(sw.BitSize)+1 {
+				t.Fatalf("sweep bitSize=%d k=%d: malformed row", sw.BitSize, sw.K)
+			}
+			forEachBitCount(words, sw.K, func(c int, f *Filter) {
+				want := math.Float64frombits(binary.BigEndian.Uint64(fpps[8*c:]))
+				if got := f.ExpectedFpp(); got != want {
+					t.Errorf("bitSize=%d k=%d bitCount=%d: ExpectedFpp = %v (%#x), Guava %v (%#x)", sw.BitSize, sw.K, c, got, math.Float64bits(got), want, math.Float64bits(want))
+				}
+				if got, want := strconv.FormatInt(f.ApproximateElementCount(), 10), counts[c]; got != want {
+					t.Errorf("bitSize=%d k=%d bitCount=%d: ApproximateElementCount = %s, Guava %s", sw.BitSize, sw.K, c, got, want)
+				}
+				listed++
+			})
+			continue
+		}
+		digests := mustHex(t, sw.Digests)
+		if len(digests) != 8*MaxHashFunctions {
+			t.Fatalf("sweep bitSize=%d: %d digest bytes", sw.BitSize, len(digests))
+		}
+		for k := 1; k <= MaxHashFunctions; k++ {
+			h := sha256.New()
+			var rec [16]byte
+			forEachBitCount(words, k, func(c int, f *Filter) {
+				binary.BigEndian.PutUint64(rec[:], math.Float64bits(f.ExpectedFpp()))
+				binary.BigEndian.PutUint64(rec[8:], uint64(f.ApproximateElementCount()))
+				h.Write(rec[:])
+				digested++
+			})
+			if got, want := h.Sum(nil)[:8], digests[8*(k-1):8*k]; !bytes.Equal(got, want) {
+				t.Errorf("bitSize=%d k=%d: the statistics over every bit count differ from Guava's (digest %x, Guava %x)", sw.BitSize, k, got, want)
+			}
+		}
+	}
+	if listed < 500 || digested < 1_000_000 {
+		t.Fatalf("sweep covers %d listed and %d digested states", listed, digested)
+	}
+	t.Logf("%d filter states compared one by one, %d by digest", listed, digested)
+}
+
+// forEachBitCount calls fn with a filter of the given words and k holding
+// c = 0..64*words set bits (the lowest ones), as the generator builds them.
+func forEachBitCount(words, k int, fn func(c int, f *Filter)) {
+	w := make([]uint64, words)
+	f := newFilter(w, k, Strategy(k%2))
+	for c := 0; ; c++ {
+		if f.BitCount() != int64(c) {
+			panic("forEachBitCount: bit count out of step")
+		}
+		fn(c, f)
+		if c == 64*words {
+			return
+		}
+		setBit(f.words, uint64(c))
+		f.bitCount++
+	}
+}
+
+// javaUnits is the reference for murmur3Chars' decoding: the UTF-16 code
+// units of the String Java decodes from s's bytes.
+func javaUnits(s string) []uint16 {
+	var u []uint16
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= 0x80 {
+			r, size = javaDecodeRune(s[i:])
+		}
+		u = utf16.AppendRune(u, r)
+		i += size
+	}
+	return u
 }

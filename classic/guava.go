@@ -29,8 +29,12 @@ const guavaChunk = 8 << 10
 const guavaInitialWords = 1 << 10
 
 // AppendGuava appends f in Guava's stream format to b and returns the
-// extended slice.
+// extended slice. It panics, with an error wrapping sift.ErrClosed, for a
+// zero Filter, which has no Guava form.
 func (f *Filter) AppendGuava(b []byte) []byte {
+	if f.numHash == 0 {
+		panic(errZero)
+	}
 	b = append(b, byte(f.strategy), byte(f.numHash))
 	b = binary.BigEndian.AppendUint32(b, uint32(len(f.words)))
 	for _, w := range f.words {
@@ -48,6 +52,9 @@ func (f *Filter) GuavaSize() int64 { return guavaHeaderSize + 8*int64(len(f.word
 // matching the keys' form). It implements io.WriterTo. The native sift
 // format is MarshalBinary.
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+	if f.numHash == 0 {
+		return 0, errZero
+	}
 	var buf [guavaChunk]byte
 	b := append(buf[:0], byte(f.strategy), byte(f.numHash))
 	b = binary.BigEndian.AppendUint32(b, uint32(len(f.words)))

@@ -40,6 +40,21 @@ func murmurMixK2(k uint64) uint64 {
 	return k * murmurC1
 }
 
+// murmurBlock mixes one 16-byte block (k1 = bytes 0..7, k2 = bytes 8..15,
+// little-endian) into the state.
+func murmurBlock(h1, h2, k1, k2 uint64) (uint64, uint64) {
+	h1 ^= murmurMixK1(k1)
+	h1 = bits.RotateLeft64(h1, 27)
+	h1 += h2
+	h1 = h1*5 + 0x52dce729
+
+	h2 ^= murmurMixK2(k2)
+	h2 = bits.RotateLeft64(h2, 31)
+	h2 += h1
+	h2 = h2*5 + 0x38495ab5
+	return h1, h2
+}
+
 // murmurFinish folds the length in and applies the final avalanche.
 func murmurFinish(h1, h2 uint64, length int) (uint64, uint64) {
 	h1 ^= uint64(length)
@@ -58,25 +73,20 @@ func murmurFinish(h1, h2 uint64, length int) (uint64, uint64) {
 // zero-extended). Filters always use seed 0; other seeds exist for the
 // reference verification test.
 func murmur3Seeded(data []byte, seed uint32) (uint64, uint64) {
-	h1, h2 := uint64(seed), uint64(seed)
-	n := len(data)
-	p := data
+	return murmurFrom(uint64(seed), uint64(seed), data, len(data))
+}
+
+// murmurFrom hashes the last bytes p of a key of n bytes, given the state
+// (h1, h2) after its first n-len(p) bytes (a multiple of 16), and finishes
+// the hash. The whole blocks of p are mixed in turn; then the tail, up to 15
+// bytes: bytes 0..7 little-endian into k1, the rest into k2.
+func murmurFrom(h1, h2 uint64, p []byte, n int) (uint64, uint64) {
 	for len(p) >= 16 {
 		k1 := binary.LittleEndian.Uint64(p)
 		k2 := binary.LittleEndian.Uint64(p[8:])
 		p = p[16:]
-
-		h1 ^= murmurMixK1(k1)
-		h1 = bits.RotateLeft64(h1, 27)
-		h1 += h2
-		h1 = h1*5 + 0x52dce729
-
-		h2 ^= murmurMixK2(k2)
-		h2 = bits.RotateLeft64(h2, 31)
-		h2 += h1
-		h2 = h2*5 + 0x38495ab5
+		h1, h2 = murmurBlock(h1, h2, k1, k2)
 	}
-	// Tail: up to 15 bytes, little-endian, bytes 0..7 into k1, 8.. into k2.
 	if len(p) > 0 {
 		var k1, k2 uint64
 		if len(p) >= 8 {

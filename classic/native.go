@@ -40,14 +40,21 @@ func (f *Filter) nativeHeader() format.Header {
 // MarshalBinary encodes f in sift's native format (see the package
 // documentation), which carries checksums and can be read by
 // UnmarshalBinary and ReadNative. It implements encoding.BinaryMarshaler.
-// For Guava's format use WriteTo or AppendGuava.
+// For Guava's format use WriteTo or AppendGuava. For a zero Filter it
+// returns an error wrapping sift.ErrClosed.
 func (f *Filter) MarshalBinary() ([]byte, error) {
+	if f.numHash == 0 {
+		return nil, errZero
+	}
 	return format.Encode(f.nativeHeader(), format.WordBytes(f.words)), nil
 }
 
 // WriteNativeTo writes f to w in sift's native format, the bytes
 // MarshalBinary returns, and returns the number of bytes written.
 func (f *Filter) WriteNativeTo(w io.Writer) (int64, error) {
+	if f.numHash == 0 {
+		return 0, errZero
+	}
 	return format.Write(w, f.nativeHeader(), format.WordBytes(f.words))
 }
 
@@ -137,14 +144,21 @@ func (c *Counting) nativeHeader() format.Header {
 }
 
 // MarshalBinary encodes c in sift's native format (see the package
-// documentation). It implements encoding.BinaryMarshaler.
+// documentation). It implements encoding.BinaryMarshaler. For a zero
+// Counting it returns an error wrapping sift.ErrClosed.
 func (c *Counting) MarshalBinary() ([]byte, error) {
+	if c.k == 0 {
+		return nil, errZero
+	}
 	return format.Encode(c.nativeHeader(), format.WordBytes(c.words)), nil
 }
 
 // WriteTo writes c to w in sift's native format and returns the number of
 // bytes written. It implements io.WriterTo.
 func (c *Counting) WriteTo(w io.Writer) (int64, error) {
+	if c.k == 0 {
+		return 0, errZero
+	}
 	return format.Write(w, c.nativeHeader(), format.WordBytes(c.words))
 }
 

@@ -24,7 +24,8 @@ import (
 // every lookup that starts after it, until it is removed.
 //
 // The zero value is ready only for UnmarshalBinary or ReadFrom; build one
-// with NewConcurrent or NewConcurrentFrom.
+// with NewConcurrent or NewConcurrentFrom. A zero or closed Concurrent
+// fails loudly (see Close).
 type Concurrent struct {
 	// mu is held shared by single-bucket updates and exclusively by
 	// relocation chains, victim updates, Reset and snapshots.
@@ -45,7 +46,8 @@ func NewConcurrent(capacity uint64, opts ...Option) (*Concurrent, error) {
 	return &Concurrent{f: f}, nil
 }
 
-// NewConcurrentFrom returns a concurrent filter holding a copy of f.
+// NewConcurrentFrom returns a concurrent filter holding a copy of f (for a
+// View, of its Clone). It panics as f.Clone does.
 func NewConcurrentFrom(f *Filter) *Concurrent {
 	g := f.Clone()
 	c := &Concurrent{f: g}
@@ -55,9 +57,35 @@ func NewConcurrentFrom(f *Filter) *Concurrent {
 	return c
 }
 
+// load reads bucket i atomically. The word index is below len(Words) for
+// every bucket of an open filter; a closed one has no words, and the one
+// compare, the bounds check the indexing makes anyway (the compiler drops
+// that one after it), panics with a message that names the misuse.
 func (c *Concurrent) load(i uint64) uint64 {
 	f := c.f
-	return atomic.LoadUint64(&f.t.Words[i>>f.wordShift]) >> ((i & f.wordMask) << 5)
+	w := i >> f.wordShift
+	if w >= uint64(len(f.t.Words)) {
+		panic(errUse)
+	}
+	return atomic.LoadUint64(&f.t.Words[w]) >> ((i & f.wordMask) << 5)
+}
+
+// open returns c's filter, or nil if c is closed or a zero value.
+func (c *Concurrent) open() *Filter {
+	if f := c.f; f != nil && f.t.Buckets != 0 {
+		return f
+	}
+	return nil
+}
+
+// mustOpen returns c's filter, or panics with an error wrapping
+// sift.ErrClosed.
+func (c *Concurrent) mustOpen() *Filter {
+	f := c.open()
+	if f == nil {
+		panic(errUse)
+	}
+	return f
 }
 
 // probe is Filter.ContainsHash with atomic loads.
@@ -117,6 +145,7 @@ func (c *Concurrent) ContainsHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("cuckoo: ContainsHashes: len(out) < len(hs)")
 	}
+	c.mustOpen()
 	out = out[:len(hs)]
 	var p prefetcher
 	p.start(c, hs)
@@ -232,12 +261,17 @@ func (c *Concurrent) casDelete(i, fp uint64) bool {
 }
 
 // AddHash adds a key by its hash; see Filter.AddHash for the semantics
-// (ErrFull once the victim slot is in use, and no key is ever lost).
+// (ErrFull once the victim slot is in use, ErrDuplicateLimit, and no key is
+// ever lost).
 func (c *Concurrent) AddHash(h uint64) error {
+	f := c.open()
+	if f == nil {
+		return errClosed
+	}
 	if c.victim.Load() != 0 {
 		return ErrFull
 	}
-	i1, fp, i2 := c.f.locate(h)
+	i1, fp, i2 := f.locate(h)
 	c.mu.RLock()
 	ok := c.casInsertEither(i1, i2, fp)
 	c.mu.RUnlock()
@@ -251,6 +285,10 @@ func (c *Concurrent) AddHash(h uint64) error {
 		return ErrFull
 	}
 	if !c.casInsertEither(i1, i2, fp) {
+		// Both buckets are full (no shared-lock writer runs now).
+		if pat := fp * f.lo; c.load(i1)&f.bucketMask() == pat && c.load(i2)&f.bucketMask() == pat {
+			return ErrDuplicateLimit
+		}
 		c.kick(i1, i2, fp)
 	}
 	c.count.Add(1)
@@ -291,6 +329,38 @@ func (c *Concurrent) kick(i1, i2, fp uint64) {
 	c.victim.Store(kernel.CuckooTag(fp, min(i, kernel.CuckooAlt(i, fp, f.t.Buckets))))
 }
 
+// relocate is Filter.relocate with atomic writes, run under the exclusive
+// lock (so the search's plain reads race with no writer) and inside an odd
+// sequence number. Each move copies a fingerprint into the next bucket
+// before overwriting its old slot: it is in two buckets for a moment, never
+// in none.
+func (c *Concurrent) relocate(fp, i uint64) bool {
+	f := c.f
+	var nodes [searchNodes]searchNode
+	t, _ := f.searchPath(&nodes, fp, i)
+	if t < 0 {
+		return false
+	}
+	fb := uint64(f.t.FPBits)
+	slot := -1
+	for nodes[t].parent >= 0 {
+		nd, p := nodes[t], nodes[nodes[t].parent]
+		e := c.load(uint64(p.bucket)) >> (uint64(nd.slot) * fb) & f.fpMax
+		if slot < 0 {
+			c.casInsert(uint64(nd.bucket), e)
+		} else {
+			c.swap(uint64(nd.bucket), uint64(slot), e)
+		}
+		slot, t = int(nd.slot), int(nd.parent)
+	}
+	if slot < 0 {
+		c.casInsert(uint64(nodes[t].bucket), fp)
+	} else {
+		c.swap(uint64(nodes[t].bucket), uint64(slot), fp)
+	}
+	return true
+}
+
 // swap is Filter.swap with atomic accesses (exclusive lock held).
 func (c *Concurrent) swap(i, s, fp uint64) uint64 {
 	f := c.f
@@ -318,17 +388,25 @@ func (c *Concurrent) moveOut(i, fp uint64) bool {
 }
 
 // Add adds key (see AddHash).
-func (c *Concurrent) Add(key []byte) error { return c.AddHash(hash.Bytes(key, c.f.seed)) }
+func (c *Concurrent) Add(key []byte) error { return c.AddHash(hash.Bytes(key, c.Seed())) }
 
 // AddString adds key (see AddHash).
-func (c *Concurrent) AddString(key string) error { return c.AddHash(hash.String(key, c.f.seed)) }
+func (c *Concurrent) AddString(key string) error { return c.AddHash(hash.String(key, c.Seed())) }
 
 // AddUint64 adds key (see AddHash).
-func (c *Concurrent) AddUint64(key uint64) error { return c.AddHash(c.f.h64.Hash(key)) }
+func (c *Concurrent) AddUint64(key uint64) error {
+	if c.f == nil {
+		return errClosed
+	}
+	return c.AddHash(c.f.h64.Hash(key))
+}
 
 // AddHashes adds every hash of hs in order, stopping at the first error,
 // and returns how many were added (see Filter.AddHashes).
 func (c *Concurrent) AddHashes(hs []uint64) (int, error) {
+	if c.open() == nil {
+		return 0, errClosed
+	}
 	var p prefetcher
 	p.start(c, hs)
 	for i, h := range hs {
@@ -344,9 +422,9 @@ func (c *Concurrent) AddHashes(hs []uint64) (int, error) {
 
 // RemoveHash removes one copy of a key's fingerprint and reports whether one
 // was found, re-homing the victim if there is one (see Filter.RemoveHash for
-// the caveat on keys never added).
+// the caveat on keys never added, and for what it does on a closed filter).
 func (c *Concurrent) RemoveHash(h uint64) bool {
-	f := c.f
+	f := c.mustOpen()
 	i1, fp, i2 := f.locate(h)
 	c.mu.RLock()
 	ok := c.casDelete(i1, fp) || c.casDelete(i2, fp)
@@ -376,15 +454,16 @@ func (c *Concurrent) RemoveHash(h uint64) bool {
 	return false
 }
 
-// rehome moves the victim into a free slot of its buckets, if any. The
-// caller holds the exclusive lock.
+// rehome moves the victim into the table if there is room for it (see
+// Filter.RemoveHash). The caller holds the exclusive lock.
 func (c *Concurrent) rehome() {
 	v := c.victim.Load()
 	if v == 0 {
 		return
 	}
-	vfp, vi := v>>32, v&(1<<32-1)
-	if c.casInsert(vi, vfp) || c.casInsert(kernel.CuckooAlt(vi, vfp, c.f.t.Buckets), vfp) {
+	c.seq.Add(1)
+	defer c.seq.Add(1)
+	if vfp, vi := v>>32, v&(1<<32-1); c.relocate(vfp, vi) {
 		c.victim.Store(0)
 	}
 }
@@ -405,11 +484,19 @@ func (c *Concurrent) RemoveUint64(key uint64) bool {
 // Count returns the number of fingerprints stored, the victim included.
 func (c *Concurrent) Count() uint64 { return c.count.Load() }
 
-// Capacity returns the number of fingerprint slots (see Filter.Capacity).
-func (c *Concurrent) Capacity() uint64 { return c.f.Capacity() }
+// Capacity returns the number of fingerprint slots (see Filter.Capacity);
+// 0 for a closed or zero filter.
+func (c *Concurrent) Capacity() uint64 {
+	if f := c.open(); f != nil {
+		return f.Capacity()
+	}
+	return 0
+}
 
-// LoadFactor returns Count / Capacity.
+// LoadFactor returns Count / Capacity. It panics on a closed or zero
+// filter (see Close).
 func (c *Concurrent) LoadFactor() float64 {
+	c.mustOpen()
 	return float64(c.Count()) / float64(c.Capacity())
 }
 
@@ -417,14 +504,27 @@ func (c *Concurrent) LoadFactor() float64 {
 // (see Filter.FPP).
 func (c *Concurrent) FPP() float64 { return fppAt(c.LoadFactor(), c.f.t.FPBits) }
 
-// Seed returns the hash seed.
-func (c *Concurrent) Seed() uint64 { return c.f.seed }
+// Seed returns the hash seed (0 for a zero Concurrent).
+func (c *Concurrent) Seed() uint64 {
+	if c.f == nil {
+		return 0
+	}
+	return c.f.seed
+}
 
-// FingerprintBits returns the fingerprint width, 8 or 16.
-func (c *Concurrent) FingerprintBits() int { return c.f.FingerprintBits() }
+// FingerprintBits returns the fingerprint width, 8 or 16 (0 for a zero
+// Concurrent).
+func (c *Concurrent) FingerprintBits() int {
+	if c.f == nil {
+		return 0
+	}
+	return c.f.FingerprintBits()
+}
 
-// Reset empties the filter.
+// Reset empties the filter. It panics on a closed or zero filter (see
+// Close).
 func (c *Concurrent) Reset() {
+	c.mustOpen()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range c.f.t.Words {
@@ -436,8 +536,9 @@ func (c *Concurrent) Reset() {
 }
 
 // Snapshot returns a consistent copy as a plain Filter: it briefly excludes
-// writers (not lookups).
+// writers (not lookups). It panics as Filter.Clone does.
 func (c *Concurrent) Snapshot() *Filter {
+	c.mustOpen()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	g := c.f.Clone()
@@ -447,8 +548,12 @@ func (c *Concurrent) Snapshot() *Filter {
 }
 
 // MarshalBinary encodes a consistent snapshot (see Filter.MarshalBinary); a
-// Filter and a Concurrent with the same contents encode identically.
+// Filter and a Concurrent with the same contents encode identically. For a
+// closed or zero filter it returns an error wrapping sift.ErrClosed.
 func (c *Concurrent) MarshalBinary() ([]byte, error) {
+	if c.open() == nil {
+		return nil, errClosed
+	}
 	s := c.Snapshot()
 	defer s.Close()
 	return s.MarshalBinary()
@@ -456,6 +561,9 @@ func (c *Concurrent) MarshalBinary() ([]byte, error) {
 
 // WriteTo writes a consistent snapshot to w (see Filter.WriteTo).
 func (c *Concurrent) WriteTo(w io.Writer) (int64, error) {
+	if c.open() == nil {
+		return 0, errClosed
+	}
 	s := c.Snapshot()
 	defer s.Close()
 	return s.WriteTo(w)
@@ -493,11 +601,17 @@ func (c *Concurrent) set(g *Filter) {
 	c.f = g
 }
 
-// Close releases the filter's memory promptly (see Filter.Close); the filter
-// must not be used afterwards, and Close must not run concurrently with
-// other methods.
+// Close releases the filter's memory promptly (see Filter.Close, also for
+// what using the filter afterwards does: here the single-key lookups panic
+// with an error wrapping sift.ErrClosed, and so does Snapshot). Close must
+// not run concurrently with other methods; it is harmless more than once.
 func (c *Concurrent) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.victim.Store(0)
+	c.count.Store(0)
+	if c.f == nil {
+		return nil
+	}
 	return c.f.Close()
 }

@@ -27,22 +27,36 @@ func TestConcurrentStress(t *testing.T) {
 		// Keys k*workers+w belong to worker w. Even keys stay, odd keys
 		// are removed again after being added. Kept keys are published
 		// (slot written, then the atomic length) for the readers to check.
+		// Workers stop at ErrFull, or 100 keys after another worker's
+		// ErrFull: with 4 workers, two add only odd keys, and since a
+		// Remove re-homes the victim, their add-remove churn at full load
+		// would go on without an ErrFull of their own. Those 100 keys run
+		// that churn (relocations, victims parked and re-homed) under the
+		// readers' lookups.
 		var kept [8][]uint64 // fixed headers: only elements are written
 		var published [8]atomic.Int64
 		for w := range workers {
 			kept[w] = make([]uint64, 2*capacity) // more than the slots
 		}
 		var fails atomic.Int64
-		var stop atomic.Bool
+		var stop, full atomic.Bool
 		var wg sync.WaitGroup
 		for w := range workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				after := 100
 				for k := uint64(0); ; k++ {
+					if full.Load() {
+						if after == 0 {
+							return
+						}
+						after--
+					}
 					key := k*uint64(workers) + uint64(w)
 					err := c.AddUint64(key)
 					if errors.Is(err, ErrFull) {
+						full.Store(true)
 						return
 					}
 					if err != nil {

@@ -3,53 +3,91 @@ package cuckoo
 import (
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/sift-go/sift"
 )
 
-// Errors returned by New, Add and the mutating methods. Decoders (
-// UnmarshalBinary, ReadFrom, Open, FromBytes) return errors that wrap the sift
-// package's sentinels (sift.ErrTruncated, sift.ErrCorrupt, sift.ErrChecksum,
-// ...) with a "cuckoo: " message; test every error with errors.Is.
+// Errors returned by New, Add and the mutating methods. The decoders
+// (UnmarshalBinary, ReadFrom, Open, FromBytes), and New for sizes it cannot
+// make, return errors that wrap the sift package's sentinels
+// (sift.ErrTruncated, sift.ErrCorrupt, sift.ErrChecksum, sift.ErrTooLarge,
+// ...); a closed or zero filter returns (or panics with) errors wrapping
+// sift.ErrClosed. Every message reads "cuckoo: ..." once; test every error
+// with errors.Is.
 var (
 	// ErrFull is returned by Add (and its String, Uint64, Hash and batch
 	// forms) when the filter holds a victim: an earlier insert ran out of
-	// kicks and parked a homeless fingerprint in the victim slot. The
+	// relocations and parked a homeless fingerprint in the victim slot. The
 	// filter is unchanged by the failed Add, and every key added before is
-	// still reported present. Removing keys re-homes the victim and makes
-	// room again.
+	// still reported present. A Remove re-homes the victim when the table
+	// has room for it, searching for a chain of relocations to a free slot
+	// anywhere near its buckets, so removing a few keys makes room again.
 	ErrFull = errors.New("cuckoo: filter is full")
+	// ErrDuplicateLimit is returned by Add when both of the key's buckets
+	// hold nothing but its fingerprint: 2 × 4 = 8 copies of the key (or of
+	// keys sharing its buckets and fingerprint) are stored, and no
+	// relocation can make room for a ninth. The filter is unchanged, and
+	// other keys can still be added.
+	ErrDuplicateLimit = errors.New("cuckoo: both of the key's buckets are full of its fingerprint (8 copies)")
 	// ErrInvalidArgument is returned by New and the options for a capacity
-	// of 0 or one needing more than 2^32-1 buckets, a fingerprint width
-	// other than 8 or 16, or a kick limit out of range. The wrapped message
-	// says which.
+	// of 0 or one needing more than 2^32-1 buckets (also sift.ErrTooLarge),
+	// a fingerprint width other than 8 or 16, or a kick limit out of range.
+	// The wrapped message says which.
 	ErrInvalidArgument = errors.New("cuckoo: invalid argument")
-	// ErrReadOnly is returned by Add on a filter obtained from Open or
-	// FromBytes, which serve lookups straight from memory they must not
-	// write. Clone such a filter to get a writable copy.
-	ErrReadOnly = errors.New("cuckoo: filter is read-only")
 )
 
+// wrapErr is an error that reads "cuckoo: <msg>" and unwraps to its
+// sentinels (or errors carrying them), so errors.Is works whichever layer
+// produced it.
+type wrapErr struct {
+	errs []error
+	msg  string
+}
+
+func (e *wrapErr) Error() string   { return "cuckoo: " + e.msg }
+func (e *wrapErr) Unwrap() []error { return e.errs }
+
+// sentinelMsg is a sentinel's message without its package prefix.
+func sentinelMsg(err error) string {
+	s := err.Error()
+	if i := strings.Index(s, ": "); i >= 0 {
+		return s[i+2:]
+	}
+	return s
+}
+
+// argError wraps ErrInvalidArgument: "cuckoo: invalid argument: <detail>".
 func argError(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
+	return &wrapErr{errs: []error{ErrInvalidArgument}, msg: sentinelMsg(ErrInvalidArgument) + ": " + fmt.Sprintf(format, args...)}
 }
 
-// decodeError wraps a sift sentinel with a package-prefixed message, so
+// tooLargeArg wraps both ErrInvalidArgument and sift.ErrTooLarge: a size
+// beyond what the design addresses.
+func tooLargeArg(format string, args ...any) error {
+	return &wrapErr{errs: []error{ErrInvalidArgument, sift.ErrTooLarge}, msg: sentinelMsg(ErrInvalidArgument) + ": " + fmt.Sprintf(format, args...)}
+}
+
+// corrupt wraps a sift sentinel with a package-prefixed message, so
 // errors.Is(err, sift.ErrCorrupt) works and the text reads "cuckoo: ...".
-type decodeError struct {
-	sentinel error
-	msg      string
-}
-
-func (e *decodeError) Error() string { return "cuckoo: " + e.msg }
-func (e *decodeError) Unwrap() error { return e.sentinel }
-
 func corrupt(sentinel error, format string, args ...any) error {
-	return &decodeError{sentinel: sentinel, msg: fmt.Sprintf(format, args...)}
+	return &wrapErr{errs: []error{sentinel}, msg: fmt.Sprintf(format, args...)}
 }
 
-// wrapDecode prefixes an error from the format package with "cuckoo: ".
+// wrapDecode gives an error from the format reader, the memory allocator or
+// the file system this package's prefix, once (dropping the "sift: " the
+// format reader's sentinels start with), and keeps its chain.
 func wrapDecode(err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("cuckoo: %w", err)
+	msg := strings.TrimPrefix(err.Error(), "sift: ")
+	return &wrapErr{errs: []error{err}, msg: strings.TrimPrefix(msg, "cuckoo: ")}
 }
+
+// errClosed is returned by the methods of a closed or zero filter that
+// return errors; errUse is the panic value of those that do not.
+var (
+	errClosed = &wrapErr{errs: []error{sift.ErrClosed}, msg: "use of a closed filter, or of a zero value never made by New or a decoder"}
+	errUse    = errClosed
+)

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"unsafe"
 
+	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/hash"
 	"github.com/sift-go/sift/internal/kernel"
 	"github.com/sift-go/sift/internal/mem"
@@ -31,8 +32,10 @@ const (
 )
 
 // Filter is a cuckoo filter: a set of key fingerprints in buckets of four,
-// with deletion. The zero value is not usable; build one with New, decode
-// one with UnmarshalBinary or ReadFrom, or map one with Open or FromBytes.
+// with deletion. Build one with New or decode one with UnmarshalBinary or
+// ReadFrom (Open and FromBytes give a read-only View). The zero Filter has
+// no buckets, like a closed one: it is only good as the target of
+// UnmarshalBinary or ReadFrom, and any other use fails loudly (see Close).
 //
 // A Filter is safe for concurrent use by several goroutines calling only
 // Contains* (and the other read-only methods); any mutation needs exclusive
@@ -52,7 +55,6 @@ type Filter struct {
 	seed     uint64
 	rng      uint64 // kick PRNG state
 	maxKicks int
-	readOnly bool
 	region   *mem.Region // memory to release on Close
 
 	// touched receives the bucket words AddHashes reads ahead of its
@@ -67,6 +69,7 @@ type config struct {
 	fpBits   uint
 	seed     uint64
 	maxKicks int
+	maxBytes uint64
 }
 
 // WithFingerprintBits sets the fingerprint width: 16 (the default; false
@@ -87,6 +90,18 @@ func WithFingerprintBits(bits int) Option {
 func WithSeed(seed uint64) Option {
 	return func(c *config) error {
 		c.seed = seed
+		return nil
+	}
+}
+
+// WithMaxSize bounds the bucket array New may allocate to maxBytes bytes:
+// New returns an error wrapping sift.ErrTooLarge, allocating nothing, for a
+// capacity that needs more. 0 (the default) means no bound but the design's
+// (MaxBuckets buckets: 32 GiB with 16-bit fingerprints) and what the
+// machine can provide (see New).
+func WithMaxSize(maxBytes uint64) Option {
+	return func(c *config) error {
+		c.maxBytes = maxBytes
 		return nil
 	}
 }
@@ -117,7 +132,14 @@ func BucketsFor(capacity uint64) uint64 {
 
 // New returns an empty filter sized to hold capacity keys at TargetLoad
 // (95%) of its slots. It returns an error wrapping ErrInvalidArgument for a
-// capacity of 0, one needing more than MaxBuckets buckets, or bad options.
+// capacity of 0, one needing more than MaxBuckets buckets (also
+// sift.ErrTooLarge), or bad options, and one wrapping sift.ErrTooLarge for
+// a bucket array larger than WithMaxSize allows or than the machine can
+// provide: from 4 MiB up the buckets are an anonymous mapping, and a
+// mapping the system refuses (or one larger than the machine's RAM and
+// swap, on Linux) is that error, never the Go runtime's fatal out-of-memory
+// error (see package internal/mem for the policy). Options:
+// WithFingerprintBits, WithSeed, WithMaxKicks, WithMaxSize.
 func New(capacity uint64, opts ...Option) (*Filter, error) {
 	c := config{fpBits: DefaultFingerprintBits, maxKicks: DefaultMaxKicks}
 	for _, o := range opts {
@@ -133,19 +155,29 @@ func New(capacity uint64, opts ...Option) (*Filter, error) {
 	}
 	n := BucketsFor(capacity)
 	if n > MaxBuckets {
-		return nil, argError("capacity %d needs %d buckets, more than %d", capacity, n, uint64(MaxBuckets))
+		return nil, tooLargeArg("capacity %d needs %d buckets, more than %d", capacity, n, uint64(MaxBuckets))
 	}
-	if kernel.CuckooWords(n, c.fpBits) > math.MaxInt/8 {
-		return nil, argError("capacity %d needs more memory than this platform addresses", capacity)
+	nw := kernel.CuckooWords(n, c.fpBits)
+	if nw > math.MaxInt/8 {
+		return nil, tooLargeArg("capacity %d needs more memory than this platform addresses", capacity)
 	}
-	words, region := allocWords(kernel.CuckooWords(n, c.fpBits))
+	if c.maxBytes != 0 && nw > c.maxBytes/8 {
+		return nil, corrupt(sift.ErrTooLarge, "capacity %d needs %d bytes of buckets, more than the maximum size of %d (WithMaxSize)", capacity, 8*nw, c.maxBytes)
+	}
+	words, region, err := allocWords(nw)
+	if err != nil {
+		return nil, err
+	}
 	f := newFilter(words, n, c.fpBits, c.seed, c.maxKicks)
 	f.setRegion(region)
 	return f, nil
 }
 
-func allocWords(n uint64) ([]uint64, *mem.Region) {
-	return mem.AllocWords(int(n))
+// allocWords returns n zeroed words from mem.Alloc, or its error with this
+// package's prefix (wrapping sift.ErrTooLarge).
+func allocWords(n uint64) ([]uint64, *mem.Region, error) {
+	w, r, err := mem.Alloc(int(n))
+	return w, r, wrapDecode(err)
 }
 
 // newFilter wraps a bucket array; the caller validated every argument.
@@ -169,13 +201,11 @@ func newFilter(words []uint64, buckets uint64, fpBits uint, seed uint64, maxKick
 	return f
 }
 
-// setRegion records memory to release with Close, and releases it when the
-// filter becomes unreachable if Close was never called.
+// setRegion records memory to release with Close. A mapped Region frees
+// itself (its finalizer, see package internal/mem) once unreachable: the
+// filter holding it is the only object that references it.
 func (f *Filter) setRegion(r *mem.Region) {
 	f.region = r
-	if r.Mapped() {
-		runtime.AddCleanup(f, func(r *mem.Region) { _ = r.Free() }, r)
-	}
 }
 
 // rngSeed derives the kick PRNG's starting state from the seed (never 0).
@@ -224,8 +254,10 @@ func (f *Filter) Capacity() uint64 { return SlotsPerBucket * f.t.Buckets }
 // successful Removes, the victim included.
 func (f *Filter) Count() uint64 { return f.count }
 
-// LoadFactor returns Count / Capacity.
+// LoadFactor returns Count / Capacity. It panics on a closed or zero
+// filter (see Close).
 func (f *Filter) LoadFactor() float64 {
+	f.mustOpen()
 	return float64(f.count) / float64(f.Capacity())
 }
 
@@ -233,16 +265,21 @@ func (f *Filter) LoadFactor() float64 {
 // in which case Add returns ErrFull until a Remove re-homes it.
 func (f *Filter) VictimInUse() bool { return f.t.Victim != 0 }
 
-// ReadOnly reports whether the filter serves lookups from memory it may not
-// write (Open, FromBytes).
-func (f *Filter) ReadOnly() bool { return f.readOnly }
+// mustOpen panics with an error wrapping sift.ErrClosed if f has no
+// buckets: it was closed, or is a zero value.
+func (f *Filter) mustOpen() {
+	if f.t.Buckets == 0 {
+		panic(errUse)
+	}
+}
 
 // SizeBytes returns the size of the bucket array in bytes.
 func (f *Filter) SizeBytes() uint64 { return 8 * uint64(len(f.t.Words)) }
 
 // BitsPerKey returns the bucket array's bits divided by Count (+Inf when
-// empty).
+// empty). It panics on a closed or zero filter (see Close).
 func (f *Filter) BitsPerKey() float64 {
+	f.mustOpen()
 	return float64(8*f.SizeBytes()) / float64(f.count)
 }
 
@@ -250,7 +287,8 @@ func (f *Filter) BitsPerKey() float64 {
 // a key not in the filter is compared with the 2b = 8 slots of its two
 // buckets, each occupied with probability LoadFactor and then matching with
 // probability 1/(2^f-1), so FPP = 1 - (1 - 1/(2^f-1))^(8 × LoadFactor),
-// about 8 × LoadFactor / 2^f.
+// about 8 × LoadFactor / 2^f. It panics on a closed or zero filter (see
+// Close).
 func (f *Filter) FPP() float64 {
 	return fppAt(f.LoadFactor(), f.t.FPBits)
 }
@@ -273,7 +311,8 @@ func (f *Filter) locate(h uint64) (i1, fp, i2 uint64) {
 // a false positive with probability about FPP. It reads the key's two
 // buckets with one load each and compares all four slots at once (SWAR),
 // and checks the victim slot (only while it is in use). It inlines into
-// its caller: a lookup is one call, of probe (see the package doc).
+// its caller: a lookup is one call, of probe (see the package doc). On a
+// closed or zero filter it panics with a nil dereference (see Close).
 func (f *Filter) ContainsHash(h uint64) bool { return f.probe(h, true) }
 
 // Contains reports whether key may be in the filter (see ContainsHash).
@@ -363,11 +402,13 @@ func elem32(w unsafe.Pointer, i uint64) uint32 { return *(*uint32)(unsafe.Add(w,
 // kernel where the CPU has one (AVX2 on amd64, arm64), computing and
 // prefetching both buckets of keys ahead of their probes: for filters
 // larger than the caches it is several times faster per key than a loop of
-// ContainsHash. It panics if len(out) < len(hs).
+// ContainsHash. It panics if len(out) < len(hs), and on a closed or zero
+// filter (see Close).
 func (f *Filter) ContainsHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("cuckoo: ContainsHashes: len(out) < len(hs)")
 	}
+	f.mustOpen()
 	c := kernel.CuckooContains(&f.t, hs, out)
 	runtime.KeepAlive(f)
 	return c
@@ -378,6 +419,10 @@ func (f *Filter) ContainsHashes(hs []uint64, out []bool) int {
 func (f *Filter) bucket(i uint64) uint64 {
 	return f.t.Words[i>>(f.wordShift&63)] >> ((i & f.wordMask) << 5 & 63)
 }
+
+// bucketMask masks the bits of one bucket in a value from bucket (which for
+// 8-bit fingerprints also carries the neighbouring bucket).
+func (f *Filter) bucketMask() uint64 { return f.hi | (f.hi - f.lo) }
 
 // emptyLanes returns a mask with the top bit of every f-bit lane of bucket
 // value b that is zero set (exactly, with no borrow false positives).
@@ -456,8 +501,10 @@ func (f *Filter) swap(i, s, fp uint64) uint64 {
 }
 
 // AddHash adds a key by its hash. It returns ErrFull, changing nothing, when
-// the victim slot is in use, and ErrReadOnly on a mapped filter; otherwise
-// it succeeds and the key is reported present until removed.
+// the victim slot is in use, ErrDuplicateLimit, changing nothing, when both
+// of the key's buckets hold only its fingerprint, and an error wrapping
+// sift.ErrClosed on a closed or zero filter; otherwise it succeeds and the
+// key is reported present until removed.
 //
 // The fingerprint goes into a free slot of either bucket; when both are full
 // Add relocates fingerprints to their alternate buckets, at most MaxKicks
@@ -465,11 +512,12 @@ func (f *Filter) swap(i, s, fp uint64) uint64 {
 // into room in its alternate bucket and otherwise evicting a slot chosen by
 // a seeded PRNG (see the package doc). If the last displaced fingerprint
 // still has no home it is parked in the victim slot, where lookups find it:
-// that Add succeeds and no key is lost, and later Adds return ErrFull.
+// that Add succeeds and no key is lost, and later Adds return ErrFull until
+// a Remove makes room for the victim (see RemoveHash).
 //
-// Adding the same key more than 2 × 4 = 8 times (or 9 keys sharing both
-// buckets and the fingerprint) fills both its buckets: the ninth copy goes to
-// the victim and the filter reports ErrFull from then on.
+// Adding the same key 8 times (2 buckets × 4 slots; or 8 keys sharing both
+// buckets and the fingerprint) fills both its buckets: a ninth Add of it
+// returns ErrDuplicateLimit, and other keys can still be added.
 func (f *Filter) AddHash(h uint64) error { return f.add(h, 0, addHash) }
 
 // What add is given (the branches on it go the same way at every call
@@ -505,8 +553,8 @@ const (
 // (add, then addLocated, reading shift amounts and lane constants from f);
 // it is now about half that in one (see the package doc for figures).
 func (f *Filter) add(x, loc uint64, how int) error {
-	if f.readOnly {
-		return ErrReadOnly
+	if f.t.Buckets == 0 {
+		return errClosed
 	}
 	if f.t.Victim != 0 {
 		return ErrFull
@@ -530,6 +578,9 @@ func (f *Filter) add(x, loc uint64, how int) error {
 		const low = hi - lo // the low 7 bits of every lane
 		e1, e2 := ^((b1&low+low)|b1)&hi, ^((b2&low+low)|b2)&hi
 		if e1|e2 == 0 {
+			if pat := uint32(fp) * lo; b1 == pat && b2 == pat {
+				return ErrDuplicateLimit
+			}
 			f.kick(i1, i2, fp)
 		} else {
 			m := secondEmptier(uint64(e1), uint64(e2))
@@ -547,6 +598,9 @@ func (f *Filter) add(x, loc uint64, how int) error {
 		const low = hi - lo // the low 15 bits of every lane
 		e1, e2 := ^((b1&low+low)|b1)&hi, ^((b2&low+low)|b2)&hi
 		if e1|e2 == 0 {
+			if pat := fp * lo; b1 == pat && b2 == pat {
+				return ErrDuplicateLimit
+			}
 			f.kick(i1, i2, fp)
 		} else {
 			m := secondEmptier(e1, e2)
@@ -597,6 +651,96 @@ func (f *Filter) kick(i1, i2, fp uint64) {
 		}
 	}
 	f.setVictim(fp, i)
+}
+
+// searchNodes bounds the breadth-first search of relocate, which re-homes
+// the victim after a Remove: the buckets it reads (all at depth 4 and less
+// from the two roots, 2+8+32+128+512 = 682, then part of depth 5, about
+// 1024 loads at most). Near full load most free slots are found within
+// three levels. (Add does not search: where its random walk fails, the
+// search finds a path only for a few more keys, each at the cost of a
+// failed walk, which measured 2-3x slower fills to the first ErrFull.)
+const searchNodes = 1024
+
+// searchNode is a bucket reached by the search: the fingerprint in slot
+// slot of the bucket of node parent (-1 for one of the two roots) can move
+// into it.
+type searchNode struct {
+	bucket uint32
+	parent int16
+	slot   uint8
+}
+
+// searchPath looks, breadth first, for the shortest chain of relocations
+// that makes room for fingerprint fp in bucket i or its alternate: a path
+// of buckets, each holding a fingerprint whose alternate bucket is the next
+// one, ending in a bucket with a free slot. No bucket appears twice on a
+// path, so the moves along it cannot interfere. It returns the index in
+// nodes of the bucket with the free slot and that bucket's free-lane mask,
+// or -1. It only reads; relocate (and Concurrent.relocate) make the moves.
+func (f *Filter) searchPath(nodes *[searchNodes]searchNode, fp, i uint64) (int, uint64) {
+	n := f.t.Buckets
+	fb := uint64(f.t.FPBits)
+	nodes[0] = searchNode{bucket: uint32(i), parent: -1}
+	m := 1
+	if j := kernel.CuckooAlt(i, fp, n); j != i {
+		nodes[1] = searchNode{bucket: uint32(j), parent: -1}
+		m = 2
+	}
+	for head := 0; head < m; head++ {
+		bi := uint64(nodes[head].bucket)
+		b := f.bucket(bi)
+		if free := f.emptyLanes(b); free != 0 {
+			return head, free
+		}
+	slots:
+		for s := range uint64(SlotsPerBucket) {
+			if m == searchNodes {
+				break
+			}
+			alt := kernel.CuckooAlt(bi, b>>(s*fb)&f.fpMax, n)
+			for a := head; a >= 0; a = int(nodes[a].parent) {
+				if uint64(nodes[a].bucket) == alt {
+					continue slots
+				}
+			}
+			nodes[m] = searchNode{bucket: uint32(alt), parent: int16(head), slot: uint8(s)}
+			m++
+		}
+	}
+	return -1, 0
+}
+
+// relocate puts fingerprint fp, which belongs in bucket i or its
+// alternate, into the table along the path searchPath finds, and reports
+// whether there was one (if not, nothing changed). The moves go from the
+// free slot back to the root: each fingerprint is copied into the bucket
+// after it on the path before its old slot is overwritten by the one
+// before it, so every fingerprint stays findable throughout.
+func (f *Filter) relocate(fp, i uint64) bool {
+	var nodes [searchNodes]searchNode
+	t, free := f.searchPath(&nodes, fp, i)
+	if t < 0 {
+		return false
+	}
+	fb := uint64(f.t.FPBits)
+	slot := -1 // the slot of nodes[t] to fill; -1: a free one
+	for nodes[t].parent >= 0 {
+		nd, p := nodes[t], nodes[nodes[t].parent]
+		e := f.bucket(uint64(p.bucket)) >> (uint64(nd.slot) * fb) & f.fpMax
+		if slot < 0 {
+			f.place(uint64(nd.bucket), free, e)
+		} else {
+			f.swap(uint64(nd.bucket), uint64(slot), e)
+		}
+		slot, t = int(nd.slot), int(nd.parent)
+	}
+	if slot < 0 {
+		f.place(uint64(nodes[t].bucket), free, fp)
+	} else {
+		f.swap(uint64(nodes[t].bucket), uint64(slot), fp)
+	}
+	return true
 }
 
 // moveOut moves a fingerprint of full bucket i to a free slot of its
@@ -651,7 +795,8 @@ func splitLoc(l uint64) (i1, i2 uint64) { return l & (1<<32 - 1), l >> 32 }
 const addAhead = 16
 
 // AddHashes adds every hash of hs in order and returns how many were added.
-// It stops at the first error (ErrFull or ErrReadOnly) and returns it:
+// It stops at the first error (ErrFull, ErrDuplicateLimit, or ErrClosed on
+// a closed or zero filter) and returns it:
 // hs[:n] are in the filter, hs[n:] are not. The result is exactly that of
 // calling AddHash for each hash in turn; for filters larger than the caches
 // it is faster, because the buckets the next keys need are on their way
@@ -669,8 +814,8 @@ const addAhead = 16
 // architectures, SIFT_KERNEL=generic) a batch's buckets are loaded just
 // before it is inserted instead.
 func (f *Filter) AddHashes(hs []uint64) (int, error) {
-	if f.readOnly && len(hs) > 0 {
-		return 0, ErrReadOnly
+	if f.t.Buckets == 0 {
+		return 0, errClosed
 	}
 	prefetched := kernel.CuckooLocatePrefetches()
 	scanFrom := 3 * f.Capacity() / 4
@@ -726,9 +871,11 @@ func (f *Filter) AddHashes(hs []uint64) (int, error) {
 }
 
 // RemoveHash removes one copy of a key's fingerprint, by the key's hash, and
-// reports whether one was found. If the victim slot is in use, it is then
-// re-homed into a free slot of its buckets when there is one, so Add works
-// again.
+// reports whether one was found. If the victim slot is in use, the victim is
+// then re-homed when the table has room for it: into a free slot of its
+// buckets, or along the shortest chain of relocations to a free slot (the
+// search of relocate: the freed slot need not be in the victim's buckets),
+// so Add works again. It panics on a closed or zero filter (see Close).
 //
 // Remove only keys that were added. Removing a key that was never added
 // removes nothing if its fingerprint is absent from its buckets, but with
@@ -736,9 +883,7 @@ func (f *Filter) AddHashes(hs []uint64) (int, error) {
 // removes it, and that other key is then no longer reported present (a false
 // negative). Removing a key twice after one Add has the same risk.
 func (f *Filter) RemoveHash(h uint64) bool {
-	if f.readOnly {
-		return false
-	}
+	f.mustOpen()
 	i1, fp, i2 := f.locate(h)
 	if kernel.CuckooTag(fp, min(i1, i2)) == f.t.Victim {
 		f.t.Victim = 0
@@ -750,8 +895,7 @@ func (f *Filter) RemoveHash(h uint64) bool {
 	}
 	f.count--
 	if f.t.Victim != 0 {
-		vfp, vi := f.victim()
-		if f.tryInsert(vi, vfp) || f.tryInsert(kernel.CuckooAlt(vi, vfp, f.t.Buckets), vfp) {
+		if vfp, vi := f.victim(); f.relocate(vfp, vi) {
 			f.t.Victim = 0
 		}
 	}
@@ -769,20 +913,24 @@ func (f *Filter) RemoveUint64(key uint64) bool { return f.RemoveHash(f.h64.Hash(
 
 // Reset empties the filter, keeping its size and options; the kick PRNG
 // restarts from the seed, so a reset filter fed the same keys ends up
-// bit-identical. It does nothing on a read-only filter.
+// bit-identical. It panics on a closed or zero filter (see Close).
 func (f *Filter) Reset() {
-	if f.readOnly {
-		return
-	}
+	f.mustOpen()
 	clear(f.t.Words)
 	f.t.Victim = 0
 	f.count = 0
 	f.rng = rngSeed(f.seed)
 }
 
-// Clone returns a writable deep copy (also of a read-only filter).
+// Clone returns a deep copy. It panics on a closed or zero filter (see
+// Close), and, with the error wrapping sift.ErrTooLarge, when the copy's
+// memory cannot be had.
 func (f *Filter) Clone() *Filter {
-	words, region := allocWords(uint64(len(f.t.Words)))
+	f.mustOpen()
+	words, region, err := allocWords(uint64(len(f.t.Words)))
+	if err != nil {
+		panic(err)
+	}
 	copy(words, f.t.Words)
 	g := newFilter(words, f.t.Buckets, f.t.FPBits, f.seed, f.maxKicks)
 	g.t.Victim = f.t.Victim
@@ -792,19 +940,24 @@ func (f *Filter) Clone() *Filter {
 	return g
 }
 
-// Close releases the filter's memory: it unmaps a filter from Open and
-// frees the huge-page mapping of a large filter from New. The filter must
-// not be used afterwards. Calling Close is optional for heap-backed filters
-// (the garbage collector reclaims them, and mappings are released when the
-// filter becomes unreachable) but frees mapped memory promptly.
+// Close releases the filter's memory: it frees the mapping of a large
+// filter (4 MiB and more) at once. Calling Close is optional (the garbage
+// collector reclaims heap memory, and a finalizer releases a mapping once
+// the filter is unreachable) but frees mapped memory promptly. It is
+// harmless more than once.
+//
+// Afterwards the filter has no buckets, like the zero Filter, and using it
+// fails loudly, never touching freed memory: Add and its forms, AddHashes,
+// MarshalBinary and WriteTo return an error wrapping sift.ErrClosed;
+// Remove and its forms, ContainsHashes, Reset, Clone, LoadFactor, FPP and
+// BitsPerKey panic with such an error; the single-key Contains methods
+// panic with a nil dereference (their probe has no check to spare: see the
+// package doc). Count, Capacity, Buckets and SizeBytes return 0.
+// UnmarshalBinary and ReadFrom make it a filter again.
 func (f *Filter) Close() error {
 	r := f.region
 	f.region = nil
 	f.t.Words, f.w32 = nil, nil
-	f.t.Buckets = 0
-	f.readOnly = true
-	if r == nil {
-		return nil
-	}
+	f.t.Buckets, f.t.Victim, f.count = 0, 0, 0
 	return r.Free()
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"io"
 	"math/bits"
+	"runtime"
 	"unsafe"
 
 	"github.com/sift-go/sift"
@@ -67,16 +68,27 @@ func (f *Filter) header() format.Header {
 }
 
 // MarshalBinary encodes the filter in sift's file format (see the package
-// doc). The bytes are the same on every architecture and kernel.
+// doc). The bytes are the same on every architecture and kernel. For a
+// closed or zero filter it returns an error wrapping sift.ErrClosed.
 func (f *Filter) MarshalBinary() ([]byte, error) {
+	if f.t.Buckets == 0 {
+		return nil, errClosed
+	}
 	b := format.Encode(f.header(), format.WordBytes(f.t.Words))
+	runtime.KeepAlive(f)
 	return b, nil
 }
 
 // WriteTo writes the filter in sift's file format to w, without copying the
-// bucket array on little-endian machines.
+// bucket array on little-endian machines (or returns MarshalBinary's
+// error).
 func (f *Filter) WriteTo(w io.Writer) (int64, error) {
-	return format.Write(w, f.header(), format.WordBytes(f.t.Words))
+	if f.t.Buckets == 0 {
+		return 0, errClosed
+	}
+	n, err := format.Write(w, f.header(), format.WordBytes(f.t.Words))
+	runtime.KeepAlive(f)
+	return n, err
 }
 
 // UnmarshalBinary replaces f with the filter encoded in data, which must be
@@ -118,21 +130,16 @@ func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
 
 // replace moves g into f, releasing f's old memory.
 func (f *Filter) replace(g *Filter) {
-	if f.region != nil {
-		_ = f.region.Free()
-	}
+	_ = f.region.Free()
 	*f = *g
-	if f.region != nil {
-		f.setRegion(f.region)
-	}
 }
 
-// FromBytes returns a read-only filter that serves lookups straight from b,
+// FromBytes returns a read-only View that serves lookups straight from b,
 // an encoding made by MarshalBinary or WriteTo, without copying it. b must
-// stay unmodified while the filter is in use. When b's payload is not
-// 8-byte aligned (or the machine is big-endian) the buckets are copied
-// instead. b must hold exactly one encoding.
-func FromBytes(b []byte, opt LoadOptions) (*Filter, error) {
+// stay unmodified while the View is in use. When b's payload is not 8-byte
+// aligned (or the machine is big-endian) the buckets are copied instead. b
+// must hold exactly one encoding.
+func FromBytes(b []byte, opt LoadOptions) (*View, error) {
 	h, payload, n, err := format.Decode(b, format.KindCuckoo, opt.format())
 	if err != nil {
 		return nil, wrapDecode(err)
@@ -144,33 +151,38 @@ func FromBytes(b []byte, opt LoadOptions) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.region != nil {
-		f.setRegion(f.region)
-	}
-	return f, nil
+	v := &View{f: *f}
+	return v, nil
 }
 
-// Open maps the filter file at path read-only and serves lookups straight
-// from the mapping (zero copy): opening costs the checksum pass over the
-// file, or nothing with SkipChecksum. Add returns ErrReadOnly, Remove and
-// Reset do nothing; Clone makes a writable copy. Close unmaps the file.
-func Open(path string, opt LoadOptions) (*Filter, error) {
+// Open maps the filter file at path read-only and returns a View that
+// serves lookups straight from the mapping (zero copy): opening costs the
+// checksum pass over the file, or nothing with SkipChecksum. A View has no
+// methods that change it; Clone makes a writable Filter. Close unmaps the
+// file (a finalizer does, once the View is unreachable).
+//
+// A path that names no regular file (a directory, a FIFO, a device) is an
+// error wrapping *fs.PathError, returned at once: Open never blocks on a
+// FIFO without a writer, it opens without waiting and checks the type of
+// the file it opened.
+func Open(path string, opt LoadOptions) (*View, error) {
 	b, region, err := mem.MapFile(path)
 	if err != nil {
-		return nil, err
+		return nil, wrapDecode(err)
 	}
-	f, err := FromBytes(b, opt)
+	v, err := FromBytes(b, opt)
 	if err != nil {
 		_ = region.Free()
 		return nil, err
 	}
-	if !aliases(f.t.Words, b) {
+	if !aliases(v.f.t.Words, b) {
 		// The payload was copied (unaligned or big-endian): unmap now.
 		_ = region.Free()
-		return f, nil
+		return v, nil
 	}
-	f.setRegion(region)
-	return f, nil
+	v.f.setRegion(region)
+	v.mapped = region.Mapped() && mem.FilesMapped
+	return v, nil
 }
 
 // aliases reports whether words lies inside b's memory.
@@ -251,7 +263,10 @@ func decode(h format.Header, payload []byte, view, scan bool) (*Filter, error) {
 		w, shared = format.Words(payload)
 	}
 	if !shared {
-		w, region = allocWords(words)
+		var err error
+		if w, region, err = allocWords(words); err != nil {
+			return nil, err
+		}
 		for i := range w {
 			w[i] = binary.LittleEndian.Uint64(payload[8*i:])
 		}
@@ -259,7 +274,6 @@ func decode(h format.Header, payload []byte, view, scan bool) (*Filter, error) {
 	f := newFilter(w, n, uint(fpBits), h.Seed, int(maxKicks))
 	f.count = count
 	f.rng = p[paramRNG]
-	f.readOnly = view
 	if used == 1 {
 		f.t.Victim = kernel.CuckooTag(vfp, vi)
 	}

@@ -237,7 +237,7 @@ func decodeCuckoo(t *testing.T, data []byte) {
 	var g, r cuckoo.Filter
 	var err, rerr, verr error
 	var n int64
-	var v *cuckoo.Filter
+	var v *cuckoo.View
 	measure(t, "cuckoo.UnmarshalBinary", len(data), func() { err = g.UnmarshalBinary(data) })
 	measure(t, "cuckoo.ReadFrom", len(data), func() { n, rerr = r.ReadFrom(bytes.NewReader(data)) })
 	measure(t, "cuckoo.FromBytes", len(data), func() { v, verr = cuckoo.FromBytes(data, cuckoo.LoadOptions{}) })
@@ -270,13 +270,10 @@ func decodeCuckoo(t *testing.T, data []byte) {
 		t.Fatal("cuckoo decoders disagree on count or victim")
 	}
 	agree(t, "cuckoo", &g, &r, v)
-	if !v.ReadOnly() || v.AddUint64(1) == nil {
-		t.Fatal("cuckoo view accepts adds")
-	}
 	c := g.Count()
 	for i := uint64(0); i < 64; i++ {
 		if err := g.AddUint64(i); err != nil {
-			if !errors.Is(err, cuckoo.ErrFull) {
+			if !errors.Is(err, cuckoo.ErrFull) && !errors.Is(err, cuckoo.ErrDuplicateLimit) {
 				t.Fatalf("cuckoo Add on a decoded filter: %v", err)
 			}
 			break

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -21,8 +20,10 @@ Reads keys, one per line, from the INPUT files in order (standard input when
 none is given, or for "-") and writes a filter holding all of them to FILE.
 
 A key is a line without its "\n" or "\r\n" terminator; lines are streamed,
-never loaded whole, and may be up to 64 MiB long. Empty keys (empty lines,
-or lines without the -f field) are skipped. Duplicate keys are harmless.
+never loaded whole, and may be up to 64 MiB long (terminator aside). Empty
+keys (empty lines, or lines without the -f field) are skipped. Duplicate
+keys are harmless. If an INPUT cannot be read, build fails before reading
+anything, naming every such INPUT: it never writes a filter without them.
 
   -kind K     blocked (default): cache-line blocked Bloom filter, fastest;
               cuckoo: 4-way bucket cuckoo filter, smaller below ~0.07% FPR;
@@ -56,7 +57,8 @@ or lines without the -f field) are skipped. Duplicate keys are harmless.
   -o FILE     output file (required). It is written to a temporary file in
               the same directory and renamed into place when complete, so
               readers never see a partial filter
-  -progress   show progress on stderr even when it is not a terminal
+  -progress   show progress on stderr even when it is not a terminal (then
+              a line every 5 s and one at the end of each phase)
   -q          quiet: no progress and no summary line
 
 On success sift prints one summary line on stderr (kind, keys, size, bits
@@ -103,6 +105,9 @@ func runBuild(e *env) (int, error) {
 		kind.val = "classic"
 	}
 	ins, err := openInputs(args)
+	if err == nil {
+		err = checkInputs(ins)
+	}
 	if err != nil {
 		return exitError, err
 	}
@@ -122,6 +127,8 @@ func runBuild(e *env) (int, error) {
 	}
 	p := newProgress(e.stderr, mode, "", -1)
 	defer p.finish()
+	start := time.Now()
+	var counting time.Duration // the line-counting pass, when there is one
 
 	spec := buildSpec{kind: kind.val, n: n.n, fpp: fpp.p, fppSet: fpp.set, seed: seed.seed, guava: *guava}
 	if bits.set {
@@ -144,11 +151,9 @@ func runBuild(e *env) (int, error) {
 			}
 			spec.n += c
 		}
+		counting = time.Since(start)
 	}
-	// A Bloom filter needs about 1.44 log2(1/P) bits per key; no kind
-	// needs more than twice that (cuckoo at high P: 8.4 bits).
-	bitsPerKey := max(2*1.44*math.Log2(1/spec.fpp), 18)
-	if err := checkMemory(float64(spec.n)*bitsPerKey/8, fmt.Sprintf("a filter for -n %d at -fpp %g", spec.n, spec.fpp)); err != nil {
+	if err := checkMemory(buildMemory(spec), fmt.Sprintf("a %s filter for -n %d at -fpp %g", spec.kind, spec.n, spec.fpp)); err != nil {
 		return exitError, err
 	}
 	b, err := newBuilder(spec)
@@ -157,7 +162,6 @@ func runBuild(e *env) (int, error) {
 	}
 
 	p.phase("adding keys", totalSize(ins))
-	start := time.Now()
 	batch := make([]uint64, 0, batchSize)
 	flush := func() error {
 		err := b.add(batch)
@@ -171,7 +175,7 @@ func runBuild(e *env) (int, error) {
 		p.addBytes(lr.bytes - *lastBytes)
 		reported, *lastBytes = seen, lr.bytes
 	}
-	err = eachInput(ins, e.stdin, func(lr *lineReader) error {
+	err = eachInput(ins, e.stdin, nil, func(lr *lineReader) error {
 		var lastBytes int64
 		for {
 			_, key, ok := lr.next()
@@ -240,8 +244,14 @@ func runBuild(e *env) (int, error) {
 		}
 		perKey = fmt.Sprintf("%.2f", float64(st.payloadBytes)*8/float64(max(st.count, 1)))
 	}
-	fmt.Fprintf(e.stderr, "sift build: wrote %s: %s, %d keys%s in %s (%s keys/s), %s, %s bits/key, %s, predicted FPR %.3g\n",
-		*out, st.kind, keys, distinct, durationString(elapsed), countString(int64(float64(keys)/max(elapsed.Seconds(), 1e-9))),
+	// The time and rate cover reading the keys, including the counting
+	// pass when there was one, but not writing the file.
+	rate := countString(int64(float64(keys)/max(elapsed.Seconds(), 1e-9))) + " keys/s"
+	if counting > 0 {
+		rate += "; counting lines took " + durationString(counting)
+	}
+	fmt.Fprintf(e.stderr, "sift build: wrote %s: %s, %d keys%s in %s (%s), %s, %s bits/key, %s, predicted FPR %.3g\n",
+		*out, st.kind, keys, distinct, durationString(elapsed), rate,
 		sizeString(size), perKey, st.geometry, st.fpp)
 	return exitOK, nil
 }

@@ -16,8 +16,11 @@
 // is given, or where "-" is named), streamed through a buffer (never loaded
 // whole), and each line without its "\n" or "\r\n" terminator is one key,
 // hashed as the filter does (XXH3-64 with the filter's seed; murmur3, as
-// Guava, for the classic filter). Lines may be up to 64 MiB long.
-// With -f N (and optionally -d C) the key is the line's N-th field instead:
+// Guava, for the classic filter). Lines may be up to 64 MiB long, not
+// counting the terminator. An input may be a FIFO or a device, read once,
+// as any program reads it.
+// With -f N (N from 1; -f 0 is an error) and optionally -d C the key is the
+// line's N-th field instead:
 // fields are separated by runs of spaces and tabs, as awk splits them, or by
 // each byte C, as cut -d does; query still prints whole lines, so it can
 // filter log lines by one of their fields. Empty keys (empty lines, lines
@@ -42,7 +45,11 @@
 // filters that grows with the input, its rate still bounded by -fpp, at 2-4x
 // the size); the other kinds refuse with a clear error.
 // Duplicate lines are harmless. A cuckoo filter that fills up before the
-// input ends makes build fail, suggesting a larger -n.
+// input ends makes build fail, suggesting a larger -n. Before it reads
+// anything, build checks that every input can be read and that the filter
+// fits in the machine's memory (the size the kind will allocate), and
+// fails naming every input it cannot read: it never writes a filter that
+// lacks an input's keys.
 //
 // The output is written to a temporary file in the destination's directory,
 // synced, and renamed over FILE only when complete: a reader (or a server
@@ -51,9 +58,12 @@
 // temporary file behind.
 //
 // While it works, build shows progress on stderr when stderr is a terminal
-// (or always with -progress): bytes read, keys, keys per second, and the
-// ETA when the input size is known. It ends with one summary line on stderr:
-// kind, keys, time, size, bits per key, geometry and the predicted rate.
+// (or always with -progress: on a file or pipe, a line every 5 seconds and
+// one with the final state of each phase, counting and adding): bytes read,
+// keys, keys per second, and the ETA when the input size is known. It ends
+// with one summary line on stderr: kind, keys, time and keys per second
+// (reading the keys, the counting pass included, whose share it names),
+// size, bits per key, geometry and the predicted rate.
 //
 // # query
 //
@@ -61,9 +71,11 @@
 // and byte for byte as read (a last line without a newline gets one), like
 // grep: every line whose key was added is printed; other lines only as false
 // positives. -v prints the others (those surely absent), -c only counts, -q
-// prints nothing and stops at the first selected line. Exit status, as
-// grep's: 0 when some line was selected, 1 when none was, 2 on error. So
-// query is a pre-filter in a pipeline:
+// prints nothing (not even -c's count) and stops at the first selected
+// line. An input that cannot be read is reported on stderr and skipped, and
+// the others are read. Exit status, as grep's: 0 when some line was
+// selected, 1 when none was, 2 on error (also after a skipped input,
+// unless -q selected a line). So query is a pre-filter in a pipeline:
 //
 //	zcat access.log.gz | sift query -f 7 blocklist.sift | exact-check
 //
@@ -104,6 +116,7 @@
 // stored ... (the file is damaged: rebuild or copy it again)"), with exit
 // status 2: unreadable, truncated, damaged or foreign files, a filter of
 // another kind than -kind asks for, a kind this command cannot read, and bad
-// flags. Flags may follow the arguments; "--" ends them. SIGINT and SIGTERM
+// flags. A filter FILE must be a regular file: a FIFO, a device or a
+// directory is refused at once (a FIFO is never waited on). Flags may follow the arguments; "--" ends them. SIGINT and SIGTERM
 // remove build's temporary file before exiting with 128+signal.
 package main

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,10 +253,20 @@ func TestGuava(t *testing.T) {
 // TestTooBig: sizes beyond the machine's memory are one clear error, not
 // the runtime's out-of-memory crash.
 func TestTooBig(t *testing.T) {
-	if m := totalMemory(); m == 0 || m > 500<<30 {
+	m := totalMemory()
+	if m == 0 || m > 500<<30 {
 		t.Skip("memory size unknown or huge")
 	}
 	out := filepath.Join(t.TempDir(), "x.sift")
-	wantError(t, runSift(t, []byte{}, "build", "-n", "1e11", "-fpp", "1e-6", "-o", out), "more than this machine's")
+	// Beyond what a blocked filter addresses (256 GiB).
+	wantError(t, runSift(t, []byte{}, "build", "-n", "1e11", "-fpp", "1e-6", "-o", out), "need more than")
+	// Within that, but 1.5 times this machine (a blocked filter takes
+	// 10.13 bits a key at 1%).
+	if n := float64(m) * 1.5 / (10.13 / 8); n*10.13/8 < 250<<30 {
+		wantError(t, runSift(t, []byte{}, "build", "-n", fmt.Sprintf("%.0f", n), "-o", out), "more than this machine's")
+	}
 	wantError(t, runSift(t, nil, "bench", "-n", "2e9"), "more than this machine's")
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused build wrote its output")
+	}
 }

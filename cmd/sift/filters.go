@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/format"
+	"github.com/sift-go/sift/internal/mem"
 )
 
 // A kindInfo is one filter kind the command knows. Each kind_*.go file
@@ -23,6 +23,9 @@ type kindInfo struct {
 	// newBuilder makes an empty filter for build, or is nil when build
 	// does not make this kind.
 	newBuilder func(buildSpec) (builder, error)
+	// memory returns the bytes the filter newBuilder makes for a spec
+	// will take (0 when unknown), for build's memory check.
+	memory func(buildSpec) float64
 	// open opens a filter file for query and info, mapping it where the
 	// kind has a zero-copy form.
 	open func(path string) (queryFilter, error)
@@ -157,21 +160,16 @@ func openFilter(path, want string) (queryFilter, format.Header, error) {
 	return f, h, nil
 }
 
-// readHeader reads and validates the fixed header of a filter file.
+// readHeader reads and validates the fixed header of a filter file. A path
+// that is not a regular file is refused at once (mem.OpenRegular opens
+// without waiting for a FIFO's writer).
 func readHeader(path string) (format.Header, error) {
 	var h format.Header
-	f, err := os.Open(path)
+	f, _, err := mem.OpenRegular(path)
 	if err != nil {
 		return h, pathErr(err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return h, pathErr(err)
-	}
-	if st.IsDir() {
-		return h, fmt.Errorf("%s is a directory", path)
-	}
 	var b [format.HeaderSize]byte
 	n, err := io.ReadFull(f, b[:])
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -232,6 +230,16 @@ func durationString(d time.Duration) string {
 		return d.Round(100 * time.Microsecond).String()
 	}
 	return d.Round(time.Microsecond).String()
+}
+
+// buildMemory returns the bytes of the filter build would make for spec, as
+// its kind sizes it (a bound for all kinds, 2*1.44*log2(1/fpp) bits a key,
+// overstated a blocked filter's need about twice), or 0 when unknown.
+func buildMemory(spec buildSpec) float64 {
+	if k := kindByName(spec.kind); k != nil && k.memory != nil {
+		return k.memory(spec)
+	}
+	return 0
 }
 
 // checkMemory fails when need bytes clearly exceed the machine's memory, so

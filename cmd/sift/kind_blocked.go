@@ -15,6 +15,7 @@ func init() {
 		name:       "blocked",
 		format:     format.KindBlocked,
 		newBuilder: newBlockedBuilder,
+		memory:     blockedMemory,
 		open:       openBlocked,
 		bench:      benchBlocked,
 	})
@@ -34,6 +35,20 @@ func newBlockedBuilder(spec buildSpec) (builder, error) {
 		return nil, err
 	}
 	return &blockedBuilder{f: f}, nil
+}
+
+// blockedMemory is what blocked.New will allocate for spec; 0 for a
+// scalable filter, which grows as keys come, or a spec New refuses (it says
+// why).
+func blockedMemory(spec buildSpec) float64 {
+	if spec.unbounded {
+		return 0
+	}
+	bits, _, err := blocked.OptimalSize(uint64(spec.n), spec.fpp)
+	if err != nil {
+		return 0
+	}
+	return float64(bits / 8)
 }
 
 func (b *blockedBuilder) hash(key []byte) uint64 { return b.f.Hash(key) }

@@ -16,8 +16,15 @@ import (
 // in sift's native format (into memory: neither has a mapped form). build
 // does not make them.
 func init() {
-	registerKind(&kindInfo{name: "classic", format: format.KindClassic, newBuilder: newClassicBuilder, open: openClassic, bench: benchClassic})
+	registerKind(&kindInfo{name: "classic", format: format.KindClassic, newBuilder: newClassicBuilder, memory: classicMemory, open: openClassic, bench: benchClassic})
 	registerKind(&kindInfo{name: "counting", format: format.KindCounting, open: openCounting})
+}
+
+// classicMemory is about what classic.New will allocate for spec: Guava's
+// optimalNumOfBits, -n ln(fpp) / ln(2)^2 bits, in whole 64-bit words.
+func classicMemory(spec buildSpec) float64 {
+	bits := -float64(max(spec.n, 1)) * math.Log(spec.fpp) / (math.Ln2 * math.Ln2)
+	return math.Ceil(bits/64) * 8
 }
 
 // classicBuilder builds a classic filter, in sift's native format or, with

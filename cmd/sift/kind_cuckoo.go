@@ -16,6 +16,7 @@ func init() {
 		name:       "cuckoo",
 		format:     format.KindCuckoo,
 		newBuilder: newCuckooBuilder,
+		memory:     cuckooMemory,
 		open:       openCuckoo,
 		bench:      benchCuckoo,
 	})
@@ -44,6 +45,17 @@ func cuckooBits(spec buildSpec) (int, error) {
 	}
 	return 0, fmt.Errorf("a cuckoo filter's best false-positive rate is about %.2g (16-bit fingerprints at full load), above -fpp %g: use -kind blocked",
 		cuckooFPP(16, cuckoo.TargetLoad), spec.fpp)
+}
+
+// cuckooMemory is what cuckoo.New will allocate for spec: its buckets, 4
+// fingerprints each, of the width cuckooBits chooses (0 if none fits).
+func cuckooMemory(spec buildSpec) float64 {
+	bits, err := cuckooBits(spec)
+	if err != nil {
+		return 0
+	}
+	buckets := cuckoo.BucketsFor(uint64(max(spec.n, 1)))
+	return float64(buckets) * cuckoo.SlotsPerBucket * float64(bits) / 8
 }
 
 type cuckooBuilder struct {
@@ -92,7 +104,18 @@ func (b *cuckooBuilder) added() int64                       { return b.keys }
 func (b *cuckooBuilder) writeTo(w io.Writer) (int64, error) { return b.f.WriteTo(w) }
 func (b *cuckooBuilder) stats() filterStats                 { return cuckooStats(b.f) }
 
-func cuckooStats(f *cuckoo.Filter) filterStats {
+// cuckooGeometry is what cuckoo.Filter and cuckoo.View both report.
+type cuckooGeometry interface {
+	VictimInUse() bool
+	Buckets() uint64
+	FingerprintBits() int
+	SizeBytes() uint64
+	Count() uint64
+	LoadFactor() float64
+	FPP() float64
+}
+
+func cuckooStats(f cuckooGeometry) filterStats {
 	victim := ""
 	if f.VictimInUse() {
 		victim = ", victim slot in use (full)"
@@ -109,7 +132,7 @@ func cuckooStats(f *cuckoo.Filter) filterStats {
 	}
 }
 
-type cuckooReader struct{ f *cuckoo.Filter }
+type cuckooReader struct{ f *cuckoo.View }
 
 func openCuckoo(path string) (queryFilter, error) {
 	f, err := cuckoo.Open(path, cuckoo.LoadOptions{})

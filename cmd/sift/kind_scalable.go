@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/internal/format"
+	"github.com/sift-go/sift/internal/mem"
 )
 
 // A scalable filter (blocked.Scalable, a chain of blocked filters that grows
@@ -79,7 +79,7 @@ func openScalable(path string) (queryFilter, error) {
 // readFilterFile decodes a filter file that has no mapped form with read,
 // which must consume exactly one encoding; bytes after it are an error.
 func readFilterFile(path string, read func(io.Reader) error) error {
-	f, err := os.Open(path)
+	f, _, err := mem.OpenRegular(path) // never waits on a FIFO
 	if err != nil {
 		return pathErr(err)
 	}

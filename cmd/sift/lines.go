@@ -8,12 +8,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+
+	"github.com/sift-go/sift/internal/mem"
 )
 
-// maxLineLen bounds one input line (one key). It only exists so that a
-// binary file without newlines fails clearly instead of being slurped. (A
-// variable so that tests can lower it.)
+// maxLineLen bounds one input line (one key), not counting its "\n" or
+// "\r\n" terminator. It only exists so that a binary file without
+// newlines fails clearly instead of being slurped. (A variable so that
+// tests can lower it.)
 var maxLineLen = 64 << 20
 
 // lineReader streams newline-delimited records from a reader. It handles
@@ -45,8 +49,10 @@ func (lr *lineReader) next() (raw, key []byte, ok bool) {
 		lr.long = append(lr.long[:0], b...)
 		for errors.Is(err, bufio.ErrBufferFull) {
 			b, err = lr.r.ReadSlice('\n')
-			if len(lr.long)+len(b) > maxLineLen {
-				lr.err = fmt.Errorf("%s: line %d is longer than %d MiB (not a text file?)", lr.name, lr.line+1, maxLineLen>>20)
+			// Up to two more bytes may be the terminator, which the limit
+			// does not count: the key's length is checked below.
+			if len(lr.long)+len(b) > maxLineLen+2 {
+				lr.err = lr.tooLong()
 				return nil, nil, false
 			}
 			lr.long = append(lr.long, b...)
@@ -60,8 +66,6 @@ func (lr *lineReader) next() (raw, key []byte, ok bool) {
 	if len(b) == 0 {
 		return nil, nil, false
 	}
-	lr.line++
-	lr.bytes += int64(len(b))
 	key = b
 	if n := len(key); n > 0 && key[n-1] == '\n' {
 		key = key[:n-1]
@@ -69,7 +73,17 @@ func (lr *lineReader) next() (raw, key []byte, ok bool) {
 			key = key[:n-1]
 		}
 	}
+	if len(key) > maxLineLen {
+		lr.err = lr.tooLong()
+		return nil, nil, false
+	}
+	lr.line++
+	lr.bytes += int64(len(b))
 	return b, key, true
+}
+
+func (lr *lineReader) tooLong() error {
+	return fmt.Errorf("%s: line %d is longer than %d MiB (not a text file?)", lr.name, lr.line+1, maxLineLen>>20)
 }
 
 // buffered reports whether the next call to next can return without reading
@@ -82,8 +96,10 @@ type input struct {
 	size int64  // bytes, or -1 when unknown (pipes, terminals)
 }
 
-// openInputs stats every named input. An empty list means standard input.
-// It fails early, before any work, when a file is missing or unreadable.
+// openInputs lists the named inputs (an empty list means standard input)
+// with their sizes where known. It fails only when standard input is named
+// twice; an input that cannot be read is reported when its turn comes (see
+// eachInput), or, for build, by checkInputs.
 func openInputs(names []string) ([]input, error) {
 	if len(names) == 0 {
 		names = []string{"-"}
@@ -96,28 +112,58 @@ func openInputs(names []string) ([]input, error) {
 			ins = append(ins, input{name: "-", size: -1})
 			continue
 		}
-		st, err := os.Stat(name)
-		if err != nil {
-			return nil, pathErr(err)
-		}
-		if st.IsDir() {
-			return nil, fmt.Errorf("%s is a directory", name)
-		}
 		size := int64(-1)
-		if st.Mode().IsRegular() {
+		if st, err := os.Stat(name); err == nil && st.Mode().IsRegular() {
 			size = st.Size()
 		}
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, pathErr(err)
-		}
-		f.Close()
 		ins = append(ins, input{name: name, size: size})
 	}
 	if stdin > 1 {
 		return nil, errors.New(`standard input ("-") named more than once`)
 	}
 	return ins, nil
+}
+
+// checkInputs checks, before build reads anything, that every input can be
+// read, and names every one that cannot: a build must not write a filter
+// that lacks an input's keys. Regular files are opened and closed; FIFOs
+// and devices are only checked with stat (opening a FIFO would wait for a
+// writer, and closing it would make the writer's output vanish).
+func checkInputs(ins []input) error {
+	var bad []string
+	for _, in := range ins {
+		if in.name == "-" {
+			continue
+		}
+		if err := checkInput(in.name); err != nil {
+			bad = append(bad, err.Error())
+		}
+	}
+	switch len(bad) {
+	case 0:
+		return nil
+	case 1:
+		return errors.New(bad[0])
+	}
+	return fmt.Errorf("%d inputs cannot be read: %s", len(bad), strings.Join(bad, "; "))
+}
+
+func checkInput(name string) error {
+	st, err := os.Stat(name)
+	if err != nil {
+		return pathErr(err)
+	}
+	if st.IsDir() {
+		return fmt.Errorf("%s is a directory", name)
+	}
+	if !st.Mode().IsRegular() {
+		return nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return pathErr(err)
+	}
+	return f.Close()
 }
 
 // totalSize returns the sum of the inputs' sizes, or -1 if any is unknown.
@@ -140,8 +186,11 @@ func (in input) displayName() string {
 	return in.name
 }
 
-// eachInput opens the inputs in turn and calls f with a line reader for each.
-func eachInput(ins []input, stdin io.Reader, f func(lr *lineReader) error) error {
+// eachInput opens the inputs in turn and calls f with a line reader for
+// each. An input that cannot be opened (or is a directory) is passed to
+// skip, when skip is not nil, and the others are read, as grep does;
+// without skip it ends the loop with its error.
+func eachInput(ins []input, stdin io.Reader, skip func(error), f func(lr *lineReader) error) error {
 	if stdin == nil {
 		stdin = strings.NewReader("")
 	}
@@ -150,8 +199,13 @@ func eachInput(ins []input, stdin io.Reader, f func(lr *lineReader) error) error
 		var file *os.File
 		if in.name != "-" {
 			var err error
-			if file, err = os.Open(in.name); err != nil {
-				return pathErr(err)
+			file, err = openInput(in.name)
+			if err != nil {
+				if skip == nil {
+					return err
+				}
+				skip(err)
+				continue
 			}
 			r = file
 		}
@@ -166,10 +220,26 @@ func eachInput(ins []input, stdin io.Reader, f func(lr *lineReader) error) error
 	return nil
 }
 
+// openInput opens an input for reading: a file, or a FIFO or device, whose
+// open may wait for a writer as for any program that reads it.
+func openInput(name string) (*os.File, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, pathErr(err)
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s is a directory", name)
+	}
+	return f, nil
+}
+
 // countLines counts the non-empty lines of a regular file in one fast pass,
 // reporting bytes read to p.
 func countLines(name string, p *progress) (int64, error) {
-	f, err := os.Open(name)
+	// Only regular files are counted: open without waiting, in case name
+	// became a FIFO since it was checked.
+	f, _, err := mem.OpenRegular(name)
 	if err != nil {
 		return 0, pathErr(err)
 	}
@@ -250,36 +320,58 @@ func (fs fieldSelector) key(line []byte) []byte {
 			line = line[j+1:]
 		}
 	}
-	for i := 1; ; i++ {
-		line = bytes.TrimLeft(line, " \t")
-		if len(line) == 0 {
+	// One pass over the bytes: bytes.TrimLeft and bytes.IndexAny build a
+	// byte set on every call, which made this 4x slower than the
+	// delimiter's bytes.IndexByte for field 7 of a log line.
+	i, n := 0, len(line)
+	for f := 1; ; f++ {
+		for i < n && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i == n {
 			return nil
 		}
-		j := bytes.IndexAny(line, " \t")
-		if i == fs.field {
-			if j < 0 {
-				return line
-			}
-			return line[:j]
+		start := i
+		for i < n && line[i] != ' ' && line[i] != '\t' {
+			i++
 		}
-		if j < 0 {
-			return nil
+		if f == fs.field {
+			return line[start:i]
 		}
-		line = line[j:]
 	}
 }
 
+// fieldValue is the -f flag: a field number, and whether it was given (so
+// that an explicit -f 0 is an error, not the whole line).
+type fieldValue struct {
+	n   int
+	set bool
+}
+
+func (v *fieldValue) String() string { return strconv.Itoa(v.n) }
+
+func (v *fieldValue) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return fmt.Errorf("%q is not a field number", s)
+	}
+	v.n, v.set = n, true
+	return nil
+}
+
 // addFieldFlags defines -f and -d on a command's flag set.
-func addFieldFlags(fs *flag.FlagSet) (field *int, delim *string) {
-	field = fs.Int("f", 0, "")
+func addFieldFlags(fs *flag.FlagSet) (field *fieldValue, delim *string) {
+	field = &fieldValue{}
+	fs.Var(field, "f", "")
 	delim = fs.String("d", "", "")
 	return field, delim
 }
 
 // fieldFlags validates -f and -d.
-func fieldFlags(field int, delim string) (fieldSelector, error) {
+func fieldFlags(fv fieldValue, delim string) (fieldSelector, error) {
+	field := fv.n
 	switch {
-	case field < 0:
+	case field < 0 || field == 0 && fv.set:
 		return fieldSelector{}, fmt.Errorf("-f %d: fields are numbered from 1", field)
 	case len(delim) > 1 && delim != `\t`:
 		return fieldSelector{}, fmt.Errorf("-d %q: the delimiter must be one byte", delim)

@@ -13,6 +13,10 @@ import (
 	"syscall"
 )
 
+// errReported is returned by a command that has already reported its
+// errors on stderr, one line each, and must only exit with status 2.
+var errReported = errors.New("errors reported")
+
 // Exit statuses, grep's convention: 0 success (for query: some line
 // selected), 1 nothing selected, 2 an error.
 const (
@@ -87,6 +91,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		if errors.Is(err, errHelp) {
 			io.WriteString(stdout, cmd.usage)
 			return exitOK
+		}
+		if errors.Is(err, errReported) {
+			return exitError
 		}
 		fmt.Fprintf(stderr, "sift %s: %s\n", cmd.name, oneLine(err))
 		if code == exitOK || code == exitNoMatch {

@@ -22,8 +22,9 @@ const (
 // progress is a meter on stderr, redrawn a few times a second by its own
 // goroutine from counters the worker updates with atomic adds. On a
 // terminal it rewrites one line in place; forced onto a file or pipe it
-// prints a line every few seconds. A nil *progress is valid and does
-// nothing, so workers call it unconditionally.
+// prints a line every few seconds and one with the final state of each
+// phase, so even a run shorter than the interval shows its progress. A nil
+// *progress is valid and does nothing, so workers call it unconditionally.
 type progress struct {
 	w        io.Writer
 	tty      bool
@@ -75,11 +76,13 @@ func (p *progress) loop() {
 	}
 }
 
-// phase switches the meter to a new stage of work, resetting its counters.
+// phase switches the meter to a new stage of work, resetting its counters
+// (on a file or pipe, after printing the final state of the stage before).
 func (p *progress) phase(label string, total int64) {
 	if p == nil {
 		return
 	}
+	p.drawFinal()
 	p.label.Store(&label)
 	p.total.Store(total)
 	p.bytes.Store(0)
@@ -101,7 +104,20 @@ func (p *progress) addKeys(n int64) {
 	}
 }
 
-func (p *progress) draw() {
+// drawFinal prints the current phase's final state on a file or pipe (a
+// terminal's line is redrawn in place and erased at the end instead).
+func (p *progress) drawFinal() {
+	if !p.tty && *p.label.Load() != "" {
+		p.drawLine(true)
+	}
+}
+
+func (p *progress) draw() { p.drawLine(false) }
+
+// drawLine draws the meter; final is the last draw of a phase, which gives
+// the rate however short the phase was (a running meter waits 0.1 s for a
+// meaningful one).
+func (p *progress) drawLine(final bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	elapsed := time.Since(p.start)
@@ -115,7 +131,7 @@ func (p *progress) draw() {
 	}
 	if keys > 0 {
 		fmt.Fprintf(&b, "  %s keys", countString(keys))
-		if s := elapsed.Seconds(); s > 0.1 {
+		if s := elapsed.Seconds(); s > 0.1 || final && s > 0 {
 			fmt.Fprintf(&b, "  %s keys/s", countString(int64(float64(keys)/s)))
 		}
 	}
@@ -136,14 +152,32 @@ func (p *progress) draw() {
 	}
 }
 
+// clearLine erases the meter's line on a terminal, so that a message can
+// be written on stderr; the meter redraws at its next tick.
+func (p *progress) clearLine() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && p.lastLen > 0 {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.lastLen))
+		p.lastLen = 0
+	}
+}
+
 // finish stops the meter and erases its line, so what follows on stderr
 // starts on a clean line. It may be called more than once.
 func (p *progress) finish() {
 	if p == nil {
 		return
 	}
-	p.stopOnce.Do(func() { close(p.stop) })
+	stopped := false
+	p.stopOnce.Do(func() { close(p.stop); stopped = true })
 	p.done.Wait()
+	if stopped {
+		p.drawFinal()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.tty && p.lastLen > 0 {

@@ -46,6 +46,11 @@ into memory. Lines are looked up in batches of 1024 with the filter's
 batch kernel; output is buffered but flushed whenever the input would block,
 so sift query works on live streams (tail -f).
 
+An INPUT that cannot be read is reported on stderr and skipped, and the
+others are read, as grep does; the exit status is then 2 (unless -q
+selected a line). FILE must be a regular file: a FIFO or a device is
+refused at once.
+
 Exit status, as grep's: 0 when a line was selected, 1 when none was, 2 on
 an error.
 `,
@@ -103,20 +108,34 @@ func runQuery(e *env) (int, error) {
 
 	out := bufio.NewWriterSize(e.stdout, 256<<10)
 	q := &querier{f: f, sel: sel, invert: *invert, countOnly: *countOnly, quiet: *quiet, out: out, p: p}
-	err = eachInput(ins, e.stdin, q.run)
+	// An input that cannot be opened is reported, in its turn, and the
+	// others are read (grep's behaviour); the status is 2 at the end.
+	skipped := 0
+	skip := func(err error) {
+		skipped++
+		out.Flush() // the lines selected so far come before the message
+		p.clearLine()
+		fmt.Fprintf(e.stderr, "sift query: %s\n", oneLine(err))
+	}
+	err = eachInput(ins, e.stdin, skip, q.run)
 	if errors.Is(err, errStop) {
 		err = nil
 	}
-	if err == nil && *countOnly {
+	if err == nil && *countOnly && !*quiet {
 		fmt.Fprintln(out, q.selected)
 	}
 	if ferr := out.Flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("writing output: %w", ferr)
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		return exitError, err
-	}
-	if q.selected == 0 {
+	case *quiet && q.selected > 0:
+		return exitOK, nil // grep -q: a selected line wins over errors
+	case skipped > 0:
+		// Already reported, each in its turn: exit 2 without another line.
+		return exitError, errReported
+	case q.selected == 0:
 		return exitNoMatch, nil
 	}
 	return exitOK, nil

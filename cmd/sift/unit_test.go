@@ -215,11 +215,11 @@ func TestFieldSelector(t *testing.T) {
 		f int
 		d string
 	}{{-1, ""}, {0, ","}, {1, "ab"}, {1, "\n"}} {
-		if _, err := fieldFlags(bad.f, bad.d); err == nil {
+		if _, err := fieldFlags(fieldValue{n: bad.f, set: bad.f != 0}, bad.d); err == nil {
 			t.Errorf("-f %d -d %q accepted", bad.f, bad.d)
 		}
 	}
-	if sel, err := fieldFlags(2, `\t`); err != nil || sel.delim != '\t' {
+	if sel, err := fieldFlags(fieldValue{n: 2, set: true}, `\t`); err != nil || sel.delim != '\t' {
 		t.Errorf(`-d \t: %v %v`, sel, err)
 	}
 }

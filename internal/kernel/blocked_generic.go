@@ -1,6 +1,10 @@
 package kernel
 
-import "runtime"
+import (
+	"runtime"
+
+	"github.com/sift-go/sift"
+)
 
 // chunk is how many block indexes the generic batch kernels compute before
 // touching memory, so the loads of one chunk are independent and overlap.
@@ -94,13 +98,38 @@ func BlockedContains1Generic(blocks []Block, k int, h uint64) bool {
 	return blockedContains1Go(&BlockedTable{blocks, k}, h)
 }
 
+// ErrNoBlocks is what the single-key calls panic with on an empty block
+// array: that of a closed filter, or of a zero value no constructor or
+// decoder made. It wraps sift.ErrClosed and reads as package blocked's
+// own panics for that misuse do.
+var ErrNoBlocks error = noBlocks{}
+
+type noBlocks struct{}
+
+func (noBlocks) Error() string {
+	return "blocked: use of a closed filter, or of a zero value never made by a constructor, UnmarshalBinary or ReadFrom"
+}
+
+func (noBlocks) Unwrap() error { return sift.ErrClosed }
+
+// blockOf returns the index of h's block in bs, and panics with ErrNoBlocks
+// if bs is empty. Its check replaces the bounds check of bs[i] (i <
+// len(bs) for every nonempty bs), so it costs the probe nothing.
+func blockOf(bs []Block, h uint64) uint64 {
+	i := (h >> 32) * uint64(len(bs)) >> 32
+	if i >= uint64(len(bs)) {
+		panic(ErrNoBlocks)
+	}
+	return i
+}
+
 // blockedContains1Go is BlockedContains1Generic taking a *BlockedTable: the
 // single-key probe where there is no assembly, and where the amd64 kernel
 // jumps when it does not run (the arguments are the kernel's). It keeps t
 // alive to its end (see BlockedContains1).
 func blockedContains1Go(t *BlockedTable, h uint64) bool {
 	bs, k := t.Blocks, t.K
-	b := &bs[(h>>32)*uint64(len(bs))>>32]
+	b := &bs[blockOf(bs, h)]
 	x := uint32(h)
 	acc := uint64(1)
 	switch k {
@@ -166,7 +195,7 @@ func BlockedAdd1Generic(blocks []Block, k int, h uint64) {
 // blockedContains1Go).
 func blockedAdd1Go(t *BlockedTable, h uint64) {
 	bs, k := t.Blocks, t.K
-	b := &bs[(h>>32)*uint64(len(bs))>>32]
+	b := &bs[blockOf(bs, h)]
 	x := uint32(h)
 	switch k {
 	case 16:

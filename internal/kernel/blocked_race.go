@@ -23,9 +23,10 @@ func raceBlockedContains(blocks []Block, hs []uint64, out []bool) {
 }
 
 // raceBlocked1 reports the one block a single-key kernel reads (or, for an
-// insert, writes). An empty t.Blocks panics here, as the kernel would.
+// insert, writes). An empty t.Blocks panics here with ErrNoBlocks, as the
+// kernel would.
 func raceBlocked1(t *BlockedTable, h uint64, write bool) {
-	b := &t.Blocks[BlockIndex(h, uint64(len(t.Blocks)))]
+	b := &t.Blocks[blockOf(t.Blocks, h)]
 	if write {
 		runtime.RaceWriteRange(unsafe.Pointer(b), BlockBytes)
 	} else {

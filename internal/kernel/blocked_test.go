@@ -548,8 +548,8 @@ func TestBlocked1Empty(t *testing.T) {
 			} {
 				func() {
 					defer func() {
-						if recover() == nil {
-							t.Errorf("%s on an empty filter, k=%d: no panic", name, k)
+						if v := recover(); v != kernel.ErrNoBlocks {
+							t.Errorf("%s on an empty filter, k=%d: panicked with %v, want kernel.ErrNoBlocks", name, k, v)
 						}
 					}()
 					call()

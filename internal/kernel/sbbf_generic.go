@@ -85,6 +85,17 @@ func SBBFAdd1Generic(blocks []SBBFBlock, h uint64) {
 	sbbfAdd1Go(&blocks, h)
 }
 
+// sbbfBlockOf is blockOf for split blocks: h's block index, or a panic
+// with ErrNoBlocks (a closed or zero filter) for an empty bs, a check that
+// replaces the index's bounds check.
+func sbbfBlockOf(bs []SBBFBlock, h uint64) uint64 {
+	i := (h >> 32) * uint64(len(bs)) >> 32
+	if i >= uint64(len(bs)) {
+		panic(ErrNoBlocks)
+	}
+	return i
+}
+
 // sbbfContains1Go is the single-key probe where there is no assembly, and
 // where the amd64 kernels jump when they do not run (the arguments are the
 // kernels'). It keeps t alive to its end (see SBBFContains1). The probe is
@@ -92,7 +103,7 @@ func SBBFAdd1Generic(blocks []SBBFBlock, h uint64) {
 // 92 of 80), and a second call per key would cost more than the probe.
 func sbbfContains1Go(t *[]SBBFBlock, h uint64) bool {
 	bs := *t
-	b := &bs[BlockIndex(h, uint64(len(bs)))]
+	b := &bs[sbbfBlockOf(bs, h)]
 	x := uint32(h)
 	hit := b[0]>>(x*SBBFSalt0>>27)&
 		(b[1]>>(x*SBBFSalt1>>27))&
@@ -110,7 +121,7 @@ func sbbfContains1Go(t *[]SBBFBlock, h uint64) bool {
 // reason.
 func sbbfAdd1Go(t *[]SBBFBlock, h uint64) {
 	bs := *t
-	b := &bs[BlockIndex(h, uint64(len(bs)))]
+	b := &bs[sbbfBlockOf(bs, h)]
 	x := uint32(h)
 	b[0] |= 1 << (x * SBBFSalt0 >> 27)
 	b[1] |= 1 << (x * SBBFSalt1 >> 27)

@@ -1,10 +1,17 @@
 package mem
 
 import (
+	"errors"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/sift-go/sift"
 )
 
 func TestAligned(t *testing.T) {
@@ -20,11 +27,17 @@ func TestAligned(t *testing.T) {
 	}
 }
 
-func TestAllocWords(t *testing.T) {
-	for _, n := range []int{1, 1000, HugeThreshold / 8, HugeThreshold/8 + 3} {
-		w, r := AllocWords(n)
-		if len(w) != n || uintptr(unsafe.Pointer(&w[0]))%Align != 0 {
+func TestAlloc(t *testing.T) {
+	for _, n := range []int{0, 1, 1000, HugeThreshold / 8, HugeThreshold/8 + 3} {
+		w, r, err := Alloc(n)
+		if err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		if len(w) != n || n > 0 && uintptr(unsafe.Pointer(&w[0]))%Align != 0 {
 			t.Fatalf("n=%d: len %d, misaligned", n, len(w))
+		}
+		if big := n*8 >= HugeThreshold; big != r.Mapped() && canMap {
+			t.Errorf("n=%d: mapped %v", n, r.Mapped())
 		}
 		for i := range w {
 			if w[i] != 0 {
@@ -32,7 +45,7 @@ func TestAllocWords(t *testing.T) {
 			}
 			w[i] = uint64(i)
 		}
-		if w[n-1] != uint64(n-1) {
+		if n > 0 && w[n-1] != uint64(n-1) {
 			t.Fatal("write lost")
 		}
 		if err := r.Free(); err != nil {
@@ -40,6 +53,28 @@ func TestAllocWords(t *testing.T) {
 		}
 		if err := r.Free(); err != nil {
 			t.Fatal("second Free:", err)
+		}
+	}
+}
+
+// TestAllocTooLarge asks for sizes no machine or address space has: each
+// is an error wrapping sift.ErrTooLarge, with no package prefix, never a
+// crash (before, a refused mapping fell back to the Go heap, whose
+// refusal ends the process).
+func TestAllocTooLarge(t *testing.T) {
+	sizes := []int{-1, math.MaxInt, math.MaxInt/8 + 1}
+	if m := MachineMemory(); m != 0 && m/8+1 < math.MaxInt/8 {
+		sizes = append(sizes, int(m/8+1)) // more than RAM and swap
+	}
+	for _, n := range sizes {
+		w, r, err := Alloc(n)
+		if err == nil {
+			r.Free()
+			t.Errorf("Alloc(%d): %d words, no error", n, len(w))
+			continue
+		}
+		if !errors.Is(err, sift.ErrTooLarge) || strings.HasPrefix(err.Error(), "sift: ") {
+			t.Errorf("Alloc(%d): %v", n, err)
 		}
 	}
 }
@@ -66,10 +101,33 @@ func TestMapFile(t *testing.T) {
 	if b, r, err := MapFile(empty); err != nil || len(b) != 0 || r.Mapped() {
 		t.Fatalf("empty file: %v %d %v", err, len(b), r.Mapped())
 	}
-	if _, _, err := MapFile(filepath.Join(dir, "missing")); err == nil {
-		t.Fatal("missing file: no error")
+	if _, _, err := MapFile(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
 	}
-	if _, _, err := MapFile(dir); err == nil {
-		t.Fatal("directory: no error")
+	_, _, err = MapFile(dir)
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "not a regular file (a directory)") {
+		t.Fatalf("directory: %v", err)
 	}
+	if runtime.GOOS != "windows" {
+		if _, _, err := MapFile(os.DevNull); !errors.As(err, &pe) || !strings.Contains(err.Error(), "not a regular file (a device)") {
+			t.Fatalf("%s: %v", os.DevNull, err)
+		}
+	}
+}
+
+// TestAllocWordsPanics: AllocWords, for benchmarks, panics with Alloc's
+// error instead of returning it.
+func TestAllocWordsPanics(t *testing.T) {
+	w, r := AllocWords(HugeThreshold/8 + 1)
+	if len(w) != HugeThreshold/8+1 {
+		t.Fatal(len(w))
+	}
+	r.Free()
+	defer func() {
+		if err, ok := recover().(error); !ok || !errors.Is(err, sift.ErrTooLarge) {
+			t.Fatalf("recovered %v", err)
+		}
+	}()
+	AllocWords(-1)
 }

@@ -25,17 +25,47 @@ import java.util.List;
 public final class GuavaVectors {
     // ---- deterministic randomness --------------------------------------------
 
-    private static long state = 0x5EED5EED5EED5EEDL;
+    // SplitMix64.
+    static final class SplitMix {
+        private long state;
+
+        SplitMix(long seed) {
+            state = seed;
+        }
+
+        long next() {
+            long z = (state += 0x9E3779B97F4A7C15L);
+            z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+            z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+            return z ^ (z >>> 31);
+        }
+
+        int nextInt(int bound) {
+            return (int) Long.remainderUnsigned(next(), bound);
+        }
+    }
+
+    private static final SplitMix rng = new SplitMix(0x5EED5EED5EED5EEDL);
+
+    // A second stream for the sections added after the first release of
+    // this file (the chars funnel, UTF-8 decoding, StrictMath.pow, the
+    // statistics sweep), so that the older sections keep their inputs.
+    private static final SplitMix rng2 = new SplitMix(0x0C4A25C4A25C4A25L);
 
     private static long next() {
-        long z = (state += 0x9E3779B97F4A7C15L);
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
+        return rng.next();
     }
 
     private static int nextInt(int bound) {
-        return (int) Long.remainderUnsigned(next(), bound);
+        return rng.nextInt(bound);
+    }
+
+    private static long next2() {
+        return rng2.next();
+    }
+
+    private static int nextInt2(int bound) {
+        return rng2.nextInt(bound);
     }
 
     // ---- JSON output ----------------------------------------------------------
@@ -70,6 +100,17 @@ public final class GuavaVectors {
             }
         }
         return b.append('"').toString();
+    }
+
+    // units spells a Java String as its UTF-16 code units, four hex digits
+    // each (most significant first), so that unpaired surrogates survive
+    // (JSON parsers replace them).
+    private static String units(String s) {
+        StringBuilder b = new StringBuilder(4 * s.length());
+        for (int i = 0; i < s.length(); i++) {
+            b.append(String.format("%04x", (int) s.charAt(i)));
+        }
+        return b.toString();
     }
 
     private static String bits(boolean[] v) {
@@ -140,6 +181,55 @@ public final class GuavaVectors {
                 }
             }
             ks.add(s, quote(s));
+        }
+        return ks;
+    }
+
+    // Strings for Funnels.unencodedCharsFunnel(): text, surrogate pairs,
+    // unpaired and reversed surrogates (which a Java String may hold), and
+    // lengths around murmur3's 8-char blocks.
+    static final String[] CHAR_WORDS = {
+        "", "a", "hello", "Grüße", "日本語", "😀", "a😀b", "𝄞 clef", "\u0000nul", "\uffff\ufffe\ufeff",
+        "\ud800", "\udc00", "x\ud83d", "\ude00y", "\udc00\ud800", "\ud83d\ude00\ud83d", "1234567", "12345678",
+        "123456789", "0123456789abcdef", "0123456789abcdefg", "ascii then ü", "üüüüüüüüü", "😀😀😀😀😀",
+    };
+
+    // randomChars returns up to maxLen code units: mostly ASCII, some other
+    // BMP characters, surrogate pairs, and now and then a lone surrogate.
+    static String randomChars(int maxLen) {
+        int len = nextInt2(maxLen + 1);
+        StringBuilder b = new StringBuilder();
+        while (b.length() < len) {
+            int kind = nextInt2(20);
+            if (kind < 10) {
+                b.append((char) (0x20 + nextInt2(0x5f)));
+            } else if (kind < 15) {
+                char c = (char) (0x80 + nextInt2(0xff80));
+                b.append(Character.isSurrogate(c) ? '\u00e9' : c);
+            } else if (kind < 19) {
+                b.appendCodePoint(0x10000 + nextInt2(0x100000));
+            } else {
+                b.append((char) (0xd800 + nextInt2(0x800)));
+            }
+        }
+        return b.toString();
+    }
+
+    static KeySet charKeys() {
+        KeySet ks = new KeySet("chars", Funnels.unencodedCharsFunnel());
+        for (int i = 0; i < PRESENT + ABSENT; i++) {
+            String s;
+            if (i < CHAR_WORDS.length) {
+                s = CHAR_WORDS[i];
+            } else {
+                switch (i % 4) {
+                    case 0: s = "key-" + i; break;
+                    case 1: s = randomChars(12); break;
+                    case 2: s = "user:" + nextInt2(1000000) + "@example.com"; break;
+                    default: s = CHAR_WORDS[nextInt2(CHAR_WORDS.length)] + "/" + randomChars(6); break;
+                }
+            }
+            ks.add(s, quote(units(s)));
         }
         return ks;
     }
@@ -231,6 +321,33 @@ public final class GuavaVectors {
         for (String s : WORDS) {
             HashCode h = Hashing.murmur3_128().hashString(s, StandardCharsets.UTF_8);
             rows.add("{\"funnel\":\"string\",\"key\":" + quote(s) + ",\"hash\":" + quote(hex(h.asBytes())) + "}");
+        }
+        List<String> charKeys = new ArrayList<>(java.util.Arrays.asList(CHAR_WORDS));
+        for (int len = 0; len <= 24; len++) {
+            // Every tail length, with random units.
+            StringBuilder b = new StringBuilder();
+            for (int j = 0; j < len; j++) {
+                b.append((char) next2());
+            }
+            charKeys.add(b.toString());
+        }
+        for (String s : charKeys) {
+            HashCode h = Hashing.murmur3_128().hashObject(s, Funnels.unencodedCharsFunnel());
+            // The funnel puts each char as two little-endian bytes, whatever
+            // the string holds; check that claim against Guava itself.
+            byte[] le = new byte[2 * s.length()];
+            for (int j = 0; j < s.length(); j++) {
+                le[2 * j] = (byte) s.charAt(j);
+                le[2 * j + 1] = (byte) (s.charAt(j) >>> 8);
+            }
+            if (!h.equals(Hashing.murmur3_128().hashBytes(le)) || !h.equals(Hashing.murmur3_128().hashUnencodedChars(s))) {
+                throw new IllegalStateException("unencodedCharsFunnel is not UTF-16LE for " + units(s));
+            }
+            boolean wellFormed = s.codePoints().noneMatch(cp -> cp >= 0xd800 && cp <= 0xdfff);
+            if (wellFormed && !h.equals(Hashing.murmur3_128().hashBytes(s.getBytes(StandardCharsets.UTF_16LE)))) {
+                throw new IllegalStateException("unencodedCharsFunnel differs from UTF_16LE for " + units(s));
+            }
+            rows.add("{\"funnel\":\"chars\",\"key\":" + quote(units(s)) + ",\"hash\":" + quote(hex(h.asBytes())) + "}");
         }
         for (long v : EDGE_LONGS) {
             HashCode h = Hashing.murmur3_128().hashLong(v);
@@ -470,14 +587,212 @@ public final class GuavaVectors {
             long bitCount = Long.remainderUnsigned(next(), bitSize + 1);
             int k = 1 + nextInt(255);
             double x = (double) bitCount / bitSize;
-            rows.add("[" + quote(hexLong(Double.doubleToRawLongBits(x))) + "," + k + "," + quote(hexLong(Double.doubleToRawLongBits(Math.pow(x, k)))) + "]");
+            double p = Math.pow(x, k);
+            checkStrictPow(x, k, p);
+            rows.add("[" + quote(hexLong(Double.doubleToRawLongBits(x))) + "," + k + "," + quote(hexLong(Double.doubleToRawLongBits(p))) + "]");
         }
         out.append(String.join(",\n", rows)).append("\n]");
     }
 
+    // checkStrictPow stops the generator unless Math.pow returned what
+    // StrictMath.pow returns, as it does on HotSpot for aarch64, and on
+    // x86-64 only with the intrinsic disabled (gen.sh does that): HotSpot's
+    // x86-64 intrinsic differs in the last bit for about one (x, k) in ten.
+    static void checkStrictPow(double x, double y, double mathPow) {
+        if (Double.doubleToRawLongBits(mathPow) != Double.doubleToRawLongBits(StrictMath.pow(x, y))) {
+            throw new IllegalStateException("Math.pow(" + x + ", " + y + ") is not StrictMath.pow: run through gen.sh, "
+                    + "which disables HotSpot's pow intrinsic");
+        }
+    }
+
+    // strictPow records StrictMath.pow (fdlibm's e_pow.c) on special and
+    // random arguments, beyond the (fraction, k) pairs expectedFpp passes it.
+    static void strictPow() {
+        double[] special = {0.0, -0.0, 1.0, -1.0, 2.0, 0.5, -0.5, -3.0, Double.POSITIVE_INFINITY,
+            Double.NEGATIVE_INFINITY, Double.NaN, Double.MIN_VALUE, -Double.MAX_VALUE, 0x1.0p53,
+            0x1.00000ffffffffp31, 0x1.000010p31, Math.nextDown(1.0), 0x1.fffff0p-1, -1075.0, 0.7};
+        List<double[]> args = new ArrayList<>();
+        for (double x : special) {
+            for (double y : special) {
+                args.add(new double[] {x, y});
+            }
+        }
+        for (int i = 0; i < 200; i++) {
+            double x, y;
+            switch (i % 5) {
+                case 0: // anything
+                    x = Double.longBitsToDouble(next2());
+                    y = Double.longBitsToDouble(next2());
+                    break;
+                case 1: // moderate powers of moderate numbers, either sign
+                    x = (nextInt2(2000001) - 1000000) / 1000.0;
+                    y = (nextInt2(4001) - 2000) / 16.0;
+                    break;
+                case 2: // x near 1, huge y
+                    x = 1 + (nextInt2(2001) - 1000) * 0x1.0p-30;
+                    y = (nextInt2(2) * 2 - 1) * Math.scalb(1.0 + nextInt2(1 << 20) * 0x1.0p-20, 20 + nextInt2(40));
+                    break;
+                case 3: // subnormal x
+                    x = Double.longBitsToDouble(next2() & 0x800fffffffffffffL);
+                    y = (nextInt2(401) - 200) / 100.0;
+                    break;
+                default: // results near overflow and underflow
+                    x = 1 + nextInt2(1 << 30) * 0x1.0p-30;
+                    y = (nextInt2(2) * 2 - 1) * (1070 + nextInt2(10)) / (StrictMath.log(x) / StrictMath.log(2));
+                    break;
+            }
+            args.add(new double[] {x, y});
+        }
+        out.append("\"strictPow\":[\n");
+        List<String> rows = new ArrayList<>();
+        for (double[] a : args) {
+            double p = StrictMath.pow(a[0], a[1]);
+            rows.add("[" + quote(hexLong(Double.doubleToRawLongBits(a[0]))) + "," + quote(hexLong(Double.doubleToRawLongBits(a[1])))
+                    + "," + quote(hexLong(Double.doubleToRawLongBits(p))) + "]");
+        }
+        out.append(String.join(",\n", rows)).append("\n]");
+    }
+
+    // utf8 records the String Java decodes from byte sequences that are not
+    // all valid UTF-8: every sequence of one or two bytes from a set of
+    // representatives of each kind of byte, every three-byte sequence from a
+    // smaller set, and random mixtures of text and stray bytes. Each row is
+    // the input in hex and the String's code units (as units() spells them).
+    static void utf8() throws Exception {
+        int[] reps = {0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1,
+            0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff};
+        int[] reps3 = {0x41, 0x80, 0x90, 0xa0, 0xc2, 0xe0, 0xed, 0xf0, 0xf4};
+        List<byte[]> inputs = new ArrayList<>();
+        for (int a : reps) {
+            inputs.add(new byte[] {(byte) a});
+        }
+        for (int a : reps) {
+            for (int b : reps) {
+                inputs.add(new byte[] {(byte) a, (byte) b});
+            }
+        }
+        for (int a : reps3) {
+            for (int b : reps3) {
+                for (int c : reps3) {
+                    inputs.add(new byte[] {(byte) a, (byte) b, (byte) c});
+                }
+            }
+        }
+        String[] pieces = {"a", "é", "日", "😀", "\u07ff", "\u0800", "\uffff", "\ud7ff", "\ue000", "\udbff\udfff"};
+        for (int i = 0; i < 150; i++) {
+            java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+            for (int n = nextInt2(8); n >= 0; n--) {
+                if (nextInt2(3) == 0) {
+                    b.write(0x80 + nextInt2(0x80)); // a stray byte >= 0x80
+                } else if (nextInt2(4) == 0) {
+                    // a truncated or broken multi-byte sequence
+                    byte[] p = pieces[nextInt2(pieces.length)].getBytes(StandardCharsets.UTF_8);
+                    b.write(p, 0, Math.max(1, nextInt2(p.length)));
+                } else {
+                    b.writeBytes(pieces[nextInt2(pieces.length)].getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            inputs.add(b.toByteArray());
+        }
+        out.append("\"utf8\":[\n");
+        List<String> rows = new ArrayList<>();
+        for (byte[] in : inputs) {
+            String s = new String(in, StandardCharsets.UTF_8);
+            // A replacing CharsetDecoder must agree with the String constructor.
+            String viaDecoder = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(java.nio.charset.CodingErrorAction.REPLACE)
+                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPLACE)
+                    .decode(ByteBuffer.wrap(in)).toString();
+            if (!s.equals(viaDecoder)) {
+                throw new IllegalStateException("String and CharsetDecoder disagree on " + hex(in));
+            }
+            rows.add("[" + quote(hex(in)) + "," + quote(units(s)) + "]");
+        }
+        out.append(String.join(",\n", rows)).append("\n]");
+    }
+
+    // The statistics sweep: for small filters, every bit count from empty to
+    // full, at every number of hash functions, through real BloomFilter
+    // objects (read from streams whose lowest bitCount bits are set; the
+    // strategy alternates with k, and neither it nor the bits' positions
+    // enter the statistics).
+    static final int[] SWEEP_WORDS = {1, 2, 3, 4, 5, 6, 7, 8, 16, 32};
+    static final int[] SWEEP_LISTED_K = {1, 2, 3, 4, 5, 7, 10, 20, 64, 255};
+
+    static BloomFilter<byte[]> withBitCount(int words, int k, int bitCount) throws IOException {
+        ByteBuffer bb = ByteBuffer.allocate(6 + 8 * words);
+        bb.put((byte) (k % 2)).put((byte) k).putInt(words);
+        for (int w = 0; w < words; w++) {
+            int n = Math.max(0, Math.min(64, bitCount - 64 * w));
+            bb.putLong(n == 64 ? -1L : (1L << n) - 1);
+        }
+        return BloomFilter.readFrom(new ByteArrayInputStream(bb.array()), Funnels.byteArrayFunnel());
+    }
+
+    // approx is approximateElementCount, with Long.MAX_VALUE (what sift
+    // returns) where Guava throws ArithmeticException, which it must do only
+    // for a full filter.
+    static long approx(BloomFilter<?> f, boolean full) {
+        try {
+            long a = f.approximateElementCount();
+            if (full) {
+                throw new IllegalStateException("approximateElementCount of a full filter returned " + a);
+            }
+            return a;
+        } catch (ArithmeticException e) {
+            if (!full) {
+                throw e;
+            }
+            return Long.MAX_VALUE;
+        }
+    }
+
+    // sweep writes, for each size and k, the first 8 bytes of the SHA-256 of
+    // the sequence of (expectedFpp's raw bits, approximateElementCount) as
+    // big-endian longs over bitCount = 0..bitSize, and for the 64-bit filter
+    // and a few k the values themselves.
+    static void sweep() throws Exception {
+        out.append("\"sweep\":[\n");
+        List<String> rows = new ArrayList<>();
+        for (int words : SWEEP_WORDS) {
+            int bitSize = 64 * words;
+            StringBuilder digests = new StringBuilder();
+            for (int k = 1; k <= 255; k++) {
+                java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+                StringBuilder fpps = new StringBuilder();
+                List<String> counts = new ArrayList<>();
+                for (int c = 0; c <= bitSize; c++) {
+                    BloomFilter<byte[]> f = withBitCount(words, k, c);
+                    double e = f.expectedFpp();
+                    checkStrictPow((double) c / bitSize, k, e);
+                    long a = approx(f, c == bitSize);
+                    md.update(ByteBuffer.allocate(16).putLong(Double.doubleToRawLongBits(e)).putLong(a).array());
+                    fpps.append(hexLong(Double.doubleToRawLongBits(e)));
+                    counts.add(Long.toString(a));
+                }
+                digests.append(hex(java.util.Arrays.copyOf(md.digest(), 8)));
+                if (words == 1 && contains(SWEEP_LISTED_K, k)) {
+                    rows.add("{\"bitSize\":" + bitSize + ",\"k\":" + k + ",\"expectedFppBits\":" + quote(fpps.toString())
+                            + ",\"approximateElementCounts\":" + quote(String.join(",", counts)) + "}");
+                }
+            }
+            rows.add("{\"bitSize\":" + bitSize + ",\"digests\":" + quote(digests.toString()) + "}");
+        }
+        out.append(String.join(",\n", rows)).append("\n]");
+    }
+
+    static boolean contains(int[] a, int x) {
+        for (int v : a) {
+            if (v == x) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public static void main(String[] args) throws Exception {
         String guavaVersion = args.length > 0 ? args[0] : "unknown";
-        KeySet[] sets = {bytesKeys(), stringKeys(), longKeys(), intKeys()};
+        KeySet[] sets = {bytesKeys(), stringKeys(), longKeys(), intKeys(), charKeys()};
 
         out.append("{\n\"generator\":\"classic/testdata/guava/gen.sh\",\n");
         out.append("\"guava\":").append(quote(guavaVersion)).append(",\n");
@@ -500,6 +815,12 @@ public final class GuavaVectors {
             small.put(sets[0].keys.get(i));
         }
         decode(serialize(small));
+        out.append(",\n");
+        strictPow();
+        out.append(",\n");
+        utf8();
+        out.append(",\n");
+        sweep();
         out.append("\n}\n");
 
         PrintStream ps = new PrintStream(System.out, false, StandardCharsets.US_ASCII);

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package mem
+
+// MachineMemory returns 0: unknown here, so Alloc leaves the decision
+// to the mapping call (see the package documentation).
+func MachineMemory() uint64 { return 0 }
