@@ -13,7 +13,7 @@ import (
 var buildCmd = &command{
 	name:    "build",
 	summary: "build a filter from newline-delimited keys",
-	usage: `usage: sift build [-kind blocked|cuckoo|classic] [-guava] [-n N] [-fpp P] [-seed S]
+	usage: `usage: sift build [-kind blocked|cuckoo|classic|sbbf] [-guava] [-n N] [-fpp P] [-seed S]
                   [-bits 8|16] [-f N [-d C]] -o FILE [INPUT...]
 
 Reads keys, one per line, from the INPUT files in order (standard input when
@@ -28,7 +28,10 @@ anything, naming every such INPUT: it never writes a filter without them.
   -kind K     blocked (default): cache-line blocked Bloom filter, fastest;
               cuckoo: 4-way bucket cuckoo filter, smaller below ~0.07% FPR;
               classic: Bloom filter bit-compatible with Guava's BloomFilter
-              (murmur3, Guava's sizing; slower, for interoperability)
+              (murmur3, Guava's sizing; slower, for interoperability);
+              sbbf: Parquet's split-block Bloom filter, each line hashed as
+              a BYTE_ARRAY value (XXH64), bit for bit what Parquet writers
+              put in a string column's filter at that size
   -guava      write the classic filter in Guava's own stream format, which
               Java's BloomFilter.readFrom reads (with a byte-array or UTF-8
               string funnel); implies -kind classic. That format has no
@@ -48,7 +51,8 @@ anything, naming every such INPUT: it never writes a filter without them.
               are accepted)
   -seed S     hash seed: decimal, 0x-hex, or "random" (default 0). Use a
               random seed when the keys or queries come from untrusted
-              parties. Not with -kind classic, which hashes as Guava does
+              parties. Not with -kind classic, which hashes as Guava does,
+              nor -kind sbbf, which hashes as Parquet does
   -bits F     cuckoo fingerprint bits, 8 or 16 (default: the smallest that
               meets -fpp: 8 for -fpp >= 0.03, else 16)
   -f N        the key is field N (from 1) of each line, as in sift query;

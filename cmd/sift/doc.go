@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	sift build [-kind blocked|cuckoo|classic] [-guava] [-n N] [-fpp P] [-seed S] [-bits 8|16] [-f N [-d C]] -o FILE [INPUT...]
+//	sift build [-kind blocked|cuckoo|classic|sbbf] [-guava] [-n N] [-fpp P] [-seed S] [-bits 8|16] [-f N [-d C]] -o FILE [INPUT...]
 //	sift query [-v] [-c] [-q] [-f N [-d C]] [-kind K | -guava] FILE [INPUT...]
 //	sift info [-kind K | -guava] FILE...
 //	sift bench [-n N] [-fpp P] [-kind blocked|cuckoo|classic|all] [-seed S] [-probes M]
@@ -36,7 +36,11 @@
 // below about 0.07%. -kind classic makes a Bloom filter bit-compatible with
 // Guava's BloomFilter, in sift's format or, with -guava, in Guava's own
 // stream format for Java's BloomFilter.readFrom (query -guava and info
-// -guava read that format back).
+// -guava read that format back). -kind sbbf makes Parquet's split-block
+// Bloom filter (package blocked's SplitBlock), each line hashed as a Parquet
+// BYTE_ARRAY value: bit for bit the filter a Parquet writer builds for a
+// string column holding those values at that size (sift's format holds its
+// Parquet bitset; -seed does not apply).
 //
 // The filter is sized for -n keys at false-positive rate -fpp (default
 // 0.01). Without -n, when every input is a regular file, build counts the
@@ -79,7 +83,7 @@
 //
 //	zcat access.log.gz | sift query -f 7 blocklist.sift | exact-check
 //
-// The filter file is mapped read-only (blocked and cuckoo: zero copy, the
+// The filter file is mapped read-only (blocked, cuckoo and sbbf: zero copy, the
 // checksum verified once at open) and lines are looked up in batches of 1024
 // through the filters' batch kernels. query and info also read the other
 // kinds of sift's file format into memory: scalable, and the classic

@@ -81,7 +81,7 @@ func runInfo(e *env) (int, error) {
 // kindNamesAll lists every kind of the file format.
 func kindNamesAll() []string {
 	var names []string
-	for k := format.KindBlocked; k <= format.KindClassic; k++ {
+	for k := format.KindBlocked; k <= format.MaxKind; k++ {
 		names = append(names, k.String())
 	}
 	return names

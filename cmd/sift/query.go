@@ -33,14 +33,14 @@ selected (and always selected with -v).
             with fewer fields have an empty key
   -d C      field delimiter for -f
   -kind K   fail unless FILE holds a filter of kind K (blocked, cuckoo,
-            scalable, classic, counting)
+            scalable, classic, counting, sbbf)
   -guava    FILE is a Guava BloomFilter in Guava's stream format (as Java's
             BloomFilter.writeTo or sift build -guava write it), whose keys
             were put with a byte-array or UTF-8 string funnel
   -progress show progress on stderr even when it is not a terminal
 
 FILE is mapped read-only (no copy, no parsing beyond the header and the
-checksum pass) when it holds a blocked or cuckoo filter; the other kinds
+checksum pass) when it holds a blocked, cuckoo or sbbf filter; the other kinds
 (scalable, and classic and counting files written by the library) are read
 into memory. Lines are looked up in batches of 1024 with the filter's
 batch kernel; output is buffered but flushed whenever the input would block,
