@@ -497,7 +497,12 @@ func (s *fillStats) count() uint64 {
 	if s.blocks == 0 {
 		return 0
 	}
-	e := estimateCount(s.set, s.blocks, s.k)
+	return roundCount(estimateCount(s.set, s.blocks, s.k))
+}
+
+// roundCount rounds an estimated key count, math.MaxUint64 for a full
+// filter's +Inf.
+func roundCount(e float64) uint64 {
 	if e >= math.MaxUint64 {
 		return math.MaxUint64
 	}

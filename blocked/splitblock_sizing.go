@@ -225,11 +225,7 @@ func (s *splitBlockFill) count() uint64 {
 	if s.blocks == 0 {
 		return 0
 	}
-	e := splitBlockEstimate(s.set, s.blocks)
-	if e >= math.MaxUint64 {
-		return math.MaxUint64
-	}
-	return uint64(math.Round(e))
+	return roundCount(splitBlockEstimate(s.set, s.blocks))
 }
 
 func (s *splitBlockFill) fpr() float64 {

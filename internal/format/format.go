@@ -269,7 +269,7 @@ func Decode(b []byte, want Kind, opt Options) (h Header, payload []byte, n int, 
 // stays in the runtime's 16 KiB size class: with 64 KiB the allocation
 // (64 KiB + 63) rounded up to the 72 KiB class, past the 64 KiB plus a
 // multiple of the input that the fuzz tests allow a decode of a short
-// input claiming a large payload (TestReadFirstChunk).
+// input claiming a large payload (TestReadBoundedMemory).
 const firstChunk = 16<<10 - mem.Align
 
 // Read reads one complete encoding from r: exactly the header, padding and

@@ -160,7 +160,10 @@ func TestForgedHeaders(t *testing.T) {
 }
 
 // TestReadBoundedMemory: a header claiming 2^40 bytes over a short stream
-// must not allocate anywhere near that.
+// must not allocate anywhere near that: one first chunk, well inside the
+// 64 KiB that the fuzz tests allow a decode of a short input, size-class
+// rounding included (a 64 KiB first chunk, 64 KiB + 63 bytes aligned,
+// took 72 KiB).
 func TestReadBoundedMemory(t *testing.T) {
 	h, p := sample(64)
 	bad := forge(Encode(h, p), func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<40) })
@@ -172,7 +175,7 @@ func TestReadBoundedMemory(t *testing.T) {
 	if !errors.Is(err, sift.ErrTruncated) {
 		t.Fatal(err)
 	}
-	if d := after.TotalAlloc - before.TotalAlloc; d > 256<<10 {
+	if d := after.TotalAlloc - before.TotalAlloc; d > 32<<10 {
 		t.Fatalf("Read allocated %d bytes for a 192-byte input", d)
 	}
 }
@@ -273,25 +276,5 @@ func TestKinds(t *testing.T) {
 	}
 	if KindSplitBlock.String() != "sbbf" || HashXXH64.String() != "xxh64" {
 		t.Error("names")
-	}
-}
-
-// TestReadFirstChunk: a header claiming a large payload over a short
-// stream costs one first chunk, well inside 64 KiB (the bound the fuzz
-// decoders hold every decode of a short input to), size-class rounding
-// included.
-func TestReadFirstChunk(t *testing.T) {
-	h, p := sample(64)
-	bad := forge(Encode(h, p), func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<30) })
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	_, _, _, err := Read(bytes.NewReader(bad), 0, Options{})
-	runtime.ReadMemStats(&after)
-	if !errors.Is(err, sift.ErrTruncated) {
-		t.Fatal(err)
-	}
-	if d := after.TotalAlloc - before.TotalAlloc; d > 32<<10 {
-		t.Fatalf("Read allocated %d bytes for a %d-byte input", d, len(bad))
 	}
 }
