@@ -269,7 +269,7 @@
 // plus three standard deviations is at most fpp: 10.6 bits per value at 1%
 // and 17.0 at 0.1% for a million values, where the specification's formula
 // with the power-of-two rounding gives 16.8 bits per value for both, and a
-// measured rate of 0.103% at the 0.1% target.
+// rate of 0.103% at the 0.1% target.
 //
 // Folding. A writer that does not know how many distinct values a column
 // chunk holds sizes the filter for the most there can be (a power-of-two
@@ -302,7 +302,8 @@
 // wrapping the sift sentinels (or ErrUnsupported).
 //
 // Kernels. ContainsHash and AddHash inline into one call of a per-key
-// kernel (AVX2 or AVX-512 on amd64, the unrolled Go probe elsewhere);
+// kernel (AVX2 assembly on amd64, with the AVX-512 kernel set too; the
+// unrolled Go probe elsewhere);
 // ContainsHashes and AddHashes run batch kernels with prefetch (AVX-512,
 // AVX2, NEON, or portable Go), all tested bit for bit against each other
 // and the specification's model.

@@ -9,18 +9,20 @@
 // that answers exactly as the writer's own reader does. ColumnFilter.Contains
 // hashes a parquet.Value as Parquet writers do.
 //
-// The other direction, putting a sift-built filter where a Parquet writer
-// wants it: neither parquet-go nor arrow-go (github.com/apache/arrow-go)
+// The other direction, putting sift-built filters where a Parquet writer
+// puts its own: neither parquet-go nor arrow-go (github.com/apache/arrow-go)
 // lets a caller hand their writers a prebuilt filter (parquet-go's writer
 // recognises only its own filter type when writing the header, and
-// arrow-go's builder interface has unexported methods). What sift
-// guarantees instead is that the filter it builds from a column chunk's
-// values, at the size the writer chose, is byte for byte the writer's,
-// header included (blocked.SplitBlock.MarshalParquet): so a program that
-// writes Parquet itself, or rewrites a file's filters, can use sift's
-// filters there. The tests prove it for every physical type, against
-// files written by parquet-go, arrow-go and DuckDB (see the duckdb
-// directory), and the Example shows it.
+// arrow-go's builder interface has unexported methods). Two things do
+// instead. A filter sift builds from a column chunk's values, at the size
+// the writer chose, is byte for byte the writer's, header included
+// (blocked.SplitBlock.MarshalParquet), so a program that writes Parquet
+// itself can emit sift's filters. And AttachFilters rewrites a finished
+// file with sift-built filters for the column chunks a callback picks
+// (every byte of the row groups copied unchanged, the filters appended, the
+// footer's bloom_filter_offset and bloom_filter_length set): parquet-go,
+// arrow-go and DuckDB then read and use them (TestAttachFilters). It
+// refuses footers it cannot re-encode without loss.
 //
 // The tests of this module are the interop evidence for package blocked:
 // for each physical type (INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY,

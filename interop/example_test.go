@@ -63,3 +63,35 @@ func Example_sameBytes() {
 	fmt.Println(bytes.Equal(enc, data[col.Offset:col.Offset+col.Length]))
 	// Output: true
 }
+
+// Put sift-built filters into a Parquet file that was written without
+// them, where any Parquet reader finds them: here parquet-go's.
+func ExampleAttachFilters() {
+	var plain bytes.Buffer
+	w := parquet.NewGenericWriter[order](&plain) // no Bloom filters
+	for i := int64(0); i < 1000; i++ {
+		w.Write([]order{{ID: i * 3, Customer: fmt.Sprintf("customer-%d", i%50)}})
+	}
+	w.Close()
+
+	var out bytes.Buffer
+	n, err := interop.AttachFilters(&out, bytes.NewReader(plain.Bytes()), int64(plain.Len()), func(c interop.ColumnChunk) *blocked.SplitBlock {
+		if c.Path[0] != "id" {
+			return nil // leave the other columns alone
+		}
+		f, _ := blocked.NewSplitBlock(uint64(c.NumValues), 0.01)
+		for i := int64(0); i < 1000; i++ {
+			f.AddInt64(i * 3)
+		}
+		return f
+	})
+	if err != nil {
+		panic(err)
+	}
+	file, _ := parquet.OpenFile(bytes.NewReader(out.Bytes()), int64(out.Len()))
+	bf := file.RowGroups()[0].ColumnChunks()[0].BloomFilter() // parquet-go's own reader
+	hit, _ := bf.Check(parquet.Int64Value(300))
+	miss, _ := bf.Check(parquet.Int64Value(301))
+	fmt.Println(n, hit, miss)
+	// Output: 1 true false
+}
