@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/sift-go/sift/classic"
-	"github.com/sift-go/sift/internal/format"
 )
+
+// headerSize is the length of a sift file's header (FORMAT.md).
+const headerSize = 128
 
 // smallFilter builds a filter of the given kind holding a few keys and
 // returns its path.
@@ -43,11 +45,11 @@ func TestCorruptFilter(t *testing.T) {
 				data []byte
 				want []string
 			}{
-				{"payload-flip", flip(format.HeaderSize + (len(data)-format.HeaderSize)/2), []string{"checksum", "damaged"}},
+				{"payload-flip", flip(headerSize + (len(data)-headerSize)/2), []string{"checksum", "damaged"}},
 				{"header-flip", flip(20), []string{"checksum"}},
 				{"magic-flip", flip(1), []string{"not a sift filter"}},
 				{"truncated", data[:len(data)-7], []string{"truncated"}},
-				{"header-only", data[:format.HeaderSize], []string{"truncated"}},
+				{"header-only", data[:headerSize], []string{"truncated"}},
 				{"short-header", data[:50], []string{"truncated"}},
 				{"empty", nil, []string{"empty"}},
 				{"text", []byte("alpha\nbeta\n"), []string{"not a sift filter"}},

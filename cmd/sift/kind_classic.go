@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
+	"github.com/sift-go/sift"
 	"io"
 	"math"
 	"time"
 
 	"github.com/sift-go/sift/classic"
 	"github.com/sift-go/sift/hash"
-	"github.com/sift-go/sift/internal/format"
 )
 
 // The classic (Guava-compatible) Bloom filter takes part in sift bench as
@@ -16,8 +16,8 @@ import (
 // in sift's native format (into memory: neither has a mapped form). build
 // does not make them.
 func init() {
-	registerKind(&kindInfo{name: "classic", format: format.KindClassic, newBuilder: newClassicBuilder, memory: classicMemory, open: openClassic, bench: benchClassic})
-	registerKind(&kindInfo{name: "counting", format: format.KindCounting, open: openCounting})
+	registerKind(&kindInfo{name: "classic", fileKind: sift.KindClassic, newBuilder: newClassicBuilder, memory: classicMemory, open: openClassic, bench: benchClassic})
+	registerKind(&kindInfo{name: "counting", fileKind: sift.KindCounting, open: openCounting})
 }
 
 // classicMemory is about what classic.New will allocate for spec: Guava's

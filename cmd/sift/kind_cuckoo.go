@@ -3,18 +3,18 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/sift-go/sift"
 	"io"
 	"math"
 	"time"
 
 	"github.com/sift-go/sift/cuckoo"
-	"github.com/sift-go/sift/internal/format"
 )
 
 func init() {
 	registerKind(&kindInfo{
 		name:       "cuckoo",
-		format:     format.KindCuckoo,
+		fileKind:   sift.KindCuckoo,
 		newBuilder: newCuckooBuilder,
 		memory:     cuckooMemory,
 		open:       openCuckoo,
