@@ -237,7 +237,7 @@
 //
 // Open maps a file read-only and serves lookups from the mapping without a
 // copy; opening costs one pass for the checksum, or none with
-// LoadOptions.SkipChecksum, for callers who trust their storage. (Open and
+// WithoutChecksum, for callers who trust their storage. (Open and
 // FromBytes skip the count check, which would be a second pass; a wrong
 // count only skews Count, LoadFactor and FPP.) Close unmaps it. Both return
 // a View, which has the lookups and the read-only methods but no Add,

@@ -35,6 +35,10 @@ var (
 	// a fingerprint width other than 8 or 16, or a kick limit out of range.
 	// The wrapped message says which.
 	ErrInvalidArgument = errors.New("cuckoo: invalid argument")
+	// ErrIncompatible is returned by Union when the two filters differ in
+	// bucket count, fingerprint width or seed: their fingerprints and
+	// buckets mean different things and cannot be combined.
+	ErrIncompatible = errors.New("cuckoo: incompatible filters")
 )
 
 // wrapErr is an error that reads "cuckoo: <msg>" and unwraps to its
@@ -83,6 +87,17 @@ func wrapDecode(err error) error {
 	}
 	msg := strings.TrimPrefix(err.Error(), "sift: ")
 	return &wrapErr{errs: []error{err}, msg: strings.TrimPrefix(msg, "cuckoo: ")}
+}
+
+// incompatible wraps ErrIncompatible: "cuckoo: incompatible filters: <detail>".
+func incompatible(format string, args ...any) error {
+	return &wrapErr{errs: []error{ErrIncompatible}, msg: sentinelMsg(ErrIncompatible) + ": " + fmt.Sprintf(format, args...)}
+}
+
+// unionFull is Union's error when other's fingerprints do not all fit:
+// "cuckoo: union: <detail>", wrapping ErrFull or ErrDuplicateLimit.
+func unionFull(sentinel error, format string, args ...any) error {
+	return &wrapErr{errs: []error{sentinel}, msg: "union: " + sentinelMsg(sentinel) + ": " + fmt.Sprintf(format, args...)}
 }
 
 // errClosed is returned by the methods of a closed or zero filter that

@@ -240,7 +240,7 @@ func decodeCuckoo(t *testing.T, data []byte) {
 	var v *cuckoo.View
 	measure(t, "cuckoo.UnmarshalBinary", len(data), func() { err = g.UnmarshalBinary(data) })
 	measure(t, "cuckoo.ReadFrom", len(data), func() { n, rerr = r.ReadFrom(bytes.NewReader(data)) })
-	measure(t, "cuckoo.FromBytes", len(data), func() { v, verr = cuckoo.FromBytes(data, cuckoo.LoadOptions{}) })
+	measure(t, "cuckoo.FromBytes", len(data), func() { v, verr = cuckoo.FromBytes(data) })
 	if verr == nil {
 		defer v.Close()
 	} else {

@@ -256,7 +256,7 @@ func reloadCuckoo(name string, f *cuckoo.Filter, viaReader bool, hs []uint64) *c
 		failf("%s reload: count %d victim %v, was %d %v", name, g.Count(), g.VictimInUse(), f.Count(), f.VictimInUse())
 	}
 	sameAnswers(name+" reload", f.ContainsHash, g.ContainsHash, hs)
-	v, err := cuckoo.FromBytes(data, cuckoo.LoadOptions{})
+	v, err := cuckoo.FromBytes(data)
 	if err != nil {
 		failf("%s FromBytes: %v", name, err)
 	}

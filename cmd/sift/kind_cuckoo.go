@@ -135,7 +135,7 @@ func cuckooStats(f cuckooGeometry) filterStats {
 type cuckooReader struct{ f *cuckoo.View }
 
 func openCuckoo(path string) (queryFilter, error) {
-	f, err := cuckoo.Open(path, cuckoo.LoadOptions{})
+	f, err := cuckoo.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -260,7 +260,10 @@ const firstChunk = 64 << 10
 // payload, nothing beyond. The payload buffer starts at a 64-byte-aligned
 // address. Memory grows only as input arrives (never more than twice the
 // bytes read plus 64 KiB), so a header declaring a huge payload over a
-// short stream costs nothing. It returns the bytes consumed.
+// short stream costs nothing; and a declared payload larger than the
+// machine's memory (mem.MachineMemory, where known) is ErrTooLarge before
+// anything is read, since the buffer lives on the Go heap, whose
+// exhaustion would end the process. It returns the bytes consumed.
 func Read(r io.Reader, want Kind, opt Options) (h Header, payload []byte, n int64, err error) {
 	var hdr [HeaderSize]byte
 	m, err := io.ReadFull(r, hdr[:])
@@ -274,6 +277,9 @@ func Read(r io.Reader, want Kind, opt Options) (h Header, payload []byte, n int6
 	h, off, err := ParseHeader(hdr[:], want, opt)
 	if err != nil {
 		return h, nil, n, err
+	}
+	if m := mem.MachineMemory(); m != 0 && h.PayloadLen > m {
+		return h, nil, n, errf(errs.TooLarge, "payload of %d bytes is more than this machine's memory (%d bytes of RAM and swap)", h.PayloadLen, m)
 	}
 	var pad [Align]byte
 	for left := off - HeaderSize; left > 0; {

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/sift-go/sift/internal/errs"
+	"github.com/sift-go/sift/internal/mem"
 )
 
 func sample(n int) (Header, []byte) {
@@ -121,7 +122,7 @@ func TestForgedHeaders(t *testing.T) {
 		{"offset unaligned", func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 130) }, errs.Corrupt},
 		{"offset small", func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 64) }, errs.Corrupt},
 		{"offset huge", func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 1<<62) }, errs.Corrupt},
-		{"payload 2^40", func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<40) }, errs.Truncated},
+		{"payload 1 GiB", func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<30) }, errs.Truncated},
 		{"payload 2^63", func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<63) }, errs.TooLarge},
 		{"payload 2^64-1", func(b []byte) { binary.LittleEndian.PutUint64(b[32:], ^uint64(0)) }, errs.TooLarge},
 	}
@@ -158,11 +159,11 @@ func TestForgedHeaders(t *testing.T) {
 	}
 }
 
-// TestReadBoundedMemory: a header claiming 2^40 bytes over a short stream
-// must not allocate anywhere near that.
+// TestReadBoundedMemory: a header claiming 1 GiB over a short stream must
+// not allocate anywhere near that.
 func TestReadBoundedMemory(t *testing.T) {
 	h, p := sample(64)
-	bad := forge(Encode(h, p), func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<40) })
+	bad := forge(Encode(h, p), func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<30) })
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -173,6 +174,44 @@ func TestReadBoundedMemory(t *testing.T) {
 	}
 	if d := after.TotalAlloc - before.TotalAlloc; d > 256<<10 {
 		t.Fatalf("Read allocated %d bytes for a 192-byte input", d)
+	}
+}
+
+// headerReader serves the first 128 bytes of b and fails the test if more
+// is read.
+type headerReader struct {
+	t *testing.T
+	b []byte
+}
+
+func (h *headerReader) Read(p []byte) (int, error) {
+	if len(h.b) == 0 {
+		h.t.Error("read past the header")
+		return 0, io.EOF
+	}
+	n := copy(p, h.b)
+	h.b = h.b[n:]
+	return n, nil
+}
+
+// TestReadMachineMemory: a declared payload larger than the machine's
+// memory is ErrTooLarge before anything after the header is read (the
+// payload buffer is Go heap memory, whose exhaustion ends the process).
+func TestReadMachineMemory(t *testing.T) {
+	m := mem.MachineMemory()
+	if m == 0 {
+		t.Skip("this system does not report its memory")
+	}
+	h, p := sample(64)
+	bad := forge(Encode(h, p), func(b []byte) { binary.LittleEndian.PutUint64(b[32:], m+64) })
+	_, _, _, err := Read(&headerReader{t, bad[:HeaderSize]}, 0, Options{})
+	if !errors.Is(err, errs.TooLarge) {
+		t.Fatalf("a payload of the machine's memory + 64 bytes: %v", err)
+	}
+	// Within the machine's memory, the same short stream is truncated.
+	ok := forge(Encode(h, p), func(b []byte) { binary.LittleEndian.PutUint64(b[32:], m/2) })
+	if _, _, _, err := Read(bytes.NewReader(ok[:HeaderSize]), 0, Options{}); !errors.Is(err, errs.Truncated) {
+		t.Fatalf("a payload of half the machine's memory over no data: %v", err)
 	}
 }
 
