@@ -104,6 +104,9 @@ func (v *View) Hash(key []byte) uint64 { return hash.Bytes(key, v.seed) }
 // HashString is Hash for a string key.
 func (v *View) HashString(key string) uint64 { return hash.String(key, v.seed) }
 
+// HashUint64 is Hash for x's eight little-endian bytes.
+func (v *View) HashUint64(x uint64) uint64 { return v.h64.Hash(x) }
+
 // Contains reports whether key may have been added.
 func (v *View) Contains(key []byte) bool { return v.ContainsHash(hash.Bytes(key, v.seed)) }
 
@@ -173,10 +176,16 @@ func (v *View) Clone() *Filter {
 
 // MarshalBinary returns the filter's encoding (see Filter.MarshalBinary).
 func (v *View) MarshalBinary() ([]byte, error) {
+	return v.AppendBinary(make([]byte, 0, format.HeaderSize+len(v.words)*8))
+}
+
+// AppendBinary appends the filter's encoding to b (see
+// Filter.AppendBinary).
+func (v *View) AppendBinary(b []byte) ([]byte, error) {
 	if v.closed() {
-		return nil, errorf(ErrClosed, "cannot encode a closed or zero View")
+		return b, errorf(ErrClosed, "cannot encode a closed or zero View")
 	}
-	b := appendEncoding(make([]byte, 0, format.HeaderSize+len(v.words)*8), v.words, v.t.K, v.seed, 0, 0)
+	b = appendEncoding(b, v.words, v.t.K, v.seed, 0, 0)
 	runtime.KeepAlive(v)
 	return b, nil
 }
