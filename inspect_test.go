@@ -74,7 +74,7 @@ func encodings(t *testing.T) []encoded {
 	kf.AddString("x")
 	out = append(out, encoded{"counting", must(kf.MarshalBinary()), sift.Info{Kind: sift.KindCounting, Hash: sift.HashXXH3, Seed: 10, Counters: uint64(kf.Counters()), K: kf.NumHashFunctions()}})
 
-	gf, err := classic.New(1000, 0.01, classic.Murmur128Mitz64)
+	gf, err := classic.New(1000, 0.01)
 	if err != nil {
 		t.Fatal(err)
 	}

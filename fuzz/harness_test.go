@@ -205,11 +205,11 @@ func (h *harness) newCuckoo(i int) *cuckoo.Filter {
 }
 
 func (h *harness) newClassic() *classic.Filter {
-	return must(classic.New(h.p.classicN, 0.02, h.p.strategy))
+	return must(classic.New(h.p.classicN, 0.02, classic.WithStrategy(h.p.strategy)))
 }
 
 func (h *harness) newCounting() *classic.Counting {
-	return must(classic.NewCounting(h.p.classicN, h.p.countingFP, classic.WithSeed(h.p.seed)))
+	return must(classic.NewCounting(uint64(h.p.classicN), h.p.countingFP, classic.WithSeed(h.p.seed)))
 }
 
 func (h *harness) clearModels() {

@@ -177,7 +177,7 @@ func TestHelp(t *testing.T) {
 // made with the library: the Guava-compatible Filter and the counting one.
 func TestClassicFiles(t *testing.T) {
 	dir := t.TempDir()
-	g, err := classic.New(1000, 0.01, classic.DefaultStrategy)
+	g, err := classic.New(1000, 0.01)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestGuava(t *testing.T) {
 	keys := "alpha\nbeta\ngamma\n"
 	f := filepath.Join(dir, "f.guava")
 	mustRun(t, []byte(keys), "build", "-guava", "-n", "1000", "-fpp", "0.01", "-o", f)
-	want, err := classic.New(1000, 0.01, classic.DefaultStrategy)
+	want, err := classic.New(1000, 0.01)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,8 +228,12 @@ func TestGuava(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got) != string(want.AppendGuava(nil)) {
-		t.Errorf("build -guava wrote %d bytes that differ from classic.Filter.WriteTo's %d", len(got), want.GuavaSize())
+	wantBytes, err := want.AppendGuava(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(wantBytes) {
+		t.Errorf("build -guava wrote %d bytes that differ from classic.Filter.WriteGuava's %d", len(got), want.GuavaSize())
 	}
 	r := mustRun(t, []byte("alpha\nzeta\ngamma\n"), "query", "-guava", f)
 	if r.stdout != "alpha\ngamma\n" {
