@@ -476,9 +476,11 @@ func (f *Filter) BitCount() int64 { return int64(f.bitCount) }
 // what Guava returns on x86-64 HotSpot (whose Math.pow is an intrinsic) in
 // all but about 0.05% of states, and one ulp apart in those: the intrinsic
 // is correctly rounded except within about 0.004 ulp of a rounding
-// midpoint, where it goes either way, and no rule reproduces it. Where
-// Math.pow is not an intrinsic, Guava returns StrictExpectedFpp. See the
-// package documentation.
+// midpoint, where it goes either way, and no rule reproduces it. The
+// example of sift's issue 17 is such a state: for (7720/10432)^3 Guava on
+// x86-64 returns 0.40527439472696625 and ExpectedFpp the correctly rounded
+// 0.4052743947269663. Where Math.pow is not an intrinsic, Guava returns
+// StrictExpectedFpp. See the package documentation.
 func (f *Filter) ExpectedFpp() float64 {
 	f.mustMade()
 	return powInt(float64(f.bitCount)/float64(f.ix.bitSize), f.numHash)
