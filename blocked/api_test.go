@@ -308,3 +308,31 @@ func TestInvalidArgument(t *testing.T) {
 		t.Errorf("ErrTooLarge matches ErrInvalidArgument: %v", err)
 	}
 }
+
+// TestSizeBytes checks every type's SizeBytes against its geometry.
+func TestSizeBytes(t *testing.T) {
+	f := mustNewSize(t, 512*7, 3)
+	c, _ := NewConcurrentWithSize(512*7, 3)
+	enc, _ := f.MarshalBinary()
+	v, _ := FromBytes(enc)
+	for what, got := range map[string]uint64{"Filter": f.SizeBytes(), "Concurrent": c.SizeBytes(), "View": v.SizeBytes()} {
+		if got != 7*64 {
+			t.Errorf("%s.SizeBytes = %d, want %d", what, got, 7*64)
+		}
+	}
+	s, _ := NewScalable(100, 0.01)
+	for i := range uint64(500) {
+		_ = s.AddUint64(i)
+	}
+	var want uint64
+	for _, st := range s.stages {
+		want += st.Blocks() * 64
+	}
+	if s.SizeBytes() != want || s.Stages() < 2 {
+		t.Errorf("Scalable.SizeBytes = %d over %d stages, want %d", s.SizeBytes(), s.Stages(), want)
+	}
+	f.Close()
+	if f.SizeBytes() != 0 {
+		t.Errorf("closed Filter.SizeBytes = %d", f.SizeBytes())
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sift-go/sift/hash"
+	"github.com/sift-go/sift/internal/kernel"
 )
 
 // Concurrent is a blocked Bloom filter that many goroutines may add to and
@@ -212,6 +213,9 @@ func (c *Concurrent) Bits() uint64 { return uint64(len(c.t.Blocks)) * BlockBits 
 
 // Blocks returns the number of 64-byte blocks.
 func (c *Concurrent) Blocks() uint64 { return uint64(len(c.t.Blocks)) }
+
+// SizeBytes returns the memory the blocks take, 64 bytes each.
+func (c *Concurrent) SizeBytes() uint64 { return uint64(len(c.t.Blocks)) * kernel.BlockBytes }
 
 // K returns the number of probes per key.
 func (c *Concurrent) K() int { return c.t.K }

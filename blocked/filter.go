@@ -336,6 +336,9 @@ func (f *Filter) Bits() uint64 { return uint64(len(f.t.Blocks)) * BlockBits }
 // Blocks returns the number of 64-byte blocks.
 func (f *Filter) Blocks() uint64 { return uint64(len(f.t.Blocks)) }
 
+// SizeBytes returns the memory the blocks take, 64 bytes each.
+func (f *Filter) SizeBytes() uint64 { return uint64(len(f.t.Blocks)) * kernel.BlockBytes }
+
 // K returns the number of probes per key.
 func (f *Filter) K() int { return f.t.K }
 

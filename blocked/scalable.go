@@ -352,6 +352,9 @@ func (s *Scalable) FPP() float64 {
 	return 1 - q
 }
 
+// SizeBytes returns the memory the stages' blocks take.
+func (s *Scalable) SizeBytes() uint64 { return s.Bits() / 8 }
+
 // Bits returns the total size of the stages in bits.
 func (s *Scalable) Bits() uint64 {
 	var b uint64

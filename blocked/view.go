@@ -153,6 +153,9 @@ func (v *View) Bits() uint64 { return uint64(len(v.t.Blocks)) * BlockBits }
 // Blocks returns the number of 64-byte blocks.
 func (v *View) Blocks() uint64 { return uint64(len(v.t.Blocks)) }
 
+// SizeBytes returns the memory the blocks take, 64 bytes each.
+func (v *View) SizeBytes() uint64 { return uint64(len(v.t.Blocks)) * kernel.BlockBytes }
+
 // K returns the number of probes per key.
 func (v *View) K() int { return v.t.K }
 

@@ -44,9 +44,34 @@ func TestConstructorMaxSize(t *testing.T) {
 		t.Fatalf("New(1e7): %v, mapped %v", err, f.region.Mapped())
 	}
 	f.PutString("x")
-	if !f.MightContainString("x") || !f.Clone().MightContainString("x") {
-		t.Fatal("lost a key")
+	g := f.Clone()
+	if !f.MightContainString("x") || !g.MightContainString("x") || g.region.Mapped() != f.region.Mapped() {
+		t.Fatal("lost a key, or the clone's memory is not the original's kind")
 	}
+	// Close frees the mapping at once and leaves a filter that fails
+	// loudly, which a decoder makes a filter again.
+	enc, _ := g.MarshalBinary()
+	region := f.region
+	if err := f.Close(); err != nil || region.Mapped() || f.words != nil {
+		t.Fatalf("Close: %v, still mapped %v", err, region.Mapped())
+	}
+	wantPanic(t, "closed Filter.MightContainString", func() { f.MightContainString("x") })
+	if err := f.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if err := f.UnmarshalBinary(enc); err != nil || !f.MightContainString("x") {
+		t.Fatalf("UnmarshalBinary after Close: %v", err)
+	}
+	c, err := NewCounting(1e6, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.AddString("y")
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wantPanic(t, "closed Counting.ContainsString", func() { c.ContainsString("y") })
+	wantErr(t, "closed Counting.Remove", c.RemoveString("y"), sift.ErrClosed)
 }
 
 // TestHugeConstructors runs the constructors, in a child process, on sizes

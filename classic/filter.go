@@ -467,6 +467,9 @@ func (f *Filter) NumHashFunctions() int { return f.numHash }
 // Strategy returns the filter's strategy.
 func (f *Filter) Strategy() Strategy { return f.strategy }
 
+// SizeBytes returns the memory the bits take: BitSize / 8.
+func (f *Filter) SizeBytes() uint64 { return 8 * uint64(len(f.words)) }
+
 // BitCount returns the number of bits set.
 func (f *Filter) BitCount() int64 { return int64(f.bitCount) }
 

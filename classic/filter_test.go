@@ -583,3 +583,19 @@ func countBits(words []uint64) int {
 	}
 	return n
 }
+
+// TestSizeBytes checks Filter.SizeBytes against BitSize and Counting's
+// against its counters, and that Close frees both to zero.
+func TestSizeBytes(t *testing.T) {
+	f, _ := New(1000, 0.01)
+	if f.SizeBytes() != uint64(f.BitSize()/8) || f.SizeBytes() != 1200 {
+		t.Errorf("Filter.SizeBytes = %d, BitSize %d", f.SizeBytes(), f.BitSize())
+	}
+	c, _ := NewCounting(1000, 0.01)
+	if c.SizeBytes() != c.Counters()/2 {
+		t.Errorf("Counting.SizeBytes = %d for %d counters", c.SizeBytes(), c.Counters())
+	}
+	if f.Close() != nil || c.Close() != nil || f.SizeBytes() != 0 || c.SizeBytes() != 0 {
+		t.Errorf("after Close: %d, %d", f.SizeBytes(), c.SizeBytes())
+	}
+}
