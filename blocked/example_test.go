@@ -141,7 +141,7 @@ func ExampleScalable_Union() {
 	a, _ := blocked.NewScalable(100, 0.01)
 	b, _ := blocked.NewScalable(100, 0.01)
 	for i := range uint64(300) {
-		_ = a.AddUint64(i) // three stages
+		_ = a.AddUint64(i) // two stages each: 100 keys, then 200
 		_ = b.AddUint64(i + 1e6)
 	}
 	if err := a.Union(b); err != nil {
