@@ -263,3 +263,26 @@ func TestKindNames(t *testing.T) {
 		t.Errorf("hash names %q %q", sift.HashXXH3, sift.HashMurmur3)
 	}
 }
+
+// TestReexported checks that every filter package's sentinels are sift's
+// values themselves, so errors.Is matches either name.
+func TestReexported(t *testing.T) {
+	pairs := []struct {
+		name      string
+		sift, got []error
+	}{
+		{"blocked", []error{sift.ErrMagic, sift.ErrVersion, sift.ErrKind, sift.ErrTruncated, sift.ErrChecksum, sift.ErrCorrupt, sift.ErrTooLarge, sift.ErrClosed},
+			[]error{blocked.ErrMagic, blocked.ErrVersion, blocked.ErrKind, blocked.ErrTruncated, blocked.ErrChecksum, blocked.ErrCorrupt, blocked.ErrTooLarge, blocked.ErrClosed}},
+		{"cuckoo", []error{sift.ErrMagic, sift.ErrVersion, sift.ErrKind, sift.ErrTruncated, sift.ErrChecksum, sift.ErrCorrupt, sift.ErrTooLarge, sift.ErrClosed},
+			[]error{cuckoo.ErrMagic, cuckoo.ErrVersion, cuckoo.ErrKind, cuckoo.ErrTruncated, cuckoo.ErrChecksum, cuckoo.ErrCorrupt, cuckoo.ErrTooLarge, cuckoo.ErrClosed}},
+		{"classic", []error{sift.ErrMagic, sift.ErrVersion, sift.ErrKind, sift.ErrTruncated, sift.ErrChecksum, sift.ErrCorrupt, sift.ErrTooLarge, sift.ErrClosed},
+			[]error{classic.ErrMagic, classic.ErrVersion, classic.ErrKind, classic.ErrTruncated, classic.ErrChecksum, classic.ErrCorrupt, classic.ErrTooLarge, classic.ErrClosed}},
+	}
+	for _, p := range pairs {
+		for i := range p.sift {
+			if p.got[i] != p.sift[i] {
+				t.Errorf("%s: %v is not sift's %v", p.name, p.got[i], p.sift[i])
+			}
+		}
+	}
+}

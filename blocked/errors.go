@@ -45,8 +45,8 @@ var (
 // FromBytes); ErrTooLarge also by constructors asked for more than their
 // maximum (MaxBits, WithMaxSize) or than the machine can provide, and
 // ErrClosed by a closed or zero filter. They are the sift package's
-// sentinels, re-exported so callers of this package need not import sift;
-// the messages are wrapped with detail.
+// sentinels, re-exported (as every filter package does) so callers of this
+// package need not import sift; the messages are wrapped with detail.
 var (
 	ErrMagic     = sift.ErrMagic     // not a sift file
 	ErrVersion   = sift.ErrVersion   // a format version this code does not read

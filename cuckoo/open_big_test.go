@@ -8,7 +8,7 @@ import (
 )
 
 // TestOpenLarge times Open of a 1 GiB filter file: with the checksum it
-// costs one CRC-32C pass; with SkipChecksum nothing proportional to the
+// costs one CRC-32C pass; WithoutChecksum, nothing proportional to the
 // size. It needs 1 GiB of disk and memory, so it runs only when
 // SIFT_BIG_TESTS is set.
 func TestOpenLarge(t *testing.T) {

@@ -11,10 +11,11 @@ import (
 	"github.com/sift-go/sift/hash"
 )
 
-// The classic (Guava-compatible) Bloom filter takes part in sift bench as
-// the reference, and query and info read it and the counting Bloom filter
-// in sift's native format (into memory: neither has a mapped form). build
-// does not make them.
+// The classic (Guava-compatible) Bloom filter: build makes it (in sift's
+// format, or Guava's with -guava), sift bench measures it as the
+// reference, and query and info read it and the counting Bloom filter,
+// which build does not make, in sift's format (into memory: neither has a
+// mapped form).
 func init() {
 	registerKind(&kindInfo{name: "classic", fileKind: sift.KindClassic, newBuilder: newClassicBuilder, memory: classicMemory, open: openClassic, bench: benchClassic})
 	registerKind(&kindInfo{name: "counting", fileKind: sift.KindCounting, open: openCounting})
