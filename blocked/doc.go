@@ -160,11 +160,11 @@
 // Close leaves a filter without blocks, which is also what the zero value
 // of every type is. Such a filter fails loudly and never touches freed
 // memory: methods that return errors return one wrapping ErrClosed, and the
-// others panic with one (see Filter.Close for the list). The single-key Add
-// and Contains methods of a closed or zero Filter or View panic too, but
-// from the kernel's probe, which carries no check of its own (a check in
-// front of it would cost every lookup): that panic is the documented
-// programmer error of using a filter after Close.
+// others panic with one (see Filter.Close for the list), the single-key
+// Add and Contains methods of Filter and View from their probe in package
+// internal/kernel, whose emptiness check costs a lookup nothing. These
+// panics are the documented programmer error of using a filter after Close
+// or before it was made.
 //
 // # Options
 //

@@ -375,10 +375,10 @@ func (f *Filter) Clone() *Filter {
 // fails loudly, never touching freed memory: MarshalBinary, WriteTo, Union
 // and Intersect return an error wrapping ErrClosed; AddHashes,
 // ContainsHashes, FPP, EstimatedCount, Reset and Clone panic with such an
-// error; the single-key Add and Contains methods panic in the kernel's
-// probe, which carries no check of its own (see "Memory" in the package
-// documentation). Bits, Blocks and SizeBytes return 0; K and Seed keep
-// their values. UnmarshalBinary and ReadFrom make it a filter again.
+// error, the single-key Add and Contains methods from the kernel's probe
+// (see "Memory" in the package documentation). Bits, Blocks and SizeBytes
+// return 0; K and Seed keep their values. UnmarshalBinary and ReadFrom make
+// it a filter again.
 func (f *Filter) Close() error {
 	return f.free()
 }
