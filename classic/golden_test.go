@@ -713,8 +713,11 @@ func TestGoldenMathPowJVM(t *testing.T) {
 // bitCount bits are set, as the generator builds it.
 func withBitCount(words, k, bitCount int) *Filter {
 	w := make([]uint64, words)
-	for i := range bitCount {
-		w[i/64] |= 1 << (i % 64)
+	for i := range bitCount / 64 {
+		w[i] = ^uint64(0)
+	}
+	if r := bitCount % 64; r != 0 {
+		w[bitCount/64] = 1<<r - 1
 	}
 	return newFilter(w, k, Strategy(k%2))
 }
