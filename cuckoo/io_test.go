@@ -524,3 +524,28 @@ func TestMaxSizeDecoders(t *testing.T) {
 		t.Errorf("damaged payload WithoutChecksum: %v", err)
 	}
 }
+
+// TestConcurrentDecodeFreesOld checks that a Concurrent's decoders release
+// the memory of the filter they replace at once, as Filter's do, instead
+// of leaving a mapping to the finalizer.
+func TestConcurrentDecodeFreesOld(t *testing.T) {
+	small := mustNew(t, 100)
+	enc, _ := small.MarshalBinary()
+	for _, decode := range []func(c *Concurrent) error{
+		func(c *Concurrent) error { return c.UnmarshalBinary(enc) },
+		func(c *Concurrent) error { _, err := c.ReadFrom(bytes.NewReader(enc)); return err },
+	} {
+		c, err := NewConcurrent(2 << 20) // a mapped bucket array where mappings exist
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := c.f
+		if err := decode(c); err != nil {
+			t.Fatal(err)
+		}
+		if old.t.Words != nil || old.region != nil {
+			t.Error("the replaced filter's memory was not released")
+		}
+		c.Close()
+	}
+}
