@@ -91,6 +91,9 @@ func TestMaxSizeDecoders(t *testing.T) {
 	if _, err := g.ReadFrom(bytes.NewReader(bb)); !errors.Is(err, sift.ErrTooLarge) {
 		t.Errorf("ReadFrom into a decoded bounded filter: %v", err)
 	}
+	if _, err := g.Clone().ReadFrom(bytes.NewReader(bb)); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("ReadFrom into a clone of a bounded filter: %v", err)
+	}
 	c, err := NewConcurrentWithSize(512, 1, limit)
 	if err != nil {
 		t.Fatal(err)

@@ -303,6 +303,9 @@ func TestNativeMaxBytes(t *testing.T) {
 	if _, err := g.ReadFrom(bytes.NewReader(big)); !errors.Is(err, sift.ErrTooLarge) {
 		t.Errorf("Filter.ReadFrom over the bound after a decode: %v", err)
 	}
+	if _, err := g.Clone().ReadFrom(bytes.NewReader(big)); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("Filter.ReadFrom into a clone of a bounded filter: %v", err)
+	}
 	bigC, _ := sampleCounting(t, 5000, 0).MarshalBinary()
 	d, err := NewCounting(1000, 0.01, WithMaxSize(c.SizeBytes()))
 	if err != nil {

@@ -879,6 +879,7 @@ func (f *Filter) Clone() *Filter {
 	g := newFilter(words, f.t.Buckets, f.t.FPBits, f.seed, f.maxKicks)
 	g.t.Victim = f.t.Victim
 	g.count, g.rng = f.count, f.rng
+	g.maxBytes = f.maxBytes
 	g.setRegion(region)
 	runtime.KeepAlive(f)
 	return g

@@ -509,6 +509,10 @@ func TestMaxSizeDecoders(t *testing.T) {
 	if err := c.UnmarshalBinary(sb); err != nil || c.Count() != small.Count() {
 		t.Errorf("Concurrent.UnmarshalBinary within the bound: %v", err)
 	}
+	// A clone keeps the bound.
+	if _, err := g.Clone().ReadFrom(bytes.NewReader(bb)); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("ReadFrom into a clone of a bounded filter: %v", err)
+	}
 	// A zero receiver has no bound but the defaults.
 	var z Filter
 	if _, err := z.ReadFrom(bytes.NewReader(bb)); err != nil {
