@@ -4,13 +4,36 @@
 // filter bit-compatible with Guava's, plus a counting Bloom filter (package
 // classic). Keys are hashed by package hash.
 //
-// This package holds what the filter packages share with their users: the
-// error values returned when decoding serialized filters, when a size is too
-// large to make (ErrTooLarge) and when a closed filter is used (ErrClosed),
-// so callers can test them with errors.Is whichever filter produced them.
-//
 // Every filter answers "definitely not present" or "possibly present": a key
-// that was added is always reported present (no false negatives); a key that
-// was not added is reported present with a small probability, the false
-// positive rate (FPR), chosen at construction.
+// that was added is always reported present (no false negatives), whichever
+// kernel or architecture runs it; a key that was not added is reported
+// present with a small probability, the false positive rate (FPR), chosen at
+// construction. The lower the rate, the more memory: about 10 bits per key
+// at 1% for a blocked filter, 17 bits at about 0.01% for a cuckoo filter
+// (each package's documentation has its tables).
+//
+// # Which filter
+//
+//   - blocked: the fastest, one cache miss per key; batch lookups in SIMD
+//     assembly; lock-free concurrent adds (Concurrent), an unknown number of
+//     keys (Scalable), files served in place (Open). Keys cannot be removed.
+//   - cuckoo: keys can be removed; smaller than a blocked filter below about
+//     0.07%; a full filter refuses new keys (ErrFull) and never forgets one.
+//   - classic: Guava's BloomFilter bit for bit, to share filters with Java
+//     services; rates down to about 1e-77; Counting supports removal.
+//
+// # What this package holds
+//
+// The error values every filter package returns, so callers can test them
+// with errors.Is whichever filter produced them: the decoding errors
+// (ErrMagic, ErrVersion, ErrKind, ErrTruncated, ErrChecksum, ErrCorrupt),
+// ErrTooLarge for a size beyond a limit or the machine, and ErrClosed for a
+// filter used after Close (or a zero value never made).
+//
+// Inspect, InspectAt and InspectFile read the header of any sift file
+// without knowing its kind: the kind, format version, hash and seed, sizes,
+// checksums and geometry, reading only the header's 128 bytes; Verify also
+// checks the payload's checksum. The byte layout is in the repository's
+// FORMAT.md, the conventions every package follows (options, Open and View,
+// encodings, errors, zero values, Close) in DESIGN.md.
 package sift

@@ -1,6 +1,6 @@
 package sift
 
-import "errors"
+import "github.com/sift-go/sift/internal/errs"
 
 // Errors returned by the decoders of every filter (UnmarshalBinary, ReadFrom,
 // Open, FromBytes), and ErrTooLarge also by the constructors. They are
@@ -8,31 +8,31 @@ import "errors"
 var (
 	// ErrMagic is returned when the input does not start with sift's magic
 	// bytes: it is not a sift filter at all.
-	ErrMagic = errors.New("sift: not a sift filter (bad magic)")
+	ErrMagic = errs.Magic
 	// ErrVersion is returned for a format version this code does not know.
-	ErrVersion = errors.New("sift: unsupported format version")
+	ErrVersion = errs.Version
 	// ErrKind is returned when the encoded filter is of another kind than
 	// the decoder reads (for example a cuckoo filter given to blocked.Open).
-	ErrKind = errors.New("sift: wrong filter kind")
+	ErrKind = errs.Kind
 	// ErrTruncated is returned when the input ends before the encoded filter does.
-	ErrTruncated = errors.New("sift: truncated input")
+	ErrTruncated = errs.Truncated
 	// ErrChecksum is returned when a CRC-32C of the header or payload does
 	// not match: the bytes were damaged.
-	ErrChecksum = errors.New("sift: checksum mismatch")
+	ErrChecksum = errs.Checksum
 	// ErrCorrupt is returned when the header checks out but its values are
 	// impossible (zero k, sizes that disagree, unknown hash). The wrapped
 	// message says which.
-	ErrCorrupt = errors.New("sift: corrupt filter")
+	ErrCorrupt = errs.Corrupt
 	// ErrTooLarge is returned when a size exceeds the caller's limit, the
 	// filter's own maximum, what the platform can address or what the
 	// machine's memory can hold: by decoders for a declared size, and by
 	// constructors for the size they would allocate (never the Go
 	// runtime's fatal out-of-memory error).
-	ErrTooLarge = errors.New("sift: filter too large")
+	ErrTooLarge = errs.TooLarge
 )
 
 // ErrClosed is returned (wrapped) by the methods of a filter that has been
 // closed, or of a zero value that was never made by a constructor or a
 // decoder, where they return errors; where they do not, they panic with an
 // error wrapping it (see each type's Close for which is which).
-var ErrClosed = errors.New("sift: filter is closed or was never made")
+var ErrClosed = errs.Closed

@@ -11,7 +11,7 @@ func init() {
 		Sift:    true,
 		Note:    "Guava-compatible classic Bloom (MURMUR128_MITZ_64), New(n, fpp, Murmur128Mitz64)",
 		New: func(n int, fpp float64) (Filter, error) {
-			f, err := classic.New(int64(n), fpp, classic.Murmur128Mitz64)
+			f, err := classic.New(int64(n), fpp)
 			if err != nil {
 				return nil, err
 			}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sift-go/sift/hash"
+	"github.com/sift-go/sift/internal/kernel"
 )
 
 // Concurrent is a blocked Bloom filter that many goroutines may add to and
@@ -52,6 +53,7 @@ func newConcurrent(blocks uint64, k int, o options) (*Concurrent, error) {
 	if err := c.alloc(blocks, k, o.seed); err != nil {
 		return nil, err
 	}
+	c.maxBytes = o.maxBytes
 	return c, nil
 }
 
@@ -60,6 +62,9 @@ func (c *Concurrent) Hash(key []byte) uint64 { return hash.Bytes(key, c.seed) }
 
 // HashString is Hash for a string key.
 func (c *Concurrent) HashString(key string) uint64 { return hash.String(key, c.seed) }
+
+// HashUint64 is Hash for x's eight little-endian bytes.
+func (c *Concurrent) HashUint64(x uint64) uint64 { return c.h64.Hash(x) }
 
 // Add adds key to the filter. It is safe to call concurrently with any
 // method but Reset, ReadFrom, UnmarshalBinary and Close.
@@ -156,6 +161,7 @@ func (c *Concurrent) snapshot() (core, error) {
 	if err := s.alloc(uint64(len(c.t.Blocks)), c.t.K, c.seed); err != nil {
 		return s, err
 	}
+	s.maxBytes = c.maxBytes
 	for i := range c.words {
 		s.words[i] = atomic.LoadUint64(&c.words[i])
 	}
@@ -207,6 +213,9 @@ func (c *Concurrent) Bits() uint64 { return uint64(len(c.t.Blocks)) * BlockBits 
 
 // Blocks returns the number of 64-byte blocks.
 func (c *Concurrent) Blocks() uint64 { return uint64(len(c.t.Blocks)) }
+
+// SizeBytes returns the memory the blocks take, 64 bytes each.
+func (c *Concurrent) SizeBytes() uint64 { return uint64(len(c.t.Blocks)) * kernel.BlockBytes }
 
 // K returns the number of probes per key.
 func (c *Concurrent) K() int { return c.t.K }

@@ -122,9 +122,9 @@
 // Keys are hashed with XXH3-64 and the filter's seed (package
 // github.com/sift-go/sift/hash): Add(key) is AddHash(hash.Bytes(key, seed)),
 // AddString hashes the string's bytes without a copy, and AddUint64(x) is
-// Add of x's eight little-endian bytes. Hash and HashString return that hash,
-// so a caller can hash a key once and probe many filters with the same seed,
-// or feed AddHashes and ContainsHashes. The seed defaults to 0, so filters
+// Add of x's eight little-endian bytes. Hash, HashString and HashUint64
+// return that hash, so a caller can hash a key once and probe many filters
+// with the same seed, or feed AddHashes and ContainsHashes. The seed defaults to 0, so filters
 // are reproducible and comparable; when keys come from an adversary, who
 // could otherwise compute keys that collide, use a secret random seed:
 // WithSeed(hash.RandomSeed()).
@@ -162,23 +162,42 @@
 // Close leaves a filter without blocks, which is also what the zero value
 // of every type is. Such a filter fails loudly and never touches freed
 // memory: methods that return errors return one wrapping ErrClosed, and the
-// others panic with one (see Filter.Close for the list; the single-key Add
-// and Contains of Filter and View panic from their probe, whose emptiness
-// check replaces a bounds check and costs nothing).
+// others panic with one (see Filter.Close for the list), the single-key
+// Add and Contains methods of Filter and View from their probe in package
+// internal/kernel, whose emptiness check costs a lookup nothing. These
+// panics are the documented programmer error of using a filter after Close
+// or before it was made.
+//
+// # Options
+//
+// Constructors and loaders take functional options (Option), with the
+// names every sift package uses for the same idea: WithSeed (the hash
+// seed), WithMaxSize (a bound on the filter's memory, which constructors,
+// loaders and a filter's own decoders apply) and WithoutChecksum (loaders:
+// skip the payload's CRC-32C); WithGrowth and WithTightening shape a
+// Scalable. Each option lists the calls that use it; the others ignore it.
+// Invalid arguments are errors wrapping ErrInvalidArgument (and ErrInvalidFPP,
+// ErrFPPTooLow, ErrInvalidK or ErrInvalidOption, which say which).
 //
 // # Serialization
 //
-// MarshalBinary, WriteTo, UnmarshalBinary and ReadFrom use sift's file
-// format (package internal/format): a 128-byte header with magic, version,
-// kind, hash algorithm and seed, parameters and CRC-32C checksums, then the
-// blocks at a 64-byte-aligned offset. The bytes are little-endian and the
+// Filter, Concurrent and Scalable implement encoding.BinaryMarshaler,
+// BinaryAppender and BinaryUnmarshaler, io.WriterTo and io.ReaderFrom (a View
+// the three that write), all in sift's file format (package internal/format;
+// sift.Inspect reads any file's header): a 128-byte header with magic,
+// version, kind, hash algorithm and seed, parameters and CRC-32C checksums,
+// then the blocks at a 64-byte-aligned offset. ReadFilter and ReadScalable
+// read a stream into a new filter with options. The bytes are little-endian and the
 // same on every architecture and whichever kernel built the filter, so a
 // filter built on amd64 is read on arm64 and the reverse; a golden test
 // locks them. Filter, Concurrent and View share the blocked encoding.
 // Decoders check the magic, version, both checksums and every field before
 // using anything, never allocate more than the input's actual length
 // justifies (a header claiming terabytes over a short stream costs nothing),
-// and return errors that wrap the sift package's sentinels (ErrMagic,
+// refuse a declared size beyond the receiver's bound before reading it (the
+// WithMaxSize the filter was made with; for a zero receiver, and a stream,
+// the machine's memory), and return errors that wrap the sift package's
+// sentinels (ErrMagic,
 // ErrVersion, ErrKind, ErrTruncated, ErrChecksum, ErrCorrupt, ErrTooLarge,
 // re-exported here). Every error of this package reads "blocked: ..." once,
 // with the file system's error (for Open) or the sentinel in its chain.
@@ -191,7 +210,15 @@
 // which has no methods that add, so writing to read-only memory is a
 // compile-time error rather than a crash. FromBytes does the same over a
 // caller's buffer, in place when the buffer is 64-byte aligned on a
-// little-endian machine, else by copying.
+// little-endian machine, else by copying. View.Clone makes a writable
+// Filter.
+//
+// # Combining filters
+//
+// Filter.Union and Concurrent.Union OR the bits of a filter with the same
+// block count, k and seed (Intersect ANDs them); Scalable.Union merges two
+// chains made with the same parameters stage by stage. Incompatible filters
+// are ErrIncompatible, and nothing changes.
 //
 // # File format
 //
@@ -231,8 +258,8 @@
 // # Kernels and purego
 //
 // AddHashes and ContainsHashes hand batches to package internal/kernel,
-// which runs AVX2 assembly on amd64 and NEON on arm64, chosen once at
-// start-up; the batch kernels keep many cache misses in flight, several
+// which runs AVX-512 or AVX2 assembly on amd64 and NEON on arm64, chosen
+// once at start-up (see DESIGN.md §6); the batch kernels keep many cache misses in flight, several
 // times faster per key than single-key calls on big filters. Without
 // assembly (other architectures, the purego tag, or SIFT_KERNEL=generic)
 // batches run the single-key probe in a loop, which is faster than the

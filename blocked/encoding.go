@@ -1,6 +1,7 @@
 package blocked
 
 import (
+	"encoding"
 	"io"
 	"runtime"
 
@@ -94,8 +95,8 @@ func decodeCopy(data []byte, opt format.Options, stage bool) (c core, h format.H
 // readCore reads one encoded blocked filter from r. Memory grows only as
 // input arrives (format.Read); the result lives in the read buffer, or in
 // mapped huge-page memory for big filters.
-func readCore(r io.Reader) (c core, h format.Header, n int64, err error) {
-	h, payload, n, err := format.Read(r, format.KindBlocked, format.Options{})
+func readCore(r io.Reader, opt format.Options) (c core, h format.Header, n int64, err error) {
+	h, payload, n, err := format.Read(r, format.KindBlocked, opt)
 	if err != nil {
 		return c, h, n, prefix(err)
 	}
@@ -115,22 +116,60 @@ func readCore(r io.Reader) (c core, h format.Header, n int64, err error) {
 	return c, h, n, nil
 }
 
-// replace swaps c's memory for d's and frees c's old memory.
+// replace swaps c's memory for d's and frees c's old memory; c keeps its
+// maximum size.
 func (c *core) replace(d core) {
 	old := c.region
+	d.maxBytes = c.maxBytes
 	*c = d
 	_ = old.Free()
 }
+
+// limit is the format check of a decoder into c: c's maximum size.
+func (c *core) limit() format.Options { return format.Options{MaxPayload: c.maxBytes} }
+
+// The encodings every type implements, checked at compile time.
+var (
+	_ encoding.BinaryMarshaler   = (*Filter)(nil)
+	_ encoding.BinaryAppender    = (*Filter)(nil)
+	_ encoding.BinaryUnmarshaler = (*Filter)(nil)
+	_ io.WriterTo                = (*Filter)(nil)
+	_ io.ReaderFrom              = (*Filter)(nil)
+
+	_ encoding.BinaryMarshaler   = (*Concurrent)(nil)
+	_ encoding.BinaryAppender    = (*Concurrent)(nil)
+	_ encoding.BinaryUnmarshaler = (*Concurrent)(nil)
+	_ io.WriterTo                = (*Concurrent)(nil)
+	_ io.ReaderFrom              = (*Concurrent)(nil)
+
+	_ encoding.BinaryMarshaler   = (*Scalable)(nil)
+	_ encoding.BinaryAppender    = (*Scalable)(nil)
+	_ encoding.BinaryUnmarshaler = (*Scalable)(nil)
+	_ io.WriterTo                = (*Scalable)(nil)
+	_ io.ReaderFrom              = (*Scalable)(nil)
+
+	// A View is read-only: it encodes, and Open and FromBytes make it.
+	_ encoding.BinaryMarshaler = (*View)(nil)
+	_ encoding.BinaryAppender  = (*View)(nil)
+	_ io.WriterTo              = (*View)(nil)
+)
 
 // MarshalBinary returns the filter in sift's file format (see "File format"
 // in the package documentation): a 128-byte header and the blocks,
 // little-endian, identical on every architecture and kernel. For a closed
 // or zero filter it returns an error wrapping ErrClosed.
 func (f *Filter) MarshalBinary() ([]byte, error) {
+	return f.AppendBinary(make([]byte, 0, format.HeaderSize+len(f.words)*8))
+}
+
+// AppendBinary appends MarshalBinary's bytes to b and returns the extended
+// slice (encoding.BinaryAppender). For a closed or zero filter it returns b
+// unchanged and an error wrapping ErrClosed.
+func (f *Filter) AppendBinary(b []byte) ([]byte, error) {
 	if f.closed() {
-		return nil, errorf(ErrClosed, "cannot encode a closed or zero filter")
+		return b, errorf(ErrClosed, "cannot encode a closed or zero filter")
 	}
-	b := appendEncoding(make([]byte, 0, format.HeaderSize+len(f.words)*8), f.words, f.t.K, f.seed, 0, 0)
+	b = appendEncoding(b, f.words, f.t.K, f.seed, 0, 0)
 	runtime.KeepAlive(f)
 	return b, nil
 }
@@ -138,10 +177,11 @@ func (f *Filter) MarshalBinary() ([]byte, error) {
 // UnmarshalBinary replaces f with the filter encoded in data, which must be
 // exactly one encoding (as made by MarshalBinary or WriteTo of a Filter or a
 // Concurrent). It checks every field and both checksums before using
-// anything, and copies the blocks, so data may be reused afterwards. On
-// error f is unchanged.
+// anything, and copies the blocks, so data may be reused afterwards. A
+// filter made with WithMaxSize refuses a larger encoding (ErrTooLarge) and
+// keeps the bound. On error f is unchanged.
 func (f *Filter) UnmarshalBinary(data []byte) error {
-	c, _, n, err := decodeCopy(data, format.Options{}, false)
+	c, _, n, err := decodeCopy(data, f.limit(), false)
 	if err != nil {
 		return err
 	}
@@ -167,15 +207,32 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 
 // ReadFrom replaces f with one filter read from r, reading exactly its bytes
 // and nothing after them. A declared size is believed only as far as bytes
-// actually arrive: memory grows with the input, never with its claims. On
+// actually arrive: memory grows with the input, never with its claims; and
+// a declared payload larger than f's maximum size is refused (ErrTooLarge)
+// before any of it is read: the WithMaxSize f was made with, or for a zero
+// Filter the default maximum, the machine's memory (RAM and swap, where the
+// system reports them). ReadFilter reads into a new filter with options. On
 // error f is unchanged.
 func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
-	c, _, n, err := readCore(r)
+	c, _, n, err := readCore(r, f.limit())
 	if err != nil {
 		return n, err
 	}
 	f.replace(c)
 	return n, nil
+}
+
+// ReadFilter reads one filter from r as Filter.ReadFrom does, into a new
+// Filter. Options: WithMaxSize (refuses a larger payload before reading it;
+// the filter keeps the bound), WithoutChecksum.
+func ReadFilter(r io.Reader, opts ...Option) (*Filter, error) {
+	o := collect(opts)
+	c, _, _, err := readCore(r, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
+	if err != nil {
+		return nil, err
+	}
+	c.maxBytes = o.maxBytes
+	return &Filter{core: c}, nil
 }
 
 // MarshalBinary returns a snapshot of the filter in the same format as
@@ -187,18 +244,26 @@ func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
 // the filter's memory. For a closed or zero filter it returns an error
 // wrapping ErrClosed.
 func (c *Concurrent) MarshalBinary() ([]byte, error) {
+	return c.AppendBinary(make([]byte, 0, format.HeaderSize+len(c.words)*8))
+}
+
+// AppendBinary appends MarshalBinary's bytes to b and returns the extended
+// slice (encoding.BinaryAppender). For a closed or zero filter it returns b
+// unchanged and an error wrapping ErrClosed.
+func (c *Concurrent) AppendBinary(b []byte) ([]byte, error) {
 	s, err := c.snapshot()
 	if err != nil {
-		return nil, err
+		return b, err
 	}
 	defer s.free()
-	return appendEncoding(make([]byte, 0, format.HeaderSize+len(s.words)*8), s.words, c.t.K, c.seed, 0, 0), nil
+	return appendEncoding(b, s.words, c.t.K, c.seed, 0, 0), nil
 }
 
 // UnmarshalBinary replaces c with the filter encoded in data (see
-// Filter.UnmarshalBinary). No other goroutine may use c meanwhile.
+// Filter.UnmarshalBinary, also for the maximum size). No other goroutine
+// may use c meanwhile.
 func (c *Concurrent) UnmarshalBinary(data []byte) error {
-	d, _, n, err := decodeCopy(data, format.Options{}, false)
+	d, _, n, err := decodeCopy(data, c.limit(), false)
 	if err != nil {
 		return err
 	}
@@ -221,10 +286,10 @@ func (c *Concurrent) WriteTo(w io.Writer) (int64, error) {
 	return format.Write(w, blockedHeader(uint64(len(c.t.Blocks)), c.t.K, c.seed, 0, 0), format.WordBytes(s.words))
 }
 
-// ReadFrom replaces c with one filter read from r (see Filter.ReadFrom). No
-// other goroutine may use c meanwhile.
+// ReadFrom replaces c with one filter read from r (see Filter.ReadFrom,
+// also for the maximum size). No other goroutine may use c meanwhile.
 func (c *Concurrent) ReadFrom(r io.Reader) (int64, error) {
-	d, _, n, err := readCore(r)
+	d, _, n, err := readCore(r, c.limit())
 	if err != nil {
 		return n, err
 	}

@@ -11,9 +11,17 @@ import (
 // Errors returned by the constructors and by Union, Intersect and
 // Scalable's adds. Each is wrapped with detail: test with errors.Is.
 var (
+	// ErrInvalidArgument is returned for an argument or option a
+	// constructor cannot use. The errors after it say which, and each of
+	// ErrInvalidFPP, ErrInvalidK and ErrInvalidOption matches
+	// ErrInvalidArgument too (errors.Is), as the same mistakes do in
+	// packages cuckoo and classic; so does ErrFPPTooLow where it is the
+	// constructor's argument (not when a Scalable's new stage would need
+	// such a rate).
+	ErrInvalidArgument = errors.New("blocked: invalid argument")
 	// ErrInvalidFPP is returned when a false-positive rate is not in the
 	// open interval (0, 1) or is NaN.
-	ErrInvalidFPP = errors.New("blocked: false-positive rate must be in (0, 1)")
+	ErrInvalidFPP error = &argSentinel{"blocked: false-positive rate must be in (0, 1)"}
 	// ErrFPPTooLow is returned by New, NewConcurrent, OptimalSize and
 	// NewScalable (and by Scalable's adds, for a new stage) for a
 	// false-positive rate below MinFPP, which this design cannot reach at a
@@ -23,10 +31,10 @@ var (
 	ErrFPPTooLow = errors.New("blocked: false-positive rate below MinFPP: use a classic Bloom filter (package classic)")
 	// ErrInvalidK is returned when the number of probes per key is not in
 	// 1..MaxK.
-	ErrInvalidK = errors.New("blocked: k must be in 1..16")
+	ErrInvalidK error = &argSentinel{"blocked: k must be in 1..16"}
 	// ErrInvalidOption is returned when an option's value is out of range
 	// (a growth factor below 2, a tightening ratio outside (0, 1)).
-	ErrInvalidOption = errors.New("blocked: invalid option")
+	ErrInvalidOption error = &argSentinel{"blocked: invalid option"}
 	// ErrIncompatible is returned by Union and Intersect when the two
 	// filters differ in block count, k or seed: their bits mean different
 	// things and cannot be combined.
@@ -37,8 +45,8 @@ var (
 // FromBytes); ErrTooLarge also by constructors asked for more than their
 // maximum (MaxBits, WithMaxSize) or than the machine can provide, and
 // ErrClosed by a closed or zero filter. They are the sift package's
-// sentinels, re-exported so callers of this package need not import sift;
-// the messages are wrapped with detail.
+// sentinels, re-exported (as every filter package does) so callers of this
+// package need not import sift; the messages are wrapped with detail.
 var (
 	ErrMagic     = sift.ErrMagic     // not a sift file
 	ErrVersion   = sift.ErrVersion   // a format version this code does not read
@@ -49,6 +57,12 @@ var (
 	ErrTooLarge  = sift.ErrTooLarge  // a size beyond MaxBits, the caller's limit or the machine
 	ErrClosed    = sift.ErrClosed    // a filter used after Close, or a zero value
 )
+
+// argSentinel is a sentinel that also matches ErrInvalidArgument.
+type argSentinel struct{ msg string }
+
+func (e *argSentinel) Error() string { return e.msg }
+func (e *argSentinel) Unwrap() error { return ErrInvalidArgument }
 
 // wrapErr is an error that reads "blocked: <detail>" and unwraps to one or
 // more sentinels (or errors carrying them), so errors.Is works whichever

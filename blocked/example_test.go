@@ -2,6 +2,7 @@ package blocked_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -132,4 +133,36 @@ func ExampleConcurrent() {
 	}
 	fmt.Println(all)
 	// Output: true
+}
+
+// Union merges Scalable chains made with the same parameters, stage by
+// stage.
+func ExampleScalable_Union() {
+	a, _ := blocked.NewScalable(100, 0.01)
+	b, _ := blocked.NewScalable(100, 0.01)
+	for i := range uint64(300) {
+		_ = a.AddUint64(i) // two stages each: 100 keys, then 200
+		_ = b.AddUint64(i + 1e6)
+	}
+	if err := a.Union(b); err != nil {
+		panic(err)
+	}
+	fmt.Println(a.Stages(), a.ContainsUint64(5), a.ContainsUint64(1e6+5))
+	// Output: 2 true true
+}
+
+// ReadFilter decodes a stream with a bound on the filter's size, refused
+// before anything is read.
+func ExampleReadFilter() {
+	f, _ := blocked.New(10_000, 0.01)
+	var buf bytes.Buffer
+	_, _ = f.WriteTo(&buf)
+
+	_, err := blocked.ReadFilter(bytes.NewReader(buf.Bytes()), blocked.WithMaxSize(4096))
+	fmt.Println(errors.Is(err, blocked.ErrTooLarge))
+	g, err := blocked.ReadFilter(&buf, blocked.WithMaxSize(1<<20))
+	fmt.Println(g.SizeBytes(), err)
+	// Output:
+	// true
+	// 13056 <nil>
 }

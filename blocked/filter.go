@@ -38,6 +38,9 @@ type core struct {
 	seed   uint64
 	h64    hash.Uint64Hasher // hash.Uint64 with seed folded in
 	region *mem.Region
+	// maxBytes is the WithMaxSize bound the filter was made with, which
+	// its decoders (UnmarshalBinary, ReadFrom) apply; 0: none.
+	maxBytes uint64
 }
 
 // alloc sets c up with blocks zeroed blocks from mem.Alloc, or returns
@@ -197,6 +200,7 @@ func newFilter(blocks uint64, k int, o options) (*Filter, error) {
 	if err := f.alloc(blocks, k, o.seed); err != nil {
 		return nil, err
 	}
+	f.maxBytes = o.maxBytes
 	return f, nil
 }
 
@@ -207,6 +211,10 @@ func (f *Filter) Hash(key []byte) uint64 { return hash.Bytes(key, f.seed) }
 
 // HashString is Hash for a string key.
 func (f *Filter) HashString(key string) uint64 { return hash.String(key, f.seed) }
+
+// HashUint64 is Hash for x's eight little-endian bytes: AddHash of it is
+// AddUint64(x).
+func (f *Filter) HashUint64(x uint64) uint64 { return f.h64.Hash(x) }
 
 // Add adds key to the filter.
 func (f *Filter) Add(key []byte) { f.AddHash(hash.Bytes(key, f.seed)) }
@@ -328,6 +336,9 @@ func (f *Filter) Bits() uint64 { return uint64(len(f.t.Blocks)) * BlockBits }
 // Blocks returns the number of 64-byte blocks.
 func (f *Filter) Blocks() uint64 { return uint64(len(f.t.Blocks)) }
 
+// SizeBytes returns the memory the blocks take, 64 bytes each.
+func (f *Filter) SizeBytes() uint64 { return uint64(len(f.t.Blocks)) * kernel.BlockBytes }
+
 // K returns the number of probes per key.
 func (f *Filter) K() int { return f.t.K }
 
@@ -347,6 +358,7 @@ func (f *Filter) Clone() *Filter {
 	mustOpen(&f.core)
 	c := &Filter{}
 	c.mustAlloc(uint64(len(f.t.Blocks)), f.t.K, f.seed)
+	c.maxBytes = f.maxBytes
 	copy(c.words, f.words)
 	runtime.KeepAlive(f)
 	return c
@@ -363,10 +375,10 @@ func (f *Filter) Clone() *Filter {
 // fails loudly, never touching freed memory: MarshalBinary, WriteTo, Union
 // and Intersect return an error wrapping ErrClosed; AddHashes,
 // ContainsHashes, FPP, EstimatedCount, Reset and Clone panic with such an
-// error; the single-key Add and Contains methods panic with an index out
-// of range (their probe carries no check of its own: the bounds check of
-// the block index is the check). Bits and Blocks return 0; K and Seed keep
-// their values. UnmarshalBinary and ReadFrom make it a filter again.
+// error, the single-key Add and Contains methods from the kernel's probe
+// (see "Memory" in the package documentation). Bits, Blocks and SizeBytes
+// return 0; K and Seed keep their values. UnmarshalBinary and ReadFrom make
+// it a filter again.
 func (f *Filter) Close() error {
 	return f.free()
 }

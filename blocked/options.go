@@ -1,7 +1,10 @@
 package blocked
 
-// Option configures a constructor or a decoder. Each option says which
-// functions use it; the others ignore it.
+// Option configures a constructor (New, NewWithSize, NewConcurrent,
+// NewConcurrentWithSize, NewScalable) or a loader (Open, FromBytes,
+// ReadFilter, ReadScalable). Each option says which calls use it; the others
+// ignore it. A value out of range is reported by the call that uses it, as
+// an error wrapping ErrInvalidOption.
 type Option func(*options)
 
 type options struct {
@@ -59,12 +62,12 @@ func WithTightening(r float64) Option {
 	return func(o *options) { o.ratio = r }
 }
 
-// WithoutChecksum makes Open and FromBytes skip the pass over the payload
-// that verifies its CRC-32C, for callers who trust their storage and want
-// opening to cost nothing but the mapping. The header's own checksum and
-// every size check still run, so hostile headers are still rejected; a
-// damaged payload then gives wrong answers instead of an error. Used only by
-// Open and FromBytes.
+// WithoutChecksum makes Open, FromBytes, ReadFilter and ReadScalable skip
+// the pass over the payload that verifies its CRC-32C, for callers who
+// trust their storage and want opening to cost nothing but the mapping. The
+// header's own checksum and every size check still run, so hostile headers
+// are still rejected; a damaged payload then gives wrong answers instead of
+// an error.
 func WithoutChecksum() Option {
 	return func(o *options) { o.skipChecksum = true }
 }
@@ -74,11 +77,15 @@ func WithoutChecksum() Option {
 // return an error wrapping ErrTooLarge, allocating nothing, for a filter
 // whose blocks would take more; NewScalable refuses a first stage that
 // large, and a Scalable's Add returns such an error, adding nothing, when
-// a new stage would bring the chain's blocks past it. Open and FromBytes
-// reject a file whose payload declares more. 0, the default, means no limit
-// but the defaults: MaxBits for the constructors (a filter's block index
-// has 32 bits), the input's real length for the decoders, and what the
-// machine can provide (see New).
+// a new stage would bring the chain's blocks past it. Open, FromBytes,
+// ReadFilter and ReadScalable reject an encoding whose payload declares
+// more, before reading it. A filter made with the option (by a constructor,
+// ReadFilter or ReadScalable) keeps the bound for its own UnmarshalBinary
+// and ReadFrom, and Union of Scalables respects it. 0, the default, means
+// no limit but the defaults: MaxBits for the constructors (a filter's block
+// index has 32 bits), the input's real length for the decoders of buffers
+// and files, the machine's memory for stream decoders (see Filter.ReadFrom),
+// and what the machine can provide (see New).
 func WithMaxSize(maxBytes uint64) Option {
 	return func(o *options) { o.maxBytes = maxBytes }
 }

@@ -42,8 +42,9 @@ type Scalable struct {
 	ratio   float64
 	seed    uint64
 	count   uint64
-	// maxBytes bounds the stages' blocks (WithMaxSize; 0: no limit).
-	// It is not encoded: a decoded Scalable has none.
+	// maxBytes bounds the stages' blocks (WithMaxSize; 0: no limit),
+	// for growth and for the receiver's decoders. It is not encoded: a
+	// decoded Scalable keeps its receiver's.
 	maxBytes uint64
 	bytes    uint64 // the stages' blocks, in bytes
 }
@@ -64,7 +65,7 @@ func NewScalable(n uint64, fpp float64, opts ...Option) (*Scalable, error) {
 		return nil, err
 	}
 	if first := fpp * (1 - o.ratio); first < MinFPP {
-		return nil, errorf(ErrFPPTooLow, "the first stage's false-positive rate, %.3g (%g times the tightening ratio's complement %g), is below MinFPP = %g; a classic Bloom filter (package classic) needs %.1f bits per key for %g", first, fpp, 1-o.ratio, MinFPP, classicBitsPerKey(fpp), fpp)
+		return nil, errorf2(ErrFPPTooLow, ErrInvalidArgument, "the first stage's false-positive rate, %.3g (%g times the tightening ratio's complement %g), is below MinFPP = %g; a classic Bloom filter (package classic) needs %.1f bits per key for %g", first, fpp, 1-o.ratio, MinFPP, classicBitsPerKey(fpp), fpp)
 	}
 	s := &Scalable{initial: max(n, 1), bound: fpp, growth: o.growth, ratio: o.ratio, seed: o.seed, maxBytes: o.maxBytes}
 	if err := s.grow(); err != nil {
@@ -139,6 +140,9 @@ func (s *Scalable) Hash(key []byte) uint64 { return hash.Bytes(key, s.seed) }
 
 // HashString is Hash for a string key.
 func (s *Scalable) HashString(key string) uint64 { return hash.String(key, s.seed) }
+
+// HashUint64 is Hash for x's eight little-endian bytes.
+func (s *Scalable) HashUint64(x uint64) uint64 { return hash.Uint64(x, s.seed) }
 
 // Add adds key. It returns an error (wrapping ErrTooLarge) only when the
 // key needs a new stage that cannot be made; the key is then not added.
@@ -246,6 +250,83 @@ func (s *Scalable) ContainsHashes(hs []uint64, out []bool) int {
 	return n
 }
 
+// Union adds every key of other to s, stage by stage: afterwards s reports
+// present every key either chain did. The chains must be compatible: the
+// same seed, first-stage capacity, false-positive bound, growth factor and
+// tightening ratio (chains made by NewScalable with the same arguments and
+// options are), so that their stage i has the same size and k in both.
+// Then stage i of s gets the bits of stage i of other (an OR, as
+// Filter.Union), and stages other has beyond s's last are copied. Otherwise
+// Union returns an error wrapping ErrIncompatible and changes nothing; so
+// it does for other == s.
+//
+// A merged stage holds the keys of both, which may be more than it was
+// sized for, so the chain's false-positive rate may exceed Bound: FPP
+// reports the rate the bits give. Each stage's count becomes the sum of
+// both, capped at the stage's capacity (a stage records no more, so that
+// every reader of the format accepts the result), and Count is their sum.
+// The copies of other's extra stages must fit in the WithMaxSize bound of s
+// and in memory, else Union returns an error wrapping ErrTooLarge and
+// changes nothing.
+func (s *Scalable) Union(other *Scalable) error {
+	switch {
+	case len(s.stages) == 0 || other == nil || len(other.stages) == 0:
+		return errorf(ErrClosed, "cannot combine a closed or zero Scalable")
+	case other == s:
+		return errorf(ErrIncompatible, "cannot combine a Scalable with itself")
+	case s.seed != other.seed:
+		return errorf(ErrIncompatible, "seeds differ (%#x and %#x)", s.seed, other.seed)
+	case s.initial != other.initial || math.Float64bits(s.bound) != math.Float64bits(other.bound) ||
+		s.growth != other.growth || math.Float64bits(s.ratio) != math.Float64bits(other.ratio):
+		return errorf(ErrIncompatible, "the chains grow differently (first stage %d and %d keys, bound %g and %g, growth %d and %d, tightening %g and %g)",
+			s.initial, other.initial, s.bound, other.bound, s.growth, other.growth, s.ratio, other.ratio)
+	}
+	shared := min(len(s.stages), len(other.stages))
+	for i := range shared {
+		if err := s.stages[i].compatible(&other.stages[i].core); err != nil {
+			return errorf(ErrIncompatible, "stage %d: %s", i, trimPrefix(err))
+		}
+	}
+	// Copy other's extra stages first: the only step that can fail.
+	var extra []*Filter
+	var extraBytes uint64
+	for _, st := range other.stages[shared:] {
+		extraBytes += st.Blocks() * (BlockBits / 8)
+	}
+	if s.maxBytes != 0 && s.bytes+extraBytes > s.maxBytes {
+		return errorf(ErrTooLarge, "the merged stages would take %d bytes, more than the maximum size of %d bytes (WithMaxSize)", s.bytes+extraBytes, s.maxBytes)
+	}
+	for _, st := range other.stages[shared:] {
+		c := &Filter{}
+		if err := c.alloc(st.Blocks(), st.t.K, s.seed); err != nil {
+			for _, e := range extra {
+				_ = e.Close()
+			}
+			return err
+		}
+		copy(c.words, st.words)
+		runtime.KeepAlive(st)
+		extra = append(extra, c)
+	}
+	for i := range shared {
+		_ = s.stages[i].Union(other.stages[i]) // compatible, checked above
+		sum := s.counts[i] + other.counts[i]
+		if sum < s.counts[i] {
+			sum = s.caps[i] // overflow: more than any capacity
+		}
+		s.counts[i] = min(s.caps[i], sum)
+	}
+	s.stages = append(s.stages, extra...)
+	s.counts = append(s.counts, other.counts[shared:]...)
+	s.caps = append(s.caps, other.caps[shared:]...)
+	s.bytes += extraBytes
+	s.count = 0
+	for _, c := range s.counts {
+		s.count += c
+	}
+	return nil
+}
+
 // Count returns the number of keys added, not counting adds of keys that
 // were already reported present.
 func (s *Scalable) Count() uint64 { return s.count }
@@ -270,6 +351,9 @@ func (s *Scalable) FPP() float64 {
 	}
 	return 1 - q
 }
+
+// SizeBytes returns the memory the stages' blocks take.
+func (s *Scalable) SizeBytes() uint64 { return s.Bits() / 8 }
 
 // Bits returns the total size of the stages in bits.
 func (s *Scalable) Bits() uint64 {
@@ -382,6 +466,17 @@ func (s *Scalable) MarshalBinary() ([]byte, error) {
 	return format.Encode(s.header(), s.payload()), nil
 }
 
+// AppendBinary appends MarshalBinary's bytes to b and returns the extended
+// slice (encoding.BinaryAppender). For a closed or zero Scalable it returns
+// b unchanged and an error wrapping ErrClosed.
+func (s *Scalable) AppendBinary(b []byte) ([]byte, error) {
+	if len(s.stages) == 0 {
+		return b, errorf(ErrClosed, "cannot encode a closed or zero Scalable")
+	}
+	p := s.payload()
+	return append(format.AppendHeader(b, s.header(), p), p...), nil
+}
+
 // WriteTo writes MarshalBinary's bytes to w (or returns its error).
 func (s *Scalable) WriteTo(w io.Writer) (int64, error) {
 	if len(s.stages) == 0 {
@@ -392,9 +487,11 @@ func (s *Scalable) WriteTo(w io.Writer) (int64, error) {
 
 // UnmarshalBinary replaces s with the filter encoded in data, which must be
 // exactly one scalable encoding. Every field of the outer header and of
-// every stage is checked before anything is used. On error s is unchanged.
+// every stage is checked before anything is used. A Scalable made with
+// WithMaxSize refuses an encoding whose stages take more (ErrTooLarge) and
+// keeps the bound. On error s is unchanged.
 func (s *Scalable) UnmarshalBinary(data []byte) error {
-	h, payload, n, err := format.Decode(data, format.KindScalable, format.Options{})
+	h, payload, n, err := format.Decode(data, format.KindScalable, s.limit(false))
 	if err != nil {
 		return prefix(err)
 	}
@@ -406,13 +503,48 @@ func (s *Scalable) UnmarshalBinary(data []byte) error {
 
 // ReadFrom replaces s with one scalable filter read from r, reading exactly
 // its bytes. Memory grows with the input actually read, never with declared
-// sizes. On error s is unchanged.
+// sizes; a Scalable made with WithMaxSize refuses one whose stages take
+// more (ErrTooLarge: before reading a payload more than three times that
+// large, which stages that small cannot fill), and a zero Scalable has the
+// default maximum of Filter.ReadFrom. ReadScalable reads into a new
+// Scalable with options. On error s is unchanged.
 func (s *Scalable) ReadFrom(r io.Reader) (int64, error) {
-	h, payload, n, err := format.Read(r, format.KindScalable, format.Options{})
+	h, payload, n, err := format.Read(r, format.KindScalable, s.limit(false))
 	if err != nil {
 		return n, prefix(err)
 	}
 	return n, s.decode(h, payload)
+}
+
+// ReadScalable reads one scalable filter from r as Scalable.ReadFrom does,
+// into a new Scalable. Options: WithMaxSize (the bound on the stages'
+// memory, which the Scalable keeps for growing), WithoutChecksum.
+func ReadScalable(r io.Reader, opts ...Option) (*Scalable, error) {
+	o := collect(opts)
+	s := &Scalable{maxBytes: o.maxBytes}
+	h, payload, _, err := format.Read(r, format.KindScalable, s.limit(o.skipChecksum))
+	if err != nil {
+		return nil, prefix(err)
+	}
+	if err := s.decode(h, payload); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// limit is the format check of a decoder into s. A payload holds the
+// stages' blocks and a 128-byte header per stage of at least one 64-byte
+// block: at most three times the blocks, so a larger one exceeds
+// s.maxBytes for certain (decode checks the blocks exactly).
+func (s *Scalable) limit(skipChecksum bool) format.Options {
+	o := format.Options{SkipPayloadCRC: skipChecksum}
+	if s.maxBytes != 0 {
+		o.MaxPayload = s.maxBytes * 3
+		if o.MaxPayload/3 != s.maxBytes {
+			o.MaxPayload = 0 // overflow: no bound the platform can hold anyway
+		}
+	}
+	return o
 }
 
 func (s *Scalable) decode(h format.Header, payload []byte) error {
@@ -436,7 +568,7 @@ func (s *Scalable) decode(h format.Header, payload []byte) error {
 	if err := checkScalable(p[paramGrowth], ratio); err != nil {
 		return errorf(ErrCorrupt, "%s", trimPrefix(err))
 	}
-	d := &Scalable{initial: p[paramInitial], bound: bound, growth: p[paramGrowth], ratio: ratio, seed: h.Seed}
+	d := &Scalable{initial: p[paramInitial], bound: bound, growth: p[paramGrowth], ratio: ratio, seed: h.Seed, maxBytes: s.maxBytes}
 	fail := func(err error) error {
 		_ = d.Close()
 		return err
@@ -462,6 +594,9 @@ func (s *Scalable) decode(h format.Header, payload []byte) error {
 		d.counts = append(d.counts, count)
 		d.caps = append(d.caps, capacity)
 		d.bytes += uint64(len(c.t.Blocks)) * (BlockBits / 8)
+		if d.maxBytes != 0 && d.bytes > d.maxBytes {
+			return fail(errorf(ErrTooLarge, "the stages up to %d take %d bytes, more than the maximum size of %d bytes (WithMaxSize)", i, d.bytes, d.maxBytes))
+		}
 		total += count
 		end := padded(used)
 		if end > len(payload) {

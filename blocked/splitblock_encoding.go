@@ -49,11 +49,15 @@ func splitParams(h format.Header, payloadLen uint64) (uint64, error) {
 }
 
 func (c *splitCore) marshal() ([]byte, error) {
+	return c.appendBinary(make([]byte, 0, format.HeaderSize+len(c.blocks)*SplitBlockBytes))
+}
+
+func (c *splitCore) appendBinary(b []byte) ([]byte, error) {
 	if c.closed() {
-		return nil, errorf(ErrClosed, "cannot encode a closed or zero filter")
+		return b, errorf(ErrClosed, "cannot encode a closed or zero filter")
 	}
 	payload := format.Word32Bytes(blockWords(c.blocks))
-	b := format.AppendHeader(make([]byte, 0, format.HeaderSize+len(payload)), splitHeader(uint64(len(c.blocks))), payload)
+	b = format.AppendHeader(b, splitHeader(uint64(len(c.blocks))), payload)
 	b = append(b, payload...)
 	runtime.KeepAlive(c)
 	return b, nil
@@ -72,6 +76,11 @@ func (c *splitCore) writeTo(w io.Writer) (int64, error) {
 // header with checksums, then the Parquet bitset, identical on every
 // architecture.
 func (f *SplitBlock) MarshalBinary() ([]byte, error) { return f.marshal() }
+
+// AppendBinary appends MarshalBinary's bytes to b and returns the extended
+// slice (encoding.BinaryAppender). For a closed or zero filter it returns b
+// unchanged and an error wrapping ErrClosed.
+func (f *SplitBlock) AppendBinary(b []byte) ([]byte, error) { return f.appendBinary(b) }
 
 // WriteTo writes MarshalBinary's bytes to w, without copying the bitset on
 // little-endian machines.
@@ -307,6 +316,10 @@ func (v *SplitBlockView) WriteParquet(w io.Writer) (int64, error) { return v.wri
 
 // MarshalBinary returns the filter in sift's file format.
 func (v *SplitBlockView) MarshalBinary() ([]byte, error) { return v.marshal() }
+
+// AppendBinary appends MarshalBinary's bytes to b (see
+// SplitBlock.AppendBinary).
+func (v *SplitBlockView) AppendBinary(b []byte) ([]byte, error) { return v.appendBinary(b) }
 
 // WriteTo writes the filter in sift's file format to w.
 func (v *SplitBlockView) WriteTo(w io.Writer) (int64, error) { return v.writeTo(w) }

@@ -104,6 +104,9 @@ func (v *View) Hash(key []byte) uint64 { return hash.Bytes(key, v.seed) }
 // HashString is Hash for a string key.
 func (v *View) HashString(key string) uint64 { return hash.String(key, v.seed) }
 
+// HashUint64 is Hash for x's eight little-endian bytes.
+func (v *View) HashUint64(x uint64) uint64 { return v.h64.Hash(x) }
+
 // Contains reports whether key may have been added.
 func (v *View) Contains(key []byte) bool { return v.ContainsHash(hash.Bytes(key, v.seed)) }
 
@@ -150,6 +153,9 @@ func (v *View) Bits() uint64 { return uint64(len(v.t.Blocks)) * BlockBits }
 // Blocks returns the number of 64-byte blocks.
 func (v *View) Blocks() uint64 { return uint64(len(v.t.Blocks)) }
 
+// SizeBytes returns the memory the blocks take, 64 bytes each.
+func (v *View) SizeBytes() uint64 { return uint64(len(v.t.Blocks)) * kernel.BlockBytes }
+
 // K returns the number of probes per key.
 func (v *View) K() int { return v.t.K }
 
@@ -173,10 +179,16 @@ func (v *View) Clone() *Filter {
 
 // MarshalBinary returns the filter's encoding (see Filter.MarshalBinary).
 func (v *View) MarshalBinary() ([]byte, error) {
+	return v.AppendBinary(make([]byte, 0, format.HeaderSize+len(v.words)*8))
+}
+
+// AppendBinary appends the filter's encoding to b (see
+// Filter.AppendBinary).
+func (v *View) AppendBinary(b []byte) ([]byte, error) {
 	if v.closed() {
-		return nil, errorf(ErrClosed, "cannot encode a closed or zero View")
+		return b, errorf(ErrClosed, "cannot encode a closed or zero View")
 	}
-	b := appendEncoding(make([]byte, 0, format.HeaderSize+len(v.words)*8), v.words, v.t.K, v.seed, 0, 0)
+	b = appendEncoding(b, v.words, v.t.K, v.seed, 0, 0)
 	runtime.KeepAlive(v)
 	return b, nil
 }

@@ -39,7 +39,7 @@ func BenchmarkPut(b *testing.B) {
 	for _, s := range []Strategy{Murmur128Mitz32, Murmur128Mitz64} {
 		for _, size := range benchSizes {
 			b.Run(fmt.Sprintf("strategy=%s/n=%s", strategyShort(s), size.name), func(b *testing.B) {
-				f, err := New(size.n, 0.01, s)
+				f, err := New(size.n, 0.01, WithStrategy(s))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -61,7 +61,7 @@ func BenchmarkMightContain(b *testing.B) {
 	for _, s := range []Strategy{Murmur128Mitz32, Murmur128Mitz64} {
 		for _, size := range benchSizes {
 			b.Run(fmt.Sprintf("strategy=%s/n=%s", strategyShort(s), size.name), func(b *testing.B) {
-				f, err := New(size.n, 0.01, s)
+				f, err := New(size.n, 0.01, WithStrategy(s))
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -147,7 +147,7 @@ func TestJavaDecodeRune(t *testing.T) {
 
 func TestUnencodedCharsFilter(t *testing.T) {
 	for _, s := range []Strategy{Murmur128Mitz32, Murmur128Mitz64} {
-		f, err := New(2000, 0.001, s)
+		f, err := New(2000, 0.001, WithStrategy(s))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +163,7 @@ func TestUnencodedCharsFilter(t *testing.T) {
 			}
 		}
 		// The units of a string, put as units, are found as the string.
-		g, _ := New(100, 0.01, s)
+		g, _ := New(100, 0.01, WithStrategy(s))
 		g.PutUTF16(utf16.Encode([]rune("Grüße, 世界 😀")))
 		if !g.MightContainUnencodedChars("Grüße, 世界 😀") {
 			t.Fatalf("%v: PutUTF16 and MightContainUnencodedChars disagree", s)

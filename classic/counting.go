@@ -35,11 +35,12 @@ import (
 // A Counting is not safe for concurrent use when any goroutine modifies it;
 // concurrent Contains calls alone are safe.
 //
-// The zero Counting has no counters: it is only good as the target of
-// UnmarshalBinary or ReadFrom, and any other use fails loudly (it would
-// otherwise report every key present): Add, Contains, ExpectedFpp and
-// EstimatedCount panic with an error wrapping sift.ErrClosed, and Remove,
-// MarshalBinary and WriteTo return one.
+// The zero Counting has no counters, like a closed one: it is only good as
+// the target of UnmarshalBinary or ReadFrom, and any other use fails loudly
+// (it would otherwise report every key present): Add, Contains,
+// ExpectedFpp, EstimatedCount, Reset and Clone panic with an error wrapping
+// sift.ErrClosed, and Remove, Union, MarshalBinary, AppendBinary and WriteTo
+// return one.
 type Counting struct {
 	words   []uint64
 	m       uint64 // number of counters: 16 * len(words)
@@ -47,6 +48,9 @@ type Counting struct {
 	seed    uint64
 	nonzero uint64      // counters that are not zero
 	region  *mem.Region // the words' memory when NewCounting mapped it
+	// maxBytes is the WithMaxSize bound the filter was made with, which
+	// its decoders (UnmarshalBinary, ReadFrom) apply; 0: none.
+	maxBytes uint64
 }
 
 // Counter geometry.
@@ -67,18 +71,14 @@ const maxCountingWords = 1 << 46
 // rounding), n = 0 taken as 1.
 // It uses 4 bits per counter, four times a plain Bloom filter's memory.
 //
-// It returns an error wrapping ErrInvalidArgument for a negative n, fpp not
-// in (0, 1) or NaN, more than 255 probes, or a size this platform cannot
-// address (also sift.ErrTooLarge), and one wrapping sift.ErrTooLarge for
-// counters beyond the WithMaxSize limit or beyond what the machine can
-// provide (the memory comes from a mapping the system may refuse, never the
-// Go heap, whose refusal would end the process: see New). Options:
-// WithSeed, WithMaxSize.
-func NewCounting(expectedInsertions int64, fpp float64, opts ...CountingOption) (*Counting, error) {
+// It returns an error wrapping ErrInvalidArgument for fpp not in (0, 1) or
+// NaN, more than 255 probes, or a size this platform cannot address (also
+// sift.ErrTooLarge), and one wrapping sift.ErrTooLarge for counters beyond
+// the WithMaxSize limit or beyond what the machine can provide (the memory
+// comes from a mapping the system may refuse, never the Go heap, whose
+// refusal would end the process: see New). Options: WithSeed, WithMaxSize.
+func NewCounting(expectedInsertions uint64, fpp float64, opts ...Option) (*Counting, error) {
 	cfg := collect(opts)
-	if expectedInsertions < 0 {
-		return nil, argError("expected insertions (%d) must be >= 0", expectedInsertions)
-	}
 	if !(fpp > 0) || !(fpp < 1) {
 		return nil, argError("false positive probability (%v) must be > 0 and < 1", fpp)
 	}
@@ -101,7 +101,7 @@ func NewCounting(expectedInsertions int64, fpp float64, opts ...CountingOption) 
 	}
 	// Fresh memory is zero: no counters to count (newCounting would read
 	// every word, and fault in every page of a mapping).
-	return &Counting{words: w, m: uint64(len(w)) * countersPerWord, k: max(int(k), 1), seed: cfg.seed, region: region}, nil
+	return &Counting{words: w, m: uint64(len(w)) * countersPerWord, k: max(int(k), 1), seed: cfg.seed, region: region, maxBytes: cfg.maxBytes}, nil
 }
 
 func newCounting(words []uint64, k int, seed uint64) *Counting {
@@ -253,7 +253,7 @@ func (c *Counting) undoRemove(g, step uint64, n int) {
 }
 
 // Counters returns m, the number of 4-bit counters.
-func (c *Counting) Counters() int64 { return int64(c.m) }
+func (c *Counting) Counters() uint64 { return c.m }
 
 // NumHashFunctions returns k, the number of counters each key touches.
 func (c *Counting) NumHashFunctions() int { return c.k }
@@ -262,51 +262,68 @@ func (c *Counting) NumHashFunctions() int { return c.k }
 func (c *Counting) Seed() uint64 { return c.seed }
 
 // SizeBytes returns the memory the counters use.
-func (c *Counting) SizeBytes() int64 { return 8 * int64(len(c.words)) }
+func (c *Counting) SizeBytes() uint64 { return 8 * uint64(len(c.words)) }
 
 // ExpectedFpp returns the probability that Contains answers true for a key
-// never added, given the counters that are non-zero now:
-// (nonzero / m)^k.
+// never added, given the counters that are non-zero now: (nonzero / m)^k,
+// correctly rounded (as Filter.ExpectedFpp).
 func (c *Counting) ExpectedFpp() float64 {
 	c.mustMade()
-	return strictPow(float64(c.nonzero)/float64(c.m), float64(c.k))
+	return powInt(float64(c.nonzero)/float64(c.m), c.k)
 }
 
 // EstimatedCount estimates the number of distinct keys present from the
 // fraction of non-zero counters, -m/k ln(1 - nonzero/m), rounded to the
-// nearest integer; math.MaxInt64 when every counter is non-zero.
-func (c *Counting) EstimatedCount() int64 {
+// nearest integer; math.MaxUint64 when every counter is non-zero.
+func (c *Counting) EstimatedCount() uint64 {
 	c.mustMade()
 	x := -javaLog1p(-float64(c.nonzero)/float64(c.m)) * float64(c.m) / float64(c.k)
-	if !(x < 1<<63) {
-		return math.MaxInt64
+	if !(x < 1<<64) {
+		return math.MaxUint64
 	}
-	return int64(math.Round(x))
+	return uint64(math.Round(x))
 }
 
 // Saturated returns the number of counters stuck at 15.
-func (c *Counting) Saturated() int64 {
-	var n int64
+func (c *Counting) Saturated() uint64 {
+	var n uint64
 	for _, w := range c.words {
 		// A nibble is 15 when all four of its bits are set.
 		x := w & (w >> 1) & (w >> 2) & (w >> 3) & 0x1111111111111111
-		n += int64(bits.OnesCount64(x))
+		n += uint64(bits.OnesCount64(x))
 	}
 	return n
 }
 
 // Reset empties the filter, keeping its size, k and seed.
 func (c *Counting) Reset() {
+	c.mustMade()
 	clear(c.words)
 	c.nonzero = 0
 }
 
-// Clone returns an independent copy of c.
+// Clone returns an independent copy of c, in memory of its own. If that
+// memory cannot be had it panics with an error wrapping sift.ErrTooLarge.
 func (c *Counting) Clone() *Counting {
+	c.mustMade()
+	w, region, err := allocWords(int64(len(c.words)), 0, fmt.Sprintf("a copy of %d counters", c.m))
+	if err != nil {
+		panic(err)
+	}
+	copy(w, c.words)
 	d := *c
-	d.words = append([]uint64(nil), c.words...)
-	d.region = nil
+	d.words, d.region = w, region
 	return &d
+}
+
+// Close releases the counters' memory now if it was mapped outside the Go
+// heap (filters of 4 MiB and more on Unix systems and Windows) and is
+// harmless otherwise, and more than once (see Filter.Close). Afterwards
+// the filter has no counters, like the zero Counting, and fails as loudly.
+func (c *Counting) Close() error {
+	r := c.region
+	*c = Counting{maxBytes: c.maxBytes}
+	return r.Free()
 }
 
 // mustMade panics with an error wrapping sift.ErrClosed if c is a zero

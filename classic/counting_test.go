@@ -12,14 +12,14 @@ import (
 
 func TestNewCountingErrors(t *testing.T) {
 	for _, c := range []struct {
-		n   int64
+		n   uint64
 		fpp float64
 	}{
-		{-1, 0.01}, {math.MinInt64, 0.01},
 		{10, 0}, {10, -1}, {10, 1}, {10, 2}, {10, math.NaN()}, {10, math.Inf(1)},
-		{10, 1e-78},            // k > 255
-		{math.MaxInt64, 1e-10}, // beyond addressable memory
-		{1 << 50, 0.01},        // 2^50 keys: 2^56 counters
+		{10, 1e-78},             // k > 255
+		{math.MaxInt64, 1e-10},  // beyond addressable memory
+		{math.MaxUint64, 1e-10}, // more so
+		{1 << 50, 0.01},         // 2^50 keys: 2^56 counters
 	} {
 		f, err := NewCounting(c.n, c.fpp)
 		if err == nil || f != nil || !errors.Is(err, ErrInvalidArgument) {
@@ -30,9 +30,9 @@ func TestNewCountingErrors(t *testing.T) {
 
 func TestNewCountingGeometry(t *testing.T) {
 	for _, c := range []struct {
-		n        int64
+		n        uint64
 		fpp      float64
-		counters int64
+		counters uint64
 		k        int
 	}{
 		{0, 0.5, 16, 1},              // n = 0 as 1: 2 counters -> one word
@@ -59,7 +59,7 @@ func TestCountingNoFalseNegatives(t *testing.T) {
 		n = 3000
 	}
 	for _, fpp := range []float64{0.2, 0.01} {
-		f, err := NewCounting(int64(n), fpp, WithSeed(42))
+		f, err := NewCounting(uint64(n), fpp, WithSeed(42))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +124,7 @@ func TestCountingSaturation(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		f.AddString("hot")
 	}
-	if got := f.Saturated(); got == 0 || got > int64(f.NumHashFunctions()) {
+	if got := f.Saturated(); got == 0 || got > uint64(f.NumHashFunctions()) {
 		t.Fatalf("Saturated = %d after 40 adds of one key with k=%d", got, f.NumHashFunctions())
 	}
 	// Saturated counters are never decremented: however many removes, the
@@ -247,7 +247,7 @@ func TestCountingFPR(t *testing.T) {
 		n, probes = 5000, 40000
 	}
 	for _, fpp := range []float64{0.05, 0.01, 0.001} {
-		f, _ := NewCounting(int64(n), fpp, WithSeed(1))
+		f, _ := NewCounting(uint64(n), fpp, WithSeed(1))
 		for i := 0; i < n; i++ {
 			f.AddUint64(uint64(i))
 		}
@@ -265,7 +265,7 @@ func TestCountingFPR(t *testing.T) {
 		if want > 1.15*fpp {
 			t.Errorf("fpp %v: ExpectedFpp %.5f after n keys", fpp, want)
 		}
-		if est := f.EstimatedCount(); math.Abs(float64(est-int64(n))) > 0.03*float64(n) {
+		if est := f.EstimatedCount(); math.Abs(float64(est)-float64(n)) > 0.03*float64(n) {
 			t.Errorf("EstimatedCount %d for %d keys", est, n)
 		}
 	}

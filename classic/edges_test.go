@@ -22,31 +22,56 @@ func wantErr(t *testing.T, what string, err, sentinel error) {
 // TestConstructorMaxSize: New and NewCounting take WithMaxSize (neither had
 // a size option), and New refuses a seed (Guava hashes with seed 0).
 func TestConstructorMaxSize(t *testing.T) {
-	_, err := New(1e6, 0.01, DefaultStrategy, WithMaxSize(1<<20))
+	_, err := New(1e6, 0.01, WithMaxSize(1<<20))
 	wantErr(t, "New over WithMaxSize", err, sift.ErrTooLarge)
 	_, err = NewCounting(1e6, 0.01, WithMaxSize(1<<20))
 	wantErr(t, "NewCounting over WithMaxSize", err, sift.ErrTooLarge)
-	if f, err := New(1e5, 0.01, DefaultStrategy, WithMaxSize(1<<20)); err != nil || f.BitSize() > 8<<20 {
+	if f, err := New(1e5, 0.01, WithMaxSize(1<<20)); err != nil || f.BitSize() > 8<<20 {
 		t.Fatalf("New under WithMaxSize: %v", err)
 	}
 	if c, err := NewCounting(1e5, 0.01, WithMaxSize(1<<20), WithSeed(3)); err != nil || c.SizeBytes() > 1<<20 || c.Seed() != 3 {
 		t.Fatalf("NewCounting under WithMaxSize: %v", err)
 	}
-	_, err = New(100, 0.01, DefaultStrategy, WithSeed(1))
+	_, err = New(100, 0.01, WithSeed(1))
 	wantErr(t, "New with a seed", err, ErrInvalidArgument)
 	// Guava's own limit, 2^31-1 words: also sift.ErrTooLarge.
-	_, err = New(1<<40, 0.01, DefaultStrategy)
+	_, err = New(1<<40, 0.01)
 	wantErr(t, "New beyond MaxWords", err, ErrInvalidArgument)
 	wantErr(t, "New beyond MaxWords", err, sift.ErrTooLarge)
 	// A big filter lives in a mapping and works.
-	f, err := New(1e7, 0.01, DefaultStrategy)
+	f, err := New(1e7, 0.01)
 	if err != nil || (f.region.Mapped() != (8*len(f.words) >= mem.HugeThreshold)) && isUnix {
 		t.Fatalf("New(1e7): %v, mapped %v", err, f.region.Mapped())
 	}
 	f.PutString("x")
-	if !f.MightContainString("x") || !f.Clone().MightContainString("x") {
-		t.Fatal("lost a key")
+	g := f.Clone()
+	if !f.MightContainString("x") || !g.MightContainString("x") || g.region.Mapped() != f.region.Mapped() {
+		t.Fatal("lost a key, or the clone's memory is not the original's kind")
 	}
+	// Close frees the mapping at once and leaves a filter that fails
+	// loudly, which a decoder makes a filter again.
+	enc, _ := g.MarshalBinary()
+	region := f.region
+	if err := f.Close(); err != nil || region.Mapped() || f.words != nil {
+		t.Fatalf("Close: %v, still mapped %v", err, region.Mapped())
+	}
+	wantPanic(t, "closed Filter.MightContainString", func() { f.MightContainString("x") })
+	if err := f.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if err := f.UnmarshalBinary(enc); err != nil || !f.MightContainString("x") {
+		t.Fatalf("UnmarshalBinary after Close: %v", err)
+	}
+	c, err := NewCounting(1e6, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.AddString("y")
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wantPanic(t, "closed Counting.ContainsString", func() { c.ContainsString("y") })
+	wantErr(t, "closed Counting.Remove", c.RemoveString("y"), sift.ErrClosed)
 }
 
 // TestHugeConstructors runs the constructors, in a child process, on sizes
@@ -58,7 +83,7 @@ func TestHugeConstructors(t *testing.T) {
 	edgetest.Huge(t, "TestHugeConstructors", mem.MachineMemory(), []edgetest.Case{
 		{Name: "NewCounting(2^40, 0.01)", Bytes: 5 << 40, Make: func() error { _, err := NewCounting(1<<40, 0.01); return err }},
 		{Name: "NewCounting(4e9, 0.001)", Bytes: 29e9, Make: func() error { _, err := NewCounting(4e9, 0.001); return err }},
-		{Name: "New(9e9, 0.001)", Bytes: 16e9, Make: func() error { _, err := New(9e9, 0.001, DefaultStrategy); return err }},
+		{Name: "New(9e9, 0.001)", Bytes: 16e9, Make: func() error { _, err := New(9e9, 0.001); return err }},
 	})
 }
 
@@ -74,14 +99,27 @@ func TestZeroValues(t *testing.T) {
 	wantPanic(t, "Filter{}.PutInt32", func() { f.PutInt32(1) })
 	wantPanic(t, "Filter{}.ExpectedFpp", func() { f.ExpectedFpp() })
 	wantPanic(t, "Filter{}.ApproximateElementCount", func() { f.ApproximateElementCount() })
-	wantPanic(t, "Filter{}.AppendGuava", func() { f.AppendGuava(nil) })
-	_, err := f.MarshalBinary()
+	wantPanic(t, "Filter{}.StrictExpectedFpp", func() { f.StrictExpectedFpp() })
+	wantPanic(t, "Filter{}.Reset", func() { f.Reset() })
+	wantPanic(t, "Filter{}.Clone", func() { f.Clone() })
+	prefix := []byte("prefix")
+	b, err := f.AppendGuava(prefix)
+	wantErr(t, "Filter{}.AppendGuava", err, sift.ErrClosed)
+	if string(b) != "prefix" {
+		t.Errorf("Filter{}.AppendGuava changed b: %q", b)
+	}
+	b, err = f.AppendBinary(prefix)
+	wantErr(t, "Filter{}.AppendBinary", err, sift.ErrClosed)
+	if string(b) != "prefix" {
+		t.Errorf("Filter{}.AppendBinary changed b: %q", b)
+	}
+	_, err = f.MarshalBinary()
 	wantErr(t, "Filter{}.MarshalBinary", err, sift.ErrClosed)
 	_, err = f.WriteTo(&bytes.Buffer{})
 	wantErr(t, "Filter{}.WriteTo", err, sift.ErrClosed)
-	_, err = f.WriteNativeTo(&bytes.Buffer{})
-	wantErr(t, "Filter{}.WriteNativeTo", err, sift.ErrClosed)
-	g, _ := New(100, 0.01, DefaultStrategy)
+	_, err = f.WriteGuava(&bytes.Buffer{})
+	wantErr(t, "Filter{}.WriteGuava", err, sift.ErrClosed)
+	g, _ := New(100, 0.01)
 	wantErr(t, "PutAll(Filter{})", g.PutAll(&f), sift.ErrClosed)
 	wantErr(t, "Filter{}.PutAll", f.PutAll(g), sift.ErrClosed)
 	g.PutString("k")
@@ -96,6 +134,10 @@ func TestZeroValues(t *testing.T) {
 	wantPanic(t, "Counting{}.Add", func() { c.Add([]byte("x")) })
 	wantPanic(t, "Counting{}.ExpectedFpp", func() { c.ExpectedFpp() })
 	wantPanic(t, "Counting{}.EstimatedCount", func() { c.EstimatedCount() })
+	wantPanic(t, "Counting{}.Reset", func() { c.Reset() })
+	wantPanic(t, "Counting{}.Clone", func() { c.Clone() })
+	_, err = c.AppendBinary(nil)
+	wantErr(t, "Counting{}.AppendBinary", err, sift.ErrClosed)
 	wantErr(t, "Counting{}.Remove", c.Remove([]byte("x")), sift.ErrClosed)
 	_, err = c.MarshalBinary()
 	wantErr(t, "Counting{}.MarshalBinary", err, sift.ErrClosed)
@@ -113,20 +155,20 @@ func TestZeroValues(t *testing.T) {
 // TestErrorPrefixes: decoding errors read "classic: ..." once (they read
 // "classic: sift: truncated input..." before) and wrap the sentinel.
 func TestErrorPrefixes(t *testing.T) {
-	f, _ := New(100, 0.01, DefaultStrategy)
+	f, _ := New(100, 0.01)
 	enc, _ := f.MarshalBinary()
 	var g Filter
 	wantErr(t, "UnmarshalBinary of a cut filter", g.UnmarshalBinary(enc[:len(enc)-1]), sift.ErrTruncated)
-	_, err := ReadNative(bytes.NewReader(enc[:100]), 0)
-	wantErr(t, "ReadNative of a cut header", err, sift.ErrTruncated)
-	_, err = ReadNative(bytes.NewReader(enc), 8)
-	wantErr(t, "ReadNative over its limit", err, sift.ErrTooLarge)
+	_, err := ReadFilter(bytes.NewReader(enc[:100]))
+	wantErr(t, "ReadFilter of a cut header", err, sift.ErrTruncated)
+	_, err = ReadFilter(bytes.NewReader(enc), WithMaxSize(8))
+	wantErr(t, "ReadFilter over its limit", err, sift.ErrTooLarge)
 	c, _ := NewCounting(100, 0.01)
 	enc, _ = c.MarshalBinary()
-	_, err = ReadCounting(bytes.NewReader(enc[:len(enc)-3]), 0)
+	_, err = ReadCounting(bytes.NewReader(enc[:len(enc)-3]))
 	wantErr(t, "ReadCounting of a cut filter", err, sift.ErrTruncated)
 	var d Counting
 	wantErr(t, "Counting.UnmarshalBinary of a Filter", d.UnmarshalBinary(func() []byte { b, _ := f.MarshalBinary(); return b }()), sift.ErrKind)
-	_, err = NewCounting(-1, 0.01)
-	wantErr(t, "NewCounting(-1)", err, ErrInvalidArgument)
+	_, err = NewCounting(1, 1.5)
+	wantErr(t, "NewCounting(1, 1.5)", err, ErrInvalidArgument)
 }

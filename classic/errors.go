@@ -33,6 +33,23 @@ var (
 	ErrNotPresent = errors.New("classic: key not present")
 )
 
+// Errors returned by the decoders (UnmarshalBinary, ReadFrom, ReadFilter,
+// ReadCounting, ReadGuava), by constructors asked for more than their maximum or than the machine can
+// provide (ErrTooLarge), and by a closed or zero filter (ErrClosed). They
+// are the sift package's sentinels, re-exported (as every filter package
+// does) so callers of this package need not import sift; the messages are
+// wrapped with detail.
+var (
+	ErrMagic     = sift.ErrMagic     // not a sift file
+	ErrVersion   = sift.ErrVersion   // a format version this code does not read
+	ErrKind      = sift.ErrKind      // a sift file holding another kind of filter
+	ErrTruncated = sift.ErrTruncated // the input ends before the filter does
+	ErrChecksum  = sift.ErrChecksum  // a CRC-32C mismatch: damaged bytes
+	ErrCorrupt   = sift.ErrCorrupt   // a well-formed header with impossible values
+	ErrTooLarge  = sift.ErrTooLarge  // a size beyond the limits, the caller's bound or the machine
+	ErrClosed    = sift.ErrClosed    // a filter used after Close, or a zero value
+)
+
 // argError wraps ErrInvalidArgument with detail.
 func argError(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)

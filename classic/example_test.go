@@ -13,7 +13,7 @@ import (
 func Example() {
 	// The same filter Guava builds with
 	// BloomFilter.create(Funnels.stringFunnel(UTF_8), 1000, 0.01).
-	f, err := classic.New(1000, 0.01, classic.DefaultStrategy)
+	f, err := classic.New(1000, 0.01)
 	if err != nil {
 		panic(err)
 	}
@@ -32,25 +32,25 @@ func Example() {
 }
 
 // A filter serialized by Guava's BloomFilter.writeTo reads directly, and
-// WriteTo produces the bytes Guava writes.
+// WriteGuava produces the bytes Guava writes.
 func ExampleReadGuava() {
 	// From Guava 31.1: BloomFilter.create(Funnels.integerFunnel(), 3, 0.1),
 	// put(1), put(2), put(3), writeTo(out).
 	fromJava, _ := hex.DecodeString("0103000000014820000900000c00")
 
-	g, err := classic.ReadGuava(bytes.NewReader(fromJava), 1<<20)
+	g, err := classic.ReadGuava(bytes.NewReader(fromJava), classic.WithMaxSize(1<<20))
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(g.Strategy(), g.NumHashFunctions(), g.MightContainInt32(2), g.MightContainInt32(4))
 
 	// The same filter built in Go serializes to the same bytes.
-	f, _ := classic.New(3, 0.1, classic.DefaultStrategy)
+	f, _ := classic.New(3, 0.1)
 	for _, x := range []int32{1, 2, 3} {
 		f.PutInt32(x)
 	}
 	var buf bytes.Buffer
-	if _, err := f.WriteTo(&buf); err != nil {
+	if _, err := f.WriteGuava(&buf); err != nil {
 		panic(err)
 	}
 	fmt.Println(bytes.Equal(buf.Bytes(), fromJava))
@@ -82,9 +82,9 @@ func ExampleCounting() {
 }
 
 func ExampleFilter_MarshalBinary() {
-	f, _ := classic.New(100, 0.01, classic.DefaultStrategy)
+	f, _ := classic.New(100, 0.01)
 	f.PutString("x")
-	b, _ := f.MarshalBinary() // sift's native, checksummed format
+	b, _ := f.MarshalBinary() // sift's checksummed format; AppendGuava for Guava's
 
 	var g classic.Filter
 	if err := g.UnmarshalBinary(b); err != nil {
@@ -109,11 +109,15 @@ func ExampleFilter_PutUnencodedChars() {
 	// 3, 0.1), put("alice"), put("Grüße"), put("😀"), writeTo(out).
 	fromJava, _ := hex.DecodeString("0103000000010115080410000041")
 
-	f, _ := classic.New(3, 0.1, classic.DefaultStrategy)
+	f, _ := classic.New(3, 0.1)
 	for _, s := range []string{"alice", "Grüße", "😀"} {
 		f.PutUnencodedChars(s)
 	}
-	fmt.Println(bytes.Equal(f.AppendGuava(nil), fromJava))
+	b, err := f.AppendGuava(nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(bytes.Equal(b, fromJava))
 	fmt.Println(f.MightContainUnencodedChars("alice"), f.MightContainUnencodedChars("bob"))
 	fmt.Println(f.MightContainUTF16([]uint16{0xd83d, 0xde00})) // "😀" as Java holds it
 	// Output:
@@ -124,7 +128,7 @@ func ExampleFilter_PutUnencodedChars() {
 
 // Reset empties a filter for reuse without allocating a new one.
 func ExampleFilter_Reset() {
-	f, _ := classic.New(1000, 0.01, classic.DefaultStrategy)
+	f, _ := classic.New(1000, 0.01)
 	f.PutString("old")
 	f.Reset()
 	fmt.Println(f.MightContainString("old"), f.BitCount(), f.BitSize())

@@ -63,17 +63,20 @@ const mask63 = 1<<63 - 1
 
 // Filter is a Bloom filter bit-compatible with Guava's
 // com.google.common.hash.BloomFilter: the same keys set the same bits, and
-// WriteTo/ReadFrom speak Guava's stream format. See the package
-// documentation for the details and limits of the compatibility.
+// WriteGuava, AppendGuava and ReadGuava speak Guava's stream format (the
+// encoding methods, MarshalBinary, AppendBinary, UnmarshalBinary, WriteTo
+// and ReadFrom, speak sift's). See the package documentation for the
+// details and limits of the compatibility.
 //
-// The zero Filter has no bits: it is only good as the target of
-// UnmarshalBinary or ReadFrom, and any other use fails loudly (it would
-// otherwise report every key present): the Put and MightContain methods,
-// ExpectedFpp, ApproximateElementCount and AppendGuava panic with an error
-// wrapping sift.ErrClosed, and the methods that return errors return one. Make one with New or read one with ReadGuava,
-// ReadNative or UnmarshalBinary. A Filter is not safe for concurrent use
-// when any goroutine calls a Put method, PutAll or a decoding method;
-// concurrent MightContain calls alone are safe.
+// The zero Filter has no bits, like a closed one: it is only good as the
+// target of UnmarshalBinary or ReadFrom, and any other use fails loudly (it
+// would otherwise report every key present): the Put and MightContain
+// methods, ExpectedFpp, StrictExpectedFpp, ApproximateElementCount, Reset
+// and Clone panic with an error wrapping sift.ErrClosed, and the methods
+// that return errors return one. Make one with New or read one with
+// ReadFilter, ReadGuava or UnmarshalBinary. A Filter is not safe for
+// concurrent use when any goroutine calls a Put method, PutAll, Reset or a
+// decoding method; concurrent MightContain calls alone are safe.
 type Filter struct {
 	words    []uint64
 	bitCount uint64 // set bits, kept up to date as Guava's LockFreeBitArray does
@@ -81,13 +84,17 @@ type Filter struct {
 	strategy Strategy
 	ix       indexer     // bitSize = len(words) * 64, and constants to reduce modulo it
 	region   *mem.Region // the words' memory when New mapped it (see package internal/mem)
+	// maxBytes is the WithMaxSize bound the filter was made with, which
+	// its decoders (UnmarshalBinary, ReadFrom) apply; 0: none.
+	maxBytes uint64
 }
 
 // New returns an empty filter sized as Guava's
-// BloomFilter.create(funnel, expectedInsertions, fpp) sizes it with the
-// given strategy: optimalNumOfBits(n, fpp) bits rounded up to whole 64-bit
-// words, and optimalNumOfHashFunctions(n, bits) hash functions, with
-// expectedInsertions 0 treated as 1.
+// BloomFilter.create(funnel, expectedInsertions, fpp) sizes it:
+// optimalNumOfBits(n, fpp) bits rounded up to whole 64-bit words, and
+// optimalNumOfHashFunctions(n, bits) hash functions, with
+// expectedInsertions 0 treated as 1, and Guava's default strategy unless
+// WithStrategy names another.
 //
 // It returns an error wrapping ErrInvalidArgument in exactly the cases
 // Guava throws IllegalArgumentException: expectedInsertions < 0; fpp not in
@@ -96,15 +103,20 @@ type Filter struct {
 // MaxHashFunctions hash functions (fpp below about 1e-77). It also rejects
 // an unknown strategy and a nonzero WithSeed.
 //
+// expectedInsertions is an int64, Java's long, because Guava's sizing is
+// defined on it: a negative count is Guava's IllegalArgumentException, here
+// ErrInvalidArgument, and the golden vectors check that case.
+//
 // The largest filter Guava allows is 16 GiB. New allocates it if asked and
 // the machine has it, and otherwise returns an error wrapping
 // sift.ErrTooLarge, never the Go runtime's fatal out-of-memory error: from 4
 // MiB up the bits are an anonymous mapping, and a mapping the system
 // refuses (on Linux, also one larger than the machine's RAM and swap) is
 // that error (see package internal/mem). WithMaxSize sets a lower bound.
-// Options: WithMaxSize.
-func New(expectedInsertions int64, fpp float64, strategy Strategy, opts ...Option) (*Filter, error) {
+// Options: WithStrategy, WithMaxSize.
+func New(expectedInsertions int64, fpp float64, opts ...Option) (*Filter, error) {
 	o := collect(opts)
+	strategy := o.strategy
 	if !strategy.valid() {
 		return nil, argError("unknown strategy %d", uint8(strategy))
 	}
@@ -124,7 +136,7 @@ func New(expectedInsertions int64, fpp float64, strategy Strategy, opts ...Optio
 	}
 	// Fresh memory is zero: no bits to count (newFilter would read every
 	// word, and fault in every page of a mapping).
-	return &Filter{words: w, numHash: k, strategy: strategy, ix: newIndexer(len(w)), region: region}, nil
+	return &Filter{words: w, numHash: k, strategy: strategy, ix: newIndexer(len(w)), region: region, maxBytes: o.maxBytes}, nil
 }
 
 // newFilter wraps words (non-empty, at most MaxWords) in a Filter.
@@ -455,18 +467,36 @@ func (f *Filter) NumHashFunctions() int { return f.numHash }
 // Strategy returns the filter's strategy.
 func (f *Filter) Strategy() Strategy { return f.strategy }
 
+// SizeBytes returns the memory the bits take: BitSize / 8.
+func (f *Filter) SizeBytes() uint64 { return 8 * uint64(len(f.words)) }
+
 // BitCount returns the number of bits set.
 func (f *Filter) BitCount() int64 { return int64(f.bitCount) }
 
 // ExpectedFpp returns the probability that MightContain answers true for a
 // key that was never put, given the bits set now: Guava's expectedFpp(),
-// Math.pow(bitCount / bitSize, k), computed as Java's StrictMath.pow, which
-// is what HotSpot's Math.pow returns on aarch64. HotSpot on x86-64 may
-// differ in the last bit; see the package documentation.
+// Math.pow(bitCount / bitSize, k), as the correctly rounded power. That is
+// what Guava returns on x86-64 HotSpot (whose Math.pow is an intrinsic) in
+// all but about 0.05% of states, and one ulp apart in those: the intrinsic
+// is correctly rounded except within about 0.004 ulp of a rounding
+// midpoint, where it goes either way, and no rule reproduces it. The
+// example of sift's issue 17 is such a state: for (7720/10432)^3 Guava on
+// x86-64 returns 0.40527439472696625 and ExpectedFpp the correctly rounded
+// 0.4052743947269663. Where Math.pow is not an intrinsic, Guava returns
+// StrictExpectedFpp. See the package documentation.
 func (f *Filter) ExpectedFpp() float64 {
-	if f.numHash == 0 {
-		panic(errZero)
-	}
+	f.mustMade()
+	return powInt(float64(f.bitCount)/float64(f.ix.bitSize), f.numHash)
+}
+
+// StrictExpectedFpp is ExpectedFpp computed as Java's StrictMath.pow
+// (fdlibm's e_pow.c): exactly what Guava's expectedFpp() returns where
+// Math.pow is not an intrinsic, which is HotSpot on aarch64, or on x86-64
+// with -XX:+UnlockDiagnosticVMOptions -XX:DisableIntrinsic=_dpow. It is
+// within one ulp of ExpectedFpp, and differs from it in about one state in
+// ten.
+func (f *Filter) StrictExpectedFpp() float64 {
+	f.mustMade()
 	return strictPow(float64(f.bitCount)/float64(f.ix.bitSize), float64(f.numHash))
 }
 
@@ -537,16 +567,45 @@ func (f *Filter) PutAll(other *Filter) error {
 // does not allocate. Guava's BloomFilter has no such method; building a new
 // filter there gives the same result.
 func (f *Filter) Reset() {
+	f.mustMade()
 	clear(f.words)
 	f.bitCount = 0
 }
 
-// Clone returns an independent copy of f (Guava's copy()).
+// Clone returns an independent copy of f (Guava's copy()), in memory of its
+// own. If that memory cannot be had it panics with an error wrapping
+// sift.ErrTooLarge (as New would return it).
 func (f *Filter) Clone() *Filter {
+	f.mustMade()
+	w, region, err := allocWords(int64(len(f.words)), 0, fmt.Sprintf("a copy of %d bits", f.ix.bitSize))
+	if err != nil {
+		panic(err)
+	}
+	copy(w, f.words)
 	c := *f
-	c.words = append([]uint64(nil), f.words...)
-	c.region = nil
+	c.words, c.region = w, region
 	return &c
+}
+
+// Close releases the filter's memory now if it was mapped outside the Go
+// heap (filters of 4 MiB and more on Unix systems and Windows) and is
+// harmless otherwise, and more than once. Close is optional: a finalizer
+// frees the memory once the filter is unreachable, but only Close does so
+// promptly. Afterwards the filter has no bits, like the zero Filter, and
+// fails as loudly (see Filter); UnmarshalBinary and ReadFrom make it a
+// filter again. Its error, if any, is the system's.
+func (f *Filter) Close() error {
+	r := f.region
+	*f = Filter{maxBytes: f.maxBytes}
+	return r.Free()
+}
+
+// mustMade panics with an error wrapping sift.ErrClosed if f is a zero or
+// closed Filter.
+func (f *Filter) mustMade() {
+	if f.numHash == 0 {
+		panic(errZero)
+	}
 }
 
 // Equal reports whether f and other have the same strategy, number of hash

@@ -173,7 +173,7 @@ func TestNewErrors(t *testing.T) {
 		{100, 0.01, Strategy(2)},
 		{100, 0.01, Strategy(255)},
 	} {
-		f, err := New(c.n, c.fpp, c.strategy)
+		f, err := New(c.n, c.fpp, WithStrategy(c.strategy))
 		if err == nil || f != nil {
 			t.Errorf("New(%d, %v, %v) = %v, %v; want an error", c.n, c.fpp, c.strategy, f, err)
 			continue
@@ -203,7 +203,7 @@ func TestNewGeometry(t *testing.T) {
 		{1000000, 0.01, 9585088, 7},
 	} {
 		for _, s := range []Strategy{Murmur128Mitz32, Murmur128Mitz64} {
-			f, err := New(c.n, c.fpp, s)
+			f, err := New(c.n, c.fpp, WithStrategy(s))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -227,7 +227,7 @@ func TestStrategyString(t *testing.T) {
 }
 
 func TestKeyForms(t *testing.T) {
-	f, _ := New(100, 0.01, DefaultStrategy)
+	f, _ := New(100, 0.01)
 	f.PutString("hello")
 	if !f.MightContain([]byte("hello")) || !f.MightContainString("hello") {
 		t.Fatal("PutString and Put must be the same key for the same bytes")
@@ -246,8 +246,8 @@ func TestKeyForms(t *testing.T) {
 }
 
 func TestPutAll(t *testing.T) {
-	a, _ := New(1000, 0.01, DefaultStrategy)
-	b, _ := New(1000, 0.01, DefaultStrategy)
+	a, _ := New(1000, 0.01)
+	b, _ := New(1000, 0.01)
 	for i := 0; i < 500; i++ {
 		a.PutString("a" + strconv.Itoa(i))
 		b.PutString("b" + strconv.Itoa(i))
@@ -272,9 +272,9 @@ func TestPutAll(t *testing.T) {
 		t.Errorf("ApproximateElementCount of 1000 keys = %d", est)
 	}
 
-	other32, _ := New(1000, 0.01, Murmur128Mitz32)
-	otherK, _ := New(1000, 0.001, DefaultStrategy)
-	otherSize, _ := New(2000, 0.01, DefaultStrategy)
+	other32, _ := New(1000, 0.01, WithStrategy(Murmur128Mitz32))
+	otherK, _ := New(1000, 0.001)
+	otherSize, _ := New(2000, 0.01)
 	for _, o := range []*Filter{nil, a, other32, otherK, otherSize} {
 		before := a.Clone()
 		err := a.PutAll(o)
@@ -294,7 +294,7 @@ func TestPutAll(t *testing.T) {
 }
 
 func TestCloneEqual(t *testing.T) {
-	a, _ := New(100, 0.01, DefaultStrategy)
+	a, _ := New(100, 0.01)
 	a.PutString("x")
 	c := a.Clone()
 	if !c.Equal(a) || !a.Equal(c) || !a.Equal(a) || a.Equal(nil) {
@@ -304,7 +304,7 @@ func TestCloneEqual(t *testing.T) {
 	if a.MightContainString("y") && a.Equal(c) {
 		t.Fatal("Clone shares memory")
 	}
-	b, _ := New(100, 0.01, Murmur128Mitz32)
+	b, _ := New(100, 0.01, WithStrategy(Murmur128Mitz32))
 	b.PutString("x")
 	if a.Equal(b) {
 		t.Fatal("filters of different strategies are equal")
@@ -315,7 +315,7 @@ func TestCloneEqual(t *testing.T) {
 }
 
 func TestFullFilter(t *testing.T) {
-	f, _ := New(1, 0.5, DefaultStrategy) // one word
+	f, _ := New(1, 0.5) // one word
 	for i := 0; i < 1000; i++ {
 		f.PutInt64(int64(i))
 	}
@@ -340,7 +340,7 @@ func TestFalsePositiveRate(t *testing.T) {
 	for _, s := range []Strategy{Murmur128Mitz32, Murmur128Mitz64} {
 		for _, fpp := range []float64{0.1, 0.01, 0.001} {
 			t.Run(fmt.Sprintf("%v/fpp=%v", s, fpp), func(t *testing.T) {
-				f, err := New(int64(n), fpp, s)
+				f, err := New(int64(n), fpp, WithStrategy(s))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -372,7 +372,7 @@ func TestFalsePositiveRate(t *testing.T) {
 
 func TestZeroAllocs(t *testing.T) {
 	for _, s := range []Strategy{Murmur128Mitz32, Murmur128Mitz64} {
-		f, _ := New(10000, 0.01, s)
+		f, _ := New(10000, 0.01, WithStrategy(s))
 		key := []byte("a key of some length")
 		str := "another key"
 		chars := "ASCII for the fast path, then Grüße 😀 and \xed\xa0\x80 invalid bytes"
@@ -547,7 +547,7 @@ func TestJavaLog1pAgainstStd(t *testing.T) {
 func TestReset(t *testing.T) {
 	for _, s := range []Strategy{Murmur128Mitz32, Murmur128Mitz64} {
 		f := sampleFilter(t, 1000, 0.01, s)
-		empty, _ := New(1000, 0.01, s)
+		empty, _ := New(1000, 0.01, WithStrategy(s))
 		if f.BitCount() == 0 || f.Equal(empty) {
 			t.Fatalf("%v: the sample filter is empty", s)
 		}
@@ -555,7 +555,7 @@ func TestReset(t *testing.T) {
 		if !f.Equal(empty) || f.BitCount() != 0 || f.String() != empty.String() {
 			t.Fatalf("%v: after Reset %v, want %v", s, f, empty)
 		}
-		if !bytes.Equal(f.AppendGuava(nil), empty.AppendGuava(nil)) {
+		if !bytes.Equal(mustGuava(f), mustGuava(empty)) {
 			t.Fatalf("%v: Reset filter serializes differently from a new one", s)
 		}
 		if f.ExpectedFpp() != 0 || f.ApproximateElementCount() != 0 {
@@ -582,4 +582,20 @@ func countBits(words []uint64) int {
 		n += bits.OnesCount64(w)
 	}
 	return n
+}
+
+// TestSizeBytes checks Filter.SizeBytes against BitSize and Counting's
+// against its counters, and that Close frees both to zero.
+func TestSizeBytes(t *testing.T) {
+	f, _ := New(1000, 0.01)
+	if f.SizeBytes() != uint64(f.BitSize()/8) || f.SizeBytes() != 1200 {
+		t.Errorf("Filter.SizeBytes = %d, BitSize %d", f.SizeBytes(), f.BitSize())
+	}
+	c, _ := NewCounting(1000, 0.01)
+	if c.SizeBytes() != c.Counters()/2 {
+		t.Errorf("Counting.SizeBytes = %d for %d counters", c.SizeBytes(), c.Counters())
+	}
+	if f.Close() != nil || c.Close() != nil || f.SizeBytes() != 0 || c.SizeBytes() != 0 {
+		t.Errorf("after Close: %d, %d", f.SizeBytes(), c.SizeBytes())
+	}
 }

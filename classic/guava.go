@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/mem"
 )
 
 // Guava's stream format (BloomFilter.writeTo / readFrom), big-endian:
@@ -29,29 +30,30 @@ const guavaChunk = 8 << 10
 const guavaInitialWords = 1 << 10
 
 // AppendGuava appends f in Guava's stream format to b and returns the
-// extended slice. It panics, with an error wrapping sift.ErrClosed, for a
-// zero Filter, which has no Guava form.
-func (f *Filter) AppendGuava(b []byte) []byte {
+// extended slice: the bytes WriteGuava writes. For a zero or closed Filter,
+// which has no Guava form, it returns b unchanged and an error wrapping
+// sift.ErrClosed.
+func (f *Filter) AppendGuava(b []byte) ([]byte, error) {
 	if f.numHash == 0 {
-		panic(errZero)
+		return b, errZero
 	}
 	b = append(b, byte(f.strategy), byte(f.numHash))
 	b = binary.BigEndian.AppendUint32(b, uint32(len(f.words)))
 	for _, w := range f.words {
 		b = binary.BigEndian.AppendUint64(b, w)
 	}
-	return b
+	return b, nil
 }
 
 // GuavaSize returns the length of f in Guava's stream format.
 func (f *Filter) GuavaSize() int64 { return guavaHeaderSize + 8*int64(len(f.words)) }
 
-// WriteTo writes f to w in Guava's stream format, the bytes Guava's
+// WriteGuava writes f to w in Guava's stream format, the bytes Guava's
 // BloomFilter.writeTo(OutputStream) writes for the same filter, so Java's
 // BloomFilter.readFrom(InputStream, funnel) reads it (with the funnel
-// matching the keys' form). It implements io.WriterTo. The native sift
-// format is MarshalBinary.
-func (f *Filter) WriteTo(w io.Writer) (int64, error) {
+// matching the keys' form), and returns the number of bytes written.
+// ReadGuava reads it back. (WriteTo writes sift's format.)
+func (f *Filter) WriteGuava(w io.Writer) (int64, error) {
 	if f.numHash == 0 {
 		return 0, errZero
 	}
@@ -75,39 +77,34 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 	}
 }
 
-// ReadFrom replaces f with the filter read from r in Guava's stream format
-// (what BloomFilter.writeTo writes) and returns the number of bytes read. It
-// reads exactly one filter, never past its end, and implements
-// io.ReaderFrom. On error f is unchanged. See ReadGuava for the checks and
-// for a size limit.
-func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
-	g, n, err := readGuava(r, 0)
-	if err != nil {
-		return n, err
-	}
-	*f = *g
-	return n, nil
-}
-
-// ReadGuava reads one filter in Guava's stream format from r, reading
-// exactly its bytes and nothing after them.
+// ReadGuava reads one filter in Guava's stream format (what
+// BloomFilter.writeTo writes) from r, reading exactly its bytes and nothing
+// after them.
 //
 // It accepts what Guava's BloomFilter.readFrom accepts and rejects the rest
 // with an error: an unknown strategy ordinal or zero hash functions
 // (wrapping sift.ErrCorrupt), a word count that is zero or negative
-// (sift.ErrCorrupt) or, with maxBytes > 0, a stream longer than maxBytes
-// (sift.ErrTooLarge), and input that ends early (sift.ErrTruncated). Errors
+// (sift.ErrCorrupt), words beyond the WithMaxSize bound (sift.ErrTooLarge,
+// before any is read), and input that ends early (sift.ErrTruncated). Errors
 // from r itself are returned wrapped.
 //
 // Memory grows only with the bytes that actually arrive: a header declaring
 // 2^31-1 words followed by little data allocates a few KiB, not 16 GiB.
-// maxBytes <= 0 means no limit beyond Guava's own (2^31-1 words).
-func ReadGuava(r io.Reader, maxBytes int64) (*Filter, error) {
-	f, _, err := readGuava(r, maxBytes)
-	return f, err
+// Without WithMaxSize the bound is Guava's own (2^31-1 words) and the
+// machine's memory (RAM and swap, where the system reports them). The
+// filter keeps the bound for its own UnmarshalBinary and ReadFrom. Options:
+// WithMaxSize.
+func ReadGuava(r io.Reader, opts ...Option) (*Filter, error) {
+	o := collect(opts)
+	f, _, err := readGuava(r, o.maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	f.maxBytes = o.maxBytes
+	return f, nil
 }
 
-func readGuava(r io.Reader, maxBytes int64) (*Filter, int64, error) {
+func readGuava(r io.Reader, maxBytes uint64) (*Filter, int64, error) {
 	var hdr [guavaHeaderSize]byte
 	got, err := io.ReadFull(r, hdr[:])
 	read := int64(got)
@@ -127,11 +124,14 @@ func readGuava(r io.Reader, maxBytes int64) (*Filter, int64, error) {
 		return nil, read, decodeErr(sift.ErrCorrupt, "Guava stream: word count %d must be positive", nwords)
 	}
 	total := guavaHeaderSize + 8*nwords
-	if maxBytes > 0 && total > maxBytes {
-		return nil, read, decodeErr(sift.ErrTooLarge, "Guava stream of %d bytes (%d words) exceeds the limit of %d bytes", total, nwords, maxBytes)
+	if maxBytes > 0 && uint64(nwords) > maxBytes/8 {
+		return nil, read, decodeErr(sift.ErrTooLarge, "Guava stream of %d words (%d bytes) exceeds the maximum size of %d bytes (WithMaxSize)", nwords, 8*nwords, maxBytes)
 	}
 	if uint64(nwords) > uint64(math.MaxInt)/8 {
 		return nil, read, decodeErr(sift.ErrTooLarge, "Guava stream of %d words does not fit in memory on this platform", nwords)
+	}
+	if m := mem.MachineMemory(); m != 0 && uint64(nwords) > m/8 {
+		return nil, read, decodeErr(sift.ErrTooLarge, "Guava stream of %d words (%d bytes) is more than this machine's memory (%d bytes of RAM and swap)", nwords, 8*nwords, m)
 	}
 
 	words := make([]uint64, 0, min(nwords, guavaInitialWords))

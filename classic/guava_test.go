@@ -12,11 +12,12 @@ import (
 	"testing/iotest"
 
 	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/mem"
 )
 
 func sampleFilter(t testing.TB, n int64, fpp float64, s Strategy) *Filter {
 	t.Helper()
-	f, err := New(n, fpp, s)
+	f, err := New(n, fpp, WithStrategy(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,20 +58,31 @@ func TestGuavaRoundTrip(t *testing.T) {
 			newFilter([]uint64{^uint64(0), 0, 1}, 255, s),
 		} {
 			var buf bytes.Buffer
-			n, err := f.WriteTo(&buf)
+			n, err := f.WriteGuava(&buf)
 			if err != nil || n != f.GuavaSize() || int64(buf.Len()) != n {
-				t.Fatalf("WriteTo = %d, %v; GuavaSize %d, wrote %d", n, err, f.GuavaSize(), buf.Len())
+				t.Fatalf("WriteGuava = %d, %v; GuavaSize %d, wrote %d", n, err, f.GuavaSize(), buf.Len())
 			}
-			if !bytes.Equal(buf.Bytes(), f.AppendGuava(nil)) {
-				t.Fatal("WriteTo and AppendGuava disagree")
+			prefix := []byte("prefix")
+			if app, err := f.AppendGuava(bytes.Clone(prefix)); err != nil || !bytes.Equal(app, append(prefix, buf.Bytes()...)) {
+				t.Fatalf("WriteGuava and AppendGuava disagree (%v)", err)
 			}
-			var g Filter
-			m, err := g.ReadFrom(bytes.NewReader(buf.Bytes()))
-			if err != nil || m != n {
-				t.Fatalf("ReadFrom = %d, %v", m, err)
+			g, err := ReadGuava(bytes.NewReader(buf.Bytes()))
+			if err != nil {
+				t.Fatalf("ReadGuava: %v", err)
 			}
 			if !g.Equal(f) || g.BitCount() != f.BitCount() || g.ExpectedFpp() != f.ExpectedFpp() {
 				t.Fatal("round trip changed the filter")
+			}
+			// Guava's bytes are not sift's: each reader refuses the other.
+			if _, err := ReadFilter(bytes.NewReader(buf.Bytes())); !errors.Is(err, sift.ErrMagic) && !errors.Is(err, sift.ErrTruncated) {
+				t.Fatalf("ReadFilter of Guava's bytes: %v", err)
+			}
+			var native bytes.Buffer
+			if _, err := f.WriteTo(&native); err != nil {
+				t.Fatal(err)
+			}
+			if h, err := ReadGuava(bytes.NewReader(native.Bytes())); err == nil && h.Equal(f) {
+				t.Fatal("WriteTo wrote Guava's format")
 			}
 			// One byte at a time, and through a reader that returns data with EOF.
 			for _, r := range []io.Reader{
@@ -78,7 +90,7 @@ func TestGuavaRoundTrip(t *testing.T) {
 				iotest.DataErrReader(bytes.NewReader(buf.Bytes())),
 				iotest.HalfReader(bytes.NewReader(buf.Bytes())),
 			} {
-				h, err := ReadGuava(r, 0)
+				h, err := ReadGuava(r)
 				if err != nil || !h.Equal(f) {
 					t.Fatalf("ReadGuava through a slow reader: %v", err)
 				}
@@ -92,14 +104,14 @@ func TestGuavaRoundTrip(t *testing.T) {
 func TestGuavaReadsExactly(t *testing.T) {
 	a := sampleFilter(t, 100, 0.01, Murmur128Mitz64)
 	b := sampleFilter(t, 300, 0.001, Murmur128Mitz32)
-	stream := append(a.AppendGuava(nil), b.AppendGuava(nil)...)
+	stream := append(mustGuava(a), mustGuava(b)...)
 	stream = append(stream, "tail"...)
 	r := bytes.NewReader(stream)
-	ga, err := ReadGuava(r, 0)
+	ga, err := ReadGuava(r)
 	if err != nil || !ga.Equal(a) {
 		t.Fatalf("first filter: %v", err)
 	}
-	gb, err := ReadGuava(r, 0)
+	gb, err := ReadGuava(r)
 	if err != nil || !gb.Equal(b) {
 		t.Fatalf("second filter: %v", err)
 	}
@@ -110,10 +122,10 @@ func TestGuavaReadsExactly(t *testing.T) {
 }
 
 func TestGuavaDecodeErrors(t *testing.T) {
-	valid := sampleFilter(t, 50, 0.01, Murmur128Mitz64).AppendGuava(nil)
+	valid := mustGuava(sampleFilter(t, 50, 0.01, Murmur128Mitz64))
 	// Every truncation of a valid stream.
 	for n := 0; n < len(valid); n++ {
-		f, err := ReadGuava(bytes.NewReader(valid[:n]), 0)
+		f, err := ReadGuava(bytes.NewReader(valid[:n]))
 		if f != nil {
 			t.Fatalf("truncated at %d: got a filter", n)
 		}
@@ -138,31 +150,38 @@ func TestGuavaDecodeErrors(t *testing.T) {
 		{"empty", nil, sift.ErrTruncated},
 		{"header only", guavaStream(1, 3, 5, nil), sift.ErrTruncated},
 	} {
-		f, err := ReadGuava(bytes.NewReader(c.in), 0)
+		f, err := ReadGuava(bytes.NewReader(c.in))
 		if f != nil {
 			t.Errorf("%s: got a filter", c.name)
 		}
 		checkDecodeErr(t, err, c.sentinel, c.name)
-		g := sampleFilter(t, 10, 0.1, Murmur128Mitz32)
-		before := g.Clone()
-		if _, err := g.ReadFrom(bytes.NewReader(c.in)); err == nil || !g.Equal(before) || g.BitCount() != before.BitCount() {
-			t.Errorf("%s: ReadFrom changed the filter on error", c.name)
-		}
 	}
 	// k = 255 is legal (an unsigned byte), as in Guava.
-	if f, err := ReadGuava(bytes.NewReader(guavaStream(1, 255, 1, []uint64{1})), 0); err != nil || f.NumHashFunctions() != 255 {
+	if f, err := ReadGuava(bytes.NewReader(guavaStream(1, 255, 1, []uint64{1}))); err != nil || f.NumHashFunctions() != 255 {
 		t.Fatalf("k = 255: %v", err)
 	}
 }
 
 func TestGuavaMaxBytes(t *testing.T) {
-	valid := sampleFilter(t, 50, 0.01, Murmur128Mitz64).AppendGuava(nil)
-	if _, err := ReadGuava(bytes.NewReader(valid), int64(len(valid))); err != nil {
+	f := sampleFilter(t, 50, 0.01, Murmur128Mitz64)
+	valid := mustGuava(f)
+	words := uint64(f.BitSize() / 8)
+	g, err := ReadGuava(bytes.NewReader(valid), WithMaxSize(words))
+	if err != nil {
 		t.Fatalf("limit equal to the size: %v", err)
 	}
-	_, err := ReadGuava(bytes.NewReader(valid), int64(len(valid))-1)
+	_, err = ReadGuava(bytes.NewReader(valid), WithMaxSize(words-1))
 	checkDecodeErr(t, err, sift.ErrTooLarge, "limit one byte short")
-	_, err = ReadGuava(bytes.NewReader(guavaStream(1, 3, 1<<31-1, nil)), 1<<20)
+	// The filter keeps its bound for the decoders of sift's format.
+	big, _ := sampleFilter(t, 5000, 0.01, Murmur128Mitz64).MarshalBinary()
+	err = g.UnmarshalBinary(big)
+	checkDecodeErr(t, err, sift.ErrTooLarge, "UnmarshalBinary of a larger filter into a bounded one")
+	_, err = g.ReadFrom(bytes.NewReader(big))
+	checkDecodeErr(t, err, sift.ErrTooLarge, "ReadFrom of a larger filter into a bounded one")
+	if !g.Equal(f) {
+		t.Fatal("a refused decode changed the filter")
+	}
+	_, err = ReadGuava(bytes.NewReader(guavaStream(1, 3, 1<<31-1, nil)), WithMaxSize(1<<20))
 	checkDecodeErr(t, err, sift.ErrTooLarge, "2^31-1 words over a 1 MiB limit")
 }
 
@@ -195,19 +214,19 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 }
 
 func TestGuavaIOErrors(t *testing.T) {
-	valid := sampleFilter(t, 5000, 0.01, Murmur128Mitz64).AppendGuava(nil)
+	valid := mustGuava(sampleFilter(t, 5000, 0.01, Murmur128Mitz64))
 	errBoom := errors.New("boom")
 	for _, cut := range []int{0, 3, 6, 100, len(valid) - 1} {
-		_, err := ReadGuava(&failingReader{data: valid[:cut], err: errBoom}, 0)
+		_, err := ReadGuava(&failingReader{data: valid[:cut], err: errBoom})
 		if !errors.Is(err, errBoom) || !strings.HasPrefix(err.Error(), "classic: ") {
 			t.Fatalf("reader error at %d: %v", cut, err)
 		}
 	}
 	f := sampleFilter(t, 5000, 0.01, Murmur128Mitz64)
 	for _, left := range []int{0, 5, 100, len(valid) - 1} {
-		n, err := f.WriteTo(&failingWriter{left: left})
+		n, err := f.WriteGuava(&failingWriter{left: left})
 		if !errors.Is(err, errWrite) || n != int64(left) {
-			t.Fatalf("WriteTo with a writer failing after %d bytes = %d, %v", left, n, err)
+			t.Fatalf("WriteGuava with a writer failing after %d bytes = %d, %v", left, n, err)
 		}
 	}
 }
@@ -219,7 +238,7 @@ func TestGuavaDecodeMemory(t *testing.T) {
 	for _, supplied := range []int{0, 100, 100000} {
 		in := guavaStream(1, 3, declared, make([]uint64, supplied))
 		alloc := allocatedBytes(func() {
-			if _, err := ReadGuava(bytes.NewReader(in), 0); !errors.Is(err, sift.ErrTruncated) {
+			if _, err := ReadGuava(bytes.NewReader(in)); !errors.Is(err, hugeErr(8*uint64(declared))) {
 				t.Errorf("supplied %d words: %v", supplied, err)
 			}
 		})
@@ -229,13 +248,23 @@ func TestGuavaDecodeMemory(t *testing.T) {
 	}
 }
 
-// hugeErr is the error for a truncated input that declares size bytes: on
-// platforms that cannot address that much the size itself is refused first.
+// hugeErr is the error of a stream decoder for a truncated input that
+// declares size bytes: on platforms that cannot address that much, and on
+// machines with less memory, the size itself is refused first.
 func hugeErr(size uint64) error {
-	if size > math.MaxInt {
+	if m := mem.MachineMemory(); size > math.MaxInt || m != 0 && size > m {
 		return sift.ErrTooLarge
 	}
 	return sift.ErrTruncated
+}
+
+// mustGuava is AppendGuava(nil) for a filter that has a Guava form.
+func mustGuava(f *Filter) []byte {
+	b, err := f.AppendGuava(nil)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 func allocatedBytes(fn func()) uint64 {

@@ -1,13 +1,14 @@
 package classic
 
 import (
+	"encoding"
 	"io"
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/format"
 )
 
-// The native sift encodings (package internal/format: a 128-byte
+// The sift encodings (package internal/format: a 128-byte
 // little-endian header with CRC-32C, then the payload at a 64-byte-aligned
 // offset with its own CRC-32C).
 //
@@ -37,21 +38,44 @@ func (f *Filter) nativeHeader() format.Header {
 	return h
 }
 
-// MarshalBinary encodes f in sift's native format (see the package
-// documentation), which carries checksums and can be read by
-// UnmarshalBinary and ReadNative. It implements encoding.BinaryMarshaler.
-// For Guava's format use WriteTo or AppendGuava. For a zero Filter it
-// returns an error wrapping sift.ErrClosed.
+// The encodings each type implements, checked at compile time.
+var (
+	_ encoding.BinaryMarshaler   = (*Filter)(nil)
+	_ encoding.BinaryAppender    = (*Filter)(nil)
+	_ encoding.BinaryUnmarshaler = (*Filter)(nil)
+	_ io.WriterTo                = (*Filter)(nil)
+	_ io.ReaderFrom              = (*Filter)(nil)
+
+	_ encoding.BinaryMarshaler   = (*Counting)(nil)
+	_ encoding.BinaryAppender    = (*Counting)(nil)
+	_ encoding.BinaryUnmarshaler = (*Counting)(nil)
+	_ io.WriterTo                = (*Counting)(nil)
+	_ io.ReaderFrom              = (*Counting)(nil)
+)
+
+// MarshalBinary encodes f in sift's format (see the package documentation),
+// which carries checksums and which UnmarshalBinary, ReadFrom and ReadFilter
+// read. For Guava's stream format use WriteGuava or AppendGuava. For a zero
+// or closed Filter it returns an error wrapping sift.ErrClosed.
 func (f *Filter) MarshalBinary() ([]byte, error) {
-	if f.numHash == 0 {
-		return nil, errZero
-	}
-	return format.Encode(f.nativeHeader(), format.WordBytes(f.words)), nil
+	return f.AppendBinary(make([]byte, 0, format.HeaderSize+8*len(f.words)))
 }
 
-// WriteNativeTo writes f to w in sift's native format, the bytes
-// MarshalBinary returns, and returns the number of bytes written.
-func (f *Filter) WriteNativeTo(w io.Writer) (int64, error) {
+// AppendBinary appends MarshalBinary's bytes to b and returns the extended
+// slice (encoding.BinaryAppender). For a zero or closed Filter it returns b
+// unchanged and an error wrapping sift.ErrClosed.
+func (f *Filter) AppendBinary(b []byte) ([]byte, error) {
+	if f.numHash == 0 {
+		return b, errZero
+	}
+	p := format.WordBytes(f.words)
+	return append(format.AppendHeader(b, f.nativeHeader(), p), p...), nil
+}
+
+// WriteTo writes f to w in sift's format, the bytes MarshalBinary returns,
+// and returns the number of bytes written. For Guava's stream format use
+// WriteGuava.
+func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 	if f.numHash == 0 {
 		return 0, errZero
 	}
@@ -59,12 +83,13 @@ func (f *Filter) WriteNativeTo(w io.Writer) (int64, error) {
 }
 
 // UnmarshalBinary replaces f with the filter encoded in data in sift's
-// native format, which must be exactly one encoding. It implements
-// encoding.BinaryUnmarshaler and copies what it keeps. Errors wrap the sift
-// sentinels (sift.ErrMagic, ErrVersion, ErrKind, ErrTruncated, ErrChecksum,
-// ErrCorrupt, ErrTooLarge); on error f is unchanged.
+// format, which must be exactly one encoding, and copies what it keeps.
+// Errors wrap the sift sentinels (sift.ErrMagic, ErrVersion, ErrKind,
+// ErrTruncated, ErrChecksum, ErrCorrupt, ErrTooLarge); a filter made with
+// WithMaxSize refuses a larger encoding and keeps the bound. On error f is
+// unchanged.
 func (f *Filter) UnmarshalBinary(data []byte) error {
-	h, payload, n, err := format.Decode(data, format.KindClassic, format.Options{})
+	h, payload, n, err := format.Decode(data, format.KindClassic, format.Options{MaxPayload: f.maxBytes})
 	if err != nil {
 		return prefixErr(err)
 	}
@@ -75,27 +100,56 @@ func (f *Filter) UnmarshalBinary(data []byte) error {
 	if err != nil {
 		return err
 	}
-	*f = *g
+	f.replace(g)
 	return nil
 }
 
-// ReadNative reads one filter in sift's native format from r, reading
-// exactly its bytes. maxBytes > 0 rejects larger payloads with
-// sift.ErrTooLarge before anything is allocated; memory otherwise grows
-// only as the input arrives. Errors are as for UnmarshalBinary.
-func ReadNative(r io.Reader, maxBytes int64) (*Filter, error) {
-	h, payload, _, err := format.Read(r, format.KindClassic, format.Options{MaxPayload: limitOption(maxBytes)})
+// ReadFrom replaces f with the filter read from r in sift's format, reading
+// exactly its bytes, and returns the number of bytes read. Memory grows
+// only as the input arrives, and a declared payload larger than f's maximum
+// size is refused (sift.ErrTooLarge) before any of it is read: the
+// WithMaxSize f was made with, or for a zero Filter the default maximum,
+// the machine's memory (RAM and swap, where the system reports them).
+// ReadFilter reads into a new filter with options; ReadGuava reads Guava's
+// stream format. On error f is unchanged.
+func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
+	g, n, err := readFilter(r, format.Options{MaxPayload: f.maxBytes})
 	if err != nil {
-		return nil, prefixErr(err)
+		return n, err
 	}
-	return filterFromNative(h, payload, false)
+	f.replace(g)
+	return n, nil
 }
 
-func limitOption(maxBytes int64) uint64 {
-	if maxBytes <= 0 {
-		return 0
+// ReadFilter reads one filter in sift's format from r as Filter.ReadFrom
+// does, into a new Filter. Options: WithMaxSize (refuses a larger payload
+// before reading it; the filter keeps the bound), WithoutChecksum.
+func ReadFilter(r io.Reader, opts ...Option) (*Filter, error) {
+	o := collect(opts)
+	f, _, err := readFilter(r, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
+	if err != nil {
+		return nil, err
 	}
-	return uint64(maxBytes)
+	f.maxBytes = o.maxBytes
+	return f, nil
+}
+
+func readFilter(r io.Reader, opt format.Options) (*Filter, int64, error) {
+	h, payload, n, err := format.Read(r, format.KindClassic, opt)
+	if err != nil {
+		return nil, n, prefixErr(err)
+	}
+	f, err := filterFromNative(h, payload, false)
+	return f, n, err
+}
+
+// replace moves g into f, releasing f's old memory; f keeps its maximum
+// size.
+func (f *Filter) replace(g *Filter) {
+	_ = f.region.Free()
+	maxBytes := f.maxBytes
+	*f = *g
+	f.maxBytes = maxBytes
 }
 
 // filterFromNative validates a decoded header and payload. copyWords says
@@ -143,18 +197,26 @@ func (c *Counting) nativeHeader() format.Header {
 	return h
 }
 
-// MarshalBinary encodes c in sift's native format (see the package
-// documentation). It implements encoding.BinaryMarshaler. For a zero
-// Counting it returns an error wrapping sift.ErrClosed.
+// MarshalBinary encodes c in sift's format (see the package
+// documentation). For a zero or closed Counting it returns an error wrapping
+// sift.ErrClosed.
 func (c *Counting) MarshalBinary() ([]byte, error) {
-	if c.k == 0 {
-		return nil, errZero
-	}
-	return format.Encode(c.nativeHeader(), format.WordBytes(c.words)), nil
+	return c.AppendBinary(make([]byte, 0, format.HeaderSize+8*len(c.words)))
 }
 
-// WriteTo writes c to w in sift's native format and returns the number of
-// bytes written. It implements io.WriterTo.
+// AppendBinary appends MarshalBinary's bytes to b and returns the extended
+// slice (encoding.BinaryAppender). For a zero or closed Counting it returns
+// b unchanged and an error wrapping sift.ErrClosed.
+func (c *Counting) AppendBinary(b []byte) ([]byte, error) {
+	if c.k == 0 {
+		return b, errZero
+	}
+	p := format.WordBytes(c.words)
+	return append(format.AppendHeader(b, c.nativeHeader(), p), p...), nil
+}
+
+// WriteTo writes c to w in sift's format and returns the number of bytes
+// written.
 func (c *Counting) WriteTo(w io.Writer) (int64, error) {
 	if c.k == 0 {
 		return 0, errZero
@@ -163,11 +225,11 @@ func (c *Counting) WriteTo(w io.Writer) (int64, error) {
 }
 
 // UnmarshalBinary replaces c with the filter encoded in data, which must be
-// exactly one encoding in sift's native format. It implements
-// encoding.BinaryUnmarshaler and copies what it keeps. Errors wrap the sift
-// sentinels; on error c is unchanged.
+// exactly one encoding in sift's format, and copies what it keeps. Errors
+// wrap the sift sentinels; a filter made with WithMaxSize refuses a larger
+// encoding and keeps the bound. On error c is unchanged.
 func (c *Counting) UnmarshalBinary(data []byte) error {
-	h, payload, n, err := format.Decode(data, format.KindCounting, format.Options{})
+	h, payload, n, err := format.Decode(data, format.KindCounting, format.Options{MaxPayload: c.maxBytes})
 	if err != nil {
 		return prefixErr(err)
 	}
@@ -178,38 +240,53 @@ func (c *Counting) UnmarshalBinary(data []byte) error {
 	if err != nil {
 		return err
 	}
-	*c = *d
+	c.replace(d)
 	return nil
 }
 
-// ReadFrom replaces c with the filter read from r in sift's native format,
-// reading exactly its bytes, and returns the number of bytes read. It
-// implements io.ReaderFrom; on error c is unchanged. Use ReadCounting for a
-// size limit.
+// ReadFrom replaces c with the filter read from r in sift's format, reading
+// exactly its bytes, and returns the number of bytes read. Its maximum size
+// is Filter.ReadFrom's. ReadCounting reads into a new filter with options.
+// On error c is unchanged.
 func (c *Counting) ReadFrom(r io.Reader) (int64, error) {
-	d, n, err := readCounting(r, 0)
+	d, n, err := readCounting(r, format.Options{MaxPayload: c.maxBytes})
 	if err != nil {
 		return n, err
 	}
-	*c = *d
+	c.replace(d)
 	return n, nil
 }
 
-// ReadCounting reads one counting filter in sift's native format from r.
-// maxBytes > 0 rejects larger payloads with sift.ErrTooLarge before
-// anything is allocated; memory otherwise grows only as the input arrives.
-func ReadCounting(r io.Reader, maxBytes int64) (*Counting, error) {
-	c, _, err := readCounting(r, maxBytes)
-	return c, err
+// ReadCounting reads one counting filter in sift's format from r as
+// Counting.ReadFrom does, into a new Counting. Options: WithMaxSize
+// (refuses a larger payload before reading it; the filter keeps the bound),
+// WithoutChecksum.
+func ReadCounting(r io.Reader, opts ...Option) (*Counting, error) {
+	o := collect(opts)
+	c, _, err := readCounting(r, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
+	if err != nil {
+		return nil, err
+	}
+	c.maxBytes = o.maxBytes
+	return c, nil
 }
 
-func readCounting(r io.Reader, maxBytes int64) (*Counting, int64, error) {
-	h, payload, n, err := format.Read(r, format.KindCounting, format.Options{MaxPayload: limitOption(maxBytes)})
+func readCounting(r io.Reader, opt format.Options) (*Counting, int64, error) {
+	h, payload, n, err := format.Read(r, format.KindCounting, opt)
 	if err != nil {
 		return nil, n, prefixErr(err)
 	}
 	c, err := countingFromNative(h, payload, false)
 	return c, n, err
+}
+
+// replace moves d into c, releasing c's old memory; c keeps its maximum
+// size.
+func (c *Counting) replace(d *Counting) {
+	_ = c.region.Free()
+	maxBytes := c.maxBytes
+	*c = *d
+	c.maxBytes = maxBytes
 }
 
 func countingFromNative(h format.Header, payload []byte, copyWords bool) (*Counting, error) {

@@ -24,7 +24,7 @@ func isSiftError(err error) bool {
 
 func sampleCounting(t testing.TB, n int, seed uint64) *Counting {
 	t.Helper()
-	c, err := NewCounting(int64(n), 0.01, WithSeed(seed))
+	c, err := NewCounting(uint64(n), 0.01, WithSeed(seed))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,17 +62,24 @@ func TestNativeFilterRoundTrip(t *testing.T) {
 			}
 			b[format.HeaderSize] ^= 1
 			var buf bytes.Buffer
-			n, err := f.WriteNativeTo(&buf)
+			n, err := f.WriteTo(&buf)
 			if err != nil || n != int64(len(b)) || !bytes.Equal(buf.Bytes(), b) {
-				t.Fatalf("WriteNativeTo = %d, %v", n, err)
+				t.Fatalf("WriteTo = %d, %v", n, err)
+			}
+			if app, err := f.AppendBinary([]byte("x")); err != nil || !bytes.Equal(app, append([]byte("x"), b...)) {
+				t.Fatalf("AppendBinary differs from MarshalBinary (%v)", err)
+			}
+			var r Filter
+			if m, err := r.ReadFrom(bytes.NewReader(buf.Bytes())); err != nil || m != n || !r.Equal(f) || r.BitCount() != f.BitCount() {
+				t.Fatalf("ReadFrom = %d, %v", m, err)
 			}
 			buf.WriteString("next")
-			h, err := ReadNative(&buf, 0)
+			h, err := ReadFilter(&buf)
 			if err != nil || !h.Equal(f) {
-				t.Fatalf("ReadNative: %v", err)
+				t.Fatalf("ReadFilter: %v", err)
 			}
 			if buf.String() != "next" {
-				t.Fatal("ReadNative read past the filter")
+				t.Fatal("ReadFilter read past the filter")
 			}
 			// Same bits as Guava's stream, other byte order.
 			for i, w := range f.words {
@@ -106,8 +113,11 @@ func TestNativeCountingRoundTrip(t *testing.T) {
 		if m, err := e.ReadFrom(bytes.NewReader(b)); err != nil || m != n || !e.Equal(c) {
 			t.Fatalf("ReadFrom = %d, %v", m, err)
 		}
-		if f, err := ReadCounting(bytes.NewReader(b), int64(len(b))); err != nil || !f.Equal(c) {
+		if f, err := ReadCounting(bytes.NewReader(b), WithMaxSize(c.SizeBytes())); err != nil || !f.Equal(c) {
 			t.Fatalf("ReadCounting: %v", err)
+		}
+		if app, err := c.AppendBinary([]byte("x")); err != nil || !bytes.Equal(app, append([]byte("x"), b...)) {
+			t.Fatalf("AppendBinary differs from MarshalBinary (%v)", err)
 		}
 		if !e.ContainsString("saturate") || e.RemoveString("saturate") != nil {
 			t.Fatal("decoded filter lost a key")
@@ -151,11 +161,12 @@ func TestNativeDecodeErrors(t *testing.T) {
 	}
 	filterDecoders := []decoder{
 		{"Filter.UnmarshalBinary", func(b []byte) error { var g Filter; return g.UnmarshalBinary(b) }},
-		{"ReadNative", func(b []byte) error { _, err := ReadNative(bytes.NewReader(b), 0); return err }},
+		{"ReadFilter", func(b []byte) error { _, err := ReadFilter(bytes.NewReader(b)); return err }},
+		{"Filter.ReadFrom", func(b []byte) error { var g Filter; _, err := g.ReadFrom(bytes.NewReader(b)); return err }},
 	}
 	countingDecoders := []decoder{
 		{"Counting.UnmarshalBinary", func(b []byte) error { var d Counting; return d.UnmarshalBinary(b) }},
-		{"ReadCounting", func(b []byte) error { _, err := ReadCounting(bytes.NewReader(b), 0); return err }},
+		{"ReadCounting", func(b []byte) error { _, err := ReadCounting(bytes.NewReader(b)); return err }},
 		{"Counting.ReadFrom", func(b []byte) error { var d Counting; _, err := d.ReadFrom(bytes.NewReader(b)); return err }},
 	}
 
@@ -224,7 +235,7 @@ func TestNativeDecodeErrors(t *testing.T) {
 		{"xxh3 hash", craft(func() format.Header { h := classicHeader(1, 3, 1); h.Hash = format.HashXXH3; return h }(), words8, nil), sift.ErrCorrupt},
 		{"seed", craft(func() format.Header { h := classicHeader(1, 3, 1); h.Seed = 1; return h }(), words8, nil), sift.ErrCorrupt},
 		{"param 5", craft(func() format.Header { h := classicHeader(1, 3, 1); h.Params[5] = 1; return h }(), words8, nil), sift.ErrCorrupt},
-		{"payload 2^40", craft(classicHeader(1, 3, 1<<37), words8, func(h []byte) { binary.LittleEndian.PutUint64(h[32:], 1<<40) }), hugeErr(1 << 40)},
+		{"payload 2^30", craft(classicHeader(1, 3, 1<<27), words8, func(h []byte) { binary.LittleEndian.PutUint64(h[32:], 1<<30) }), sift.ErrTruncated},
 		{"payload 2^63", craft(classicHeader(1, 3, 1), words8, func(h []byte) { binary.LittleEndian.PutUint64(h[32:], 1<<63) }), sift.ErrTooLarge},
 		{"empty", nil, sift.ErrTruncated},
 	} {
@@ -244,7 +255,7 @@ func TestNativeDecodeErrors(t *testing.T) {
 		{"2^63 counters", craft(countingHeader(1<<63, 3), words8, nil), sift.ErrCorrupt},
 		{"murmur hash", craft(func() format.Header { h := countingHeader(16, 3); h.Hash = format.HashMurmur3; return h }(), words8, nil), sift.ErrCorrupt},
 		{"param 2", craft(func() format.Header { h := countingHeader(16, 3); h.Params[2] = 1; return h }(), words8, nil), sift.ErrCorrupt},
-		{"payload 2^40", craft(countingHeader(1<<41, 3), words8, func(h []byte) { binary.LittleEndian.PutUint64(h[32:], 1<<40) }), hugeErr(1 << 40)},
+		{"payload 2^30", craft(countingHeader(1<<31, 3), words8, func(h []byte) { binary.LittleEndian.PutUint64(h[32:], 1<<30) }), sift.ErrTruncated},
 		{"payload 2^63", craft(countingHeader(16, 3), words8, func(h []byte) { binary.LittleEndian.PutUint64(h[32:], 1<<63) }), sift.ErrTooLarge},
 		{"empty", nil, sift.ErrTruncated},
 	} {
@@ -262,47 +273,82 @@ func TestNativeDecodeErrors(t *testing.T) {
 func TestNativeMaxBytes(t *testing.T) {
 	f := sampleFilter(t, 1000, 0.01, Murmur128Mitz64)
 	fb, _ := f.MarshalBinary()
-	payload := int64(len(fb) - format.HeaderSize)
-	if _, err := ReadNative(bytes.NewReader(fb), payload); err != nil {
+	payload := uint64(len(fb) - format.HeaderSize)
+	if _, err := ReadFilter(bytes.NewReader(fb), WithMaxSize(payload)); err != nil {
 		t.Fatalf("limit = payload size: %v", err)
 	}
-	if _, err := ReadNative(bytes.NewReader(fb), payload-1); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := ReadFilter(bytes.NewReader(fb), WithMaxSize(payload-1)); !errors.Is(err, sift.ErrTooLarge) {
 		t.Fatalf("limit below payload size: %v", err)
 	}
 	c := sampleCounting(t, 1000, 0)
 	cb, _ := c.MarshalBinary()
-	if _, err := ReadCounting(bytes.NewReader(cb), 64); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := ReadCounting(bytes.NewReader(cb), WithMaxSize(64)); !errors.Is(err, sift.ErrTooLarge) {
 		t.Fatalf("ReadCounting over the limit: %v", err)
+	}
+	// A filter made with WithMaxSize keeps the bound for its decoders.
+	big, _ := sampleFilter(t, 5000, 0.01, Murmur128Mitz64).MarshalBinary()
+	g, err := New(1000, 0.01, WithMaxSize(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.UnmarshalBinary(big); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("Filter.UnmarshalBinary over the bound: %v", err)
+	}
+	if _, err := g.ReadFrom(bytes.NewReader(big)); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("Filter.ReadFrom over the bound: %v", err)
+	}
+	if err := g.UnmarshalBinary(fb); err != nil {
+		t.Errorf("Filter.UnmarshalBinary within the bound: %v", err)
+	}
+	if _, err := g.ReadFrom(bytes.NewReader(big)); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("Filter.ReadFrom over the bound after a decode: %v", err)
+	}
+	if _, err := g.Clone().ReadFrom(bytes.NewReader(big)); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("Filter.ReadFrom into a clone of a bounded filter: %v", err)
+	}
+	bigC, _ := sampleCounting(t, 5000, 0).MarshalBinary()
+	d, err := NewCounting(1000, 0.01, WithMaxSize(c.SizeBytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.UnmarshalBinary(bigC); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("Counting.UnmarshalBinary over the bound: %v", err)
+	}
+	if _, err := d.ReadFrom(bytes.NewReader(bigC)); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("Counting.ReadFrom over the bound: %v", err)
 	}
 }
 
-// TestNativeDecodeMemory: a header declaring a 1 TiB payload over a short
-// stream costs a bounded amount of memory.
+// TestNativeDecodeMemory: a header declaring a 1 GiB payload over a short
+// stream costs a bounded amount of memory, and one declaring 1 TiB is
+// refused on machines with less memory (see hugeErr).
 func TestNativeDecodeMemory(t *testing.T) {
-	in := craft(classicHeader(1, 3, 1<<37), make([]byte, 4096), func(h []byte) { binary.LittleEndian.PutUint64(h[32:], 1<<40) })
-	alloc := allocatedBytes(func() {
-		if _, err := ReadNative(bytes.NewReader(in), 0); !errors.Is(err, hugeErr(1<<40)) {
-			t.Errorf("ReadNative: %v", err)
+	for _, declared := range []uint64{1 << 30, 1 << 40} {
+		in := craft(classicHeader(1, 3, 1<<37), make([]byte, 4096), func(h []byte) { binary.LittleEndian.PutUint64(h[32:], declared) })
+		alloc := allocatedBytes(func() {
+			if _, err := ReadFilter(bytes.NewReader(in)); !errors.Is(err, hugeErr(declared)) {
+				t.Errorf("ReadFilter: %v", err)
+			}
+		})
+		if alloc > 4<<20 {
+			t.Errorf("declared %d bytes, supplied 4 KiB: allocated %d bytes", declared, alloc)
 		}
-	})
-	if alloc > 4<<20 {
-		t.Errorf("declared 1 TiB, supplied 4 KiB: allocated %d bytes", alloc)
-	}
-	inc := craft(countingHeader(1<<41, 3), make([]byte, 4096), func(h []byte) { binary.LittleEndian.PutUint64(h[32:], 1<<40) })
-	alloc = allocatedBytes(func() {
-		if _, err := ReadCounting(bytes.NewReader(inc), 0); !errors.Is(err, hugeErr(1<<40)) {
-			t.Errorf("ReadCounting: %v", err)
+		inc := craft(countingHeader(1<<41, 3), make([]byte, 4096), func(h []byte) { binary.LittleEndian.PutUint64(h[32:], declared) })
+		alloc = allocatedBytes(func() {
+			if _, err := ReadCounting(bytes.NewReader(inc)); !errors.Is(err, hugeErr(declared)) {
+				t.Errorf("ReadCounting: %v", err)
+			}
+		})
+		if alloc > 4<<20 {
+			t.Errorf("counting: declared %d bytes, supplied 4 KiB: allocated %d bytes", declared, alloc)
 		}
-	})
-	if alloc > 4<<20 {
-		t.Errorf("counting: declared 1 TiB, supplied 4 KiB: allocated %d bytes", alloc)
 	}
 }
 
 // TestNativeGoldenLayout locks the byte layout: a filter built from fixed
 // keys must encode to these exact bytes on every platform and kernel.
 func TestNativeGoldenLayout(t *testing.T) {
-	f, _ := New(10, 0.1, Murmur128Mitz64)
+	f, _ := New(10, 0.1, WithStrategy(Murmur128Mitz64))
 	for i := int64(0); i < 10; i++ {
 		f.PutInt64(i)
 	}

@@ -4,20 +4,20 @@ import (
 	"github.com/sift-go/sift/internal/mem"
 )
 
-// Option configures New and NewCounting.
+// Option configures a constructor (New, NewCounting) or a loader
+// (ReadFilter, ReadCounting, ReadGuava). Each option says which calls use
+// it; the others ignore it, except New, which refuses a seed.
 type Option func(*options)
 
-// CountingOption is Option, under the name NewCounting's options had
-// before New took options too.
-type CountingOption = Option
-
 type options struct {
-	seed     uint64
-	maxBytes uint64
+	seed         uint64
+	maxBytes     uint64
+	strategy     Strategy
+	skipChecksum bool
 }
 
 func collect(opts []Option) options {
-	var o options
+	o := options{strategy: DefaultStrategy}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
@@ -26,22 +26,44 @@ func collect(opts []Option) options {
 	return o
 }
 
+// WithStrategy sets how New's filter turns a key's hash into bit positions
+// (default DefaultStrategy, Guava's MURMUR128_MITZ_64, which
+// BloomFilter.create uses). Murmur128Mitz32 is only for reading and
+// matching filters made by Guava before version 12. New rejects an unknown
+// strategy. Used by New.
+func WithStrategy(s Strategy) Option {
+	return func(o *options) { o.strategy = s }
+}
+
 // WithSeed sets the hash seed of a Counting filter (default 0). Filters
 // built with different seeds hash keys differently and cannot be combined.
-// For keys an attacker chooses, use hash.RandomSeed(). New rejects a
-// nonzero seed: a Filter hashes exactly as Guava does, with seed 0.
+// For keys an attacker chooses, use hash.RandomSeed(). The seed is stored in
+// the serialized filter. Used by NewCounting. New rejects a nonzero seed
+// (ErrInvalidArgument): a Filter hashes exactly as Guava does, with seed 0,
+// and ignoring the option would leave a caller believing the filter seeded.
 func WithSeed(seed uint64) Option {
 	return func(o *options) { o.seed = seed }
 }
 
-// WithMaxSize bounds the memory New and NewCounting may allocate for the
-// bits or counters to maxBytes bytes: they return an error wrapping
-// sift.ErrTooLarge, allocating nothing, for a filter that needs more. 0,
-// the default, means no bound but the type's own (MaxWords words for a
-// Filter, Guava's limit: 16 GiB; 2^46 words for a Counting) and what the
-// machine can provide (see New).
+// WithMaxSize bounds the memory of a filter's bits or counters to maxBytes
+// bytes. New and NewCounting return an error wrapping sift.ErrTooLarge,
+// allocating nothing, for a filter that needs more; ReadFilter,
+// ReadCounting and ReadGuava refuse an encoding that declares more, before
+// reading it; and a filter made with the option keeps the bound for its own
+// UnmarshalBinary and ReadFrom. 0, the default, means no bound but the
+// type's own (MaxWords words for a Filter, Guava's limit: 16 GiB; 2^46
+// words for a Counting), the machine's memory for stream decoders (see
+// Filter.ReadFrom), and what the machine can provide (see New).
 func WithMaxSize(maxBytes uint64) Option {
 	return func(o *options) { o.maxBytes = maxBytes }
+}
+
+// WithoutChecksum makes ReadFilter and ReadCounting skip the verification
+// of the payload's CRC-32C, for callers who trust their storage. The
+// header's own checksum and every size check still run. (Guava's stream
+// format has no checksum: ReadGuava ignores the option.)
+func WithoutChecksum() Option {
+	return func(o *options) { o.skipChecksum = true }
 }
 
 // allocWords returns n zeroed words from mem.Alloc (mapped memory from 4

@@ -559,6 +559,18 @@ func (c *Concurrent) MarshalBinary() ([]byte, error) {
 	return s.MarshalBinary()
 }
 
+// AppendBinary appends MarshalBinary's bytes to b and returns the extended
+// slice (encoding.BinaryAppender). For a closed or zero filter it returns b
+// unchanged and an error wrapping sift.ErrClosed.
+func (c *Concurrent) AppendBinary(b []byte) ([]byte, error) {
+	if c.open() == nil {
+		return b, errClosed
+	}
+	s := c.Snapshot()
+	defer s.Close()
+	return s.AppendBinary(b)
+}
+
 // WriteTo writes a consistent snapshot to w (see Filter.WriteTo).
 func (c *Concurrent) WriteTo(w io.Writer) (int64, error) {
 	if c.open() == nil {
@@ -569,10 +581,11 @@ func (c *Concurrent) WriteTo(w io.Writer) (int64, error) {
 	return s.WriteTo(w)
 }
 
-// UnmarshalBinary replaces c's contents with the decoded filter; it must not
-// run concurrently with other methods.
+// UnmarshalBinary replaces c's contents with the decoded filter (see
+// Filter.UnmarshalBinary, also for the maximum size); it must not run
+// concurrently with other methods.
 func (c *Concurrent) UnmarshalBinary(data []byte) error {
-	var g Filter
+	g := Filter{maxBytes: c.maxBytes()}
 	if err := g.UnmarshalBinary(data); err != nil {
 		return err
 	}
@@ -580,10 +593,11 @@ func (c *Concurrent) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
-// ReadFrom replaces c's contents with a filter read from r; it must not run
-// concurrently with other methods.
+// ReadFrom replaces c's contents with a filter read from r (see
+// Filter.ReadFrom, also for the maximum size); it must not run concurrently
+// with other methods.
 func (c *Concurrent) ReadFrom(r io.Reader) (int64, error) {
-	var g Filter
+	g := Filter{maxBytes: c.maxBytes()}
 	n, err := g.ReadFrom(r)
 	if err != nil {
 		return n, err
@@ -592,13 +606,26 @@ func (c *Concurrent) ReadFrom(r io.Reader) (int64, error) {
 	return n, nil
 }
 
+// maxBytes is the WithMaxSize bound c was made with (0 for a zero
+// Concurrent).
+func (c *Concurrent) maxBytes() uint64 {
+	if c.f == nil {
+		return 0
+	}
+	return c.f.maxBytes
+}
+
 func (c *Concurrent) set(g *Filter) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.victim.Store(g.t.Victim)
 	c.count.Store(g.count)
 	g.t.Victim, g.count = 0, 0
+	old := c.f
 	c.f = g
+	if old != nil {
+		_ = old.Close() // no other method runs meanwhile (see ReadFrom)
+	}
 }
 
 // Close releases the filter's memory promptly (see Filter.Close, also for

@@ -564,7 +564,7 @@ func TestView(t *testing.T) {
 	f := mustNew(t, 100)
 	_ = f.AddString("a")
 	b, _ := f.MarshalBinary()
-	g, err := FromBytes(b, LoadOptions{})
+	g, err := FromBytes(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,7 @@
 // checked probe, interleaved in one process (two runs, both widths,
 // present and absent keys), the unchecked one's median was lower in 23 of
 // 24 cases and equal in one: 2-13% at 10^4 and 10^6 keys, 0-20% at 10^7. For
-// scale, on the machine of the README's tables a loop doing nothing but two
+// scale, on the machine of bench/README.md's tables a loop doing nothing but two
 // random loads a key from a table of the same size took 11-19 ns a key at
 // 10^7 keys, and ContainsHash 2.4-3.2 times that in the same runs; the
 // batch ContainsHashes, which prefetches, is what gets close to the memory
@@ -172,11 +172,39 @@
 // filter fails loudly and never touches freed memory: methods that return
 // errors return one wrapping sift.ErrClosed, and the others panic with one
 // (see Filter.Close for the list). The single-key lookups of Filter and
-// View are the exception: their probe is a frameless leaf without a check
-// of its own (see Lookups), so they panic with the nil dereference of the
-// bucket load; a check with a clear message measured up to 2.5% slower
-// lookups in cache (n = 10^5, both widths, medians of 15 interleaved
-// rounds).
+// View (Contains, ContainsString, ContainsUint64, ContainsHash) are the
+// exception: their probe is a frameless leaf without a check of its own
+// (see Lookups), so on a closed or zero filter they panic with the nil
+// dereference of the bucket load (a runtime error, not an error wrapping
+// sift.ErrClosed). That panic is the documented programmer error of using
+// a filter after Close or before it was made: it never reads freed memory,
+// and it costs lookups nothing, where a check with a clear message measured
+// up to 2.5% slower lookups in cache (n = 10^5, both widths, medians of 15
+// interleaved rounds). A Concurrent's lookups do check, and panic with an
+// error wrapping sift.ErrClosed.
+//
+// # Options
+//
+// New, NewConcurrent and the loaders take functional options (Option),
+// named as in every sift package: WithSeed, WithMaxSize (a bound on the
+// bucket array, which New, the loaders and a filter's own decoders apply)
+// and WithoutChecksum (loaders: skip the payload's CRC-32C), and this
+// package's WithFingerprintBits and WithMaxKicks. Each option lists the
+// calls that use it; the others ignore it. New reports an invalid value as
+// an error wrapping ErrInvalidArgument.
+//
+// # Union
+//
+// Filter.Union merges a filter of the same bucket count, fingerprint width
+// and seed: every fingerprint of the other filter, its victim included, is
+// inserted as Add would insert it, starting in the bucket that holds it
+// there, so a filter merged into an empty one is copied as it is. The merge
+// succeeds when every fingerprint finds a slot (the last possibly the
+// victim slot, as for Add); otherwise it returns ErrFull or
+// ErrDuplicateLimit and leaves the filter exactly as it was: it works on a
+// copy, so no key of either filter is ever lost. A key in both filters is
+// then held twice, as if added twice. Incompatible filters are
+// ErrIncompatible.
 //
 // # Deletion
 //
@@ -204,11 +232,14 @@
 //
 // # File format
 //
-// MarshalBinary, WriteTo, UnmarshalBinary, ReadFrom, FromBytes and Open use
-// sift's file format (package internal/format): a 128-byte little-endian
-// header with magic, version, kind (2 = cuckoo), hash algorithm (1 = XXH3-64)
-// and seed, the payload length and its CRC-32C, eight parameters and the
-// header's CRC-32C; then the payload at byte 128. For a cuckoo filter:
+// Filter and Concurrent implement encoding.BinaryMarshaler, BinaryAppender
+// and BinaryUnmarshaler, io.WriterTo and io.ReaderFrom (a View the three
+// that write); they, ReadFilter, FromBytes and Open use sift's file format
+// (package internal/format; sift.Inspect reads any file's header): a
+// 128-byte little-endian header with magic, version, kind (2 = cuckoo),
+// hash algorithm (1 = XXH3-64) and seed, the payload length and its
+// CRC-32C, eight parameters and the header's CRC-32C; then the payload at
+// byte 128. For a cuckoo filter:
 //
 //	Params[0] bucket count n, 1 ≤ n ≤ 2^32-1
 //	Params[1] fingerprint bits f, 8 or 16
@@ -233,11 +264,14 @@
 // UnmarshalBinary and ReadFrom also check that the count equals the occupied
 // slots plus the victim. They return errors wrapping the sentinels of
 // package sift (ErrTruncated, ErrChecksum, ErrCorrupt, ...), never panic,
-// and allocate only as much as the input actually holds.
+// allocate only as much as the input actually holds, and refuse a declared
+// size beyond the receiver's bound before reading it (the WithMaxSize the
+// filter was made with; for a zero receiver and a stream, the machine's
+// memory).
 //
 // Open maps a file read-only and serves lookups from the mapping without a
 // copy; opening costs one pass for the checksum, or none with
-// LoadOptions.SkipChecksum, for callers who trust their storage. (Open and
+// WithoutChecksum, for callers who trust their storage. (Open and
 // FromBytes skip the count check, which would be a second pass; a wrong
 // count only skews Count, LoadFactor and FPP.) Close unmaps it. Both return
 // a View, which has the lookups and the read-only methods but no Add,

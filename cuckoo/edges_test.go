@@ -239,7 +239,7 @@ func TestUseAfterClose(t *testing.T) {
 
 		g := mustNew(t, capacity)
 		enc, _ := g.MarshalBinary()
-		v, err := FromBytes(enc, LoadOptions{})
+		v, err := FromBytes(enc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +247,7 @@ func TestUseAfterClose(t *testing.T) {
 		checkViewUnusable(t, "closed View", v)
 		path := filepath.Join(t.TempDir(), "f.sift")
 		os.WriteFile(path, enc, 0o644)
-		if v, err = Open(path, LoadOptions{}); err != nil {
+		if v, err = Open(path); err != nil {
 			t.Fatal(err)
 		}
 		v.Close()
@@ -270,18 +270,18 @@ func TestZeroValues(t *testing.T) {
 func TestErrorPrefixes(t *testing.T) {
 	f := mustNew(t, 100)
 	enc, _ := f.MarshalBinary()
-	_, err := FromBytes(enc[:50], LoadOptions{})
+	_, err := FromBytes(enc[:50])
 	wantErr(t, "FromBytes of a cut header", err, sift.ErrTruncated)
 	var g Filter
 	wantErr(t, "UnmarshalBinary of a cut filter", g.UnmarshalBinary(enc[:len(enc)-1]), sift.ErrTruncated)
 	_, err = g.ReadFrom(bytes.NewReader(enc[:200]))
 	wantErr(t, "ReadFrom of a cut filter", err, sift.ErrTruncated)
-	_, err = FromBytes(enc, LoadOptions{MaxBytes: 8})
+	_, err = FromBytes(enc, WithMaxSize(8))
 	wantErr(t, "FromBytes over MaxBytes", err, sift.ErrTooLarge)
 	dir := t.TempDir()
-	_, err = Open(filepath.Join(dir, "missing"), LoadOptions{})
+	_, err = Open(filepath.Join(dir, "missing"))
 	wantErr(t, "Open of a missing file", err, fs.ErrNotExist)
-	_, err = Open(dir, LoadOptions{})
+	_, err = Open(dir)
 	var pe *fs.PathError
 	if !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), "cuckoo: open "+dir+": not a regular file (a directory)") {
 		t.Errorf("Open of a directory: %v", err)

@@ -12,7 +12,7 @@ import (
 // error; before, it waited forever in open(2) for a writer.
 func TestOpenFIFO(t *testing.T) {
 	edgetest.SpecialFiles(t, "cuckoo: ", func(path string) error {
-		v, err := Open(path, LoadOptions{})
+		v, err := Open(path)
 		if err == nil {
 			v.Close()
 		}

@@ -35,6 +35,27 @@ var (
 	// a fingerprint width other than 8 or 16, or a kick limit out of range.
 	// The wrapped message says which.
 	ErrInvalidArgument = errors.New("cuckoo: invalid argument")
+	// ErrIncompatible is returned by Union when the two filters differ in
+	// bucket count, fingerprint width or seed: their fingerprints and
+	// buckets mean different things and cannot be combined.
+	ErrIncompatible = errors.New("cuckoo: incompatible filters")
+)
+
+// Errors returned by the decoders (UnmarshalBinary, ReadFrom, ReadFilter,
+// Open, FromBytes), by constructors asked for more than their maximum or than the machine can
+// provide (ErrTooLarge), and by a closed or zero filter (ErrClosed). They
+// are the sift package's sentinels, re-exported (as every filter package
+// does) so callers of this package need not import sift; the messages are
+// wrapped with detail.
+var (
+	ErrMagic     = sift.ErrMagic     // not a sift file
+	ErrVersion   = sift.ErrVersion   // a format version this code does not read
+	ErrKind      = sift.ErrKind      // a sift file holding another kind of filter
+	ErrTruncated = sift.ErrTruncated // the input ends before the filter does
+	ErrChecksum  = sift.ErrChecksum  // a CRC-32C mismatch: damaged bytes
+	ErrCorrupt   = sift.ErrCorrupt   // a well-formed header with impossible values
+	ErrTooLarge  = sift.ErrTooLarge  // a size beyond the limits, the caller's bound or the machine
+	ErrClosed    = sift.ErrClosed    // a filter used after Close, or a zero value
 )
 
 // wrapErr is an error that reads "cuckoo: <msg>" and unwraps to its
@@ -83,6 +104,17 @@ func wrapDecode(err error) error {
 	}
 	msg := strings.TrimPrefix(err.Error(), "sift: ")
 	return &wrapErr{errs: []error{err}, msg: strings.TrimPrefix(msg, "cuckoo: ")}
+}
+
+// incompatible wraps ErrIncompatible: "cuckoo: incompatible filters: <detail>".
+func incompatible(format string, args ...any) error {
+	return &wrapErr{errs: []error{ErrIncompatible}, msg: sentinelMsg(ErrIncompatible) + ": " + fmt.Sprintf(format, args...)}
+}
+
+// unionFull is Union's error when other's fingerprints do not all fit:
+// "cuckoo: union: <detail>", wrapping ErrFull or ErrDuplicateLimit.
+func unionFull(sentinel error, format string, args ...any) error {
+	return &wrapErr{errs: []error{sentinel}, msg: "union: " + sentinelMsg(sentinel) + ": " + fmt.Sprintf(format, args...)}
 }
 
 // errClosed is returned by the methods of a closed or zero filter that

@@ -3,7 +3,10 @@ package cuckoo_test
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
+	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/cuckoo"
 )
 
@@ -68,4 +71,48 @@ func ExampleFilter_MarshalBinary() {
 	}
 	fmt.Println(len(b), g.ContainsString("k"), g.Seed())
 	// Output: 344 true 42
+}
+
+// Union merges filters built with the same capacity and options, for
+// example the shards of one key set.
+func ExampleFilter_Union() {
+	a, _ := cuckoo.New(1000, cuckoo.WithSeed(7))
+	b, _ := cuckoo.New(1000, cuckoo.WithSeed(7))
+	_ = a.AddString("from a")
+	_ = b.AddString("from b")
+	if err := a.Union(b); err != nil {
+		panic(err)
+	}
+	fmt.Println(a.ContainsString("from a"), a.ContainsString("from b"), a.Count())
+
+	other, _ := cuckoo.New(1000, cuckoo.WithSeed(8))
+	fmt.Println(errors.Is(a.Union(other), cuckoo.ErrIncompatible))
+	// Output:
+	// true true 2
+	// true
+}
+
+// Open serves a file in place, read-only; options bound its size or skip
+// the payload's checksum for trusted storage.
+func ExampleOpen() {
+	f, _ := cuckoo.New(1000)
+	_ = f.AddString("cached")
+	path := filepath.Join(os.TempDir(), "example-cuckoo.sift")
+	defer os.Remove(path)
+	out, _ := os.Create(path)
+	_, _ = f.WriteTo(out)
+	out.Close()
+
+	v, err := cuckoo.Open(path, cuckoo.WithMaxSize(1<<20))
+	if err != nil {
+		panic(err)
+	}
+	defer v.Close()
+	fmt.Println(v.ContainsString("cached"), v.Count())
+
+	_, err = cuckoo.Open(path, cuckoo.WithMaxSize(64))
+	fmt.Println(errors.Is(err, sift.ErrTooLarge))
+	// Output:
+	// true 1
+	// true
 }

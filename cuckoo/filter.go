@@ -56,68 +56,13 @@ type Filter struct {
 	rng      uint64 // kick PRNG state
 	maxKicks int
 	region   *mem.Region // memory to release on Close
+	// maxBytes is the WithMaxSize bound the filter was made with, which
+	// its decoders (UnmarshalBinary, ReadFrom) apply; 0: none.
+	maxBytes uint64
 
 	// touched receives the bucket words AddHashes reads ahead of its
 	// inserts, so the compiler keeps those loads (see AddHashes).
 	touched uint64
-}
-
-// Option configures New.
-type Option func(*config) error
-
-type config struct {
-	fpBits   uint
-	seed     uint64
-	maxKicks int
-	maxBytes uint64
-}
-
-// WithFingerprintBits sets the fingerprint width: 16 (the default; false
-// positive rate about 1.2e-4 at full load, 16.8 bits per key) or 8 (about 3%,
-// 8.4 bits per key).
-func WithFingerprintBits(bits int) Option {
-	return func(c *config) error {
-		if bits != 8 && bits != 16 {
-			return argError("fingerprint bits %d (must be 8 or 16)", bits)
-		}
-		c.fpBits = uint(bits)
-		return nil
-	}
-}
-
-// WithSeed sets the hash seed (default 0). Filters only agree on keys when
-// their seeds agree; use hash.RandomSeed for keys an attacker can choose.
-func WithSeed(seed uint64) Option {
-	return func(c *config) error {
-		c.seed = seed
-		return nil
-	}
-}
-
-// WithMaxSize bounds the bucket array New may allocate to maxBytes bytes:
-// New returns an error wrapping sift.ErrTooLarge, allocating nothing, for a
-// capacity that needs more. 0 (the default) means no bound but the design's
-// (MaxBuckets buckets: 32 GiB with 16-bit fingerprints) and what the
-// machine can provide (see New).
-func WithMaxSize(maxBytes uint64) Option {
-	return func(c *config) error {
-		c.maxBytes = maxBytes
-		return nil
-	}
-}
-
-// WithMaxKicks bounds the relocations one Add may make before it parks the
-// homeless fingerprint in the victim slot (default DefaultMaxKicks, at most
-// MaxMaxKicks; 0 means never relocate). More kicks reach a slightly higher
-// load at a higher worst-case insert cost.
-func WithMaxKicks(n int) Option {
-	return func(c *config) error {
-		if n < 0 || n > MaxMaxKicks {
-			return argError("max kicks %d (must be in [0, %d])", n, MaxMaxKicks)
-		}
-		c.maxKicks = n
-		return nil
-	}
 }
 
 // BucketsFor returns the number of buckets New allocates for capacity keys:
@@ -141,14 +86,12 @@ func BucketsFor(capacity uint64) uint64 {
 // error (see package internal/mem for the policy). Options:
 // WithFingerprintBits, WithSeed, WithMaxKicks, WithMaxSize.
 func New(capacity uint64, opts ...Option) (*Filter, error) {
-	c := config{fpBits: DefaultFingerprintBits, maxKicks: DefaultMaxKicks}
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(&c); err != nil {
-			return nil, err
-		}
+	o := collect(opts)
+	if o.fpBits != 8 && o.fpBits != 16 {
+		return nil, argError("fingerprint bits %d (must be 8 or 16)", o.fpBits)
+	}
+	if o.maxKicks < 0 || o.maxKicks > MaxMaxKicks {
+		return nil, argError("max kicks %d (must be in [0, %d])", o.maxKicks, MaxMaxKicks)
 	}
 	if capacity == 0 {
 		return nil, argError("capacity 0")
@@ -157,18 +100,19 @@ func New(capacity uint64, opts ...Option) (*Filter, error) {
 	if n > MaxBuckets {
 		return nil, tooLargeArg("capacity %d needs %d buckets, more than %d", capacity, n, uint64(MaxBuckets))
 	}
-	nw := kernel.CuckooWords(n, c.fpBits)
+	nw := kernel.CuckooWords(n, uint(o.fpBits))
 	if nw > math.MaxInt/8 {
 		return nil, tooLargeArg("capacity %d needs more memory than this platform addresses", capacity)
 	}
-	if c.maxBytes != 0 && nw > c.maxBytes/8 {
-		return nil, corrupt(sift.ErrTooLarge, "capacity %d needs %d bytes of buckets, more than the maximum size of %d (WithMaxSize)", capacity, 8*nw, c.maxBytes)
+	if o.maxBytes != 0 && nw > o.maxBytes/8 {
+		return nil, corrupt(sift.ErrTooLarge, "capacity %d needs %d bytes of buckets, more than the maximum size of %d (WithMaxSize)", capacity, 8*nw, o.maxBytes)
 	}
 	words, region, err := allocWords(nw)
 	if err != nil {
 		return nil, err
 	}
-	f := newFilter(words, n, c.fpBits, c.seed, c.maxKicks)
+	f := newFilter(words, n, uint(o.fpBits), o.seed, o.maxKicks)
+	f.maxBytes = o.maxBytes
 	f.setRegion(region)
 	return f, nil
 }
@@ -935,6 +879,7 @@ func (f *Filter) Clone() *Filter {
 	g := newFilter(words, f.t.Buckets, f.t.FPBits, f.seed, f.maxKicks)
 	g.t.Victim = f.t.Victim
 	g.count, g.rng = f.count, f.rng
+	g.maxBytes = f.maxBytes
 	g.setRegion(region)
 	runtime.KeepAlive(f)
 	return g

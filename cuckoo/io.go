@@ -1,6 +1,7 @@
 package cuckoo
 
 import (
+	"encoding"
 	"encoding/binary"
 	"io"
 	"math/bits"
@@ -26,24 +27,6 @@ const (
 	paramRNG
 )
 
-// LoadOptions control Open and FromBytes.
-type LoadOptions struct {
-	// SkipChecksum skips the payload's CRC-32C, for callers who trust their
-	// storage: Open then costs no pass over the data. The header's CRC-32C
-	// and every header field are always checked. (Views never scan the
-	// payload to check the stored count against the occupied slots, as
-	// UnmarshalBinary and ReadFrom do: a wrong count only skews Count,
-	// LoadFactor and FPP, and the scan would be a second pass.)
-	SkipChecksum bool
-	// MaxBytes rejects payloads larger than this with sift.ErrTooLarge;
-	// 0 means no limit beyond what the input holds.
-	MaxBytes uint64
-}
-
-func (o LoadOptions) format() format.Options {
-	return format.Options{MaxPayload: o.MaxBytes, SkipPayloadCRC: o.SkipChecksum}
-}
-
 func (f *Filter) header() format.Header {
 	var vfp, vi, used uint64
 	if f.t.Victim != 0 {
@@ -67,6 +50,26 @@ func (f *Filter) header() format.Header {
 	}
 }
 
+// The encodings every type implements, checked at compile time.
+var (
+	_ encoding.BinaryMarshaler   = (*Filter)(nil)
+	_ encoding.BinaryAppender    = (*Filter)(nil)
+	_ encoding.BinaryUnmarshaler = (*Filter)(nil)
+	_ io.WriterTo                = (*Filter)(nil)
+	_ io.ReaderFrom              = (*Filter)(nil)
+
+	_ encoding.BinaryMarshaler   = (*Concurrent)(nil)
+	_ encoding.BinaryAppender    = (*Concurrent)(nil)
+	_ encoding.BinaryUnmarshaler = (*Concurrent)(nil)
+	_ io.WriterTo                = (*Concurrent)(nil)
+	_ io.ReaderFrom              = (*Concurrent)(nil)
+
+	// A View is read-only: it encodes, and Open and FromBytes make it.
+	_ encoding.BinaryMarshaler = (*View)(nil)
+	_ encoding.BinaryAppender  = (*View)(nil)
+	_ io.WriterTo              = (*View)(nil)
+)
+
 // MarshalBinary encodes the filter in sift's file format (see the package
 // doc). The bytes are the same on every architecture and kernel. For a
 // closed or zero filter it returns an error wrapping sift.ErrClosed.
@@ -74,7 +77,19 @@ func (f *Filter) MarshalBinary() ([]byte, error) {
 	if f.t.Buckets == 0 {
 		return nil, errClosed
 	}
-	b := format.Encode(f.header(), format.WordBytes(f.t.Words))
+	return f.AppendBinary(make([]byte, 0, format.HeaderSize+8*len(f.t.Words)))
+}
+
+// AppendBinary appends MarshalBinary's bytes to b and returns the extended
+// slice (encoding.BinaryAppender). For a closed or zero filter it returns b
+// unchanged and an error wrapping sift.ErrClosed.
+func (f *Filter) AppendBinary(b []byte) ([]byte, error) {
+	if f.t.Buckets == 0 {
+		return b, errClosed
+	}
+	payload := format.WordBytes(f.t.Words)
+	b = format.AppendHeader(b, f.header(), payload)
+	b = append(b, payload...)
 	runtime.KeepAlive(f)
 	return b, nil
 }
@@ -95,9 +110,11 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 // exactly one encoding. It validates everything before changing f and
 // returns errors wrapping sift's sentinels (sift.ErrMagic, ErrVersion,
 // ErrKind, ErrTruncated, ErrChecksum, ErrCorrupt, ErrTooLarge); f is left
-// unchanged on error. The result owns a copy of the buckets.
+// unchanged on error. The result owns a copy of the buckets. A filter made
+// with WithMaxSize refuses a larger encoding (sift.ErrTooLarge) and keeps
+// the bound.
 func (f *Filter) UnmarshalBinary(data []byte) error {
-	h, payload, n, err := format.Decode(data, format.KindCuckoo, format.Options{})
+	h, payload, n, err := format.Decode(data, format.KindCuckoo, format.Options{MaxPayload: f.maxBytes})
 	if err != nil {
 		return wrapDecode(err)
 	}
@@ -114,13 +131,13 @@ func (f *Filter) UnmarshalBinary(data []byte) error {
 
 // ReadFrom replaces f with a filter read from r: exactly one encoding, no
 // bytes beyond it. Memory grows with the bytes actually read, never with
-// what a header claims. On error f is unchanged.
+// what a header claims, and a declared payload larger than f's maximum size
+// is refused (sift.ErrTooLarge) before any of it is read: the WithMaxSize
+// f was made with, or for a zero Filter the default maximum, the machine's
+// memory (RAM and swap, where the system reports them). ReadFilter reads
+// into a new filter with options. On error f is unchanged.
 func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
-	h, payload, n, err := format.Read(r, format.KindCuckoo, format.Options{})
-	if err != nil {
-		return n, wrapDecode(err)
-	}
-	g, err := decode(h, payload, false, true)
+	g, n, err := readFilter(r, format.Options{MaxPayload: f.maxBytes})
 	if err != nil {
 		return n, err
 	}
@@ -128,19 +145,48 @@ func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
 	return n, nil
 }
 
-// replace moves g into f, releasing f's old memory.
+// ReadFilter reads one filter from r as Filter.ReadFrom does, into a new
+// Filter. Options: WithMaxSize (refuses a larger payload before reading
+// it; the filter keeps the bound), WithoutChecksum.
+func ReadFilter(r io.Reader, opts ...Option) (*Filter, error) {
+	o := collect(opts)
+	g, _, err := readFilter(r, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
+	if err != nil {
+		return nil, err
+	}
+	g.maxBytes = o.maxBytes
+	return g, nil
+}
+
+func readFilter(r io.Reader, opt format.Options) (*Filter, int64, error) {
+	h, payload, n, err := format.Read(r, format.KindCuckoo, opt)
+	if err != nil {
+		return nil, n, wrapDecode(err)
+	}
+	g, err := decode(h, payload, false, true)
+	if err != nil {
+		return nil, n, err
+	}
+	return g, n, nil
+}
+
+// replace moves g into f, releasing f's old memory; f keeps its maximum
+// size.
 func (f *Filter) replace(g *Filter) {
 	_ = f.region.Free()
+	maxBytes := f.maxBytes
 	*f = *g
+	f.maxBytes = maxBytes
 }
 
 // FromBytes returns a read-only View that serves lookups straight from b,
 // an encoding made by MarshalBinary or WriteTo, without copying it. b must
 // stay unmodified while the View is in use. When b's payload is not 8-byte
 // aligned (or the machine is big-endian) the buckets are copied instead. b
-// must hold exactly one encoding.
-func FromBytes(b []byte, opt LoadOptions) (*View, error) {
-	h, payload, n, err := format.Decode(b, format.KindCuckoo, opt.format())
+// must hold exactly one encoding. Options: WithoutChecksum, WithMaxSize.
+func FromBytes(b []byte, opts ...Option) (*View, error) {
+	o := collect(opts)
+	h, payload, n, err := format.Decode(b, format.KindCuckoo, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
 	if err != nil {
 		return nil, wrapDecode(err)
 	}
@@ -157,20 +203,23 @@ func FromBytes(b []byte, opt LoadOptions) (*View, error) {
 
 // Open maps the filter file at path read-only and returns a View that
 // serves lookups straight from the mapping (zero copy): opening costs the
-// checksum pass over the file, or nothing with SkipChecksum. A View has no
-// methods that change it; Clone makes a writable Filter. Close unmaps the
-// file (a finalizer does, once the View is unreachable).
+// checksum pass over the file, or nothing with WithoutChecksum. A View has
+// no methods that change it; Clone makes a writable Filter. Close unmaps
+// the file (a finalizer does, once the View is unreachable). The file must
+// not be modified or truncated while mapped. Options: WithoutChecksum,
+// WithMaxSize. On systems without mmap the file is read into memory
+// instead.
 //
 // A path that names no regular file (a directory, a FIFO, a device) is an
 // error wrapping *fs.PathError, returned at once: Open never blocks on a
 // FIFO without a writer, it opens without waiting and checks the type of
 // the file it opened.
-func Open(path string, opt LoadOptions) (*View, error) {
+func Open(path string, opts ...Option) (*View, error) {
 	b, region, err := mem.MapFile(path)
 	if err != nil {
 		return nil, wrapDecode(err)
 	}
-	v, err := FromBytes(b, opt)
+	v, err := FromBytes(b, opts...)
 	if err != nil {
 		_ = region.Free()
 		return nil, err

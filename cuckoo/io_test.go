@@ -82,7 +82,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatalf("%s: ReadFrom %d, %v", nm, n, err)
 		}
 		same(t, nm+" readfrom", f, &r)
-		v, err := FromBytes(b, LoadOptions{})
+		v, err := FromBytes(b)
 		if err != nil {
 			t.Fatalf("%s: FromBytes: %v", nm, err)
 		}
@@ -124,7 +124,11 @@ func TestOpen(t *testing.T) {
 	}
 	file.Close()
 	for _, skip := range []bool{false, true} {
-		g, err := Open(path, LoadOptions{SkipChecksum: skip})
+		var opts []Option
+		if skip {
+			opts = append(opts, WithoutChecksum())
+		}
+		g, err := Open(path, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,13 +149,13 @@ func TestOpen(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	b[len(b)-3] ^= 0x10
 	os.WriteFile(path, b, 0o644)
-	if _, err := Open(path, LoadOptions{}); !errors.Is(err, sift.ErrChecksum) {
+	if _, err := Open(path); !errors.Is(err, sift.ErrChecksum) {
 		t.Fatalf("Open of a damaged file: %v", err)
 	}
-	if _, err := Open(filepath.Join(t.TempDir(), "missing"), LoadOptions{}); err == nil {
+	if _, err := Open(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Fatal("Open of a missing file succeeded")
 	}
-	if _, err := Open(path, LoadOptions{MaxBytes: 100}); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := Open(path, WithMaxSize(100)); !errors.Is(err, sift.ErrTooLarge) {
 		t.Fatalf("MaxBytes: %v", err)
 	}
 }
@@ -162,7 +166,7 @@ func TestFromBytesUnaligned(t *testing.T) {
 	b, _ := f.MarshalBinary()
 	buf := make([]byte, len(b)+1)
 	copy(buf[1:], b)
-	g, err := FromBytes(buf[1:], LoadOptions{})
+	g, err := FromBytes(buf[1:])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +187,7 @@ func TestEveryTruncation(t *testing.T) {
 		if _, err := g.ReadFrom(bytes.NewReader(b[:i])); !errors.Is(err, sift.ErrTruncated) {
 			t.Fatalf("ReadFrom of %d/%d bytes: %v", i, len(b), err)
 		}
-		if _, err := FromBytes(b[:i], LoadOptions{}); !errors.Is(err, sift.ErrTruncated) {
+		if _, err := FromBytes(b[:i]); !errors.Is(err, sift.ErrTruncated) {
 			t.Fatalf("FromBytes of %d/%d bytes: %v", i, len(b), err)
 		}
 	}
@@ -284,7 +288,7 @@ func TestCorruptFields(t *testing.T) {
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", nm, err, c.want)
 		}
-		_, err2 := FromBytes(b, LoadOptions{})
+		_, err2 := FromBytes(b)
 		if nm == "count wrong" {
 			// Views skip the count scan (a second pass); the count
 			// only feeds the statistics.
@@ -382,7 +386,7 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var r Filter
 		_, errRead := r.ReadFrom(bytes.NewReader(data))
-		_, errView := FromBytes(data, LoadOptions{SkipChecksum: true})
+		_, errView := FromBytes(data, WithoutChecksum())
 		var g Filter
 		if err := g.UnmarshalBinary(data); err != nil {
 			return
@@ -401,11 +405,151 @@ func FuzzUnmarshal(f *testing.F) {
 		if g.Count() < g.occupied() {
 			t.Fatal("count below occupied slots")
 		}
-		if _, err := FromBytes(data, LoadOptions{}); err != nil {
+		if _, err := FromBytes(data); err != nil {
 			t.Fatalf("FromBytes rejects what UnmarshalBinary accepts: %v", err)
 		}
 		for i := uint64(0); i < 50 && g.AddUint64(i) == nil; i++ {
 		}
 		_ = g.RemoveUint64(3)
 	})
+}
+
+// TestAppendBinary checks that AppendBinary appends exactly MarshalBinary's
+// bytes, for Filter, Concurrent and View, and leaves b alone on a closed
+// filter.
+func TestAppendBinary(t *testing.T) {
+	prefix := []byte("prefix")
+	for nm, f := range sampleFilters(t) {
+		want, err := f.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := FromBytes(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := NewConcurrentFrom(f)
+		for what, a := range map[string]interface {
+			AppendBinary([]byte) ([]byte, error)
+		}{"Filter": f, "Concurrent": c, "View": v} {
+			got, err := a.AppendBinary(bytes.Clone(prefix))
+			if err != nil || !bytes.Equal(got, append(bytes.Clone(prefix), want...)) {
+				t.Fatalf("%s %s: AppendBinary differs from MarshalBinary (%v)", nm, what, err)
+			}
+		}
+	}
+	var zero Filter
+	var zc Concurrent
+	var zv View
+	for what, a := range map[string]interface {
+		AppendBinary([]byte) ([]byte, error)
+	}{"Filter": &zero, "Concurrent": &zc, "View": &zv} {
+		got, err := a.AppendBinary(prefix)
+		if !errors.Is(err, sift.ErrClosed) || !bytes.Equal(got, prefix) {
+			t.Errorf("zero %s: %q, %v", what, got, err)
+		}
+	}
+}
+
+// TestMaxSizeDecoders checks the maximum size of every decoder: the
+// loaders' WithMaxSize, and the bound a filter made with WithMaxSize keeps
+// for its own UnmarshalBinary and ReadFrom; and that ReadFilter reads with
+// the options.
+func TestMaxSizeDecoders(t *testing.T) {
+	small := mustNew(t, 100)
+	big := mustNew(t, 10000)
+	for i := range uint64(50) {
+		_ = small.AddUint64(i)
+		_ = big.AddUint64(i)
+	}
+	sb, _ := small.MarshalBinary()
+	bb, _ := big.MarshalBinary()
+	limit := WithMaxSize(small.SizeBytes())
+
+	f, err := ReadFilter(bytes.NewReader(sb), limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, "ReadFilter", small, f)
+	if _, err := ReadFilter(bytes.NewReader(bb), limit); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("ReadFilter of a larger filter: %v", err)
+	}
+	// The bound stays with the filter ReadFilter made.
+	before, _ := f.MarshalBinary()
+	if _, err := f.ReadFrom(bytes.NewReader(bb)); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("ReadFrom into a bounded filter: %v", err)
+	}
+	if err := f.UnmarshalBinary(bb); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("UnmarshalBinary into a bounded filter: %v", err)
+	}
+	if after, _ := f.MarshalBinary(); !bytes.Equal(before, after) {
+		t.Error("a refused decode changed the filter")
+	}
+	// New's bound too, for Filter and Concurrent, and it survives a decode.
+	g, err := New(100, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.UnmarshalBinary(sb); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.ReadFrom(bytes.NewReader(bb)); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("ReadFrom into a decoded bounded filter: %v", err)
+	}
+	c, err := NewConcurrent(100, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ReadFrom(bytes.NewReader(bb)); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("Concurrent.ReadFrom: %v", err)
+	}
+	if err := c.UnmarshalBinary(bb); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("Concurrent.UnmarshalBinary: %v", err)
+	}
+	if err := c.UnmarshalBinary(sb); err != nil || c.Count() != small.Count() {
+		t.Errorf("Concurrent.UnmarshalBinary within the bound: %v", err)
+	}
+	// A clone keeps the bound.
+	if _, err := g.Clone().ReadFrom(bytes.NewReader(bb)); !errors.Is(err, sift.ErrTooLarge) {
+		t.Errorf("ReadFrom into a clone of a bounded filter: %v", err)
+	}
+	// A zero receiver has no bound but the defaults.
+	var z Filter
+	if _, err := z.ReadFrom(bytes.NewReader(bb)); err != nil {
+		t.Errorf("zero Filter: %v", err)
+	}
+	// WithoutChecksum: a damaged payload reads.
+	bad := bytes.Clone(sb)
+	bad[len(bad)-1] ^= 0x40
+	if _, err := ReadFilter(bytes.NewReader(bad)); !errors.Is(err, sift.ErrChecksum) {
+		t.Errorf("damaged payload: %v", err)
+	}
+	if _, err := ReadFilter(bytes.NewReader(bad), WithoutChecksum()); err != nil && !errors.Is(err, sift.ErrCorrupt) {
+		t.Errorf("damaged payload WithoutChecksum: %v", err)
+	}
+}
+
+// TestConcurrentDecodeFreesOld checks that a Concurrent's decoders release
+// the memory of the filter they replace at once, as Filter's do, instead
+// of leaving a mapping to the finalizer.
+func TestConcurrentDecodeFreesOld(t *testing.T) {
+	small := mustNew(t, 100)
+	enc, _ := small.MarshalBinary()
+	for _, decode := range []func(c *Concurrent) error{
+		func(c *Concurrent) error { return c.UnmarshalBinary(enc) },
+		func(c *Concurrent) error { _, err := c.ReadFrom(bytes.NewReader(enc)); return err },
+	} {
+		c, err := NewConcurrent(2 << 20) // a mapped bucket array where mappings exist
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := c.f
+		if err := decode(c); err != nil {
+			t.Fatal(err)
+		}
+		if old.t.Words != nil || old.region != nil {
+			t.Error("the replaced filter's memory was not released")
+		}
+		c.Close()
+	}
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // TestOpenLarge times Open of a 1 GiB filter file: with the checksum it
-// costs one CRC-32C pass; with SkipChecksum nothing proportional to the
+// costs one CRC-32C pass; WithoutChecksum, nothing proportional to the
 // size. It needs 1 GiB of disk and memory, so it runs only when
 // SIFT_BIG_TESTS is set.
 func TestOpenLarge(t *testing.T) {
@@ -34,8 +34,12 @@ func TestOpenLarge(t *testing.T) {
 	t.Logf("file: %d MiB", f.SizeBytes()>>20)
 	f.Close()
 	for _, skip := range []bool{false, true, false} {
+		var opts []Option
+		if skip {
+			opts = append(opts, WithoutChecksum())
+		}
 		start := time.Now()
-		g, err := Open(path, LoadOptions{SkipChecksum: skip})
+		g, err := Open(path, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +47,7 @@ func TestOpenLarge(t *testing.T) {
 		if !g.ContainsUint64(7) {
 			t.Fatal("key lost")
 		}
-		t.Logf("Open(SkipChecksum=%v): %v", skip, d)
+		t.Logf("Open(WithoutChecksum: %v): %v", skip, d)
 		g.Close()
 	}
 }

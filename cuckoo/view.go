@@ -109,6 +109,14 @@ func (v *View) MarshalBinary() ([]byte, error) {
 	return b, err
 }
 
+// AppendBinary appends the filter's encoding to b (see
+// Filter.AppendBinary).
+func (v *View) AppendBinary(b []byte) ([]byte, error) {
+	b, err := v.f.AppendBinary(b)
+	runtime.KeepAlive(v)
+	return b, err
+}
+
 // WriteTo writes the filter's encoding to w (see Filter.WriteTo).
 func (v *View) WriteTo(w io.Writer) (int64, error) {
 	n, err := v.f.WriteTo(w)

@@ -240,7 +240,7 @@ func decodeCuckoo(t *testing.T, data []byte) {
 	var v *cuckoo.View
 	measure(t, "cuckoo.UnmarshalBinary", len(data), func() { err = g.UnmarshalBinary(data) })
 	measure(t, "cuckoo.ReadFrom", len(data), func() { n, rerr = r.ReadFrom(bytes.NewReader(data)) })
-	measure(t, "cuckoo.FromBytes", len(data), func() { v, verr = cuckoo.FromBytes(data, cuckoo.LoadOptions{}) })
+	measure(t, "cuckoo.FromBytes", len(data), func() { v, verr = cuckoo.FromBytes(data) })
 	if verr == nil {
 		defer v.Close()
 	} else {
@@ -291,7 +291,7 @@ func decodeCounting(t *testing.T, data []byte) {
 	var err, rerr error
 	rd := bytes.NewReader(data)
 	measure(t, "Counting.UnmarshalBinary", len(data), func() { err = g.UnmarshalBinary(data) })
-	measure(t, "ReadCounting", len(data), func() { r, rerr = classic.ReadCounting(rd, 0) })
+	measure(t, "ReadCounting", len(data), func() { r, rerr = classic.ReadCounting(rd) })
 	n := len(data) - rd.Len()
 	if err != nil {
 		checkErr(t, "Counting.UnmarshalBinary", err)
@@ -319,27 +319,33 @@ func decodeCounting(t *testing.T, data []byte) {
 }
 
 func decodeClassicNative(t *testing.T, data []byte) {
-	var g classic.Filter
+	var g, h classic.Filter
 	var r *classic.Filter
-	var err, rerr error
+	var err, rerr, herr error
+	var hn int64
 	rd := bytes.NewReader(data)
 	measure(t, "classic.UnmarshalBinary", len(data), func() { err = g.UnmarshalBinary(data) })
-	measure(t, "classic.ReadNative", len(data), func() { r, rerr = classic.ReadNative(rd, 0) })
+	measure(t, "classic.ReadFilter", len(data), func() { r, rerr = classic.ReadFilter(rd) })
+	measure(t, "classic.Filter.ReadFrom", len(data), func() { hn, herr = h.ReadFrom(bytes.NewReader(data)) })
 	n := len(data) - rd.Len()
+	if (herr == nil) != (rerr == nil) || rerr == nil && (hn != int64(n) || !h.Equal(r)) {
+		t.Fatalf("classic stream decoders disagree: ReadFrom %d bytes, %v; ReadFilter %d bytes, %v", hn, herr, n, rerr)
+	}
 	if err != nil {
 		checkErr(t, "classic.UnmarshalBinary", err)
 		if rerr == nil {
 			var h classic.Filter
 			if n >= len(data) || h.UnmarshalBinary(data[:n]) != nil {
-				t.Fatalf("ReadNative accepts %d of %d bytes that UnmarshalBinary rejects: %v", n, len(data), err)
+				t.Fatalf("ReadFilter accepts %d of %d bytes that UnmarshalBinary rejects: %v", n, len(data), err)
 			}
 		} else {
-			checkErr(t, "classic.ReadNative", rerr)
+			checkErr(t, "classic.ReadFilter", rerr)
+			checkErr(t, "classic.Filter.ReadFrom", herr)
 		}
 		return
 	}
 	if rerr != nil || n != len(data) || !r.Equal(&g) {
-		t.Fatalf("classic native decoders disagree: ReadNative %d bytes, %v", n, rerr)
+		t.Fatalf("classic decoders disagree: ReadFilter %d bytes, %v", n, rerr)
 	}
 	sameBytes(t, "classic: re-encoding", image(&g), data)
 	exerciseClassic(t, &g)
@@ -347,31 +353,30 @@ func decodeClassicNative(t *testing.T, data []byte) {
 
 func decodeGuava(t *testing.T, data []byte) {
 	var g *classic.Filter
-	var err, rerr error
-	var h classic.Filter
-	var n int64
+	var err error
 	rd := bytes.NewReader(data)
-	measure(t, "classic.ReadGuava", len(data), func() { g, err = classic.ReadGuava(rd, 0) })
-	measure(t, "classic.Filter.ReadFrom", len(data), func() { n, rerr = h.ReadFrom(bytes.NewReader(data)) })
+	measure(t, "classic.ReadGuava", len(data), func() { g, err = classic.ReadGuava(rd) })
 	consumed := len(data) - rd.Len()
 	if err != nil {
 		checkErr(t, "classic.ReadGuava", err)
-		if rerr == nil {
-			t.Fatalf("classic.ReadFrom accepts what ReadGuava rejects: %v", err)
-		}
-		checkErr(t, "classic.ReadFrom", rerr)
 		return
 	}
-	if rerr != nil || n != int64(consumed) || !h.Equal(g) {
-		t.Fatalf("Guava decoders disagree: ReadFrom %d bytes (ReadGuava %d), %v", n, consumed, rerr)
-	}
-	sameBytes(t, "Guava: re-encoding", g.AppendGuava(nil), data[:consumed])
-	// The native form of a Guava filter round-trips too.
+	sameBytes(t, "Guava: re-encoding", guavaImage(g), data[:consumed])
+	// The sift form of a Guava filter round-trips too.
 	var back classic.Filter
 	if err := back.UnmarshalBinary(image(g)); err != nil || !back.Equal(g) {
-		t.Fatalf("Guava filter does not round-trip through the native form: %v", err)
+		t.Fatalf("Guava filter does not round-trip through sift's format: %v", err)
 	}
 	exerciseClassic(t, g)
+}
+
+// guavaImage is g in Guava's stream format.
+func guavaImage(g *classic.Filter) []byte {
+	b, err := g.AppendGuava(nil)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 func exerciseClassic(t *testing.T, g *classic.Filter) {
@@ -439,15 +444,15 @@ func validEncodings() map[string][]byte {
 		n.AddUint64(i)
 	}
 	enc["counting"] = image(n)
-	g, _ := classic.New(30, 0.05, classic.Murmur128Mitz64)
+	g, _ := classic.New(30, 0.05)
 	for i := range int64(30) {
 		g.PutInt64(i)
 	}
 	enc["classic"] = image(g)
-	enc["guava"] = g.AppendGuava(nil)
-	g32, _ := classic.New(5, 0.2, classic.Murmur128Mitz32)
+	enc["guava"] = guavaImage(g)
+	g32, _ := classic.New(5, 0.2, classic.WithStrategy(classic.Murmur128Mitz32))
 	g32.PutString("x")
-	enc["guava32"] = g32.AppendGuava(nil)
+	enc["guava32"] = guavaImage(g32)
 	sb, _ := blocked.NewSplitBlockWithSize(96)
 	for i := range int64(20) {
 		sb.AddInt64(i)
@@ -548,7 +553,7 @@ func TestDecodeSeedsAreValid(t *testing.T) {
 			case "sbbf":
 				err = new(blocked.SplitBlock).UnmarshalBinary(e)
 			default:
-				_, err = classic.ReadGuava(bytes.NewReader(e), 0)
+				_, err = classic.ReadGuava(bytes.NewReader(e))
 			}
 			if err != nil {
 				t.Fatalf("seed does not decode: %v", err)
@@ -580,7 +585,7 @@ func TestDecodeLargeWithinBounds(t *testing.T) {
 	c, _ := cuckoo.New(200_000, cuckoo.WithFingerprintBits(16))
 	c8, _ := cuckoo.New(300_000, cuckoo.WithFingerprintBits(8))
 	n, _ := classic.NewCounting(100_000, 0.01)
-	g, _ := classic.New(200_000, 0.01, classic.Murmur128Mitz64)
+	g, _ := classic.New(200_000, 0.01)
 	for i := 0; i < 100_000; i++ {
 		h := next()
 		b.AddHash(h)
@@ -597,7 +602,7 @@ func TestDecodeLargeWithinBounds(t *testing.T) {
 	}
 	for name, e := range map[string][]byte{
 		"blocked": image(b), "scalable": image(s), "cuckoo16": image(c), "cuckoo8": image(c8),
-		"counting": image(n), "classic": image(g), "guava": g.AppendGuava(nil),
+		"counting": image(n), "classic": image(g), "guava": guavaImage(g),
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Logf("%d bytes", len(e))

@@ -142,15 +142,15 @@ func (h *harness) reload(mode byte) {
 		var g *classic.Filter
 		if mode&4 != 0 {
 			var buf bytes.Buffer
-			if _, err := h.classic.WriteTo(&buf); err != nil {
-				failf("classic WriteTo: %v", err)
+			if _, err := h.classic.WriteGuava(&buf); err != nil {
+				failf("classic WriteGuava: %v", err)
 			}
 			data := buf.Bytes()
-			if !bytes.Equal(data, h.classic.AppendGuava(nil)) || int64(len(data)) != h.classic.GuavaSize() {
-				failf("classic WriteTo, AppendGuava and GuavaSize disagree")
+			if !bytes.Equal(data, guavaImage(h.classic)) || int64(len(data)) != h.classic.GuavaSize() {
+				failf("classic WriteGuava, AppendGuava and GuavaSize disagree")
 			}
 			var err error
-			if g, err = classic.ReadGuava(bytes.NewReader(data), 0); err != nil {
+			if g, err = classic.ReadGuava(bytes.NewReader(data)); err != nil {
 				failf("classic ReadGuava: %v", err)
 			}
 		} else {
@@ -179,7 +179,7 @@ func (h *harness) reload(mode byte) {
 		if viaReader {
 			r := bytes.NewReader(data)
 			var err error
-			if g, err = classic.ReadCounting(r, 0); err != nil || r.Len() != 0 {
+			if g, err = classic.ReadCounting(r); err != nil || r.Len() != 0 {
 				failf("ReadCounting: %v (%d bytes left)", err, r.Len())
 			}
 		} else {
@@ -256,7 +256,7 @@ func reloadCuckoo(name string, f *cuckoo.Filter, viaReader bool, hs []uint64) *c
 		failf("%s reload: count %d victim %v, was %d %v", name, g.Count(), g.VictimInUse(), f.Count(), f.VictimInUse())
 	}
 	sameAnswers(name+" reload", f.ContainsHash, g.ContainsHash, hs)
-	v, err := cuckoo.FromBytes(data, cuckoo.LoadOptions{})
+	v, err := cuckoo.FromBytes(data)
 	if err != nil {
 		failf("%s FromBytes: %v", name, err)
 	}

@@ -71,7 +71,7 @@ func TestStatisticalEquivalence(t *testing.T) {
 	}
 	for _, fpp := range fpps {
 		t.Run(fmt.Sprintf("fpp=%g", fpp), func(t *testing.T) {
-			c, err := classic.New(int64(n), fpp, classic.Murmur128Mitz64)
+			c, err := classic.New(int64(n), fpp)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -113,7 +113,7 @@ func TestBuildMemoryEstimate(t *testing.T) {
 		bits, _, _ := blocked.OptimalSize(n, fpp)
 		c8, _ := cuckoo.New(n, cuckoo.WithFingerprintBits(8))
 		c16, _ := cuckoo.New(n, cuckoo.WithFingerprintBits(16))
-		g, _ := classic.New(n, fpp, classic.DefaultStrategy)
+		g, _ := classic.New(n, fpp)
 		for _, c := range []struct {
 			spec buildSpec
 			size float64

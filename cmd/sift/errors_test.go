@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/sift-go/sift/classic"
-	"github.com/sift-go/sift/internal/format"
 )
+
+// headerSize is the length of a sift file's header (FORMAT.md).
+const headerSize = 128
 
 // smallFilter builds a filter of the given kind holding a few keys and
 // returns its path.
@@ -43,11 +45,11 @@ func TestCorruptFilter(t *testing.T) {
 				data []byte
 				want []string
 			}{
-				{"payload-flip", flip(format.HeaderSize + (len(data)-format.HeaderSize)/2), []string{"checksum", "damaged"}},
+				{"payload-flip", flip(headerSize + (len(data)-headerSize)/2), []string{"checksum", "damaged"}},
 				{"header-flip", flip(20), []string{"checksum"}},
 				{"magic-flip", flip(1), []string{"not a sift filter"}},
 				{"truncated", data[:len(data)-7], []string{"truncated"}},
-				{"header-only", data[:format.HeaderSize], []string{"truncated"}},
+				{"header-only", data[:headerSize], []string{"truncated"}},
 				{"short-header", data[:50], []string{"truncated"}},
 				{"empty", nil, []string{"empty"}},
 				{"text", []byte("alpha\nbeta\n"), []string{"not a sift filter"}},
@@ -175,7 +177,7 @@ func TestHelp(t *testing.T) {
 // made with the library: the Guava-compatible Filter and the counting one.
 func TestClassicFiles(t *testing.T) {
 	dir := t.TempDir()
-	g, err := classic.New(1000, 0.01, classic.DefaultStrategy)
+	g, err := classic.New(1000, 0.01)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +217,7 @@ func TestGuava(t *testing.T) {
 	keys := "alpha\nbeta\ngamma\n"
 	f := filepath.Join(dir, "f.guava")
 	mustRun(t, []byte(keys), "build", "-guava", "-n", "1000", "-fpp", "0.01", "-o", f)
-	want, err := classic.New(1000, 0.01, classic.DefaultStrategy)
+	want, err := classic.New(1000, 0.01)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,8 +228,12 @@ func TestGuava(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got) != string(want.AppendGuava(nil)) {
-		t.Errorf("build -guava wrote %d bytes that differ from classic.Filter.WriteTo's %d", len(got), want.GuavaSize())
+	wantBytes, err := want.AppendGuava(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(wantBytes) {
+		t.Errorf("build -guava wrote %d bytes that differ from classic.Filter.WriteGuava's %d", len(got), want.GuavaSize())
 	}
 	r := mustRun(t, []byte("alpha\nzeta\ngamma\n"), "query", "-guava", f)
 	if r.stdout != "alpha\ngamma\n" {

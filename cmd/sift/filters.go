@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/sift-go/sift"
-	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/mem"
 )
 
@@ -18,8 +17,8 @@ import (
 // registers its kind from init; a kind whose package is unavailable is simply
 // not registered, and the command reports it as unsupported.
 type kindInfo struct {
-	name   string
-	format format.Kind
+	name     string
+	fileKind sift.Kind // the kind's value in a file's header
 	// newBuilder makes an empty filter for build, or is nil when build
 	// does not make this kind.
 	newBuilder func(buildSpec) (builder, error)
@@ -37,7 +36,7 @@ var kinds []*kindInfo
 
 func registerKind(k *kindInfo) {
 	kinds = append(kinds, k)
-	sort.Slice(kinds, func(i, j int) bool { return kinds[i].format < kinds[j].format })
+	sort.Slice(kinds, func(i, j int) bool { return kinds[i].fileKind < kinds[j].fileKind })
 }
 
 func kindByName(name string) *kindInfo {
@@ -49,9 +48,9 @@ func kindByName(name string) *kindInfo {
 	return nil
 }
 
-func kindByFormat(f format.Kind) *kindInfo {
+func kindByFormat(f sift.Kind) *kindInfo {
 	for _, k := range kinds {
-		if k.format == f {
+		if k.fileKind == f {
 			return k
 		}
 	}
@@ -141,7 +140,7 @@ type filterStats struct {
 
 // openFilter opens a filter file of any kind the command reads. want, when
 // not empty, is the kind the caller requires.
-func openFilter(path, want string) (queryFilter, format.Header, error) {
+func openFilter(path, want string) (queryFilter, sift.Info, error) {
 	h, err := readHeader(path)
 	if err != nil {
 		return nil, h, err
@@ -163,14 +162,14 @@ func openFilter(path, want string) (queryFilter, format.Header, error) {
 // readHeader reads and validates the fixed header of a filter file. A path
 // that is not a regular file is refused at once (mem.OpenRegular opens
 // without waiting for a FIFO's writer).
-func readHeader(path string) (format.Header, error) {
-	var h format.Header
+func readHeader(path string) (sift.Info, error) {
+	var h sift.Info
 	f, _, err := mem.OpenRegular(path)
 	if err != nil {
 		return h, pathErr(err)
 	}
 	defer f.Close()
-	var b [format.HeaderSize]byte
+	var b [128]byte // the header; sift.Inspect needs no more
 	n, err := io.ReadFull(f, b[:])
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return h, fmt.Errorf("reading %s: %w", path, pathErr(err))
@@ -178,7 +177,7 @@ func readHeader(path string) (format.Header, error) {
 	if n == 0 {
 		return h, fmt.Errorf("%s: %w: the file is empty", path, sift.ErrTruncated)
 	}
-	h, _, err = format.ParseHeader(b[:n], 0, format.Options{})
+	h, err = sift.Inspect(b[:n])
 	if err != nil {
 		return h, filterErr(path, err)
 	}

@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/sift-go/sift"
-	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/mem"
 )
 
@@ -81,15 +80,15 @@ func runInfo(e *env) (int, error) {
 // kindNamesAll lists every kind of the file format.
 func kindNamesAll() []string {
 	var names []string
-	for k := format.KindBlocked; k <= format.MaxKind; k++ {
+	for k := sift.Kind(1); !strings.HasPrefix(k.String(), "kind("); k++ {
 		names = append(names, k.String())
 	}
 	return names
 }
 
-// describe prints what info reports about one file. It verifies the payload
-// checksum itself, so a damaged payload is reported as such even for kinds
-// this command cannot open.
+// describe prints what info reports about one file. It verifies the
+// checksums itself (sift.Verify), so a damaged payload is reported as such
+// even for kinds this command cannot open.
 func describe(w io.Writer, path, want string) error {
 	h, err := readHeader(path)
 	if err != nil {
@@ -103,30 +102,24 @@ func describe(w io.Writer, path, want string) error {
 		return pathErr(err)
 	}
 	defer region.Free()
-	// The header's own CRC was verified by readHeader; Decode checks the
-	// sizes against the file and the payload CRC.
-	_, payload, n, decodeErr := format.Decode(b, 0, format.Options{SkipPayloadCRC: true})
-	crcOK := false
-	var crc uint32
-	if decodeErr == nil {
-		crc = format.Checksum(payload)
-		crcOK = crc == h.PayloadCRC
-	}
+	// The encoding the header describes, without what follows it.
+	enc := b[:min(uint64(len(b)), h.Size)]
+	_, verifyErr := sift.Verify(enc)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, format string, args ...any) {
 		fmt.Fprintf(tw, "%s:\t"+format+"\n", append([]any{k}, args...)...)
 	}
 	row("file", "%s", path)
-	row("size", "%d bytes (%s): header %d, payload %d", len(b), sizeString(int64(len(b))), format.HeaderSize, h.PayloadLen)
-	row("kind", "%v (format version %d)", h.Kind, format.Version)
+	row("size", "%d bytes (%s): header %d, payload %d", len(b), sizeString(int64(len(b))), h.PayloadOffset, h.PayloadSize)
+	row("kind", "%v (format version %d)", h.Kind, h.Version)
 	row("hash", "%v, seed %#x", h.Hash, h.Seed)
 
 	var st filterStats
 	var openErr error
 	k := kindByFormat(h.Kind)
 	switch {
-	case decodeErr != nil || !crcOK:
+	case verifyErr != nil:
 		// Describe nothing beyond the header.
 	case k == nil || k.open == nil:
 		openErr = fmt.Errorf("%s: unsupported kind: this sift cannot open %v filters (it reads %s)", path, h.Kind, strings.Join(openKindNames(), " and "))
@@ -150,7 +143,7 @@ func describe(w io.Writer, path, want string) error {
 				row("bits/key", "%.2f", float64(st.payloadBytes)*8/float64(st.count))
 			}
 			if st.fill < 0 { // a Bloom filter: count the bits set
-				st.fill, st.fillWhat = bitFill(payload), "of bits set"
+				st.fill, st.fillWhat = bitFill(enc[h.PayloadOffset:]), "of bits set"
 			}
 			row("fill", "%.2f%% %s", 100*st.fill, st.fillWhat)
 			row("predicted FPR", "%.4g at this fill", st.fpp)
@@ -158,26 +151,22 @@ func describe(w io.Writer, path, want string) error {
 			openErr = filterErr(path, openErr)
 		}
 	}
-	switch {
-	case decodeErr != nil:
-		row("checksum", "BAD: %s", oneLine(decodeErr))
-	case !crcOK:
-		row("checksum", "BAD: header ok, payload CRC-32C is %#08x but the header says %#08x", crc, h.PayloadCRC)
-	default:
-		row("checksum", "ok (header and payload CRC-32C %#08x)", crc)
+	if verifyErr != nil {
+		row("checksum", "BAD: %s", oneLine(verifyErr))
+	} else {
+		row("checksum", "ok (header and payload CRC-32C %#08x)", h.PayloadCRC)
 	}
-	if n != 0 && n < len(b) {
-		row("trailing", "%d bytes after the filter", len(b)-n)
+	trailing := uint64(len(b)) > h.Size
+	if trailing {
+		row("trailing", "%d bytes after the filter", uint64(len(b))-h.Size)
 	}
 	tw.Flush()
 
 	switch {
-	case decodeErr != nil:
-		return filterErr(path, decodeErr)
-	case !crcOK:
-		return filterErr(path, fmt.Errorf("%w: payload CRC-32C is %#08x, stored %#08x", sift.ErrChecksum, crc, h.PayloadCRC))
-	case n < len(b):
-		return fmt.Errorf("%s: %w: %d bytes after the end of the filter", path, sift.ErrCorrupt, len(b)-n)
+	case verifyErr != nil:
+		return filterErr(path, verifyErr)
+	case trailing:
+		return fmt.Errorf("%s: %w: %d bytes after the end of the filter", path, sift.ErrCorrupt, uint64(len(b))-h.Size)
 	}
 	return openErr
 }
@@ -214,7 +203,7 @@ func describeGuava(w io.Writer, path, _ string) error {
 	row("file", "%s", path)
 	row("size", "%d bytes (%s)", f.GuavaSize(), sizeString(f.GuavaSize()))
 	row("kind", "classic (Guava's stream format)")
-	row("hash", "%v, seed 0", format.HashMurmur3)
+	row("hash", "%v, seed 0", sift.HashMurmur3)
 	row("geometry", "%s", st.geometry)
 	row("keys", "%d (estimated from the fill)", st.count)
 	row("fill", "%.2f%% %s", 100*st.fill, st.fillWhat)

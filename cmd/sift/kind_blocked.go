@@ -2,18 +2,18 @@ package main
 
 import (
 	"fmt"
+	"github.com/sift-go/sift"
 	"io"
 	"time"
 
 	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/hash"
-	"github.com/sift-go/sift/internal/format"
 )
 
 func init() {
 	registerKind(&kindInfo{
 		name:       "blocked",
-		format:     format.KindBlocked,
+		fileKind:   sift.KindBlocked,
 		newBuilder: newBlockedBuilder,
 		memory:     blockedMemory,
 		open:       openBlocked,

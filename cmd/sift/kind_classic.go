@@ -2,22 +2,23 @@ package main
 
 import (
 	"fmt"
+	"github.com/sift-go/sift"
 	"io"
 	"math"
 	"time"
 
 	"github.com/sift-go/sift/classic"
 	"github.com/sift-go/sift/hash"
-	"github.com/sift-go/sift/internal/format"
 )
 
-// The classic (Guava-compatible) Bloom filter takes part in sift bench as
-// the reference, and query and info read it and the counting Bloom filter
-// in sift's native format (into memory: neither has a mapped form). build
-// does not make them.
+// The classic (Guava-compatible) Bloom filter: build makes it (in sift's
+// format, or Guava's with -guava), sift bench measures it as the
+// reference, and query and info read it and the counting Bloom filter,
+// which build does not make, in sift's format (into memory: neither has a
+// mapped form).
 func init() {
-	registerKind(&kindInfo{name: "classic", format: format.KindClassic, newBuilder: newClassicBuilder, memory: classicMemory, open: openClassic, bench: benchClassic})
-	registerKind(&kindInfo{name: "counting", format: format.KindCounting, open: openCounting})
+	registerKind(&kindInfo{name: "classic", fileKind: sift.KindClassic, newBuilder: newClassicBuilder, memory: classicMemory, open: openClassic, bench: benchClassic})
+	registerKind(&kindInfo{name: "counting", fileKind: sift.KindCounting, open: openCounting})
 }
 
 // classicMemory is about what classic.New will allocate for spec: Guava's
@@ -27,7 +28,7 @@ func classicMemory(spec buildSpec) float64 {
 	return math.Ceil(bits/64) * 8
 }
 
-// classicBuilder builds a classic filter, in sift's native format or, with
+// classicBuilder builds a classic filter, in sift's format or, with
 // -guava, Guava's stream format. It takes keys (keyAdder): the filter hashes
 // them itself.
 type classicBuilder struct {
@@ -40,7 +41,7 @@ func newClassicBuilder(spec buildSpec) (builder, error) {
 	if spec.seed != 0 {
 		return nil, fmt.Errorf("-seed does not apply to -kind classic: it hashes as Guava does (murmur3, seed 0)")
 	}
-	f, err := classic.New(spec.n, spec.fpp, classic.DefaultStrategy)
+	f, err := classic.New(spec.n, spec.fpp)
 	if err != nil {
 		return nil, err
 	}
@@ -66,9 +67,9 @@ func (b *classicBuilder) added() int64 { return b.keys }
 
 func (b *classicBuilder) writeTo(w io.Writer) (int64, error) {
 	if b.guava {
-		return b.f.WriteTo(w)
+		return b.f.WriteGuava(w)
 	}
-	return b.f.WriteNativeTo(w)
+	return b.f.WriteTo(w)
 }
 
 func (b *classicBuilder) stats() filterStats { return classicStats(b.f) }
@@ -82,7 +83,7 @@ type classicReader struct{ f *classic.Filter }
 func openClassic(path string) (queryFilter, error) {
 	var f *classic.Filter
 	err := readFilterFile(path, func(r io.Reader) (err error) {
-		f, err = classic.ReadNative(r, 0)
+		f, err = classic.ReadFilter(r)
 		return err
 	})
 	if err != nil {
@@ -96,7 +97,7 @@ func openClassic(path string) (queryFilter, error) {
 func openGuava(path string) (*classic.Filter, error) {
 	var f *classic.Filter
 	err := readFilterFile(path, func(r io.Reader) (err error) {
-		f, err = classic.ReadGuava(r, 0)
+		f, err = classic.ReadGuava(r)
 		return err
 	})
 	if err != nil {
@@ -144,7 +145,7 @@ type countingReader struct{ c *classic.Counting }
 func openCounting(path string) (queryFilter, error) {
 	var c *classic.Counting
 	err := readFilterFile(path, func(r io.Reader) (err error) {
-		c, err = classic.ReadCounting(r, 0)
+		c, err = classic.ReadCounting(r)
 		return err
 	})
 	if err != nil {
@@ -171,8 +172,8 @@ func (r countingReader) stats() filterStats {
 	return filterStats{
 		kind:         "counting",
 		geometry:     fmt.Sprintf("%d 4-bit counters, k=%d, %d saturated", c.Counters(), c.NumHashFunctions(), c.Saturated()),
-		payloadBytes: c.SizeBytes(),
-		count:        c.EstimatedCount(),
+		payloadBytes: int64(c.SizeBytes()),
+		count:        int64(min(c.EstimatedCount(), math.MaxInt64)),
 		fill:         math.Pow(c.ExpectedFpp(), 1/float64(c.NumHashFunctions())),
 		fillWhat:     "of counters non-zero",
 		fpp:          c.ExpectedFpp(),
@@ -184,7 +185,7 @@ func (r countingReader) close() error { return nil }
 func benchClassic(r *benchRun) (benchResult, error) {
 	res := benchResult{hashIncluded: true}
 	newFilter := func() (*classic.Filter, error) {
-		return classic.New(int64(r.n), r.fpp, classic.DefaultStrategy)
+		return classic.New(int64(r.n), r.fpp)
 	}
 	f, err := newFilter()
 	if err != nil {

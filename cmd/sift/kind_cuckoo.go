@@ -3,18 +3,18 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/sift-go/sift"
 	"io"
 	"math"
 	"time"
 
 	"github.com/sift-go/sift/cuckoo"
-	"github.com/sift-go/sift/internal/format"
 )
 
 func init() {
 	registerKind(&kindInfo{
 		name:       "cuckoo",
-		format:     format.KindCuckoo,
+		fileKind:   sift.KindCuckoo,
 		newBuilder: newCuckooBuilder,
 		memory:     cuckooMemory,
 		open:       openCuckoo,
@@ -135,7 +135,7 @@ func cuckooStats(f cuckooGeometry) filterStats {
 type cuckooReader struct{ f *cuckoo.View }
 
 func openCuckoo(path string) (queryFilter, error) {
-	f, err := cuckoo.Open(path, cuckoo.LoadOptions{})
+	f, err := cuckoo.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
-	"github.com/sift-go/sift/internal/format"
 )
 
 // The split-block filter (blocked.SplitBlock, Parquet's SBBF) in sift's
@@ -14,7 +14,7 @@ import (
 // for a string column exactly as a Parquet writer's filter of the same
 // size would; query and info open it mapped, as the blocked filter.
 func init() {
-	registerKind(&kindInfo{name: "sbbf", format: format.KindSplitBlock, newBuilder: newSBBFBuilder, memory: sbbfMemory, open: openSBBF})
+	registerKind(&kindInfo{name: "sbbf", fileKind: sift.KindSplitBlock, newBuilder: newSBBFBuilder, memory: sbbfMemory, open: openSBBF})
 }
 
 type sbbfBuilder struct {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
-	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/mem"
 )
 
@@ -16,7 +15,7 @@ import (
 // pipe without -n. query and info read it into memory (it has no mapped
 // form: its stages are decoded and copied).
 func init() {
-	registerKind(&kindInfo{name: "scalable", format: format.KindScalable, open: openScalable})
+	registerKind(&kindInfo{name: "scalable", fileKind: sift.KindScalable, open: openScalable})
 }
 
 // scalableInitial is the first stage's capacity when the key count is

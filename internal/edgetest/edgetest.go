@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/errs"
 )
 
 // Case is one constructor call for Huge: Make asks for about Bytes bytes.
@@ -41,7 +41,7 @@ func Huge(t *testing.T, test string, machine uint64, cases []Case) {
 			if c.Name == arg {
 				err := c.Make()
 				fmt.Printf("child %s: %v\n", arg, err)
-				if err != nil && !errors.Is(err, sift.ErrTooLarge) {
+				if err != nil && !errors.Is(err, errs.TooLarge) {
 					os.Exit(3)
 				}
 			}

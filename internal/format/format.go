@@ -34,7 +34,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/errs"
 	"github.com/sift-go/sift/internal/mem"
 )
 
@@ -180,40 +180,40 @@ func errf(base error, format string, args ...any) error {
 func ParseHeader(b []byte, want Kind, opt Options) (h Header, payloadOff uint64, err error) {
 	if len(b) < HeaderSize {
 		if len(b) >= 8 && [8]byte(b[:8]) != magic {
-			return h, 0, sift.ErrMagic
+			return h, 0, errs.Magic
 		}
-		return h, 0, errf(sift.ErrTruncated, "header needs %d bytes, have %d", HeaderSize, len(b))
+		return h, 0, errf(errs.Truncated, "header needs %d bytes, have %d", HeaderSize, len(b))
 	}
 	if [8]byte(b[:8]) != magic {
-		return h, 0, sift.ErrMagic
+		return h, 0, errs.Magic
 	}
 	if v := binary.LittleEndian.Uint16(b[8:]); v != Version {
-		return h, 0, errf(sift.ErrVersion, "file has version %d, this reader knows %d", v, Version)
+		return h, 0, errf(errs.Version, "file has version %d, this reader knows %d", v, Version)
 	}
 	if got, want := Checksum(b[:124]), binary.LittleEndian.Uint32(b[124:]); got != want {
-		return h, 0, errf(sift.ErrChecksum, "header CRC-32C is %#08x, stored %#08x", got, want)
+		return h, 0, errf(errs.Checksum, "header CRC-32C is %#08x, stored %#08x", got, want)
 	}
 	h.Kind = Kind(b[10])
 	h.Hash = Hash(b[11])
 	if f := binary.LittleEndian.Uint32(b[12:]); f != 0 {
-		return h, 0, errf(sift.ErrCorrupt, "unknown flags %#x", f)
+		return h, 0, errf(errs.Corrupt, "unknown flags %#x", f)
 	}
 	if r := binary.LittleEndian.Uint32(b[44:]); r != 0 {
-		return h, 0, errf(sift.ErrCorrupt, "reserved field is %#x", r)
+		return h, 0, errf(errs.Corrupt, "reserved field is %#x", r)
 	}
 	for _, c := range b[112:124] {
 		if c != 0 {
-			return h, 0, errf(sift.ErrCorrupt, "reserved bytes are not zero")
+			return h, 0, errf(errs.Corrupt, "reserved bytes are not zero")
 		}
 	}
 	if h.Kind < KindBlocked || h.Kind > MaxKind {
-		return h, 0, errf(sift.ErrCorrupt, "unknown filter kind %d", uint8(h.Kind))
+		return h, 0, errf(errs.Corrupt, "unknown filter kind %d", uint8(h.Kind))
 	}
 	if want != 0 && h.Kind != want {
-		return h, 0, errf(sift.ErrKind, "file holds a %v filter, want %v", h.Kind, want)
+		return h, 0, errf(errs.Kind, "file holds a %v filter, want %v", h.Kind, want)
 	}
 	if h.Hash < HashXXH3 || h.Hash > HashXXH64 {
-		return h, 0, errf(sift.ErrCorrupt, "unknown hash algorithm %d", uint8(h.Hash))
+		return h, 0, errf(errs.Corrupt, "unknown hash algorithm %d", uint8(h.Hash))
 	}
 	h.Seed = binary.LittleEndian.Uint64(b[16:])
 	payloadOff = binary.LittleEndian.Uint64(b[24:])
@@ -223,14 +223,14 @@ func ParseHeader(b []byte, want Kind, opt Options) (h Header, payloadOff uint64,
 		h.Params[i] = binary.LittleEndian.Uint64(b[48+8*i:])
 	}
 	if payloadOff < HeaderSize || payloadOff%Align != 0 || payloadOff > 1<<20 {
-		return h, 0, errf(sift.ErrCorrupt, "payload offset %d (must be a multiple of %d in [%d, 1 MiB])", payloadOff, Align, HeaderSize)
+		return h, 0, errf(errs.Corrupt, "payload offset %d (must be a multiple of %d in [%d, 1 MiB])", payloadOff, Align, HeaderSize)
 	}
 	limit := uint64(math.MaxInt) - payloadOff
 	if opt.MaxPayload != 0 && opt.MaxPayload < limit {
 		limit = opt.MaxPayload
 	}
 	if h.PayloadLen > limit {
-		return h, 0, errf(sift.ErrTooLarge, "payload of %d bytes exceeds the limit of %d", h.PayloadLen, limit)
+		return h, 0, errf(errs.TooLarge, "payload of %d bytes exceeds the limit of %d", h.PayloadLen, limit)
 	}
 	return h, payloadOff, nil
 }
@@ -245,18 +245,18 @@ func Decode(b []byte, want Kind, opt Options) (h Header, payload []byte, n int, 
 		return h, nil, 0, err
 	}
 	if uint64(len(b)) < off || uint64(len(b))-off < h.PayloadLen {
-		return h, nil, 0, errf(sift.ErrTruncated, "header declares %d payload bytes at offset %d, input has %d bytes", h.PayloadLen, off, len(b))
+		return h, nil, 0, errf(errs.Truncated, "header declares %d payload bytes at offset %d, input has %d bytes", h.PayloadLen, off, len(b))
 	}
 	for _, c := range b[HeaderSize:off] {
 		if c != 0 {
-			return h, nil, 0, errf(sift.ErrCorrupt, "padding before the payload is not zero")
+			return h, nil, 0, errf(errs.Corrupt, "padding before the payload is not zero")
 		}
 	}
 	end := off + h.PayloadLen
 	payload = b[off:end:end]
 	if !opt.SkipPayloadCRC {
 		if got := Checksum(payload); got != h.PayloadCRC {
-			return h, nil, 0, errf(sift.ErrChecksum, "payload CRC-32C is %#08x, stored %#08x", got, h.PayloadCRC)
+			return h, nil, 0, errf(errs.Checksum, "payload CRC-32C is %#08x, stored %#08x", got, h.PayloadCRC)
 		}
 	}
 	return h, payload, int(end), nil
@@ -276,20 +276,26 @@ const firstChunk = 16<<10 - mem.Align
 // payload, nothing beyond. The payload buffer starts at a 64-byte-aligned
 // address. Memory grows only as input arrives (never more than twice the
 // bytes read plus 64 KiB), so a header declaring a huge payload over a
-// short stream costs nothing. It returns the bytes consumed.
+// short stream costs nothing; and a declared payload larger than the
+// machine's memory (mem.MachineMemory, where known) is ErrTooLarge before
+// anything is read, since the buffer lives on the Go heap, whose
+// exhaustion would end the process. It returns the bytes consumed.
 func Read(r io.Reader, want Kind, opt Options) (h Header, payload []byte, n int64, err error) {
 	var hdr [HeaderSize]byte
 	m, err := io.ReadFull(r, hdr[:])
 	n = int64(m)
 	if err != nil {
 		if m >= 8 && [8]byte(hdr[:8]) != magic {
-			return h, nil, n, sift.ErrMagic
+			return h, nil, n, errs.Magic
 		}
 		return h, nil, n, readErr(err, "header", m, HeaderSize)
 	}
 	h, off, err := ParseHeader(hdr[:], want, opt)
 	if err != nil {
 		return h, nil, n, err
+	}
+	if m := mem.MachineMemory(); m != 0 && h.PayloadLen > m {
+		return h, nil, n, errf(errs.TooLarge, "payload of %d bytes is more than this machine's memory (%d bytes of RAM and swap)", h.PayloadLen, m)
 	}
 	var pad [Align]byte
 	for left := off - HeaderSize; left > 0; {
@@ -301,7 +307,7 @@ func Read(r io.Reader, want Kind, opt Options) (h Header, payload []byte, n int6
 		}
 		for _, b := range pad[:c] {
 			if b != 0 {
-				return h, nil, n, errf(sift.ErrCorrupt, "padding before the payload is not zero")
+				return h, nil, n, errf(errs.Corrupt, "padding before the payload is not zero")
 			}
 		}
 		left -= c
@@ -313,7 +319,7 @@ func Read(r io.Reader, want Kind, opt Options) (h Header, payload []byte, n int6
 	}
 	if !opt.SkipPayloadCRC {
 		if c := Checksum(buf); c != h.PayloadCRC {
-			return h, nil, n, errf(sift.ErrChecksum, "payload CRC-32C is %#08x, stored %#08x", c, h.PayloadCRC)
+			return h, nil, n, errf(errs.Checksum, "payload CRC-32C is %#08x, stored %#08x", c, h.PayloadCRC)
 		}
 	}
 	return h, buf, n, nil
@@ -343,7 +349,7 @@ func ReadBytes(r io.Reader, total int) ([]byte, int, error) {
 
 func readErr(err error, what string, got, want int) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return errf(sift.ErrTruncated, "%s: got %d of %d bytes", what, got, want)
+		return errf(errs.Truncated, "%s: got %d of %d bytes", what, got, want)
 	}
 	return fmt.Errorf("sift: reading %s: %w", what, err)
 }

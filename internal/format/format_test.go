@@ -10,7 +10,8 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/errs"
+	"github.com/sift-go/sift/internal/mem"
 )
 
 func sample(n int) (Header, []byte) {
@@ -52,11 +53,11 @@ func TestEveryTruncation(t *testing.T) {
 	enc := Encode(h, p)
 	for i := 0; i < len(enc); i++ {
 		_, _, _, err := Decode(enc[:i], 0, Options{})
-		if !errors.Is(err, sift.ErrTruncated) {
+		if !errors.Is(err, errs.Truncated) {
 			t.Fatalf("Decode of %d/%d bytes: %v", i, len(enc), err)
 		}
 		_, _, _, err = Read(bytes.NewReader(enc[:i]), 0, Options{})
-		if !errors.Is(err, sift.ErrTruncated) {
+		if !errors.Is(err, errs.Truncated) {
 			t.Fatalf("Read of %d/%d bytes: %v", i, len(enc), err)
 		}
 	}
@@ -71,22 +72,22 @@ func TestEveryHeaderBitFlip(t *testing.T) {
 		_, _, _, err := Decode(bad, 0, Options{})
 		switch {
 		case bit < 64:
-			if !errors.Is(err, sift.ErrMagic) {
+			if !errors.Is(err, errs.Magic) {
 				t.Fatalf("bit %d (magic): %v", bit, err)
 			}
 		case bit < 80:
-			if !errors.Is(err, sift.ErrVersion) {
+			if !errors.Is(err, errs.Version) {
 				t.Fatalf("bit %d (version): %v", bit, err)
 			}
 		default:
-			if !errors.Is(err, sift.ErrChecksum) {
+			if !errors.Is(err, errs.Checksum) {
 				t.Fatalf("bit %d: %v", bit, err)
 			}
 		}
 	}
 	bad := bytes.Clone(enc)
 	bad[len(bad)-1] ^= 0x10
-	if _, _, _, err := Decode(bad, 0, Options{}); !errors.Is(err, sift.ErrChecksum) {
+	if _, _, _, err := Decode(bad, 0, Options{}); !errors.Is(err, errs.Checksum) {
 		t.Fatalf("payload flip: %v", err)
 	}
 	if _, _, _, err := Decode(bad, 0, Options{SkipPayloadCRC: true}); err != nil {
@@ -111,20 +112,20 @@ func TestForgedHeaders(t *testing.T) {
 		edit func(b []byte)
 		want error
 	}{
-		{"future version", func(b []byte) { b[8] = 2 }, sift.ErrVersion},
-		{"kind 0", func(b []byte) { b[10] = 0 }, sift.ErrCorrupt},
-		{"kind 200", func(b []byte) { b[10] = 200 }, sift.ErrCorrupt},
-		{"wrong kind", func(b []byte) { b[10] = byte(KindCuckoo) }, sift.ErrKind},
-		{"hash 9", func(b []byte) { b[11] = 9 }, sift.ErrCorrupt},
-		{"flags", func(b []byte) { b[12] = 1 }, sift.ErrCorrupt},
-		{"reserved", func(b []byte) { b[44] = 1 }, sift.ErrCorrupt},
-		{"reserved tail", func(b []byte) { b[120] = 1 }, sift.ErrCorrupt},
-		{"offset unaligned", func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 130) }, sift.ErrCorrupt},
-		{"offset small", func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 64) }, sift.ErrCorrupt},
-		{"offset huge", func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 1<<62) }, sift.ErrCorrupt},
-		{"payload 2^40", func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<40) }, sift.ErrTruncated},
-		{"payload 2^63", func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<63) }, sift.ErrTooLarge},
-		{"payload 2^64-1", func(b []byte) { binary.LittleEndian.PutUint64(b[32:], ^uint64(0)) }, sift.ErrTooLarge},
+		{"future version", func(b []byte) { b[8] = 2 }, errs.Version},
+		{"kind 0", func(b []byte) { b[10] = 0 }, errs.Corrupt},
+		{"kind 200", func(b []byte) { b[10] = 200 }, errs.Corrupt},
+		{"wrong kind", func(b []byte) { b[10] = byte(KindCuckoo) }, errs.Kind},
+		{"hash 9", func(b []byte) { b[11] = 9 }, errs.Corrupt},
+		{"flags", func(b []byte) { b[12] = 1 }, errs.Corrupt},
+		{"reserved", func(b []byte) { b[44] = 1 }, errs.Corrupt},
+		{"reserved tail", func(b []byte) { b[120] = 1 }, errs.Corrupt},
+		{"offset unaligned", func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 130) }, errs.Corrupt},
+		{"offset small", func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 64) }, errs.Corrupt},
+		{"offset huge", func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 1<<62) }, errs.Corrupt},
+		{"payload 1 GiB", func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<30) }, errs.Truncated},
+		{"payload 2^63", func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<63) }, errs.TooLarge},
+		{"payload 2^64-1", func(b []byte) { binary.LittleEndian.PutUint64(b[32:], ^uint64(0)) }, errs.TooLarge},
 	}
 	for _, c := range cases {
 		bad := forge(enc, c.edit)
@@ -135,13 +136,13 @@ func TestForgedHeaders(t *testing.T) {
 			t.Errorf("%s: Read: %v, want %v", c.name, err, c.want)
 		}
 	}
-	if _, _, _, err := Decode(enc, KindBlocked, Options{MaxPayload: 63}); !errors.Is(err, sift.ErrTooLarge) {
+	if _, _, _, err := Decode(enc, KindBlocked, Options{MaxPayload: 63}); !errors.Is(err, errs.TooLarge) {
 		t.Errorf("MaxPayload: %v", err)
 	}
-	if _, _, _, err := Decode(nil, 0, Options{}); !errors.Is(err, sift.ErrTruncated) {
+	if _, _, _, err := Decode(nil, 0, Options{}); !errors.Is(err, errs.Truncated) {
 		t.Errorf("empty input: %v", err)
 	}
-	if _, _, _, err := Decode([]byte("this is plainly not a filter at all"), 0, Options{}); !errors.Is(err, sift.ErrMagic) {
+	if _, _, _, err := Decode([]byte("this is plainly not a filter at all"), 0, Options{}); !errors.Is(err, errs.Magic) {
 		t.Errorf("text input: %v", err)
 	}
 	// Non-zero padding between header and a larger payload offset.
@@ -151,32 +152,70 @@ func TestForgedHeaders(t *testing.T) {
 		t.Errorf("offset 192: %v", err)
 	}
 	padded[HeaderSize+5] = 1
-	if _, _, _, err := Decode(padded, 0, Options{}); !errors.Is(err, sift.ErrCorrupt) {
+	if _, _, _, err := Decode(padded, 0, Options{}); !errors.Is(err, errs.Corrupt) {
 		t.Errorf("non-zero padding: %v", err)
 	}
-	if _, _, _, err := Read(bytes.NewReader(padded), 0, Options{}); !errors.Is(err, sift.ErrCorrupt) {
+	if _, _, _, err := Read(bytes.NewReader(padded), 0, Options{}); !errors.Is(err, errs.Corrupt) {
 		t.Errorf("non-zero padding (Read): %v", err)
 	}
 }
 
-// TestReadBoundedMemory: a header claiming 2^40 bytes over a short stream
+// TestReadBoundedMemory: a header claiming 1 GiB over a short stream
 // must not allocate anywhere near that: one first chunk, well inside the
 // 64 KiB that the fuzz tests allow a decode of a short input, size-class
 // rounding included (a 64 KiB first chunk, 64 KiB + 63 bytes aligned,
 // took 72 KiB).
 func TestReadBoundedMemory(t *testing.T) {
 	h, p := sample(64)
-	bad := forge(Encode(h, p), func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<40) })
+	bad := forge(Encode(h, p), func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<30) })
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	_, _, _, err := Read(bytes.NewReader(bad), 0, Options{})
 	runtime.ReadMemStats(&after)
-	if !errors.Is(err, sift.ErrTruncated) {
+	if !errors.Is(err, errs.Truncated) {
 		t.Fatal(err)
 	}
 	if d := after.TotalAlloc - before.TotalAlloc; d > 32<<10 {
 		t.Fatalf("Read allocated %d bytes for a 192-byte input", d)
+	}
+}
+
+// headerReader serves the first 128 bytes of b and fails the test if more
+// is read.
+type headerReader struct {
+	t *testing.T
+	b []byte
+}
+
+func (h *headerReader) Read(p []byte) (int, error) {
+	if len(h.b) == 0 {
+		h.t.Error("read past the header")
+		return 0, io.EOF
+	}
+	n := copy(p, h.b)
+	h.b = h.b[n:]
+	return n, nil
+}
+
+// TestReadMachineMemory: a declared payload larger than the machine's
+// memory is ErrTooLarge before anything after the header is read (the
+// payload buffer is Go heap memory, whose exhaustion ends the process).
+func TestReadMachineMemory(t *testing.T) {
+	m := mem.MachineMemory()
+	if m == 0 {
+		t.Skip("this system does not report its memory")
+	}
+	h, p := sample(64)
+	bad := forge(Encode(h, p), func(b []byte) { binary.LittleEndian.PutUint64(b[32:], m+64) })
+	_, _, _, err := Read(&headerReader{t, bad[:HeaderSize]}, 0, Options{})
+	if !errors.Is(err, errs.TooLarge) {
+		t.Fatalf("a payload of the machine's memory + 64 bytes: %v", err)
+	}
+	// Within the machine's memory, the same short stream is truncated.
+	ok := forge(Encode(h, p), func(b []byte) { binary.LittleEndian.PutUint64(b[32:], m/2) })
+	if _, _, _, err := Read(bytes.NewReader(ok[:HeaderSize]), 0, Options{}); !errors.Is(err, errs.Truncated) {
+		t.Fatalf("a payload of half the machine's memory over no data: %v", err)
 	}
 }
 
@@ -186,7 +225,7 @@ func (errReader) Read([]byte) (int, error) { return 0, io.ErrClosedPipe }
 
 func TestReadIOError(t *testing.T) {
 	_, _, _, err := Read(errReader{}, 0, Options{})
-	if !errors.Is(err, io.ErrClosedPipe) || errors.Is(err, sift.ErrTruncated) {
+	if !errors.Is(err, io.ErrClosedPipe) || errors.Is(err, errs.Truncated) {
 		t.Fatalf("got %v", err)
 	}
 }

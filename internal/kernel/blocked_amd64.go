@@ -97,7 +97,7 @@ import "unsafe"
 // no table arithmetic, and for the probe a shorter test than the batch
 // kernel's: each block word is shifted right by its bit number (VPSRLVQ),
 // which brings the probe bits to bit 0 of each lane, and one VPTEST
-// against per-lane ones checks them all. STYLE.md's rule "per-key in Go"
+// against per-lane ones checks them all. DESIGN.md §6 ("per key in Go")
 // does not hold here: the unrolled Go probe is already a non-inlined call
 // (it is far over the inlining budget), and it is bound by its 8 scalar
 // IMULs, where one VPMULLD does them all. The Go wrappers (BlockedContains1,

@@ -41,7 +41,7 @@ import (
 	"runtime"
 	"unsafe"
 
-	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/errs"
 )
 
 // Align is the alignment of every allocation: one cache line.
@@ -117,7 +117,7 @@ func Alloc(n int) ([]uint64, *Region, error) {
 	}
 	w, r, err := mapAnon(n)
 	if err != nil {
-		return nil, nil, &sizeError{msg: fmt.Sprintf("cannot map %d bytes (%s): %v", size, sizeString(size), err), errs: []error{sift.ErrTooLarge, err}}
+		return nil, nil, &sizeError{msg: fmt.Sprintf("cannot map %d bytes (%s): %v", size, sizeString(size), err), errs: []error{errs.TooLarge, err}}
 	}
 	prefault(w)
 	return w, r, nil
@@ -199,7 +199,7 @@ func (e *sizeError) Error() string   { return e.msg }
 func (e *sizeError) Unwrap() []error { return e.errs }
 
 func tooLarge(format string, args ...any) error {
-	return &sizeError{msg: fmt.Sprintf(format, args...), errs: []error{sift.ErrTooLarge}}
+	return &sizeError{msg: fmt.Sprintf(format, args...), errs: []error{errs.TooLarge}}
 }
 
 // errNotRegular is the cause in the *fs.PathError MapFile and OpenRegular

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/errs"
 )
 
 func TestAligned(t *testing.T) {
@@ -73,7 +73,7 @@ func TestAllocTooLarge(t *testing.T) {
 			t.Errorf("Alloc(%d): %d words, no error", n, len(w))
 			continue
 		}
-		if !errors.Is(err, sift.ErrTooLarge) || strings.HasPrefix(err.Error(), "sift: ") {
+		if !errors.Is(err, errs.TooLarge) || strings.HasPrefix(err.Error(), "sift: ") {
 			t.Errorf("Alloc(%d): %v", n, err)
 		}
 	}
@@ -125,7 +125,7 @@ func TestAllocWordsPanics(t *testing.T) {
 	}
 	r.Free()
 	defer func() {
-		if err, ok := recover().(error); !ok || !errors.Is(err, sift.ErrTooLarge) {
+		if err, ok := recover().(error); !ok || !errors.Is(err, errs.TooLarge) {
 			t.Fatalf("recovered %v", err)
 		}
 	}()

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/edgetest"
+	"github.com/sift-go/sift/internal/errs"
 	"golang.org/x/sys/unix"
 )
 
@@ -80,7 +80,7 @@ func allocRefusedChild() {
 		r.Free()
 		os.Exit(1)
 	}
-	if !errors.Is(err, sift.ErrTooLarge) || !errors.Is(err, unix.ENOMEM) {
+	if !errors.Is(err, errs.TooLarge) || !errors.Is(err, unix.ENOMEM) {
 		fmt.Printf("FAIL: %v\n", err)
 		os.Exit(1)
 	}

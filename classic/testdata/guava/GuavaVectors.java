@@ -790,8 +790,60 @@ public final class GuavaVectors {
         return false;
     }
 
+    // ---- expectedFpp as this JVM's Math.pow computes it ---------------------
+
+    // mathPow writes expectedFpp() of real BloomFilter objects (read from
+    // streams whose lowest bits are set, as the sweep does) at random
+    // Guava-shaped states, with whatever Math.pow this JVM runs: on x86-64
+    // HotSpot with default flags an intrinsic, which is not StrictMath.pow.
+    // Its own stream keeps the main file's inputs unchanged.
+    static void mathPow(String guavaVersion) throws Exception {
+        SplitMix r = new SplitMix(0x9A11D9A11D9A11DL);
+        String vm = System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version");
+        String arch = System.getProperty("os.arch");
+        List<String> flags = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments();
+        List<String> rows = new ArrayList<>();
+        int differ = 0;
+        final int states = 10000;
+        for (int i = 0; i <= states; i++) {
+            int words, bitCount, k;
+            if (i == states) {
+                words = 10432 / 64; // the state of sift's issue 17: (7720/10432)^3
+                bitCount = 7720;
+                k = 3;
+            } else {
+                words = 1 + (int) Long.remainderUnsigned(r.next(), i % 2 == 0 ? 64 : 4096);
+                bitCount = (int) Long.remainderUnsigned(r.next(), 64L * words + 1);
+                k = 1 + (int) Long.remainderUnsigned(r.next(), i % 4 == 0 ? 255 : 30);
+            }
+            double e = withBitCount(words, k, bitCount).expectedFpp();
+            if (Double.doubleToRawLongBits(e) != Double.doubleToRawLongBits(StrictMath.pow((double) bitCount / (64.0 * words), k))) {
+                differ++;
+            }
+            rows.add("[" + words + "," + bitCount + "," + k + "," + quote(hexLong(Double.doubleToRawLongBits(e))) + "]");
+        }
+        out.append("{\n\"generator\":\"classic/testdata/guava/gen.sh\",\n");
+        out.append("\"guava\":").append(quote(guavaVersion)).append(",\n");
+        out.append("\"java\":").append(quote(System.getProperty("java.version"))).append(",\n");
+        out.append("\"vm\":").append(quote(vm)).append(",\n");
+        out.append("\"arch\":").append(quote(arch)).append(",\n");
+        out.append("\"flags\":").append(quote(String.join(" ", flags))).append(",\n");
+        // "strict": Math.pow gave StrictMath.pow's value in every state.
+        out.append("\"pow\":").append(quote(differ == 0 ? "strict" : "intrinsic")).append(",\n");
+        out.append("\"differFromStrictMath\":").append(differ).append(",\n");
+        out.append("\"states\":[\n").append(String.join(",\n", rows)).append("\n]\n}\n");
+    }
+
     public static void main(String[] args) throws Exception {
         String guavaVersion = args.length > 0 ? args[0] : "unknown";
+        if (args.length > 1 && args[1].equals("mathpow")) {
+            // [words, bitCount, k, expectedFpp's raw bits] per state.
+            mathPow(guavaVersion);
+            PrintStream ps = new PrintStream(System.out, false, StandardCharsets.US_ASCII);
+            ps.print(out);
+            ps.flush();
+            return;
+        }
         KeySet[] sets = {bytesKeys(), stringKeys(), longKeys(), intKeys(), charKeys()};
 
         out.append("{\n\"generator\":\"classic/testdata/guava/gen.sh\",\n");

@@ -1,0 +1,126 @@
+package cuckoo
+
+import (
+	"runtime"
+
+	"github.com/sift-go/sift/internal/kernel"
+)
+
+// Union adds every key of other to f, so that afterwards f reports present
+// every key either filter held. Both filters must have the same bucket
+// count, fingerprint width and seed (filters made by New with the same
+// capacity and options do): then a fingerprint means the same key in both,
+// in the same two buckets. Otherwise it returns an error wrapping
+// ErrIncompatible and changes nothing; so it does for other == f.
+//
+// Union inserts other's fingerprints, its victim included, each into the
+// bucket other keeps it in when that has room (so a filter merged into an
+// empty one is copied as it is), else into its other bucket, else by
+// relocation as Add does: the result holds
+// f.Count() + other.Count() fingerprints, and a key held by both filters is
+// held twice, as if added twice (each copy needs its own Remove). It
+// succeeds when every fingerprint finds a slot, the last one possibly the
+// victim slot, as an Add may park its own. When they cannot all be placed,
+// because together they exceed f's capacity (plus the victim slot), because
+// relocation found no room before the last one (ErrFull), because f already
+// holds a victim (ErrFull), or because a key would need a ninth copy
+// (ErrDuplicateLimit), Union returns that error, wrapped, and leaves f
+// exactly as it was: it works on a copy of f's buckets and keeps it only on
+// success, so it needs memory for that copy while it runs (an allocation
+// failure is an error wrapping sift.ErrTooLarge). A merge never loses an
+// accepted key of either filter.
+func (f *Filter) Union(other *Filter) error {
+	switch {
+	case f.t.Buckets == 0 || other == nil || other.t.Buckets == 0:
+		return errClosed
+	case other == f:
+		return incompatible("cannot combine a filter with itself")
+	case f.t.Buckets != other.t.Buckets:
+		return incompatible("bucket counts differ (%d and %d)", f.t.Buckets, other.t.Buckets)
+	case f.t.FPBits != other.t.FPBits:
+		return incompatible("fingerprint widths differ (%d and %d bits)", f.t.FPBits, other.t.FPBits)
+	case f.seed != other.seed:
+		return incompatible("seeds differ (%#x and %#x)", f.seed, other.seed)
+	}
+	if other.count == 0 {
+		return nil
+	}
+	if f.t.Victim != 0 {
+		return unionFull(ErrFull, "the filter already holds a victim (it is full)")
+	}
+	if room := f.Capacity() + 1 - f.count; other.count > room {
+		return unionFull(ErrFull, "%d fingerprints do not fit in the %d free slots and the victim slot", other.count, room-1)
+	}
+	words, region, err := allocWords(uint64(len(f.t.Words)))
+	if err != nil {
+		return err
+	}
+	copy(words, f.t.Words)
+	g := newFilter(words, f.t.Buckets, f.t.FPBits, f.seed, f.maxKicks)
+	g.count, g.rng = f.count, f.rng
+	g.setRegion(region)
+	if err := g.insertAll(other); err != nil {
+		_ = g.Close()
+		return err
+	}
+	runtime.KeepAlive(other)
+	g.maxBytes = f.maxBytes
+	_ = f.region.Free()
+	*f = *g
+	return nil
+}
+
+// insertAll inserts every fingerprint of other (same geometry and seed)
+// into f, stopping at the first that cannot be placed.
+func (f *Filter) insertAll(other *Filter) error {
+	n := f.t.Buckets
+	fb := uint64(f.t.FPBits)
+	left := other.count
+	put := func(i, fp uint64) error {
+		left--
+		if f.t.Victim != 0 {
+			return unionFull(ErrFull, "no room for %d more fingerprints: a relocation ran out of kicks and parked one in the victim slot", left+1)
+		}
+		if err := f.insertFingerprint(i, kernel.CuckooAlt(i, fp, n), fp); err != nil {
+			return unionFull(err, "a key of the other filter would be a ninth copy in its two buckets")
+		}
+		return nil
+	}
+	for i := range n {
+		b := other.bucket(i)
+		for s := range uint64(SlotsPerBucket) {
+			if fp := b >> (s * fb) & f.fpMax; fp != 0 {
+				if err := put(i, fp); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if other.t.Victim != 0 {
+		fp, i := other.victim()
+		if err := put(i, fp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertFingerprint puts fp into bucket i1 if it has room, else into its
+// alternate bucket i2, else by relocation as add does (parking the last
+// homeless fingerprint in the victim slot). Preferring i1, the bucket that
+// holds fp in the filter it comes from, keeps that filter's arrangement
+// where f has room: merged into an empty filter, a filter's table is copied
+// as it is. f's victim slot must be free.
+func (f *Filter) insertFingerprint(i1, i2, fp uint64) error {
+	if f.tryInsert(i1, fp) || f.tryInsert(i2, fp) {
+		f.count++
+		return nil
+	}
+	mask, pat := f.bucketMask(), fp*f.lo
+	if f.bucket(i1)&mask == pat&mask && f.bucket(i2)&mask == pat&mask {
+		return ErrDuplicateLimit
+	}
+	f.kick(i1, i2, fp)
+	f.count++
+	return nil
+}

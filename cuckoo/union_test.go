@@ -1,0 +1,173 @@
+package cuckoo
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/sift-go/sift"
+)
+
+// TestUnion merges filters of every load, both widths, and checks that
+// every key of both is present afterwards (or, when the merge fails, that
+// f is byte for byte what it was and holds its keys), and that the counts
+// add up.
+func TestUnion(t *testing.T) {
+	const capacity = 2000
+	for _, fpBits := range []int{8, 16} {
+		rng := rand.New(rand.NewPCG(uint64(fpBits), 17))
+		ok, failed := 0, 0
+		for _, loads := range [][2]float64{{0, 0.5}, {0.3, 0.3}, {0.45, 0.45}, {0.5, 0.49}, {0.6, 0.5}, {0.9, 0.2}, {1.2, 0}, {0.2, 1.2}, {1.2, 0.3}} {
+			for round := range 4 {
+				f := mustNew(t, capacity, WithFingerprintBits(fpBits), WithSeed(3))
+				g := mustNew(t, capacity, WithFingerprintBits(fpBits), WithSeed(3))
+				fk := addUpTo(f, rng, int(loads[0]*capacity))
+				gk := addUpTo(g, rng, int(loads[1]*capacity))
+				if round == 1 {
+					// The same keys in both: each is held twice.
+					gk = append(gk, fk...)
+					for _, h := range fk {
+						if err := g.AddHash(h); err != nil {
+							gk = gk[:len(gk)-len(fk)]
+							break
+						}
+					}
+				}
+				before, _ := f.MarshalBinary()
+				otherBefore, _ := g.MarshalBinary()
+				fc, gc := f.Count(), g.Count()
+				err := f.Union(g)
+				if after, _ := g.MarshalBinary(); !bytes.Equal(after, otherBefore) {
+					t.Fatal("Union changed its argument")
+				}
+				if err != nil {
+					failed++
+					if !errors.Is(err, ErrFull) && !errors.Is(err, ErrDuplicateLimit) {
+						t.Fatalf("loads %v: %v", loads, err)
+					}
+					if after, _ := f.MarshalBinary(); !bytes.Equal(after, before) {
+						t.Fatalf("loads %v: a failed Union changed the filter (%v)", loads, err)
+					}
+					allPresent(t, f, fk, "after a failed Union")
+					continue
+				}
+				ok++
+				if f.Count() != fc+gc {
+					t.Errorf("loads %v: Count %d after Union, want %d + %d", loads, f.Count(), fc, gc)
+				}
+				if occ := f.occupied(); f.count != occ+uint64(btoi(f.VictimInUse())) {
+					t.Errorf("loads %v: count %d, %d slots occupied", loads, f.count, occ)
+				}
+				allPresent(t, f, fk, "f's keys after Union")
+				allPresent(t, f, gk, "other's keys after Union")
+				// The merged filter is an ordinary filter: every key can
+				// be removed, and the encoding round-trips.
+				var h Filter
+				b, err := f.MarshalBinary()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := h.UnmarshalBinary(b); err != nil {
+					t.Fatalf("the merged filter does not decode: %v", err)
+				}
+				for _, k := range append(fk, gk...) {
+					if !f.RemoveHash(k) {
+						t.Fatalf("loads %v: a merged key cannot be removed", loads)
+					}
+				}
+				if f.Count() != 0 || f.VictimInUse() {
+					t.Errorf("loads %v: Count %d after removing every key", loads, f.Count())
+				}
+			}
+		}
+		if ok == 0 || failed == 0 {
+			t.Errorf("%d-bit: %d merges succeeded and %d failed; the loads should give both", fpBits, ok, failed)
+		}
+	}
+}
+
+// addUpTo adds up to n random keys to f, stopping at the first error, and
+// returns the keys added.
+func addUpTo(f *Filter, rng *rand.Rand, n int) []uint64 {
+	var keys []uint64
+	for range n {
+		h := rng.Uint64()
+		if f.AddHash(h) != nil {
+			break
+		}
+		keys = append(keys, h)
+	}
+	return keys
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestUnionVictim merges a full filter (its victim in use) into an empty
+// one, and the reverse.
+func TestUnionVictim(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	full := mustNew(t, 500, WithSeed(9))
+	keys := fillUntilFull(t, full, rng)
+
+	empty := mustNew(t, 500, WithSeed(9))
+	if err := empty.Union(full); err != nil {
+		t.Fatalf("a full filter into an empty one: %v", err)
+	}
+	allPresent(t, empty, keys, "after merging a full filter")
+	if empty.Count() != full.Count() {
+		t.Errorf("Count %d, want %d", empty.Count(), full.Count())
+	}
+
+	// Into a filter holding a victim nothing more fits.
+	other := mustNew(t, 500, WithSeed(9))
+	if err := other.AddUint64(1); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := full.MarshalBinary()
+	if err := full.Union(other); !errors.Is(err, ErrFull) {
+		t.Errorf("into a full filter: %v", err)
+	}
+	if after, _ := full.MarshalBinary(); !bytes.Equal(before, after) {
+		t.Error("a failed Union changed the filter")
+	}
+	// An empty filter merges into anything, a full one included.
+	if err := full.Union(mustNew(t, 500, WithSeed(9))); err != nil {
+		t.Errorf("an empty filter into a full one: %v", err)
+	}
+}
+
+// TestUnionIncompatible checks what Union refuses.
+func TestUnionIncompatible(t *testing.T) {
+	f := mustNew(t, 1000, WithSeed(1))
+	if err := f.AddUint64(5); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := f.MarshalBinary()
+	cases := map[string]*Filter{
+		"self":              f,
+		"other capacity":    mustNew(t, 2000, WithSeed(1)),
+		"other seed":        mustNew(t, 1000, WithSeed(2)),
+		"other fingerprint": mustNew(t, 1000, WithSeed(1), WithFingerprintBits(8)),
+	}
+	for name, g := range cases {
+		if err := f.Union(g); !errors.Is(err, ErrIncompatible) || err.Error()[:8] != "cuckoo: " {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	closed := mustNew(t, 1000, WithSeed(1))
+	closed.Close()
+	for name, err := range map[string]error{"closed other": f.Union(closed), "nil other": f.Union(nil), "closed f": closed.Union(f)} {
+		if !errors.Is(err, sift.ErrClosed) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if after, _ := f.MarshalBinary(); !bytes.Equal(before, after) {
+		t.Error("a refused Union changed the filter")
+	}
+}
