@@ -106,13 +106,16 @@ func Alloc(n int) ([]uint64, *Region, error) {
 	}
 	size := uint64(n) * 8
 	if size < HugeThreshold {
-		return AlignedWords(n), &Region{}, nil
+		w := AlignedWords(n)
+		prefault(w)
+		return w, &Region{}, nil
 	}
 	if m := MachineMemory(); m != 0 && size > m {
 		return nil, nil, tooLarge("%d bytes (%s) are more than this machine's memory (%s of RAM and swap)", size, sizeString(size), sizeString(m))
 	}
 	if !canMap {
 		w, err := heapWords(n)
+		prefault(w)
 		return w, &Region{}, err
 	}
 	w, r, err := mapAnon(n)
@@ -128,9 +131,14 @@ func Alloc(n int) ([]uint64, *Region, error) {
 const pageWords = 4096 / 8
 
 // prefault writes a zero into every 4 KiB page of w, so the page faults
-// of a new mapping (the kernel zeroing and mapping each page, on Linux a
+// of new memory (the kernel zeroing and mapping each page, on Linux a
 // 2 MiB huge page where it can) happen here, in the constructor, and not
-// in the first inserts. A filter's keys land on random pages, so a few
+// in the first inserts. That holds for the Go heap too: the runtime does
+// not zero a span fresh from the operating system, so its pages fault on
+// first touch. On the development VM, adding 10^6 keys one at a time to a
+// new 1.2 MiB filter took 8.0-8.3 ns a key when its heap pages were fresh
+// (310 page faults in the loop) and 3.3 when they were not, in the same
+// process; the writes below cost nothing on pages already resident. A filter's keys land on random pages, so a few
 // tens of thousands of inserts touch every page anyway: touching them
 // first costs no memory a filter in use would not hold, and keeps page
 // faults out of a server's insert path. Measured on the development VM
