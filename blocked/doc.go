@@ -151,6 +151,16 @@
 // without Close, but only when the collector runs, which a program whose Go
 // heap is small may not do for a long time.
 //
+// A constructor touches every 4 KiB page of the new filter's memory, mapped
+// or on the Go heap, so the page faults of fresh memory (the kernel zeroing
+// each page) are paid in New, about 70 ms per GiB, and not by the first
+// inserts: on the development VM adding 10^6 keys one at a time to a new
+// 1.2 MiB filter took 8.0-8.3 ns a key with its pages untouched and 3.3
+// touched, and random writes into a new 1.2 GiB mapping 29.3 against 21.8
+// ns. A filter's keys land on random pages, so its first few tens of
+// thousands of inserts would touch every page anyway; the touch costs no
+// memory a filter in use does not hold.
+//
 // A constructor never ends the process for lack of memory. It checks the
 // size against MaxBits (256 GiB, what the 32-bit block index addresses)
 // and against WithMaxSize when given, and a mapping the system refuses (on
