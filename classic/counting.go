@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"runtime"
 
 	"github.com/sift-go/sift/hash"
 	"github.com/sift-go/sift/internal/mem"
@@ -116,6 +117,7 @@ func (c *Counting) countNonzero() uint64 {
 	for _, w := range c.words {
 		n += uint64(nonzeroNibbles(w))
 	}
+	runtime.KeepAlive(c)
 	return n
 }
 
@@ -292,6 +294,7 @@ func (c *Counting) Saturated() uint64 {
 		x := w & (w >> 1) & (w >> 2) & (w >> 3) & 0x1111111111111111
 		n += uint64(bits.OnesCount64(x))
 	}
+	runtime.KeepAlive(c)
 	return n
 }
 
@@ -343,12 +346,16 @@ func (c *Counting) Equal(other *Counting) bool {
 	if other == nil || c.m != other.m || c.k != other.k || c.seed != other.seed {
 		return false
 	}
+	equal := true
 	for i, w := range c.words {
 		if other.words[i] != w {
-			return false
+			equal = false
+			break
 		}
 	}
-	return true
+	runtime.KeepAlive(c)
+	runtime.KeepAlive(other)
+	return equal
 }
 
 // Union adds other's counters to c's, saturating at 15: afterwards c holds
@@ -372,6 +379,7 @@ func (c *Counting) Union(other *Counting) error {
 		c.words[i] = addNibblesSaturating(c.words[i], w)
 	}
 	c.nonzero = c.countNonzero()
+	runtime.KeepAlive(other)
 	return nil
 }
 

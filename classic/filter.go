@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"runtime"
 	"unsafe"
 
 	"github.com/sift-go/sift/internal/mem"
@@ -427,7 +428,17 @@ func (f *Filter) put(h1, h2 uint64) bool {
 	return added != 0
 }
 
+// mightContain is lookup with f kept alive to its end: lookup reads the
+// bits through a copy of f.words, and a mapped filter's memory is unmapped
+// by the finalizer of its region as soon as f is unreachable (the same
+// holds for every method below that reads f.words after its last use of f).
 func (f *Filter) mightContain(h1, h2 uint64) bool {
+	found := f.lookup(h1, h2)
+	runtime.KeepAlive(f)
+	return found
+}
+
+func (f *Filter) lookup(h1, h2 uint64) bool {
 	words, ix, k := f.words, f.ix, f.numHash
 	if k == 0 {
 		panic(errZero)
@@ -558,6 +569,7 @@ func (f *Filter) PutAll(other *Filter) error {
 		count += uint64(bits.OnesCount64(x))
 	}
 	f.bitCount = count
+	runtime.KeepAlive(other)
 	return nil
 }
 
@@ -617,12 +629,16 @@ func (f *Filter) Equal(other *Filter) bool {
 	if other == nil || f.strategy != other.strategy || f.numHash != other.numHash || len(f.words) != len(other.words) {
 		return false
 	}
+	equal := true
 	for i, w := range f.words {
 		if other.words[i] != w {
-			return false
+			equal = false
+			break
 		}
 	}
-	return true
+	runtime.KeepAlive(f)
+	runtime.KeepAlive(other)
+	return equal
 }
 
 // String describes the filter's geometry, for debugging.

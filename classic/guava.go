@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/mem"
@@ -42,6 +43,7 @@ func (f *Filter) AppendGuava(b []byte) ([]byte, error) {
 	for _, w := range f.words {
 		b = binary.BigEndian.AppendUint64(b, w)
 	}
+	runtime.KeepAlive(f)
 	return b, nil
 }
 

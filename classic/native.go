@@ -3,6 +3,7 @@ package classic
 import (
 	"encoding"
 	"io"
+	"runtime"
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/format"
@@ -69,7 +70,9 @@ func (f *Filter) AppendBinary(b []byte) ([]byte, error) {
 		return b, errZero
 	}
 	p := format.WordBytes(f.words)
-	return append(format.AppendHeader(b, f.nativeHeader(), p), p...), nil
+	b = append(format.AppendHeader(b, f.nativeHeader(), p), p...)
+	runtime.KeepAlive(f)
+	return b, nil
 }
 
 // WriteTo writes f to w in sift's format, the bytes MarshalBinary returns,
@@ -79,7 +82,9 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 	if f.numHash == 0 {
 		return 0, errZero
 	}
-	return format.Write(w, f.nativeHeader(), format.WordBytes(f.words))
+	n, err := format.Write(w, f.nativeHeader(), format.WordBytes(f.words))
+	runtime.KeepAlive(f)
+	return n, err
 }
 
 // UnmarshalBinary replaces f with the filter encoded in data in sift's
@@ -212,7 +217,9 @@ func (c *Counting) AppendBinary(b []byte) ([]byte, error) {
 		return b, errZero
 	}
 	p := format.WordBytes(c.words)
-	return append(format.AppendHeader(b, c.nativeHeader(), p), p...), nil
+	b = append(format.AppendHeader(b, c.nativeHeader(), p), p...)
+	runtime.KeepAlive(c)
+	return b, nil
 }
 
 // WriteTo writes c to w in sift's format and returns the number of bytes
@@ -221,7 +228,9 @@ func (c *Counting) WriteTo(w io.Writer) (int64, error) {
 	if c.k == 0 {
 		return 0, errZero
 	}
-	return format.Write(w, c.nativeHeader(), format.WordBytes(c.words))
+	n, err := format.Write(w, c.nativeHeader(), format.WordBytes(c.words))
+	runtime.KeepAlive(c)
+	return n, err
 }
 
 // UnmarshalBinary replaces c with the filter encoded in data, which must be
