@@ -65,6 +65,31 @@ func (b *classicBuilder) add(hs []uint64) error {
 
 func (b *classicBuilder) added() int64 { return b.keys }
 
+// workers returns n per-goroutine shards (the same size and hash count),
+// merged into f by finish with PutAll. Guava's murmur3 hashing is most of a
+// classic build's cost, and each shard hashes its own keys.
+func (b *classicBuilder) workers(n int) ([]builder, func() error, error) {
+	shards := []*classicBuilder{b}
+	for range n - 1 {
+		shards = append(shards, &classicBuilder{f: b.f.Clone()})
+	}
+	ws := make([]builder, n)
+	for i, s := range shards {
+		ws[i] = s
+	}
+	finish := func() error {
+		var err error
+		for _, s := range shards[1:] {
+			if err == nil {
+				err = b.f.PutAll(s.f)
+			}
+			b.keys += s.keys
+		}
+		return err
+	}
+	return ws, finish, nil
+}
+
 func (b *classicBuilder) writeTo(w io.Writer) (int64, error) {
 	if b.guava {
 		return b.f.WriteGuava(w)

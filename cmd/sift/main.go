@@ -53,7 +53,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{buildCmd, queryCmd, infoCmd, benchCmd, versionCmd}
+	commands = []*command{buildCmd, mergeCmd, queryCmd, infoCmd, benchCmd, versionCmd}
 }
 
 // run executes one command line and returns the exit status. Every error
