@@ -2,7 +2,6 @@ package cuckoo
 
 import (
 	"io"
-	"sync"
 	"sync/atomic"
 
 	"github.com/sift-go/sift/hash"
@@ -29,7 +28,7 @@ import (
 type Concurrent struct {
 	// mu is held shared by single-bucket updates and exclusively by
 	// relocation chains, victim updates, Reset and snapshots.
-	mu     sync.RWMutex
+	mu     stripedRWMutex
 	seq    atomic.Uint64 // odd while a relocation chain runs
 	victim atomic.Uint64 // the victim tag (kernel.CuckooTag), 0 if none
 	count  atomic.Uint64
@@ -115,9 +114,9 @@ func (c *Concurrent) ContainsHash(h uint64) bool {
 	}
 	// A relocation chain ran during the probe: a fingerprint may have been
 	// in flight between two buckets. The shared lock excludes chains.
-	c.mu.RLock()
+	l := c.mu.RLock()
 	r := c.probe(h)
-	c.mu.RUnlock()
+	c.mu.RUnlock(l)
 	return r
 }
 
@@ -272,9 +271,9 @@ func (c *Concurrent) AddHash(h uint64) error {
 		return ErrFull
 	}
 	i1, fp, i2 := f.locate(h)
-	c.mu.RLock()
+	l := c.mu.RLock()
 	ok := c.casInsertEither(i1, i2, fp)
-	c.mu.RUnlock()
+	c.mu.RUnlock(l)
 	if ok {
 		c.count.Add(1)
 		return nil
@@ -426,9 +425,9 @@ func (c *Concurrent) AddHashes(hs []uint64) (int, error) {
 func (c *Concurrent) RemoveHash(h uint64) bool {
 	f := c.mustOpen()
 	i1, fp, i2 := f.locate(h)
-	c.mu.RLock()
+	l := c.mu.RLock()
 	ok := c.casDelete(i1, fp) || c.casDelete(i2, fp)
-	c.mu.RUnlock()
+	c.mu.RUnlock(l)
 	if ok {
 		c.count.Add(^uint64(0))
 		if c.victim.Load() != 0 {
