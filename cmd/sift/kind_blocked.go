@@ -38,8 +38,7 @@ var blockedShared = os.Getenv("SIFT_BUILD_SHARED") == "1"
 // f's geometry merged into f by finish, or, when n copies of the filter
 // would not fit in memory (or blockedShared), one shared Concurrent.
 func (b *blockedBuilder) workers(n int) ([]builder, func() error, error) {
-	size := float64(b.f.SizeBytes())
-	if blockedShared || (totalMemory() != 0 && size*float64(n) > float64(totalMemory())/2) {
+	if blockedShared || shardCount(n, b.f.SizeBytes()) < n {
 		c, err := blocked.NewConcurrentWithSize(b.f.Bits(), b.f.K(), blocked.WithSeed(b.f.Seed()))
 		if err != nil {
 			return nil, nil, err

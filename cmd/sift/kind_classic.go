@@ -66,9 +66,11 @@ func (b *classicBuilder) add(hs []uint64) error {
 func (b *classicBuilder) added() int64 { return b.keys }
 
 // workers returns n per-goroutine shards (the same size and hash count),
-// merged into f by finish with PutAll. Guava's murmur3 hashing is most of a
+// merged into f by finish with PutAll (fewer when n would not fit in half
+// the machine's memory, see shardCount). Guava's murmur3 hashing is most of a
 // classic build's cost, and each shard hashes its own keys.
 func (b *classicBuilder) workers(n int) ([]builder, func() error, error) {
+	n = shardCount(n, uint64(b.f.BitSize()/8))
 	shards := []*classicBuilder{b}
 	for range n - 1 {
 		shards = append(shards, &classicBuilder{f: b.f.Clone()})

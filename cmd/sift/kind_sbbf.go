@@ -61,8 +61,10 @@ func (b *sbbfBuilder) add(hs []uint64) error {
 }
 
 // workers returns n per-goroutine shards of f's size, merged into f by
-// finish (a split-block filter has no concurrent form).
+// finish (a split-block filter has no concurrent form); fewer when n would
+// not fit in half the machine's memory (see shardCount).
 func (b *sbbfBuilder) workers(n int) ([]builder, func() error, error) {
+	n = shardCount(n, b.f.NumBytes())
 	shards := []*sbbfBuilder{b}
 	for range n - 1 {
 		f, err := blocked.NewSplitBlockWithSize(b.f.NumBytes())

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"sync"
 	"sync/atomic"
 )
@@ -191,6 +190,13 @@ func (p *parallelSink) finish() error {
 	return err
 }
 
-// errNoParallel is returned by workers of a builder that cannot build in
-// parallel in its current mode (a scalable filter, which grows).
-var errNoParallel = errors.New("this filter cannot be built in parallel")
+// shardCount returns how many copies of a filter of size bytes a parallel build
+// may make for n workers: n, or fewer when n copies would take more than
+// half the machine's memory (at least 1, the filter itself).
+func shardCount(n int, size uint64) int {
+	total := totalMemory()
+	if total == 0 || size == 0 {
+		return n
+	}
+	return max(1, min(n, int(min(total/2/size, uint64(n)))))
+}
