@@ -246,6 +246,16 @@ func TestBuildParallel(t *testing.T) {
 			}
 		}
 	}
+	// The shared-Concurrent form that blocked builds fall back to when
+	// shards would not fit in memory makes the same file.
+	t.Setenv("SIFT_BUILD_SHARED", "1")
+	shared := filepath.Join(dir, "shared.sift")
+	mustRun(t, nil, "build", "-q", "-j", "3", "-o", shared, a, b)
+	x, _ := os.ReadFile(shared)
+	y, _ := os.ReadFile(filepath.Join(dir, "blocked-1.sift"))
+	if !bytes.Equal(x, y) {
+		t.Fatal("blocked -j 3 with a shared Concurrent differs from -j 1")
+	}
 	// A full cuckoo filter fails with -j as without.
 	r := runSift(t, nil, "build", "-kind", "cuckoo", "-j", "2", "-buckets", "100", "-o", filepath.Join(dir, "full.sift"), a)
 	wantError(t, r, "full")
