@@ -17,8 +17,11 @@ import (
 // relocation chain runs (an optimistic, versioned read); a lookup that races
 // with a relocation retries under a shared lock. Adds and Removes that touch
 // a single bucket update it with one compare-and-swap under a shared lock,
-// so they proceed in parallel; only relocation chains (both buckets full),
-// victim changes and snapshots take the exclusive lock. Adds and Removes are
+// so they proceed in parallel (the lock's shared side is striped: an add
+// increments one of sixteen counters chosen by its goroutine, so adds on
+// different cores do not all write one cache line); only relocation chains
+// (both buckets full), victim changes and snapshots take the exclusive
+// lock. Adds and Removes are
 // linearizable, and a key whose Add returned nil is reported present by
 // every lookup that starts after it, until it is removed.
 //

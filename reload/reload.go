@@ -478,7 +478,8 @@ func (s Snapshot) ContainsHashes(hs []uint64, out []bool) int {
 	return s.g.s.ContainsHashes(hs, out)
 }
 
-// Version returns the version of the file being served.
+// Version returns the version of the file being served (the zero Version
+// after Close).
 func (f *Filter) Version() Version {
 	g, c := f.acquire()
 	v := g.version
