@@ -3,6 +3,7 @@ package reload
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"runtime"
@@ -127,6 +128,7 @@ type gen struct {
 	s       *blocked.SplitBlockView
 	version Version
 	id      fs.FileInfo // what stat said of the file opened (nil: closed)
+	head    head        // the first bytes of the file opened
 	stripes []stripe    // readers in flight, per stripe
 	mask    uintptr
 	freed   sync.Once
@@ -142,9 +144,10 @@ type Filter struct {
 	o    options
 	cur  atomic.Pointer[gen]
 
-	mu      sync.Mutex // serialises reloads and Close
-	failed  fs.FileInfo
-	lastErr error
+	mu         sync.Mutex // serialises reloads and Close
+	failed     fs.FileInfo
+	failedHead head
+	lastErr    error
 	swaps   uint64
 	closed  bool
 	stop    chan struct{}
@@ -195,12 +198,17 @@ func load(path string, o options) (*gen, error) {
 			return nil, fmt.Errorf("reload: %w", err)
 		}
 		g, err := open(path, o)
+		var h head
+		var herr error
+		if err == nil {
+			h, herr = readHead(path)
+		}
 		after, serr := os.Stat(path)
-		if serr == nil && sameFile(before, after) {
+		if serr == nil && herr == nil && sameFile(before, after) {
 			if err != nil {
 				return nil, err
 			}
-			g.id = before
+			g.id, g.head = before, h
 			g.version.Size, g.version.ModTime = before.Size(), before.ModTime()
 			return g, nil
 		}
@@ -211,6 +219,8 @@ func load(path string, o options) (*gen, error) {
 		last = err
 		if serr != nil {
 			last = fmt.Errorf("reload: %w", serr)
+		} else if herr != nil {
+			last = fmt.Errorf("reload: %w", herr)
 		}
 	}
 	if last == nil {
@@ -266,6 +276,33 @@ func open(path string, o options) (*gen, error) {
 // sameFile reports whether two stats describe the same unchanged file.
 func sameFile(a, b fs.FileInfo) bool {
 	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// head is a file's first 128 bytes (fewer if it is shorter): its header,
+// which names the build (generation, checksums). With the stat it tells
+// files apart where the stat alone cannot: when a new file reuses the inode
+// number of one that was closed (a damaged file, or a filter read into
+// memory, which keeps no file open) and the file system's timestamps are
+// too coarse to differ (whole seconds on some file systems, and under
+// qemu-user).
+type head struct {
+	b [128]byte
+	n int
+}
+
+// readHead reads the file's head.
+func readHead(path string) (head, error) {
+	var h head
+	f, err := os.Open(path)
+	if err != nil {
+		return h, err
+	}
+	defer f.Close()
+	h.n, err = io.ReadFull(f, h.b[:])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return h, err
+	}
+	return h, nil
 }
 
 // free unmaps the generation's file; only the last reader (or the drain)
@@ -524,14 +561,16 @@ func (f *Filter) check(retry bool) error {
 		}
 		return f.fail(nil, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
 	}
-	if sameFile(st, cur.id) {
+	h, herr := readHead(f.path)
+	if herr == nil && sameFile(st, cur.id) && h == cur.head {
 		return nil
 	}
-	if !retry && f.failed != nil && sameFile(st, f.failed) {
+	if !retry && herr == nil && f.failed != nil && sameFile(st, f.failed) && h == f.failedHead {
 		return f.lastErr // reported already
 	}
 	g, err := load(f.path, f.o)
 	if err != nil {
+		f.failedHead = h
 		return f.fail(st, fmt.Errorf("%w (still serving %v)", err, cur.version))
 	}
 	f.swaps++

@@ -416,6 +416,17 @@ func mapped(t *testing.T, dir string) (fds, maps int) {
 	return fds, maps
 }
 
+// filesMapped reports whether blocked.Open maps the file at path here (not
+// on big-endian machines, which decode a copy).
+func filesMapped(t *testing.T, path string) bool {
+	v, err := blocked.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	return v.Mapped()
+}
+
 // TestSnapshotHoldsMapping: a Snapshot keeps its file mapped across swaps
 // and answers from it; Release lets it go. No descriptor or mapping
 // outlives Close.
@@ -427,6 +438,9 @@ func TestSnapshotHoldsMapping(t *testing.T) {
 	path := filepath.Join(dir, "f.sift")
 	big := keysOf("old", 300000) // 360 KiB: mapped, not read into memory
 	publish(t, path, encode(t, sift.KindBlocked, big, 1, 0))
+	if !filesMapped(t, path) {
+		t.Skip("filters are read into memory here, not mapped")
+	}
 	f, err := reload.Open(path, reload.WithInterval(0))
 	if err != nil {
 		t.Fatal(err)
@@ -566,7 +580,7 @@ func TestReadersAcrossSwaps(t *testing.T) {
 		t.Fatalf("%d errors reported for %d damaged files", errsSeen.Load(), bad)
 	}
 	t.Logf("%d swaps (%d damaged files refused), %d lookups by %d readers", swaps, bad, lookups.Load(), readers)
-	if runtime.GOOS == "linux" {
+	if runtime.GOOS == "linux" && filesMapped(t, path) {
 		if _, maps := mapped(t, dir); maps > 1+readers {
 			t.Fatalf("%d mappings of the test's files while serving one", maps)
 		}
