@@ -148,11 +148,11 @@ type Filter struct {
 	failed     fs.FileInfo
 	failedHead head
 	lastErr    error
-	swaps   uint64
-	closed  bool
-	stop    chan struct{}
-	done    chan struct{}
-	drains  sync.WaitGroup
+	swaps      uint64
+	closed     bool
+	stop       chan struct{}
+	done       chan struct{}
+	drains     sync.WaitGroup
 }
 
 // Open opens the filter file at path and serves it, checking every
