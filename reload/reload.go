@@ -45,9 +45,10 @@ type options struct {
 const DefaultInterval = time.Second
 
 // WithInterval sets how often the Filter checks whether the file at its
-// path was replaced (default DefaultInterval). A check is one stat(2) of
-// the path, a few microseconds; only a changed file (another inode, size
-// or modification time) is opened and validated. 0 turns the polling off:
+// path was replaced (default DefaultInterval). A check is a stat(2) of the
+// path and a read of its first 128 bytes, tens of microseconds; only a
+// changed file (another inode, size, modification time or header) is
+// opened and validated. 0 turns the polling off:
 // the file is then reloaded only by Reload. Negative intervals are an
 // error from Open.
 func WithInterval(d time.Duration) Option {
