@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/classic"
 )
 
 // keyFile writes n keys "prefix-i" and returns its path.
@@ -299,4 +300,58 @@ func TestGeneration(t *testing.T) {
 	if info, _ := sift.InspectFile(filepath.Join(dir, "m.sift")); info.Generation != 77 {
 		t.Fatalf("merge -generation 77: %+v", info)
 	}
+}
+
+// TestMergeCounting merges counting filters made with the library: the
+// counters add (a key in both shards survives one Remove, as it would in one
+// filter that had it added twice) and saturate at 15 (a key added ten times
+// in each shard is never removed, where a wrapping sum would leave 4).
+func TestMergeCounting(t *testing.T) {
+	dir := t.TempDir()
+	var shardPaths []string
+	for i := range 2 {
+		c, err := classic.NewCounting(1000, 0.01, classic.WithSeed(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.AddString("both")
+		for range 10 {
+			c.AddString("often")
+		}
+		c.AddString(fmt.Sprint("only-", i))
+		b, err := c.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		shardPaths = append(shardPaths, writeFile(t, dir, fmt.Sprint("c", i, ".sift"), b))
+	}
+	out := filepath.Join(dir, "merged.sift")
+	mustRun(t, nil, append([]string{"merge", "-q", "-o", out}, shardPaths...)...)
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c, err := classic.ReadCounting(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"both", "often", "only-0", "only-1"} {
+		if !c.ContainsString(k) {
+			t.Fatalf("merged counting filter lacks %q", k)
+		}
+	}
+	if err := c.RemoveString("both"); err != nil || !c.ContainsString("both") {
+		t.Fatalf("a key of both shards is gone after one Remove (%v): the counters were not added", err)
+	}
+	for range 20 {
+		c.RemoveString("often")
+	}
+	if !c.ContainsString("often") {
+		t.Fatal("a key added 20 times is gone after 20 removes: the sum wrapped instead of saturating")
+	}
+	c2, _ := classic.NewCounting(1000, 0.01, classic.WithSeed(4))
+	b, _ := c2.MarshalBinary()
+	other := writeFile(t, dir, "seed4.sift", b)
+	wantError(t, runSift(t, nil, "merge", "-o", out, shardPaths[0], other), "seed4.sift", "incompatible")
 }
