@@ -57,6 +57,17 @@
 // a batch of lookups and pay it once. Close waits for the lookups in flight and unmaps
 // everything; lookups after Close panic with an error wrapping ErrClosed.
 //
+// # Errors, zero value and Close
+//
+// Open and Reload return, and WithOnError receives, errors wrapping
+// package sift's sentinels: the decoding errors (sift.ErrChecksum,
+// ErrTruncated, ErrMagic, ...), ErrKind for a kind that cannot be served,
+// sift.ErrTooLarge beyond WithMaxSize, and the *fs.PathError of a file
+// that cannot be opened; each message says which version is still served.
+// A zero Filter, like a closed one, serves nothing: Reload returns an error
+// wrapping ErrClosed and lookups panic with one (the documented programmer
+// error); Version returns the zero Version.
+//
 // # Kinds
 //
 // The file may hold a blocked filter (blocked.Filter or Concurrent), a

@@ -347,10 +347,14 @@ func (f *Filter) acquire() (*gen, *atomic.Int64) {
 	var probe byte
 	h := uintptr(uint64(uintptr(unsafe.Pointer(&probe))>>12) * 0x9e3779b97f4a7c15 >> 32) // stacks are 8 KiB apart at least
 	for {
-		g := f.cur.Load()
+		p := f.cur.Load()
+		g := p
+		if g == nil { // a zero Filter
+			g = closedGen
+		}
 		c := &g.stripes[h&g.mask].n
 		c.Add(1)
-		if f.cur.Load() == g {
+		if f.cur.Load() == p {
 			return g, c
 		}
 		c.Add(-1)
@@ -545,8 +549,8 @@ func (f *Filter) Err() error {
 func (f *Filter) Reload() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed {
-		return fmt.Errorf("reload: Reload after Close: %w", ErrClosed)
+	if f.closed || f.cur.Load() == nil {
+		return fmt.Errorf("reload: Reload of a closed or zero Filter: %w", ErrClosed)
 	}
 	return f.check(true)
 }
@@ -644,6 +648,9 @@ func (f *Filter) Close() error {
 	f.closed = true
 	g := f.cur.Swap(closedGen)
 	f.mu.Unlock()
+	if g == nil { // a zero Filter
+		return nil
+	}
 	if f.stop != nil {
 		close(f.stop)
 		<-f.done

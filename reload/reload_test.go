@@ -391,6 +391,28 @@ func TestClosed(t *testing.T) {
 	}
 }
 
+// TestZeroFilter: a zero Filter fails loudly, as a closed one.
+func TestZeroFilter(t *testing.T) {
+	var f reload.Filter
+	if err := f.Reload(); !errors.Is(err, reload.ErrClosed) {
+		t.Fatalf("Reload of a zero Filter: %v", err)
+	}
+	func() {
+		defer func() {
+			if err, _ := recover().(error); !errors.Is(err, reload.ErrClosed) {
+				t.Fatalf("ContainsString on a zero Filter: panic %v", err)
+			}
+		}()
+		f.ContainsString("x")
+	}()
+	if v := f.Version(); v != (reload.Version{}) {
+		t.Fatalf("Version of a zero Filter: %+v", v)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // mapped counts this process's open file descriptors and memory mappings of
 // files in dir (Linux only: /proc/self).
 func mapped(t *testing.T, dir string) (fds, maps int) {
