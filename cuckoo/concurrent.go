@@ -2,6 +2,7 @@ package cuckoo
 
 import (
 	"io"
+	"sync"
 	"sync/atomic"
 
 	"github.com/sift-go/sift/hash"
@@ -17,11 +18,8 @@ import (
 // relocation chain runs (an optimistic, versioned read); a lookup that races
 // with a relocation retries under a shared lock. Adds and Removes that touch
 // a single bucket update it with one compare-and-swap under a shared lock,
-// so they proceed in parallel (the lock's shared side is striped: an add
-// increments one of sixteen counters chosen by its goroutine, so adds on
-// different cores do not all write one cache line); only relocation chains
-// (both buckets full), victim changes and snapshots take the exclusive
-// lock. Adds and Removes are
+// so they proceed in parallel; only relocation chains (both buckets full),
+// victim changes and snapshots take the exclusive lock. Adds and Removes are
 // linearizable, and a key whose Add returned nil is reported present by
 // every lookup that starts after it, until it is removed.
 //
@@ -31,7 +29,7 @@ import (
 type Concurrent struct {
 	// mu is held shared by single-bucket updates and exclusively by
 	// relocation chains, victim updates, Reset and snapshots.
-	mu     stripedRWMutex
+	mu     sync.RWMutex
 	seq    atomic.Uint64 // odd while a relocation chain runs
 	victim atomic.Uint64 // the victim tag (kernel.CuckooTag), 0 if none
 	count  atomic.Uint64
@@ -117,9 +115,9 @@ func (c *Concurrent) ContainsHash(h uint64) bool {
 	}
 	// A relocation chain ran during the probe: a fingerprint may have been
 	// in flight between two buckets. The shared lock excludes chains.
-	l := c.mu.RLock()
+	c.mu.RLock()
 	r := c.probe(h)
-	c.mu.RUnlock(l)
+	c.mu.RUnlock()
 	return r
 }
 
@@ -274,9 +272,9 @@ func (c *Concurrent) AddHash(h uint64) error {
 		return ErrFull
 	}
 	i1, fp, i2 := f.locate(h)
-	l := c.mu.RLock()
+	c.mu.RLock()
 	ok := c.casInsertEither(i1, i2, fp)
-	c.mu.RUnlock(l)
+	c.mu.RUnlock()
 	if ok {
 		c.count.Add(1)
 		return nil
@@ -428,9 +426,9 @@ func (c *Concurrent) AddHashes(hs []uint64) (int, error) {
 func (c *Concurrent) RemoveHash(h uint64) bool {
 	f := c.mustOpen()
 	i1, fp, i2 := f.locate(h)
-	l := c.mu.RLock()
+	c.mu.RLock()
 	ok := c.casDelete(i1, fp) || c.casDelete(i2, fp)
-	c.mu.RUnlock(l)
+	c.mu.RUnlock()
 	if ok {
 		c.count.Add(^uint64(0))
 		if c.victim.Load() != 0 {

@@ -66,11 +66,12 @@
 // -j N (default: every core) hashes and adds the keys on N goroutines
 // while one reads and splits the lines. The file does not depend on N: the
 // Bloom kinds give each goroutine a shard of the filter's geometry and OR
-// the shards at the end (with two goroutines on the 2-core development VM
-// this measured faster than one shared filter with atomic ORs; a filter
-// too large to have one copy per goroutine in half the machine's memory
-// uses the shared form), the cuckoo filter adds to one cuckoo.Concurrent
-// (its slots then depend on the order of the adds, its keys do not).
+// the shards at the end (2.5 times faster than one shared filter with
+// atomic ORs, which only a filter too large for one copy per goroutine in
+// half the machine's memory uses); the cuckoo filter adds to one
+// cuckoo.Concurrent (its slots then depend on the order of the adds, its
+// keys do not). Reading lines is one goroutine's work, so short keys gain
+// least; on a machine whose cores are busy, -j 1 is fastest.
 //
 // -blocks B with -k K (blocked), -blocks B (sbbf) and -buckets N (cuckoo)
 // give the geometry instead of -n and -fpp, so that filters built apart
