@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"time"
-
-	"github.com/sift-go/sift"
 )
 
 var buildCmd = &command{
@@ -251,17 +249,7 @@ func runBuild(e *env) (int, error) {
 	elapsed := time.Since(start)
 
 	p.phase("writing "+*out, -1)
-	write := b.writeTo
-	if gen.set {
-		write = func(w io.Writer) (int64, error) {
-			gw := &sift.GenerationWriter{W: w, Generation: gen.n}
-			n, err := b.writeTo(gw)
-			if err == nil {
-				err = gw.Close()
-			}
-			return n, err
-		}
-	}
+	write := withGeneration(b.writeTo, gen.n)
 	size, err := writeAtomic(*out, write)
 	p.finish()
 	if err != nil {

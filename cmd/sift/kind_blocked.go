@@ -57,33 +57,14 @@ func (b *blockedBuilder) workers(n int) ([]builder, func() error, error) {
 		}
 		return ws, finish, nil
 	}
-	shards := []*blockedBuilder{b}
-	for range n - 1 {
-		f, err := blocked.NewWithSize(b.f.Bits(), b.f.K(), blocked.WithSeed(b.f.Seed()))
-		if err != nil {
-			for _, s := range shards[1:] {
-				s.f.Close()
-			}
-			return nil, nil, err
-		}
-		shards = append(shards, &blockedBuilder{f: f})
-	}
-	ws := make([]builder, n)
-	for i, s := range shards {
-		ws[i] = s
-	}
-	finish := func() error {
-		var err error
-		for _, s := range shards[1:] {
-			if err == nil {
-				err = b.f.Union(s.f)
-			}
-			b.keys += s.keys
-			s.f.Close()
-		}
-		return err
-	}
-	return ws, finish, nil
+	return shardWorkers(b, n,
+		func() (*blockedBuilder, error) {
+			f, err := blocked.NewWithSize(b.f.Bits(), b.f.K(), blocked.WithSeed(b.f.Seed()))
+			return &blockedBuilder{f: f}, err
+		},
+		func(into, from *blockedBuilder) error { return into.f.Union(from.f) },
+		func(into, from *blockedBuilder) { into.keys += from.keys },
+		func(s *blockedBuilder) { s.f.Close() })
 }
 
 // blockedShardAdder is one worker's handle on a shared Concurrent.

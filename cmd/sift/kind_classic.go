@@ -71,25 +71,11 @@ func (b *classicBuilder) added() int64 { return b.keys }
 // classic build's cost, and each shard hashes its own keys.
 func (b *classicBuilder) workers(n int) ([]builder, func() error, error) {
 	n = shardCount(n, uint64(b.f.BitSize()/8))
-	shards := []*classicBuilder{b}
-	for range n - 1 {
-		shards = append(shards, &classicBuilder{f: b.f.Clone()})
-	}
-	ws := make([]builder, n)
-	for i, s := range shards {
-		ws[i] = s
-	}
-	finish := func() error {
-		var err error
-		for _, s := range shards[1:] {
-			if err == nil {
-				err = b.f.PutAll(s.f)
-			}
-			b.keys += s.keys
-		}
-		return err
-	}
-	return ws, finish, nil
+	return shardWorkers(b, n,
+		func() (*classicBuilder, error) { return &classicBuilder{f: b.f.Clone()}, nil },
+		func(into, from *classicBuilder) error { return into.f.PutAll(from.f) },
+		func(into, from *classicBuilder) { into.keys += from.keys },
+		func(s *classicBuilder) { s.f.Close() })
 }
 
 func (b *classicBuilder) writeTo(w io.Writer) (int64, error) {

@@ -65,33 +65,14 @@ func (b *sbbfBuilder) add(hs []uint64) error {
 // not fit in half the machine's memory (see shardCount).
 func (b *sbbfBuilder) workers(n int) ([]builder, func() error, error) {
 	n = shardCount(n, b.f.NumBytes())
-	shards := []*sbbfBuilder{b}
-	for range n - 1 {
-		f, err := blocked.NewSplitBlockWithSize(b.f.NumBytes())
-		if err != nil {
-			for _, s := range shards[1:] {
-				s.f.Close()
-			}
-			return nil, nil, err
-		}
-		shards = append(shards, &sbbfBuilder{f: f})
-	}
-	ws := make([]builder, n)
-	for i, s := range shards {
-		ws[i] = s
-	}
-	finish := func() error {
-		var err error
-		for _, s := range shards[1:] {
-			if err == nil {
-				err = b.f.Union(s.f)
-			}
-			b.keys += s.keys
-			s.f.Close()
-		}
-		return err
-	}
-	return ws, finish, nil
+	return shardWorkers(b, n,
+		func() (*sbbfBuilder, error) {
+			f, err := blocked.NewSplitBlockWithSize(b.f.NumBytes())
+			return &sbbfBuilder{f: f}, err
+		},
+		func(into, from *sbbfBuilder) error { return into.f.Union(from.f) },
+		func(into, from *sbbfBuilder) { into.keys += from.keys },
+		func(s *sbbfBuilder) { s.f.Close() })
 }
 
 func (b *sbbfBuilder) added() int64                       { return b.keys }

@@ -106,17 +106,7 @@ func runMerge(e *env) (int, error) {
 	}
 	defer m.close()
 	elapsed := time.Since(start)
-	write := m.writeTo
-	if gen.set {
-		write = func(w io.Writer) (int64, error) {
-			gw := &sift.GenerationWriter{W: w, Generation: gen.n}
-			n, err := m.writeTo(gw)
-			if err == nil {
-				err = gw.Close()
-			}
-			return n, err
-		}
-	}
+	write := withGeneration(m.writeTo, gen.n)
 	size, err := writeAtomic(*out, write)
 	if err != nil {
 		return exitError, err

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"io"
 	"sync"
 	"sync/atomic"
+
+	"github.com/sift-go/sift"
 )
 
 // parallelBuilder is a builder that can take keys from several goroutines:
@@ -199,4 +202,54 @@ func shardCount(n int, size uint64) int {
 		return n
 	}
 	return max(1, min(n, int(min(total/2/size, uint64(n)))))
+}
+
+// shardWorkers makes a parallel build of n per-worker shards: b itself and
+// n-1 more from newShard (of b's geometry, empty). finish merges each extra
+// shard into b with merge, adds its keys to b's with addKeys, and closes it.
+func shardWorkers[T builder](b T, n int, newShard func() (T, error), merge func(into, from T) error, addKeys func(into, from T), closeShard func(T)) ([]builder, func() error, error) {
+	shards := []T{b}
+	for range n - 1 {
+		s, err := newShard()
+		if err != nil {
+			for _, s := range shards[1:] {
+				closeShard(s)
+			}
+			return nil, nil, err
+		}
+		shards = append(shards, s)
+	}
+	ws := make([]builder, n)
+	for i, s := range shards {
+		ws[i] = s
+	}
+	finish := func() error {
+		var err error
+		for _, s := range shards[1:] {
+			if err == nil {
+				err = merge(b, s)
+			}
+			addKeys(b, s)
+			closeShard(s)
+		}
+		return err
+	}
+	return ws, finish, nil
+}
+
+// withGeneration returns write with generation gen recorded in the header
+// of the encoding it writes (sift.GenerationWriter), or write itself for
+// gen 0.
+func withGeneration(write func(io.Writer) (int64, error), gen uint64) func(io.Writer) (int64, error) {
+	if gen == 0 {
+		return write
+	}
+	return func(w io.Writer) (int64, error) {
+		gw := &sift.GenerationWriter{W: w, Generation: gen}
+		n, err := write(gw)
+		if err == nil {
+			err = gw.Close()
+		}
+		return n, err
+	}
 }
