@@ -104,19 +104,26 @@ func (b *cuckooBuilder) hash(key []byte) uint64 { return b.f.Hash(key) }
 // copy, and a key added nine times fills its buckets); a key skipped as a
 // false positive stays reported present, since nothing is ever removed.
 func (b *cuckooBuilder) add(hs []uint64) error {
+	return addNew(hs, b.f.ContainsHash, b.f.AddHash, &b.keys, &b.duplicates)
+}
+
+// addNew adds each hash that contains does not report present with add,
+// counting the keys and those skipped as duplicates; errFull wraps a full
+// filter's error.
+func addNew(hs []uint64, contains func(uint64) bool, add func(uint64) error, keys, duplicates *int64) error {
 	for _, h := range hs {
-		if b.f.ContainsHash(h) {
-			b.keys++
-			b.duplicates++
+		if contains(h) {
+			*keys++
+			*duplicates++
 			continue
 		}
-		if err := b.f.AddHash(h); err != nil {
+		if err := add(h); err != nil {
 			if errors.Is(err, cuckoo.ErrFull) {
 				return fmt.Errorf("%w: %w", errFull, err)
 			}
 			return err
 		}
-		b.keys++
+		*keys++
 	}
 	return nil
 }
@@ -157,21 +164,7 @@ type cuckooConcurrentAdder struct {
 func (a *cuckooConcurrentAdder) hash(key []byte) uint64 { return hash.Bytes(key, a.seed) }
 
 func (a *cuckooConcurrentAdder) add(hs []uint64) error {
-	for _, h := range hs {
-		if a.c.ContainsHash(h) {
-			a.keys++
-			a.duplicates++
-			continue
-		}
-		if err := a.c.AddHash(h); err != nil {
-			if errors.Is(err, cuckoo.ErrFull) {
-				return fmt.Errorf("%w: %w", errFull, err)
-			}
-			return err
-		}
-		a.keys++
-	}
-	return nil
+	return addNew(hs, a.c.ContainsHash, a.c.AddHash, &a.keys, &a.duplicates)
 }
 
 func (a *cuckooConcurrentAdder) added() int64                       { return a.keys }
