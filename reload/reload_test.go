@@ -438,9 +438,11 @@ func mapped(t *testing.T, dir string) (fds, maps int) {
 	return fds, maps
 }
 
-// filesMapped reports whether blocked.Open maps the file at path here (not
-// on big-endian machines, which decode a copy).
-func filesMapped(t *testing.T, path string) bool {
+// filesMapped reports whether blocked.Open maps files here (not on
+// big-endian machines, which decode a copy).
+func filesMapped(t *testing.T) bool {
+	path := filepath.Join(t.TempDir(), "probe.sift")
+	publish(t, path, encode(t, sift.KindBlocked, keysOf("p", 10), 0, 0))
 	v, err := blocked.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -460,7 +462,7 @@ func TestSnapshotHoldsMapping(t *testing.T) {
 	path := filepath.Join(dir, "f.sift")
 	big := keysOf("old", 300000) // 360 KiB: mapped, not read into memory
 	publish(t, path, encode(t, sift.KindBlocked, big, 1, 0))
-	if !filesMapped(t, path) {
+	if !filesMapped(t) {
 		t.Skip("filters are read into memory here, not mapped")
 	}
 	f, err := reload.Open(path, reload.WithInterval(0))
@@ -602,7 +604,7 @@ func TestReadersAcrossSwaps(t *testing.T) {
 		t.Fatalf("%d errors reported for %d damaged files", errsSeen.Load(), bad)
 	}
 	t.Logf("%d swaps (%d damaged files refused), %d lookups by %d readers", swaps, bad, lookups.Load(), readers)
-	if runtime.GOOS == "linux" && filesMapped(t, path) {
+	if runtime.GOOS == "linux" && filesMapped(t) {
 		if _, maps := mapped(t, dir); maps > 1+readers {
 			t.Fatalf("%d mappings of the test's files while serving one", maps)
 		}
