@@ -174,7 +174,7 @@ func Open(path string, opts ...Option) (*Filter, error) {
 	if o.interval < 0 {
 		return nil, fmt.Errorf("reload: negative interval %v", o.interval)
 	}
-	g, err := load(path, o)
+	g, _, _, err := load(path, o)
 	if err != nil {
 		return nil, err
 	}
@@ -189,29 +189,27 @@ func Open(path string, opts ...Option) (*Filter, error) {
 }
 
 // load opens the file at path as a new generation. It stats the path
-// before and after opening and retries when the two differ, so the
-// identity it records is the file it opened.
-func load(path string, o options) (*gen, error) {
+// before and after opening (and reading the head) and retries when the two
+// differ, so the identity it records is the file it opened. On failure it
+// still returns the identity and head of the file that failed, when the
+// stats agreed (id is nil otherwise), for check to recognise it later.
+func load(path string, o options) (g *gen, id fs.FileInfo, h head, err error) {
 	var last error
 	for try := 0; try < 3; try++ {
 		before, err := os.Stat(path)
 		if err != nil {
-			return nil, fmt.Errorf("reload: %w", err)
+			return nil, nil, h, fmt.Errorf("reload: %w", err)
 		}
 		g, err := open(path, o)
-		var h head
-		var herr error
-		if err == nil {
-			h, herr = readHead(path)
-		}
+		h, herr := readHead(path)
 		after, serr := os.Stat(path)
 		if serr == nil && herr == nil && sameFile(before, after) {
 			if err != nil {
-				return nil, err
+				return nil, before, h, err
 			}
 			g.id, g.head = before, h
 			g.version.Size, g.version.ModTime = before.Size(), before.ModTime()
-			return g, nil
+			return g, before, h, nil
 		}
 		// The file changed while it was opened: try the new one.
 		if g != nil {
@@ -227,7 +225,7 @@ func load(path string, o options) (*gen, error) {
 	if last == nil {
 		last = fmt.Errorf("reload: %s changed during every one of 3 attempts to open it", path)
 	}
-	return nil, last
+	return nil, nil, h, last
 }
 
 // open maps the file at path with its kind's Open.
@@ -573,10 +571,12 @@ func (f *Filter) check(retry bool) error {
 	if !retry && herr == nil && f.failed != nil && sameFile(st, f.failed) && h == f.failedHead {
 		return f.lastErr // reported already
 	}
-	g, err := load(f.path, f.o)
+	g, id, lh, err := load(f.path, f.o)
 	if err != nil {
-		f.failedHead = h
-		return f.fail(st, fmt.Errorf("%w (still serving %v)", err, cur.version))
+		// Remember the file that failed as load saw it: check's own stat
+		// and head may straddle a rename.
+		f.failedHead = lh
+		return f.fail(id, fmt.Errorf("%w (still serving %v)", err, cur.version))
 	}
 	f.swaps++
 	g.version.Loaded, g.version.Swaps = time.Now(), f.swaps
