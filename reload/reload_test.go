@@ -560,6 +560,9 @@ func TestReadersAcrossSwaps(t *testing.T) {
 					missing.Add(1)
 				}
 				n++
+				if n%512 == 0 {
+					runtime.Gosched() // let the swapping goroutine run on a busy machine
+				}
 			}
 		}()
 	}
