@@ -26,8 +26,8 @@
 // place: it is mapped, and a mapping of a file that shrinks faults.
 //
 // Polling was chosen over inotify: a check costs tens of microseconds (a
-// stat alone 3.5 µs, with the header's read 27 µs on the 2-core
-// development VM, BenchmarkPoll: one a second is three hundred-thousandths
+// stat alone 3.5 µs, with the header's read about 20 µs on the 2-core
+// development VM, BenchmarkPoll: one a second is two hundred-thousandths
 // of a core), it follows a path
 // through renames, symbolic-link swaps (Kubernetes ConfigMaps) and network
 // file systems, where inotify sees nothing, and it is portable. Its only
