@@ -28,10 +28,10 @@
 // Polling was chosen over inotify: a check costs tens of microseconds (a
 // stat alone 3.5 µs, with the header's read about 20 µs on the 2-core
 // development VM, BenchmarkPoll: one a second is two hundred-thousandths
-// of a core), it follows a path
-// through renames, symbolic-link swaps (Kubernetes ConfigMaps) and network
-// file systems, where inotify sees nothing, and it is portable. Its only
-// cost is latency, at most one interval; Reload removes even that.
+// of a core), it follows a path through renames, symbolic-link swaps
+// (Kubernetes ConfigMaps) and network file systems, where inotify sees
+// nothing, and it is portable. Its only cost is latency, at most one
+// interval; Reload removes even that.
 //
 // # Versions
 //
