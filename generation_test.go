@@ -3,6 +3,7 @@ package sift_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -212,4 +213,22 @@ func TestVersion2EveryKind(t *testing.T) {
 			t.Fatalf("%s: the version 2 record decodes to a filter that re-encodes differently", e.name)
 		}
 	}
+}
+
+// WriteFile publishes a filter atomically with a build number that
+// servers (package reload) and sift info report.
+func ExampleWriteFile() {
+	dir, _ := os.MkdirTemp("", "sift-example")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "blocklist.sift")
+
+	f, _ := blocked.New(1000, 0.01)
+	f.AddString("alice")
+	if err := sift.WriteFile(path, f, 7); err != nil {
+		fmt.Println(err)
+		return
+	}
+	info, _ := sift.InspectFile(path)
+	fmt.Println(info.Kind, "version", info.Version, "generation", info.Generation)
+	// Output: blocked version 2 generation 7
 }
