@@ -33,7 +33,11 @@
 // Inspect, InspectAt and InspectFile read the header of any sift file
 // without knowing its kind: the kind, format version, hash and seed, sizes,
 // checksums and geometry, reading only the header's 128 bytes; Verify also
-// checks the payload's checksum. The byte layout is in the repository's
+// checks the payload's checksum. WriteFile writes any filter to a path
+// atomically (a temporary file renamed into place) with a generation, a
+// build number, recorded in its header (SetGeneration, GenerationWriter;
+// Info.Generation reads it back); package reload serves such a file and
+// follows it through every rebuild. The byte layout is in the repository's
 // FORMAT.md, the conventions every package follows (options, Open and View,
 // encodings, errors, zero values, Close) in DESIGN.md.
 package sift

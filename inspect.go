@@ -62,16 +62,21 @@ func (h Hash) String() string { return format.Hash(h).String() }
 // other and against the payload.
 type Info struct {
 	Kind    Kind   // the filter type
-	Version int    // the format version (1)
+	Version int    // the format version: 1, or 2 when the header records a generation
 	Hash    Hash   // how keys are hashed
 	Seed    uint64 // the hash seed (0 for classic filters)
+	// Generation is the sequence number the writer recorded (WriteFile,
+	// SetGeneration, sift build -generation), or 0 when it recorded none
+	// (a version 1 header). With HeaderCRC it names the exact file a
+	// server holds.
+	Generation uint64
 
 	// Size is the length of the whole encoding in bytes: header, padding
 	// and payload. A decoder given a buffer or file of another length
 	// rejects it; a stream decoder reads exactly Size bytes.
 	Size uint64
-	// PayloadOffset is where the payload starts, a multiple of 64 (128 in
-	// version 1), and PayloadSize its length in bytes.
+	// PayloadOffset is where the payload starts, a multiple of 64 (128 as
+	// sift writes it), and PayloadSize its length in bytes.
 	PayloadOffset, PayloadSize uint64
 	// HeaderCRC is the CRC-32C of the header's first 124 bytes, which
 	// matched. PayloadCRC is the stored CRC-32C of the payload, which only
@@ -167,7 +172,8 @@ func infoOf(h format.Header, off uint64, headerCRC uint32) Info {
 	p := h.Params
 	info := Info{
 		Kind:          Kind(h.Kind),
-		Version:       format.Version,
+		Version:       h.Version,
+		Generation:    h.Generation,
 		Hash:          Hash(h.Hash),
 		Seed:          h.Seed,
 		Size:          off + h.PayloadLen, // ParseHeader bounds both

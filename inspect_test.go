@@ -158,7 +158,7 @@ func TestInspectErrors(t *testing.T) {
 		{"short header", good[:100], sift.ErrTruncated, sift.ErrTruncated},
 		{"not sift", []byte("GIF89a, no filter here"), sift.ErrMagic, sift.ErrMagic},
 		{"header bit", flip(20), sift.ErrChecksum, sift.ErrChecksum},
-		{"version", func() []byte { b := bytes.Clone(good); b[8] = 2; return b }(), sift.ErrVersion, sift.ErrVersion},
+		{"version", func() []byte { b := bytes.Clone(good); b[8] = 3; return b }(), sift.ErrVersion, sift.ErrVersion},
 		{"payload bit", flip(200), nil, sift.ErrChecksum},
 		{"payload cut", good[:len(good)-1], nil, sift.ErrTruncated},
 		{"header only", good[:128], nil, sift.ErrTruncated},

@@ -162,7 +162,7 @@ func TestDecodeErrors(t *testing.T) {
 	other := format.Encode(format.Header{Kind: format.KindCuckoo, Hash: format.HashXXH3, Params: [8]uint64{4, 5}}, payload)
 	murmur := format.Encode(format.Header{Kind: format.KindBlocked, Hash: format.HashMurmur3, Params: [8]uint64{4, 5}}, payload)
 	future := bytes.Clone(valid)
-	binary.LittleEndian.PutUint16(future[8:], 2)
+	binary.LittleEndian.PutUint16(future[8:], 3)
 	binary.LittleEndian.PutUint32(future[124:], format.Checksum(future[:124]))
 	flipped := bytes.Clone(valid)
 	flipped[len(flipped)-10] ^= 0x10

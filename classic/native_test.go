@@ -207,7 +207,7 @@ func TestNativeDecodeErrors(t *testing.T) {
 		check(v.decs, "wrong magic", b, sift.ErrMagic)
 		check(v.decs, "future version", craft(format.Header{}, nil, func(h []byte) {
 			copy(h, v.valid[:format.HeaderSize])
-			h[8] = 2
+			h[8] = 3
 		}), sift.ErrVersion)
 	}
 	check(filterDecoders, "counting filter", cb, sift.ErrKind)

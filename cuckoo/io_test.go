@@ -361,7 +361,7 @@ func TestReaderErrors(t *testing.T) {
 		t.Fatalf("bad magic: %v", err)
 	}
 	c := bytes.Clone(b)
-	binary.LittleEndian.PutUint16(c[8:], 2)
+	binary.LittleEndian.PutUint16(c[8:], 3)
 	if err := g.UnmarshalBinary(c); !errors.Is(err, sift.ErrVersion) {
 		t.Fatalf("future version: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 )
 
@@ -14,7 +15,8 @@ var buildCmd = &command{
 	name:    "build",
 	summary: "build a filter from newline-delimited keys",
 	usage: `usage: sift build [-kind blocked|cuckoo|classic|sbbf] [-guava] [-n N] [-fpp P] [-seed S]
-                  [-bits 8|16] [-f N [-d C]] -o FILE [INPUT...]
+                  [-bits 8|16] [-blocks B [-k K]] [-buckets N] [-generation G]
+                  [-j N] [-f N [-d C]] -o FILE [INPUT...]
 
 Reads keys, one per line, from the INPUT files in order (standard input when
 none is given, or for "-") and writes a filter holding all of them to FILE.
@@ -55,6 +57,20 @@ anything, naming every such INPUT: it never writes a filter without them.
               nor -kind sbbf, which hashes as Parquet does
   -bits F     cuckoo fingerprint bits, 8 or 16 (default: the smallest that
               meets -fpp: 8 for -fpp >= 0.03, else 16)
+  -blocks B   the filter's size, given instead of -n and -fpp, so that
+              shards built apart agree and merge (sift merge): B 64-byte
+              blocks (-kind blocked, which needs -k too) or 32-byte blocks
+              (-kind sbbf). sift info shows an existing filter's geometry
+  -k K        probes per key, 1..16, with -blocks (-kind blocked)
+  -buckets N  -kind cuckoo: N buckets of four slots (about 3.8 N keys at
+              full load), instead of the size -n gives
+  -generation G
+              record generation G, a positive integer or "now" (the Unix
+              time), in the header (format version 2), for servers to
+              report which build they serve (sift info, reload.Version)
+  -j N        goroutines that hash and add keys (default: every core).
+              The result does not depend on N, bit for bit, except that
+              a cuckoo filter's slots depend on the order of the adds
   -f N        the key is field N (from 1) of each line, as in sift query;
               lines with fewer fields are skipped
   -d C        field delimiter for -f (default: runs of spaces and tabs)
@@ -78,6 +94,12 @@ func runBuild(e *env) (int, error) {
 	fpp := &fppValue{p: 0.01}
 	var seed seedValue
 	bits := &choiceValue{choices: []string{"8", "16"}}
+	var blocks, kv, buckets uintValue
+	var gen generationValue
+	fs.Var(&blocks, "blocks", "")
+	fs.Var(&kv, "k", "")
+	fs.Var(&buckets, "buckets", "")
+	fs.Var(&gen, "generation", "")
 	fs.Var(kind, "kind", "")
 	fs.Var(&n, "n", "")
 	fs.Var(fpp, "fpp", "")
@@ -87,6 +109,7 @@ func runBuild(e *env) (int, error) {
 	showProgress := fs.Bool("progress", false, "")
 	quiet := fs.Bool("q", false, "")
 	guava := fs.Bool("guava", false, "")
+	jobs := fs.Int("j", runtime.NumCPU(), "")
 	field, delim := addFieldFlags(fs)
 	args, err := parseFlags(fs, e.args)
 	if err != nil {
@@ -99,6 +122,9 @@ func runBuild(e *env) (int, error) {
 	if *out == "" {
 		return exitError, errors.New("-o FILE is required (run 'sift build -h' for usage)")
 	}
+	if *jobs < 1 {
+		return exitError, fmt.Errorf("-j %d: the number of goroutines must be at least 1", *jobs)
+	}
 	if bits.set && kind.val != "cuckoo" {
 		return exitError, errors.New("-bits applies to -kind cuckoo only")
 	}
@@ -106,7 +132,13 @@ func runBuild(e *env) (int, error) {
 		if kind.set && kind.val != "classic" {
 			return exitError, errors.New("-guava writes a classic filter: it cannot be combined with -kind " + kind.val)
 		}
+		if gen.set {
+			return exitError, errors.New("-generation is recorded in sift's header: Guava's format (-guava) has none")
+		}
 		kind.val = "classic"
+	}
+	if err := checkGeometry(kind.val, blocks, kv, buckets, fpp.set); err != nil {
+		return exitError, err
 	}
 	ins, err := openInputs(args)
 	if err == nil {
@@ -134,7 +166,8 @@ func runBuild(e *env) (int, error) {
 	start := time.Now()
 	var counting time.Duration // the line-counting pass, when there is one
 
-	spec := buildSpec{kind: kind.val, n: n.n, fpp: fpp.p, fppSet: fpp.set, seed: seed.seed, guava: *guava}
+	spec := buildSpec{kind: kind.val, n: n.n, fpp: fpp.p, fppSet: fpp.set, seed: seed.seed, guava: *guava,
+		blocks: blocks.n, k: int(min(kv.n, 1<<16)), buckets: buckets.n}
 	if bits.set {
 		spec.fingerprintBits = 8
 		if bits.val == "16" {
@@ -142,6 +175,8 @@ func runBuild(e *env) (int, error) {
 		}
 	}
 	switch {
+	case !n.set && spec.explicit():
+		// The geometry is given: no need to count the keys.
 	case !n.set && totalSize(ins) < 0 && spec.kind == "blocked":
 		spec.unbounded = true
 	case !n.set && totalSize(ins) < 0:
@@ -166,13 +201,10 @@ func runBuild(e *env) (int, error) {
 	}
 
 	p.phase("adding keys", totalSize(ins))
-	batch := make([]uint64, 0, batchSize)
-	flush := func() error {
-		err := b.add(batch)
-		batch = batch[:0]
-		return err
+	sink, err := newSink(b, *jobs)
+	if err != nil {
+		return exitError, err
 	}
-	ka, byKey := b.(keyAdder)
 	var seen, reported int64 // keys read, and reported to the progress meter
 	report := func(lr *lineReader, lastBytes *int64) {
 		p.addKeys(seen - reported)
@@ -191,17 +223,8 @@ func runBuild(e *env) (int, error) {
 				continue
 			}
 			seen++
-			if byKey {
-				if err := ka.addKey(key); err != nil {
-					return err
-				}
-			} else {
-				batch = append(batch, b.hash(key))
-				if len(batch) == cap(batch) {
-					if err := flush(); err != nil {
-						return err
-					}
-				}
+			if err := sink.key(key); err != nil {
+				return err
 			}
 			if seen-reported == batchSize {
 				report(lr, &lastBytes)
@@ -210,11 +233,14 @@ func runBuild(e *env) (int, error) {
 		report(lr, &lastBytes)
 		return lr.err
 	})
-	if err == nil {
-		err = flush()
+	if ferr := sink.finish(); err == nil {
+		err = ferr
 	}
 	keys := b.added()
 	if err != nil {
+		if errors.Is(err, errFull) && spec.explicit() {
+			return exitError, fmt.Errorf("the cuckoo filter is full after %d keys (-buckets %d holds about %d): rebuild every shard with more -buckets", keys, spec.buckets, spec.buckets*19/5)
+		}
 		if errors.Is(err, errFull) {
 			return exitError, fmt.Errorf("the cuckoo filter is full after %d keys (sized for -n %d): rebuild with a larger -n (try -n %d) or use -kind blocked", keys, spec.n, max(2*spec.n, keys*2))
 		}
@@ -223,13 +249,14 @@ func runBuild(e *env) (int, error) {
 	elapsed := time.Since(start)
 
 	p.phase("writing "+*out, -1)
-	size, err := writeAtomic(*out, b.writeTo)
+	write := withGeneration(b.writeTo, gen.n)
+	size, err := writeAtomic(*out, write)
 	p.finish()
 	if err != nil {
 		return exitError, err
 	}
 	st := b.stats()
-	if keys > spec.n && st.fpp > spec.fpp {
+	if keys > spec.n && st.fpp > spec.fpp && (n.set || !spec.explicit()) {
 		fmt.Fprintf(e.stderr, "sift build: warning: %d keys is more than -n %d: the predicted false-positive rate is %.3g, above -fpp %g\n", keys, spec.n, st.fpp, spec.fpp)
 	}
 	if *quiet {
@@ -258,6 +285,23 @@ func runBuild(e *env) (int, error) {
 		*out, st.kind, keys, distinct, durationString(elapsed), rate,
 		sizeString(size), perKey, st.geometry, st.fpp)
 	return exitOK, nil
+}
+
+// checkGeometry checks the explicit-geometry flags against the kind.
+func checkGeometry(kind string, blocks, k, buckets uintValue, fppSet bool) error {
+	switch {
+	case blocks.set && kind != "blocked" && kind != "sbbf":
+		return errors.New("-blocks applies to -kind blocked and sbbf only (cuckoo: -buckets)")
+	case k.set && (kind != "blocked" || !blocks.set):
+		return errors.New("-k applies to -kind blocked with -blocks only")
+	case blocks.set && kind == "blocked" && !k.set:
+		return errors.New("-blocks needs -k for -kind blocked (sift info shows both of an existing filter)")
+	case buckets.set && kind != "cuckoo":
+		return errors.New("-buckets applies to -kind cuckoo only")
+	case blocks.set && fppSet:
+		return errors.New("-fpp sizes the filter, -blocks gives its size: use one or the other")
+	}
+	return nil
 }
 
 // batchSize is how many keys build and query hash and hand to the filter's

@@ -3,7 +3,9 @@
 //
 // Usage:
 //
-//	sift build [-kind blocked|cuckoo|classic|sbbf] [-guava] [-n N] [-fpp P] [-seed S] [-bits 8|16] [-f N [-d C]] -o FILE [INPUT...]
+//	sift build [-kind blocked|cuckoo|classic|sbbf] [-guava] [-n N] [-fpp P] [-seed S] [-bits 8|16]
+//	           [-blocks B [-k K]] [-buckets N] [-generation G] [-j N] [-f N [-d C]] -o FILE [INPUT...]
+//	sift merge [-generation G] [-q] -o FILE SHARD.sift...
 //	sift query [-v] [-c] [-q] [-f N [-d C]] [-kind K | -guava] FILE [INPUT...]
 //	sift info [-kind K | -guava] FILE...
 //	sift bench [-n N] [-fpp P] [-kind blocked|cuckoo|classic|all] [-seed S] [-probes M]
@@ -61,6 +63,22 @@
 // one, and a failed or interrupted build leaves FILE untouched and no
 // temporary file behind.
 //
+// -j N (default: every core) hashes and adds the keys on N goroutines
+// while one reads and splits the lines. The file does not depend on N: the
+// Bloom kinds give each goroutine a shard of the filter's geometry and OR
+// the shards at the end (2.5 times faster than one shared filter with
+// atomic ORs, which only a filter too large for one copy per goroutine in
+// half the machine's memory uses); the cuckoo filter adds to one
+// cuckoo.Concurrent (its slots then depend on the order of the adds, its
+// keys do not). Reading lines is one goroutine's work, so short keys gain
+// least; on a machine whose cores are busy, -j 1 is fastest.
+//
+// -blocks B with -k K (blocked), -blocks B (sbbf) and -buckets N (cuckoo)
+// give the geometry instead of -n and -fpp, so that filters built apart
+// from parts of the keys agree and merge; -generation G records a build
+// number (a positive integer, or "now" for the Unix time) in the file's
+// header (format version 2), which info and package reload report.
+//
 // While it works, build shows progress on stderr when stderr is a terminal
 // (or always with -progress: on a file or pipe, a line every 5 seconds and
 // one with the final state of each phase, counting and adding): bytes read,
@@ -68,6 +86,23 @@
 // with one summary line on stderr: kind, keys, time and keys per second
 // (reading the keys, the counting pass included, whose share it names),
 // size, bits per key, geometry and the predicted rate.
+//
+// # merge
+//
+// merge reads filters of one kind and geometry built apart (the shards) and
+// writes the filter holding all their keys, atomically as build does:
+// blocked, sbbf and classic filters are ORed, counting filters' counters
+// added (saturating at 15), cuckoo filters' fingerprints inserted into the
+// first shard's (failing, and writing nothing, when they do not fit).
+// Shards of another kind, geometry or seed are refused, naming the shard.
+// Scalable filters cannot be merged. The map-reduce recipe: build each part
+// of the keys anywhere with the same explicit geometry,
+//
+//	sift build -blocks 2000000 -k 7 -seed 0x5eed -o shard-$i.sift part-$i
+//
+// then merge once: sift merge -o filter.sift shard-*.sift. For the Bloom
+// kinds the result is bit for bit the filter one build of all the keys
+// makes.
 //
 // # query
 //

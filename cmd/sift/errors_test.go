@@ -161,7 +161,7 @@ func TestBadFlags(t *testing.T) {
 
 // TestHelp: help goes to stdout with exit 0.
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}, {"help", "build"}, {"build", "-h"}, {"query", "-help"}, {"info", "-h"}, {"bench", "-h"}} {
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}, {"help", "build"}, {"build", "-h"}, {"merge", "-h"}, {"help", "merge"}, {"query", "-help"}, {"info", "-h"}, {"bench", "-h"}} {
 		r := mustRun(t, nil, args...)
 		if !strings.Contains(r.stdout, "usage: sift") {
 			t.Errorf("sift %s: no usage on stdout:\n%s", strings.Join(args, " "), r.stdout)

@@ -89,7 +89,15 @@ type buildSpec struct {
 	// kinds that can grow accept it.
 	unbounded bool
 	guava     bool // classic: write Guava's stream format
+	// Explicit geometry (-blocks, -k, -buckets), so that shards built
+	// apart agree and merge: 0 means sized from n and fpp.
+	blocks  uint64 // blocked: 64-byte blocks; sbbf: 32-byte blocks
+	k       int    // blocked: probes per key (with blocks)
+	buckets uint64 // cuckoo: buckets of four slots
 }
+
+// explicit reports whether spec gives the filter's size itself.
+func (s buildSpec) explicit() bool { return s.blocks != 0 || s.buckets != 0 }
 
 // errFull is returned by builder.add when a filter that cannot grow (cuckoo)
 // has no room for another key.

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sift-go/sift/hash"
 )
@@ -153,6 +154,39 @@ func (v *seedValue) Set(s string) error {
 		return fmt.Errorf("%q is not a seed (a 64-bit unsigned integer, 0x-hex, or \"random\")", s)
 	}
 	v.seed, v.set = n, true
+	return nil
+}
+
+// uintValue is a flag holding a positive 64-bit count given exactly:
+// decimal, 0x-hex, with optional underscores.
+type uintValue struct {
+	n   uint64
+	set bool
+}
+
+func (v *uintValue) String() string { return strconv.FormatUint(v.n, 10) }
+
+func (v *uintValue) Set(s string) error {
+	n, err := strconv.ParseUint(strings.ReplaceAll(strings.TrimSpace(s), "_", ""), 0, 64)
+	if err != nil || n == 0 {
+		return fmt.Errorf("%q is not a positive integer", s)
+	}
+	v.n, v.set = n, true
+	return nil
+}
+
+// generationValue is the -generation flag: a positive 64-bit integer, or
+// "now" for the current Unix time in seconds.
+type generationValue struct{ uintValue }
+
+func (v *generationValue) Set(s string) error {
+	if strings.EqualFold(strings.TrimSpace(s), "now") {
+		v.n, v.set = uint64(time.Now().Unix()), true
+		return nil
+	}
+	if err := v.uintValue.Set(s); err != nil {
+		return fmt.Errorf("%q is not a generation (a positive 64-bit integer, or \"now\")", s)
+	}
 	return nil
 }
 

@@ -113,6 +113,9 @@ func describe(w io.Writer, path, want string) error {
 	row("file", "%s", path)
 	row("size", "%d bytes (%s): header %d, payload %d", len(b), sizeString(int64(len(b))), h.PayloadOffset, h.PayloadSize)
 	row("kind", "%v (format version %d)", h.Kind, h.Version)
+	if h.Generation != 0 {
+		row("generation", "%d", h.Generation)
+	}
 	row("hash", "%v, seed %#x", h.Hash, h.Seed)
 
 	var st filterStats

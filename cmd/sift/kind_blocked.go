@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/sift-go/sift"
 	"io"
+	"os"
 	"time"
 
 	"github.com/sift-go/sift/blocked"
@@ -23,10 +24,73 @@ func init() {
 
 type blockedBuilder struct {
 	f    *blocked.Filter
+	c    *blocked.Concurrent // instead of f after a parallel build with blockedShared
 	keys int64
 }
 
+// blockedShared makes parallel builds of blocked filters add to one
+// blocked.Concurrent (atomic OR) instead of per-worker shards merged at the
+// end. Shards measured faster (DESIGN.md §11), so it is the fallback for
+// filters too large to have one per worker.
+var blockedShared = os.Getenv("SIFT_BUILD_SHARED") == "1"
+
+// workers returns n builders for a parallel build: per-goroutine shards of
+// f's geometry merged into f by finish, or, when n copies of the filter
+// would not fit in memory (or blockedShared), one shared Concurrent.
+func (b *blockedBuilder) workers(n int) ([]builder, func() error, error) {
+	if blockedShared || shardCount(n, b.f.SizeBytes()) < n {
+		c, err := blocked.NewConcurrentWithSize(b.f.Bits(), b.f.K(), blocked.WithSeed(b.f.Seed()))
+		if err != nil {
+			return nil, nil, err
+		}
+		ws := make([]builder, n)
+		for i := range ws {
+			ws[i] = &blockedShardAdder{c: c}
+		}
+		finish := func() error {
+			for _, w := range ws {
+				b.keys += w.added()
+			}
+			b.f.Close()
+			b.f, b.c = nil, c
+			return nil
+		}
+		return ws, finish, nil
+	}
+	return shardWorkers(b, n,
+		func() (*blockedBuilder, error) {
+			f, err := blocked.NewWithSize(b.f.Bits(), b.f.K(), blocked.WithSeed(b.f.Seed()))
+			return &blockedBuilder{f: f}, err
+		},
+		func(into, from *blockedBuilder) error { return into.f.Union(from.f) },
+		func(into, from *blockedBuilder) { into.keys += from.keys },
+		func(s *blockedBuilder) { s.f.Close() })
+}
+
+// blockedShardAdder is one worker's handle on a shared Concurrent.
+type blockedShardAdder struct {
+	c    *blocked.Concurrent
+	keys int64
+}
+
+func (a *blockedShardAdder) hash(key []byte) uint64 { return a.c.Hash(key) }
+func (a *blockedShardAdder) add(hs []uint64) error {
+	a.c.AddHashes(hs)
+	a.keys += int64(len(hs))
+	return nil
+}
+func (a *blockedShardAdder) added() int64                       { return a.keys }
+func (a *blockedShardAdder) writeTo(w io.Writer) (int64, error) { return a.c.WriteTo(w) }
+func (a *blockedShardAdder) stats() filterStats                 { return blockedStats(a.c) }
+
 func newBlockedBuilder(spec buildSpec) (builder, error) {
+	if spec.blocks != 0 {
+		f, err := blocked.NewWithSize(spec.blocks*blocked.BlockBits, spec.k, blocked.WithSeed(spec.seed))
+		if err != nil {
+			return nil, err
+		}
+		return &blockedBuilder{f: f}, nil
+	}
 	if spec.unbounded {
 		return newScalableBuilder(spec)
 	}
@@ -41,6 +105,9 @@ func newBlockedBuilder(spec buildSpec) (builder, error) {
 // scalable filter, which grows as keys come, or a spec New refuses (it says
 // why).
 func blockedMemory(spec buildSpec) float64 {
+	if spec.blocks != 0 {
+		return float64(spec.blocks) * blocked.BlockBits / 8
+	}
 	if spec.unbounded {
 		return 0
 	}
@@ -59,9 +126,21 @@ func (b *blockedBuilder) add(hs []uint64) error {
 	return nil
 }
 
-func (b *blockedBuilder) added() int64                       { return b.keys }
-func (b *blockedBuilder) writeTo(w io.Writer) (int64, error) { return b.f.WriteTo(w) }
-func (b *blockedBuilder) stats() filterStats                 { return blockedStats(b.f) }
+func (b *blockedBuilder) added() int64 { return b.keys }
+
+func (b *blockedBuilder) writeTo(w io.Writer) (int64, error) {
+	if b.c != nil {
+		return b.c.WriteTo(w)
+	}
+	return b.f.WriteTo(w)
+}
+
+func (b *blockedBuilder) stats() filterStats {
+	if b.c != nil {
+		return blockedStats(b.c)
+	}
+	return blockedStats(b.f)
+}
 
 // blockedGeometry is what blocked.Filter and blocked.View both report.
 type blockedGeometry interface {

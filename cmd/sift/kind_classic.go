@@ -65,6 +65,19 @@ func (b *classicBuilder) add(hs []uint64) error {
 
 func (b *classicBuilder) added() int64 { return b.keys }
 
+// workers returns n per-goroutine shards (the same size and hash count),
+// merged into f by finish with PutAll (fewer when n would not fit in half
+// the machine's memory, see shardCount). Guava's murmur3 hashing is most of a
+// classic build's cost, and each shard hashes its own keys.
+func (b *classicBuilder) workers(n int) ([]builder, func() error, error) {
+	n = shardCount(n, uint64(b.f.BitSize()/8))
+	return shardWorkers(b, n,
+		func() (*classicBuilder, error) { return &classicBuilder{f: b.f.Clone()}, nil },
+		func(into, from *classicBuilder) error { return into.f.PutAll(from.f) },
+		func(into, from *classicBuilder) { into.keys += from.keys },
+		func(s *classicBuilder) { s.f.Close() })
+}
+
 func (b *classicBuilder) writeTo(w io.Writer) (int64, error) {
 	if b.guava {
 		return b.f.WriteGuava(w)

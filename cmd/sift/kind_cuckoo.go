@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sift-go/sift/cuckoo"
+	"github.com/sift-go/sift/hash"
 )
 
 func init() {
@@ -55,7 +56,19 @@ func cuckooMemory(spec buildSpec) float64 {
 		return 0
 	}
 	buckets := cuckoo.BucketsFor(uint64(max(spec.n, 1)))
+	if spec.buckets != 0 {
+		buckets = spec.buckets
+	}
 	return float64(buckets) * cuckoo.SlotsPerBucket * float64(bits) / 8
+}
+
+// capacityFor returns a capacity for which cuckoo.New makes exactly n
+// buckets: BucketsFor(c) is ceil(c*5/19), and c = floor(19n/5) gives n.
+func capacityFor(n uint64) uint64 {
+	if n > cuckoo.MaxBuckets {
+		return n * 4 // New refuses it with its own message
+	}
+	return 19 * n / 5
 }
 
 type cuckooBuilder struct {
@@ -69,9 +82,17 @@ func newCuckooBuilder(spec buildSpec) (builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := cuckoo.New(uint64(max(spec.n, 1)), cuckoo.WithSeed(spec.seed), cuckoo.WithFingerprintBits(bits))
+	capacity := uint64(max(spec.n, 1))
+	if spec.buckets != 0 {
+		capacity = capacityFor(spec.buckets)
+	}
+	f, err := cuckoo.New(capacity, cuckoo.WithSeed(spec.seed), cuckoo.WithFingerprintBits(bits))
 	if err != nil {
 		return nil, err
+	}
+	if spec.buckets != 0 && f.Buckets() != spec.buckets {
+		f.Close()
+		return nil, fmt.Errorf("-buckets %d: no capacity gives that many buckets (a bug)", spec.buckets)
 	}
 	return &cuckooBuilder{f: f}, nil
 }
@@ -83,22 +104,72 @@ func (b *cuckooBuilder) hash(key []byte) uint64 { return b.f.Hash(key) }
 // copy, and a key added nine times fills its buckets); a key skipped as a
 // false positive stays reported present, since nothing is ever removed.
 func (b *cuckooBuilder) add(hs []uint64) error {
+	return addNew(hs, b.f.ContainsHash, b.f.AddHash, &b.keys, &b.duplicates)
+}
+
+// addNew adds each hash that contains does not report present with add,
+// counting the keys and those skipped as duplicates; errFull wraps a full
+// filter's error.
+func addNew(hs []uint64, contains func(uint64) bool, add func(uint64) error, keys, duplicates *int64) error {
 	for _, h := range hs {
-		if b.f.ContainsHash(h) {
-			b.keys++
-			b.duplicates++
+		if contains(h) {
+			*keys++
+			*duplicates++
 			continue
 		}
-		if err := b.f.AddHash(h); err != nil {
+		if err := add(h); err != nil {
 			if errors.Is(err, cuckoo.ErrFull) {
 				return fmt.Errorf("%w: %w", errFull, err)
 			}
 			return err
 		}
-		b.keys++
+		*keys++
 	}
 	return nil
 }
+
+// workers returns n handles on one cuckoo.Concurrent holding f's
+// geometry; finish snapshots it back into f. A shared filter rather than
+// shards: merging cuckoo shards reinserts every fingerprint (Union), which
+// costs about as much as the adds themselves.
+func (b *cuckooBuilder) workers(n int) ([]builder, func() error, error) {
+	c := cuckoo.NewConcurrentFrom(b.f)
+	ws := make([]builder, n)
+	adders := make([]*cuckooConcurrentAdder, n)
+	for i := range ws {
+		adders[i] = &cuckooConcurrentAdder{c: c, seed: b.f.Seed()}
+		ws[i] = adders[i]
+	}
+	finish := func() error {
+		for _, a := range adders {
+			b.keys += a.keys
+			b.duplicates += a.duplicates
+		}
+		b.f.Close()
+		b.f = c.Snapshot()
+		return c.Close()
+	}
+	return ws, finish, nil
+}
+
+// cuckooConcurrentAdder is one worker's handle on the shared Concurrent:
+// add is cuckooBuilder.add on it.
+type cuckooConcurrentAdder struct {
+	c          *cuckoo.Concurrent
+	seed       uint64
+	keys       int64
+	duplicates int64
+}
+
+func (a *cuckooConcurrentAdder) hash(key []byte) uint64 { return hash.Bytes(key, a.seed) }
+
+func (a *cuckooConcurrentAdder) add(hs []uint64) error {
+	return addNew(hs, a.c.ContainsHash, a.c.AddHash, &a.keys, &a.duplicates)
+}
+
+func (a *cuckooConcurrentAdder) added() int64                       { return a.keys }
+func (a *cuckooConcurrentAdder) writeTo(w io.Writer) (int64, error) { return a.c.WriteTo(w) }
+func (a *cuckooConcurrentAdder) stats() filterStats                 { return filterStats{} }
 
 func (b *cuckooBuilder) added() int64                       { return b.keys }
 func (b *cuckooBuilder) writeTo(w io.Writer) (int64, error) { return b.f.WriteTo(w) }

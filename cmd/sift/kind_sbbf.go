@@ -26,7 +26,13 @@ func newSBBFBuilder(spec buildSpec) (builder, error) {
 	if spec.seed != 0 {
 		return nil, fmt.Errorf("-seed does not apply to -kind sbbf: it hashes as Parquet does (XXH64, seed 0)")
 	}
-	f, err := blocked.NewSplitBlock(uint64(spec.n), spec.fpp)
+	var f *blocked.SplitBlock
+	var err error
+	if spec.blocks != 0 {
+		f, err = blocked.NewSplitBlockWithSize(spec.blocks * blocked.SplitBlockBytes)
+	} else {
+		f, err = blocked.NewSplitBlock(uint64(spec.n), spec.fpp)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -36,6 +42,9 @@ func newSBBFBuilder(spec buildSpec) (builder, error) {
 // sbbfMemory is what blocked.NewSplitBlock will allocate for spec (0 for a
 // spec it refuses, which says why).
 func sbbfMemory(spec buildSpec) float64 {
+	if spec.blocks != 0 {
+		return float64(spec.blocks) * blocked.SplitBlockBytes
+	}
 	b, err := blocked.SplitBlockOptimalSize(uint64(spec.n), spec.fpp)
 	if err != nil {
 		return 0
@@ -49,6 +58,21 @@ func (b *sbbfBuilder) add(hs []uint64) error {
 	b.f.AddHashes(hs)
 	b.keys += int64(len(hs))
 	return nil
+}
+
+// workers returns n per-goroutine shards of f's size, merged into f by
+// finish (a split-block filter has no concurrent form); fewer when n would
+// not fit in half the machine's memory (see shardCount).
+func (b *sbbfBuilder) workers(n int) ([]builder, func() error, error) {
+	n = shardCount(n, b.f.NumBytes())
+	return shardWorkers(b, n,
+		func() (*sbbfBuilder, error) {
+			f, err := blocked.NewSplitBlockWithSize(b.f.NumBytes())
+			return &sbbfBuilder{f: f}, err
+		},
+		func(into, from *sbbfBuilder) error { return into.f.Union(from.f) },
+		func(into, from *sbbfBuilder) { into.keys += from.keys },
+		func(s *sbbfBuilder) { s.f.Close() })
 }
 
 func (b *sbbfBuilder) added() int64                       { return b.keys }

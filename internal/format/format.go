@@ -6,17 +6,18 @@
 //
 //	offset size field
 //	0      8    magic 0x89 'S' 'I' 'F' 'T' '\r' '\n' 0x1a
-//	8      2    format version (1)
+//	8      2    format version (1, or 2 when a generation is recorded)
 //	10     1    filter kind (Kind)
 //	11     1    hash algorithm (Hash)
-//	12     4    flags, 0 in version 1 (readers reject others)
+//	12     4    flags, 0 (readers reject others)
 //	16     8    hash seed
 //	24     8    payload offset from the start of the header (128 in v1; a multiple of 64)
 //	32     8    payload length in bytes
 //	40     4    CRC-32C (Castagnoli) of the payload
 //	44     4    reserved, 0
 //	48     64   Params: 8 uint64 whose meaning depends on the kind
-//	112    12   reserved, 0
+//	112    8    version 2: the generation (a writer's sequence number); version 1: reserved, 0
+//	120    4    reserved, 0
 //	124    4    CRC-32C of bytes 0..123
 //	128    ...  payload (padding up to the payload offset is zero)
 //
@@ -38,12 +39,18 @@ import (
 	"github.com/sift-go/sift/internal/mem"
 )
 
-// Magic, sizes and the version this code writes and reads.
+// Magic, sizes and the versions this code writes and reads. Writers write
+// Version1 unless the header records a generation, which only Version2
+// has, so a record without one is byte for byte what earlier releases
+// wrote and read.
 const (
 	HeaderSize = 128
 	Align      = 64
-	Version    = 1
-	NumParams  = 8
+	Version1   = 1
+	Version2   = 2
+	// Version is the newest version this code reads.
+	Version   = Version2
+	NumParams = 8
 )
 
 var magic = [8]byte{0x89, 'S', 'I', 'F', 'T', '\r', '\n', 0x1a}
@@ -116,6 +123,13 @@ type Header struct {
 	Params     [NumParams]uint64
 	PayloadLen uint64
 	PayloadCRC uint32
+	// Generation is the writer's sequence number for this filter (version
+	// 2 headers; 0 in version 1, which has no such field). A non-zero
+	// Generation makes AppendHeader write version 2.
+	Generation uint64
+	// Version is the format version the header was read with (1 or 2);
+	// writers ignore it and choose the version from Generation.
+	Version int
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -128,7 +142,11 @@ func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 func AppendHeader(dst []byte, h Header, payload []byte) []byte {
 	var b [HeaderSize]byte
 	copy(b[:8], magic[:])
-	binary.LittleEndian.PutUint16(b[8:], Version)
+	binary.LittleEndian.PutUint16(b[8:], Version1)
+	if h.Generation != 0 {
+		binary.LittleEndian.PutUint16(b[8:], Version2)
+		binary.LittleEndian.PutUint64(b[112:], h.Generation)
+	}
 	b[10] = byte(h.Kind)
 	b[11] = byte(h.Hash)
 	binary.LittleEndian.PutUint64(b[16:], h.Seed)
@@ -159,6 +177,25 @@ func Write(w io.Writer, h Header, payload []byte) (int64, error) {
 	return int64(n + m), err
 }
 
+// SetGeneration rewrites the header at the start of b (a valid header of
+// either version) to record generation gen, as version 2, or none (gen 0,
+// version 1), and recomputes the header's CRC. The payload is untouched, so
+// its CRC stays valid. It returns ParseHeader's error for a header that is
+// not valid, and changes nothing then.
+func SetGeneration(b []byte, gen uint64) error {
+	if _, _, err := ParseHeader(b, 0, Options{}); err != nil {
+		return err
+	}
+	binary.LittleEndian.PutUint16(b[8:], Version1)
+	binary.LittleEndian.PutUint64(b[112:], 0)
+	if gen != 0 {
+		binary.LittleEndian.PutUint16(b[8:], Version2)
+		binary.LittleEndian.PutUint64(b[112:], gen)
+	}
+	binary.LittleEndian.PutUint32(b[124:], Checksum(b[:124]))
+	return nil
+}
+
 // Options control decoding.
 type Options struct {
 	// MaxPayload rejects declared payloads larger than this many bytes with
@@ -187,8 +224,9 @@ func ParseHeader(b []byte, want Kind, opt Options) (h Header, payloadOff uint64,
 	if [8]byte(b[:8]) != magic {
 		return h, 0, errs.Magic
 	}
-	if v := binary.LittleEndian.Uint16(b[8:]); v != Version {
-		return h, 0, errf(errs.Version, "file has version %d, this reader knows %d", v, Version)
+	v := binary.LittleEndian.Uint16(b[8:])
+	if v != Version1 && v != Version2 {
+		return h, 0, errf(errs.Version, "file has version %d, this reader knows %d and %d", v, Version1, Version2)
 	}
 	if got, want := Checksum(b[:124]), binary.LittleEndian.Uint32(b[124:]); got != want {
 		return h, 0, errf(errs.Checksum, "header CRC-32C is %#08x, stored %#08x", got, want)
@@ -201,7 +239,16 @@ func ParseHeader(b []byte, want Kind, opt Options) (h Header, payloadOff uint64,
 	if r := binary.LittleEndian.Uint32(b[44:]); r != 0 {
 		return h, 0, errf(errs.Corrupt, "reserved field is %#x", r)
 	}
-	for _, c := range b[112:124] {
+	h.Version = int(v)
+	reserved := b[112:124]
+	if v == Version2 {
+		h.Generation = binary.LittleEndian.Uint64(b[112:])
+		if h.Generation == 0 {
+			return h, 0, errf(errs.Corrupt, "a version 2 header with generation 0 (writers use version 1 for that)")
+		}
+		reserved = b[120:124]
+	}
+	for _, c := range reserved {
 		if c != 0 {
 			return h, 0, errf(errs.Corrupt, "reserved bytes are not zero")
 		}

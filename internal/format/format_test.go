@@ -34,7 +34,7 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil || used != len(enc) || !bytes.Equal(payload, p) {
 			t.Fatalf("n=%d: Decode: %v used %d", n, err, used)
 		}
-		h.PayloadLen, h.PayloadCRC = uint64(n), Checksum(p)
+		h.PayloadLen, h.PayloadCRC, h.Version = uint64(n), Checksum(p), Version1
 		if got != h {
 			t.Fatalf("n=%d: header %+v, want %+v", n, got, h)
 		}
@@ -112,7 +112,7 @@ func TestForgedHeaders(t *testing.T) {
 		edit func(b []byte)
 		want error
 	}{
-		{"future version", func(b []byte) { b[8] = 2 }, errs.Version},
+		{"future version", func(b []byte) { b[8] = 3 }, errs.Version},
 		{"kind 0", func(b []byte) { b[10] = 0 }, errs.Corrupt},
 		{"kind 200", func(b []byte) { b[10] = 200 }, errs.Corrupt},
 		{"wrong kind", func(b []byte) { b[10] = byte(KindCuckoo) }, errs.Kind},
@@ -315,5 +315,80 @@ func TestKinds(t *testing.T) {
 	}
 	if KindSplitBlock.String() != "sbbf" || HashXXH64.String() != "xxh64" {
 		t.Error("names")
+	}
+}
+
+// TestGenerationVersion2: a header with a generation is version 2 and
+// reads back with it; one without is version 1, byte for byte the layout
+// before version 2 existed (bytes 112..123 zero); SetGeneration moves a
+// record between the two without touching the payload.
+func TestGenerationVersion2(t *testing.T) {
+	h, p := sample(256)
+	v1 := Encode(h, p)
+	if got := binary.LittleEndian.Uint16(v1[8:]); got != Version1 {
+		t.Fatalf("no generation: version %d, want 1", got)
+	}
+	if !bytes.Equal(v1[112:124], make([]byte, 12)) {
+		t.Fatalf("version 1 bytes 112..123 are % x", v1[112:124])
+	}
+	h.Generation = 0x0102030405060708
+	v2 := Encode(h, p)
+	if got := binary.LittleEndian.Uint16(v2[8:]); got != Version2 {
+		t.Fatalf("generation: version %d, want 2", got)
+	}
+	if !bytes.Equal(v1[HeaderSize:], v2[HeaderSize:]) {
+		t.Fatal("the generation changed the payload")
+	}
+	got, _, _, err := Decode(v2, 0, Options{})
+	if err != nil || got.Generation != h.Generation || got.Version != Version2 {
+		t.Fatalf("Decode v2: %+v, %v", got, err)
+	}
+	got, _, _, err = Read(bytes.NewReader(v2), 0, Options{})
+	if err != nil || got.Generation != h.Generation || got.Version != Version2 {
+		t.Fatalf("Read v2: %+v, %v", got, err)
+	}
+	got, _, _, err = Decode(v1, 0, Options{})
+	if err != nil || got.Generation != 0 || got.Version != Version1 {
+		t.Fatalf("Decode v1: %+v, %v", got, err)
+	}
+
+	s := bytes.Clone(v1)
+	if err := SetGeneration(s, h.Generation); err != nil || !bytes.Equal(s, v2) {
+		t.Fatalf("SetGeneration(v1, g) = %v; equal to the v2 encoding: %v", err, bytes.Equal(s, v2))
+	}
+	if err := SetGeneration(s, 0); err != nil || !bytes.Equal(s, v1) {
+		t.Fatalf("SetGeneration(v2, 0) = %v; equal to the v1 encoding: %v", err, bytes.Equal(s, v1))
+	}
+	bad := bytes.Clone(v1)
+	bad[50] ^= 1 // header CRC no longer matches
+	if err := SetGeneration(bad, 7); !errors.Is(err, errs.Checksum) {
+		t.Fatalf("SetGeneration on a damaged header: %v", err)
+	}
+	if bad[8] != Version1 || bad[112] != 0 {
+		t.Fatal("SetGeneration changed a header it refused")
+	}
+	if err := SetGeneration(v1[:100], 7); !errors.Is(err, errs.Truncated) {
+		t.Fatalf("SetGeneration on 100 bytes: %v", err)
+	}
+
+	for _, c := range []struct {
+		name string
+		enc  []byte
+		edit func(b []byte)
+		want error
+	}{
+		{"v1 with a generation", v1, func(b []byte) { b[112] = 1 }, errs.Corrupt},
+		{"v1 byte 119", v1, func(b []byte) { b[119] = 1 }, errs.Corrupt},
+		{"v2 generation 0", v2, func(b []byte) { binary.LittleEndian.PutUint64(b[112:], 0) }, errs.Corrupt},
+		{"v2 reserved 120", v2, func(b []byte) { b[120] = 1 }, errs.Corrupt},
+		{"v2 reserved 123", v2, func(b []byte) { b[123] = 1 }, errs.Corrupt},
+		{"v2 reserved 44", v2, func(b []byte) { b[44] = 1 }, errs.Corrupt},
+		{"version 0", v1, func(b []byte) { b[8] = 0 }, errs.Version},
+		{"version 3", v2, func(b []byte) { b[8] = 3 }, errs.Version},
+		{"version 258", v2, func(b []byte) { b[9] = 1 }, errs.Version},
+	} {
+		if _, _, _, err := Decode(forge(c.enc, c.edit), 0, Options{}); !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+		}
 	}
 }

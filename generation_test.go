@@ -1,0 +1,234 @@
+package sift_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/classic"
+	"github.com/sift-go/sift/cuckoo"
+)
+
+// TestVersion1Testdata: the version 1 files committed before version 2
+// existed still read, report version 1 and no generation, and stamping one
+// keeps every key and changes only the header.
+func TestVersion1Testdata(t *testing.T) {
+	for _, name := range []string{"blocked-v1.sift", "scalable-v1.sift", "sbbf-v1.sift"} {
+		path := filepath.Join("blocked", "testdata", name)
+		info, err := sift.InspectFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if info.Version != 1 || info.Generation != 0 {
+			t.Fatalf("%s: version %d generation %d, want 1 and 0", name, info.Version, info.Generation)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stamped := bytes.Clone(data)
+		if err := sift.SetGeneration(stamped, 42); err != nil {
+			t.Fatalf("%s: SetGeneration: %v", name, err)
+		}
+		info2, err := sift.Verify(stamped)
+		if err != nil || info2.Version != 2 || info2.Generation != 42 || info2.PayloadCRC != info.PayloadCRC {
+			t.Fatalf("%s stamped: %+v, %v", name, info2, err)
+		}
+		if !bytes.Equal(stamped[128:], data[128:]) {
+			t.Fatalf("%s: SetGeneration changed bytes past the header", name)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join("blocked", "testdata", "blocked-v1.sift"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := blocked.FromBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stamped := bytes.Clone(data)
+	if err := sift.SetGeneration(stamped, 7); err != nil {
+		t.Fatal(err)
+	}
+	v2, err := blocked.FromBytes(stamped)
+	if err != nil {
+		t.Fatalf("a version 2 blocked file: %v", err)
+	}
+	a, _ := old.MarshalBinary()
+	b, _ := v2.MarshalBinary()
+	if !bytes.Equal(a[128:], b[128:]) {
+		t.Fatal("the version 2 file decodes to other bits")
+	}
+}
+
+// TestWriteFile writes filters of two kinds with and without a generation
+// and reads the generation back from the file.
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.sift")
+	bf, err := blocked.New(1000, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bf.AddString("alice")
+	cf, err := cuckoo.New(1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cf.AddString("bob"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sift.WriteFile(path, bf, 5); err != nil {
+		t.Fatal(err)
+	}
+	info, err := sift.InspectFile(path)
+	if err != nil || info.Generation != 5 || info.Version != 2 || info.Kind != sift.KindBlocked {
+		t.Fatalf("blocked, generation 5: %+v, %v", info, err)
+	}
+	v, err := blocked.Open(path)
+	if err != nil || !v.ContainsString("alice") {
+		t.Fatalf("Open of a version 2 file: %v", err)
+	}
+	v.Close()
+	if err := sift.WriteFile(path, cf, 0); err != nil {
+		t.Fatal(err)
+	}
+	info, err = sift.InspectFile(path)
+	if err != nil || info.Generation != 0 || info.Version != 1 || info.Kind != sift.KindCuckoo {
+		t.Fatalf("cuckoo, no generation: %+v, %v", info, err)
+	}
+	want, _ := cf.MarshalBinary()
+	got, _ := os.ReadFile(path)
+	if !bytes.Equal(got, want) {
+		t.Fatal("WriteFile with generation 0 differs from MarshalBinary")
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Fatalf("WriteFile left %d files in the directory", len(ents))
+	}
+	// A writer that is not a sift filter fails and leaves path as it was.
+	if err := sift.WriteFile(path, bytes.NewBufferString(strings.Repeat("not a filter ", 20)), 3); !errors.Is(err, sift.ErrMagic) {
+		t.Fatalf("WriteFile of garbage: %v", err)
+	}
+	if got2, _ := os.ReadFile(path); !bytes.Equal(got2, want) {
+		t.Fatal("a failed WriteFile changed the file")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("a failed WriteFile left %d files", len(ents))
+	}
+	if err := sift.WriteFile(path, bytes.NewBufferString("short"), 3); !errors.Is(err, sift.ErrTruncated) {
+		t.Fatalf("WriteFile of 5 bytes: %v", err)
+	}
+}
+
+// TestGenerationWriterSplits feeds the header in pieces of every size.
+func TestGenerationWriterSplits(t *testing.T) {
+	f, err := blocked.New(100, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.AddString("x")
+	enc, _ := f.MarshalBinary()
+	want := bytes.Clone(enc)
+	if err := sift.SetGeneration(want, 99); err != nil {
+		t.Fatal(err)
+	}
+	for step := 1; step <= 200; step += 7 {
+		var out bytes.Buffer
+		g := &sift.GenerationWriter{W: &out, Generation: 99}
+		for i := 0; i < len(enc); i += step {
+			n, err := g.Write(enc[i:min(i+step, len(enc))])
+			if err != nil || n != min(step, len(enc)-i) {
+				t.Fatalf("step %d at %d: %d, %v", step, i, n, err)
+			}
+		}
+		if err := g.Close(); err != nil || !bytes.Equal(out.Bytes(), want) {
+			t.Fatalf("step %d: %v, equal %v", step, err, bytes.Equal(out.Bytes(), want))
+		}
+	}
+}
+
+// TestVersion2EveryKind stamps a generation on a record of every kind: each
+// kind's decoder reads the version 2 record, and the filter it decodes
+// re-encodes to the same payload (the generation belongs to the file, not
+// the filter, so the re-encoding is version 1).
+func TestVersion2EveryKind(t *testing.T) {
+	for _, e := range encodings(t) {
+		stamped := bytes.Clone(e.data)
+		if err := sift.SetGeneration(stamped, 1<<40+3); err != nil {
+			t.Fatalf("%s: %v", e.name, err)
+		}
+		info, err := sift.Verify(stamped)
+		if err != nil || info.Generation != 1<<40+3 || info.Version != 2 {
+			t.Fatalf("%s: Verify: %+v, %v", e.name, info, err)
+		}
+		var re []byte
+		switch e.name {
+		case "blocked":
+			v, err := blocked.FromBytes(stamped)
+			if err != nil {
+				t.Fatalf("%s: %v", e.name, err)
+			}
+			re, _ = v.MarshalBinary()
+		case "cuckoo":
+			v, err := cuckoo.FromBytes(stamped)
+			if err != nil {
+				t.Fatalf("%s: %v", e.name, err)
+			}
+			re, _ = v.MarshalBinary()
+		case "scalable":
+			v, err := blocked.ReadScalable(bytes.NewReader(stamped))
+			if err != nil {
+				t.Fatalf("%s: %v", e.name, err)
+			}
+			re, _ = v.MarshalBinary()
+		case "counting":
+			v, err := classic.ReadCounting(bytes.NewReader(stamped))
+			if err != nil {
+				t.Fatalf("%s: %v", e.name, err)
+			}
+			re, _ = v.MarshalBinary()
+		case "classic":
+			v, err := classic.ReadFilter(bytes.NewReader(stamped))
+			if err != nil {
+				t.Fatalf("%s: %v", e.name, err)
+			}
+			re, _ = v.MarshalBinary()
+		case "sbbf":
+			v, err := blocked.SplitBlockFromBytes(stamped)
+			if err != nil {
+				t.Fatalf("%s: %v", e.name, err)
+			}
+			re, _ = v.MarshalBinary()
+		default:
+			t.Fatalf("no decoder for %s", e.name)
+		}
+		if !bytes.Equal(re, e.data) {
+			t.Fatalf("%s: the version 2 record decodes to a filter that re-encodes differently", e.name)
+		}
+	}
+}
+
+// WriteFile publishes a filter atomically with a build number that
+// servers (package reload) and sift info report.
+func ExampleWriteFile() {
+	dir, _ := os.MkdirTemp("", "sift-example")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "blocklist.sift")
+
+	f, _ := blocked.New(1000, 0.01)
+	f.AddString("alice")
+	if err := sift.WriteFile(path, f, 7); err != nil {
+		fmt.Println(err)
+		return
+	}
+	info, _ := sift.InspectFile(path)
+	fmt.Println(info.Kind, "version", info.Version, "generation", info.Generation)
+	// Output: blocked version 2 generation 7
+}

@@ -1,0 +1,661 @@
+package reload
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/cuckoo"
+)
+
+// ErrKind, ErrClosed and the decoding errors of package sift are what a
+// reload reports; these are the same values, for callers that import only
+// this package.
+var (
+	// ErrKind is returned when the file holds a kind of filter that
+	// cannot be served in place (scalable, counting, classic): see Open.
+	ErrKind = sift.ErrKind
+	// ErrClosed is returned by Reload after Close, and wrapped in the
+	// panic of a lookup after Close.
+	ErrClosed = sift.ErrClosed
+)
+
+// Option configures Open. A value out of range is an error from Open.
+type Option func(*options)
+
+type options struct {
+	interval     time.Duration
+	onError      func(error)
+	onSwap       func(Version)
+	skipChecksum bool
+	maxBytes     uint64
+}
+
+// DefaultInterval is how often a Filter checks its path for a new file
+// unless WithInterval says otherwise.
+const DefaultInterval = time.Second
+
+// WithInterval sets how often the Filter checks whether the file at its
+// path was replaced (default DefaultInterval). A check is a stat(2) of the
+// path and a read of its first 128 bytes, tens of microseconds; only a
+// changed file (another inode, size, modification time or header) is
+// opened and validated. 0 turns the polling off:
+// the file is then reloaded only by Reload. Negative intervals are an
+// error from Open.
+func WithInterval(d time.Duration) Option {
+	return func(o *options) { o.interval = d }
+}
+
+// WithOnError sets a function that is called with every error of a reload
+// the Filter attempted, by the polling goroutine or by Reload: a file that
+// is damaged, truncated, of a kind that cannot be served, or gone. The
+// Filter keeps serving the version it had. Each replacement file is
+// reported once, however often the poll sees it. fn must not call the
+// Filter's Reload or Close.
+func WithOnError(fn func(error)) Option {
+	return func(o *options) { o.onError = fn }
+}
+
+// WithOnSwap sets a function that is called, by the goroutine that
+// reloaded, after each swap to a new file, with the version now served. fn
+// must not call the Filter's Reload or Close.
+func WithOnSwap(fn func(Version)) Option {
+	return func(o *options) { o.onSwap = fn }
+}
+
+// WithoutChecksum skips the payload's CRC-32C when a file is opened (the
+// header's CRC is always checked), as the filters' own WithoutChecksum:
+// opening then costs no pass over the file. Use it only where the storage
+// is trusted; the check is what keeps a damaged replacement from being
+// served.
+func WithoutChecksum() Option {
+	return func(o *options) { o.skipChecksum = true }
+}
+
+// WithMaxSize refuses files whose payload is larger than maxBytes (the
+// error wraps sift.ErrTooLarge; the old file keeps being served). 0 means
+// no limit beyond the platform's.
+func WithMaxSize(maxBytes uint64) Option {
+	return func(o *options) { o.maxBytes = maxBytes }
+}
+
+// Version identifies the file a Filter serves.
+type Version struct {
+	Kind sift.Kind
+	// Generation is the sequence number recorded in the file's header
+	// at build time (sift build -generation, sift.WriteFile), 0 when it
+	// records none.
+	Generation uint64
+	// HeaderCRC and PayloadCRC are the file's checksums from its header
+	// (HeaderCRC covers the generation and PayloadCRC): with Generation
+	// they tell two builds apart even when nobody set a generation.
+	HeaderCRC, PayloadCRC uint32
+	// Size is the file's length in bytes and ModTime its modification
+	// time, as the Filter saw them when it opened it.
+	Size    int64
+	ModTime time.Time
+	// Loaded is when the Filter began serving the file, and Swaps how many
+	// files it served before this one (0 for the file Open opened).
+	Loaded time.Time
+	Swaps  uint64
+}
+
+// String formats v for logs: "blocked gen 7 crc 1a2b3c4d/5e6f7a8b".
+func (v Version) String() string {
+	return fmt.Sprintf("%v gen %d crc %08x/%08x", v.Kind, v.Generation, v.HeaderCRC, v.PayloadCRC)
+}
+
+// stripe is one reader counter, alone on its cache lines (128 bytes: the
+// line and the one adjacent-line prefetchers pull with it).
+type stripe struct {
+	n atomic.Int64
+	_ [120]byte
+}
+
+// gen is one opened file: the view that serves it and its readers.
+type gen struct {
+	kind    sift.Kind
+	b       *blocked.View
+	c       *cuckoo.View
+	s       *blocked.SplitBlockView
+	version Version
+	id      fs.FileInfo // what stat said of the file opened (nil: closed)
+	head    head        // the first bytes of the file opened
+	stripes []stripe    // readers in flight, per stripe
+	mask    uintptr
+	freed   sync.Once
+}
+
+// closedGen is what a Filter serves after Close: every lookup panics.
+var closedGen = &gen{stripes: make([]stripe, 1)}
+
+// Filter serves lookups from the filter file at a path and follows its
+// replacements: see the package documentation.
+type Filter struct {
+	path string
+	o    options
+	cur  atomic.Pointer[gen]
+
+	mu         sync.Mutex // serialises reloads and Close
+	failed     fs.FileInfo
+	failedHead head
+	lastErr    error
+	swaps      uint64
+	closed     bool
+	stop       chan struct{}
+	done       chan struct{}
+	drains     sync.WaitGroup
+}
+
+// Open opens the filter file at path and serves it, checking every
+// interval (WithInterval) whether a new file was renamed over the path.
+// The file may hold a blocked filter (blocked.Filter, Concurrent), a
+// cuckoo filter or a split-block filter: the kinds that blocked.Open,
+// cuckoo.Open and blocked.OpenSplitBlock map in place. Another kind is
+// an error wrapping ErrKind; a damaged file one of sift's decoding errors.
+// Open fails if the first file cannot be served; later bad files are
+// reported (WithOnError) and the last good one stays served.
+func Open(path string, opts ...Option) (*Filter, error) {
+	o := options{interval: DefaultInterval}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	if o.interval < 0 {
+		return nil, fmt.Errorf("reload: negative interval %v", o.interval)
+	}
+	g, _, _, err := load(path, o)
+	if err != nil {
+		return nil, err
+	}
+	f := &Filter{path: path, o: o}
+	g.version.Loaded = time.Now()
+	f.cur.Store(g)
+	if o.interval > 0 {
+		f.stop, f.done = make(chan struct{}), make(chan struct{})
+		go f.poll()
+	}
+	return f, nil
+}
+
+// load opens the file at path as a new generation. It stats the path
+// before and after opening (and reading the head) and retries when the two
+// differ, so the identity it records is the file it opened. On failure it
+// still returns the identity and head of the file that failed, when the
+// stats agreed (id is nil otherwise), for check to recognise it later.
+func load(path string, o options) (g *gen, id fs.FileInfo, h head, err error) {
+	var last error
+	for try := 0; try < 3; try++ {
+		before, err := os.Stat(path)
+		if err != nil {
+			return nil, nil, h, fmt.Errorf("reload: %w", err)
+		}
+		g, err := open(path, o)
+		h, herr := readHead(path)
+		after, serr := os.Stat(path)
+		if serr == nil && herr == nil && sameFile(before, after) {
+			if err != nil {
+				return nil, before, h, err
+			}
+			g.id, g.head = before, h
+			g.version.Size, g.version.ModTime = before.Size(), before.ModTime()
+			return g, before, h, nil
+		}
+		// The file changed while it was opened: try the new one.
+		if g != nil {
+			g.free()
+		}
+		last = err
+		if serr != nil {
+			last = fmt.Errorf("reload: %w", serr)
+		} else if herr != nil {
+			last = fmt.Errorf("reload: %w", herr)
+		}
+	}
+	if last == nil {
+		last = fmt.Errorf("reload: %s changed during every one of 3 attempts to open it", path)
+	}
+	return nil, nil, h, last
+}
+
+// open maps the file at path with its kind's Open.
+func open(path string, o options) (*gen, error) {
+	info, err := sift.InspectFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reload: %s: %w", path, err)
+	}
+	g := &gen{kind: info.Kind, version: Version{Kind: info.Kind, Generation: info.Generation, HeaderCRC: info.HeaderCRC, PayloadCRC: info.PayloadCRC}}
+	switch info.Kind {
+	case sift.KindBlocked:
+		var bo []blocked.Option
+		if o.skipChecksum {
+			bo = append(bo, blocked.WithoutChecksum())
+		}
+		bo = append(bo, blocked.WithMaxSize(o.maxBytes))
+		g.b, err = blocked.Open(path, bo...)
+	case sift.KindSplitBlock:
+		var bo []blocked.Option
+		if o.skipChecksum {
+			bo = append(bo, blocked.WithoutChecksum())
+		}
+		bo = append(bo, blocked.WithMaxSize(o.maxBytes))
+		g.s, err = blocked.OpenSplitBlock(path, bo...)
+	case sift.KindCuckoo:
+		var co []cuckoo.Option
+		if o.skipChecksum {
+			co = append(co, cuckoo.WithoutChecksum())
+		}
+		co = append(co, cuckoo.WithMaxSize(o.maxBytes))
+		g.c, err = cuckoo.Open(path, co...)
+	default:
+		return nil, fmt.Errorf("reload: %s: %w: it holds a %v filter; reload serves blocked, cuckoo and sbbf files, which map in place", path, ErrKind, info.Kind)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reload: %w", err)
+	}
+	n := 4 * runtime.GOMAXPROCS(0)
+	size := 8
+	for size < n && size < 1024 {
+		size *= 2
+	}
+	g.stripes, g.mask = make([]stripe, size), uintptr(size-1)
+	return g, nil
+}
+
+// sameFile reports whether two stats describe the same unchanged file.
+func sameFile(a, b fs.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// head is a file's first 128 bytes (fewer if it is shorter): its header,
+// which names the build (generation, checksums). With the stat it tells
+// files apart where the stat alone cannot: when a new file reuses the inode
+// number of one that was closed (a damaged file, or a filter read into
+// memory, which keeps no file open) and the file system's timestamps are
+// too coarse to differ (whole seconds on some file systems, and under
+// qemu-user).
+type head struct {
+	b [128]byte
+	n int
+}
+
+// readHead reads the file's head.
+func readHead(path string) (head, error) {
+	var h head
+	f, err := os.Open(path)
+	if err != nil {
+		return h, err
+	}
+	defer f.Close()
+	h.n, err = io.ReadFull(f, h.b[:])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return h, err
+	}
+	return h, nil
+}
+
+// free unmaps the generation's file; only the last reader (or the drain)
+// calls it, once.
+func (g *gen) free() {
+	g.freed.Do(func() {
+		switch {
+		case g.b != nil:
+			g.b.Close()
+		case g.c != nil:
+			g.c.Close()
+		case g.s != nil:
+			g.s.Close()
+		}
+	})
+}
+
+// readers returns the number of lookups in flight on g.
+func (g *gen) readers() int64 {
+	var n int64
+	for i := range g.stripes {
+		n += g.stripes[i].n.Load()
+	}
+	return n
+}
+
+// acquire returns the generation being served with one more reader
+// counted on the caller's stripe, which release must be given. It is
+// lock-free: a reader that lost a race with a swap retries on the new
+// generation. The stripe is chosen by the address of the caller's stack,
+// so a goroutine keeps using one counter, which stays in its core's cache,
+// and goroutines running at the same time use different counters.
+//
+// Why this is safe: a swap stores the new generation and then waits until
+// the old one's counters sum to zero. A reader increments its counter and
+// then checks that the generation is still current; if it is, the
+// increment came before the swap's store, so the swap's later reads of the
+// counters see it and wait. If it is not, the reader backs out without
+// touching the filter.
+func (f *Filter) acquire() (*gen, *atomic.Int64) {
+	var probe byte
+	h := uintptr(uint64(uintptr(unsafe.Pointer(&probe))>>12) * 0x9e3779b97f4a7c15 >> 32) // stacks are 8 KiB apart at least
+	for {
+		p := f.cur.Load()
+		g := p
+		if g == nil { // a zero Filter
+			g = closedGen
+		}
+		c := &g.stripes[h&g.mask].n
+		c.Add(1)
+		if f.cur.Load() == p {
+			return g, c
+		}
+		c.Add(-1)
+	}
+}
+
+func (g *gen) closed() {
+	panic(fmt.Errorf("reload: lookup on a closed Filter: %w", ErrClosed))
+}
+
+// Contains reports whether key may be in the filter being served (as the
+// served kind's Contains: for a split-block filter, key is a BYTE_ARRAY
+// value). It never blocks on a reload and allocates nothing. It panics with
+// an error wrapping ErrClosed after Close.
+func (f *Filter) Contains(key []byte) bool {
+	g, c := f.acquire()
+	r := g.contains(key)
+	c.Add(-1)
+	return r
+}
+
+// ContainsString is Contains of the string's bytes, without copying them.
+func (f *Filter) ContainsString(key string) bool {
+	g, c := f.acquire()
+	r := g.containsString(key)
+	c.Add(-1)
+	return r
+}
+
+// ContainsUint64 reports whether the key x may be in the filter: the same
+// key as Contains of x's eight little-endian bytes, for every kind (a
+// split-block filter's INT64 value).
+func (f *Filter) ContainsUint64(x uint64) bool {
+	g, c := f.acquire()
+	r := g.containsUint64(x)
+	c.Add(-1)
+	return r
+}
+
+func (g *gen) contains(key []byte) bool {
+	switch g.kind {
+	case sift.KindBlocked:
+		return g.b.Contains(key)
+	case sift.KindCuckoo:
+		return g.c.Contains(key)
+	case sift.KindSplitBlock:
+		return g.s.Contains(key)
+	}
+	g.closed()
+	return false
+}
+
+func (g *gen) containsString(key string) bool {
+	switch g.kind {
+	case sift.KindBlocked:
+		return g.b.ContainsString(key)
+	case sift.KindCuckoo:
+		return g.c.ContainsString(key)
+	case sift.KindSplitBlock:
+		return g.s.ContainsString(key)
+	}
+	g.closed()
+	return false
+}
+
+func (g *gen) containsUint64(x uint64) bool {
+	switch g.kind {
+	case sift.KindBlocked:
+		return g.b.ContainsUint64(x)
+	case sift.KindCuckoo:
+		return g.c.ContainsUint64(x)
+	case sift.KindSplitBlock:
+		return g.s.ContainsInt64(int64(x))
+	}
+	g.closed()
+	return false
+}
+
+// Snapshot is the file a Filter served when Acquire was called, held open
+// until Release: for batch lookups (hash once, ContainsHashes) and for
+// several lookups that must see one version. Its methods are the served
+// view's. A Snapshot must be released, exactly once, and not used after;
+// a snapshot never released keeps its file mapped (it is never unmapped
+// under a reader), and a Filter's Close waits for it.
+type Snapshot struct {
+	g *gen
+	c *atomic.Int64
+}
+
+// Acquire returns a Snapshot of the file being served. It never blocks on
+// a reload. It panics with an error wrapping ErrClosed after Close.
+func (f *Filter) Acquire() Snapshot {
+	g, c := f.acquire()
+	if g == closedGen {
+		c.Add(-1)
+		g.closed()
+	}
+	return Snapshot{g, c}
+}
+
+// Release ends the snapshot: the file it held may be unmapped once no
+// other lookup uses it.
+func (s Snapshot) Release() { s.c.Add(-1) }
+
+// Version is the version of the file the snapshot holds.
+func (s Snapshot) Version() Version { return s.g.version }
+
+// Contains is Filter.Contains on the snapshot's file.
+func (s Snapshot) Contains(key []byte) bool { return s.g.contains(key) }
+
+// ContainsString is Filter.ContainsString on the snapshot's file.
+func (s Snapshot) ContainsString(key string) bool { return s.g.containsString(key) }
+
+// ContainsUint64 is Filter.ContainsUint64 on the snapshot's file.
+func (s Snapshot) ContainsUint64(x uint64) bool { return s.g.containsUint64(x) }
+
+// Hash returns the hash the snapshot's filter uses for key, for
+// ContainsHash and ContainsHashes of this snapshot only: another file may
+// hash differently (another seed, or a split-block filter's XXH64).
+func (s Snapshot) Hash(key []byte) uint64 {
+	switch s.g.kind {
+	case sift.KindBlocked:
+		return s.g.b.Hash(key)
+	case sift.KindCuckoo:
+		return s.g.c.Hash(key)
+	}
+	return blocked.SplitBlockHash(key)
+}
+
+// HashString is Hash of the string's bytes.
+func (s Snapshot) HashString(key string) uint64 {
+	switch s.g.kind {
+	case sift.KindBlocked:
+		return s.g.b.HashString(key)
+	case sift.KindCuckoo:
+		return s.g.c.HashString(key)
+	}
+	return blocked.SplitBlockHashString(key)
+}
+
+// ContainsHash reports whether the key with hash h (from this snapshot's
+// Hash) may be in the filter.
+func (s Snapshot) ContainsHash(h uint64) bool {
+	switch s.g.kind {
+	case sift.KindBlocked:
+		return s.g.b.ContainsHash(h)
+	case sift.KindCuckoo:
+		return s.g.c.ContainsHash(h)
+	}
+	return s.g.s.ContainsHash(h)
+}
+
+// ContainsHashes sets out[i] to whether the key with hash hs[i] (from this
+// snapshot's Hash) may be in the filter, with the kind's batch kernel, and
+// returns how many are true. It panics if out is shorter than hs.
+func (s Snapshot) ContainsHashes(hs []uint64, out []bool) int {
+	switch s.g.kind {
+	case sift.KindBlocked:
+		return s.g.b.ContainsHashes(hs, out)
+	case sift.KindCuckoo:
+		return s.g.c.ContainsHashes(hs, out)
+	}
+	return s.g.s.ContainsHashes(hs, out)
+}
+
+// Version returns the version of the file being served (the zero Version
+// after Close).
+func (f *Filter) Version() Version {
+	g, c := f.acquire()
+	v := g.version
+	c.Add(-1)
+	return v
+}
+
+// Path returns the path the Filter watches.
+func (f *Filter) Path() string { return f.path }
+
+// Err returns the error of the last reload attempt, or nil when it
+// succeeded (or none failed yet).
+func (f *Filter) Err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.lastErr
+}
+
+// Reload checks the path now and, if a different file is there, opens and
+// validates it and swaps to it; it returns the error of that attempt (also
+// reported to WithOnError), nil when the file is unchanged or was swapped.
+// Unlike the poll it also retries a file that failed before. Reload waits
+// for nothing but the open: the previous file is unmapped in the
+// background once its last lookup has finished.
+func (f *Filter) Reload() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed || f.cur.Load() == nil {
+		return fmt.Errorf("reload: Reload of a closed or zero Filter: %w", ErrClosed)
+	}
+	return f.check(true)
+}
+
+// check reloads if the path names a file other than the one served (and,
+// unless retry, other than the one that failed last). f.mu is held.
+func (f *Filter) check(retry bool) error {
+	cur := f.cur.Load()
+	st, err := os.Stat(f.path)
+	if err != nil {
+		if !retry && f.failed == nil && errors.Is(f.lastErr, fs.ErrNotExist) && errors.Is(err, fs.ErrNotExist) {
+			return f.lastErr // reported already
+		}
+		return f.fail(nil, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
+	}
+	h, herr := readHead(f.path)
+	if herr == nil && sameFile(st, cur.id) && h == cur.head {
+		return nil
+	}
+	if !retry && herr == nil && f.failed != nil && sameFile(st, f.failed) && h == f.failedHead {
+		return f.lastErr // reported already
+	}
+	g, id, lh, err := load(f.path, f.o)
+	if err != nil {
+		// Remember the file that failed as load saw it: check's own stat
+		// and head may straddle a rename.
+		f.failedHead = lh
+		return f.fail(id, fmt.Errorf("%w (still serving %v)", err, cur.version))
+	}
+	f.swaps++
+	g.version.Loaded, g.version.Swaps = time.Now(), f.swaps
+	f.cur.Store(g)
+	f.failed, f.lastErr = nil, nil
+	f.retire(cur)
+	if f.o.onSwap != nil {
+		f.o.onSwap(g.version)
+	}
+	return nil
+}
+
+func (f *Filter) fail(st fs.FileInfo, err error) error {
+	f.failed, f.lastErr = st, err
+	if f.o.onError != nil {
+		f.o.onError(err)
+	}
+	return err
+}
+
+// retire unmaps g once its lookups in flight have finished. Lookups are
+// short, so the first check almost always finds none; the wait backs off
+// from 50µs to 10ms for a reader that was descheduled mid-lookup.
+func (f *Filter) retire(g *gen) {
+	if g.readers() == 0 {
+		g.free()
+		return
+	}
+	f.drains.Add(1)
+	go func() {
+		defer f.drains.Done()
+		d := 50 * time.Microsecond
+		for g.readers() != 0 {
+			time.Sleep(d)
+			d = min(2*d, 10*time.Millisecond)
+		}
+		g.free()
+	}()
+}
+
+func (f *Filter) poll() {
+	defer close(f.done)
+	t := time.NewTicker(f.o.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-f.stop:
+			return
+		case <-t.C:
+		}
+		f.mu.Lock()
+		if !f.closed {
+			_ = f.check(false)
+		}
+		f.mu.Unlock()
+	}
+}
+
+// Close stops watching the path and unmaps the file once the lookups in
+// flight have finished; it returns after that, so no mapping or file
+// descriptor of the Filter remains. Lookups after Close panic with an
+// error wrapping ErrClosed. Close is idempotent.
+func (f *Filter) Close() error {
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return nil
+	}
+	f.closed = true
+	g := f.cur.Swap(closedGen)
+	f.mu.Unlock()
+	if g == nil { // a zero Filter
+		return nil
+	}
+	if f.stop != nil {
+		close(f.stop)
+		<-f.done
+	}
+	f.retire(g)
+	f.drains.Wait()
+	return nil
+}
