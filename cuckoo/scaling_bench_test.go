@@ -2,36 +2,10 @@ package cuckoo
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
 	"testing"
+
+	"github.com/sift-go/sift/internal/edgetest"
 )
-
-// goroutineCounts returns 1, 2, 4, ... up to GOMAXPROCS (and GOMAXPROCS
-// itself).
-func goroutineCounts() []int {
-	var gs []int
-	p := runtime.GOMAXPROCS(0)
-	for g := 1; g < p; g *= 2 {
-		gs = append(gs, g)
-	}
-	return append(gs, p)
-}
-
-// inParallel runs f on g goroutines, each with the i-th of g equal slices
-// of hs, and waits for them.
-func inParallel(g int, hs []uint64, f func(part []uint64)) {
-	var wg sync.WaitGroup
-	for i := range g {
-		part := hs[i*len(hs)/g : (i+1)*len(hs)/g]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(part)
-		}()
-	}
-	wg.Wait()
-}
 
 // BenchmarkConcurrentScaling measures Concurrent's adds (to 90% load, where
 // relocation chains, which take the exclusive lock, are common) and
@@ -50,11 +24,11 @@ func BenchmarkConcurrentScaling(b *testing.B) {
 		for i := range hs {
 			hs[i] = c.f.HashUint64(uint64(i))
 		}
-		for _, g := range goroutineCounts() {
+		for _, g := range edgetest.GoroutineCounts() {
 			b.Run(fmt.Sprintf("n=%.0e/op=add/goroutines=%d", float64(n), g), func(b *testing.B) {
 				for b.Loop() {
 					c.Reset()
-					inParallel(g, hs, func(part []uint64) {
+					edgetest.InParallel(g, hs, func(part []uint64) {
 						for _, h := range part {
 							if err := c.AddHash(h); err != nil {
 								panic(err)
@@ -65,10 +39,10 @@ func BenchmarkConcurrentScaling(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(hs)), "ns/key")
 			})
 		}
-		for _, g := range goroutineCounts() {
+		for _, g := range edgetest.GoroutineCounts() {
 			b.Run(fmt.Sprintf("n=%.0e/op=contains/goroutines=%d", float64(n), g), func(b *testing.B) {
 				for b.Loop() {
-					inParallel(g, hs, func(part []uint64) {
+					edgetest.InParallel(g, hs, func(part []uint64) {
 						for _, h := range part {
 							if !c.ContainsHash(h) {
 								panic("false negative")

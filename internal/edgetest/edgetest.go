@@ -3,7 +3,8 @@
 // such as the Go runtime's fatal out-of-memory error), checking that
 // constructors fail cleanly on sizes beyond the machine, that Open refuses
 // special files without blocking, and that misuse fails with the right
-// error or panic.
+// error or panic; and the goroutine fan-out of the Concurrent scaling
+// benchmarks.
 package edgetest
 
 import (
