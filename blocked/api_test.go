@@ -37,20 +37,7 @@ func TestAppendBinary(t *testing.T) {
 	for i := range uint64(350) {
 		_ = s.AddUint64(i)
 	}
-	sb, err := NewSplitBlockWithSize(4096)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb.AddString("x")
-	sbEnc, err := sb.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sv, err := SplitBlockFromBytes(sbEnc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for what, a := range map[string]appender{"Filter": f, "View": v, "Concurrent": c, "Scalable": s, "SplitBlock": sb, "SplitBlockView": sv} {
+	for what, a := range map[string]appender{"Filter": f, "View": v, "Concurrent": c, "Scalable": s} {
 		want, err := a.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)
@@ -60,7 +47,7 @@ func TestAppendBinary(t *testing.T) {
 			t.Errorf("%s: AppendBinary differs from MarshalBinary (%v)", what, err)
 		}
 	}
-	for what, a := range map[string]appender{"Filter": &Filter{}, "View": &View{}, "Concurrent": &Concurrent{}, "Scalable": &Scalable{}, "SplitBlock": &SplitBlock{}, "SplitBlockView": &SplitBlockView{}} {
+	for what, a := range map[string]appender{"Filter": &Filter{}, "View": &View{}, "Concurrent": &Concurrent{}, "Scalable": &Scalable{}} {
 		got, err := a.AppendBinary(prefix)
 		if !errors.Is(err, sift.ErrClosed) || !bytes.Equal(got, prefix) {
 			t.Errorf("zero %s: %q, %v", what, got, err)

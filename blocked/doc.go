@@ -16,9 +16,7 @@
 // filter for many goroutines adding at once, without locks. View is a
 // read-only Filter served in place from a mapped file (Open) or a buffer
 // (FromBytes). Scalable is a chain of filters for when the number of keys is
-// not known in advance. Beside them, SplitBlock (and its read-only
-// SplitBlockView) is Apache Parquet's split-block Bloom filter, bit for bit:
-// see "Split-block filters" below.
+// not known in advance.
 //
 // # Probe design
 //
@@ -276,74 +274,6 @@
 // portable kernel. Every path produces the same bits and answers; tests
 // compare the memory images. The build tag purego removes sift's own
 // assembly; the XXH3 dependency keeps its own.
-//
-// # Split-block filters (Parquet)
-//
-// SplitBlock is the Bloom filter Parquet files carry for their column
-// chunks, as parquet-format's BloomFilter.md specifies it and parquet-mr,
-// Arrow (C++, Rust, Go), parquet-go, Spark, Trino and DuckDB write and
-// read it. Its design is the blocked filter's with the specification's
-// parameters: 256-bit blocks of eight 32-bit words; the block
-// (h>>32)*B>>32 of a key's 64-bit hash h; one bit in each word, bit
-// (uint32(h)*salt[i])>>27 of word i with the specification's eight salts
-// (so always eight probes); and XXH64 with seed 0 of the value's Parquet
-// plain encoding as the hash (the bytes of a BYTE_ARRAY or
-// FIXED_LEN_BYTE_ARRAY, the little-endian bytes of an INT32, INT64, FLOAT
-// or DOUBLE: the Add, AddInt32, ..., AddFloat64 methods, and
-// SplitBlockHash and its siblings to hash once). Tests compare it with a
-// model written from the specification's text, with the bytes parquet-go
-// and arrow-go produce, and with DuckDB's answers (the interop module).
-//
-// Sizing. The specification sizes a filter with the classic formula for
-// eight hash functions, -8n/ln(1 - fpp^(1/8)) bits, which ignores the
-// uneven load of the blocks, and parquet-mr and Arrow round that up to a
-// power of two (SplitBlockParquetSize reproduces them, for byte-identical
-// filters). SplitBlockFalsePositiveRate computes the rate of this design
-// exactly, with the block-load model of FalsePositiveRate (one probe per
-// 32-bit word); it reproduces the specification's own measured figures
-// (1.26% for 26,214 values in 1024 blocks; 10.5 bits per value for 1%).
-// NewSplitBlock takes the least block count (any count) whose expected rate
-// plus three standard deviations is at most fpp: 10.6 bits per value at 1%
-// and 17.0 at 0.1% for a million values, where the specification's formula
-// with the power-of-two rounding gives 16.8 bits per value for both, and a
-// rate of 0.103% at the 0.1% target.
-//
-// Folding. A writer that does not know how many distinct values a column
-// chunk holds sizes the filter for the most there can be (a power-of-two
-// size from SplitBlockParquetSize), adds the values, and calls Fold with
-// its target rate: each halving ORs blocks 2j and 2j+1 into block j. Since
-// the block index is a multiply-shift of the hash, a key in block i of B
-// blocks is in block i>>1 of B/2 with the same bits, so the folded filter
-// is bit for bit the one built at that size, and its rate is what
-// SplitBlockFalsePositiveRate predicts for the size (TestSplitBlockFold
-// and TestSplitBlockFoldStatistical check both). Fold keeps halving while
-// the rate computed from the bits stays within the target, so the result is
-// at most twice the size NewSplitBlock would have chosen.
-//
-// Bytes. In a Parquet file, a column chunk's bloom_filter_offset points at
-// a Thrift compact-protocol BloomFilterHeader (numBytes, and unions naming
-// the algorithm, hash and compression) followed by the bitset:
-// MarshalParquet and WriteParquet write that; ParseParquet, ReadParquet,
-// UnmarshalParquet and ViewParquet (in place, for a mapped Parquet file)
-// read it, skipping header fields they do not know and returning
-// ErrUnsupported for an algorithm, hash or compression other than the
-// specification's. The bitset alone is AppendBitset and
-// SplitBlockFromBitset. sift's own checksummed format (MarshalBinary,
-// WriteTo, UnmarshalBinary, ReadFrom, OpenSplitBlock and
-// SplitBlockFromBytes) holds the same bitset: a record of kind 6 (sbbf),
-// hash algorithm 3 (XXH64, seed 0), Params[0] the block count B
-// (1 <= B < 2^31) and Params[1..7] 0, the payload exactly 32*B bytes,
-// block b at byte 32*b, word i at byte 4*i within it, little-endian. The
-// decoders follow the same rules as the other decoders here: they never
-// panic, never allocate more than the input justifies, and return errors
-// wrapping the sift sentinels (or ErrUnsupported).
-//
-// Kernels. ContainsHash and AddHash inline into one call of a per-key
-// kernel (AVX2 assembly on amd64, with the AVX-512 kernel set too; the
-// unrolled Go probe elsewhere);
-// ContainsHashes and AddHashes run batch kernels with prefetch (AVX-512,
-// AVX2, NEON, or portable Go), all tested bit for bit against each other
-// and the specification's model.
 //
 // # References
 //

@@ -3,6 +3,7 @@ package blocked
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -80,5 +81,13 @@ func TestTestdata(t *testing.T) {
 	}
 	if d.Stages() != s.Stages() || d.Count() != s.Count() {
 		t.Fatal("scalable testdata geometry differs")
+	}
+}
+
+// TestTestdataOtherKind: Open refuses a sift file of another kind (package
+// sbbf's golden split-block filter) with ErrKind.
+func TestTestdataOtherKind(t *testing.T) {
+	if _, err := Open(filepath.Join("..", "sbbf", "testdata", "sbbf-v1.sift")); !errors.Is(err, ErrKind) {
+		t.Fatalf("Open of a split-block file: %v, want ErrKind", err)
 	}
 }

@@ -1,4 +1,4 @@
-package blocked
+package sbbf
 
 import (
 	"errors"
@@ -31,13 +31,6 @@ import (
 // may add fields. A union member it does not know (another algorithm, hash
 // or compression, such as parquet-go's gzip member 2 of the compression)
 // is ErrUnsupported.
-
-// ErrUnsupported is returned by the Parquet decoders (ParseParquet,
-// ReadParquet, UnmarshalParquet) when a well-formed BloomFilterHeader
-// names an algorithm, hash or compression other than the specification's
-// split-block, XXH64 and uncompressed: not damage, but a filter this
-// package cannot use (a Parquet reader skips it).
-var ErrUnsupported = errors.New("blocked: unsupported Parquet Bloom filter")
 
 // Thrift compact protocol type codes.
 const (
@@ -98,7 +91,7 @@ func (t *thriftReader) byte() (byte, error) {
 		if errors.Is(err, io.EOF) {
 			return 0, errorf(ErrTruncated, "Parquet Bloom filter header ends after %d bytes", t.n)
 		}
-		return 0, fmt.Errorf("blocked: reading a Parquet Bloom filter header: %w", err)
+		return 0, fmt.Errorf("sbbf: reading a Parquet Bloom filter header: %w", err)
 	}
 	t.n++
 	return c, nil
@@ -324,7 +317,7 @@ func (t *thriftReader) readUnion(what string, others map[int16]string) error {
 }
 
 // readParquetHeader reads a BloomFilterHeader and returns numBytes, checked
-// against maxBytes (0: no limit beyond SplitBlockMaxBlocks).
+// against maxBytes (0: no limit beyond MaxBlocks).
 func (t *thriftReader) readParquetHeader(maxBytes uint64) (uint64, error) {
 	var numBytes int64
 	var seen [5]bool
@@ -365,13 +358,13 @@ func (t *thriftReader) readParquetHeader(maxBytes uint64) (uint64, error) {
 		}
 	}
 	switch {
-	case numBytes < SplitBlockBytes || numBytes > math.MaxInt32:
-		return 0, errorf(ErrCorrupt, "Parquet Bloom filter of %d bytes (at least %d, at most 2^31-1)", numBytes, SplitBlockBytes)
-	case numBytes%SplitBlockBytes != 0:
-		return 0, errorf(ErrCorrupt, "Parquet Bloom filter of %d bytes is not a whole number of %d-byte blocks", numBytes, SplitBlockBytes)
+	case numBytes < BlockBytes || numBytes > math.MaxInt32:
+		return 0, errorf(ErrCorrupt, "Parquet Bloom filter of %d bytes (at least %d, at most 2^31-1)", numBytes, BlockBytes)
+	case numBytes%BlockBytes != 0:
+		return 0, errorf(ErrCorrupt, "Parquet Bloom filter of %d bytes is not a whole number of %d-byte blocks", numBytes, BlockBytes)
 	case maxBytes != 0 && uint64(numBytes) > maxBytes:
 		return 0, errorf(ErrTooLarge, "Parquet Bloom filter of %d bytes exceeds the limit of %d", numBytes, maxBytes)
-	case uint64(numBytes)/SplitBlockBytes > splitBlockLimit():
+	case uint64(numBytes)/BlockBytes > blockLimit():
 		return 0, errorf(ErrTooLarge, "Parquet Bloom filter of %d bytes does not fit in this platform's memory", numBytes)
 	}
 	return uint64(numBytes), nil
@@ -402,7 +395,7 @@ func DecodeParquetHeader(data []byte, opts ...Option) (numBytes uint64, n int, e
 // compression; ErrTruncated, ErrCorrupt and ErrTooLarge (the bitset is
 // larger than WithMaxSize allows) for bad input, never panicking and never
 // allocating more than the input's length justifies. Options: WithMaxSize.
-func ParseParquet(data []byte, opts ...Option) (*SplitBlock, int, error) {
+func ParseParquet(data []byte, opts ...Option) (*Filter, int, error) {
 	numBytes, n, err := DecodeParquetHeader(data, opts...)
 	if err != nil {
 		return nil, 0, err
@@ -410,7 +403,7 @@ func ParseParquet(data []byte, opts ...Option) (*SplitBlock, int, error) {
 	if uint64(len(data)-n) < numBytes {
 		return nil, 0, errorf(ErrTruncated, "the header declares a %d-byte bitset, %d bytes follow it", numBytes, len(data)-n)
 	}
-	f, err := SplitBlockFromBitset(data[n : n+int(numBytes)])
+	f, err := FromBitset(data[n : n+int(numBytes)])
 	if err != nil {
 		return nil, 0, err
 	}
@@ -423,7 +416,7 @@ func ParseParquet(data []byte, opts ...Option) (*SplitBlock, int, error) {
 // chunk's bloom_filter_offset. Memory grows only as bytes arrive, never
 // with the header's claims. It returns the bytes read. Options:
 // WithMaxSize.
-func ReadParquet(r io.Reader, opts ...Option) (*SplitBlock, int64, error) {
+func ReadParquet(r io.Reader, opts ...Option) (*Filter, int64, error) {
 	t := thriftReader{}
 	if br, ok := r.(io.ByteReader); ok {
 		t.next = br.ReadByte
@@ -445,26 +438,26 @@ func ReadParquet(r io.Reader, opts ...Option) (*SplitBlock, int64, error) {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, n, errorf(ErrTruncated, "the header declares a %d-byte bitset, %d bytes follow it", numBytes, m)
 		}
-		return nil, n, fmt.Errorf("blocked: reading a Parquet Bloom filter bitset: %w", err)
+		return nil, n, fmt.Errorf("sbbf: reading a Parquet Bloom filter bitset: %w", err)
 	}
-	f := &SplitBlock{}
+	f := &Filter{}
 	if err := f.adoptBitset(buf); err != nil {
 		return nil, n, err
 	}
 	return f, n, nil
 }
 
-// SplitBlockFromBitset returns a filter holding a copy of a Parquet
+// FromBitset returns a filter holding a copy of a Parquet
 // bitset: numBytes bytes of little-endian 32-bit words, block b at byte
 // 32*b (for example the bitset of a column's filter after decryption). It
 // returns ErrCorrupt unless len(bitset) is a positive multiple of 32 and
-// ErrTooLarge beyond SplitBlockMaxBlocks blocks.
-func SplitBlockFromBitset(bitset []byte) (*SplitBlock, error) {
+// ErrTooLarge beyond MaxBlocks blocks.
+func FromBitset(bitset []byte) (*Filter, error) {
 	if err := checkBitset(len(bitset)); err != nil {
 		return nil, err
 	}
-	f := &SplitBlock{}
-	if err := f.alloc(uint64(len(bitset) / SplitBlockBytes)); err != nil {
+	f := &Filter{}
+	if err := f.alloc(uint64(len(bitset) / BlockBytes)); err != nil {
 		return nil, err
 	}
 	copyFromBitset(f.blocks, bitset)
@@ -473,10 +466,10 @@ func SplitBlockFromBitset(bitset []byte) (*SplitBlock, error) {
 
 func checkBitset(n int) error {
 	switch {
-	case n == 0 || n%SplitBlockBytes != 0:
-		return errorf(ErrCorrupt, "a bitset of %d bytes is not a positive number of %d-byte blocks", n, SplitBlockBytes)
-	case uint64(n)/SplitBlockBytes > splitBlockLimit():
-		return errorf(ErrTooLarge, "a bitset of %d bytes exceeds %d blocks", n, splitBlockLimit())
+	case n == 0 || n%BlockBytes != 0:
+		return errorf(ErrCorrupt, "a bitset of %d bytes is not a positive number of %d-byte blocks", n, BlockBytes)
+	case uint64(n)/BlockBytes > blockLimit():
+		return errorf(ErrTooLarge, "a bitset of %d bytes exceeds %d blocks", n, blockLimit())
 	}
 	return nil
 }
@@ -498,13 +491,13 @@ func blockWords(blocks []kernel.SBBFBlock) []uint32 {
 // adoptBitset makes a freshly read, 64-byte-aligned bitset buffer c's
 // memory where it can (little-endian, below the mapped-memory threshold),
 // else copies it.
-func (c *splitCore) adoptBitset(buf []byte) error {
+func (c *core) adoptBitset(buf []byte) error {
 	words, shared := format.Words32(buf)
 	if shared && len(buf) < mem.HugeThreshold {
-		c.setBlocks(unsafe.Slice((*kernel.SBBFBlock)(unsafe.Pointer(&words[0])), len(buf)/SplitBlockBytes), &mem.Region{})
+		c.setBlocks(unsafe.Slice((*kernel.SBBFBlock)(unsafe.Pointer(&words[0])), len(buf)/BlockBytes), &mem.Region{})
 		return nil
 	}
-	if err := c.alloc(uint64(len(buf) / SplitBlockBytes)); err != nil {
+	if err := c.alloc(uint64(len(buf) / BlockBytes)); err != nil {
 		return err
 	}
 	copy(blockWords(c.blocks), words)
@@ -513,9 +506,9 @@ func (c *splitCore) adoptBitset(buf []byte) error {
 
 // AppendBitset appends the filter's bitset, the Parquet bytes of its
 // blocks (little-endian words), to dst.
-func (f *SplitBlock) AppendBitset(dst []byte) []byte { return f.appendBitset(dst) }
+func (f *Filter) AppendBitset(dst []byte) []byte { return f.appendBitset(dst) }
 
-func (c *splitCore) appendBitset(dst []byte) []byte {
+func (c *core) appendBitset(dst []byte) []byte {
 	dst = append(dst, format.Word32Bytes(blockWords(c.blocks))...)
 	runtime.KeepAlive(c)
 	return dst
@@ -526,24 +519,24 @@ func (c *splitCore) appendBitset(dst []byte) []byte {
 // uncompressed; AppendParquetHeader) and the bitset. Its length is what
 // the column chunk's bloom_filter_length holds. It returns ErrTooLarge for
 // a filter of 2^31 bytes or more, which numBytes (an i32) cannot declare.
-func (f *SplitBlock) MarshalParquet() ([]byte, error) { return f.marshalParquet() }
+func (f *Filter) MarshalParquet() ([]byte, error) { return f.marshalParquet() }
 
 // WriteParquet writes MarshalParquet's bytes to w, without copying the
 // bitset on little-endian machines.
-func (f *SplitBlock) WriteParquet(w io.Writer) (int64, error) { return f.writeParquet(w) }
+func (f *Filter) WriteParquet(w io.Writer) (int64, error) { return f.writeParquet(w) }
 
-func (c *splitCore) parquetSize() (int32, error) {
+func (c *core) parquetSize() (int32, error) {
 	if c.closed() {
 		return 0, errorf(ErrClosed, "cannot encode a closed or zero filter")
 	}
-	size := uint64(len(c.blocks)) * SplitBlockBytes
+	size := uint64(len(c.blocks)) * BlockBytes
 	if size > math.MaxInt32 {
 		return 0, errorf(ErrTooLarge, "a %d-byte bitset exceeds what a Parquet header declares (2^31-1 bytes)", size)
 	}
 	return int32(size), nil
 }
 
-func (c *splitCore) marshalParquet() ([]byte, error) {
+func (c *core) marshalParquet() ([]byte, error) {
 	size, err := c.parquetSize()
 	if err != nil {
 		return nil, err
@@ -551,7 +544,7 @@ func (c *splitCore) marshalParquet() ([]byte, error) {
 	return c.appendBitset(AppendParquetHeader(make([]byte, 0, 24+int(size)), size)), nil
 }
 
-func (c *splitCore) writeParquet(w io.Writer) (int64, error) {
+func (c *core) writeParquet(w io.Writer) (int64, error) {
 	size, err := c.parquetSize()
 	if err != nil {
 		return 0, err
@@ -568,7 +561,7 @@ func (c *splitCore) writeParquet(w io.Writer) (int64, error) {
 // UnmarshalParquet replaces f with the filter in data, which must be
 // exactly one column chunk's Bloom filter data (header and bitset, as
 // MarshalParquet writes them). On error f is unchanged.
-func (f *SplitBlock) UnmarshalParquet(data []byte) error {
+func (f *Filter) UnmarshalParquet(data []byte) error {
 	g, n, err := ParseParquet(data)
 	if err != nil {
 		return err
@@ -577,6 +570,6 @@ func (f *SplitBlock) UnmarshalParquet(data []byte) error {
 		_ = g.Close()
 		return errorf(ErrCorrupt, "%d bytes after the Parquet Bloom filter", len(data)-n)
 	}
-	f.replace(g.splitCore)
+	f.replace(g.core)
 	return nil
 }

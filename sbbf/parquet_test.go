@@ -1,4 +1,4 @@
-package blocked
+package sbbf
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
@@ -66,7 +67,7 @@ func TestParquetHeaderBytes(t *testing.T) {
 
 func TestParquetRoundTrip(t *testing.T) {
 	for _, numBytes := range []uint64{32, 96, 1 << 12, 8 << 20} {
-		f := mustSplit(t, numBytes)
+		f := mustNew(t, numBytes)
 		f.AddHashes(hashes(int(numBytes/8), numBytes))
 		enc, err := f.MarshalParquet()
 		if err != nil {
@@ -105,7 +106,7 @@ func TestParquetRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		check("ViewParquet", v)
-		var u SplitBlock
+		var u Filter
 		if err := u.UnmarshalParquet(enc); err != nil {
 			t.Fatal(err)
 		}
@@ -279,7 +280,7 @@ func TestParquetDecodeErrors(t *testing.T) {
 		if !errors.Is(verr, c.want) {
 			t.Errorf("%s: ViewParquet: %v, want %v", c.name, verr, c.want)
 		}
-		if err != nil && err.Error()[:8] != "blocked:" {
+		if err != nil && !strings.HasPrefix(err.Error(), "sbbf: ") {
 			t.Errorf("%s: error %q lacks the package prefix", c.name, err)
 		}
 	}
@@ -305,7 +306,7 @@ func TestParquetDecodeErrors(t *testing.T) {
 }
 
 func TestParquetEveryTruncation(t *testing.T) {
-	f := mustSplit(t, 256)
+	f := mustNew(t, 256)
 	f.AddHashes(hashes(50, 3))
 	enc, _ := f.MarshalParquet()
 	for i := 0; i < len(enc); i++ {
@@ -335,15 +336,15 @@ func TestParquetBoundedMemory(t *testing.T) {
 	}
 }
 
-func TestSplitBlockFromBitset(t *testing.T) {
+func TestFromBitset(t *testing.T) {
 	for _, n := range []int{0, 31, 33, 100} {
-		if _, err := SplitBlockFromBitset(make([]byte, n)); !errors.Is(err, ErrCorrupt) {
+		if _, err := FromBitset(make([]byte, n)); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%d bytes: %v", n, err)
 		}
 	}
 	b := bytes.Repeat([]byte{1, 2, 3, 4}, 16)
-	f, err := SplitBlockFromBitset(b)
+	f, err := FromBitset(b)
 	if err != nil || !bytes.Equal(f.AppendBitset(nil), b) || f.blocks[0][0] != 0x04030201 {
-		t.Fatalf("SplitBlockFromBitset: %v", err)
+		t.Fatalf("FromBitset: %v", err)
 	}
 }

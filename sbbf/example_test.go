@@ -1,15 +1,15 @@
-package blocked_test
+package sbbf_test
 
 import (
 	"fmt"
 
-	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/sbbf"
 )
 
 // A Parquet split-block Bloom filter for an INT64 column and a string
 // column, written as a Parquet file stores it and read back.
-func ExampleSplitBlock() {
-	ids, err := blocked.NewSplitBlock(10_000, 0.01)
+func ExampleFilter() {
+	ids, err := sbbf.New(10_000, 0.01)
 	if err != nil {
 		panic(err)
 	}
@@ -21,13 +21,13 @@ func ExampleSplitBlock() {
 	// The bytes at a column chunk's bloom_filter_offset: the Thrift
 	// BloomFilterHeader, then the bitset.
 	data, _ := ids.MarshalParquet()
-	back, n, err := blocked.ParseParquet(data)
+	back, n, err := sbbf.ParseParquet(data)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(n == len(data), back.NumBytes(), back.ContainsInt64(700))
 
-	names, _ := blocked.NewSplitBlockWithSize(1024) // a bitset of 1 KiB
+	names, _ := sbbf.NewWithSize(1024) // a bitset of 1 KiB
 	names.AddString("alice")
 	fmt.Println(names.ContainsString("alice"), names.Contains([]byte("alice")))
 	// Output:
@@ -38,9 +38,9 @@ func ExampleSplitBlock() {
 
 // Folding: size the filter for the most values a row group can hold, add
 // the ones it actually holds, then halve it down to the target rate.
-func ExampleSplitBlock_Fold() {
-	size, _ := blocked.SplitBlockParquetSize(1_000_000, 0.01) // the worst case: every row distinct
-	f, _ := blocked.NewSplitBlockWithSize(size)
+func ExampleFilter_Fold() {
+	size, _ := sbbf.ParquetSize(1_000_000, 0.01) // the worst case: every row distinct
+	f, _ := sbbf.NewWithSize(size)
 	for v := int32(0); v < 5000; v++ { // only 5000 distinct values came
 		f.AddInt32(v)
 	}
@@ -52,8 +52,8 @@ func ExampleSplitBlock_Fold() {
 	// true
 }
 
-func ExampleSplitBlockFalsePositiveRate() {
+func ExampleFalsePositiveRate() {
 	// The specification's example: 1024 blocks holding 26,214 values.
-	fmt.Printf("%.4f\n", blocked.SplitBlockFalsePositiveRate(1024*32, 26214))
+	fmt.Printf("%.4f\n", sbbf.FalsePositiveRate(1024*32, 26214))
 	// Output: 0.0126
 }

@@ -1,16 +1,16 @@
-package blocked
+package sbbf
 
 import (
 	"math"
 	"testing"
 )
 
-// TestSplitBlockSpecExamples checks the false-positive predictor against
+// TestSpecExamples checks the false-positive predictor against
 // the figures of parquet-format's BloomFilter.md ("Sizing an SBBF"): its
 // worked example of 1024 blocks and its table of bits per insert, which
 // the specification's authors measured. The predictor must land on each
 // figure to the precision the text gives.
-func TestSplitBlockSpecExamples(t *testing.T) {
+func TestSpecExamples(t *testing.T) {
 	for _, c := range []struct {
 		n        uint64
 		fpr, tol float64
@@ -19,7 +19,7 @@ func TestSplitBlockSpecExamples(t *testing.T) {
 		{52428, 0.18, 0.005},     // "18%"
 		{13107, 0.0004, 0.00005}, // "0.04%"
 	} {
-		if got := SplitBlockFalsePositiveRate(1024*32, c.n); math.Abs(got-c.fpr) > c.tol {
+		if got := FalsePositiveRate(1024*32, c.n); math.Abs(got-c.fpr) > c.tol {
 			t.Errorf("1024 blocks, %d values: %.5f, the specification says %v", c.n, got, c.fpr)
 		}
 	}
@@ -27,19 +27,19 @@ func TestSplitBlockSpecExamples(t *testing.T) {
 	for _, c := range []struct{ bitsPerValue, fpr float64 }{
 		{6.0, 0.10}, {10.5, 0.01}, {16.9, 0.001}, {26.4, 0.0001}, {41, 0.00001},
 	} {
-		got := SplitBlockFalsePositiveRate(uint64(c.bitsPerValue*n/8), n)
+		got := FalsePositiveRate(uint64(c.bitsPerValue*n/8), n)
 		if math.Abs(got-c.fpr)/c.fpr > 0.02 {
 			t.Errorf("%.1f bits per value: %.3g, the specification's table says %v", c.bitsPerValue, got, c.fpr)
 		}
 	}
-	if !math.IsNaN(SplitBlockFalsePositiveRate(0, 10)) || SplitBlockFalsePositiveRate(64, 0) != 0 {
+	if !math.IsNaN(FalsePositiveRate(0, 10)) || FalsePositiveRate(64, 0) != 0 {
 		t.Error("edge cases")
 	}
 }
 
-// TestSplitBlockParquetSize: the rules parquet-mr and Arrow apply (the
+// TestParquetSize: the rules parquet-mr and Arrow apply (the
 // comparison with arrow-go itself is in the interop module).
-func TestSplitBlockParquetSize(t *testing.T) {
+func TestParquetSize(t *testing.T) {
 	for _, c := range []struct {
 		n    uint64
 		fpp  float64
@@ -48,37 +48,37 @@ func TestSplitBlockParquetSize(t *testing.T) {
 		{0, 0.01, 32}, {1, 0.5, 32}, {10, 0.01, 32}, {100, 0.01, 128}, {1000, 0.01, 2048},
 		{1e6, 0.01, 2 << 20}, {1e6, 0.001, 2 << 20}, {1e6, 0.1, 1 << 20}, {1e9, 0.01, ParquetMaxBytes}, {1 << 62, 1e-9, ParquetMaxBytes},
 	} {
-		got, err := SplitBlockParquetSize(c.n, c.fpp)
+		got, err := ParquetSize(c.n, c.fpp)
 		if err != nil || got != c.want {
-			t.Errorf("SplitBlockParquetSize(%d, %v) = %d, %v; want %d", c.n, c.fpp, got, err, c.want)
+			t.Errorf("ParquetSize(%d, %v) = %d, %v; want %d", c.n, c.fpp, got, err, c.want)
 		}
 		if got&(got-1) != 0 {
-			t.Errorf("SplitBlockParquetSize(%d, %v) = %d, not a power of two", c.n, c.fpp, got)
+			t.Errorf("ParquetSize(%d, %v) = %d, not a power of two", c.n, c.fpp, got)
 		}
 	}
 }
 
-// TestSplitBlockOptimalIsLeast: one block fewer than SplitBlockOptimalSize
+// TestOptimalIsLeast: one block fewer than OptimalSize
 // breaks the bound, and the size is within a few percent of the
 // specification's estimate where that estimate is accurate.
-func TestSplitBlockOptimalIsLeast(t *testing.T) {
+func TestOptimalIsLeast(t *testing.T) {
 	for _, n := range []uint64{1, 100, 1e4, 1e6, 1e8} {
 		for _, fpp := range []float64{0.1, 0.01, 0.001, 1e-4, 1e-6} {
-			size, err := SplitBlockOptimalSize(n, fpp)
+			size, err := OptimalSize(n, fpp)
 			if err != nil {
 				t.Fatal(err)
 			}
-			blocks := size / SplitBlockBytes
-			if splitBlockBound(blocks, n) > fpp || blocks > 1 && splitBlockBound(blocks-1, n) <= fpp {
+			blocks := size / BlockBytes
+			if fprBound(blocks, n) > fpp || blocks > 1 && fprBound(blocks-1, n) <= fpp {
 				t.Errorf("n=%d fpp=%v: %d blocks is not the least meeting the bound", n, fpp, blocks)
 			}
 		}
 	}
 }
 
-// measureSplitFPR returns the share of q absent INT64 values (from 2^40 on)
+// measureFPR returns the share of q absent INT64 values (from 2^40 on)
 // the filter reports present.
-func measureSplitFPR(f *SplitBlock, q int) float64 {
+func measureFPR(f *Filter, q int) float64 {
 	const chunk = 1 << 14
 	hs := make([]uint64, chunk)
 	out := make([]bool, chunk)
@@ -86,21 +86,21 @@ func measureSplitFPR(f *SplitBlock, q int) float64 {
 	for done := 0; done < q; done += chunk {
 		c := min(chunk, q-done)
 		for i := range hs[:c] {
-			hs[i] = SplitBlockHashInt64(1<<40 + int64(done+i))
+			hs[i] = HashInt64(1<<40 + int64(done+i))
 		}
 		hits += f.ContainsHashes(hs[:c], out)
 	}
 	return float64(hits) / float64(q)
 }
 
-// fillSplit adds the INT64 values 0..n-1.
-func fillSplit(f *SplitBlock, n uint64) {
+// fillKeys adds the INT64 values 0..n-1.
+func fillKeys(f *Filter, n uint64) {
 	const chunk = 1 << 14
 	hs := make([]uint64, chunk)
 	for done := uint64(0); done < n; done += chunk {
 		c := min(chunk, n-done)
 		for i := range hs[:c] {
-			hs[i] = SplitBlockHashInt64(int64(done + uint64(i)))
+			hs[i] = HashInt64(int64(done + uint64(i)))
 		}
 		f.AddHashes(hs[:c])
 	}
@@ -117,24 +117,24 @@ func checkMeasured(t *testing.T, what string, measured, predicted, spreadSD floa
 	}
 }
 
-// TestSplitBlockSizingStatistical builds NewSplitBlock filters, adds n
+// TestSizingStatistical builds New filters, adds n
 // distinct values, and measures the false-positive rate over absent ones:
 // it must agree with the predictor and stay at most fpp (up to the
 // sampling noise). Seeded and deterministic; -short measures fewer keys.
-func TestSplitBlockSizingStatistical(t *testing.T) {
+func TestSizingStatistical(t *testing.T) {
 	ns, q := []uint64{1e4, 1e5, 1e6}, 4<<20
 	if testing.Short() {
 		ns, q = []uint64{1e4, 1e5}, 1<<20
 	}
 	for _, n := range ns {
 		for _, fpp := range []float64{0.1, 0.01, 0.001} {
-			f, err := NewSplitBlock(n, fpp)
+			f, err := New(n, fpp)
 			if err != nil {
 				t.Fatal(err)
 			}
-			fillSplit(f, n)
-			measured := measureSplitFPR(f, q)
-			mean, sq := splitBlockMomentsOf(f.Blocks(), n)
+			fillKeys(f, n)
+			measured := measureFPR(f, q)
+			mean, sq := momentsOf(f.Blocks(), n)
 			spread := math.Sqrt(max(0, sq-mean*mean) / float64(f.Blocks()))
 			checkMeasured(t, "n="+itoa(n)+" fpp="+ftoa(fpp), measured, mean, spread, q)
 			if noise := math.Sqrt(fpp * (1 - fpp) / float64(q)); measured > fpp+3*noise {
@@ -146,28 +146,28 @@ func TestSplitBlockSizingStatistical(t *testing.T) {
 	}
 }
 
-// TestSplitBlockFoldStatistical: build at the Parquet size for 16 times the
+// TestFoldStatistical: build at the Parquet size for 16 times the
 // keys, add n values, fold to a target, and measure: the folded filter's
 // rate agrees with the predictor for its size and meets the target.
-func TestSplitBlockFoldStatistical(t *testing.T) {
+func TestFoldStatistical(t *testing.T) {
 	ns, q := []uint64{3e4, 3e5}, 4<<20
 	if testing.Short() {
 		ns, q = []uint64{3e4}, 1<<20
 	}
 	for _, n := range ns {
 		for _, target := range []float64{0.05, 0.01, 0.002} {
-			size, _ := SplitBlockParquetSize(16*n, target)
-			f, err := NewSplitBlockWithSize(size)
+			size, _ := ParquetSize(16*n, target)
+			f, err := NewWithSize(size)
 			if err != nil {
 				t.Fatal(err)
 			}
-			fillSplit(f, n)
+			fillKeys(f, n)
 			times, err := f.Fold(target)
 			if err != nil {
 				t.Fatal(err)
 			}
-			measured := measureSplitFPR(f, q)
-			mean, sq := splitBlockMomentsOf(f.Blocks(), n)
+			measured := measureFPR(f, q)
+			mean, sq := momentsOf(f.Blocks(), n)
 			spread := math.Sqrt(max(0, sq-mean*mean) / float64(f.Blocks()))
 			checkMeasured(t, "fold n="+itoa(n)+" target="+ftoa(target), measured, mean, spread, q)
 			if noise := math.Sqrt(target * (1 - target) / float64(q)); measured > target+3*noise {

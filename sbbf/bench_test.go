@@ -1,4 +1,4 @@
-package blocked
+package sbbf
 
 import (
 	"testing"
@@ -6,37 +6,37 @@ import (
 	"github.com/sift-go/sift/internal/kernel/kerneltest"
 )
 
-// BenchmarkSplitBlock measures the split-block filter at 1% false
-// positives (NewSplitBlock's size) over n = 1e5 (in cache) to 1e7 (DRAM),
+// BenchmarkFilter measures the split-block filter at 1% false
+// positives (New's size) over n = 1e5 (in cache) to 1e7 (DRAM),
 // with INT64 values 0..n-1 added and a pool of hashes half present:
 //
-//	go test -run '^$' -bench SplitBlock -count 6 ./blocked | benchstat -col /impl -
+//	go test -run '^$' -bench Filter -count 6 ./sbbf | benchstat -col /impl -
 //
 // op=contains is a loop over ContainsHash, op=add over AddHash;
 // op=contains-batch and op=add-batch call ContainsHashes and AddHashes on
 // 4096 hashes at a time, for every kernel set (impl=...). The side-by-side
 // comparison with parquet-go's filter is in the interop module.
-func BenchmarkSplitBlock(b *testing.B) {
+func BenchmarkFilter(b *testing.B) {
 	for _, s := range benchSizes {
 		if s.n > 1e7 || s.n > 1e6 && testing.Short() {
 			continue
 		}
-		f, err := NewSplitBlock(s.n, 0.01)
+		f, err := New(s.n, 0.01)
 		if err != nil {
 			b.Fatal(err)
 		}
-		fillSplit(f, s.n)
+		fillKeys(f, s.n)
 		pool := hashes(poolSize, 77)
 		for i := 0; i < len(pool); i += 2 {
-			pool[i] = SplitBlockHashInt64(int64(pool[i] % s.n))
+			pool[i] = HashInt64(int64(pool[i] % s.n))
 		}
 		out := make([]bool, 4096)
-		b.Run("n="+s.name, func(b *testing.B) { benchSplitBlock(b, f, pool, out) })
+		b.Run("n="+s.name, func(b *testing.B) { benchFilter(b, f, pool, out) })
 		f.Close()
 	}
 }
 
-func benchSplitBlock(b *testing.B, f *SplitBlock, pool []uint64, out []bool) {
+func benchFilter(b *testing.B, f *Filter, pool []uint64, out []bool) {
 	b.Run("op=contains", func(b *testing.B) {
 		hits := 0
 		for i := 0; i < b.N; i++ {

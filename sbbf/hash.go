@@ -1,4 +1,4 @@
-package blocked
+package sbbf
 
 import (
 	"math"
@@ -46,35 +46,35 @@ func xxh64Uint32(x uint32) uint64 {
 	return xxAvalanche(bits.RotateLeft64(h, 23)*xxPrime2 + xxPrime3)
 }
 
-// SplitBlockHash returns the hash the split-block filter uses for a
+// Hash returns the hash the split-block filter uses for a
 // BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY or INT96 value: XXH64, seed 0, of its
-// bytes. AddHash(SplitBlockHash(v)) is Add(v).
-func SplitBlockHash(v []byte) uint64 { return xxhash.Sum64(v) }
+// bytes. AddHash(Hash(v)) is Add(v).
+func Hash(v []byte) uint64 { return xxhash.Sum64(v) }
 
-// SplitBlockHashString is SplitBlockHash for a string value (a UTF8
+// HashString is Hash for a string value (a UTF8
 // BYTE_ARRAY), without a copy.
-func SplitBlockHashString(v string) uint64 { return xxhash.Sum64String(v) }
+func HashString(v string) uint64 { return xxhash.Sum64String(v) }
 
-// SplitBlockHashInt32 returns the hash of an INT32 value (also the
+// HashInt32 returns the hash of an INT32 value (also the
 // physical type of DATE, TIME_MILLIS, INT(8/16/32, signed or not) and
 // DECIMAL up to 9 digits): XXH64 of its four little-endian bytes.
-func SplitBlockHashInt32(v int32) uint64 { return xxh64Uint32(uint32(v)) }
+func HashInt32(v int32) uint64 { return xxh64Uint32(uint32(v)) }
 
-// SplitBlockHashInt64 returns the hash of an INT64 value (also the
+// HashInt64 returns the hash of an INT64 value (also the
 // physical type of TIMESTAMP, TIME_MICROS/NANOS, INT(64) and DECIMAL up to
 // 18 digits): XXH64 of its eight little-endian bytes.
-func SplitBlockHashInt64(v int64) uint64 { return xxh64Uint64(uint64(v)) }
+func HashInt64(v int64) uint64 { return xxh64Uint64(uint64(v)) }
 
-// SplitBlockHashFloat32 returns the hash of a FLOAT value: XXH64 of the
+// HashFloat32 returns the hash of a FLOAT value: XXH64 of the
 // four little-endian bytes of its IEEE-754 bits, as Parquet writers hash
 // it. The bits are hashed as they are: -0.0 and +0.0 are different keys, as
 // are NaNs with different payloads; a query for a zero should ask for
 // both.
-func SplitBlockHashFloat32(v float32) uint64 { return xxh64Uint32(math.Float32bits(v)) }
+func HashFloat32(v float32) uint64 { return xxh64Uint32(math.Float32bits(v)) }
 
-// SplitBlockHashFloat64 is SplitBlockHashFloat32 for a DOUBLE value: XXH64
+// HashFloat64 is HashFloat32 for a DOUBLE value: XXH64
 // of the eight little-endian bytes of its bits. Mind NaN payloads: Go's
 // math.NaN() is 0x7FF8000000000001, while Java, C++ and DuckDB write the
 // canonical 0x7FF8000000000000, a different key
 // (math.Float64frombits(0x7FF8000000000000) is theirs).
-func SplitBlockHashFloat64(v float64) uint64 { return xxh64Uint64(math.Float64bits(v)) }
+func HashFloat64(v float64) uint64 { return xxh64Uint64(math.Float64bits(v)) }

@@ -1,4 +1,4 @@
-package blocked
+package sbbf
 
 import (
 	"bytes"
@@ -85,9 +85,9 @@ func plainFloat64(v float64) []byte {
 	return binary.LittleEndian.AppendUint64(nil, math.Float64bits(v))
 }
 
-func mustSplit(t testing.TB, numBytes uint64) *SplitBlock {
+func mustNew(t testing.TB, numBytes uint64) *Filter {
 	t.Helper()
-	f, err := NewSplitBlockWithSize(numBytes)
+	f, err := NewWithSize(numBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,15 +95,15 @@ func mustSplit(t testing.TB, numBytes uint64) *SplitBlock {
 	return f
 }
 
-// TestSplitBlockHashes checks the inlined XXH64 of 4- and 8-byte inputs
+// TestHashes checks the inlined XXH64 of 4- and 8-byte inputs
 // against cespare's XXH64 of the bytes, and XXH64 itself against the
 // reference implementation's published values.
-func TestSplitBlockHashes(t *testing.T) {
+func TestHashes(t *testing.T) {
 	// xxhsum -H64 of "" and "abc" (the xxHash repository's test vectors).
-	if got := SplitBlockHash(nil); got != 0xef46db3751d8e999 {
+	if got := Hash(nil); got != 0xef46db3751d8e999 {
 		t.Errorf("XXH64(\"\") = %#x", got)
 	}
-	if got := SplitBlockHashString("abc"); got != 0x44bc2cf5ad770999 {
+	if got := HashString("abc"); got != 0x44bc2cf5ad770999 {
 		t.Errorf("XXH64(\"abc\") = %#x", got)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
@@ -118,35 +118,35 @@ func TestSplitBlockHashes(t *testing.T) {
 		if i < len(special32) {
 			fa, fb = special32[i], special64[i]
 		}
-		if got, want := SplitBlockHashInt32(a), xxhash.Sum64(plainInt32(a)); got != want {
+		if got, want := HashInt32(a), xxhash.Sum64(plainInt32(a)); got != want {
 			t.Fatalf("int32 %d: %#x, want %#x", a, got, want)
 		}
-		if got, want := SplitBlockHashInt64(b), xxhash.Sum64(plainInt64(b)); got != want {
+		if got, want := HashInt64(b), xxhash.Sum64(plainInt64(b)); got != want {
 			t.Fatalf("int64 %d: %#x, want %#x", b, got, want)
 		}
-		if got, want := SplitBlockHashFloat32(fa), xxhash.Sum64(plainFloat32(fa)); got != want {
+		if got, want := HashFloat32(fa), xxhash.Sum64(plainFloat32(fa)); got != want {
 			t.Fatalf("float32 %v: %#x, want %#x", fa, got, want)
 		}
-		if got, want := SplitBlockHashFloat64(fb), xxhash.Sum64(plainFloat64(fb)); got != want {
+		if got, want := HashFloat64(fb), xxhash.Sum64(plainFloat64(fb)); got != want {
 			t.Fatalf("float64 %v: %#x, want %#x", fb, got, want)
 		}
 	}
 	// Zeros of both signs are different keys, as Parquet writers hash them.
-	if SplitBlockHashFloat64(0) == SplitBlockHashFloat64(math.Copysign(0, -1)) {
+	if HashFloat64(0) == HashFloat64(math.Copysign(0, -1)) {
 		t.Error("+0.0 and -0.0 hash alike")
 	}
 }
 
-// TestSplitBlockMatchesSpec adds values of every key form to filters of
+// TestMatchesSpec adds values of every key form to filters of
 // several sizes and to the specification model, and compares the bitsets
 // byte for byte and every answer, with single-key and batch calls, for
 // every kernel set.
-func TestSplitBlockMatchesSpec(t *testing.T) {
+func TestMatchesSpec(t *testing.T) {
 	kerneltest.Run(t, func(t *testing.T, impl string) {
 		r := rand.New(rand.NewPCG(3, 4))
 		for _, numBytes := range []int{32, 64, 96, 1024, 32 * 1001, 1 << 16} {
-			f := mustSplit(t, uint64(numBytes))
-			batch := mustSplit(t, uint64(numBytes))
+			f := mustNew(t, uint64(numBytes))
+			batch := mustNew(t, uint64(numBytes))
 			m := newSpecModel(numBytes)
 			var hs []uint64
 			add := func(h uint64, plain []byte) {
@@ -164,17 +164,17 @@ func TestSplitBlockMatchesSpec(t *testing.T) {
 					s[j] = byte(r.Uint32())
 				}
 				f.AddInt32(a)
-				add(SplitBlockHashInt32(a), plainInt32(a))
+				add(HashInt32(a), plainInt32(a))
 				f.AddInt64(b)
-				add(SplitBlockHashInt64(b), plainInt64(b))
+				add(HashInt64(b), plainInt64(b))
 				f.AddFloat32(fa)
-				add(SplitBlockHashFloat32(fa), plainFloat32(fa))
+				add(HashFloat32(fa), plainFloat32(fa))
 				f.AddFloat64(fb)
-				add(SplitBlockHashFloat64(fb), plainFloat64(fb))
+				add(HashFloat64(fb), plainFloat64(fb))
 				f.Add(s)
-				add(SplitBlockHash(s), s)
+				add(Hash(s), s)
 				f.AddString(string(s) + "!")
-				add(SplitBlockHashString(string(s)+"!"), append(s, '!'))
+				add(HashString(string(s)+"!"), append(s, '!'))
 				h := r.Uint64()
 				f.AddHash(h)
 				m.insert(h)
@@ -215,10 +215,10 @@ func TestSplitBlockMatchesSpec(t *testing.T) {
 	})
 }
 
-// TestSplitBlockKeyForms: every typed form equals its hash form, for
+// TestKeyForms: every typed form equals its hash form, for
 // adds and lookups.
-func TestSplitBlockKeyForms(t *testing.T) {
-	f := mustSplit(t, 1<<12)
+func TestKeyForms(t *testing.T) {
+	f := mustNew(t, 1<<12)
 	f.AddInt32(-7)
 	f.AddInt64(1 << 40)
 	f.AddFloat32(1.5)
@@ -226,10 +226,10 @@ func TestSplitBlockKeyForms(t *testing.T) {
 	f.Add([]byte("bytes"))
 	f.AddString("string")
 	for name, ok := range map[string]bool{
-		"int32":   f.ContainsInt32(-7) && f.ContainsHash(SplitBlockHashInt32(-7)),
-		"int64":   f.ContainsInt64(1<<40) && f.ContainsHash(SplitBlockHashInt64(1<<40)),
-		"float32": f.ContainsFloat32(1.5) && f.ContainsHash(SplitBlockHashFloat32(1.5)),
-		"float64": f.ContainsFloat64(-2.25) && f.ContainsHash(SplitBlockHashFloat64(-2.25)),
+		"int32":   f.ContainsInt32(-7) && f.ContainsHash(HashInt32(-7)),
+		"int64":   f.ContainsInt64(1<<40) && f.ContainsHash(HashInt64(1<<40)),
+		"float32": f.ContainsFloat32(1.5) && f.ContainsHash(HashFloat32(1.5)),
+		"float64": f.ContainsFloat64(-2.25) && f.ContainsHash(HashFloat64(-2.25)),
 		"bytes":   f.Contains([]byte("bytes")) && f.ContainsString("bytes"),
 		"string":  f.ContainsString("string") && f.Contains([]byte("string")),
 	} {
@@ -237,9 +237,9 @@ func TestSplitBlockKeyForms(t *testing.T) {
 			t.Errorf("%s: added value not found", name)
 		}
 	}
-	g := mustSplit(t, 1<<12)
-	for _, h := range []uint64{SplitBlockHashInt32(-7), SplitBlockHashInt64(1 << 40), SplitBlockHashFloat32(1.5),
-		SplitBlockHashFloat64(-2.25), SplitBlockHash([]byte("bytes")), SplitBlockHashString("string")} {
+	g := mustNew(t, 1<<12)
+	for _, h := range []uint64{HashInt32(-7), HashInt64(1 << 40), HashFloat32(1.5),
+		HashFloat64(-2.25), Hash([]byte("bytes")), HashString("string")} {
 		g.AddHash(h)
 	}
 	if !bytes.Equal(f.AppendBitset(nil), g.AppendBitset(nil)) {
@@ -247,49 +247,49 @@ func TestSplitBlockKeyForms(t *testing.T) {
 	}
 }
 
-func TestSplitBlockConstructors(t *testing.T) {
+func TestConstructors(t *testing.T) {
 	for _, fpp := range []float64{0, 1, -0.5, 1.5, math.NaN(), math.Inf(1)} {
-		if _, err := NewSplitBlock(100, fpp); !errors.Is(err, ErrInvalidFPP) {
-			t.Errorf("NewSplitBlock(100, %v): %v, want ErrInvalidFPP", fpp, err)
+		if _, err := New(100, fpp); !errors.Is(err, ErrInvalidFPP) {
+			t.Errorf("New(100, %v): %v, want ErrInvalidFPP", fpp, err)
 		}
-		if _, err := SplitBlockParquetSize(100, fpp); !errors.Is(err, ErrInvalidFPP) {
-			t.Errorf("SplitBlockParquetSize(100, %v): %v", fpp, err)
+		if _, err := ParquetSize(100, fpp); !errors.Is(err, ErrInvalidFPP) {
+			t.Errorf("ParquetSize(100, %v): %v", fpp, err)
 		}
-		if _, err := SplitBlockOptimalSize(100, fpp); !errors.Is(err, ErrInvalidFPP) {
-			t.Errorf("SplitBlockOptimalSize(100, %v): %v", fpp, err)
+		if _, err := OptimalSize(100, fpp); !errors.Is(err, ErrInvalidFPP) {
+			t.Errorf("OptimalSize(100, %v): %v", fpp, err)
 		}
 	}
-	if _, err := NewSplitBlock(1<<62, 1e-9); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("NewSplitBlock(2^62, 1e-9): %v, want ErrTooLarge", err)
+	if _, err := New(1<<62, 1e-9); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("New(2^62, 1e-9): %v, want ErrTooLarge", err)
 	}
-	if _, err := NewSplitBlockWithSize(1 << 50); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("NewSplitBlockWithSize(2^50): %v, want ErrTooLarge", err)
+	if _, err := NewWithSize(1 << 50); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("NewWithSize(2^50): %v, want ErrTooLarge", err)
 	}
-	if _, err := NewSplitBlockWithSize(1<<20, WithMaxSize(1<<20-1)); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("NewSplitBlockWithSize(1 MiB, WithMaxSize(1 MiB - 1)): %v, want ErrTooLarge", err)
+	if _, err := NewWithSize(1<<20, WithMaxSize(1<<20-1)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("NewWithSize(1 MiB, WithMaxSize(1 MiB - 1)): %v, want ErrTooLarge", err)
 	}
-	if f, err := NewSplitBlockWithSize(1<<20, WithMaxSize(1<<20)); err != nil {
-		t.Errorf("NewSplitBlockWithSize(1 MiB, WithMaxSize(1 MiB)): %v", err)
+	if f, err := NewWithSize(1<<20, WithMaxSize(1<<20)); err != nil {
+		t.Errorf("NewWithSize(1 MiB, WithMaxSize(1 MiB)): %v", err)
 	} else {
 		f.Close()
 	}
-	if _, err := NewSplitBlock(1e6, 0.01, WithMaxSize(1<<20)); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("NewSplitBlock(1e6, 0.01, WithMaxSize(1 MiB)): %v, want ErrTooLarge", err)
+	if _, err := New(1e6, 0.01, WithMaxSize(1<<20)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("New(1e6, 0.01, WithMaxSize(1 MiB)): %v, want ErrTooLarge", err)
 	}
 	for numBytes, blocks := range map[uint64]uint64{0: 1, 1: 1, 32: 1, 33: 2, 64: 2, 1000: 32} {
-		f := mustSplit(t, numBytes)
+		f := mustNew(t, numBytes)
 		if f.Blocks() != blocks || f.NumBytes() != 32*blocks {
-			t.Errorf("NewSplitBlockWithSize(%d): %d blocks, %d bytes; want %d blocks", numBytes, f.Blocks(), f.NumBytes(), blocks)
+			t.Errorf("NewWithSize(%d): %d blocks, %d bytes; want %d blocks", numBytes, f.Blocks(), f.NumBytes(), blocks)
 		}
 	}
-	f, err := NewSplitBlock(0, 0.01)
+	f, err := New(0, 0.01)
 	if err != nil || f.Blocks() != 1 {
-		t.Fatalf("NewSplitBlock(0, 0.01): %v, %d blocks", err, f.Blocks())
+		t.Fatalf("New(0, 0.01): %v, %d blocks", err, f.Blocks())
 	}
 }
 
-func TestSplitBlockUnion(t *testing.T) {
-	a, b, both := mustSplit(t, 4096), mustSplit(t, 4096), mustSplit(t, 4096)
+func TestUnion(t *testing.T) {
+	a, b, both := mustNew(t, 4096), mustNew(t, 4096), mustNew(t, 4096)
 	ha, hb := hashes(500, 1), hashes(500, 2)
 	a.AddHashes(ha)
 	b.AddHashes(hb)
@@ -301,23 +301,23 @@ func TestSplitBlockUnion(t *testing.T) {
 	if !bytes.Equal(a.AppendBitset(nil), both.AppendBitset(nil)) {
 		t.Fatal("Union differs from a filter built from both sets")
 	}
-	if err := a.Union(mustSplit(t, 8192)); !errors.Is(err, ErrIncompatible) {
+	if err := a.Union(mustNew(t, 8192)); !errors.Is(err, ErrIncompatible) {
 		t.Fatalf("Union of different sizes: %v", err)
 	}
 }
 
-// TestSplitBlockFold: a filter folded k times is, byte for byte, the filter
+// TestFold: a filter folded k times is, byte for byte, the filter
 // built from the same keys at 1/2^k the size, and keeps every key.
-func TestSplitBlockFold(t *testing.T) {
+func TestFold(t *testing.T) {
 	for _, blocks := range []uint64{1 << 10, 3 << 8, 1 << 12} {
 		keys := hashes(int(blocks*2), blocks)
 		for times := 0; (blocks>>times)%2 == 0 || times == 0; times++ {
-			big := mustSplit(t, blocks*32)
+			big := mustNew(t, blocks*32)
 			big.AddHashes(keys)
 			if err := big.FoldN(times); err != nil {
 				t.Fatal(err)
 			}
-			small := mustSplit(t, (blocks>>times)*32)
+			small := mustNew(t, (blocks>>times)*32)
 			small.AddHashes(keys)
 			if !bytes.Equal(big.AppendBitset(nil), small.AppendBitset(nil)) {
 				t.Fatalf("%d blocks folded %d times differ from %d blocks built directly", blocks, times, blocks>>times)
@@ -331,7 +331,7 @@ func TestSplitBlockFold(t *testing.T) {
 			}
 		}
 	}
-	f := mustSplit(t, 3*32)
+	f := mustNew(t, 3*32)
 	if err := f.FoldN(1); !errors.Is(err, ErrIncompatible) {
 		t.Fatalf("FoldN(1) of 3 blocks: %v", err)
 	}
@@ -345,13 +345,13 @@ func TestSplitBlockFold(t *testing.T) {
 	}
 }
 
-// TestSplitBlockFoldTarget: Fold stops at the last size whose rate is
+// TestFoldTarget: Fold stops at the last size whose rate is
 // within the target, and the folded filter's fill-based rate agrees with
 // the predictor for its size.
-func TestSplitBlockFoldTarget(t *testing.T) {
+func TestFoldTarget(t *testing.T) {
 	const n = 20000
-	size, _ := SplitBlockParquetSize(1<<20, 0.01) // sized for 50 times the keys
-	f := mustSplit(t, size)
+	size, _ := ParquetSize(1<<20, 0.01) // sized for 50 times the keys
+	f := mustNew(t, size)
 	f.AddHashes(hashes(n, 9))
 	times, err := f.Fold(0.01)
 	if err != nil {
@@ -365,15 +365,15 @@ func TestSplitBlockFoldTarget(t *testing.T) {
 	if err := g.FoldN(1); err == nil && g.FPP() <= 0.01 {
 		t.Fatalf("Fold stopped at %d blocks though one more halving keeps FPP %v <= 0.01", f.Blocks(), g.FPP())
 	}
-	pred := SplitBlockFalsePositiveRate(f.NumBytes(), n)
+	pred := FalsePositiveRate(f.NumBytes(), n)
 	if d := math.Abs(f.FPP()-pred) / pred; d > 0.1 {
 		t.Fatalf("after folding to %d blocks: FPP %v, predicted %v", f.Blocks(), f.FPP(), pred)
 	}
 	t.Logf("%d keys: %d bytes folded %d times to %d bytes, FPP %.5f (predicted %.5f)", n, size, times, f.NumBytes(), f.FPP(), pred)
 }
 
-func TestSplitBlockEstimates(t *testing.T) {
-	f := mustSplit(t, 1<<16)
+func TestEstimates(t *testing.T) {
+	f := mustNew(t, 1<<16)
 	if f.EstimatedCount() != 0 || f.FPP() != 0 {
 		t.Fatalf("empty filter: count %d, FPP %v", f.EstimatedCount(), f.FPP())
 	}
@@ -381,17 +381,17 @@ func TestSplitBlockEstimates(t *testing.T) {
 		n   int
 		tol float64
 	}{{1000, 0.3}, {10000, 0.1}, {100000, 0.05}} {
-		g := mustSplit(t, uint64(c.n)*10/8) // about 1%
+		g := mustNew(t, uint64(c.n)*10/8) // about 1%
 		g.AddHashes(hashes(c.n, uint64(c.n)))
 		if got := g.EstimatedCount(); math.Abs(float64(got)-float64(c.n)) > 0.03*float64(c.n) {
 			t.Errorf("%d keys: EstimatedCount %d", c.n, got)
 		}
-		pred := SplitBlockFalsePositiveRate(g.NumBytes(), uint64(c.n))
+		pred := FalsePositiveRate(g.NumBytes(), uint64(c.n))
 		if got := g.FPP(); math.Abs(got-pred) > c.tol*pred {
 			t.Errorf("%d keys: FPP %v, predicted %v", c.n, got, pred)
 		}
 	}
-	full := mustSplit(t, 64)
+	full := mustNew(t, 64)
 	for i := range full.blocks {
 		for w := range full.blocks[i] {
 			full.blocks[i][w] = math.MaxUint32
@@ -402,8 +402,8 @@ func TestSplitBlockEstimates(t *testing.T) {
 	}
 }
 
-func TestSplitBlockResetCloneClose(t *testing.T) {
-	f := mustSplit(t, 1<<10)
+func TestResetCloneClose(t *testing.T) {
+	f := mustNew(t, 1<<10)
 	f.AddString("x")
 	c := f.Clone()
 	f.Reset()
@@ -416,8 +416,8 @@ func TestSplitBlockResetCloneClose(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal("second Close:", err)
 	}
-	var zero SplitBlock
-	for _, g := range []*SplitBlock{c, &zero} {
+	var zero Filter
+	for _, g := range []*Filter{c, &zero} {
 		for name, fn := range map[string]func(){
 			"ContainsHash":   func() { g.ContainsHash(1) },
 			"ContainsInt64":  func() { g.ContainsInt64(1) },
@@ -453,15 +453,15 @@ func TestSplitBlockResetCloneClose(t *testing.T) {
 		}
 	}
 	// Big filters live in mapped memory and still work.
-	big := mustSplit(t, 8<<20)
+	big := mustNew(t, 8<<20)
 	big.AddInt64(42)
 	if !big.ContainsInt64(42) || (isUnix && !big.region.Mapped()) {
 		t.Fatal("big filter")
 	}
 }
 
-func TestSplitBlockAllocs(t *testing.T) {
-	f := mustSplit(t, 1<<14)
+func TestAllocs(t *testing.T) {
+	f := mustNew(t, 1<<14)
 	key, str := []byte("key"), "string key"
 	hs := hashes(1000, 1)
 	out := make([]bool, len(hs))
@@ -490,8 +490,8 @@ func TestSplitBlockAllocs(t *testing.T) {
 	}
 }
 
-func TestSplitBlockContainsHashesContract(t *testing.T) {
-	f := mustSplit(t, 1<<10)
+func TestContainsHashesContract(t *testing.T) {
+	f := mustNew(t, 1<<10)
 	defer func() {
 		if recover() == nil {
 			t.Fatal("len(out) < len(hs) did not panic")
@@ -500,9 +500,9 @@ func TestSplitBlockContainsHashesContract(t *testing.T) {
 	f.ContainsHashes(make([]uint64, 3), make([]bool, 2))
 }
 
-// TestSplitBlockInlining: ContainsHash and AddHash inline, each with the
+// TestInlining: ContainsHash and AddHash inline, each with the
 // kernel call inside, so a lookup costs one call.
-func TestSplitBlockInlining(t *testing.T) {
+func TestInlining(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the compiler")
 	}
@@ -510,13 +510,13 @@ func TestSplitBlockInlining(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	for _, fn := range []string{"(*SplitBlock).ContainsHash", "(*SplitBlock).AddHash", "(*SplitBlockView).ContainsHash", "xxh64Uint64", "xxh64Uint32"} {
+	for _, fn := range []string{"(*Filter).ContainsHash", "(*Filter).AddHash", "(*View).ContainsHash", "xxh64Uint64", "xxh64Uint32"} {
 		if !regexp.MustCompile(`(?m)can inline ` + regexp.QuoteMeta(fn) + `( |$)`).MatchString(string(out)) {
 			t.Errorf("%s is no longer inlinable", fn)
 		}
 	}
-	line := methodLine(t, "splitblock.go", "func (f *SplitBlock) ContainsInt64(")
-	if !regexp.MustCompile(`splitblock\.go:` + line + `:\d+: inlining call to kernel\.SBBFContains1`).Match(out) {
+	line := methodLine(t, "filter.go", "func (f *Filter) ContainsInt64(")
+	if !regexp.MustCompile(`filter\.go:` + line + `:\d+: inlining call to kernel\.SBBFContains1`).Match(out) {
 		t.Error("ContainsInt64 does not inline the kernel call")
 	}
 }

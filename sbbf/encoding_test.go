@@ -1,4 +1,4 @@
-package blocked
+package sbbf
 
 import (
 	"bytes"
@@ -16,10 +16,10 @@ import (
 	"github.com/sift-go/sift/internal/mem"
 )
 
-// goldenSplitBlock is the split-block filter of the testdata files: the
+// goldenFilter is the split-block filter of the testdata files: the
 // INT64 values 0..999 and the strings key-0..key-999 in 64 blocks.
-func goldenSplitBlock() *SplitBlock {
-	f, _ := NewSplitBlockWithSize(64 * 32)
+func goldenFilter() *Filter {
+	f, _ := NewWithSize(64 * 32)
 	for i := range 1000 {
 		f.AddInt64(int64(i))
 		f.AddString("key-" + itoa(uint64(i)))
@@ -27,19 +27,19 @@ func goldenSplitBlock() *SplitBlock {
 	return f
 }
 
-func sameSplit(t *testing.T, what string, a, b interface{ AppendBitset([]byte) []byte }) {
+func sameBits(t *testing.T, what string, a, b interface{ AppendBitset([]byte) []byte }) {
 	t.Helper()
 	if !bytes.Equal(a.AppendBitset(nil), b.AppendBitset(nil)) {
 		t.Fatalf("%s: bitsets differ", what)
 	}
 }
 
-// TestSplitBlockGolden locks the file layout (sift's format and the
+// TestGolden locks the file layout (sift's format and the
 // Parquet bytes) with a hash, and checks the testdata files, written on
 // amd64, on every architecture (arm64 and big-endian s390x under qemu in
 // CI). Regenerate with SIFT_UPDATE_TESTDATA=1.
-func TestSplitBlockGolden(t *testing.T) {
-	f := goldenSplitBlock()
+func TestGolden(t *testing.T) {
+	f := goldenFilter()
 	defer f.Close()
 	enc, _ := f.MarshalBinary()
 	pq, _ := f.MarshalParquet()
@@ -69,7 +69,7 @@ func TestSplitBlockGolden(t *testing.T) {
 	if !bytes.Equal(sdata, enc) || !bytes.Equal(pdata, pq) {
 		t.Fatal("this platform encodes the golden filter differently from the testdata")
 	}
-	v, err := OpenSplitBlock(spath)
+	v, err := Open(spath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,10 +86,10 @@ func TestSplitBlockGolden(t *testing.T) {
 	}
 }
 
-func TestSplitBlockRoundTrip(t *testing.T) {
+func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	for _, numBytes := range []uint64{32, 3 * 32, 1 << 16, 8 << 20} {
-		f := mustSplit(t, numBytes)
+		f := mustNew(t, numBytes)
 		hs := hashes(int(numBytes/16), numBytes)
 		f.AddHashes(hs)
 		enc, _ := f.MarshalBinary()
@@ -97,30 +97,30 @@ func TestSplitBlockRoundTrip(t *testing.T) {
 		if n, err := f.WriteTo(&buf); err != nil || n != int64(len(enc)) || !bytes.Equal(buf.Bytes(), enc) {
 			t.Fatalf("WriteTo differs from MarshalBinary: %v", err)
 		}
-		var u SplitBlock
+		var u Filter
 		if err := u.UnmarshalBinary(enc); err != nil {
 			t.Fatal(err)
 		}
-		sameSplit(t, "UnmarshalBinary", f, &u)
-		var r SplitBlock
+		sameBits(t, "UnmarshalBinary", f, &u)
+		var r Filter
 		tail := append(bytes.Clone(enc), 1, 2, 3)
 		if n, err := r.ReadFrom(bytes.NewReader(tail)); err != nil || n != int64(len(enc)) {
 			t.Fatalf("ReadFrom: %d, %v", n, err)
 		}
-		sameSplit(t, "ReadFrom", f, &r)
+		sameBits(t, "ReadFrom", f, &r)
 		if err := u.UnmarshalBinary(tail); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("UnmarshalBinary with trailing bytes: %v", err)
 		}
 		path := filepath.Join(dir, "f.sift")
 		writeFile(t, path, f)
-		v, err := OpenSplitBlock(path)
+		v, err := Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if isUnix && littleEndian() && !v.Mapped() {
-			t.Fatal("OpenSplitBlock did not map the file")
+			t.Fatal("Open did not map the file")
 		}
-		sameSplit(t, "OpenSplitBlock", f, v)
+		sameBits(t, "Open", f, v)
 		out := make([]bool, len(hs))
 		if n := v.ContainsHashes(hs, out); n != len(hs) {
 			t.Fatalf("View lost keys: %d of %d", n, len(hs))
@@ -160,17 +160,24 @@ func TestSplitBlockRoundTrip(t *testing.T) {
 	}
 }
 
-func TestSplitBlockDecodeErrors(t *testing.T) {
-	f := mustSplit(t, 4*32)
+// blockedTestdata is a blocked filter's file, package blocked's golden
+// testdata: another kind of filter for the decoders to refuse.
+var blockedTestdata = filepath.Join("..", "blocked", "testdata", "blocked-v1.sift")
+
+func TestDecodeErrors(t *testing.T) {
+	f := mustNew(t, 4*32)
 	f.AddHashes(hashes(20, 1))
 	valid, _ := f.MarshalBinary()
 	payload := valid[format.HeaderSize:]
 	craftSplit := func(edit func(h *format.Header)) []byte {
-		h := splitHeader(4)
+		h := fileHeader(4)
 		edit(&h)
 		return format.Encode(h, payload)
 	}
-	blockedFile, _ := mustNewSize(t, 512, 3).MarshalBinary()
+	blockedFile, err := os.ReadFile(blockedTestdata)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name string
 		data []byte
@@ -190,51 +197,48 @@ func TestSplitBlockDecodeErrors(t *testing.T) {
 		{"trailing", append(bytes.Clone(valid), 0), sift.ErrCorrupt},
 	}
 	for _, c := range cases {
-		if err := (&SplitBlock{}).UnmarshalBinary(c.data); !errors.Is(err, c.want) {
+		if err := (&Filter{}).UnmarshalBinary(c.data); !errors.Is(err, c.want) {
 			t.Errorf("%s: UnmarshalBinary: %v, want %v", c.name, err, c.want)
 		}
-		if _, err := SplitBlockFromBytes(c.data); !errors.Is(err, c.want) {
-			t.Errorf("%s: SplitBlockFromBytes: %v, want %v", c.name, err, c.want)
+		if _, err := FromBytes(c.data); !errors.Is(err, c.want) {
+			t.Errorf("%s: FromBytes: %v, want %v", c.name, err, c.want)
 		}
 		if c.name == "trailing" {
 			continue // ReadFrom reads one filter and stops
 		}
-		if _, err := (&SplitBlock{}).ReadFrom(bytes.NewReader(c.data)); !errors.Is(err, c.want) {
+		if _, err := (&Filter{}).ReadFrom(bytes.NewReader(c.data)); !errors.Is(err, c.want) {
 			t.Errorf("%s: ReadFrom: %v, want %v", c.name, err, c.want)
 		}
 	}
-	if _, err := SplitBlockFromBytes(valid, WithMaxSize(64)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := FromBytes(valid, WithMaxSize(64)); !errors.Is(err, sift.ErrTooLarge) {
 		t.Errorf("WithMaxSize: %v", err)
 	}
 	bad := bytes.Clone(valid)
 	bad[len(bad)-1] ^= 1
-	if v, err := SplitBlockFromBytes(bad, WithoutChecksum()); err != nil {
+	if v, err := FromBytes(bad, WithoutChecksum()); err != nil {
 		t.Errorf("WithoutChecksum: %v", err)
 	} else {
 		v.Close()
 	}
-	if _, err := OpenSplitBlock(filepath.Join("testdata", "blocked-v1.sift")); !errors.Is(err, sift.ErrKind) {
-		t.Errorf("OpenSplitBlock of a blocked file: %v", err)
+	if _, err := Open(blockedTestdata); !errors.Is(err, sift.ErrKind) {
+		t.Errorf("Open of a blocked file: %v", err)
 	}
-	if _, err := Open(filepath.Join("testdata", "sbbf-v1.sift")); !errors.Is(err, sift.ErrKind) {
-		t.Errorf("Open of a split-block file: %v", err)
-	}
-	if _, err := OpenSplitBlock(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("OpenSplitBlock of a missing file: %v", err)
+	if _, err := Open(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Open of a missing file: %v", err)
 	}
 }
 
-// TestSplitBlockFromBytesAlignment: a 32-byte-aligned payload is used in
+// TestFromBytesAlignment: a 32-byte-aligned payload is used in
 // place on little-endian machines, anything else copied.
-func TestSplitBlockFromBytesAlignment(t *testing.T) {
-	f := mustSplit(t, 10*32)
+func TestFromBytesAlignment(t *testing.T) {
+	f := mustNew(t, 10*32)
 	f.AddHashes(hashes(50, 1))
 	enc, _ := f.MarshalBinary()
 	buf := mem.AlignedBytes(len(enc) + 64)
 	for _, off := range []int{0, 1, 4, 32} {
 		in := buf[off : off+len(enc)]
 		copy(in, enc)
-		v, err := SplitBlockFromBytes(in)
+		v, err := FromBytes(in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,7 +246,44 @@ func TestSplitBlockFromBytesAlignment(t *testing.T) {
 		if inPlace != (off%32 == 0 && littleEndian()) {
 			t.Fatalf("offset %d: in place = %v", off, inPlace)
 		}
-		sameSplit(t, "SplitBlockFromBytes", f, v)
+		sameBits(t, "FromBytes", f, v)
 		v.Close()
+	}
+}
+
+// TestAppendBinary checks that AppendBinary appends exactly MarshalBinary's
+// bytes for Filter and View, and leaves b alone for a closed or zero one.
+// (Moved from package blocked's TestAppendBinary.)
+func TestAppendBinary(t *testing.T) {
+	prefix := []byte("prefix")
+	f := mustNew(t, 4096)
+	f.AddString("x")
+	enc, err := f.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := FromBytes(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type appender interface {
+		AppendBinary([]byte) ([]byte, error)
+		MarshalBinary() ([]byte, error)
+	}
+	for what, a := range map[string]appender{"Filter": f, "View": v} {
+		want, err := a.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := a.AppendBinary(bytes.Clone(prefix))
+		if err != nil || !bytes.Equal(got, append(bytes.Clone(prefix), want...)) {
+			t.Errorf("%s: AppendBinary differs from MarshalBinary (%v)", what, err)
+		}
+	}
+	for what, a := range map[string]appender{"Filter": &Filter{}, "View": &View{}} {
+		got, err := a.AppendBinary(prefix)
+		if !errors.Is(err, sift.ErrClosed) || !bytes.Equal(got, prefix) {
+			t.Errorf("zero %s: %q, %v", what, got, err)
+		}
 	}
 }

@@ -1,0 +1,5 @@
+//go:build unix
+
+package sbbf
+
+const isUnix = true
