@@ -13,14 +13,19 @@ import (
 	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/classic"
 	"github.com/sift-go/sift/cuckoo"
+	"github.com/sift-go/sift/sbbf"
 )
 
 // TestVersion1Testdata: the version 1 files committed before version 2
 // existed still read, report version 1 and no generation, and stamping one
 // keeps every key and changes only the header.
 func TestVersion1Testdata(t *testing.T) {
-	for _, name := range []string{"blocked-v1.sift", "scalable-v1.sift", "sbbf-v1.sift"} {
-		path := filepath.Join("blocked", "testdata", name)
+	for _, path := range []string{
+		filepath.Join("blocked", "testdata", "blocked-v1.sift"),
+		filepath.Join("blocked", "testdata", "scalable-v1.sift"),
+		filepath.Join("sbbf", "testdata", "sbbf-v1.sift"),
+	} {
+		name := filepath.Base(path)
 		info, err := sift.InspectFile(path)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -201,7 +206,7 @@ func TestVersion2EveryKind(t *testing.T) {
 			}
 			re, _ = v.MarshalBinary()
 		case "sbbf":
-			v, err := blocked.SplitBlockFromBytes(stamped)
+			v, err := sbbf.FromBytes(stamped)
 			if err != nil {
 				t.Fatalf("%s: %v", e.name, err)
 			}

@@ -22,7 +22,7 @@ const (
 	KindScalable Kind = 3 // blocked.Scalable: a chain of blocked filters
 	KindCounting Kind = 4 // classic.Counting
 	KindClassic  Kind = 5 // classic.Filter, in sift's format (not Guava's stream)
-	// KindSplitBlock is blocked.SplitBlock or SplitBlockView: Parquet's
+	// KindSplitBlock is sbbf.Filter or sbbf.View: Parquet's
 	// split-block Bloom filter (256-bit blocks of eight 32-bit words).
 	KindSplitBlock Kind = 6
 )
@@ -43,7 +43,7 @@ const (
 	// Guava's funnels write them (classic.Filter).
 	HashMurmur3 Hash = 2
 	// HashXXH64 is XXH64 with seed 0 of a value's Parquet plain encoding,
-	// as Parquet hashes it (blocked.SplitBlock).
+	// as Parquet hashes it (sbbf.Filter).
 	HashXXH64 Hash = 3
 )
 

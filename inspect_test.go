@@ -15,6 +15,7 @@ import (
 	"github.com/sift-go/sift/classic"
 	"github.com/sift-go/sift/cuckoo"
 	"github.com/sift-go/sift/internal/format"
+	"github.com/sift-go/sift/sbbf"
 )
 
 // encoded is one filter of each kind, with what Inspect must report for it,
@@ -81,7 +82,7 @@ func encodings(t *testing.T) []encoded {
 	gf.PutString("x")
 	out = append(out, encoded{"classic", must(gf.MarshalBinary()), sift.Info{Kind: sift.KindClassic, Hash: sift.HashMurmur3, Words: uint64(gf.BitSize() / 64), K: gf.NumHashFunctions()}})
 
-	sb, err := blocked.NewSplitBlockWithSize(1024)
+	sb, err := sbbf.NewWithSize(1024)
 	if err != nil {
 		t.Fatal(err)
 	}

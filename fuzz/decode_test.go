@@ -16,6 +16,7 @@ import (
 	"github.com/sift-go/sift/classic"
 	"github.com/sift-go/sift/cuckoo"
 	"github.com/sift-go/sift/internal/format"
+	"github.com/sift-go/sift/sbbf"
 )
 
 // Decoder targets. The filter packages fuzz their own decoders for panics
@@ -453,7 +454,7 @@ func validEncodings() map[string][]byte {
 	g32, _ := classic.New(5, 0.2, classic.WithStrategy(classic.Murmur128Mitz32))
 	g32.PutString("x")
 	enc["guava32"] = guavaImage(g32)
-	sb, _ := blocked.NewSplitBlockWithSize(96)
+	sb, _ := sbbf.NewWithSize(96)
 	for i := range int64(20) {
 		sb.AddInt64(i)
 	}
@@ -551,7 +552,7 @@ func TestDecodeSeedsAreValid(t *testing.T) {
 			case "classic":
 				err = new(classic.Filter).UnmarshalBinary(e)
 			case "sbbf":
-				err = new(blocked.SplitBlock).UnmarshalBinary(e)
+				err = new(sbbf.Filter).UnmarshalBinary(e)
 			default:
 				_, err = classic.ReadGuava(bytes.NewReader(e))
 			}

@@ -37,7 +37,7 @@
 //     re-encode to the same bytes and answer like the original.
 //   - FuzzDecodeParquet gives the same bytes to every decoder of a Parquet
 //     column chunk's Bloom filter data (Thrift BloomFilterHeader and bitset):
-//     the same rules, plus: errors may also be blocked.ErrUnsupported, and
+//     the same rules, plus: errors may also be sbbf.ErrUnsupported, and
 //     what decodes re-encodes (MarshalParquet) to the same filter.
 //
 // TestStatisticalEquivalence (not a fuzz test) checks that at equal bits per

@@ -3,13 +3,14 @@ package fuzz
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 	"testing/iotest"
 	"unsafe"
 
-	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/internal/kernel"
 	"github.com/sift-go/sift/internal/kernel/kerneltest"
+	"github.com/sift-go/sift/sbbf"
 )
 
 // Split-block (Parquet SBBF) targets:
@@ -23,7 +24,7 @@ import (
 //     column chunk's Bloom filter data (ParseParquet, ReadParquet through a
 //     one-byte reader, ViewParquet, UnmarshalParquet): none may panic or
 //     over-allocate, they must agree, their errors must wrap a sift
-//     sentinel or blocked.ErrUnsupported, and what they accept must
+//     sentinel or sbbf.ErrUnsupported, and what they accept must
 //     re-encode (MarshalParquet) to a header and bitset that decode to the
 //     same filter. decodeSplitBlock does the same for sift's own format and
 //     is part of FuzzDecode.
@@ -150,14 +151,14 @@ func FuzzSBBFKernel(f *testing.F) {
 }
 
 // checkSplitErr fails unless err wraps a sift sentinel or
-// blocked.ErrUnsupported and carries the package prefix.
+// sbbf.ErrUnsupported and carries the package prefix.
 func checkSplitErr(t *testing.T, name string, err error) {
 	t.Helper()
-	if errors.Is(err, blocked.ErrUnsupported) {
+	if errors.Is(err, sbbf.ErrUnsupported) {
 		return
 	}
 	checkErr(t, name, err)
-	if len(err.Error()) < 8 || err.Error()[:8] != "blocked:" {
+	if !strings.HasPrefix(err.Error(), "sbbf: ") {
 		t.Fatalf("%s: error %q lacks the package prefix", name, err)
 	}
 }
@@ -166,18 +167,18 @@ func bitset(f interface{ AppendBitset([]byte) []byte }) []byte { return f.Append
 
 func decodeParquet(t *testing.T, data []byte) {
 	var (
-		p, r       *blocked.SplitBlock
-		v          *blocked.SplitBlockView
-		u          blocked.SplitBlock
+		p, r       *sbbf.Filter
+		v          *sbbf.View
+		u          sbbf.Filter
 		n, vn      int
 		m          int64
 		perr, rerr error
 		verr, uerr error
 	)
-	measure(t, "blocked.ParseParquet", len(data), func() { p, n, perr = blocked.ParseParquet(data) })
-	measure(t, "blocked.ReadParquet", len(data), func() { r, m, rerr = blocked.ReadParquet(iotest.OneByteReader(bytes.NewReader(data))) })
-	measure(t, "blocked.ViewParquet", len(data), func() { v, vn, verr = blocked.ViewParquet(data) })
-	measure(t, "blocked.UnmarshalParquet", len(data), func() { uerr = u.UnmarshalParquet(data) })
+	measure(t, "sbbf.ParseParquet", len(data), func() { p, n, perr = sbbf.ParseParquet(data) })
+	measure(t, "sbbf.ReadParquet", len(data), func() { r, m, rerr = sbbf.ReadParquet(iotest.OneByteReader(bytes.NewReader(data))) })
+	measure(t, "sbbf.ViewParquet", len(data), func() { v, vn, verr = sbbf.ViewParquet(data) })
+	measure(t, "sbbf.Filter.UnmarshalParquet", len(data), func() { uerr = u.UnmarshalParquet(data) })
 	if perr != nil {
 		checkSplitErr(t, "ParseParquet", perr)
 		for name, err := range map[string]error{"ReadParquet": rerr, "ViewParquet": verr, "UnmarshalParquet": uerr} {
@@ -201,7 +202,7 @@ func decodeParquet(t *testing.T, data []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, k, err := blocked.ParseParquet(enc)
+	back, k, err := sbbf.ParseParquet(enc)
 	if err != nil || k != len(enc) {
 		t.Fatalf("MarshalParquet's output does not decode: %v", err)
 	}
@@ -216,40 +217,40 @@ func decodeParquet(t *testing.T, data []byte) {
 }
 
 func decodeSplitBlock(t *testing.T, data []byte) {
-	var g, r blocked.SplitBlock
-	var v *blocked.SplitBlockView
+	var g, r sbbf.Filter
+	var v *sbbf.View
 	var err, rerr, verr error
 	var n int64
-	measure(t, "SplitBlock.UnmarshalBinary", len(data), func() { err = g.UnmarshalBinary(data) })
-	measure(t, "SplitBlock.ReadFrom", len(data), func() { n, rerr = r.ReadFrom(bytes.NewReader(data)) })
-	measure(t, "blocked.SplitBlockFromBytes", len(data), func() { v, verr = blocked.SplitBlockFromBytes(data) })
+	measure(t, "sbbf.Filter.UnmarshalBinary", len(data), func() { err = g.UnmarshalBinary(data) })
+	measure(t, "sbbf.Filter.ReadFrom", len(data), func() { n, rerr = r.ReadFrom(bytes.NewReader(data)) })
+	measure(t, "sbbf.FromBytes", len(data), func() { v, verr = sbbf.FromBytes(data) })
 	if err != nil {
-		checkSplitErr(t, "SplitBlock.UnmarshalBinary", err)
+		checkSplitErr(t, "sbbf.Filter.UnmarshalBinary", err)
 		if verr == nil {
-			t.Fatalf("SplitBlockFromBytes accepts what UnmarshalBinary rejects: %v", err)
+			t.Fatalf("sbbf.FromBytes accepts what UnmarshalBinary rejects: %v", err)
 		}
-		checkSplitErr(t, "SplitBlockFromBytes", verr)
+		checkSplitErr(t, "sbbf.FromBytes", verr)
 		if rerr == nil && n >= int64(len(data)) {
-			t.Fatalf("SplitBlock.ReadFrom accepts the %d bytes UnmarshalBinary rejects: %v", len(data), err)
+			t.Fatalf("sbbf.Filter.ReadFrom accepts the %d bytes UnmarshalBinary rejects: %v", len(data), err)
 		}
 		return
 	}
 	if rerr != nil || n != int64(len(data)) || verr != nil {
-		t.Fatalf("split-block decoders disagree: ReadFrom %d bytes, %v; SplitBlockFromBytes %v", n, rerr, verr)
+		t.Fatalf("split-block decoders disagree: ReadFrom %d bytes, %v; sbbf.FromBytes %v", n, rerr, verr)
 	}
-	sameBytes(t, "SplitBlock: re-encoding", image(&g), data)
-	sameBytes(t, "SplitBlockView: re-encoding", image(v), data)
-	sameBytes(t, "SplitBlock.ReadFrom bitset", bitset(&r), bitset(&g))
-	agree(t, "SplitBlock", &g, &r, v)
+	sameBytes(t, "sbbf.Filter: re-encoding", image(&g), data)
+	sameBytes(t, "sbbf.View: re-encoding", image(v), data)
+	sameBytes(t, "sbbf.Filter.ReadFrom bitset", bitset(&r), bitset(&g))
+	agree(t, "sbbf.Filter", &g, &r, v)
 	g.AddString("fuzz")
 	if !g.ContainsString("fuzz") {
-		t.Fatal("SplitBlock: decoded filter lost a key")
+		t.Fatal("sbbf.Filter: decoded filter lost a key")
 	}
 }
 
 func FuzzDecodeParquet(f *testing.F) {
 	for _, numBytes := range []uint64{32, 96, 1024} {
-		s, _ := blocked.NewSplitBlockWithSize(numBytes)
+		s, _ := sbbf.NewWithSize(numBytes)
 		for i := int64(0); i < int64(numBytes/8); i++ {
 			s.AddInt64(i)
 		}
@@ -258,6 +259,6 @@ func FuzzDecodeParquet(f *testing.F) {
 		f.Add(append(enc, "PAR1"...))
 	}
 	f.Add([]byte{})
-	f.Add(blocked.AppendParquetHeader(nil, 1<<30)) // a large bitset declared, none sent
+	f.Add(sbbf.AppendParquetHeader(nil, 1<<30)) // a large bitset declared, none sent
 	f.Fuzz(decodeParquet)
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
-	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/sbbf"
 )
 
 // ColumnChunk describes one column chunk of a Parquet file for
@@ -48,7 +48,7 @@ var ErrFooter = errors.New("interop: footer cannot be rewritten safely")
 // Encrypted files are refused too. On a refusal nothing is written to
 // dst; an error after the copy has begun (from dst, or a filter too large
 // to declare) leaves dst incomplete.
-func AttachFilters(dst io.Writer, src io.ReaderAt, size int64, filter func(ColumnChunk) *blocked.SplitBlock) (int, error) {
+func AttachFilters(dst io.Writer, src io.ReaderAt, size int64, filter func(ColumnChunk) *sbbf.Filter) (int, error) {
 	if size < 12 {
 		return 0, fmt.Errorf("interop: a %d-byte file is not Parquet", size)
 	}

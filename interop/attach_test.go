@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/sbbf"
 )
 
 // writePlain writes the present values with parquet-go and no Bloom
@@ -41,7 +41,7 @@ func writePlain(t testing.TB, n int) []byte {
 }
 
 // TestAttachFilters gives a file parquet-go wrote without Bloom filters
-// sift-built ones (NewSplitBlock at 1%, any block count), then has
+// sift-built ones (sbbf.New at 1%, any block count), then has
 // parquet-go, arrow-go and DuckDB read it: the data is intact, and every
 // library's filter answers are sift's, present values found.
 func TestAttachFilters(t *testing.T) {
@@ -51,13 +51,13 @@ func TestAttachFilters(t *testing.T) {
 	if fs, err := ReadFilters(bytes.NewReader(plain), int64(len(plain))); err != nil || len(fs) != 0 {
 		t.Fatalf("the plain file has %d filters (%v)", len(fs), err)
 	}
-	built := map[[2]int]*blocked.SplitBlock{}
+	built := map[[2]int]*sbbf.Filter{}
 	var out bytes.Buffer
-	attached, err := AttachFilters(&out, bytes.NewReader(plain), int64(len(plain)), func(c ColumnChunk) *blocked.SplitBlock {
+	attached, err := AttachFilters(&out, bytes.NewReader(plain), int64(len(plain)), func(c ColumnChunk) *sbbf.Filter {
 		if c.HasFilter || c.NumValues != int64(per) || columns[c.Column].name != c.Path[0] {
 			t.Fatalf("chunk %+v", c)
 		}
-		f, err := blocked.NewSplitBlock(uint64(per), 0.01)
+		f, err := sbbf.New(uint64(per), 0.01)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +119,7 @@ func le32(b []byte) uint32 {
 }
 
 // duckCheck has DuckDB read the rewritten file and probe its i64 filters.
-func duckCheck(t *testing.T, data []byte, n, per int, built map[[2]int]*blocked.SplitBlock) {
+func duckCheck(t *testing.T, data []byte, n, per int, built map[[2]int]*sbbf.Filter) {
 	node, err := exec.LookPath("node")
 	if err == nil {
 		_, err = os.Stat(filepath.Join("duckdb", "node_modules", "@duckdb", "node-api"))
@@ -185,7 +185,7 @@ func duckCheck(t *testing.T, data []byte, n, per int, built map[[2]int]*blocked.
 // nothing is half-written on the first two.
 func TestAttachFiltersRefuses(t *testing.T) {
 	plain := writePlain(t, 1000)
-	none := func(ColumnChunk) *blocked.SplitBlock { return nil }
+	none := func(ColumnChunk) *sbbf.Filter { return nil }
 	enc := bytes.Clone(plain)
 	copy(enc[len(enc)-4:], "PARE")
 	if _, err := AttachFilters(io.Discard, bytes.NewReader(enc), int64(len(enc)), none); !errors.Is(err, ErrFooter) {

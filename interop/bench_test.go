@@ -6,12 +6,12 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go/bloom"
-	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/sbbf"
 )
 
-// BenchmarkVsParquetGo runs sift's SplitBlock and parquet-go's
+// BenchmarkVsParquetGo runs sift's sbbf.Filter and parquet-go's
 // bloom.SplitBlockFilter side by side in one run: the same layout (the
-// block count NewSplitBlock picks for n values at 1%), the same keys
+// block count sbbf.New picks for n values at 1%), the same keys
 // (XXH64 of INT64 values 0..n-1, hashed once beforehand), the same query
 // pool (half present). filter=sift and filter=parquet-go alternate per
 // size:
@@ -29,14 +29,14 @@ func BenchmarkVsParquetGo(b *testing.B) {
 		if n > 1e6 && testing.Short() {
 			continue
 		}
-		s, err := blocked.NewSplitBlock(uint64(n), 0.01)
+		s, err := sbbf.New(uint64(n), 0.01)
 		if err != nil {
 			b.Fatal(err)
 		}
 		p := make(bloom.SplitBlockFilter, s.Blocks())
 		keys := make([]uint64, n)
 		for i := range keys {
-			keys[i] = blocked.SplitBlockHashInt64(int64(i))
+			keys[i] = sbbf.HashInt64(int64(i))
 		}
 		s.AddHashes(keys)
 		p.InsertBulk(keys)

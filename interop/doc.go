@@ -1,11 +1,11 @@
-// Package interop connects sift's split-block filter (blocked.SplitBlock)
+// Package interop connects sift's split-block filter (sbbf.Filter)
 // to Parquet files and to the Go Parquet libraries. It is its own module,
 // so the library's go.mod never depends on a Parquet implementation.
 //
 // ReadFilters takes the Bloom filters out of a .parquet file: it reads the
 // footer with parquet-go (github.com/parquet-go/parquet-go) and opens each
 // column chunk's filter, the BloomFilterHeader and bitset at its
-// bloom_filter_offset, with blocked.ReadParquet, as a *blocked.SplitBlock
+// bloom_filter_offset, with sbbf.ReadParquet, as a *sbbf.Filter
 // that answers exactly as the writer's own reader does. ColumnFilter.Contains
 // hashes a parquet.Value as Parquet writers do.
 //
@@ -16,7 +16,7 @@
 // arrow-go's builder interface has unexported methods). Two things do
 // instead. A filter sift builds from a column chunk's values, at the size
 // the writer chose, is byte for byte the writer's, header included
-// (blocked.SplitBlock.MarshalParquet), so a program that writes Parquet
+// (sbbf.Filter.MarshalParquet), so a program that writes Parquet
 // itself can emit sift's filters. And AttachFilters rewrites a finished
 // file with sift-built filters for the column chunks a callback picks
 // (every byte of the row groups copied unchanged, the filters appended, the
@@ -24,7 +24,7 @@
 // arrow-go and DuckDB then read and use them (TestAttachFilters). It
 // refuses footers it cannot re-encode without loss.
 //
-// The tests of this module are the interop evidence for package blocked:
+// The tests of this module are the interop evidence for package sbbf:
 // for each physical type (INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY,
 // FIXED_LEN_BYTE_ARRAY) 10^6 present and 10^6 absent values (fewer with
 // -short), every answer of every row group's filter compared with the

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/sbbf"
 )
 
 // TestDuckDBFiles checks sift against DuckDB (the @duckdb/node-api npm
@@ -89,7 +89,7 @@ func TestDuckDBFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string][]*blocked.SplitBlock{}
+	byName := map[string][]*sbbf.Filter{}
 	for _, f := range filters {
 		if f.Err != nil {
 			t.Fatalf("row group %d column %s: %v", f.RowGroup, f.Name(), f.Err)
@@ -103,7 +103,7 @@ func TestDuckDBFiles(t *testing.T) {
 		}
 		// Byte for byte, every row group.
 		for g, f := range fs {
-			own, err := blocked.NewSplitBlockWithSize(f.NumBytes())
+			own, err := sbbf.NewWithSize(f.NumBytes())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,36 +155,36 @@ var duckColumns = []struct {
 	name string
 	hash func(v int64) uint64
 }{
-	{"i32", func(v int64) uint64 { return blocked.SplitBlockHashInt32(int32(v)) }},
-	{"i64", func(v int64) uint64 { return blocked.SplitBlockHashInt64(v * 7) }},
+	{"i32", func(v int64) uint64 { return sbbf.HashInt32(int32(v)) }},
+	{"i64", func(v int64) uint64 { return sbbf.HashInt64(v * 7) }},
 	{"f32", func(v int64) uint64 {
 		switch v {
 		case -1:
-			return blocked.SplitBlockHashFloat32(0)
+			return sbbf.HashFloat32(0)
 		case 0:
-			return blocked.SplitBlockHashFloat32(float32(math.Copysign(0, -1)))
+			return sbbf.HashFloat32(float32(math.Copysign(0, -1)))
 		case 1:
-			return blocked.SplitBlockHashFloat32(float32(math.NaN()))
+			return sbbf.HashFloat32(float32(math.NaN()))
 		}
-		return blocked.SplitBlockHashFloat32(float32(v) + 0.5)
+		return sbbf.HashFloat32(float32(v) + 0.5)
 	}},
 	{"f64", func(v int64) uint64 {
 		switch v {
 		case -1:
-			return blocked.SplitBlockHashFloat64(0)
+			return sbbf.HashFloat64(0)
 		case 0:
-			return blocked.SplitBlockHashFloat64(math.Copysign(0, -1))
+			return sbbf.HashFloat64(math.Copysign(0, -1))
 		case 1:
 			// DuckDB's NaN, the canonical quiet NaN of Java and C++:
 			// Go's math.NaN() has a different payload (...0001), so it is
 			// another key.
-			return blocked.SplitBlockHashFloat64(math.Float64frombits(0x7ff8000000000000))
+			return sbbf.HashFloat64(math.Float64frombits(0x7ff8000000000000))
 		}
-		return blocked.SplitBlockHashFloat64(float64(v) + 0.25)
+		return sbbf.HashFloat64(float64(v) + 0.25)
 	}},
-	{"ba", func(v int64) uint64 { return blocked.SplitBlockHashString("value-" + strconv.FormatInt(v, 10)) }},
+	{"ba", func(v int64) uint64 { return sbbf.HashString("value-" + strconv.FormatInt(v, 10)) }},
 	{"fl", func(v int64) uint64 {
 		sum := md5.Sum([]byte(strconv.FormatInt(v, 10)))
-		return blocked.SplitBlockHash(sum[:])
+		return sbbf.Hash(sum[:])
 	}},
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/interop"
+	"github.com/sift-go/sift/sbbf"
 )
 
 type order struct {
@@ -55,7 +55,7 @@ func Example_sameBytes() {
 	filters, _ := interop.ReadFilters(bytes.NewReader(data), int64(len(data)))
 	col := filters[0]
 
-	mine, _ := blocked.NewSplitBlockWithSize(col.Filter.NumBytes())
+	mine, _ := sbbf.NewWithSize(col.Filter.NumBytes())
 	for i := int64(0); i < 1000; i++ {
 		mine.AddInt64(i * 3)
 	}
@@ -75,11 +75,11 @@ func ExampleAttachFilters() {
 	w.Close()
 
 	var out bytes.Buffer
-	n, err := interop.AttachFilters(&out, bytes.NewReader(plain.Bytes()), int64(plain.Len()), func(c interop.ColumnChunk) *blocked.SplitBlock {
+	n, err := interop.AttachFilters(&out, bytes.NewReader(plain.Bytes()), int64(plain.Len()), func(c interop.ColumnChunk) *sbbf.Filter {
 		if c.Path[0] != "id" {
 			return nil // leave the other columns alone
 		}
-		f, _ := blocked.NewSplitBlock(uint64(c.NumValues), 0.01)
+		f, _ := sbbf.New(uint64(c.NumValues), 0.01)
 		for i := int64(0); i < 1000; i++ {
 			f.AddInt64(i * 3)
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
-	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/sbbf"
 )
 
 // ColumnFilter is the Bloom filter of one column chunk of a Parquet file,
@@ -22,9 +22,9 @@ type ColumnFilter struct {
 	Offset   int64       // bloom_filter_offset: where the header starts
 	Length   int64       // header and bitset, in bytes
 	// Filter is the filter; nil when Err is set.
-	Filter *blocked.SplitBlock
+	Filter *sbbf.Filter
 	// Err says why the filter could not be opened: an error wrapping
-	// blocked.ErrUnsupported (another algorithm, hash or compression,
+	// sbbf.ErrUnsupported (another algorithm, hash or compression,
 	// such as parquet-go's gzip-compressed filters), which a reader skips
 	// as Parquet readers do.
 	Err error
@@ -65,12 +65,12 @@ func (c *ColumnFilter) Contains(v parquet.Value) bool {
 // Parquet file in r (size bytes) that has one, row group by row group,
 // column by column. It reads the footer with parquet-go and each filter
 // (the BloomFilterHeader and bitset at bloom_filter_offset) with package
-// blocked's decoder, which checks every field and allocates only as bytes
-// arrive. Options are blocked's decoder options: WithMaxSize bounds each
-// filter. A filter sift cannot use (blocked.ErrUnsupported) is returned
+// sbbf's decoder, which checks every field and allocates only as bytes
+// arrive. Options are sbbf's decoder options: WithMaxSize bounds each
+// filter. A filter sift cannot use (sbbf.ErrUnsupported) is returned
 // with Err set; any other problem with a filter, or with the file, is an
 // error. Encrypted footers are not supported.
-func ReadFilters(r io.ReaderAt, size int64, opts ...blocked.Option) ([]ColumnFilter, error) {
+func ReadFilters(r io.ReaderAt, size int64, opts ...sbbf.Option) ([]ColumnFilter, error) {
 	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, fmt.Errorf("interop: %w", err)
@@ -92,10 +92,10 @@ func ReadFilters(r io.ReaderAt, size int64, opts ...blocked.Option) ([]ColumnFil
 			}
 			sec := io.NewSectionReader(r, c.Offset, end-c.Offset)
 			// bufio reads the header ahead inside the section: no ReadAt per byte.
-			filter, n, err := blocked.ReadParquet(bufio.NewReaderSize(sec, 512), opts...)
+			filter, n, err := sbbf.ReadParquet(bufio.NewReaderSize(sec, 512), opts...)
 			c.Length = n
 			switch {
-			case errors.Is(err, blocked.ErrUnsupported):
+			case errors.Is(err, sbbf.ErrUnsupported):
 				c.Err = err
 			case err != nil:
 				return nil, fmt.Errorf("interop: row group %d column %s: %w", i, c.Name(), err)

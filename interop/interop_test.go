@@ -16,7 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/bloom"
 	"github.com/parquet-go/parquet-go/format"
-	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/sbbf"
 )
 
 // The interop tests write Parquet files with parquet-go and arrow-go over
@@ -168,7 +168,7 @@ func writeArrowGo(t testing.TB, n int) []byte {
 	}
 	per := n / rowGroups
 	props := pqa.NewWriterProperties(pqa.WithBloomFilterEnabled(true), pqa.WithBloomFilterNDV(int64(per)),
-		pqa.WithBloomFilterFPP(0.01), pqa.WithMaxBloomFilterBytes(blocked.ParquetMaxBytes), pqa.WithDictionaryDefault(false))
+		pqa.WithBloomFilterFPP(0.01), pqa.WithMaxBloomFilterBytes(sbbf.ParquetMaxBytes), pqa.WithDictionaryDefault(false))
 	var buf bytes.Buffer
 	w := file.NewParquetWriter(&buf, root, file.WithWriterProps(props))
 	for g := 0; g < rowGroups; g++ {
@@ -304,7 +304,7 @@ func arrowGoOracle(t testing.TB, data []byte) oracle {
 
 // addTyped adds value i of column c to f through the typed method a user
 // would call.
-func addTyped(f *blocked.SplitBlock, c, i int) {
+func addTyped(f *sbbf.Filter, c, i int) {
 	v := columns[c].value(i)
 	switch columns[c].typ {
 	case format.Int32:
@@ -340,7 +340,7 @@ func checkFile(t *testing.T, lib string, data []byte, ask oracle) {
 		// Byte for byte: the library's bitset is what sift builds from the
 		// row group's values at the same size, and the data at
 		// bloom_filter_offset is what MarshalParquet writes.
-		own, err := blocked.NewSplitBlockWithSize(cf.Filter.NumBytes())
+		own, err := sbbf.NewWithSize(cf.Filter.NumBytes())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -388,7 +388,7 @@ func TestArrowGoFiles(t *testing.T) {
 func TestBuildersIdentical(t *testing.T) {
 	for _, numBytes := range []int{32, 1024, 96 * 32, 1 << 20} {
 		n := numBytes / 2
-		s, _ := blocked.NewSplitBlockWithSize(uint64(numBytes))
+		s, _ := sbbf.NewWithSize(uint64(numBytes))
 		p := make(bloom.SplitBlockFilter, numBytes/bloom.BlockSize)
 		a := metadata.NewBloomFilter(uint32(numBytes), uint32(max(numBytes, 1<<20)), memory.DefaultAllocator)
 		i64 := make([]int64, n)
@@ -412,7 +412,7 @@ func TestBuildersIdentical(t *testing.T) {
 	}
 }
 
-// TestParquetSizeMatchesArrow: SplitBlockParquetSize is arrow-go's sizing
+// TestParquetSizeMatchesArrow: sbbf.ParquetSize is arrow-go's sizing
 // (NewBloomFilterFromNDVAndFPP with the 128 MiB maximum) everywhere.
 func TestParquetSizeMatchesArrow(t *testing.T) {
 	fpps := []float64{0.5, 0.1, 0.05, 0.01, 0.005, 0.001, 1e-4, 1e-5, 1e-9}
@@ -421,11 +421,11 @@ func TestParquetSizeMatchesArrow(t *testing.T) {
 			fpps = []float64{0.5, 0.01} // the large sizes allocate up to 128 MiB each
 		}
 		for _, fpp := range fpps {
-			if size, _ := blocked.SplitBlockParquetSize(uint64(ndv), fpp); testing.Short() && size > 8<<20 {
+			if size, _ := sbbf.ParquetSize(uint64(ndv), fpp); testing.Short() && size > 8<<20 {
 				continue // arrow-go allocates the filter
 			}
-			want := metadata.NewBloomFilterFromNDVAndFPP(ndv, fpp, blocked.ParquetMaxBytes, memory.DefaultAllocator)
-			got, err := blocked.SplitBlockParquetSize(uint64(ndv), fpp)
+			want := metadata.NewBloomFilterFromNDVAndFPP(ndv, fpp, sbbf.ParquetMaxBytes, memory.DefaultAllocator)
+			got, err := sbbf.ParquetSize(uint64(ndv), fpp)
 			if err != nil || int64(got) != want.Size() {
 				t.Errorf("ndv=%d fpp=%v: sift %d bytes (%v), arrow-go %d", ndv, fpp, got, err, want.Size())
 			}
@@ -449,13 +449,13 @@ func TestReadFiltersErrors(t *testing.T) {
 	}
 	// A gzip filter (parquet-go's extension) is reported, not fatal.
 	gz := bytes.Clone(data)
-	hdr := blocked.AppendParquetHeader(nil, int32(filters[0].Filter.NumBytes()))
+	hdr := sbbf.AppendParquetHeader(nil, int32(filters[0].Filter.NumBytes()))
 	if !bytes.Equal(gz[off:off+int64(len(hdr))], hdr) {
 		t.Fatal("unexpected header")
 	}
 	gz[off+int64(len(hdr))-4] = 2<<4 | 12 // the compression union's member 2
 	fs, err := ReadFilters(bytes.NewReader(gz), int64(len(gz)))
-	if err != nil || len(fs) != len(filters) || !errors.Is(fs[0].Err, blocked.ErrUnsupported) || fs[0].Filter != nil || fs[1].Filter == nil {
+	if err != nil || len(fs) != len(filters) || !errors.Is(fs[0].Err, sbbf.ErrUnsupported) || fs[0].Filter != nil || fs[1].Filter == nil {
 		t.Fatalf("gzip member: %v", err)
 	}
 	if _, err := ReadFilters(bytes.NewReader(data[:len(data)-10]), int64(len(data)-10)); err == nil {

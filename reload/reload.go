@@ -15,6 +15,7 @@ import (
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/cuckoo"
+	"github.com/sift-go/sift/sbbf"
 )
 
 // ErrKind, ErrClosed and the decoding errors of package sift are what a
@@ -126,7 +127,7 @@ type gen struct {
 	kind    sift.Kind
 	b       *blocked.View
 	c       *cuckoo.View
-	s       *blocked.SplitBlockView
+	s       *sbbf.View
 	version Version
 	id      fs.FileInfo // what stat said of the file opened (nil: closed)
 	head    head        // the first bytes of the file opened
@@ -160,7 +161,7 @@ type Filter struct {
 // interval (WithInterval) whether a new file was renamed over the path.
 // The file may hold a blocked filter (blocked.Filter, Concurrent), a
 // cuckoo filter or a split-block filter: the kinds that blocked.Open,
-// cuckoo.Open and blocked.OpenSplitBlock map in place. Another kind is
+// cuckoo.Open and sbbf.Open map in place. Another kind is
 // an error wrapping ErrKind; a damaged file one of sift's decoding errors.
 // Open fails if the first file cannot be served; later bad files are
 // reported (WithOnError) and the last good one stays served.
@@ -244,12 +245,12 @@ func open(path string, o options) (*gen, error) {
 		bo = append(bo, blocked.WithMaxSize(o.maxBytes))
 		g.b, err = blocked.Open(path, bo...)
 	case sift.KindSplitBlock:
-		var bo []blocked.Option
+		var so []sbbf.Option
 		if o.skipChecksum {
-			bo = append(bo, blocked.WithoutChecksum())
+			so = append(so, sbbf.WithoutChecksum())
 		}
-		bo = append(bo, blocked.WithMaxSize(o.maxBytes))
-		g.s, err = blocked.OpenSplitBlock(path, bo...)
+		so = append(so, sbbf.WithMaxSize(o.maxBytes))
+		g.s, err = sbbf.Open(path, so...)
 	case sift.KindCuckoo:
 		var co []cuckoo.Option
 		if o.skipChecksum {
@@ -479,7 +480,7 @@ func (s Snapshot) Hash(key []byte) uint64 {
 	case sift.KindCuckoo:
 		return s.g.c.Hash(key)
 	}
-	return blocked.SplitBlockHash(key)
+	return sbbf.Hash(key)
 }
 
 // HashString is Hash of the string's bytes.
@@ -490,7 +491,7 @@ func (s Snapshot) HashString(key string) uint64 {
 	case sift.KindCuckoo:
 		return s.g.c.HashString(key)
 	}
-	return blocked.SplitBlockHashString(key)
+	return sbbf.HashString(key)
 }
 
 // ContainsHash reports whether the key with hash h (from this snapshot's

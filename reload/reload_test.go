@@ -19,6 +19,7 @@ import (
 	"github.com/sift-go/sift/classic"
 	"github.com/sift-go/sift/cuckoo"
 	"github.com/sift-go/sift/reload"
+	"github.com/sift-go/sift/sbbf"
 )
 
 // kinds are the kinds reload serves, in the order tests cycle through them.
@@ -53,7 +54,7 @@ func encode(t testing.TB, kind sift.Kind, keys []string, gen uint64, seed uint64
 		}
 		b, err = f.MarshalBinary()
 	case sift.KindSplitBlock:
-		f, e := blocked.NewSplitBlock(n, 0.01)
+		f, e := sbbf.New(n, 0.01)
 		if e != nil {
 			t.Fatal(e)
 		}

@@ -39,7 +39,7 @@
 // Guava's BloomFilter, in sift's format or, with -guava, in Guava's own
 // stream format for Java's BloomFilter.readFrom (query -guava and info
 // -guava read that format back). -kind sbbf makes Parquet's split-block
-// Bloom filter (package blocked's SplitBlock), each line hashed as a Parquet
+// Bloom filter (package sbbf), each line hashed as a Parquet
 // BYTE_ARRAY value: bit for bit the filter a Parquet writer builds for a
 // string column holding those values at that size (sift's format holds its
 // Parquet bitset; -seed does not apply).

@@ -5,10 +5,10 @@ import (
 	"io"
 
 	"github.com/sift-go/sift"
-	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/sbbf"
 )
 
-// The split-block filter (blocked.SplitBlock, Parquet's SBBF) in sift's
+// The split-block filter (sbbf.Filter, Parquet's SBBF) in sift's
 // format: build makes one whose keys are the lines' bytes, hashed as
 // Parquet hashes a BYTE_ARRAY value (XXH64, seed 0), so the filter answers
 // for a string column exactly as a Parquet writer's filter of the same
@@ -18,7 +18,7 @@ func init() {
 }
 
 type sbbfBuilder struct {
-	f    *blocked.SplitBlock
+	f    *sbbf.Filter
 	keys int64
 }
 
@@ -26,12 +26,12 @@ func newSBBFBuilder(spec buildSpec) (builder, error) {
 	if spec.seed != 0 {
 		return nil, fmt.Errorf("-seed does not apply to -kind sbbf: it hashes as Parquet does (XXH64, seed 0)")
 	}
-	var f *blocked.SplitBlock
+	var f *sbbf.Filter
 	var err error
 	if spec.blocks != 0 {
-		f, err = blocked.NewSplitBlockWithSize(spec.blocks * blocked.SplitBlockBytes)
+		f, err = sbbf.NewWithSize(spec.blocks * sbbf.BlockBytes)
 	} else {
-		f, err = blocked.NewSplitBlock(uint64(spec.n), spec.fpp)
+		f, err = sbbf.New(uint64(spec.n), spec.fpp)
 	}
 	if err != nil {
 		return nil, err
@@ -39,20 +39,20 @@ func newSBBFBuilder(spec buildSpec) (builder, error) {
 	return &sbbfBuilder{f: f}, nil
 }
 
-// sbbfMemory is what blocked.NewSplitBlock will allocate for spec (0 for a
+// sbbfMemory is what sbbf.New will allocate for spec (0 for a
 // spec it refuses, which says why).
 func sbbfMemory(spec buildSpec) float64 {
 	if spec.blocks != 0 {
-		return float64(spec.blocks) * blocked.SplitBlockBytes
+		return float64(spec.blocks) * sbbf.BlockBytes
 	}
-	b, err := blocked.SplitBlockOptimalSize(uint64(spec.n), spec.fpp)
+	b, err := sbbf.OptimalSize(uint64(spec.n), spec.fpp)
 	if err != nil {
 		return 0
 	}
 	return float64(b)
 }
 
-func (b *sbbfBuilder) hash(key []byte) uint64 { return blocked.SplitBlockHash(key) }
+func (b *sbbfBuilder) hash(key []byte) uint64 { return sbbf.Hash(key) }
 
 func (b *sbbfBuilder) add(hs []uint64) error {
 	b.f.AddHashes(hs)
@@ -67,7 +67,7 @@ func (b *sbbfBuilder) workers(n int) ([]builder, func() error, error) {
 	n = shardCount(n, b.f.NumBytes())
 	return shardWorkers(b, n,
 		func() (*sbbfBuilder, error) {
-			f, err := blocked.NewSplitBlockWithSize(b.f.NumBytes())
+			f, err := sbbf.NewWithSize(b.f.NumBytes())
 			return &sbbfBuilder{f: f}, err
 		},
 		func(into, from *sbbfBuilder) error { return into.f.Union(from.f) },
@@ -79,7 +79,7 @@ func (b *sbbfBuilder) added() int64                       { return b.keys }
 func (b *sbbfBuilder) writeTo(w io.Writer) (int64, error) { return b.f.WriteTo(w) }
 func (b *sbbfBuilder) stats() filterStats                 { return sbbfStats(b.f) }
 
-// sbbfGeometry is what SplitBlock and SplitBlockView both report.
+// sbbfGeometry is what sbbf.Filter and sbbf.View both report.
 type sbbfGeometry interface {
 	Blocks() uint64
 	NumBytes() uint64
@@ -98,17 +98,17 @@ func sbbfStats(f sbbfGeometry) filterStats {
 	}
 }
 
-type sbbfReader struct{ f *blocked.SplitBlockView }
+type sbbfReader struct{ f *sbbf.View }
 
 func openSBBF(path string) (queryFilter, error) {
-	f, err := blocked.OpenSplitBlock(path)
+	f, err := sbbf.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	return sbbfReader{f}, nil
 }
 
-func (r sbbfReader) hash(key []byte) uint64 { return blocked.SplitBlockHash(key) }
+func (r sbbfReader) hash(key []byte) uint64 { return sbbf.Hash(key) }
 func (r sbbfReader) containsHashes(hs []uint64, out []bool) int {
 	return r.f.ContainsHashes(hs, out)
 }

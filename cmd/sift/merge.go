@@ -10,6 +10,7 @@ import (
 	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/classic"
 	"github.com/sift-go/sift/cuckoo"
+	"github.com/sift-go/sift/sbbf"
 )
 
 var mergeCmd = &command{
@@ -84,11 +85,11 @@ func runMerge(e *env) (int, error) {
 	case sift.KindBlocked:
 		m, err = mergeFiles(args, blocked.ReadFilter, func(f *blocked.Filter) filterStats { return blockedStats(f) })
 	case sift.KindSplitBlock:
-		m, err = mergeFiles(args, func(r io.Reader, _ ...blocked.Option) (*blocked.SplitBlock, error) {
-			f := new(blocked.SplitBlock)
+		m, err = mergeFiles(args, func(r io.Reader, _ ...sbbf.Option) (*sbbf.Filter, error) {
+			f := new(sbbf.Filter)
 			_, err := f.ReadFrom(r)
 			return f, err
-		}, func(f *blocked.SplitBlock) filterStats { return sbbfStats(f) })
+		}, func(f *sbbf.Filter) filterStats { return sbbfStats(f) })
 	case sift.KindCuckoo:
 		m, err = mergeFiles(args, cuckoo.ReadFilter, func(f *cuckoo.Filter) filterStats { return cuckooStats(f) })
 	case sift.KindCounting:

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/sbbf"
 )
 
 // TestBuildSBBF: -kind sbbf writes, in sift's format, the Parquet
@@ -26,7 +26,7 @@ func TestBuildSBBF(t *testing.T) {
 	out := filepath.Join(dir, "k.sift")
 	mustRun(t, nil, "build", "-kind", "sbbf", "-fpp", "0.001", "-o", out, in)
 
-	want, err := blocked.NewSplitBlock(n, 0.001)
+	want, err := sbbf.New(n, 0.001)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestBuildSBBF(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, wantBytes) {
-		t.Fatal("sift build -kind sbbf differs from blocked.NewSplitBlock with AddString of the same lines")
+		t.Fatal("sift build -kind sbbf differs from sbbf.New with AddString of the same lines")
 	}
 
 	info := mustRun(t, nil, "info", "-kind", "sbbf", out)

@@ -65,7 +65,7 @@ const (
 	KindScalable Kind = 3 // blocked.Scalable: a chain of blocked filters
 	KindCounting Kind = 4 // classic.Counting
 	KindClassic  Kind = 5 // classic.Filter (native form)
-	// KindSplitBlock is blocked.SplitBlock: Parquet's split-block Bloom
+	// KindSplitBlock is sbbf.Filter: Parquet's split-block Bloom
 	// filter, its bitset as the payload.
 	KindSplitBlock Kind = 6
 )
@@ -99,7 +99,7 @@ type Hash uint8
 const (
 	HashXXH3    Hash = 1 // package hash: XXH3-64 with the header's seed
 	HashMurmur3 Hash = 2 // murmur3_x64_128, seed 0, Guava funnels (classic.Filter)
-	HashXXH64   Hash = 3 // XXH64, seed 0, of Parquet's plain encoding (blocked.SplitBlock)
+	HashXXH64   Hash = 3 // XXH64, seed 0, of Parquet's plain encoding (sbbf.Filter)
 )
 
 // String returns the hash algorithm's name.
