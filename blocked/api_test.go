@@ -3,7 +3,12 @@ package blocked
 import (
 	"bytes"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"math/rand/v2"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sift-go/sift"
@@ -337,5 +342,48 @@ func TestSizeBytes(t *testing.T) {
 	f.Close()
 	if f.SizeBytes() != 0 {
 		t.Errorf("closed Filter.SizeBytes = %d", f.SizeBytes())
+	}
+}
+
+// TestNoSplitBlockNames: Parquet's split-block filter lives in package sbbf;
+// nothing this package declares at top level may name it (go doc ./blocked
+// lists none).
+func TestNoSplitBlockNames(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				names = append(names, d.Name.Name)
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch spec := spec.(type) {
+					case *ast.TypeSpec:
+						names = append(names, spec.Name.Name)
+					case *ast.ValueSpec:
+						for _, n := range spec.Names {
+							names = append(names, n.Name)
+						}
+					}
+				}
+			}
+		}
+		for _, name := range names {
+			if ast.IsExported(name) && (strings.Contains(name, "Split") || strings.Contains(name, "Parquet")) {
+				t.Errorf("%s: %s belongs in package sbbf", file, name)
+			}
+		}
 	}
 }

@@ -57,3 +57,29 @@ func ExampleFalsePositiveRate() {
 	fmt.Printf("%.4f\n", sbbf.FalsePositiveRate(1024*32, 26214))
 	// Output: 0.0126
 }
+
+// A filter in sift's file format, served in place from a buffer (Open does
+// the same from a mapped file), and the same filter's Parquet bytes read
+// without copying the bitset.
+func ExampleView() {
+	f, _ := sbbf.NewWithSize(4096)
+	f.AddString("alice")
+	data, _ := f.MarshalBinary()
+	v, err := sbbf.FromBytes(data)
+	if err != nil {
+		panic(err)
+	}
+	defer v.Close()
+	fmt.Println(v.ContainsString("alice"), v.Blocks())
+
+	pq, _ := f.MarshalParquet()
+	pv, n, err := sbbf.ViewParquet(pq)
+	if err != nil {
+		panic(err)
+	}
+	defer pv.Close()
+	fmt.Println(pv.ContainsString("alice"), n == len(pq))
+	// Output:
+	// true 128
+	// true true
+}
