@@ -129,12 +129,12 @@ func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
 	return n, nil
 }
 
-// View is a read-only split-block filter served in place from
-// encoded bytes: a file in sift's format mapped by Open, or a
-// caller's buffer given to FromBytes (sift's format) or
-// ViewParquet (a Parquet column chunk's Bloom filter data). It answers
-// exactly as the filter that was saved and has no methods that add. All
-// its methods but Close may run from many goroutines at once.
+// View is a read-only split-block filter served in place from encoded
+// bytes: a file in sift's format mapped by Open, or a caller's buffer given
+// to FromBytes (sift's format) or ViewParquet (a Parquet column chunk's
+// Bloom filter data). It answers exactly as the filter that was saved and
+// has no methods that add. All its methods but Close may run from many
+// goroutines at once.
 type View struct {
 	core
 	mapped bool
@@ -161,11 +161,11 @@ func Open(path string, opts ...Option) (*View, error) {
 	return v, nil
 }
 
-// FromBytes returns a View of the filter encoded in data in
-// sift's format, which must be exactly one encoding. On a little-endian
-// machine with data 32-byte aligned at the payload the View uses data in
-// place (it must then stay unmodified and alive while the View is used);
-// otherwise it copies. Options: WithoutChecksum, WithMaxSize.
+// FromBytes returns a View of the filter encoded in data in sift's format,
+// which must be exactly one encoding. On a little-endian machine with data
+// 32-byte aligned at the payload the View uses data in place (it must then
+// stay unmodified and alive while the View is used); otherwise it copies.
+// Options: WithoutChecksum, WithMaxSize.
 func FromBytes(data []byte, opts ...Option) (*View, error) {
 	return viewOf(data, &mem.Region{}, collect(opts))
 }
@@ -275,8 +275,7 @@ func (v *View) EstimatedCount() uint64 {
 	return s.count()
 }
 
-// FPP returns the filter's current false-positive rate (see
-// Filter.FPP).
+// FPP returns the filter's current false-positive rate (see Filter.FPP).
 func (v *View) FPP() float64 {
 	s := v.fill()
 	return s.fpr()

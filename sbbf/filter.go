@@ -9,8 +9,8 @@ import (
 	"github.com/sift-go/sift/internal/mem"
 )
 
-// core is what Filter and View share: the blocks and
-// where their memory came from.
+// core is what Filter and View share: the blocks and where their memory
+// came from.
 type core struct {
 	// blocks comes first: the single-key kernels take &blocks, a pointer
 	// to the slice header, as their one memory argument.
@@ -106,22 +106,20 @@ func (c *core) containsHashes(hs []uint64, out []bool) int {
 // and decoding into the filter must not run concurrently with anything
 // else. Filters of 4 MiB and more live in memory mapped outside the Go
 // heap: Close returns it at once (a finalizer does otherwise). The zero
-// Filter has no blocks: it is only good as the target of
-// UnmarshalBinary, UnmarshalParquet or ReadFrom. Do not copy a Filter
-// value; use Clone.
+// Filter has no blocks: it is only good as the target of UnmarshalBinary,
+// UnmarshalParquet or ReadFrom. Do not copy a Filter value; use Clone.
 type Filter struct {
 	core
 }
 
-// New returns a split-block filter for n distinct keys whose
-// false-positive rate after those n adds is at most fpp, with the least
-// number of blocks that ensures it (OptimalSize; any block
-// count: Parquet readers accept any, and none needs a power of two but
-// Fold). For the size parquet-mr and Arrow would choose, use
-// NewWithSize(ParquetSize(n, fpp)). n = 0 is treated as
-// 1. It returns ErrInvalidFPP for fpp outside (0, 1) or NaN, and
-// ErrTooLarge beyond MaxBlocks blocks, WithMaxSize, or what the
-// machine can provide. Options: WithMaxSize.
+// New returns a split-block filter for n distinct keys whose false-positive
+// rate after those n adds is at most fpp, with the least number of blocks
+// that ensures it (OptimalSize; any block count: Parquet readers accept
+// any, and none needs a power of two but Fold). For the size parquet-mr and
+// Arrow would choose, use NewWithSize(ParquetSize(n, fpp)). n = 0 is
+// treated as 1. It returns ErrInvalidFPP for fpp outside (0, 1) or NaN, and
+// ErrTooLarge beyond MaxBlocks blocks, WithMaxSize, or what the machine can
+// provide. Options: WithMaxSize.
 func New(n uint64, fpp float64, opts ...Option) (*Filter, error) {
 	blocks, err := optimalBlocks(n, fpp)
 	if err != nil {

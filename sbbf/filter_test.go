@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
@@ -249,8 +250,8 @@ func TestKeyForms(t *testing.T) {
 
 func TestConstructors(t *testing.T) {
 	for _, fpp := range []float64{0, 1, -0.5, 1.5, math.NaN(), math.Inf(1)} {
-		if _, err := New(100, fpp); !errors.Is(err, ErrInvalidFPP) {
-			t.Errorf("New(100, %v): %v, want ErrInvalidFPP", fpp, err)
+		if _, err := New(100, fpp); !errors.Is(err, ErrInvalidFPP) || !errors.Is(err, ErrInvalidArgument) || !strings.HasPrefix(err.Error(), "sbbf: ") {
+			t.Errorf("New(100, %v): %v, want sbbf's ErrInvalidFPP and ErrInvalidArgument", fpp, err)
 		}
 		if _, err := ParquetSize(100, fpp); !errors.Is(err, ErrInvalidFPP) {
 			t.Errorf("ParquetSize(100, %v): %v", fpp, err)

@@ -7,8 +7,8 @@ import (
 	"github.com/cespare/xxhash/v2"
 )
 
-// The split-block filter hashes a value's Parquet plain encoding with XXH64,
-// seed 0: the raw bytes of BYTE_ARRAY (no length prefix),
+// The split-block filter hashes a value's Parquet plain encoding with
+// XXH64, seed 0: the raw bytes of BYTE_ARRAY (no length prefix),
 // FIXED_LEN_BYTE_ARRAY and INT96 values, the four little-endian bytes of
 // INT32 and FLOAT, the eight of INT64 and DOUBLE. XXH64 of bytes comes from
 // github.com/cespare/xxhash/v2; the fixed 4- and 8-byte inputs of the
@@ -46,23 +46,23 @@ func xxh64Uint32(x uint32) uint64 {
 	return xxAvalanche(bits.RotateLeft64(h, 23)*xxPrime2 + xxPrime3)
 }
 
-// Hash returns the hash the split-block filter uses for a
-// BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY or INT96 value: XXH64, seed 0, of its
-// bytes. AddHash(Hash(v)) is Add(v).
+// Hash returns the hash the split-block filter uses for a BYTE_ARRAY,
+// FIXED_LEN_BYTE_ARRAY or INT96 value: XXH64, seed 0, of its bytes.
+// AddHash(Hash(v)) is Add(v).
 func Hash(v []byte) uint64 { return xxhash.Sum64(v) }
 
-// HashString is Hash for a string value (a UTF8
-// BYTE_ARRAY), without a copy.
+// HashString is Hash for a string value (a UTF8 BYTE_ARRAY), without a
+// copy.
 func HashString(v string) uint64 { return xxhash.Sum64String(v) }
 
-// HashInt32 returns the hash of an INT32 value (also the
-// physical type of DATE, TIME_MILLIS, INT(8/16/32, signed or not) and
-// DECIMAL up to 9 digits): XXH64 of its four little-endian bytes.
+// HashInt32 returns the hash of an INT32 value (also the physical type of
+// DATE, TIME_MILLIS, INT(8/16/32, signed or not) and DECIMAL up to 9
+// digits): XXH64 of its four little-endian bytes.
 func HashInt32(v int32) uint64 { return xxh64Uint32(uint32(v)) }
 
-// HashInt64 returns the hash of an INT64 value (also the
-// physical type of TIMESTAMP, TIME_MICROS/NANOS, INT(64) and DECIMAL up to
-// 18 digits): XXH64 of its eight little-endian bytes.
+// HashInt64 returns the hash of an INT64 value (also the physical type of
+// TIMESTAMP, TIME_MICROS/NANOS, INT(64) and DECIMAL up to 18 digits): XXH64
+// of its eight little-endian bytes.
 func HashInt64(v int64) uint64 { return xxh64Uint64(uint64(v)) }
 
 // HashFloat32 returns the hash of a FLOAT value: XXH64 of the
@@ -72,9 +72,9 @@ func HashInt64(v int64) uint64 { return xxh64Uint64(uint64(v)) }
 // both.
 func HashFloat32(v float32) uint64 { return xxh64Uint32(math.Float32bits(v)) }
 
-// HashFloat64 is HashFloat32 for a DOUBLE value: XXH64
-// of the eight little-endian bytes of its bits. Mind NaN payloads: Go's
-// math.NaN() is 0x7FF8000000000001, while Java, C++ and DuckDB write the
-// canonical 0x7FF8000000000000, a different key
+// HashFloat64 is HashFloat32 for a DOUBLE value: XXH64 of the eight
+// little-endian bytes of its bits. Mind NaN payloads: Go's math.NaN() is
+// 0x7FF8000000000001, while Java, C++ and DuckDB write the canonical
+// 0x7FF8000000000000, a different key
 // (math.Float64frombits(0x7FF8000000000000) is theirs).
 func HashFloat64(v float64) uint64 { return xxh64Uint64(math.Float64bits(v)) }

@@ -447,11 +447,11 @@ func ReadParquet(r io.Reader, opts ...Option) (*Filter, int64, error) {
 	return f, n, nil
 }
 
-// FromBitset returns a filter holding a copy of a Parquet
-// bitset: numBytes bytes of little-endian 32-bit words, block b at byte
-// 32*b (for example the bitset of a column's filter after decryption). It
-// returns ErrCorrupt unless len(bitset) is a positive multiple of 32 and
-// ErrTooLarge beyond MaxBlocks blocks.
+// FromBitset returns a filter holding a copy of a Parquet bitset: numBytes
+// bytes of little-endian 32-bit words, block b at byte 32*b (for example
+// the bitset of a column's filter after decryption). It returns ErrCorrupt
+// unless len(bitset) is a positive multiple of 32 and ErrTooLarge beyond
+// MaxBlocks blocks.
 func FromBitset(bitset []byte) (*Filter, error) {
 	if err := checkBitset(len(bitset)); err != nil {
 		return nil, err

@@ -17,9 +17,8 @@ const (
 	// filter).
 	MaxBlocks = kernel.SBBFMaxBlocks
 	// ParquetMaxBytes is the largest filter parquet-mr, Arrow C++ and
-	// arrow-go write (and the largest arrow-go reads): 128 MiB.
-	// ParquetSize never exceeds it; sift itself has no such
-	// limit below MaxBlocks.
+	// arrow-go write (and the largest arrow-go reads): 128 MiB. ParquetSize
+	// never exceeds it; sift itself has no such limit below MaxBlocks.
 	ParquetMaxBytes = 128 << 20
 )
 
@@ -57,8 +56,8 @@ func blockMoments(load uint64) (hit, sq float64) {
 	return p + (1-p)*collide, sq
 }
 
-// momentsOf averages blockMoments over the binomial load of
-// n keys in blocks blocks.
+// momentsOf averages blockMoments over the binomial load of n keys in
+// blocks blocks.
 func momentsOf(blocks, n uint64) (mean, sq float64) {
 	return bloommath.LoadMoments(blocks, n, blockMoments)
 }
@@ -78,8 +77,8 @@ func FalsePositiveRate(numBytes, n uint64) float64 {
 	return mean
 }
 
-// fprBound is the rate New holds to fpp: the expected rate
-// plus bloommath.Sigmas standard deviations of a filter's actual rate, as
+// fprBound is the rate New holds to fpp: the expected rate plus
+// bloommath.Sigmas standard deviations of a filter's actual rate, as
 // package blocked sizes its filter.
 func fprBound(blocks, n uint64) float64 {
 	mean, sq := momentsOf(blocks, n)
