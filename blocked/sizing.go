@@ -126,7 +126,7 @@ func blockMoments(load float64, ones, twos int) (hit, sq float64) {
 		p *= math.Pow(wordMoment(&pw2, 2), float64(twos))
 		sq *= math.Pow(wordMoment(&pw2, 4), float64(twos))
 	}
-	collide := -math.Expm1(load * math.Log1p(-0x1p-32))
+	collide := bloommath.Collision(load)
 	return p + (1-p)*collide, sq
 }
 
@@ -389,6 +389,6 @@ func (s *fillStats) fpr() float64 {
 	if math.IsInf(load, 1) {
 		return 1
 	}
-	collide := -math.Expm1(load * math.Log1p(-0x1p-32))
+	collide := bloommath.Collision(load)
 	return fpr + (1-fpr)*collide
 }

@@ -52,7 +52,7 @@ func blockMoments(load uint64) (hit, sq float64) {
 	p := math.Pow(1-q1, kernel.SBBFBlockWords)
 	w2 := (1-q1)/32 + 31.0/32*(1-2*q1+q2)
 	sq = math.Pow(max(w2, 0), kernel.SBBFBlockWords)
-	collide := -math.Expm1(l * math.Log1p(-0x1p-32))
+	collide := bloommath.Collision(l)
 	return p + (1-p)*collide, sq
 }
 
@@ -237,6 +237,6 @@ func (s *fillStats) fpr() float64 {
 	if math.IsInf(load, 1) {
 		return 1
 	}
-	collide := -math.Expm1(load * math.Log1p(-0x1p-32))
+	collide := bloommath.Collision(load)
 	return fpr + (1-fpr)*collide
 }

@@ -18,6 +18,14 @@ import "math"
 // actual rate (from LoadMoments' second moment) around it.
 const Sigmas = 3
 
+// Collision returns the chance that an absent key's 32 in-block hash bits
+// equal those of at least one of load keys stored in its block, which makes
+// every probe match whatever the design: 1 - (1 - 2^-32)^load. Both
+// designs add it to their block's rate (hit + (1-hit)*Collision(load)).
+func Collision(load float64) float64 {
+	return -math.Expm1(load * math.Log1p(-0x1p-32))
+}
+
 // LoadMoments averages a block's false-positive rate (hit) and its square
 // (sq), given by at as functions of the number of keys in the block, over
 // the binomial load of the block an absent key lands in: n keys over

@@ -93,3 +93,16 @@ func TestRoundCount(t *testing.T) {
 		}
 	}
 }
+
+func TestCollision(t *testing.T) {
+	for _, c := range []struct{ load, want float64 }{
+		{0, 0},
+		{1, 0x1p-32},
+		{1000, 1000 * 0x1p-32 * (1 - 999*0x1p-33)}, // the binomial series' first two terms
+		{0x1p32, 1 - 1/math.E},
+	} {
+		if got := Collision(c.load); math.Abs(got-c.want) > 1e-9*c.want {
+			t.Errorf("Collision(%v) = %v, want %v", c.load, got, c.want)
+		}
+	}
+}
