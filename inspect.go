@@ -3,10 +3,10 @@ package sift
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 
+	"github.com/sift-go/sift/internal/errs"
 	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/mem"
 )
@@ -122,7 +122,7 @@ func InspectAt(r io.ReaderAt, off int64) (Info, error) {
 	n, err := r.ReadAt(b[:], off)
 	if n < len(b) {
 		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-			return Info{}, fmt.Errorf("sift: reading the header: %w", err)
+			return Info{}, errs.Errorf("sift", []error{err}, "reading the header: %v", err)
 		}
 		// A short header: ErrMagic if what there is is not sift's,
 		// else ErrTruncated.
@@ -163,7 +163,7 @@ func Verify(b []byte) (Info, error) {
 		return Info{}, err
 	}
 	if n != len(b) {
-		return info, fmt.Errorf("%w: %d bytes after the end of the filter", ErrCorrupt, len(b)-n)
+		return info, errs.Annotatef("sift", []error{ErrCorrupt}, "%d bytes after the end of the filter", len(b)-n)
 	}
 	return info, nil
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/mem"
 )
@@ -176,18 +175,18 @@ func TestSplitBlockDecodeErrors(t *testing.T) {
 		data []byte
 		want error
 	}{
-		{"empty", nil, sift.ErrTruncated},
-		{"blocked filter", blockedFile, sift.ErrKind},
-		{"xxh3 hash", craftSplit(func(h *format.Header) { h.Hash = format.HashXXH3 }), sift.ErrCorrupt},
-		{"seed", craftSplit(func(h *format.Header) { h.Seed = 1 }), sift.ErrCorrupt},
-		{"0 blocks", craftSplit(func(h *format.Header) { h.Params[0] = 0 }), sift.ErrCorrupt},
-		{"5 blocks", craftSplit(func(h *format.Header) { h.Params[0] = 5 }), sift.ErrCorrupt},
-		{"2^31 blocks", craftSplit(func(h *format.Header) { h.Params[0] = 1 << 31 }), sift.ErrCorrupt},
-		{"param 1", craftSplit(func(h *format.Header) { h.Params[1] = 1 }), sift.ErrCorrupt},
-		{"param 7", craftSplit(func(h *format.Header) { h.Params[7] = 8 }), sift.ErrCorrupt},
-		{"truncated", valid[:len(valid)-1], sift.ErrTruncated},
-		{"payload flip", func() []byte { b := bytes.Clone(valid); b[len(b)-1] ^= 1; return b }(), sift.ErrChecksum},
-		{"trailing", append(bytes.Clone(valid), 0), sift.ErrCorrupt},
+		{"empty", nil, ErrTruncated},
+		{"blocked filter", blockedFile, ErrKind},
+		{"xxh3 hash", craftSplit(func(h *format.Header) { h.Hash = format.HashXXH3 }), ErrCorrupt},
+		{"seed", craftSplit(func(h *format.Header) { h.Seed = 1 }), ErrCorrupt},
+		{"0 blocks", craftSplit(func(h *format.Header) { h.Params[0] = 0 }), ErrCorrupt},
+		{"5 blocks", craftSplit(func(h *format.Header) { h.Params[0] = 5 }), ErrCorrupt},
+		{"2^31 blocks", craftSplit(func(h *format.Header) { h.Params[0] = 1 << 31 }), ErrCorrupt},
+		{"param 1", craftSplit(func(h *format.Header) { h.Params[1] = 1 }), ErrCorrupt},
+		{"param 7", craftSplit(func(h *format.Header) { h.Params[7] = 8 }), ErrCorrupt},
+		{"truncated", valid[:len(valid)-1], ErrTruncated},
+		{"payload flip", func() []byte { b := bytes.Clone(valid); b[len(b)-1] ^= 1; return b }(), ErrChecksum},
+		{"trailing", append(bytes.Clone(valid), 0), ErrCorrupt},
 	}
 	for _, c := range cases {
 		if err := (&SplitBlock{}).UnmarshalBinary(c.data); !errors.Is(err, c.want) {
@@ -203,7 +202,7 @@ func TestSplitBlockDecodeErrors(t *testing.T) {
 			t.Errorf("%s: ReadFrom: %v, want %v", c.name, err, c.want)
 		}
 	}
-	if _, err := SplitBlockFromBytes(valid, WithMaxSize(64)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := SplitBlockFromBytes(valid, WithMaxSize(64)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("WithMaxSize: %v", err)
 	}
 	bad := bytes.Clone(valid)
@@ -213,10 +212,10 @@ func TestSplitBlockDecodeErrors(t *testing.T) {
 	} else {
 		v.Close()
 	}
-	if _, err := OpenSplitBlock(filepath.Join("testdata", "blocked-v1.sift")); !errors.Is(err, sift.ErrKind) {
+	if _, err := OpenSplitBlock(filepath.Join("testdata", "blocked-v1.sift")); !errors.Is(err, ErrKind) {
 		t.Errorf("OpenSplitBlock of a blocked file: %v", err)
 	}
-	if _, err := Open(filepath.Join("testdata", "sbbf-v1.sift")); !errors.Is(err, sift.ErrKind) {
+	if _, err := Open(filepath.Join("testdata", "sbbf-v1.sift")); !errors.Is(err, ErrKind) {
 		t.Errorf("Open of a split-block file: %v", err)
 	}
 	if _, err := OpenSplitBlock(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, os.ErrNotExist) {

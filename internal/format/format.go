@@ -207,8 +207,10 @@ type Options struct {
 	SkipPayloadCRC bool
 }
 
+// errf is a "sift: <base's message>: <detail>" error wrapping base; the
+// filter packages' decoders carry it under their own prefix (errs.Wrap).
 func errf(base error, format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{base}, args...)...)
+	return errs.Annotatef("sift", []error{base}, format, args...)
 }
 
 // ParseHeader decodes and validates the fixed header in b (at least
@@ -398,5 +400,5 @@ func readErr(err error, what string, got, want int) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return errf(errs.Truncated, "%s: got %d of %d bytes", what, got, want)
 	}
-	return fmt.Errorf("sift: reading %s: %w", what, err)
+	return errs.Errorf("sift", []error{err}, "reading %s: %v", what, err)
 }

@@ -2,10 +2,12 @@ package sift_test
 
 import (
 	"bytes"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/classic"
 	"github.com/sift-go/sift/cuckoo"
@@ -98,6 +100,82 @@ func TestErrorMessagesGolden(t *testing.T) {
 		}
 		if got := strings.ReplaceAll(c.err.Error(), dir, "DIR"); got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestErrorsAcrossPackages: one ErrInvalidArgument and one ErrIncompatible
+// for every package, so one errors.Is test covers them all, and every error
+// is a *sift.Error carrying its package's prefix. (Before the packages
+// shared internal/errs, each had values of its own: blocked's
+// ErrInvalidArgument was not cuckoo's.)
+func TestErrorsAcrossPackages(t *testing.T) {
+	for _, v := range []error{blocked.ErrInvalidArgument, cuckoo.ErrInvalidArgument, classic.ErrInvalidArgument} {
+		if v != sift.ErrInvalidArgument {
+			t.Errorf("%v is not sift.ErrInvalidArgument", v)
+		}
+	}
+	for _, v := range []error{blocked.ErrIncompatible, cuckoo.ErrIncompatible, classic.ErrIncompatible} {
+		if v != sift.ErrIncompatible {
+			t.Errorf("%v is not sift.ErrIncompatible", v)
+		}
+	}
+	for _, v := range []error{blocked.ErrClosed, cuckoo.ErrClosed, classic.ErrClosed, blocked.ErrCorrupt, cuckoo.ErrTooLarge, classic.ErrTruncated} {
+		if !errors.Is(v, v) || !strings.HasPrefix(v.Error(), "sift: ") {
+			t.Errorf("%v: not one of sift's sentinels", v)
+		}
+	}
+
+	must := func(_ any, err error) error { return err }
+	bf, _ := blocked.New(1000, 0.01)
+	bf2, _ := blocked.New(1000, 0.01, blocked.WithSeed(1))
+	cf, _ := cuckoo.New(1000)
+	cf8, _ := cuckoo.New(1000, cuckoo.WithFingerprintBits(8))
+	kf, _ := classic.New(1000, 0.01)
+	kc, _ := classic.NewCounting(1000, 0.01)
+	kc2, _ := classic.NewCounting(2000, 0.01)
+	for name, err := range map[string]error{
+		"blocked.New fpp":          must(blocked.New(10, 2)),
+		"blocked.New fpp too low":  must(blocked.New(10, 1e-12)),
+		"blocked.NewWithSize k":    must(blocked.NewWithSize(1024, 0)),
+		"blocked.NewScalable":      must(blocked.NewScalable(10, 0.01, blocked.WithGrowth(1))),
+		"blocked.NewSplitBlock":    must(blocked.NewSplitBlock(10, 2)),
+		"cuckoo.New capacity":      must(cuckoo.New(0)),
+		"cuckoo.New fingerprint":   must(cuckoo.New(10, cuckoo.WithFingerprintBits(9))),
+		"classic.New insertions":   must(classic.New(-1, 0.01)),
+		"classic.New fpp":          must(classic.New(10, 0)),
+		"classic.NewCounting fpp":  must(classic.NewCounting(10, 1)),
+		"classic.New with a seed":  must(classic.New(10, 0.01, classic.WithSeed(1))),
+		"cuckoo.New too many keys": must(cuckoo.New(1 << 62)),
+	} {
+		if !errors.Is(err, sift.ErrInvalidArgument) {
+			t.Errorf("%s: %v does not match sift.ErrInvalidArgument", name, err)
+		}
+	}
+	for name, err := range map[string]error{
+		"blocked Union":     bf.Union(bf2),
+		"cuckoo Union":      cf.Union(cf8),
+		"classic PutAll":    kf.PutAll(kf),
+		"counting Union":    kc.Union(kc2),
+		"blocked Intersect": bf.Intersect(bf2),
+	} {
+		if !errors.Is(err, sift.ErrIncompatible) {
+			t.Errorf("%s: %v does not match sift.ErrIncompatible", name, err)
+		}
+	}
+
+	dir := ""
+	for _, c := range errorCases(t, &dir) {
+		var e *sift.Error
+		if !errors.As(c.err, &e) {
+			t.Errorf("%s: %T is not a *sift.Error", c.name, c.err)
+			continue
+		}
+		if want := strings.SplitN(c.name, " ", 2)[0]; want == "scalable" && e.Pkg != "blocked" || want != "scalable" && e.Pkg != want {
+			t.Errorf("%s: Pkg %q", c.name, e.Pkg)
+		}
+		if e.Error() != c.err.Error() || e.Pkg+": "+e.Msg != e.Error() {
+			t.Errorf("%s: %q is not %q + %q", c.name, e.Error(), e.Pkg, e.Msg)
 		}
 	}
 }
