@@ -112,7 +112,7 @@ func Inspect(b []byte) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	return infoOf(h, off, binary.LittleEndian.Uint32(b[format.HeaderSize-4:])), nil
+	return infoOf(h, off, headerCRC(b)), nil
 }
 
 // InspectAt is Inspect for the encoding that starts at offset off of r: it
@@ -200,6 +200,10 @@ func infoOf(h format.Header, off uint64, headerCRC uint32) Info {
 	}
 	return info
 }
+
+// headerCRC returns the header's stored CRC-32C (its last four bytes); b
+// holds a header ParseHeader accepted.
+func headerCRC(b []byte) uint32 { return binary.LittleEndian.Uint32(b[format.HeaderSize-4:]) }
 
 // smallInt returns p as an int, capped at MaxInt32 (a damaged header may
 // store anything; the kind's decoder rejects out-of-range values).
