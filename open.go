@@ -3,6 +3,7 @@ package sift
 import (
 	"runtime"
 
+	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/internal/errs"
 	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/mem"
@@ -25,7 +26,17 @@ import (
 // once. After Close, and on a zero View, the lookups panic with an error
 // wrapping ErrClosed.
 type View struct {
-	m      lookup      // the kind's view; closedView after Close
+	m lookup // the kind's view; closedView after Close
+	// b is m when the kind is blocked, for ContainsHash: blocked's probe
+	// inlines into a direct call, and an interface call cannot inline it.
+	// BenchmarkViewLookup (view_bench_test.go; Zen 5 "Oxide Virtual
+	// Turin-like Processor", go test -bench ViewLookup, 10 interleaved
+	// runs, fastest of each): ContainsHash 3.7 ns through b against 4.7 ns
+	// through m in cache (n=1e4), 6.7 against 10.4 ns in memory (n=1e7),
+	// 2.7 and 5.1 ns for a direct *blocked.View. ContainsString measured
+	// the same either way (8.4 to 8.7 ns in cache, 7.8 direct: the hash
+	// is a call anyway), so every other lookup goes through m.
+	b      *blocked.View
 	info   Info        // the header's facts
 	region *mem.Region // Open's mapping, unmapped by Close (nil for FromBytes)
 }
@@ -101,7 +112,8 @@ func viewOf(data []byte, opts []Option) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &View{m: m, info: info}, nil
+	b, _ := m.(*blocked.View)
+	return &View{m: m, b: b, info: info}, nil
 }
 
 // Kind returns the kind of filter the View serves.
@@ -135,7 +147,12 @@ func (v *View) ContainsUint64(x uint64) bool {
 // ContainsHash is Contains for a key whose hash (from this View's Hash or
 // HashString) is h.
 func (v *View) ContainsHash(h uint64) bool {
-	r := v.lookup().ContainsHash(h)
+	var r bool
+	if b := v.b; b != nil {
+		r = b.ContainsHash(h)
+	} else {
+		r = v.lookup().ContainsHash(h)
+	}
 	runtime.KeepAlive(v)
 	return r
 }
@@ -166,7 +183,7 @@ func (v *View) Close() error {
 	if m == nil || m == lookup(closedView{}) {
 		return nil
 	}
-	v.m = closedView{}
+	v.m, v.b = closedView{}, nil
 	err := m.Close()
 	if v.region != nil {
 		if ferr := v.region.Free(); err == nil {
