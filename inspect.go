@@ -183,21 +183,11 @@ func infoOf(h format.Header, off uint64, headerCRC uint32) Info {
 		PayloadCRC:    h.PayloadCRC,
 		Params:        p,
 	}
-	// Parameter indexes as FORMAT.md defines them per kind.
-	switch info.Kind {
-	case KindBlocked:
-		info.Blocks, info.K = p[0], smallInt(p[1])
-	case KindCuckoo:
-		info.Buckets, info.FingerprintBits, info.Count = p[0], smallInt(p[1]), p[2]
-	case KindScalable:
-		info.Stages, info.Count = p[0], p[5]
-	case KindCounting:
-		info.Counters, info.K = p[0], smallInt(p[1])
-	case KindClassic:
-		info.Words, info.K = p[2], smallInt(p[1])
-	case KindSplitBlock:
-		info.Blocks, info.K = p[0], 8 // 256-bit blocks: one bit in each of eight words
-	}
+	// Each kind's parameters, as FORMAT.md defines them (internal/format's
+	// table of kinds).
+	g := h.Geometry()
+	info.Blocks, info.Buckets, info.Counters, info.Words, info.Stages, info.Count = g.Blocks, g.Buckets, g.Counters, g.Words, g.Stages, g.Count
+	info.K, info.FingerprintBits = smallInt(g.K), smallInt(g.FingerprintBits)
 	return info
 }
 

@@ -73,23 +73,58 @@ const (
 // MaxKind is the highest kind this code knows.
 const MaxKind = KindSplitBlock
 
+// Geometry is a kind's size and shape as its header parameters state them
+// (FORMAT.md, "Kinds"), unchecked: each field is 0 where the kind has no
+// such parameter. The kind's decoder checks them against each other and
+// the payload.
+type Geometry struct {
+	Blocks          uint64 // blocked: 64-byte blocks; split-block: 32-byte blocks
+	Buckets         uint64 // cuckoo: buckets of four slots
+	Counters        uint64 // counting: 4-bit counters
+	Words           uint64 // classic: 64-bit words
+	Stages          uint64 // scalable: stages
+	K               uint64 // bits (or counters) set per key
+	FingerprintBits uint64 // cuckoo: 8 or 16
+	Count           uint64 // keys recorded: cuckoo's fingerprints, scalable's keys added
+}
+
+// kindSpec is what the format says about one kind: its name and where its
+// header parameters keep its geometry.
+type kindSpec struct {
+	name     string
+	geometry func(p [NumParams]uint64) Geometry
+}
+
+// kinds holds one entry per kind, indexed by Kind: adding a kind to the
+// format is a constant above, MaxKind, and one entry here (with its
+// parameters in FORMAT.md).
+var kinds = [MaxKind + 1]kindSpec{
+	KindBlocked: {"blocked", func(p [NumParams]uint64) Geometry { return Geometry{Blocks: p[0], K: p[1]} }},
+	KindCuckoo: {"cuckoo", func(p [NumParams]uint64) Geometry {
+		return Geometry{Buckets: p[0], FingerprintBits: p[1], Count: p[2]}
+	}},
+	KindScalable: {"scalable", func(p [NumParams]uint64) Geometry { return Geometry{Stages: p[0], Count: p[5]} }},
+	KindCounting: {"counting", func(p [NumParams]uint64) Geometry { return Geometry{Counters: p[0], K: p[1]} }},
+	KindClassic:  {"classic", func(p [NumParams]uint64) Geometry { return Geometry{Words: p[2], K: p[1]} }},
+	// 256-bit blocks: one bit in each of eight words.
+	KindSplitBlock: {"sbbf", func(p [NumParams]uint64) Geometry { return Geometry{Blocks: p[0], K: 8} }},
+}
+
 // String returns the kind's name, as `sift info` prints it.
 func (k Kind) String() string {
-	switch k {
-	case KindBlocked:
-		return "blocked"
-	case KindCuckoo:
-		return "cuckoo"
-	case KindScalable:
-		return "scalable"
-	case KindCounting:
-		return "counting"
-	case KindClassic:
-		return "classic"
-	case KindSplitBlock:
-		return "sbbf"
+	if k >= KindBlocked && k <= MaxKind {
+		return kinds[k].name
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Geometry returns the size and shape h's parameters state for its kind
+// (the zero Geometry for a kind this code does not know).
+func (h Header) Geometry() Geometry {
+	if h.Kind < KindBlocked || h.Kind > MaxKind {
+		return Geometry{}
+	}
+	return kinds[h.Kind].geometry(h.Params)
 }
 
 // Hash identifies how keys were hashed.
