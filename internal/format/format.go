@@ -2,24 +2,12 @@
 // 128-byte header, then the payload at a 64-byte-aligned offset so a mapped
 // file can be used in place.
 //
-// Layout (all integers little-endian):
-//
-//	offset size field
-//	0      8    magic 0x89 'S' 'I' 'F' 'T' '\r' '\n' 0x1a
-//	8      2    format version (1, or 2 when a generation is recorded)
-//	10     1    filter kind (Kind)
-//	11     1    hash algorithm (Hash)
-//	12     4    flags, 0 (readers reject others)
-//	16     8    hash seed
-//	24     8    payload offset from the start of the header (128 in v1; a multiple of 64)
-//	32     8    payload length in bytes
-//	40     4    CRC-32C (Castagnoli) of the payload
-//	44     4    reserved, 0
-//	48     64   Params: 8 uint64 whose meaning depends on the kind
-//	112    8    version 2: the generation (a writer's sequence number); version 1: reserved, 0
-//	120    4    reserved, 0
-//	124    4    CRC-32C of bytes 0..123
-//	128    ...  payload (padding up to the payload offset is zero)
+// FORMAT.md in the repository is the byte-level specification: the
+// header's fields and offsets, each kind's parameters and payload, and the
+// reading rules. This package implements the header and the reading rules;
+// each filter package implements its kind's parameters and payload. In
+// code, a kind is one constant and one entry in the table of kinds below
+// (its name, and where its parameters keep its geometry).
 //
 // Readers check the magic, the version, the header CRC, every field's range,
 // and the declared sizes against the real input length (and a caller's
