@@ -279,3 +279,37 @@ func TestViewAllocs(t *testing.T) {
 		v.Close()
 	}
 }
+
+// TestViewConcurrentLookups: lookups from many goroutines at once (run
+// under -race).
+func TestViewConcurrentLookups(t *testing.T) {
+	for _, vk := range viewKinds() {
+		path := filepath.Join(t.TempDir(), "f.sift")
+		if err := sift.WriteFile(path, vk.build(t, 500), 1); err != nil {
+			t.Fatal(err)
+		}
+		v, err := sift.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan bool)
+		for g := range 4 {
+			go func() {
+				ok := true
+				hs, out := make([]uint64, 100), make([]bool, 100)
+				for i := range 500 {
+					key := fmt.Sprint("k", (i+g*125)%500)
+					ok = ok && v.ContainsString(key) && v.ContainsUint64(uint64(i)) && v.ContainsHash(v.HashString(key))
+					hs[i%100] = v.HashString(key)
+				}
+				done <- ok && v.ContainsHashes(hs, out) == len(hs)
+			}()
+		}
+		for range 4 {
+			if !<-done {
+				t.Errorf("%v: a false negative under concurrent lookups", vk.kind)
+			}
+		}
+		v.Close()
+	}
+}
