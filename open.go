@@ -30,12 +30,14 @@ type View struct {
 	// b is m when the kind is blocked, for ContainsHash: blocked's probe
 	// inlines into a direct call, and an interface call cannot inline it.
 	// BenchmarkViewLookup (view_bench_test.go; Zen 5 "Oxide Virtual
-	// Turin-like Processor", go test -bench ViewLookup, 10 interleaved
-	// runs, fastest of each): ContainsHash 3.7 ns through b against 4.7 ns
-	// through m in cache (n=1e4), 6.7 against 10.4 ns in memory (n=1e7),
-	// 2.7 and 5.1 ns for a direct *blocked.View. ContainsString measured
-	// the same either way (8.4 to 8.7 ns in cache, 7.8 direct: the hash
-	// is a call anyway), so every other lookup goes through m.
+	// Turin-like Processor", go test -c, then 10 interleaved runs of
+	// -test.bench ViewLookup -test.benchtime 50ms, medians): ContainsHash
+	// through b 4.1 ns against 5.1 through m in cache (n=1e4; 3.4 for a
+	// direct *blocked.View, 4.0 for a switch over every kind), 8.3
+	// against 12.1 in memory (n=1e7; direct 5.2, switch 7.8).
+	// ContainsString measured the same every way (9.9, 9.9 and 10.1 ns in
+	// cache, 8.5 direct: the hash is a call anyway), so every other lookup
+	// goes through m and its registry line.
 	b      *blocked.View
 	info   Info        // the header's facts
 	region *mem.Region // Open's mapping, unmapped by Close (nil for FromBytes)
