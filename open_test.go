@@ -313,3 +313,44 @@ func TestViewConcurrentLookups(t *testing.T) {
 		v.Close()
 	}
 }
+
+// FuzzFromBytes: FromBytes of any bytes returns a View or an error wrapping
+// one of sift's sentinels, never panics, and a View it returns answers
+// lookups and describes what Inspect reads.
+func FuzzFromBytes(f *testing.F) {
+	for _, vk := range viewKinds() {
+		f.Add(encode(f, vk.build(f, 20)))
+	}
+	sc, _ := blocked.NewScalable(10, 0.01)
+	f.Add(encode(f, sc))
+	f.Add([]byte("not a filter"))
+	sentinels := []error{sift.ErrMagic, sift.ErrVersion, sift.ErrKind, sift.ErrTruncated, sift.ErrChecksum, sift.ErrCorrupt, sift.ErrTooLarge}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, opts := range [][]sift.Option{nil, {sift.WithoutChecksum()}} {
+			v, err := sift.FromBytes(data, opts...)
+			if err != nil {
+				known := false
+				for _, s := range sentinels {
+					known = known || errors.Is(err, s)
+				}
+				if !known || v != nil {
+					t.Fatalf("FromBytes: %v, %v: want nil and an error wrapping a sentinel", v, err)
+				}
+				continue
+			}
+			info, err := sift.Inspect(data)
+			if err != nil || v.Info() != info {
+				t.Fatalf("View.Info %+v, Inspect %+v, %v", v.Info(), info, err)
+			}
+			hs, out := []uint64{0, 1, ^uint64(0)}, make([]bool, 3)
+			v.Contains(data)
+			v.ContainsString("k1")
+			v.ContainsUint64(1)
+			v.ContainsHash(v.Hash(data))
+			v.ContainsHashes(hs, out)
+			if err := v.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
