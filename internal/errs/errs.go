@@ -58,7 +58,8 @@ func Errorf(pkg string, match []error, format string, args ...any) *Error {
 
 // Annotatef returns an Error reading "<pkg>: <match[0]'s message>:
 // <formatted detail>" that matches each of match: the usual form of a
-// sentinel with detail ("cuckoo: invalid argument: capacity 0").
+// sentinel with detail ("cuckoo: invalid argument: capacity 0"). match
+// must not be empty.
 func Annotatef(pkg string, match []error, format string, args ...any) *Error {
 	return &Error{Pkg: pkg, Msg: Detail(match[0]) + ": " + fmt.Sprintf(format, args...), errs: match}
 }
