@@ -108,7 +108,7 @@ func viewOf(data []byte, opts []Option) (*View, error) {
 	info := infoOf(h, off, headerCRC(data))
 	open := viewers[h.Kind] // ParseHeader checked h.Kind <= MaxKind
 	if open == nil {
-		return nil, errs.Annotatef("sift", []error{ErrKind}, "a %v filter cannot be viewed in place (Open and FromBytes serve blocked, cuckoo and sbbf filters)", info.Kind)
+		return nil, errs.Annotatef("sift", []error{ErrKind}, "a %v filter cannot be viewed in place (Open and FromBytes serve %s filters)", info.Kind, viewable())
 	}
 	m, err := open(data, o.maxBytes, o.noChecksum)
 	if err != nil {

@@ -192,6 +192,9 @@ func TestOpenBadInput(t *testing.T) {
 			}
 		}
 	}
+	if _, err := sift.FromBytes(encode(t, sc)); fmt.Sprint(err) != "sift: wrong filter kind: a scalable filter cannot be viewed in place (Open and FromBytes serve blocked, cuckoo, sbbf filters)" {
+		t.Errorf("FromBytes(scalable): %v", err)
+	}
 	// The payload's checksum can be skipped; the header's cannot.
 	if v, err := sift.FromBytes(damaged, sift.WithoutChecksum()); err != nil {
 		t.Errorf("FromBytes(damaged payload, WithoutChecksum): %v", err)

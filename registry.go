@@ -1,6 +1,8 @@
 package sift
 
 import (
+	"strings"
+
 	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/cuckoo"
 	"github.com/sift-go/sift/internal/format"
@@ -33,6 +35,18 @@ var viewers = [format.MaxKind + 1]viewer{
 	KindBlocked:    viewerOf(blocked.FromBytes, blocked.WithMaxSize, blocked.WithoutChecksum),
 	KindCuckoo:     viewerOf(cuckoo.FromBytes, cuckoo.WithMaxSize, cuckoo.WithoutChecksum),
 	KindSplitBlock: viewerOf(splitBlockFromBytes, blocked.WithMaxSize, blocked.WithoutChecksum),
+}
+
+// viewable lists the kinds that have a line in viewers, for messages:
+// "blocked, cuckoo, sbbf".
+func viewable() string {
+	var names []string
+	for k, v := range viewers {
+		if v != nil {
+			names = append(names, Kind(k).String())
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // viewerOf adapts a kind's FromBytes and its two options to viewer.
