@@ -24,11 +24,22 @@
 //
 // # What this package holds
 //
+// Open and FromBytes serve a filter file of any kind that maps in place
+// (blocked, cuckoo, split-block) as one read-only View: the lookups, the
+// kind's hash for batch lookups, the header's facts (Kind, Info) and Close,
+// for callers that serve a file without knowing its kind (package reload,
+// the sift command). A program that knows its kind can use that package's
+// own Open as well; both answer alike.
+//
 // The error values every filter package returns, so callers can test them
 // with errors.Is whichever filter produced them: the decoding errors
 // (ErrMagic, ErrVersion, ErrKind, ErrTruncated, ErrChecksum, ErrCorrupt),
-// ErrTooLarge for a size beyond a limit or the machine, and ErrClosed for a
-// filter used after Close (or a zero value never made).
+// ErrTooLarge for a size beyond a limit or the machine, ErrClosed for a
+// filter used after Close (or a zero value never made), and
+// ErrInvalidArgument and ErrIncompatible, which blocked, cuckoo and classic
+// return as the same values. The errors the filter packages and this one
+// build are *Error values: the message names the package that returned it,
+// and errors.As gives that package and the detail apart.
 //
 // Inspect, InspectAt and InspectFile read the header of any sift file
 // without knowing its kind: the kind, format version, hash and seed, sizes,

@@ -12,7 +12,8 @@ var (
 	// ErrVersion is returned for a format version this code does not know.
 	ErrVersion = errs.Version
 	// ErrKind is returned when the encoded filter is of another kind than
-	// the decoder reads (for example a cuckoo filter given to blocked.Open).
+	// the decoder reads (for example a cuckoo filter given to blocked.Open),
+	// or, by Open and FromBytes, of a kind that cannot be viewed in place.
 	ErrKind = errs.Kind
 	// ErrTruncated is returned when the input ends before the encoded filter does.
 	ErrTruncated = errs.Truncated
@@ -36,3 +37,30 @@ var (
 // decoder, where they return errors; where they do not, they panic with an
 // error wrapping it (see each type's Close for which is which).
 var ErrClosed = errs.Closed
+
+// Errors of the constructors and of the methods that combine two filters,
+// in every filter package: blocked.ErrInvalidArgument,
+// cuckoo.ErrInvalidArgument and classic.ErrInvalidArgument are this
+// ErrInvalidArgument, and likewise ErrIncompatible, so one errors.Is test
+// covers every package.
+var (
+	// ErrInvalidArgument is returned for an argument or option a
+	// constructor cannot use (a false-positive rate outside (0, 1), a
+	// capacity of 0, a k or fingerprint width out of range, ...). The
+	// message says which, under the package's own prefix ("blocked: ...",
+	// "cuckoo: invalid argument: ..."), and a package's finer sentinels
+	// (blocked.ErrInvalidFPP, ...) match it too.
+	ErrInvalidArgument = errs.InvalidArgument
+	// ErrIncompatible is returned by Union, Intersect and PutAll when the
+	// two filters differ in size, k, fingerprint width, strategy or seed:
+	// their bits mean different things and cannot be combined.
+	ErrIncompatible = errs.Incompatible
+)
+
+// Error is the type of every error the module's packages build: its message
+// reads "<package>: <detail>" with the package's prefix once, and it
+// unwraps to the sentinels it matches (ErrCorrupt, ErrInvalidArgument, a
+// package's own ErrFull, ...) and to its cause, if any (an *fs.PathError,
+// an I/O error). Test errors with errors.Is; errors.As to *Error gives the
+// prefix (Pkg) and the detail without it (Msg).
+type Error = errs.Error

@@ -2,12 +2,11 @@ package sift
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/sift-go/sift/internal/errs"
 	"github.com/sift-go/sift/internal/format"
 )
 
@@ -38,7 +37,7 @@ func WriteFile(path string, f io.WriterTo, gen uint64) (err error) {
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("sift: %w", err)
+		return errs.Wrap("sift", err)
 	}
 	defer func() {
 		if err != nil {
@@ -58,16 +57,16 @@ func WriteFile(path string, f io.WriterTo, gen uint64) (err error) {
 		return writeErr(path, err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("sift: %w", err)
+		return errs.Wrap("sift", err)
 	}
 	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("sift: %w", err)
+		return errs.Wrap("sift", err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("sift: %w", err)
+		return errs.Wrap("sift", err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("sift: %w", err)
+		return errs.Wrap("sift", err)
 	}
 	// Make the rename durable; some file systems cannot sync a directory,
 	// and the data itself is synced already.
@@ -80,10 +79,10 @@ func WriteFile(path string, f io.WriterTo, gen uint64) (err error) {
 
 // writeErr says which file WriteFile was writing, and reads "sift:" once.
 func writeErr(path string, err error) error {
-	if strings.HasPrefix(err.Error(), "sift: ") {
-		return fmt.Errorf("%w (writing %s)", err, path)
+	if e, ok := err.(*errs.Error); ok && e.Pkg == "sift" {
+		return errs.Errorf("sift", []error{err}, "%s (writing %s)", e.Msg, path)
 	}
-	return fmt.Errorf("sift: writing %s: %w", path, err)
+	return errs.Errorf("sift", []error{err}, "writing %s: %v", path, err)
 }
 
 // GenerationWriter passes one sift encoding through to W, recording
@@ -126,7 +125,7 @@ func (g *GenerationWriter) Write(p []byte) (int, error) {
 // close W.
 func (g *GenerationWriter) Close() error {
 	if !g.done {
-		return fmt.Errorf("%w: the encoding ended after %d bytes, inside its 128-byte header", ErrTruncated, g.n)
+		return errs.Annotatef("sift", []error{ErrTruncated}, "the encoding ended after %d bytes, inside its 128-byte header", g.n)
 	}
 	return nil
 }

@@ -3,10 +3,10 @@ package sift
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 
+	"github.com/sift-go/sift/internal/errs"
 	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/mem"
 )
@@ -112,7 +112,7 @@ func Inspect(b []byte) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	return infoOf(h, off, binary.LittleEndian.Uint32(b[format.HeaderSize-4:])), nil
+	return infoOf(h, off, headerCRC(b)), nil
 }
 
 // InspectAt is Inspect for the encoding that starts at offset off of r: it
@@ -122,7 +122,7 @@ func InspectAt(r io.ReaderAt, off int64) (Info, error) {
 	n, err := r.ReadAt(b[:], off)
 	if n < len(b) {
 		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-			return Info{}, fmt.Errorf("sift: reading the header: %w", err)
+			return Info{}, errs.Errorf("sift", []error{err}, "reading the header: %v", err)
 		}
 		// A short header: ErrMagic if what there is is not sift's,
 		// else ErrTruncated.
@@ -163,7 +163,7 @@ func Verify(b []byte) (Info, error) {
 		return Info{}, err
 	}
 	if n != len(b) {
-		return info, fmt.Errorf("%w: %d bytes after the end of the filter", ErrCorrupt, len(b)-n)
+		return info, errs.Annotatef("sift", []error{ErrCorrupt}, "%d bytes after the end of the filter", len(b)-n)
 	}
 	return info, nil
 }
@@ -183,23 +183,17 @@ func infoOf(h format.Header, off uint64, headerCRC uint32) Info {
 		PayloadCRC:    h.PayloadCRC,
 		Params:        p,
 	}
-	// Parameter indexes as FORMAT.md defines them per kind.
-	switch info.Kind {
-	case KindBlocked:
-		info.Blocks, info.K = p[0], smallInt(p[1])
-	case KindCuckoo:
-		info.Buckets, info.FingerprintBits, info.Count = p[0], smallInt(p[1]), p[2]
-	case KindScalable:
-		info.Stages, info.Count = p[0], p[5]
-	case KindCounting:
-		info.Counters, info.K = p[0], smallInt(p[1])
-	case KindClassic:
-		info.Words, info.K = p[2], smallInt(p[1])
-	case KindSplitBlock:
-		info.Blocks, info.K = p[0], 8 // 256-bit blocks: one bit in each of eight words
-	}
+	// Each kind's parameters, as FORMAT.md defines them (internal/format's
+	// table of kinds).
+	g := h.Geometry()
+	info.Blocks, info.Buckets, info.Counters, info.Words, info.Stages, info.Count = g.Blocks, g.Buckets, g.Counters, g.Words, g.Stages, g.Count
+	info.K, info.FingerprintBits = smallInt(g.K), smallInt(g.FingerprintBits)
 	return info
 }
+
+// headerCRC returns the header's stored CRC-32C (its last four bytes); b
+// holds a header ParseHeader accepted.
+func headerCRC(b []byte) uint32 { return binary.LittleEndian.Uint32(b[format.HeaderSize-4:]) }
 
 // smallInt returns p as an int, capped at MaxInt32 (a damaged header may
 // store anything; the kind's decoder rejects out-of-range values).

@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/sift-go/sift"
 )
 
 type appender interface {
@@ -54,7 +52,7 @@ func TestAppendBinary(t *testing.T) {
 	}
 	for what, a := range map[string]appender{"Filter": &Filter{}, "View": &View{}, "Concurrent": &Concurrent{}, "Scalable": &Scalable{}} {
 		got, err := a.AppendBinary(prefix)
-		if !errors.Is(err, sift.ErrClosed) || !bytes.Equal(got, prefix) {
+		if !errors.Is(err, ErrClosed) || !bytes.Equal(got, prefix) {
 			t.Errorf("zero %s: %q, %v", what, got, err)
 		}
 	}
@@ -76,14 +74,14 @@ func TestMaxSizeDecoders(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameFilter(t, "ReadFilter", &small.core, &f.core)
-	if _, err := ReadFilter(bytes.NewReader(bb), limit); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := ReadFilter(bytes.NewReader(bb), limit); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("ReadFilter of a larger filter: %v", err)
 	}
 	for what, err := range map[string]error{
 		"ReadFrom after ReadFilter": func() error { _, err := f.ReadFrom(bytes.NewReader(bb)); return err }(),
 		"UnmarshalBinary":           f.UnmarshalBinary(bb),
 	} {
-		if !errors.Is(err, sift.ErrTooLarge) {
+		if !errors.Is(err, ErrTooLarge) {
 			t.Errorf("%s: %v", what, err)
 		}
 	}
@@ -93,20 +91,20 @@ func TestMaxSizeDecoders(t *testing.T) {
 	if err := g.UnmarshalBinary(sb); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.ReadFrom(bytes.NewReader(bb)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := g.ReadFrom(bytes.NewReader(bb)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("ReadFrom into a decoded bounded filter: %v", err)
 	}
-	if _, err := g.Clone().ReadFrom(bytes.NewReader(bb)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := g.Clone().ReadFrom(bytes.NewReader(bb)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("ReadFrom into a clone of a bounded filter: %v", err)
 	}
 	c, err := NewConcurrentWithSize(512, 1, limit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.ReadFrom(bytes.NewReader(bb)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := c.ReadFrom(bytes.NewReader(bb)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Concurrent.ReadFrom: %v", err)
 	}
-	if err := c.UnmarshalBinary(bb); !errors.Is(err, sift.ErrTooLarge) {
+	if err := c.UnmarshalBinary(bb); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Concurrent.UnmarshalBinary: %v", err)
 	}
 	if err := c.UnmarshalBinary(sb); err != nil {
@@ -118,7 +116,7 @@ func TestMaxSizeDecoders(t *testing.T) {
 	}
 	bad := bytes.Clone(sb)
 	bad[len(bad)-1] ^= 1
-	if _, err := ReadFilter(bytes.NewReader(bad)); !errors.Is(err, sift.ErrChecksum) {
+	if _, err := ReadFilter(bytes.NewReader(bad)); !errors.Is(err, ErrChecksum) {
 		t.Errorf("damaged payload: %v", err)
 	}
 	if _, err := ReadFilter(bytes.NewReader(bad), WithoutChecksum()); err != nil {
@@ -139,17 +137,17 @@ func TestMaxSizeDecoders(t *testing.T) {
 		t.Errorf("ReadScalable at exactly its size: %v", err)
 	}
 	for _, limit := range []uint64{stagesBytes - 1, stagesBytes / 3} {
-		if _, err := ReadScalable(bytes.NewReader(enc), WithMaxSize(limit)); !errors.Is(err, sift.ErrTooLarge) {
+		if _, err := ReadScalable(bytes.NewReader(enc), WithMaxSize(limit)); !errors.Is(err, ErrTooLarge) {
 			t.Errorf("ReadScalable, limit %d of %d: %v", limit, stagesBytes, err)
 		}
 		bounded, err := NewScalable(10, 0.01, WithMaxSize(limit))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := bounded.UnmarshalBinary(enc); !errors.Is(err, sift.ErrTooLarge) {
+		if err := bounded.UnmarshalBinary(enc); !errors.Is(err, ErrTooLarge) {
 			t.Errorf("Scalable.UnmarshalBinary, limit %d of %d: %v", limit, stagesBytes, err)
 		}
-		if _, err := bounded.ReadFrom(bytes.NewReader(enc)); !errors.Is(err, sift.ErrTooLarge) {
+		if _, err := bounded.ReadFrom(bytes.NewReader(enc)); !errors.Is(err, ErrTooLarge) {
 			t.Errorf("Scalable.ReadFrom, limit %d of %d: %v", limit, stagesBytes, err)
 		}
 	}
@@ -162,7 +160,7 @@ func TestMaxSizeDecoders(t *testing.T) {
 	for i := uint64(1000); grew == nil && i < 100_000; i++ {
 		grew = r.AddUint64(i)
 	}
-	if !errors.Is(grew, sift.ErrTooLarge) || r.Bits()/8 > stagesBytes {
+	if !errors.Is(grew, ErrTooLarge) || r.Bits()/8 > stagesBytes {
 		t.Errorf("a Scalable read with WithMaxSize grew to %d bytes (%v)", r.Bits()/8, grew)
 	}
 }
@@ -264,7 +262,7 @@ func TestScalableUnionRefused(t *testing.T) {
 	big, _ := scalableKeys(t, 5000, rng)
 	bounded, _ := scalableKeys(t, 10, rng, WithMaxSize(a.Bits()/8))
 	bBefore, _ := bounded.MarshalBinary()
-	if err := bounded.Union(big); !errors.Is(err, sift.ErrTooLarge) {
+	if err := bounded.Union(big); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("beyond WithMaxSize: %v", err)
 	}
 	if after, _ := bounded.MarshalBinary(); !bytes.Equal(after, bBefore) {
@@ -272,7 +270,7 @@ func TestScalableUnionRefused(t *testing.T) {
 	}
 	var zero Scalable
 	for name, err := range map[string]error{"zero other": a.Union(&zero), "nil": a.Union(nil), "zero s": zero.Union(a)} {
-		if !errors.Is(err, sift.ErrClosed) {
+		if !errors.Is(err, ErrClosed) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

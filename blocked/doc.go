@@ -143,21 +143,19 @@
 // live in anonymous memory mapped outside the Go heap (Unix systems and
 // Windows), on Linux advised for transparent huge pages (MADV_HUGEPAGE), so
 // random lookups into a large filter need one TLB entry per 2 MiB instead
-// of per 4 KiB (at 10^8 keys, 59 against 79 ns per single lookup,
-// measured), and the garbage collector never scans them. Close returns that
+// of per 4 KiB (the repository's bench/README.md has the measurement), and
+// the garbage collector never scans them. Close returns that
 // memory at once; a finalizer frees it if a filter becomes unreachable
 // without Close, but only when the collector runs, which a program whose Go
 // heap is small may not do for a long time.
 //
 // A constructor touches every 4 KiB page of the new filter's memory, mapped
 // or on the Go heap, so the page faults of fresh memory (the kernel zeroing
-// each page) are paid in New, about 70 ms per GiB, and not by the first
-// inserts: on the development VM adding 10^6 keys one at a time to a new
-// 1.2 MiB filter took 8.0-8.3 ns a key with its pages untouched and 3.3
-// touched, and random writes into a new 1.2 GiB mapping 29.3 against 21.8
-// ns. A filter's keys land on random pages, so its first few tens of
-// thousands of inserts would touch every page anyway; the touch costs no
-// memory a filter in use does not hold.
+// each page) are paid in New and not by the first inserts, which run at
+// full speed from the start (bench/README.md has the figures). A filter's
+// keys land on random pages, so its first few tens of thousands of inserts
+// would touch every page anyway; the touch costs no memory a filter in use
+// does not hold.
 //
 // A constructor never ends the process for lack of memory. It checks the
 // size against MaxBits (256 GiB, what the 32-bit block index addresses)
@@ -230,38 +228,13 @@
 //
 // # File format
 //
-// A blocked filter (Filter, Concurrent, View) is one format record of kind 1
-// (blocked), hash algorithm 1 (XXH3-64 with the header's seed). Its
-// parameters:
-//
-//	Params[0]  block count B, 1 <= B <= 2^32
-//	Params[1]  k, probes per key, 1 <= k <= 16
-//	Params[2]  number of keys added, when the writer tracks it (Scalable stages); else 0
-//	Params[3]  number of keys the filter was sized for (Scalable stages); else 0.
-//	           Params[2] != 0 requires Params[3] != 0
-//	Params[4..7]  0
-//
-// The payload is exactly 64*B bytes: block b at offset 64*b, word w of the
-// block at offset 8*w within it, little-endian; bit i of a word is
-// (word >> i) & 1. Bit positions follow the probe design above with the
-// salts of package internal/kernel (kernel.Salts), which never change.
-//
-// A Scalable filter is a record of kind 3 (scalable), hash algorithm 1, the
-// seed of its stages. Its parameters:
-//
-//	Params[0]  number of stages S >= 1
-//	Params[1]  capacity of stage 0 in keys, >= 1
-//	Params[2]  the false-positive bound P, an IEEE-754 float64's bits, 0 < P < 1
-//	Params[3]  growth factor g, 2 <= g <= 65536 (stage i holds Params[1] * g^i keys)
-//	Params[4]  tightening ratio r, a float64's bits, 0 < r < 1 (stage i is sized for P(1-r)r^i)
-//	Params[5]  keys added, the sum of the stages' Params[2]
-//	Params[6..7]  0
-//
-// Its payload is the S stages' complete blocked records (header and
-// payload, each with its own checksums), in order, back to back, each
-// followed by zero padding to a multiple of 64 bytes (none in practice,
-// since a blocked record's length already is one). Every stage but the last
-// holds exactly its capacity.
+// A blocked filter (Filter, Concurrent, View) is one sift record of kind 1
+// (blocked), hashed with XXH3-64 and the header's seed; a Scalable is one
+// record of kind 3 (scalable) holding its stages' blocked records. FORMAT.md
+// in the repository is the byte-level specification of both: the header,
+// each parameter's meaning and range, and the payload's layout, bit for
+// bit. The bit positions follow the probe design above with the salts of
+// package internal/kernel (kernel.Salts), which never change.
 //
 // # Kernels and purego
 //

@@ -15,7 +15,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/mem"
 )
@@ -129,7 +128,7 @@ func setPayloadLen(enc []byte, n uint64) []byte {
 // payload cannot be addressed at all, which is ErrTooLarge.
 func tooLargeOn32(want error) error {
 	if math.MaxInt < 1<<40 {
-		return sift.ErrTooLarge
+		return ErrTooLarge
 	}
 	return want
 }
@@ -171,30 +170,30 @@ func TestDecodeErrors(t *testing.T) {
 		in   []byte
 		want error
 	}{
-		{"empty", nil, sift.ErrTruncated},
-		{"zero length", []byte{}, sift.ErrTruncated},
-		{"bad magic", append([]byte("NOTSIFT!"), valid[8:]...), sift.ErrMagic},
-		{"future version", future, sift.ErrVersion},
-		{"cuckoo kind", other, sift.ErrKind},
-		{"murmur hash", murmur, sift.ErrCorrupt},
-		{"payload bit flip", flipped, sift.ErrChecksum},
-		{"k=0", craft([8]uint64{4, 0}, payload), sift.ErrCorrupt},
-		{"k=17", craft([8]uint64{4, 17}, payload), sift.ErrCorrupt},
-		{"k=255", craft([8]uint64{4, 255}, payload), sift.ErrCorrupt},
-		{"blocks=0", craft([8]uint64{0, 5}, nil), sift.ErrCorrupt},
-		{"blocks=0 with payload", craft([8]uint64{0, 5}, payload), sift.ErrCorrupt},
-		{"blocks*64 > payload", craft([8]uint64{5, 5}, payload), sift.ErrCorrupt},
-		{"blocks*64 < payload", craft([8]uint64{3, 5}, payload), sift.ErrCorrupt},
-		{"payload not whole blocks", craft([8]uint64{4, 5}, append(bytes.Clone(payload), 0)), sift.ErrCorrupt},
-		{"blocks=2^40", craft([8]uint64{1 << 40, 5}, payload), sift.ErrCorrupt},
-		{"blocks=2^63", craft([8]uint64{1 << 63, 5}, payload), sift.ErrCorrupt},
-		{"blocks=2^32+1", craft([8]uint64{1<<32 + 1, 5}, payload), sift.ErrCorrupt},
-		{"payload length 2^40", setPayloadLen(valid, 1<<40), tooLargeOn32(sift.ErrTruncated)},
-		{"payload length 2^63", setPayloadLen(valid, 1<<63), sift.ErrTooLarge},
-		{"payload length 2^64-1", setPayloadLen(valid, 1<<64-1), sift.ErrTooLarge},
-		{"unknown param", craft([8]uint64{4, 5, 0, 0, 1}, payload), sift.ErrCorrupt},
-		{"count without capacity", craft([8]uint64{4, 5, 3, 0}, payload), sift.ErrCorrupt},
-		{"trailing bytes", append(bytes.Clone(valid), 0), sift.ErrCorrupt},
+		{"empty", nil, ErrTruncated},
+		{"zero length", []byte{}, ErrTruncated},
+		{"bad magic", append([]byte("NOTSIFT!"), valid[8:]...), ErrMagic},
+		{"future version", future, ErrVersion},
+		{"cuckoo kind", other, ErrKind},
+		{"murmur hash", murmur, ErrCorrupt},
+		{"payload bit flip", flipped, ErrChecksum},
+		{"k=0", craft([8]uint64{4, 0}, payload), ErrCorrupt},
+		{"k=17", craft([8]uint64{4, 17}, payload), ErrCorrupt},
+		{"k=255", craft([8]uint64{4, 255}, payload), ErrCorrupt},
+		{"blocks=0", craft([8]uint64{0, 5}, nil), ErrCorrupt},
+		{"blocks=0 with payload", craft([8]uint64{0, 5}, payload), ErrCorrupt},
+		{"blocks*64 > payload", craft([8]uint64{5, 5}, payload), ErrCorrupt},
+		{"blocks*64 < payload", craft([8]uint64{3, 5}, payload), ErrCorrupt},
+		{"payload not whole blocks", craft([8]uint64{4, 5}, append(bytes.Clone(payload), 0)), ErrCorrupt},
+		{"blocks=2^40", craft([8]uint64{1 << 40, 5}, payload), ErrCorrupt},
+		{"blocks=2^63", craft([8]uint64{1 << 63, 5}, payload), ErrCorrupt},
+		{"blocks=2^32+1", craft([8]uint64{1<<32 + 1, 5}, payload), ErrCorrupt},
+		{"payload length 2^40", setPayloadLen(valid, 1<<40), tooLargeOn32(ErrTruncated)},
+		{"payload length 2^63", setPayloadLen(valid, 1<<63), ErrTooLarge},
+		{"payload length 2^64-1", setPayloadLen(valid, 1<<64-1), ErrTooLarge},
+		{"unknown param", craft([8]uint64{4, 5, 0, 0, 1}, payload), ErrCorrupt},
+		{"count without capacity", craft([8]uint64{4, 5, 3, 0}, payload), ErrCorrupt},
+		{"trailing bytes", append(bytes.Clone(valid), 0), ErrCorrupt},
 	}
 	for _, d := range decoders() {
 		for _, tc := range cases {
@@ -204,7 +203,7 @@ func TestDecodeErrors(t *testing.T) {
 				continue // a stream reader stops at the filter's end by design
 			}
 			if m := mem.MachineMemory(); d.name == "ReadFrom" && tc.name == "payload length 2^40" && m != 0 && m < 1<<40 {
-				want = sift.ErrTooLarge // more than this machine's memory: refused before reading
+				want = ErrTooLarge // more than this machine's memory: refused before reading
 			}
 			err := d.decode(in)
 			if !errors.Is(err, want) {
@@ -225,7 +224,7 @@ func TestEveryTruncation(t *testing.T) {
 	valid, _ := f.MarshalBinary()
 	for _, d := range decoders() {
 		for i := 0; i < len(valid); i++ {
-			if err := d.decode(valid[:i]); !errors.Is(err, sift.ErrTruncated) {
+			if err := d.decode(valid[:i]); !errors.Is(err, ErrTruncated) {
 				t.Fatalf("%s of %d/%d bytes: %v, want ErrTruncated", d.name, i, len(valid), err)
 			}
 		}
@@ -243,12 +242,12 @@ func TestEveryHeaderBitFlip(t *testing.T) {
 		for bit := 0; bit < format.HeaderSize*8; bit++ {
 			in := bytes.Clone(valid)
 			in[bit/8] ^= 1 << (bit % 8)
-			want := sift.ErrChecksum
+			want := ErrChecksum
 			switch {
 			case bit < 64:
-				want = sift.ErrMagic
+				want = ErrMagic
 			case bit < 80:
-				want = sift.ErrVersion
+				want = ErrVersion
 			}
 			if err := d.decode(in); !errors.Is(err, want) {
 				t.Fatalf("%s with header bit %d flipped: %v, want %v", d.name, bit, err, want)
@@ -350,7 +349,7 @@ func TestOpen(t *testing.T) {
 	if err := os.WriteFile(bad, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(bad); !errors.Is(err, sift.ErrChecksum) {
+	if _, err := Open(bad); !errors.Is(err, ErrChecksum) {
 		t.Fatalf("Open of a damaged file: %v", err)
 	}
 	if v, err := Open(bad, WithoutChecksum()); err != nil {
@@ -358,18 +357,18 @@ func TestOpen(t *testing.T) {
 	} else {
 		v.Close()
 	}
-	if _, err := Open(path, WithMaxSize(1000)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := Open(path, WithMaxSize(1000)); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("Open with a small limit: %v", err)
 	}
 	if _, err := Open(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("Open of a missing file: %v", err)
 	}
-	if _, err := Open(filepath.Join("testdata", "scalable-v1.sift")); !errors.Is(err, sift.ErrKind) {
+	if _, err := Open(filepath.Join("testdata", "scalable-v1.sift")); !errors.Is(err, ErrKind) {
 		t.Fatalf("Open of a scalable file: %v", err)
 	}
 	empty := filepath.Join(dir, "empty")
 	os.WriteFile(empty, nil, 0o644)
-	if _, err := Open(empty); !errors.Is(err, sift.ErrTruncated) {
+	if _, err := Open(empty); !errors.Is(err, ErrTruncated) {
 		t.Fatalf("Open of an empty file: %v", err)
 	}
 }

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"testing"
-
-	"github.com/sift-go/sift"
 )
 
-var sentinels = []error{sift.ErrMagic, sift.ErrVersion, sift.ErrKind, sift.ErrTruncated, sift.ErrChecksum, sift.ErrCorrupt, sift.ErrTooLarge}
+var sentinels = []error{ErrMagic, ErrVersion, ErrKind, ErrTruncated, ErrChecksum, ErrCorrupt, ErrTooLarge}
 
 func isSentinel(err error) bool {
 	for _, s := range sentinels {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/hash"
 	"github.com/sift-go/sift/internal/format"
 )
@@ -207,27 +206,27 @@ func TestScalableDecodeErrors(t *testing.T) {
 		in   []byte
 		want error
 	}{
-		{"empty", nil, sift.ErrTruncated},
-		{"blocked kind", func() []byte { f := mustNewSize(t, 512, 3); b, _ := f.MarshalBinary(); return b }(), sift.ErrKind},
-		{"zero stages", with(func(h *format.Header, p []byte) []byte { h.Params[paramStages] = 0; return p }), sift.ErrCorrupt},
-		{"2^40 stages", with(func(h *format.Header, p []byte) []byte { h.Params[paramStages] = 1 << 40; return p }), sift.ErrCorrupt},
-		{"one stage missing", with(func(h *format.Header, p []byte) []byte { h.Params[paramStages]++; return p }), sift.ErrCorrupt},
-		{"stage left over", with(func(h *format.Header, p []byte) []byte { h.Params[paramStages]--; return p }), sift.ErrCorrupt},
-		{"bound 0", with(func(h *format.Header, p []byte) []byte { h.Params[paramBound] = 0; return p }), sift.ErrCorrupt},
-		{"bound NaN", with(func(h *format.Header, p []byte) []byte { h.Params[paramBound] = math.Float64bits(math.NaN()); return p }), sift.ErrCorrupt},
-		{"growth 1", with(func(h *format.Header, p []byte) []byte { h.Params[paramGrowth] = 1; return p }), sift.ErrCorrupt},
-		{"ratio 1", with(func(h *format.Header, p []byte) []byte { h.Params[paramRatio] = math.Float64bits(1); return p }), sift.ErrCorrupt},
-		{"initial 0", with(func(h *format.Header, p []byte) []byte { h.Params[paramInitial] = 0; return p }), sift.ErrCorrupt},
-		{"initial differs", with(func(h *format.Header, p []byte) []byte { h.Params[paramInitial]++; return p }), sift.ErrCorrupt},
-		{"total count", with(func(h *format.Header, p []byte) []byte { h.Params[paramTotalCount]++; return p }), sift.ErrCorrupt},
-		{"seed differs", with(func(h *format.Header, p []byte) []byte { h.Seed++; return p }), sift.ErrCorrupt},
-		{"unknown param", with(func(h *format.Header, p []byte) []byte { h.Params[7] = 1; return p }), sift.ErrCorrupt},
-		{"stage over capacity", with(func(h *format.Header, p []byte) []byte { return restage(p, paramCount, 11) }), sift.ErrCorrupt},
-		{"stage k=0", with(func(h *format.Header, p []byte) []byte { return restage(p, paramK, 0) }), sift.ErrCorrupt},
-		{"stage damaged", with(func(h *format.Header, p []byte) []byte { p[5] ^= 1; return p }), sift.ErrMagic},
-		{"stage header crc", with(func(h *format.Header, p []byte) []byte { p[60] ^= 1; return p }), sift.ErrChecksum},
-		{"payload bit flip", func() []byte { b := bytes.Clone(valid); b[len(b)-1] ^= 1; return b }(), sift.ErrChecksum},
-		{"trailing", append(bytes.Clone(valid), 0), sift.ErrCorrupt},
+		{"empty", nil, ErrTruncated},
+		{"blocked kind", func() []byte { f := mustNewSize(t, 512, 3); b, _ := f.MarshalBinary(); return b }(), ErrKind},
+		{"zero stages", with(func(h *format.Header, p []byte) []byte { h.Params[paramStages] = 0; return p }), ErrCorrupt},
+		{"2^40 stages", with(func(h *format.Header, p []byte) []byte { h.Params[paramStages] = 1 << 40; return p }), ErrCorrupt},
+		{"one stage missing", with(func(h *format.Header, p []byte) []byte { h.Params[paramStages]++; return p }), ErrCorrupt},
+		{"stage left over", with(func(h *format.Header, p []byte) []byte { h.Params[paramStages]--; return p }), ErrCorrupt},
+		{"bound 0", with(func(h *format.Header, p []byte) []byte { h.Params[paramBound] = 0; return p }), ErrCorrupt},
+		{"bound NaN", with(func(h *format.Header, p []byte) []byte { h.Params[paramBound] = math.Float64bits(math.NaN()); return p }), ErrCorrupt},
+		{"growth 1", with(func(h *format.Header, p []byte) []byte { h.Params[paramGrowth] = 1; return p }), ErrCorrupt},
+		{"ratio 1", with(func(h *format.Header, p []byte) []byte { h.Params[paramRatio] = math.Float64bits(1); return p }), ErrCorrupt},
+		{"initial 0", with(func(h *format.Header, p []byte) []byte { h.Params[paramInitial] = 0; return p }), ErrCorrupt},
+		{"initial differs", with(func(h *format.Header, p []byte) []byte { h.Params[paramInitial]++; return p }), ErrCorrupt},
+		{"total count", with(func(h *format.Header, p []byte) []byte { h.Params[paramTotalCount]++; return p }), ErrCorrupt},
+		{"seed differs", with(func(h *format.Header, p []byte) []byte { h.Seed++; return p }), ErrCorrupt},
+		{"unknown param", with(func(h *format.Header, p []byte) []byte { h.Params[7] = 1; return p }), ErrCorrupt},
+		{"stage over capacity", with(func(h *format.Header, p []byte) []byte { return restage(p, paramCount, 11) }), ErrCorrupt},
+		{"stage k=0", with(func(h *format.Header, p []byte) []byte { return restage(p, paramK, 0) }), ErrCorrupt},
+		{"stage damaged", with(func(h *format.Header, p []byte) []byte { p[5] ^= 1; return p }), ErrMagic},
+		{"stage header crc", with(func(h *format.Header, p []byte) []byte { p[60] ^= 1; return p }), ErrChecksum},
+		{"payload bit flip", func() []byte { b := bytes.Clone(valid); b[len(b)-1] ^= 1; return b }(), ErrChecksum},
+		{"trailing", append(bytes.Clone(valid), 0), ErrCorrupt},
 	}
 	for _, tc := range cases {
 		var d Scalable
@@ -249,7 +248,7 @@ func TestScalableDecodeErrors(t *testing.T) {
 	}
 	for i := 0; i < len(valid); i++ {
 		var d Scalable
-		if err := d.UnmarshalBinary(valid[:i]); !errors.Is(err, sift.ErrTruncated) {
+		if err := d.UnmarshalBinary(valid[:i]); !errors.Is(err, ErrTruncated) {
 			t.Fatalf("truncated to %d: %v", i, err)
 		}
 	}

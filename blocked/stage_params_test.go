@@ -5,7 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/format"
 )
 
@@ -28,17 +27,17 @@ func TestStandaloneRejectsStageParams(t *testing.T) {
 		h2.Params[paramCount], h2.Params[paramCapacity] = c.count, c.capacity
 		bad := format.Encode(h2, payload)
 		var g Filter
-		if err := g.UnmarshalBinary(bad); !errors.Is(err, sift.ErrCorrupt) {
+		if err := g.UnmarshalBinary(bad); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("count %d capacity %d: UnmarshalBinary: %v", c.count, c.capacity, err)
 		}
-		if _, err := g.ReadFrom(bytes.NewReader(bad)); !errors.Is(err, sift.ErrCorrupt) {
+		if _, err := g.ReadFrom(bytes.NewReader(bad)); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("count %d capacity %d: ReadFrom: %v", c.count, c.capacity, err)
 		}
 		var cc Concurrent
-		if err := cc.UnmarshalBinary(bad); !errors.Is(err, sift.ErrCorrupt) {
+		if err := cc.UnmarshalBinary(bad); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("count %d capacity %d: Concurrent.UnmarshalBinary: %v", c.count, c.capacity, err)
 		}
-		if _, err := FromBytes(bad); !errors.Is(err, sift.ErrCorrupt) {
+		if _, err := FromBytes(bad); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("count %d capacity %d: FromBytes: %v", c.count, c.capacity, err)
 		}
 	}

@@ -201,9 +201,6 @@ func (c *Counting) RemoveString(s string) error { return c.RemoveHash(hash.Strin
 // RemoveUint64 is Remove for a key added with AddUint64.
 func (c *Counting) RemoveUint64(x uint64) error { return c.RemoveHash(hash.Uint64(x, c.seed)) }
 
-// errNotPresent is preallocated so a failed Remove does not allocate.
-var errNotPresent = fmt.Errorf("%w (a counter is zero)", ErrNotPresent)
-
 // RemoveHash is Remove for the key whose hash is h.
 func (c *Counting) RemoveHash(h uint64) error {
 	if c.k == 0 {
@@ -367,13 +364,13 @@ func (c *Counting) Union(other *Counting) error {
 	case c.k == 0 || other != nil && other.k == 0:
 		return errZero
 	case other == nil:
-		return fmt.Errorf("%w: nil filter", ErrIncompatible)
+		return incompatible("nil filter")
 	case other == c:
-		return fmt.Errorf("%w: cannot combine a filter with itself", ErrIncompatible)
+		return incompatible("cannot combine a filter with itself")
 	case c.m != other.m || c.k != other.k:
-		return fmt.Errorf("%w: geometry %d counters k=%d vs %d counters k=%d", ErrIncompatible, c.m, c.k, other.m, other.k)
+		return incompatible("geometry %d counters k=%d vs %d counters k=%d", c.m, c.k, other.m, other.k)
 	case c.seed != other.seed:
-		return fmt.Errorf("%w: different seeds", ErrIncompatible)
+		return incompatible("different seeds")
 	}
 	for i, w := range other.words {
 		c.words[i] = addNibblesSaturating(c.words[i], w)

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/edgetest"
 	"github.com/sift-go/sift/internal/mem"
 )
 
 func wantPanic(t *testing.T, what string, f func()) {
 	t.Helper()
-	edgetest.WantPanic(t, "classic: ", what, sift.ErrClosed, f)
+	edgetest.WantPanic(t, "classic: ", what, ErrClosed, f)
 }
 
 func wantErr(t *testing.T, what string, err, sentinel error) {
@@ -23,9 +22,9 @@ func wantErr(t *testing.T, what string, err, sentinel error) {
 // a size option), and New refuses a seed (Guava hashes with seed 0).
 func TestConstructorMaxSize(t *testing.T) {
 	_, err := New(1e6, 0.01, WithMaxSize(1<<20))
-	wantErr(t, "New over WithMaxSize", err, sift.ErrTooLarge)
+	wantErr(t, "New over WithMaxSize", err, ErrTooLarge)
 	_, err = NewCounting(1e6, 0.01, WithMaxSize(1<<20))
-	wantErr(t, "NewCounting over WithMaxSize", err, sift.ErrTooLarge)
+	wantErr(t, "NewCounting over WithMaxSize", err, ErrTooLarge)
 	if f, err := New(1e5, 0.01, WithMaxSize(1<<20)); err != nil || f.BitSize() > 8<<20 {
 		t.Fatalf("New under WithMaxSize: %v", err)
 	}
@@ -34,10 +33,10 @@ func TestConstructorMaxSize(t *testing.T) {
 	}
 	_, err = New(100, 0.01, WithSeed(1))
 	wantErr(t, "New with a seed", err, ErrInvalidArgument)
-	// Guava's own limit, 2^31-1 words: also sift.ErrTooLarge.
+	// Guava's own limit, 2^31-1 words: also ErrTooLarge.
 	_, err = New(1<<40, 0.01)
 	wantErr(t, "New beyond MaxWords", err, ErrInvalidArgument)
-	wantErr(t, "New beyond MaxWords", err, sift.ErrTooLarge)
+	wantErr(t, "New beyond MaxWords", err, ErrTooLarge)
 	// A big filter lives in a mapping and works.
 	f, err := New(1e7, 0.01)
 	if err != nil || (f.region.Mapped() != (8*len(f.words) >= mem.HugeThreshold)) && isUnix {
@@ -71,12 +70,12 @@ func TestConstructorMaxSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantPanic(t, "closed Counting.ContainsString", func() { c.ContainsString("y") })
-	wantErr(t, "closed Counting.Remove", c.RemoveString("y"), sift.ErrClosed)
+	wantErr(t, "closed Counting.Remove", c.RemoveString("y"), ErrClosed)
 }
 
 // TestHugeConstructors runs the constructors, in a child process, on sizes
 // beyond this machine: each must return an error wrapping
-// sift.ErrTooLarge. Before, NewCounting(2^40, 0.01) asked the Go heap for
+// ErrTooLarge. Before, NewCounting(2^40, 0.01) asked the Go heap for
 // 5 TB and the process died ("fatal error: out of memory"). New's largest
 // filter, Guava's 16 GiB, is beyond only a machine with less memory.
 func TestHugeConstructors(t *testing.T) {
@@ -104,24 +103,24 @@ func TestZeroValues(t *testing.T) {
 	wantPanic(t, "Filter{}.Clone", func() { f.Clone() })
 	prefix := []byte("prefix")
 	b, err := f.AppendGuava(prefix)
-	wantErr(t, "Filter{}.AppendGuava", err, sift.ErrClosed)
+	wantErr(t, "Filter{}.AppendGuava", err, ErrClosed)
 	if string(b) != "prefix" {
 		t.Errorf("Filter{}.AppendGuava changed b: %q", b)
 	}
 	b, err = f.AppendBinary(prefix)
-	wantErr(t, "Filter{}.AppendBinary", err, sift.ErrClosed)
+	wantErr(t, "Filter{}.AppendBinary", err, ErrClosed)
 	if string(b) != "prefix" {
 		t.Errorf("Filter{}.AppendBinary changed b: %q", b)
 	}
 	_, err = f.MarshalBinary()
-	wantErr(t, "Filter{}.MarshalBinary", err, sift.ErrClosed)
+	wantErr(t, "Filter{}.MarshalBinary", err, ErrClosed)
 	_, err = f.WriteTo(&bytes.Buffer{})
-	wantErr(t, "Filter{}.WriteTo", err, sift.ErrClosed)
+	wantErr(t, "Filter{}.WriteTo", err, ErrClosed)
 	_, err = f.WriteGuava(&bytes.Buffer{})
-	wantErr(t, "Filter{}.WriteGuava", err, sift.ErrClosed)
+	wantErr(t, "Filter{}.WriteGuava", err, ErrClosed)
 	g, _ := New(100, 0.01)
-	wantErr(t, "PutAll(Filter{})", g.PutAll(&f), sift.ErrClosed)
-	wantErr(t, "Filter{}.PutAll", f.PutAll(g), sift.ErrClosed)
+	wantErr(t, "PutAll(Filter{})", g.PutAll(&f), ErrClosed)
+	wantErr(t, "Filter{}.PutAll", f.PutAll(g), ErrClosed)
 	g.PutString("k")
 	enc, _ := g.MarshalBinary()
 	if err := f.UnmarshalBinary(enc); err != nil || !f.MightContainString("k") {
@@ -137,14 +136,14 @@ func TestZeroValues(t *testing.T) {
 	wantPanic(t, "Counting{}.Reset", func() { c.Reset() })
 	wantPanic(t, "Counting{}.Clone", func() { c.Clone() })
 	_, err = c.AppendBinary(nil)
-	wantErr(t, "Counting{}.AppendBinary", err, sift.ErrClosed)
-	wantErr(t, "Counting{}.Remove", c.Remove([]byte("x")), sift.ErrClosed)
+	wantErr(t, "Counting{}.AppendBinary", err, ErrClosed)
+	wantErr(t, "Counting{}.Remove", c.Remove([]byte("x")), ErrClosed)
 	_, err = c.MarshalBinary()
-	wantErr(t, "Counting{}.MarshalBinary", err, sift.ErrClosed)
+	wantErr(t, "Counting{}.MarshalBinary", err, ErrClosed)
 	_, err = c.WriteTo(&bytes.Buffer{})
-	wantErr(t, "Counting{}.WriteTo", err, sift.ErrClosed)
+	wantErr(t, "Counting{}.WriteTo", err, ErrClosed)
 	d, _ := NewCounting(100, 0.01)
-	wantErr(t, "Union(Counting{})", d.Union(&c), sift.ErrClosed)
+	wantErr(t, "Union(Counting{})", d.Union(&c), ErrClosed)
 	d.AddString("k")
 	enc, _ = d.MarshalBinary()
 	if err := c.UnmarshalBinary(enc); err != nil || !c.ContainsString("k") {
@@ -158,17 +157,17 @@ func TestErrorPrefixes(t *testing.T) {
 	f, _ := New(100, 0.01)
 	enc, _ := f.MarshalBinary()
 	var g Filter
-	wantErr(t, "UnmarshalBinary of a cut filter", g.UnmarshalBinary(enc[:len(enc)-1]), sift.ErrTruncated)
+	wantErr(t, "UnmarshalBinary of a cut filter", g.UnmarshalBinary(enc[:len(enc)-1]), ErrTruncated)
 	_, err := ReadFilter(bytes.NewReader(enc[:100]))
-	wantErr(t, "ReadFilter of a cut header", err, sift.ErrTruncated)
+	wantErr(t, "ReadFilter of a cut header", err, ErrTruncated)
 	_, err = ReadFilter(bytes.NewReader(enc), WithMaxSize(8))
-	wantErr(t, "ReadFilter over its limit", err, sift.ErrTooLarge)
+	wantErr(t, "ReadFilter over its limit", err, ErrTooLarge)
 	c, _ := NewCounting(100, 0.01)
 	enc, _ = c.MarshalBinary()
 	_, err = ReadCounting(bytes.NewReader(enc[:len(enc)-3]))
-	wantErr(t, "ReadCounting of a cut filter", err, sift.ErrTruncated)
+	wantErr(t, "ReadCounting of a cut filter", err, ErrTruncated)
 	var d Counting
-	wantErr(t, "Counting.UnmarshalBinary of a Filter", d.UnmarshalBinary(func() []byte { b, _ := f.MarshalBinary(); return b }()), sift.ErrKind)
+	wantErr(t, "Counting.UnmarshalBinary of a Filter", d.UnmarshalBinary(func() []byte { b, _ := f.MarshalBinary(); return b }()), ErrKind)
 	_, err = NewCounting(1, 1.5)
 	wantErr(t, "NewCounting(1, 1.5)", err, ErrInvalidArgument)
 }

@@ -1,12 +1,6 @@
 package classic
 
-import (
-	"errors"
-	"fmt"
-	"strings"
-
-	"github.com/sift-go/sift"
-)
+import "github.com/sift-go/sift/internal/errs"
 
 // Errors returned by the constructors and by PutAll and Remove. Decoders
 // return errors that wrap the sift package's sentinels (sift.ErrTruncated,
@@ -22,15 +16,17 @@ var (
 	// given to New, or the resulting filter would be one Guava itself
 	// refuses to build (no bits, more than 2^31-1 words (also
 	// sift.ErrTooLarge), or more than 255 hash functions). The wrapped
-	// message says which.
-	ErrInvalidArgument = errors.New("classic: invalid argument")
+	// message says which. It is sift.ErrInvalidArgument, the same value
+	// blocked and cuckoo return for their arguments.
+	ErrInvalidArgument = errs.InvalidArgument
 	// ErrIncompatible is returned by PutAll and Counting.Union when the two
 	// filters differ in strategy, number of hash functions, size or seed, or
 	// are the same filter (Guava refuses to combine a filter with itself).
-	ErrIncompatible = errors.New("classic: incompatible filters")
+	// It is sift.ErrIncompatible, the same value blocked and cuckoo return.
+	ErrIncompatible = errs.Incompatible
 	// ErrNotPresent is returned by Counting.Remove when the key is not in
 	// the filter (one of its counters is zero); the filter is unchanged.
-	ErrNotPresent = errors.New("classic: key not present")
+	ErrNotPresent error = errs.New(pkg, "key not present")
 )
 
 // Errors returned by the decoders (UnmarshalBinary, ReadFrom, ReadFilter,
@@ -40,71 +36,62 @@ var (
 // does) so callers of this package need not import sift; the messages are
 // wrapped with detail.
 var (
-	ErrMagic     = sift.ErrMagic     // not a sift file
-	ErrVersion   = sift.ErrVersion   // a format version this code does not read
-	ErrKind      = sift.ErrKind      // a sift file holding another kind of filter
-	ErrTruncated = sift.ErrTruncated // the input ends before the filter does
-	ErrChecksum  = sift.ErrChecksum  // a CRC-32C mismatch: damaged bytes
-	ErrCorrupt   = sift.ErrCorrupt   // a well-formed header with impossible values
-	ErrTooLarge  = sift.ErrTooLarge  // a size beyond the limits, the caller's bound or the machine
-	ErrClosed    = sift.ErrClosed    // a filter used after Close, or a zero value
+	ErrMagic     = errs.Magic     // not a sift file
+	ErrVersion   = errs.Version   // a format version this code does not read
+	ErrKind      = errs.Kind      // a sift file holding another kind of filter
+	ErrTruncated = errs.Truncated // the input ends before the filter does
+	ErrChecksum  = errs.Checksum  // a CRC-32C mismatch: damaged bytes
+	ErrCorrupt   = errs.Corrupt   // a well-formed header with impossible values
+	ErrTooLarge  = errs.TooLarge  // a size beyond the limits, the caller's bound or the machine
+	ErrClosed    = errs.Closed    // a filter used after Close, or a zero value
 )
 
-// argError wraps ErrInvalidArgument with detail.
+// pkg is the prefix of this package's messages.
+const pkg = "classic"
+
+// argError wraps ErrInvalidArgument with detail: "classic: invalid
+// argument: <detail>".
 func argError(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
+	return errs.Annotatef(pkg, []error{ErrInvalidArgument}, format, args...)
 }
 
-// decodeError is what the decoders return: a package-prefixed message that
-// wraps one of the sift sentinels, so errors.Is(err, sift.ErrTruncated)
-// works and the text reads "classic: ...".
-type decodeError struct {
-	sentinel error
-	msg      string
+// incompatible wraps ErrIncompatible with detail: "classic: incompatible
+// filters: <detail>".
+func incompatible(format string, args ...any) error {
+	return errs.Annotatef(pkg, []error{ErrIncompatible}, format, args...)
 }
 
-func (e *decodeError) Error() string { return "classic: " + e.msg }
-func (e *decodeError) Unwrap() error { return e.sentinel }
-
+// decodeErr is what the decoders return: "classic: <detail>", wrapping one
+// of the sift sentinels (ErrTruncated, ErrCorrupt, ...).
 func decodeErr(sentinel error, format string, args ...any) error {
-	return &decodeError{sentinel: sentinel, msg: fmt.Sprintf(format, args...)}
+	return errs.Errorf(pkg, []error{sentinel}, format, args...)
 }
 
 // prefixErr adds the package prefix to an error from the shared format
-// reader, once (dropping the "sift: " its sentinels start with), keeping
-// its chain intact for errors.Is.
-func prefixErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &decodeError{sentinel: err, msg: strings.TrimPrefix(strings.TrimPrefix(err.Error(), "sift: "), "classic: ")}
-}
-
-// multiError reads "classic: <msg>" and matches each of errs.
-type multiError struct {
-	errs []error
-	msg  string
-}
-
-func (e *multiError) Error() string   { return "classic: " + e.msg }
-func (e *multiError) Unwrap() []error { return e.errs }
+// reader, once, keeping its chain intact for errors.Is (errs.Wrap).
+func prefixErr(err error) error { return errs.Wrap(pkg, err) }
 
 // sizeErr is a constructor's error for a size it cannot make: it wraps
-// sift.ErrTooLarge and, when not nil, cause (the allocator's error).
+// ErrTooLarge or, when not nil, cause (the allocator's error, which wraps
+// ErrTooLarge itself).
 func sizeErr(cause error, format string, args ...any) error {
-	errs := []error{sift.ErrTooLarge}
+	match := []error{ErrTooLarge}
 	if cause != nil {
-		errs = []error{cause}
+		match = []error{cause}
 	}
-	return &multiError{errs: errs, msg: fmt.Sprintf(format, args...)}
+	return errs.Errorf(pkg, match, format, args...)
 }
 
-// tooLargeArg wraps ErrInvalidArgument and sift.ErrTooLarge: a size Guava
-// refuses for being too large.
+// tooLargeArg wraps ErrInvalidArgument and ErrTooLarge: a size Guava
+// refuses for being too large ("classic: invalid argument: <detail>").
 func tooLargeArg(format string, args ...any) error {
-	return &multiError{errs: []error{ErrInvalidArgument, sift.ErrTooLarge}, msg: "invalid argument: " + fmt.Sprintf(format, args...)}
+	return errs.Annotatef(pkg, []error{ErrInvalidArgument, ErrTooLarge}, format, args...)
 }
 
 // errZero is returned, or panicked with, by the methods of a zero Filter or
 // Counting, which has no bits: it would otherwise answer true for every key.
-var errZero error = &decodeError{sentinel: sift.ErrClosed, msg: "use of a zero filter: make one with New, NewCounting or a decoder"}
+var errZero error = errs.New(pkg, "use of a zero filter: make one with New, NewCounting or a decoder", ErrClosed)
+
+// errNotPresent is Counting.Remove's error, preallocated so a failed
+// Remove does not allocate.
+var errNotPresent error = errs.New(pkg, errs.Detail(ErrNotPresent)+" (a counter is zero)", ErrNotPresent)

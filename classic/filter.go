@@ -541,15 +541,15 @@ func (f *Filter) compatErr(other *Filter) error {
 	case f.numHash == 0 || other != nil && other.numHash == 0:
 		return errZero
 	case other == nil:
-		return fmt.Errorf("%w: nil filter", ErrIncompatible)
+		return incompatible("nil filter")
 	case other == f:
-		return fmt.Errorf("%w: cannot combine a filter with itself", ErrIncompatible)
+		return incompatible("cannot combine a filter with itself")
 	case f.numHash != other.numHash:
-		return fmt.Errorf("%w: different numbers of hash functions (%d != %d)", ErrIncompatible, f.numHash, other.numHash)
+		return incompatible("different numbers of hash functions (%d != %d)", f.numHash, other.numHash)
 	case f.ix.bitSize != other.ix.bitSize:
-		return fmt.Errorf("%w: different bit sizes (%d != %d)", ErrIncompatible, f.ix.bitSize, other.ix.bitSize)
+		return incompatible("different bit sizes (%d != %d)", f.ix.bitSize, other.ix.bitSize)
 	case f.strategy != other.strategy:
-		return fmt.Errorf("%w: different strategies (%v != %v)", ErrIncompatible, f.strategy, other.strategy)
+		return incompatible("different strategies (%v != %v)", f.strategy, other.strategy)
 	}
 	return nil
 }

@@ -3,12 +3,11 @@ package classic
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"runtime"
 
-	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/errs"
 	"github.com/sift-go/sift/internal/mem"
 )
 
@@ -33,7 +32,7 @@ const guavaInitialWords = 1 << 10
 // AppendGuava appends f in Guava's stream format to b and returns the
 // extended slice: the bytes WriteGuava writes. For a zero or closed Filter,
 // which has no Guava form, it returns b unchanged and an error wrapping
-// sift.ErrClosed.
+// ErrClosed.
 func (f *Filter) AppendGuava(b []byte) ([]byte, error) {
 	if f.numHash == 0 {
 		return b, errZero
@@ -85,9 +84,9 @@ func (f *Filter) WriteGuava(w io.Writer) (int64, error) {
 //
 // It accepts what Guava's BloomFilter.readFrom accepts and rejects the rest
 // with an error: an unknown strategy ordinal or zero hash functions
-// (wrapping sift.ErrCorrupt), a word count that is zero or negative
-// (sift.ErrCorrupt), words beyond the WithMaxSize bound (sift.ErrTooLarge,
-// before any is read), and input that ends early (sift.ErrTruncated). Errors
+// (wrapping ErrCorrupt), a word count that is zero or negative
+// (ErrCorrupt), words beyond the WithMaxSize bound (ErrTooLarge,
+// before any is read), and input that ends early (ErrTruncated). Errors
 // from r itself are returned wrapped.
 //
 // Memory grows only with the bytes that actually arrive: a header declaring
@@ -115,25 +114,25 @@ func readGuava(r io.Reader, maxBytes uint64) (*Filter, int64, error) {
 	}
 	strategy := int8(hdr[0]) // Java's readByte is signed
 	if strategy != int8(Murmur128Mitz32) && strategy != int8(Murmur128Mitz64) {
-		return nil, read, decodeErr(sift.ErrCorrupt, "Guava stream: unknown strategy ordinal %d", strategy)
+		return nil, read, decodeErr(ErrCorrupt, "Guava stream: unknown strategy ordinal %d", strategy)
 	}
 	k := int(hdr[1])
 	if k == 0 {
-		return nil, read, decodeErr(sift.ErrCorrupt, "Guava stream: zero hash functions")
+		return nil, read, decodeErr(ErrCorrupt, "Guava stream: zero hash functions")
 	}
 	nwords := int64(int32(binary.BigEndian.Uint32(hdr[2:])))
 	if nwords <= 0 {
-		return nil, read, decodeErr(sift.ErrCorrupt, "Guava stream: word count %d must be positive", nwords)
+		return nil, read, decodeErr(ErrCorrupt, "Guava stream: word count %d must be positive", nwords)
 	}
 	total := guavaHeaderSize + 8*nwords
 	if maxBytes > 0 && uint64(nwords) > maxBytes/8 {
-		return nil, read, decodeErr(sift.ErrTooLarge, "Guava stream of %d words (%d bytes) exceeds the maximum size of %d bytes (WithMaxSize)", nwords, 8*nwords, maxBytes)
+		return nil, read, decodeErr(ErrTooLarge, "Guava stream of %d words (%d bytes) exceeds the maximum size of %d bytes (WithMaxSize)", nwords, 8*nwords, maxBytes)
 	}
 	if uint64(nwords) > uint64(math.MaxInt)/8 {
-		return nil, read, decodeErr(sift.ErrTooLarge, "Guava stream of %d words does not fit in memory on this platform", nwords)
+		return nil, read, decodeErr(ErrTooLarge, "Guava stream of %d words does not fit in memory on this platform", nwords)
 	}
 	if m := mem.MachineMemory(); m != 0 && uint64(nwords) > m/8 {
-		return nil, read, decodeErr(sift.ErrTooLarge, "Guava stream of %d words (%d bytes) is more than this machine's memory (%d bytes of RAM and swap)", nwords, 8*nwords, m)
+		return nil, read, decodeErr(ErrTooLarge, "Guava stream of %d words (%d bytes) is more than this machine's memory (%d bytes of RAM and swap)", nwords, 8*nwords, m)
 	}
 
 	words := make([]uint64, 0, min(nwords, guavaInitialWords))
@@ -162,7 +161,7 @@ func readGuava(r io.Reader, maxBytes uint64) (*Filter, int64, error) {
 
 func guavaReadErr(err error, what string, got, want int64) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return decodeErr(sift.ErrTruncated, "Guava stream: input ends in the %s after %d of %d bytes", what, got, want)
+		return decodeErr(ErrTruncated, "Guava stream: input ends in the %s after %d of %d bytes", what, got, want)
 	}
-	return fmt.Errorf("classic: reading Guava stream %s: %w", what, err)
+	return errs.Errorf(pkg, []error{err}, "reading Guava stream %s: %v", what, err)
 }

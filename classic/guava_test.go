@@ -11,7 +11,6 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/mem"
 )
 
@@ -74,7 +73,7 @@ func TestGuavaRoundTrip(t *testing.T) {
 				t.Fatal("round trip changed the filter")
 			}
 			// Guava's bytes are not sift's: each reader refuses the other.
-			if _, err := ReadFilter(bytes.NewReader(buf.Bytes())); !errors.Is(err, sift.ErrMagic) && !errors.Is(err, sift.ErrTruncated) {
+			if _, err := ReadFilter(bytes.NewReader(buf.Bytes())); !errors.Is(err, ErrMagic) && !errors.Is(err, ErrTruncated) {
 				t.Fatalf("ReadFilter of Guava's bytes: %v", err)
 			}
 			var native bytes.Buffer
@@ -129,26 +128,26 @@ func TestGuavaDecodeErrors(t *testing.T) {
 		if f != nil {
 			t.Fatalf("truncated at %d: got a filter", n)
 		}
-		checkDecodeErr(t, err, sift.ErrTruncated, "truncated stream")
+		checkDecodeErr(t, err, ErrTruncated, "truncated stream")
 	}
 	for _, c := range []struct {
 		name     string
 		in       []byte
 		sentinel error
 	}{
-		{"strategy 2", guavaStream(2, 3, 1, []uint64{1}), sift.ErrCorrupt},
-		{"strategy 0x7f", guavaStream(0x7f, 3, 1, []uint64{1}), sift.ErrCorrupt},
-		{"strategy -1", guavaStream(0xff, 3, 1, []uint64{1}), sift.ErrCorrupt},
-		{"strategy -128", guavaStream(0x80, 3, 1, []uint64{1}), sift.ErrCorrupt},
-		{"k = 0", guavaStream(1, 0, 1, []uint64{1}), sift.ErrCorrupt},
-		{"0 words", guavaStream(1, 3, 0, nil), sift.ErrCorrupt},
-		{"-1 words", guavaStream(1, 3, -1, []uint64{1}), sift.ErrCorrupt},
-		{"MinInt32 words", guavaStream(1, 3, -1<<31, []uint64{1}), sift.ErrCorrupt},
-		{"2 words, 1 given", guavaStream(1, 3, 2, []uint64{1}), sift.ErrTruncated},
+		{"strategy 2", guavaStream(2, 3, 1, []uint64{1}), ErrCorrupt},
+		{"strategy 0x7f", guavaStream(0x7f, 3, 1, []uint64{1}), ErrCorrupt},
+		{"strategy -1", guavaStream(0xff, 3, 1, []uint64{1}), ErrCorrupt},
+		{"strategy -128", guavaStream(0x80, 3, 1, []uint64{1}), ErrCorrupt},
+		{"k = 0", guavaStream(1, 0, 1, []uint64{1}), ErrCorrupt},
+		{"0 words", guavaStream(1, 3, 0, nil), ErrCorrupt},
+		{"-1 words", guavaStream(1, 3, -1, []uint64{1}), ErrCorrupt},
+		{"MinInt32 words", guavaStream(1, 3, -1<<31, []uint64{1}), ErrCorrupt},
+		{"2 words, 1 given", guavaStream(1, 3, 2, []uint64{1}), ErrTruncated},
 		{"2^31-1 words, 1 given", guavaStream(1, 3, 1<<31-1, []uint64{1}), hugeErr(8 << 31)},
 		{"2^31-1 words, 3.5 given", append(guavaStream(0, 3, 1<<31-1, []uint64{1, 2, 3}), 1, 2, 3, 4), hugeErr(8 << 31)},
-		{"empty", nil, sift.ErrTruncated},
-		{"header only", guavaStream(1, 3, 5, nil), sift.ErrTruncated},
+		{"empty", nil, ErrTruncated},
+		{"header only", guavaStream(1, 3, 5, nil), ErrTruncated},
 	} {
 		f, err := ReadGuava(bytes.NewReader(c.in))
 		if f != nil {
@@ -171,18 +170,18 @@ func TestGuavaMaxBytes(t *testing.T) {
 		t.Fatalf("limit equal to the size: %v", err)
 	}
 	_, err = ReadGuava(bytes.NewReader(valid), WithMaxSize(words-1))
-	checkDecodeErr(t, err, sift.ErrTooLarge, "limit one byte short")
+	checkDecodeErr(t, err, ErrTooLarge, "limit one byte short")
 	// The filter keeps its bound for the decoders of sift's format.
 	big, _ := sampleFilter(t, 5000, 0.01, Murmur128Mitz64).MarshalBinary()
 	err = g.UnmarshalBinary(big)
-	checkDecodeErr(t, err, sift.ErrTooLarge, "UnmarshalBinary of a larger filter into a bounded one")
+	checkDecodeErr(t, err, ErrTooLarge, "UnmarshalBinary of a larger filter into a bounded one")
 	_, err = g.ReadFrom(bytes.NewReader(big))
-	checkDecodeErr(t, err, sift.ErrTooLarge, "ReadFrom of a larger filter into a bounded one")
+	checkDecodeErr(t, err, ErrTooLarge, "ReadFrom of a larger filter into a bounded one")
 	if !g.Equal(f) {
 		t.Fatal("a refused decode changed the filter")
 	}
 	_, err = ReadGuava(bytes.NewReader(guavaStream(1, 3, 1<<31-1, nil)), WithMaxSize(1<<20))
-	checkDecodeErr(t, err, sift.ErrTooLarge, "2^31-1 words over a 1 MiB limit")
+	checkDecodeErr(t, err, ErrTooLarge, "2^31-1 words over a 1 MiB limit")
 }
 
 type failingReader struct {
@@ -253,9 +252,9 @@ func TestGuavaDecodeMemory(t *testing.T) {
 // machines with less memory, the size itself is refused first.
 func hugeErr(size uint64) error {
 	if m := mem.MachineMemory(); size > math.MaxInt || m != 0 && size > m {
-		return sift.ErrTooLarge
+		return ErrTooLarge
 	}
-	return sift.ErrTruncated
+	return ErrTruncated
 }
 
 // mustGuava is AppendGuava(nil) for a filter that has a Guava form.

@@ -5,7 +5,6 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/format"
 )
 
@@ -57,14 +56,14 @@ var (
 // MarshalBinary encodes f in sift's format (see the package documentation),
 // which carries checksums and which UnmarshalBinary, ReadFrom and ReadFilter
 // read. For Guava's stream format use WriteGuava or AppendGuava. For a zero
-// or closed Filter it returns an error wrapping sift.ErrClosed.
+// or closed Filter it returns an error wrapping ErrClosed.
 func (f *Filter) MarshalBinary() ([]byte, error) {
 	return f.AppendBinary(make([]byte, 0, format.HeaderSize+8*len(f.words)))
 }
 
 // AppendBinary appends MarshalBinary's bytes to b and returns the extended
 // slice (encoding.BinaryAppender). For a zero or closed Filter it returns b
-// unchanged and an error wrapping sift.ErrClosed.
+// unchanged and an error wrapping ErrClosed.
 func (f *Filter) AppendBinary(b []byte) ([]byte, error) {
 	if f.numHash == 0 {
 		return b, errZero
@@ -89,7 +88,7 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 
 // UnmarshalBinary replaces f with the filter encoded in data in sift's
 // format, which must be exactly one encoding, and copies what it keeps.
-// Errors wrap the sift sentinels (sift.ErrMagic, ErrVersion, ErrKind,
+// Errors wrap the sift sentinels (ErrMagic, ErrVersion, ErrKind,
 // ErrTruncated, ErrChecksum, ErrCorrupt, ErrTooLarge); a filter made with
 // WithMaxSize refuses a larger encoding and keeps the bound. On error f is
 // unchanged.
@@ -99,7 +98,7 @@ func (f *Filter) UnmarshalBinary(data []byte) error {
 		return prefixErr(err)
 	}
 	if n != len(data) {
-		return decodeErr(sift.ErrCorrupt, "%d bytes after the filter", len(data)-n)
+		return decodeErr(ErrCorrupt, "%d bytes after the filter", len(data)-n)
 	}
 	g, err := filterFromNative(h, payload, true)
 	if err != nil {
@@ -112,7 +111,7 @@ func (f *Filter) UnmarshalBinary(data []byte) error {
 // ReadFrom replaces f with the filter read from r in sift's format, reading
 // exactly its bytes, and returns the number of bytes read. Memory grows
 // only as the input arrives, and a declared payload larger than f's maximum
-// size is refused (sift.ErrTooLarge) before any of it is read: the
+// size is refused (ErrTooLarge) before any of it is read: the
 // WithMaxSize f was made with, or for a zero Filter the default maximum,
 // the machine's memory (RAM and swap, where the system reports them).
 // ReadFilter reads into a new filter with options; ReadGuava reads Guava's
@@ -161,23 +160,23 @@ func (f *Filter) replace(g *Filter) {
 // whether the words must be copied (the payload belongs to the caller).
 func filterFromNative(h format.Header, payload []byte, copyWords bool) (*Filter, error) {
 	if h.Hash != format.HashMurmur3 || h.Seed != 0 {
-		return nil, decodeErr(sift.ErrCorrupt, "a classic filter hashes with murmur3 seed 0, header says %v seed %#x", h.Hash, h.Seed)
+		return nil, decodeErr(ErrCorrupt, "a classic filter hashes with murmur3 seed 0, header says %v seed %#x", h.Hash, h.Seed)
 	}
 	strategy, k, nwords := h.Params[0], h.Params[1], h.Params[2]
 	if strategy > uint64(Murmur128Mitz64) {
-		return nil, decodeErr(sift.ErrCorrupt, "unknown strategy ordinal %d", strategy)
+		return nil, decodeErr(ErrCorrupt, "unknown strategy ordinal %d", strategy)
 	}
 	if k == 0 || k > MaxHashFunctions {
-		return nil, decodeErr(sift.ErrCorrupt, "%d hash functions (must be 1..%d)", k, MaxHashFunctions)
+		return nil, decodeErr(ErrCorrupt, "%d hash functions (must be 1..%d)", k, MaxHashFunctions)
 	}
 	if nwords == 0 || nwords > MaxWords {
-		return nil, decodeErr(sift.ErrCorrupt, "%d words (must be 1..%d)", nwords, MaxWords)
+		return nil, decodeErr(ErrCorrupt, "%d words (must be 1..%d)", nwords, MaxWords)
 	}
 	if err := zeroParams(h, 3); err != nil {
 		return nil, err
 	}
 	if uint64(len(payload)) != 8*nwords {
-		return nil, decodeErr(sift.ErrCorrupt, "payload of %d bytes for %d words", len(payload), nwords)
+		return nil, decodeErr(ErrCorrupt, "payload of %d bytes for %d words", len(payload), nwords)
 	}
 	words, shared := format.Words(payload)
 	if shared && copyWords {
@@ -189,7 +188,7 @@ func filterFromNative(h format.Header, payload []byte, copyWords bool) (*Filter,
 func zeroParams(h format.Header, from int) error {
 	for i := from; i < format.NumParams; i++ {
 		if h.Params[i] != 0 {
-			return decodeErr(sift.ErrCorrupt, "header parameter %d is %#x, must be zero", i, h.Params[i])
+			return decodeErr(ErrCorrupt, "header parameter %d is %#x, must be zero", i, h.Params[i])
 		}
 	}
 	return nil
@@ -204,14 +203,14 @@ func (c *Counting) nativeHeader() format.Header {
 
 // MarshalBinary encodes c in sift's format (see the package
 // documentation). For a zero or closed Counting it returns an error wrapping
-// sift.ErrClosed.
+// ErrClosed.
 func (c *Counting) MarshalBinary() ([]byte, error) {
 	return c.AppendBinary(make([]byte, 0, format.HeaderSize+8*len(c.words)))
 }
 
 // AppendBinary appends MarshalBinary's bytes to b and returns the extended
 // slice (encoding.BinaryAppender). For a zero or closed Counting it returns
-// b unchanged and an error wrapping sift.ErrClosed.
+// b unchanged and an error wrapping ErrClosed.
 func (c *Counting) AppendBinary(b []byte) ([]byte, error) {
 	if c.k == 0 {
 		return b, errZero
@@ -243,7 +242,7 @@ func (c *Counting) UnmarshalBinary(data []byte) error {
 		return prefixErr(err)
 	}
 	if n != len(data) {
-		return decodeErr(sift.ErrCorrupt, "%d bytes after the filter", len(data)-n)
+		return decodeErr(ErrCorrupt, "%d bytes after the filter", len(data)-n)
 	}
 	d, err := countingFromNative(h, payload, true)
 	if err != nil {
@@ -300,20 +299,20 @@ func (c *Counting) replace(d *Counting) {
 
 func countingFromNative(h format.Header, payload []byte, copyWords bool) (*Counting, error) {
 	if h.Hash != format.HashXXH3 {
-		return nil, decodeErr(sift.ErrCorrupt, "a counting filter hashes with xxh3, header says %v", h.Hash)
+		return nil, decodeErr(ErrCorrupt, "a counting filter hashes with xxh3, header says %v", h.Hash)
 	}
 	m, k := h.Params[0], h.Params[1]
 	if m == 0 || m%countersPerWord != 0 || m/countersPerWord > maxCountingWords {
-		return nil, decodeErr(sift.ErrCorrupt, "%d counters (must be a positive multiple of %d)", m, countersPerWord)
+		return nil, decodeErr(ErrCorrupt, "%d counters (must be a positive multiple of %d)", m, countersPerWord)
 	}
 	if k == 0 || k > MaxHashFunctions {
-		return nil, decodeErr(sift.ErrCorrupt, "%d hash functions (must be 1..%d)", k, MaxHashFunctions)
+		return nil, decodeErr(ErrCorrupt, "%d hash functions (must be 1..%d)", k, MaxHashFunctions)
 	}
 	if err := zeroParams(h, 2); err != nil {
 		return nil, err
 	}
 	if uint64(len(payload)) != m/2 {
-		return nil, decodeErr(sift.ErrCorrupt, "payload of %d bytes for %d counters", len(payload), m)
+		return nil, decodeErr(ErrCorrupt, "payload of %d bytes for %d counters", len(payload), m)
 	}
 	words, shared := format.Words(payload)
 	if shared && copyWords {

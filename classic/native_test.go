@@ -7,11 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/format"
 )
 
-var siftErrors = []error{sift.ErrMagic, sift.ErrVersion, sift.ErrKind, sift.ErrTruncated, sift.ErrChecksum, sift.ErrCorrupt, sift.ErrTooLarge}
+var siftErrors = []error{ErrMagic, ErrVersion, ErrKind, ErrTruncated, ErrChecksum, ErrCorrupt, ErrTooLarge}
 
 func isSiftError(err error) bool {
 	for _, s := range siftErrors {
@@ -187,7 +186,7 @@ func TestNativeDecodeErrors(t *testing.T) {
 		valid []byte
 	}{{filterDecoders, fb}, {countingDecoders, cb}} {
 		for n := 0; n < len(v.valid); n++ {
-			check(v.decs, "truncated", v.valid[:n], sift.ErrTruncated)
+			check(v.decs, "truncated", v.valid[:n], ErrTruncated)
 		}
 		// Every single-bit flip in the header is caught.
 		for bit := 0; bit < 8*format.HeaderSize; bit++ {
@@ -201,23 +200,23 @@ func TestNativeDecodeErrors(t *testing.T) {
 		}
 		b := bytes.Clone(v.valid)
 		b[len(b)-1] ^= 0x10
-		check(v.decs, "payload bit flip", b, sift.ErrChecksum)
+		check(v.decs, "payload bit flip", b, ErrChecksum)
 		b = bytes.Clone(v.valid)
 		b[0] = 'X'
-		check(v.decs, "wrong magic", b, sift.ErrMagic)
+		check(v.decs, "wrong magic", b, ErrMagic)
 		check(v.decs, "future version", craft(format.Header{}, nil, func(h []byte) {
 			copy(h, v.valid[:format.HeaderSize])
 			h[8] = 3
-		}), sift.ErrVersion)
+		}), ErrVersion)
 	}
-	check(filterDecoders, "counting filter", cb, sift.ErrKind)
-	check(countingDecoders, "classic filter", fb, sift.ErrKind)
+	check(filterDecoders, "counting filter", cb, ErrKind)
+	check(countingDecoders, "classic filter", fb, ErrKind)
 	var g Filter
-	if err := g.UnmarshalBinary(append(bytes.Clone(fb), 0)); !errors.Is(err, sift.ErrCorrupt) {
+	if err := g.UnmarshalBinary(append(bytes.Clone(fb), 0)); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("trailing byte: %v", err)
 	}
 	var d Counting
-	if err := d.UnmarshalBinary(append(bytes.Clone(cb), 0)); !errors.Is(err, sift.ErrCorrupt) {
+	if err := d.UnmarshalBinary(append(bytes.Clone(cb), 0)); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("trailing byte: %v", err)
 	}
 
@@ -226,18 +225,18 @@ func TestNativeDecodeErrors(t *testing.T) {
 		in       []byte
 		sentinel error
 	}{
-		{"k = 0", craft(classicHeader(1, 0, 1), words8, nil), sift.ErrCorrupt},
-		{"k = 256", craft(classicHeader(1, 256, 1), words8, nil), sift.ErrCorrupt},
-		{"strategy 2", craft(classicHeader(2, 3, 1), words8, nil), sift.ErrCorrupt},
-		{"0 words", craft(classicHeader(1, 3, 0), nil, nil), sift.ErrCorrupt},
-		{"2^31 words", craft(classicHeader(1, 3, 1<<31), words8, nil), sift.ErrCorrupt},
-		{"2 words, 1 stored", craft(classicHeader(1, 3, 2), words8, nil), sift.ErrCorrupt},
-		{"xxh3 hash", craft(func() format.Header { h := classicHeader(1, 3, 1); h.Hash = format.HashXXH3; return h }(), words8, nil), sift.ErrCorrupt},
-		{"seed", craft(func() format.Header { h := classicHeader(1, 3, 1); h.Seed = 1; return h }(), words8, nil), sift.ErrCorrupt},
-		{"param 5", craft(func() format.Header { h := classicHeader(1, 3, 1); h.Params[5] = 1; return h }(), words8, nil), sift.ErrCorrupt},
-		{"payload 2^30", craft(classicHeader(1, 3, 1<<27), words8, func(h []byte) { binary.LittleEndian.PutUint64(h[32:], 1<<30) }), sift.ErrTruncated},
-		{"payload 2^63", craft(classicHeader(1, 3, 1), words8, func(h []byte) { binary.LittleEndian.PutUint64(h[32:], 1<<63) }), sift.ErrTooLarge},
-		{"empty", nil, sift.ErrTruncated},
+		{"k = 0", craft(classicHeader(1, 0, 1), words8, nil), ErrCorrupt},
+		{"k = 256", craft(classicHeader(1, 256, 1), words8, nil), ErrCorrupt},
+		{"strategy 2", craft(classicHeader(2, 3, 1), words8, nil), ErrCorrupt},
+		{"0 words", craft(classicHeader(1, 3, 0), nil, nil), ErrCorrupt},
+		{"2^31 words", craft(classicHeader(1, 3, 1<<31), words8, nil), ErrCorrupt},
+		{"2 words, 1 stored", craft(classicHeader(1, 3, 2), words8, nil), ErrCorrupt},
+		{"xxh3 hash", craft(func() format.Header { h := classicHeader(1, 3, 1); h.Hash = format.HashXXH3; return h }(), words8, nil), ErrCorrupt},
+		{"seed", craft(func() format.Header { h := classicHeader(1, 3, 1); h.Seed = 1; return h }(), words8, nil), ErrCorrupt},
+		{"param 5", craft(func() format.Header { h := classicHeader(1, 3, 1); h.Params[5] = 1; return h }(), words8, nil), ErrCorrupt},
+		{"payload 2^30", craft(classicHeader(1, 3, 1<<27), words8, func(h []byte) { binary.LittleEndian.PutUint64(h[32:], 1<<30) }), ErrTruncated},
+		{"payload 2^63", craft(classicHeader(1, 3, 1), words8, func(h []byte) { binary.LittleEndian.PutUint64(h[32:], 1<<63) }), ErrTooLarge},
+		{"empty", nil, ErrTruncated},
 	} {
 		check(filterDecoders, c.name, c.in, c.sentinel)
 	}
@@ -246,18 +245,18 @@ func TestNativeDecodeErrors(t *testing.T) {
 		in       []byte
 		sentinel error
 	}{
-		{"k = 0", craft(countingHeader(16, 0), words8, nil), sift.ErrCorrupt},
-		{"k = 256", craft(countingHeader(16, 256), words8, nil), sift.ErrCorrupt},
+		{"k = 0", craft(countingHeader(16, 0), words8, nil), ErrCorrupt},
+		{"k = 256", craft(countingHeader(16, 256), words8, nil), ErrCorrupt},
 		{"k = 255", craft(countingHeader(16, 255), words8, nil), nil},
-		{"0 counters", craft(countingHeader(0, 3), nil, nil), sift.ErrCorrupt},
-		{"17 counters", craft(countingHeader(17, 3), words8, nil), sift.ErrCorrupt},
-		{"32 counters, 16 stored", craft(countingHeader(32, 3), words8, nil), sift.ErrCorrupt},
-		{"2^63 counters", craft(countingHeader(1<<63, 3), words8, nil), sift.ErrCorrupt},
-		{"murmur hash", craft(func() format.Header { h := countingHeader(16, 3); h.Hash = format.HashMurmur3; return h }(), words8, nil), sift.ErrCorrupt},
-		{"param 2", craft(func() format.Header { h := countingHeader(16, 3); h.Params[2] = 1; return h }(), words8, nil), sift.ErrCorrupt},
-		{"payload 2^30", craft(countingHeader(1<<31, 3), words8, func(h []byte) { binary.LittleEndian.PutUint64(h[32:], 1<<30) }), sift.ErrTruncated},
-		{"payload 2^63", craft(countingHeader(16, 3), words8, func(h []byte) { binary.LittleEndian.PutUint64(h[32:], 1<<63) }), sift.ErrTooLarge},
-		{"empty", nil, sift.ErrTruncated},
+		{"0 counters", craft(countingHeader(0, 3), nil, nil), ErrCorrupt},
+		{"17 counters", craft(countingHeader(17, 3), words8, nil), ErrCorrupt},
+		{"32 counters, 16 stored", craft(countingHeader(32, 3), words8, nil), ErrCorrupt},
+		{"2^63 counters", craft(countingHeader(1<<63, 3), words8, nil), ErrCorrupt},
+		{"murmur hash", craft(func() format.Header { h := countingHeader(16, 3); h.Hash = format.HashMurmur3; return h }(), words8, nil), ErrCorrupt},
+		{"param 2", craft(func() format.Header { h := countingHeader(16, 3); h.Params[2] = 1; return h }(), words8, nil), ErrCorrupt},
+		{"payload 2^30", craft(countingHeader(1<<31, 3), words8, func(h []byte) { binary.LittleEndian.PutUint64(h[32:], 1<<30) }), ErrTruncated},
+		{"payload 2^63", craft(countingHeader(16, 3), words8, func(h []byte) { binary.LittleEndian.PutUint64(h[32:], 1<<63) }), ErrTooLarge},
+		{"empty", nil, ErrTruncated},
 	} {
 		if c.sentinel == nil {
 			var d Counting
@@ -277,12 +276,12 @@ func TestNativeMaxBytes(t *testing.T) {
 	if _, err := ReadFilter(bytes.NewReader(fb), WithMaxSize(payload)); err != nil {
 		t.Fatalf("limit = payload size: %v", err)
 	}
-	if _, err := ReadFilter(bytes.NewReader(fb), WithMaxSize(payload-1)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := ReadFilter(bytes.NewReader(fb), WithMaxSize(payload-1)); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("limit below payload size: %v", err)
 	}
 	c := sampleCounting(t, 1000, 0)
 	cb, _ := c.MarshalBinary()
-	if _, err := ReadCounting(bytes.NewReader(cb), WithMaxSize(64)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := ReadCounting(bytes.NewReader(cb), WithMaxSize(64)); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("ReadCounting over the limit: %v", err)
 	}
 	// A filter made with WithMaxSize keeps the bound for its decoders.
@@ -291,19 +290,19 @@ func TestNativeMaxBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := g.UnmarshalBinary(big); !errors.Is(err, sift.ErrTooLarge) {
+	if err := g.UnmarshalBinary(big); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Filter.UnmarshalBinary over the bound: %v", err)
 	}
-	if _, err := g.ReadFrom(bytes.NewReader(big)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := g.ReadFrom(bytes.NewReader(big)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Filter.ReadFrom over the bound: %v", err)
 	}
 	if err := g.UnmarshalBinary(fb); err != nil {
 		t.Errorf("Filter.UnmarshalBinary within the bound: %v", err)
 	}
-	if _, err := g.ReadFrom(bytes.NewReader(big)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := g.ReadFrom(bytes.NewReader(big)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Filter.ReadFrom over the bound after a decode: %v", err)
 	}
-	if _, err := g.Clone().ReadFrom(bytes.NewReader(big)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := g.Clone().ReadFrom(bytes.NewReader(big)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Filter.ReadFrom into a clone of a bounded filter: %v", err)
 	}
 	bigC, _ := sampleCounting(t, 5000, 0).MarshalBinary()
@@ -311,10 +310,10 @@ func TestNativeMaxBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.UnmarshalBinary(bigC); !errors.Is(err, sift.ErrTooLarge) {
+	if err := d.UnmarshalBinary(bigC); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Counting.UnmarshalBinary over the bound: %v", err)
 	}
-	if _, err := d.ReadFrom(bytes.NewReader(bigC)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := d.ReadFrom(bytes.NewReader(bigC)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Counting.ReadFrom over the bound: %v", err)
 	}
 }

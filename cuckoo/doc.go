@@ -234,29 +234,15 @@
 //
 // Filter and Concurrent implement encoding.BinaryMarshaler, BinaryAppender
 // and BinaryUnmarshaler, io.WriterTo and io.ReaderFrom (a View the three
-// that write); they, ReadFilter, FromBytes and Open use sift's file format
-// (package internal/format; sift.Inspect reads any file's header): a
-// 128-byte little-endian header with magic, version, kind (2 = cuckoo),
-// hash algorithm (1 = XXH3-64) and seed, the payload length and its
-// CRC-32C, eight parameters and the header's CRC-32C; then the payload at
-// byte 128. For a cuckoo filter:
-//
-//	Params[0] bucket count n, 1 ≤ n ≤ 2^32-1
-//	Params[1] fingerprint bits f, 8 or 16
-//	Params[2] count: occupied slots plus the victim
-//	Params[3] victim fingerprint (0 when unused)
-//	Params[4] victim bucket: the smaller of its two buckets (0 when unused)
-//	Params[5] victim in use: 0 or 1
-//	Params[6] max kicks, ≤ 65536
-//	Params[7] kick PRNG state (xorshift64*, never 0), so a decoded filter
-//	          continues exactly as the original would
-//
-// The payload is the bucket array as little-endian uint64 words: for f = 16,
-// word i is bucket i with slot s in bits 16s..16s+15; for f = 8, word i holds
-// bucket 2i in bits 0..31 and bucket 2i+1 in bits 32..63, slot s of a bucket
-// in its bits 8s..8s+7; an odd bucket count leaves the last 4 bytes zero. Its
-// length is exactly 8·n (f = 16) or 8·ceil(n/2) (f = 8) bytes. The bytes are
-// the same on every architecture and whichever kernel built the filter.
+// that write); they, ReadFilter, FromBytes and Open use sift's file format:
+// one record of kind 2 (cuckoo), hashed with XXH3-64 and the header's
+// seed, whose parameters hold the bucket count, the fingerprint width, the
+// count, the victim, the kick limit and the kick PRNG's state (so a decoded
+// filter continues exactly as the original would), and whose payload is
+// the bucket array. FORMAT.md in the repository is the byte-level
+// specification: each parameter's range and the payload's layout for both
+// widths. The bytes are the same on every architecture and whichever
+// kernel built the filter; sift.Inspect reads any file's header.
 //
 // Decoders check everything before trusting anything: magic, version,
 // header CRC, kind, hash, each parameter's range, the payload length against

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/edgetest"
 	"github.com/sift-go/sift/internal/mem"
 )
@@ -29,22 +28,22 @@ func wantErr(t *testing.T, what string, err, sentinel error) {
 // TestConstructorMaxSize: New and NewConcurrent honour WithMaxSize.
 func TestConstructorMaxSize(t *testing.T) {
 	_, err := New(1e6, WithMaxSize(1<<20))
-	wantErr(t, "New over WithMaxSize", err, sift.ErrTooLarge)
+	wantErr(t, "New over WithMaxSize", err, ErrTooLarge)
 	_, err = NewConcurrent(1e6, WithMaxSize(1<<20), WithFingerprintBits(8))
-	wantErr(t, "NewConcurrent over WithMaxSize", err, sift.ErrTooLarge)
+	wantErr(t, "NewConcurrent over WithMaxSize", err, ErrTooLarge)
 	f, err := New(1e5, WithMaxSize(1<<20))
 	if err != nil || f.SizeBytes() > 1<<20 {
 		t.Fatalf("New under WithMaxSize: %v", err)
 	}
 	// Beyond the design's 2^32-1 buckets: both sentinels.
 	_, err = New(uint64(MaxBuckets)*4 + 1)
-	wantErr(t, "New beyond MaxBuckets", err, sift.ErrTooLarge)
+	wantErr(t, "New beyond MaxBuckets", err, ErrTooLarge)
 	wantErr(t, "New beyond MaxBuckets", err, ErrInvalidArgument)
 }
 
 // TestHugeConstructors runs New and NewConcurrent, in a child process, on
 // capacities whose buckets are beyond this machine (about 34 GB): each
-// must return an error wrapping sift.ErrTooLarge. Before, the refused
+// must return an error wrapping ErrTooLarge. Before, the refused
 // mapping fell back to the Go heap, which ended the process.
 func TestHugeConstructors(t *testing.T) {
 	edgetest.Huge(t, "TestHugeConstructors", mem.MachineMemory(), []edgetest.Case{
@@ -133,26 +132,26 @@ func TestChurn(t *testing.T) {
 }
 
 // checkFilterUnusable checks what a Filter without buckets (closed, or a
-// zero value) does: error-returning methods return sift.ErrClosed (an Add
+// zero value) does: error-returning methods return ErrClosed (an Add
 // said "read-only" before), the others panic with it, and the single-key
 // lookups panic (a nil dereference).
 func checkFilterUnusable(t *testing.T, name string, f *Filter) {
 	hs, out := []uint64{1, 2, 3}, make([]bool, 3)
-	wantErr(t, name+".AddUint64", f.AddUint64(1), sift.ErrClosed)
-	wantErr(t, name+".AddString", f.AddString("x"), sift.ErrClosed)
+	wantErr(t, name+".AddUint64", f.AddUint64(1), ErrClosed)
+	wantErr(t, name+".AddString", f.AddString("x"), ErrClosed)
 	_, err := f.AddHashes(hs)
-	wantErr(t, name+".AddHashes", err, sift.ErrClosed)
+	wantErr(t, name+".AddHashes", err, ErrClosed)
 	_, err = f.MarshalBinary()
-	wantErr(t, name+".MarshalBinary", err, sift.ErrClosed)
+	wantErr(t, name+".MarshalBinary", err, ErrClosed)
 	_, err = f.WriteTo(&bytes.Buffer{})
-	wantErr(t, name+".WriteTo", err, sift.ErrClosed)
-	wantPanic(t, name+".RemoveUint64", sift.ErrClosed, func() { f.RemoveUint64(1) })
-	wantPanic(t, name+".ContainsHashes", sift.ErrClosed, func() { f.ContainsHashes(hs, out) })
-	wantPanic(t, name+".Reset", sift.ErrClosed, func() { f.Reset() })
-	wantPanic(t, name+".Clone", sift.ErrClosed, func() { f.Clone() })
-	wantPanic(t, name+".FPP", sift.ErrClosed, func() { f.FPP() })
-	wantPanic(t, name+".LoadFactor", sift.ErrClosed, func() { f.LoadFactor() })
-	wantPanic(t, name+".BitsPerKey", sift.ErrClosed, func() { f.BitsPerKey() })
+	wantErr(t, name+".WriteTo", err, ErrClosed)
+	wantPanic(t, name+".RemoveUint64", ErrClosed, func() { f.RemoveUint64(1) })
+	wantPanic(t, name+".ContainsHashes", ErrClosed, func() { f.ContainsHashes(hs, out) })
+	wantPanic(t, name+".Reset", ErrClosed, func() { f.Reset() })
+	wantPanic(t, name+".Clone", ErrClosed, func() { f.Clone() })
+	wantPanic(t, name+".FPP", ErrClosed, func() { f.FPP() })
+	wantPanic(t, name+".LoadFactor", ErrClosed, func() { f.LoadFactor() })
+	wantPanic(t, name+".BitsPerKey", ErrClosed, func() { f.BitsPerKey() })
 	wantPanic(t, name+".ContainsUint64", nil, func() { f.ContainsUint64(1) })
 	if f.Count() != 0 || f.Capacity() != 0 || f.SizeBytes() != 0 {
 		t.Errorf("%s: count %d, capacity %d", name, f.Count(), f.Capacity())
@@ -170,20 +169,20 @@ func checkFilterUnusable(t *testing.T, name string, f *Filter) {
 
 func checkConcurrentUnusable(t *testing.T, name string, c *Concurrent, closed bool) {
 	hs, out := []uint64{1, 2, 3}, make([]bool, 3)
-	wantErr(t, name+".AddUint64", c.AddUint64(1), sift.ErrClosed)
+	wantErr(t, name+".AddUint64", c.AddUint64(1), ErrClosed)
 	_, err := c.AddHashes(hs)
-	wantErr(t, name+".AddHashes", err, sift.ErrClosed)
+	wantErr(t, name+".AddHashes", err, ErrClosed)
 	_, err = c.MarshalBinary()
-	wantErr(t, name+".MarshalBinary", err, sift.ErrClosed)
+	wantErr(t, name+".MarshalBinary", err, ErrClosed)
 	_, err = c.WriteTo(&bytes.Buffer{})
-	wantErr(t, name+".WriteTo", err, sift.ErrClosed)
-	wantPanic(t, name+".RemoveHash", sift.ErrClosed, func() { c.RemoveHash(1) })
-	wantPanic(t, name+".ContainsHashes", sift.ErrClosed, func() { c.ContainsHashes(hs, out) })
-	wantPanic(t, name+".Reset", sift.ErrClosed, func() { c.Reset() })
-	wantPanic(t, name+".Snapshot", sift.ErrClosed, func() { c.Snapshot() })
-	wantPanic(t, name+".FPP", sift.ErrClosed, func() { c.FPP() })
+	wantErr(t, name+".WriteTo", err, ErrClosed)
+	wantPanic(t, name+".RemoveHash", ErrClosed, func() { c.RemoveHash(1) })
+	wantPanic(t, name+".ContainsHashes", ErrClosed, func() { c.ContainsHashes(hs, out) })
+	wantPanic(t, name+".Reset", ErrClosed, func() { c.Reset() })
+	wantPanic(t, name+".Snapshot", ErrClosed, func() { c.Snapshot() })
+	wantPanic(t, name+".FPP", ErrClosed, func() { c.FPP() })
 	if closed {
-		wantPanic(t, name+".ContainsHash", sift.ErrClosed, func() { c.ContainsHash(1) })
+		wantPanic(t, name+".ContainsHash", ErrClosed, func() { c.ContainsHash(1) })
 	} else {
 		wantPanic(t, name+".ContainsHash", nil, func() { c.ContainsHash(1) })
 	}
@@ -204,12 +203,12 @@ func checkConcurrentUnusable(t *testing.T, name string, c *Concurrent, closed bo
 func checkViewUnusable(t *testing.T, name string, v *View) {
 	hs, out := []uint64{1, 2, 3}, make([]bool, 3)
 	_, err := v.MarshalBinary()
-	wantErr(t, name+".MarshalBinary", err, sift.ErrClosed)
+	wantErr(t, name+".MarshalBinary", err, ErrClosed)
 	_, err = v.WriteTo(&bytes.Buffer{})
-	wantErr(t, name+".WriteTo", err, sift.ErrClosed)
-	wantPanic(t, name+".ContainsHashes", sift.ErrClosed, func() { v.ContainsHashes(hs, out) })
-	wantPanic(t, name+".Clone", sift.ErrClosed, func() { v.Clone() })
-	wantPanic(t, name+".FPP", sift.ErrClosed, func() { v.FPP() })
+	wantErr(t, name+".WriteTo", err, ErrClosed)
+	wantPanic(t, name+".ContainsHashes", ErrClosed, func() { v.ContainsHashes(hs, out) })
+	wantPanic(t, name+".Clone", ErrClosed, func() { v.Clone() })
+	wantPanic(t, name+".FPP", ErrClosed, func() { v.FPP() })
 	wantPanic(t, name+".ContainsUint64", nil, func() { v.ContainsUint64(1) })
 	if v.Mapped() || v.Count() != 0 {
 		t.Errorf("%s: mapped %v, count %d", name, v.Mapped(), v.Count())
@@ -271,13 +270,13 @@ func TestErrorPrefixes(t *testing.T) {
 	f := mustNew(t, 100)
 	enc, _ := f.MarshalBinary()
 	_, err := FromBytes(enc[:50])
-	wantErr(t, "FromBytes of a cut header", err, sift.ErrTruncated)
+	wantErr(t, "FromBytes of a cut header", err, ErrTruncated)
 	var g Filter
-	wantErr(t, "UnmarshalBinary of a cut filter", g.UnmarshalBinary(enc[:len(enc)-1]), sift.ErrTruncated)
+	wantErr(t, "UnmarshalBinary of a cut filter", g.UnmarshalBinary(enc[:len(enc)-1]), ErrTruncated)
 	_, err = g.ReadFrom(bytes.NewReader(enc[:200]))
-	wantErr(t, "ReadFrom of a cut filter", err, sift.ErrTruncated)
+	wantErr(t, "ReadFrom of a cut filter", err, ErrTruncated)
 	_, err = FromBytes(enc, WithMaxSize(8))
-	wantErr(t, "FromBytes over MaxBytes", err, sift.ErrTooLarge)
+	wantErr(t, "FromBytes over MaxBytes", err, ErrTooLarge)
 	dir := t.TempDir()
 	_, err = Open(filepath.Join(dir, "missing"))
 	wantErr(t, "Open of a missing file", err, fs.ErrNotExist)

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"unsafe"
 
-	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/hash"
 	"github.com/sift-go/sift/internal/kernel"
 	"github.com/sift-go/sift/internal/mem"
@@ -105,7 +104,7 @@ func New(capacity uint64, opts ...Option) (*Filter, error) {
 		return nil, tooLargeArg("capacity %d needs more memory than this platform addresses", capacity)
 	}
 	if o.maxBytes != 0 && nw > o.maxBytes/8 {
-		return nil, corrupt(sift.ErrTooLarge, "capacity %d needs %d bytes of buckets, more than the maximum size of %d (WithMaxSize)", capacity, 8*nw, o.maxBytes)
+		return nil, corrupt(ErrTooLarge, "capacity %d needs %d bytes of buckets, more than the maximum size of %d (WithMaxSize)", capacity, 8*nw, o.maxBytes)
 	}
 	words, region, err := allocWords(nw)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"unsafe"
 
-	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/kernel"
 	"github.com/sift-go/sift/internal/mem"
@@ -119,7 +118,7 @@ func (f *Filter) UnmarshalBinary(data []byte) error {
 		return wrapDecode(err)
 	}
 	if n != len(data) {
-		return corrupt(sift.ErrCorrupt, "%d trailing bytes after the filter", len(data)-n)
+		return corrupt(ErrCorrupt, "%d trailing bytes after the filter", len(data)-n)
 	}
 	g, err := decode(h, payload, false, true)
 	if err != nil {
@@ -191,7 +190,7 @@ func FromBytes(b []byte, opts ...Option) (*View, error) {
 		return nil, wrapDecode(err)
 	}
 	if n != len(b) {
-		return nil, corrupt(sift.ErrCorrupt, "%d trailing bytes after the filter", len(b)-n)
+		return nil, corrupt(ErrCorrupt, "%d trailing bytes after the filter", len(b)-n)
 	}
 	f, err := decode(h, payload, true, false)
 	if err != nil {
@@ -251,19 +250,19 @@ func aliases(words []uint64, b []byte) bool {
 func decode(h format.Header, payload []byte, view, scan bool) (*Filter, error) {
 	p := h.Params
 	if h.Hash != format.HashXXH3 {
-		return nil, corrupt(sift.ErrCorrupt, "hash algorithm %v (want %v)", h.Hash, format.HashXXH3)
+		return nil, corrupt(ErrCorrupt, "hash algorithm %v (want %v)", h.Hash, format.HashXXH3)
 	}
 	fpBits := p[paramFPBits]
 	if fpBits != 8 && fpBits != 16 {
-		return nil, corrupt(sift.ErrCorrupt, "fingerprint bits %d (must be 8 or 16)", fpBits)
+		return nil, corrupt(ErrCorrupt, "fingerprint bits %d (must be 8 or 16)", fpBits)
 	}
 	n := p[paramBuckets]
 	if n == 0 || n > MaxBuckets {
-		return nil, corrupt(sift.ErrCorrupt, "bucket count %d (must be in [1, %d])", n, uint64(MaxBuckets))
+		return nil, corrupt(ErrCorrupt, "bucket count %d (must be in [1, %d])", n, uint64(MaxBuckets))
 	}
 	words := kernel.CuckooWords(n, uint(fpBits))
 	if uint64(len(payload)) != 8*words {
-		return nil, corrupt(sift.ErrCorrupt, "payload of %d bytes, %d buckets of %d-bit fingerprints need %d", len(payload), n, fpBits, 8*words)
+		return nil, corrupt(ErrCorrupt, "payload of %d bytes, %d buckets of %d-bit fingerprints need %d", len(payload), n, fpBits, 8*words)
 	}
 	slots := SlotsPerBucket * n
 	used := p[paramVictimUsed]
@@ -272,37 +271,37 @@ func decode(h format.Header, payload []byte, view, scan bool) (*Filter, error) {
 	switch used {
 	case 0:
 		if vfp != 0 || vi != 0 {
-			return nil, corrupt(sift.ErrCorrupt, "victim slot unused but holds fingerprint %d, bucket %d", vfp, vi)
+			return nil, corrupt(ErrCorrupt, "victim slot unused but holds fingerprint %d, bucket %d", vfp, vi)
 		}
 	case 1:
 		if vfp == 0 || vfp > fpMax {
-			return nil, corrupt(sift.ErrCorrupt, "victim fingerprint %d (must be in [1, %d])", vfp, fpMax)
+			return nil, corrupt(ErrCorrupt, "victim fingerprint %d (must be in [1, %d])", vfp, fpMax)
 		}
 		if vi >= n {
-			return nil, corrupt(sift.ErrCorrupt, "victim bucket %d of %d", vi, n)
+			return nil, corrupt(ErrCorrupt, "victim bucket %d of %d", vi, n)
 		}
 		if alt := kernel.CuckooAlt(vi, vfp, n); alt < vi {
-			return nil, corrupt(sift.ErrCorrupt, "victim bucket %d is not the smaller of its pair (%d)", vi, alt)
+			return nil, corrupt(ErrCorrupt, "victim bucket %d is not the smaller of its pair (%d)", vi, alt)
 		}
 	default:
-		return nil, corrupt(sift.ErrCorrupt, "victim flag %d (must be 0 or 1)", used)
+		return nil, corrupt(ErrCorrupt, "victim flag %d (must be 0 or 1)", used)
 	}
 	count := p[paramCount]
 	if count > slots+used || count < used {
-		return nil, corrupt(sift.ErrCorrupt, "count %d does not fit %d slots and %d victim", count, slots, used)
+		return nil, corrupt(ErrCorrupt, "count %d does not fit %d slots and %d victim", count, slots, used)
 	}
 	maxKicks := p[paramMaxKicks]
 	if maxKicks > MaxMaxKicks {
-		return nil, corrupt(sift.ErrCorrupt, "max kicks %d (at most %d)", maxKicks, MaxMaxKicks)
+		return nil, corrupt(ErrCorrupt, "max kicks %d (at most %d)", maxKicks, MaxMaxKicks)
 	}
 	if p[paramRNG] == 0 {
-		return nil, corrupt(sift.ErrCorrupt, "kick PRNG state is 0")
+		return nil, corrupt(ErrCorrupt, "kick PRNG state is 0")
 	}
 	// 8-bit tables with an odd bucket count end in half a word of padding.
 	if fpBits == 8 && n%2 == 1 {
 		last := payload[len(payload)-4:]
 		if last[0]|last[1]|last[2]|last[3] != 0 {
-			return nil, corrupt(sift.ErrCorrupt, "padding after the last bucket is not zero")
+			return nil, corrupt(ErrCorrupt, "padding after the last bucket is not zero")
 		}
 	}
 	var w []uint64
@@ -331,7 +330,7 @@ func decode(h format.Header, payload []byte, view, scan bool) (*Filter, error) {
 			if region != nil {
 				_ = region.Free()
 			}
-			return nil, corrupt(sift.ErrCorrupt, "count %d, but %d slots are occupied and %d victim", count, occ, used)
+			return nil, corrupt(ErrCorrupt, "count %d, but %d slots are occupied and %d victim", count, occ, used)
 		}
 	}
 	// The caller registers the region (setRegion) once the filter has its

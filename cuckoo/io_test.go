@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/format"
 )
 
@@ -149,13 +148,13 @@ func TestOpen(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	b[len(b)-3] ^= 0x10
 	os.WriteFile(path, b, 0o644)
-	if _, err := Open(path); !errors.Is(err, sift.ErrChecksum) {
+	if _, err := Open(path); !errors.Is(err, ErrChecksum) {
 		t.Fatalf("Open of a damaged file: %v", err)
 	}
 	if _, err := Open(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Fatal("Open of a missing file succeeded")
 	}
-	if _, err := Open(path, WithMaxSize(100)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := Open(path, WithMaxSize(100)); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("MaxBytes: %v", err)
 	}
 }
@@ -181,21 +180,21 @@ func TestEveryTruncation(t *testing.T) {
 	b, _ := f.MarshalBinary()
 	for i := 0; i < len(b); i++ {
 		var g Filter
-		if err := g.UnmarshalBinary(b[:i]); !errors.Is(err, sift.ErrTruncated) {
+		if err := g.UnmarshalBinary(b[:i]); !errors.Is(err, ErrTruncated) {
 			t.Fatalf("UnmarshalBinary of %d/%d bytes: %v", i, len(b), err)
 		}
-		if _, err := g.ReadFrom(bytes.NewReader(b[:i])); !errors.Is(err, sift.ErrTruncated) {
+		if _, err := g.ReadFrom(bytes.NewReader(b[:i])); !errors.Is(err, ErrTruncated) {
 			t.Fatalf("ReadFrom of %d/%d bytes: %v", i, len(b), err)
 		}
-		if _, err := FromBytes(b[:i]); !errors.Is(err, sift.ErrTruncated) {
+		if _, err := FromBytes(b[:i]); !errors.Is(err, ErrTruncated) {
 			t.Fatalf("FromBytes of %d/%d bytes: %v", i, len(b), err)
 		}
 	}
 	var g Filter
-	if err := g.UnmarshalBinary(nil); !errors.Is(err, sift.ErrTruncated) {
+	if err := g.UnmarshalBinary(nil); !errors.Is(err, ErrTruncated) {
 		t.Fatalf("empty input: %v", err)
 	}
-	if err := g.UnmarshalBinary(append(b, 0)); !errors.Is(err, sift.ErrCorrupt) {
+	if err := g.UnmarshalBinary(append(b, 0)); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("trailing byte: %v", err)
 	}
 }
@@ -212,7 +211,7 @@ func TestEveryHeaderBitFlip(t *testing.T) {
 		if err == nil {
 			t.Fatalf("bit %d flipped: accepted", bit)
 		}
-		if !errors.Is(err, sift.ErrChecksum) && !errors.Is(err, sift.ErrMagic) && !errors.Is(err, sift.ErrVersion) {
+		if !errors.Is(err, ErrChecksum) && !errors.Is(err, ErrMagic) && !errors.Is(err, ErrVersion) {
 			t.Fatalf("bit %d flipped: %v", bit, err)
 		}
 		if g.t.Words != nil {
@@ -222,7 +221,7 @@ func TestEveryHeaderBitFlip(t *testing.T) {
 	c := bytes.Clone(b)
 	c[len(c)-1] ^= 0x80
 	var g Filter
-	if err := g.UnmarshalBinary(c); !errors.Is(err, sift.ErrChecksum) {
+	if err := g.UnmarshalBinary(c); !errors.Is(err, ErrChecksum) {
 		t.Fatalf("payload flip: %v", err)
 	}
 }
@@ -255,31 +254,31 @@ func TestCorruptFields(t *testing.T) {
 		edit func(h *format.Header, p []byte) []byte
 		want error
 	}{
-		"kind":          {part, func(h *format.Header, p []byte) []byte { h.Kind = format.KindBlocked; return p }, sift.ErrKind},
-		"hash":          {part, func(h *format.Header, p []byte) []byte { h.Hash = format.HashMurmur3; return p }, sift.ErrCorrupt},
-		"fpbits 0":      {part, func(h *format.Header, p []byte) []byte { h.Params[paramFPBits] = 0; return p }, sift.ErrCorrupt},
-		"fpbits 12":     {part, func(h *format.Header, p []byte) []byte { h.Params[paramFPBits] = 12; return p }, sift.ErrCorrupt},
-		"fpbits 8":      {part, func(h *format.Header, p []byte) []byte { h.Params[paramFPBits] = 8; return p }, sift.ErrCorrupt},
-		"buckets 0":     {part, func(h *format.Header, p []byte) []byte { h.Params[paramBuckets] = 0; return p }, sift.ErrCorrupt},
-		"buckets +1":    {part, func(h *format.Header, p []byte) []byte { h.Params[paramBuckets]++; return p }, sift.ErrCorrupt},
-		"buckets 2^40":  {part, func(h *format.Header, p []byte) []byte { h.Params[paramBuckets] = 1 << 40; return p }, sift.ErrCorrupt},
-		"buckets 2^63":  {part, func(h *format.Header, p []byte) []byte { h.Params[paramBuckets] = 1 << 63; return p }, sift.ErrCorrupt},
-		"count > slots": {part, func(h *format.Header, p []byte) []byte { h.Params[paramCount] = 4*h.Params[paramBuckets] + 1; return p }, sift.ErrCorrupt},
-		"count wrong":   {part, func(h *format.Header, p []byte) []byte { h.Params[paramCount] = 2; return p }, sift.ErrCorrupt},
-		"victim flag 2": {full, func(h *format.Header, p []byte) []byte { h.Params[paramVictimUsed] = 2; return p }, sift.ErrCorrupt},
-		"victim unused": {full, func(h *format.Header, p []byte) []byte { h.Params[paramVictimUsed] = 0; return p }, sift.ErrCorrupt},
-		"victim fp 0":   {full, func(h *format.Header, p []byte) []byte { h.Params[paramVictimFP] = 0; return p }, sift.ErrCorrupt},
-		"victim fp big": {full, func(h *format.Header, p []byte) []byte { h.Params[paramVictimFP] = 1 << 16; return p }, sift.ErrCorrupt},
+		"kind":          {part, func(h *format.Header, p []byte) []byte { h.Kind = format.KindBlocked; return p }, ErrKind},
+		"hash":          {part, func(h *format.Header, p []byte) []byte { h.Hash = format.HashMurmur3; return p }, ErrCorrupt},
+		"fpbits 0":      {part, func(h *format.Header, p []byte) []byte { h.Params[paramFPBits] = 0; return p }, ErrCorrupt},
+		"fpbits 12":     {part, func(h *format.Header, p []byte) []byte { h.Params[paramFPBits] = 12; return p }, ErrCorrupt},
+		"fpbits 8":      {part, func(h *format.Header, p []byte) []byte { h.Params[paramFPBits] = 8; return p }, ErrCorrupt},
+		"buckets 0":     {part, func(h *format.Header, p []byte) []byte { h.Params[paramBuckets] = 0; return p }, ErrCorrupt},
+		"buckets +1":    {part, func(h *format.Header, p []byte) []byte { h.Params[paramBuckets]++; return p }, ErrCorrupt},
+		"buckets 2^40":  {part, func(h *format.Header, p []byte) []byte { h.Params[paramBuckets] = 1 << 40; return p }, ErrCorrupt},
+		"buckets 2^63":  {part, func(h *format.Header, p []byte) []byte { h.Params[paramBuckets] = 1 << 63; return p }, ErrCorrupt},
+		"count > slots": {part, func(h *format.Header, p []byte) []byte { h.Params[paramCount] = 4*h.Params[paramBuckets] + 1; return p }, ErrCorrupt},
+		"count wrong":   {part, func(h *format.Header, p []byte) []byte { h.Params[paramCount] = 2; return p }, ErrCorrupt},
+		"victim flag 2": {full, func(h *format.Header, p []byte) []byte { h.Params[paramVictimUsed] = 2; return p }, ErrCorrupt},
+		"victim unused": {full, func(h *format.Header, p []byte) []byte { h.Params[paramVictimUsed] = 0; return p }, ErrCorrupt},
+		"victim fp 0":   {full, func(h *format.Header, p []byte) []byte { h.Params[paramVictimFP] = 0; return p }, ErrCorrupt},
+		"victim fp big": {full, func(h *format.Header, p []byte) []byte { h.Params[paramVictimFP] = 1 << 16; return p }, ErrCorrupt},
 		"victim bucket": {full, func(h *format.Header, p []byte) []byte {
 			h.Params[paramVictimBucket] = h.Params[paramBuckets]
 			return p
-		}, sift.ErrCorrupt},
-		"victim ghost":  {part, func(h *format.Header, p []byte) []byte { h.Params[paramVictimFP] = 3; return p }, sift.ErrCorrupt},
-		"kicks":         {part, func(h *format.Header, p []byte) []byte { h.Params[paramMaxKicks] = MaxMaxKicks + 1; return p }, sift.ErrCorrupt},
-		"rng 0":         {part, func(h *format.Header, p []byte) []byte { h.Params[paramRNG] = 0; return p }, sift.ErrCorrupt},
-		"short payload": {part, func(h *format.Header, p []byte) []byte { return p[:len(p)-8] }, sift.ErrCorrupt},
-		"long payload":  {part, func(h *format.Header, p []byte) []byte { return append(p, make([]byte, 8)...) }, sift.ErrCorrupt},
-		"padding":       {oddb, func(h *format.Header, p []byte) []byte { p[7] = 1; h.Params[paramCount] = 1; return p }, sift.ErrCorrupt},
+		}, ErrCorrupt},
+		"victim ghost":  {part, func(h *format.Header, p []byte) []byte { h.Params[paramVictimFP] = 3; return p }, ErrCorrupt},
+		"kicks":         {part, func(h *format.Header, p []byte) []byte { h.Params[paramMaxKicks] = MaxMaxKicks + 1; return p }, ErrCorrupt},
+		"rng 0":         {part, func(h *format.Header, p []byte) []byte { h.Params[paramRNG] = 0; return p }, ErrCorrupt},
+		"short payload": {part, func(h *format.Header, p []byte) []byte { return p[:len(p)-8] }, ErrCorrupt},
+		"long payload":  {part, func(h *format.Header, p []byte) []byte { return append(p, make([]byte, 8)...) }, ErrCorrupt},
+		"padding":       {oddb, func(h *format.Header, p []byte) []byte { p[7] = 1; h.Params[paramCount] = 1; return p }, ErrCorrupt},
 	}
 	for nm, c := range cases {
 		b := reencode(t, c.src, c.edit)
@@ -317,7 +316,7 @@ func TestCorruptFields(t *testing.T) {
 		if err == nil || err2 == nil {
 			t.Fatalf("size %d accepted", size)
 		}
-		if !errors.Is(err, sift.ErrTruncated) && !errors.Is(err, sift.ErrTooLarge) {
+		if !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrTooLarge) {
 			t.Fatalf("size %d: %v", size, err)
 		}
 		if grew := ms.TotalAlloc - before; grew > 4<<20 {
@@ -354,15 +353,15 @@ func TestReaderErrors(t *testing.T) {
 	f := mustNew(t, 10)
 	b, _ := f.MarshalBinary()
 	var g Filter
-	if _, err := g.ReadFrom(iotestErr{}); err == nil || errors.Is(err, sift.ErrTruncated) {
+	if _, err := g.ReadFrom(iotestErr{}); err == nil || errors.Is(err, ErrTruncated) {
 		t.Fatalf("reader error: %v", err)
 	}
-	if err := g.UnmarshalBinary(append([]byte("not a filter at all"), b...)); !errors.Is(err, sift.ErrMagic) {
+	if err := g.UnmarshalBinary(append([]byte("not a filter at all"), b...)); !errors.Is(err, ErrMagic) {
 		t.Fatalf("bad magic: %v", err)
 	}
 	c := bytes.Clone(b)
 	binary.LittleEndian.PutUint16(c[8:], 3)
-	if err := g.UnmarshalBinary(c); !errors.Is(err, sift.ErrVersion) {
+	if err := g.UnmarshalBinary(c); !errors.Is(err, ErrVersion) {
 		t.Fatalf("future version: %v", err)
 	}
 }
@@ -445,7 +444,7 @@ func TestAppendBinary(t *testing.T) {
 		AppendBinary([]byte) ([]byte, error)
 	}{"Filter": &zero, "Concurrent": &zc, "View": &zv} {
 		got, err := a.AppendBinary(prefix)
-		if !errors.Is(err, sift.ErrClosed) || !bytes.Equal(got, prefix) {
+		if !errors.Is(err, ErrClosed) || !bytes.Equal(got, prefix) {
 			t.Errorf("zero %s: %q, %v", what, got, err)
 		}
 	}
@@ -471,15 +470,15 @@ func TestMaxSizeDecoders(t *testing.T) {
 		t.Fatal(err)
 	}
 	same(t, "ReadFilter", small, f)
-	if _, err := ReadFilter(bytes.NewReader(bb), limit); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := ReadFilter(bytes.NewReader(bb), limit); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("ReadFilter of a larger filter: %v", err)
 	}
 	// The bound stays with the filter ReadFilter made.
 	before, _ := f.MarshalBinary()
-	if _, err := f.ReadFrom(bytes.NewReader(bb)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := f.ReadFrom(bytes.NewReader(bb)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("ReadFrom into a bounded filter: %v", err)
 	}
-	if err := f.UnmarshalBinary(bb); !errors.Is(err, sift.ErrTooLarge) {
+	if err := f.UnmarshalBinary(bb); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("UnmarshalBinary into a bounded filter: %v", err)
 	}
 	if after, _ := f.MarshalBinary(); !bytes.Equal(before, after) {
@@ -493,24 +492,24 @@ func TestMaxSizeDecoders(t *testing.T) {
 	if err := g.UnmarshalBinary(sb); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.ReadFrom(bytes.NewReader(bb)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := g.ReadFrom(bytes.NewReader(bb)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("ReadFrom into a decoded bounded filter: %v", err)
 	}
 	c, err := NewConcurrent(100, limit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.ReadFrom(bytes.NewReader(bb)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := c.ReadFrom(bytes.NewReader(bb)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Concurrent.ReadFrom: %v", err)
 	}
-	if err := c.UnmarshalBinary(bb); !errors.Is(err, sift.ErrTooLarge) {
+	if err := c.UnmarshalBinary(bb); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Concurrent.UnmarshalBinary: %v", err)
 	}
 	if err := c.UnmarshalBinary(sb); err != nil || c.Count() != small.Count() {
 		t.Errorf("Concurrent.UnmarshalBinary within the bound: %v", err)
 	}
 	// A clone keeps the bound.
-	if _, err := g.Clone().ReadFrom(bytes.NewReader(bb)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := g.Clone().ReadFrom(bytes.NewReader(bb)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("ReadFrom into a clone of a bounded filter: %v", err)
 	}
 	// A zero receiver has no bound but the defaults.
@@ -521,10 +520,10 @@ func TestMaxSizeDecoders(t *testing.T) {
 	// WithoutChecksum: a damaged payload reads.
 	bad := bytes.Clone(sb)
 	bad[len(bad)-1] ^= 0x40
-	if _, err := ReadFilter(bytes.NewReader(bad)); !errors.Is(err, sift.ErrChecksum) {
+	if _, err := ReadFilter(bytes.NewReader(bad)); !errors.Is(err, ErrChecksum) {
 		t.Errorf("damaged payload: %v", err)
 	}
-	if _, err := ReadFilter(bytes.NewReader(bad), WithoutChecksum()); err != nil && !errors.Is(err, sift.ErrCorrupt) {
+	if _, err := ReadFilter(bytes.NewReader(bad), WithoutChecksum()); err != nil && !errors.Is(err, ErrCorrupt) {
 		t.Errorf("damaged payload WithoutChecksum: %v", err)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/sift-go/sift"
 )
 
 // TestUnion merges filters of every load, both widths, and checks that
@@ -163,7 +161,7 @@ func TestUnionIncompatible(t *testing.T) {
 	closed := mustNew(t, 1000, WithSeed(1))
 	closed.Close()
 	for name, err := range map[string]error{"closed other": f.Union(closed), "nil other": f.Union(nil), "closed f": closed.Union(f)} {
-		if !errors.Is(err, sift.ErrClosed) {
+		if !errors.Is(err, ErrClosed) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

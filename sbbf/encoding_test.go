@@ -11,7 +11,6 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/mem"
 )
@@ -183,18 +182,18 @@ func TestDecodeErrors(t *testing.T) {
 		data []byte
 		want error
 	}{
-		{"empty", nil, sift.ErrTruncated},
-		{"blocked filter", blockedFile, sift.ErrKind},
-		{"xxh3 hash", craftSplit(func(h *format.Header) { h.Hash = format.HashXXH3 }), sift.ErrCorrupt},
-		{"seed", craftSplit(func(h *format.Header) { h.Seed = 1 }), sift.ErrCorrupt},
-		{"0 blocks", craftSplit(func(h *format.Header) { h.Params[0] = 0 }), sift.ErrCorrupt},
-		{"5 blocks", craftSplit(func(h *format.Header) { h.Params[0] = 5 }), sift.ErrCorrupt},
-		{"2^31 blocks", craftSplit(func(h *format.Header) { h.Params[0] = 1 << 31 }), sift.ErrCorrupt},
-		{"param 1", craftSplit(func(h *format.Header) { h.Params[1] = 1 }), sift.ErrCorrupt},
-		{"param 7", craftSplit(func(h *format.Header) { h.Params[7] = 8 }), sift.ErrCorrupt},
-		{"truncated", valid[:len(valid)-1], sift.ErrTruncated},
-		{"payload flip", func() []byte { b := bytes.Clone(valid); b[len(b)-1] ^= 1; return b }(), sift.ErrChecksum},
-		{"trailing", append(bytes.Clone(valid), 0), sift.ErrCorrupt},
+		{"empty", nil, ErrTruncated},
+		{"blocked filter", blockedFile, ErrKind},
+		{"xxh3 hash", craftSplit(func(h *format.Header) { h.Hash = format.HashXXH3 }), ErrCorrupt},
+		{"seed", craftSplit(func(h *format.Header) { h.Seed = 1 }), ErrCorrupt},
+		{"0 blocks", craftSplit(func(h *format.Header) { h.Params[0] = 0 }), ErrCorrupt},
+		{"5 blocks", craftSplit(func(h *format.Header) { h.Params[0] = 5 }), ErrCorrupt},
+		{"2^31 blocks", craftSplit(func(h *format.Header) { h.Params[0] = 1 << 31 }), ErrCorrupt},
+		{"param 1", craftSplit(func(h *format.Header) { h.Params[1] = 1 }), ErrCorrupt},
+		{"param 7", craftSplit(func(h *format.Header) { h.Params[7] = 8 }), ErrCorrupt},
+		{"truncated", valid[:len(valid)-1], ErrTruncated},
+		{"payload flip", func() []byte { b := bytes.Clone(valid); b[len(b)-1] ^= 1; return b }(), ErrChecksum},
+		{"trailing", append(bytes.Clone(valid), 0), ErrCorrupt},
 	}
 	for _, c := range cases {
 		if err := (&Filter{}).UnmarshalBinary(c.data); !errors.Is(err, c.want) {
@@ -210,7 +209,7 @@ func TestDecodeErrors(t *testing.T) {
 			t.Errorf("%s: ReadFrom: %v, want %v", c.name, err, c.want)
 		}
 	}
-	if _, err := FromBytes(valid, WithMaxSize(64)); !errors.Is(err, sift.ErrTooLarge) {
+	if _, err := FromBytes(valid, WithMaxSize(64)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("WithMaxSize: %v", err)
 	}
 	bad := bytes.Clone(valid)
@@ -220,7 +219,7 @@ func TestDecodeErrors(t *testing.T) {
 	} else {
 		v.Close()
 	}
-	if _, err := Open(blockedTestdata); !errors.Is(err, sift.ErrKind) {
+	if _, err := Open(blockedTestdata); !errors.Is(err, ErrKind) {
 		t.Errorf("Open of a blocked file: %v", err)
 	}
 	if _, err := Open(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, os.ErrNotExist) {
@@ -282,7 +281,7 @@ func TestAppendBinary(t *testing.T) {
 	}
 	for what, a := range map[string]appender{"Filter": &Filter{}, "View": &View{}} {
 		got, err := a.AppendBinary(prefix)
-		if !errors.Is(err, sift.ErrClosed) || !bytes.Equal(got, prefix) {
+		if !errors.Is(err, ErrClosed) || !bytes.Equal(got, prefix) {
 			t.Errorf("zero %s: %q, %v", what, got, err)
 		}
 	}

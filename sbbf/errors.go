@@ -1,33 +1,30 @@
 package sbbf
 
-import (
-	"errors"
-	"fmt"
-	"strings"
-
-	"github.com/sift-go/sift"
-)
+import "github.com/sift-go/sift/internal/errs"
 
 // Errors returned by the constructors, the sizing functions, Fold, FoldN
 // and Union. Each is wrapped with detail: test with errors.Is.
 var (
 	// ErrInvalidArgument is returned for an argument a call cannot use;
-	// ErrInvalidFPP, which says which, matches it too (errors.Is).
-	ErrInvalidArgument = errors.New("sbbf: invalid argument")
+	// ErrInvalidFPP, which says which, matches it too (errors.Is). It is
+	// sift.ErrInvalidArgument, the same value every filter package
+	// returns for its arguments.
+	ErrInvalidArgument = errs.InvalidArgument
 	// ErrInvalidFPP is returned when a false-positive rate is not in the
 	// open interval (0, 1) or is NaN.
-	ErrInvalidFPP error = &argSentinel{"sbbf: false-positive rate must be in (0, 1)"}
+	ErrInvalidFPP error = errs.New(pkg, "false-positive rate must be in (0, 1)", ErrInvalidArgument)
 	// ErrIncompatible is returned by Union when the two filters differ in
 	// block count, and by FoldN when the block count cannot be halved that
-	// many times.
-	ErrIncompatible = errors.New("sbbf: incompatible filters")
+	// many times. It is sift.ErrIncompatible, the same value every filter
+	// package returns.
+	ErrIncompatible = errs.Incompatible
 	// ErrUnsupported is returned by the Parquet decoders (ParseParquet,
 	// ReadParquet, ViewParquet, DecodeParquetHeader, UnmarshalParquet)
 	// when a well-formed BloomFilterHeader names an algorithm, hash or
 	// compression other than the specification's split-block, XXH64 and
 	// uncompressed: not damage, but a filter this package cannot use (a
 	// Parquet reader skips it).
-	ErrUnsupported = errors.New("sbbf: unsupported Parquet Bloom filter")
+	ErrUnsupported error = errs.New(pkg, "unsupported Parquet Bloom filter")
 )
 
 // Errors returned by the decoders (UnmarshalBinary, ReadFrom, Open,
@@ -37,48 +34,29 @@ var (
 // sentinels, re-exported (as every filter package does) so callers of this
 // package need not import sift; the messages are wrapped with detail.
 var (
-	ErrMagic     = sift.ErrMagic     // not a sift file
-	ErrVersion   = sift.ErrVersion   // a format version this code does not read
-	ErrKind      = sift.ErrKind      // a sift file holding another kind of filter
-	ErrTruncated = sift.ErrTruncated // the input ends before the filter does
-	ErrChecksum  = sift.ErrChecksum  // a CRC-32C mismatch: damaged bytes
-	ErrCorrupt   = sift.ErrCorrupt   // a well-formed header with impossible values
-	ErrTooLarge  = sift.ErrTooLarge  // a size beyond MaxBlocks, the caller's limit or the machine
-	ErrClosed    = sift.ErrClosed    // a filter used after Close, or a zero value
+	ErrMagic     = errs.Magic     // not a sift file
+	ErrVersion   = errs.Version   // a format version this code does not read
+	ErrKind      = errs.Kind      // a sift file holding another kind of filter
+	ErrTruncated = errs.Truncated // the input ends before the filter does
+	ErrChecksum  = errs.Checksum  // a CRC-32C mismatch: damaged bytes
+	ErrCorrupt   = errs.Corrupt   // a well-formed header with impossible values
+	ErrTooLarge  = errs.TooLarge  // a size beyond MaxBlocks, the caller's limit or the machine
+	ErrClosed    = errs.Closed    // a filter used after Close, or a zero value
 )
 
-// argSentinel is a sentinel that also matches ErrInvalidArgument.
-type argSentinel struct{ msg string }
+// pkg is the prefix of this package's messages.
+const pkg = "sbbf"
 
-func (e *argSentinel) Error() string { return e.msg }
-func (e *argSentinel) Unwrap() error { return ErrInvalidArgument }
-
-// wrapErr is an error that reads "sbbf: <detail>" and unwraps to its
-// sentinel (or an error carrying one), so errors.Is works whichever layer
-// produced it.
-type wrapErr struct {
-	sentinel error
-	msg      string
-}
-
-func (e *wrapErr) Error() string { return "sbbf: " + e.msg }
-func (e *wrapErr) Unwrap() error { return e.sentinel }
-
+// errorf is an error reading "sbbf: <detail>" that matches sentinel (and
+// whatever sentinel matches).
 func errorf(sentinel error, format string, args ...any) error {
-	return &wrapErr{sentinel: sentinel, msg: fmt.Sprintf(format, args...)}
+	return errs.Errorf(pkg, []error{sentinel}, format, args...)
 }
 
 // prefix gives errors from the shared format reader, the memory allocator
-// and the file system this package's prefix (once: a "sift: " or "sbbf: "
-// already there is dropped) while keeping their chain.
-func prefix(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := strings.TrimPrefix(err.Error(), "sift: ")
-	msg = strings.TrimPrefix(msg, "sbbf: ")
-	return &wrapErr{sentinel: err, msg: msg}
-}
+// and the file system this package's prefix, once, while keeping their
+// chain (errs.Wrap).
+func prefix(err error) error { return errs.Wrap(pkg, err) }
 
 // errUse is the panic value of a method that cannot return an error when
 // it is called on a closed or zero filter.

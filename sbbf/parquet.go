@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"unsafe"
 
+	"github.com/sift-go/sift/internal/errs"
 	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/kernel"
 	"github.com/sift-go/sift/internal/mem"
@@ -91,7 +92,7 @@ func (t *thriftReader) byte() (byte, error) {
 		if errors.Is(err, io.EOF) {
 			return 0, errorf(ErrTruncated, "Parquet Bloom filter header ends after %d bytes", t.n)
 		}
-		return 0, fmt.Errorf("sbbf: reading a Parquet Bloom filter header: %w", err)
+		return 0, errs.Errorf(pkg, []error{err}, "reading a Parquet Bloom filter header: %s", errs.Detail(err))
 	}
 	t.n++
 	return c, nil
@@ -438,7 +439,7 @@ func ReadParquet(r io.Reader, opts ...Option) (*Filter, int64, error) {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, n, errorf(ErrTruncated, "the header declares a %d-byte bitset, %d bytes follow it", numBytes, m)
 		}
-		return nil, n, fmt.Errorf("sbbf: reading a Parquet Bloom filter bitset: %w", err)
+		return nil, n, errs.Errorf(pkg, []error{err}, "reading a Parquet Bloom filter bitset: %s", errs.Detail(err))
 	}
 	f := &Filter{}
 	if err := f.adoptBitset(buf); err != nil {

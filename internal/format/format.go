@@ -2,24 +2,12 @@
 // 128-byte header, then the payload at a 64-byte-aligned offset so a mapped
 // file can be used in place.
 //
-// Layout (all integers little-endian):
-//
-//	offset size field
-//	0      8    magic 0x89 'S' 'I' 'F' 'T' '\r' '\n' 0x1a
-//	8      2    format version (1, or 2 when a generation is recorded)
-//	10     1    filter kind (Kind)
-//	11     1    hash algorithm (Hash)
-//	12     4    flags, 0 (readers reject others)
-//	16     8    hash seed
-//	24     8    payload offset from the start of the header (128 in v1; a multiple of 64)
-//	32     8    payload length in bytes
-//	40     4    CRC-32C (Castagnoli) of the payload
-//	44     4    reserved, 0
-//	48     64   Params: 8 uint64 whose meaning depends on the kind
-//	112    8    version 2: the generation (a writer's sequence number); version 1: reserved, 0
-//	120    4    reserved, 0
-//	124    4    CRC-32C of bytes 0..123
-//	128    ...  payload (padding up to the payload offset is zero)
+// FORMAT.md in the repository is the byte-level specification: the
+// header's fields and offsets, each kind's parameters and payload, and the
+// reading rules. This package implements the header and the reading rules;
+// each filter package implements its kind's parameters and payload. In
+// code, a kind is one constant and one entry in the table of kinds below
+// (its name, and where its parameters keep its geometry).
 //
 // Readers check the magic, the version, the header CRC, every field's range,
 // and the declared sizes against the real input length (and a caller's
@@ -73,23 +61,58 @@ const (
 // MaxKind is the highest kind this code knows.
 const MaxKind = KindSplitBlock
 
+// Geometry is a kind's size and shape as its header parameters state them
+// (FORMAT.md, "Kinds"), unchecked: each field is 0 where the kind has no
+// such parameter. The kind's decoder checks them against each other and
+// the payload.
+type Geometry struct {
+	Blocks          uint64 // blocked: 64-byte blocks; split-block: 32-byte blocks
+	Buckets         uint64 // cuckoo: buckets of four slots
+	Counters        uint64 // counting: 4-bit counters
+	Words           uint64 // classic: 64-bit words
+	Stages          uint64 // scalable: stages
+	K               uint64 // bits (or counters) set per key
+	FingerprintBits uint64 // cuckoo: 8 or 16
+	Count           uint64 // keys recorded: cuckoo's fingerprints, scalable's keys added
+}
+
+// kindSpec is what the format says about one kind: its name and where its
+// header parameters keep its geometry.
+type kindSpec struct {
+	name     string
+	geometry func(p [NumParams]uint64) Geometry
+}
+
+// kinds holds one entry per kind, indexed by Kind: adding a kind to the
+// format is a constant above, MaxKind, and one entry here (with its
+// parameters in FORMAT.md).
+var kinds = [MaxKind + 1]kindSpec{
+	KindBlocked: {"blocked", func(p [NumParams]uint64) Geometry { return Geometry{Blocks: p[0], K: p[1]} }},
+	KindCuckoo: {"cuckoo", func(p [NumParams]uint64) Geometry {
+		return Geometry{Buckets: p[0], FingerprintBits: p[1], Count: p[2]}
+	}},
+	KindScalable: {"scalable", func(p [NumParams]uint64) Geometry { return Geometry{Stages: p[0], Count: p[5]} }},
+	KindCounting: {"counting", func(p [NumParams]uint64) Geometry { return Geometry{Counters: p[0], K: p[1]} }},
+	KindClassic:  {"classic", func(p [NumParams]uint64) Geometry { return Geometry{Words: p[2], K: p[1]} }},
+	// 256-bit blocks: one bit in each of eight words.
+	KindSplitBlock: {"sbbf", func(p [NumParams]uint64) Geometry { return Geometry{Blocks: p[0], K: 8} }},
+}
+
 // String returns the kind's name, as `sift info` prints it.
 func (k Kind) String() string {
-	switch k {
-	case KindBlocked:
-		return "blocked"
-	case KindCuckoo:
-		return "cuckoo"
-	case KindScalable:
-		return "scalable"
-	case KindCounting:
-		return "counting"
-	case KindClassic:
-		return "classic"
-	case KindSplitBlock:
-		return "sbbf"
+	if k >= KindBlocked && k <= MaxKind {
+		return kinds[k].name
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Geometry returns the size and shape h's parameters state for its kind
+// (the zero Geometry for a kind this code does not know).
+func (h Header) Geometry() Geometry {
+	if h.Kind < KindBlocked || h.Kind > MaxKind {
+		return Geometry{}
+	}
+	return kinds[h.Kind].geometry(h.Params)
 }
 
 // Hash identifies how keys were hashed.
@@ -207,8 +230,10 @@ type Options struct {
 	SkipPayloadCRC bool
 }
 
+// errf is a "sift: <base's message>: <detail>" error wrapping base; the
+// filter packages' decoders carry it under their own prefix (errs.Wrap).
 func errf(base error, format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{base}, args...)...)
+	return errs.Annotatef("sift", []error{base}, format, args...)
 }
 
 // ParseHeader decodes and validates the fixed header in b (at least
@@ -398,5 +423,5 @@ func readErr(err error, what string, got, want int) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return errf(errs.Truncated, "%s: got %d of %d bytes", what, got, want)
 	}
-	return fmt.Errorf("sift: reading %s: %w", what, err)
+	return errs.Errorf("sift", []error{err}, "reading %s: %v", what, err)
 }

@@ -3,7 +3,7 @@ package kernel
 import (
 	"runtime"
 
-	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/errs"
 )
 
 // chunk is how many block indexes the generic batch kernels compute before
@@ -100,17 +100,9 @@ func BlockedContains1Generic(blocks []Block, k int, h uint64) bool {
 
 // ErrNoBlocks is what the single-key calls panic with on an empty block
 // array: that of a closed filter, or of a zero value no constructor or
-// decoder made. It wraps sift.ErrClosed and reads as package blocked's
-// own panics for that misuse do.
-var ErrNoBlocks error = noBlocks{}
-
-type noBlocks struct{}
-
-func (noBlocks) Error() string {
-	return "blocked: use of a closed filter, or of a zero value never made by a constructor, UnmarshalBinary or ReadFrom"
-}
-
-func (noBlocks) Unwrap() error { return sift.ErrClosed }
+// decoder made. It wraps errs.Closed (sift.ErrClosed) and reads as package
+// blocked's own panics for that misuse do (blocked/errors.go's errUse).
+var ErrNoBlocks error = errs.New("blocked", "use of a closed filter, or of a zero value never made by a constructor, UnmarshalBinary or ReadFrom", errs.Closed)
 
 // blockOf returns the index of h's block in bs, and panics with ErrNoBlocks
 // if bs is empty. Its check replaces the bounds check of bs[i] (i <
