@@ -1,6 +1,7 @@
 package reload
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/cuckoo"
+	"github.com/sift-go/sift/internal/mem"
 )
 
 // ErrKind, ErrClosed and the decoding errors of package sift are what a
@@ -38,6 +40,7 @@ type options struct {
 	onSwap       func(Version)
 	skipChecksum bool
 	maxBytes     uint64
+	mmap         bool
 }
 
 // DefaultInterval is how often a Filter checks its path for a new file
@@ -88,6 +91,21 @@ func WithMaxSize(maxBytes uint64) Option {
 	return func(o *options) { o.maxBytes = maxBytes }
 }
 
+// WithMmap serves each file from a read-only mapping of it (zero copy)
+// instead of a copy in the process's own memory: opening a file then costs
+// its checksum pass only, and processes that serve one file share its page
+// cache. The price is a rule the operator must keep: the served file may
+// only be replaced by renaming another file over its path (sift build -o,
+// sift merge -o, sift.WriteFile). Truncating it in place (cp over it,
+// truncate, rsync --inplace) makes the next lookup that touches a page past
+// the new end fault with SIGBUS, which ends the process; rewriting it in
+// place changes the bits under running lookups, which can then report keys
+// absent that both versions hold. Without WithMmap nothing done to the path
+// can reach the lookups (see the package documentation, "Copy or mapping").
+func WithMmap() Option {
+	return func(o *options) { o.mmap = true }
+}
+
 // Version identifies the file a Filter serves.
 type Version struct {
 	Kind sift.Kind
@@ -127,6 +145,7 @@ type gen struct {
 	b       *blocked.View
 	c       *cuckoo.View
 	s       *blocked.SplitBlockView
+	region  *mem.Region // the memory the view reads: the copy or the mapping
 	version Version
 	id      fs.FileInfo // what stat said of the file opened (nil: closed)
 	head    head        // the first bytes of the file opened
@@ -146,8 +165,9 @@ type Filter struct {
 	cur  atomic.Pointer[gen]
 
 	mu         sync.Mutex // serialises reloads and Close
-	failed     fs.FileInfo
+	failed     fs.FileInfo // the file the last failed attempt saw (nil: none, or no file)
 	failedHead head
+	failedRacy bool // failed's bytes may have changed without its stat changing
 	lastErr    error
 	swaps      uint64
 	closed     bool
@@ -156,14 +176,15 @@ type Filter struct {
 	drains     sync.WaitGroup
 }
 
-// Open opens the filter file at path and serves it, checking every
-// interval (WithInterval) whether a new file was renamed over the path.
-// The file may hold a blocked filter (blocked.Filter, Concurrent), a
-// cuckoo filter or a split-block filter: the kinds that blocked.Open,
-// cuckoo.Open and blocked.OpenSplitBlock map in place. Another kind is
-// an error wrapping ErrKind; a damaged file one of sift's decoding errors.
-// Open fails if the first file cannot be served; later bad files are
-// reported (WithOnError) and the last good one stays served.
+// Open reads the filter file at path into memory of its own (or maps it,
+// WithMmap) and serves it, checking every interval (WithInterval) whether
+// the path names another file or the file changed. The file may hold a
+// blocked filter (blocked.Filter, Concurrent), a cuckoo filter or a
+// split-block filter: the kinds that blocked.Open, cuckoo.Open and
+// blocked.OpenSplitBlock serve in place. Another kind is an error wrapping
+// ErrKind; a damaged file one of sift's decoding errors. Open fails if the
+// first file cannot be served; later bad files are reported (WithOnError)
+// and the last good one stays served.
 func Open(path string, opts ...Option) (*Filter, error) {
 	o := options{interval: DefaultInterval}
 	for _, opt := range opts {
@@ -174,7 +195,7 @@ func Open(path string, opts ...Option) (*Filter, error) {
 	if o.interval < 0 {
 		return nil, fmt.Errorf("reload: negative interval %v", o.interval)
 	}
-	g, _, _, err := load(path, o)
+	g, _, _, _, err := load(path, o)
 	if err != nil {
 		return nil, err
 	}
@@ -188,53 +209,62 @@ func Open(path string, opts ...Option) (*Filter, error) {
 	return f, nil
 }
 
-// load opens the file at path as a new generation. It stats the path
-// before and after opening (and reading the head) and retries when the two
-// differ, so the identity it records is the file it opened. On failure it
-// still returns the identity and head of the file that failed, when the
-// stats agreed (id is nil otherwise), for check to recognise it later.
-func load(path string, o options) (g *gen, id fs.FileInfo, h head, err error) {
-	var last error
-	for try := 0; try < 3; try++ {
-		before, err := os.Stat(path)
-		if err != nil {
-			return nil, nil, h, fmt.Errorf("reload: %w", err)
-		}
-		g, err := open(path, o)
-		h, herr := readHead(path)
-		after, serr := os.Stat(path)
-		if serr == nil && herr == nil && sameFile(before, after) {
-			if err != nil {
-				return nil, before, h, err
-			}
-			g.id, g.head = before, h
-			g.version.Size, g.version.ModTime = before.Size(), before.ModTime()
-			return g, before, h, nil
-		}
-		// The file changed while it was opened: try the new one.
-		if g != nil {
-			g.free()
-		}
-		last = err
-		if serr != nil {
-			last = fmt.Errorf("reload: %w", serr)
-		} else if herr != nil {
-			last = fmt.Errorf("reload: %w", herr)
-		}
+// racyWindow is how long after a file's modification time a read of it
+// may miss a later write that leaves the time unchanged: file systems with
+// coarse timestamps (whole seconds; two seconds on FAT) give two writes
+// within one tick the same time. A failed read that began within this
+// window is retried at the next poll even when the stat shows no change,
+// so a file completed in place at the same size is not missed.
+const racyWindow = 2 * time.Second
+
+// load opens the file at path as a new generation. On failure it still
+// returns the identity and head of the file that failed when it got that
+// far (id is nil otherwise), and whether the bytes it read may be older
+// than the file's modification time shows (racy), for check to recognise
+// the file later.
+func load(path string, o options) (g *gen, id fs.FileInfo, h head, racy bool, err error) {
+	start := time.Now()
+	data, region, id, err := obtain(path, o)
+	if id != nil {
+		racy = start.Before(id.ModTime().Add(racyWindow))
 	}
-	if last == nil {
-		last = fmt.Errorf("reload: %s changed during every one of 3 attempts to open it", path)
+	if err != nil {
+		return nil, id, h, racy, fmt.Errorf("reload: %w", err)
 	}
-	return nil, nil, h, last
+	h.n = copy(h.b[:], data)
+	g, err = serve(path, data, region, o)
+	if err != nil {
+		_ = region.Free()
+		return nil, id, h, racy, err
+	}
+	g.id, g.head = id, h
+	g.version.Size, g.version.ModTime = id.Size(), id.ModTime()
+	return g, id, h, racy, nil
 }
 
-// open maps the file at path with its kind's Open.
-func open(path string, o options) (*gen, error) {
-	info, err := sift.InspectFile(path)
+// obtain returns the bytes of the file at path and the memory that holds
+// them, and what fstat said of the file: by default a private copy
+// (mem.ReadFile, which reports a file that changed while it was read), with
+// WithMmap a read-only mapping. It is the only place that knows which;
+// serve and the lookups see bytes.
+func obtain(path string, o options) ([]byte, *mem.Region, fs.FileInfo, error) {
+	if o.mmap {
+		return mem.MapFileStat(path)
+	}
+	return mem.ReadFile(path)
+}
+
+// littleEndian reports whether the views use the bytes in place: on a
+// big-endian machine they decode into memory of their own.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// serve makes the view of the filter encoded in data, which region holds.
+func serve(path string, data []byte, region *mem.Region, o options) (*gen, error) {
+	info, err := sift.Inspect(data)
 	if err != nil {
 		return nil, fmt.Errorf("reload: %s: %w", path, err)
 	}
-	g := &gen{kind: info.Kind, version: Version{Kind: info.Kind, Generation: info.Generation, HeaderCRC: info.HeaderCRC, PayloadCRC: info.PayloadCRC}}
+	g := &gen{kind: info.Kind, region: region, version: Version{Kind: info.Kind, Generation: info.Generation, HeaderCRC: info.HeaderCRC, PayloadCRC: info.PayloadCRC}}
 	switch info.Kind {
 	case sift.KindBlocked:
 		var bo []blocked.Option
@@ -242,26 +272,32 @@ func open(path string, o options) (*gen, error) {
 			bo = append(bo, blocked.WithoutChecksum())
 		}
 		bo = append(bo, blocked.WithMaxSize(o.maxBytes))
-		g.b, err = blocked.Open(path, bo...)
+		g.b, err = blocked.FromBytes(data, bo...)
 	case sift.KindSplitBlock:
 		var bo []blocked.Option
 		if o.skipChecksum {
 			bo = append(bo, blocked.WithoutChecksum())
 		}
 		bo = append(bo, blocked.WithMaxSize(o.maxBytes))
-		g.s, err = blocked.OpenSplitBlock(path, bo...)
+		g.s, err = blocked.SplitBlockFromBytes(data, bo...)
 	case sift.KindCuckoo:
 		var co []cuckoo.Option
 		if o.skipChecksum {
 			co = append(co, cuckoo.WithoutChecksum())
 		}
 		co = append(co, cuckoo.WithMaxSize(o.maxBytes))
-		g.c, err = cuckoo.Open(path, co...)
+		g.c, err = cuckoo.FromBytes(data, co...)
 	default:
 		return nil, fmt.Errorf("reload: %s: %w: it holds a %v filter; reload serves blocked, cuckoo and sbbf files, which map in place", path, ErrKind, info.Kind)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reload: %w", err)
+		return nil, fmt.Errorf("reload: %s: %w", path, err)
+	}
+	if !littleEndian {
+		// The view decoded a copy of its own: the file's bytes are not
+		// needed any more.
+		_ = region.Free()
+		g.region = &mem.Region{}
 	}
 	n := 4 * runtime.GOMAXPROCS(0)
 	size := 8
@@ -289,10 +325,11 @@ type head struct {
 	n int
 }
 
-// readHead reads the file's head.
+// readHead reads the file's head. It never blocks: a path that names a
+// FIFO or another file that is not regular is an error (mem.OpenRegular).
 func readHead(path string) (head, error) {
 	var h head
-	f, err := os.Open(path)
+	f, _, err := mem.OpenRegular(path)
 	if err != nil {
 		return h, err
 	}
@@ -304,8 +341,8 @@ func readHead(path string) (head, error) {
 	return h, nil
 }
 
-// free unmaps the generation's file; only the last reader (or the drain)
-// calls it, once.
+// free releases the generation's memory (the copy, or the mapping); only
+// the last reader (or the drain) calls it, once.
 func (g *gen) free() {
 	g.freed.Do(func() {
 		switch {
@@ -315,6 +352,9 @@ func (g *gen) free() {
 			g.c.Close()
 		case g.s != nil:
 			g.s.Close()
+		}
+		if g.region != nil {
+			_ = g.region.Free()
 		}
 	})
 }
@@ -553,8 +593,11 @@ func (f *Filter) Reload() error {
 	return f.check(true)
 }
 
-// check reloads if the path names a file other than the one served (and,
-// unless retry, other than the one that failed last). f.mu is held.
+// check reloads if the path names a file other than the one served, or
+// the served file changed. Unless retry, a file that failed before is not
+// read again while it shows no change (stat and head), and a failure of the
+// file that failed last (the same inode: a file still being written in
+// place) is not reported again. f.mu is held.
 func (f *Filter) check(retry bool) error {
 	cur := f.cur.Load()
 	st, err := os.Stat(f.path)
@@ -562,21 +605,37 @@ func (f *Filter) check(retry bool) error {
 		if !retry && f.failed == nil && errors.Is(f.lastErr, fs.ErrNotExist) && errors.Is(err, fs.ErrNotExist) {
 			return f.lastErr // reported already
 		}
-		return f.fail(nil, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
+		return f.fail(nil, head{}, false, true, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
 	}
-	h, herr := readHead(f.path)
+	var h head
+	var herr error
+	if st.Mode().IsRegular() {
+		h, herr = readHead(f.path)
+	}
 	if herr == nil && sameFile(st, cur.id) && h == cur.head {
 		return nil
 	}
-	if !retry && herr == nil && f.failed != nil && sameFile(st, f.failed) && h == f.failedHead {
-		return f.lastErr // reported already
+	if !retry && herr == nil && f.failed != nil && sameFile(st, f.failed) && h == f.failedHead && !f.failedRacy {
+		return f.lastErr // reported already, and unchanged since
 	}
-	g, id, lh, err := load(f.path, f.o)
+	if !st.Mode().IsRegular() {
+		err := &fs.PathError{Op: "open", Path: f.path, Err: errNotRegular(st.Mode())}
+		return f.fail(st, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
+	}
+	if herr == nil {
+		// A file shorter than its header declares is still being written
+		// (or was cut): no need to read it to know it fails.
+		if info, err := sift.Inspect(h.b[:h.n]); err == nil && uint64(st.Size()) < info.Size {
+			err := fmt.Errorf("reload: %s: %w: %d bytes, its header declares %d (is it still being written?) (still serving %v)", f.path, sift.ErrTruncated, st.Size(), info.Size, cur.version)
+			return f.fail(st, h, false, retry, err)
+		}
+	}
+	g, id, lh, racy, err := load(f.path, f.o)
 	if err != nil {
-		// Remember the file that failed as load saw it: check's own stat
-		// and head may straddle a rename.
-		f.failedHead = lh
-		return f.fail(id, fmt.Errorf("%w (still serving %v)", err, cur.version))
+		if id == nil {
+			id, lh = st, h
+		}
+		return f.fail(id, lh, racy, retry, fmt.Errorf("%w (still serving %v)", err, cur.version))
 	}
 	f.swaps++
 	g.version.Loaded, g.version.Swaps = time.Now(), f.swaps
@@ -589,12 +648,49 @@ func (f *Filter) check(retry bool) error {
 	return nil
 }
 
-func (f *Filter) fail(st fs.FileInfo, err error) error {
-	f.failed, f.lastErr = st, err
-	if f.o.onError != nil {
+// fail records the failed attempt on the file st (with head h) and reports
+// err, unless the failure continues the last one (see continues) and the
+// attempt was not Reload's (force).
+func (f *Filter) fail(st fs.FileInfo, h head, racy, force bool, err error) error {
+	report := force || !f.continues(st, h, err)
+	f.failed, f.failedHead, f.failedRacy, f.lastErr = st, h, racy, err
+	if report && f.o.onError != nil {
 		f.o.onError(err)
 	}
 	return err
+}
+
+// continues reports whether a failure of the file st (head h) with err is
+// the last failure going on rather than a new one: the same file (inode),
+// no shorter than it was, and either showing the same header or still
+// being written (too short, or changing while read). That is how a file
+// written in place looks while the copy runs (cp truncates it, then it
+// grows; a same-size rewrite keeps its new header while the payload
+// fails its checksum), so such a copy is reported once, not at every poll.
+// A new file that reuses the inode number of the last failed one (file
+// systems reuse them at once) shows another header, or shrinks, or fails
+// otherwise: it is reported.
+func (f *Filter) continues(st fs.FileInfo, h head, err error) bool {
+	if st == nil || f.failed == nil || !os.SameFile(st, f.failed) || st.Size() < f.failed.Size() {
+		return false
+	}
+	return h == f.failedHead || errors.Is(err, sift.ErrTruncated) || errors.Is(err, mem.ErrChanged)
+}
+
+// errNotRegular says what a path names that is not a regular file.
+func errNotRegular(mode fs.FileMode) error {
+	what := "a special file"
+	switch t := mode.Type(); {
+	case t&fs.ModeDir != 0:
+		what = "a directory"
+	case t&fs.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case t&fs.ModeSocket != 0:
+		what = "a socket"
+	case t&fs.ModeDevice != 0:
+		what = "a device"
+	}
+	return fmt.Errorf("not a regular file (%s)", what)
 }
 
 // retire unmaps g once its lookups in flight have finished. Lookups are

@@ -451,9 +451,9 @@ func filesMapped(t *testing.T) bool {
 	return v.Mapped()
 }
 
-// TestSnapshotHoldsMapping: a Snapshot keeps its file mapped across swaps
-// and answers from it; Release lets it go. No descriptor or mapping
-// outlives Close.
+// TestSnapshotHoldsMapping: with WithMmap, a Snapshot keeps its file mapped
+// across swaps and answers from it; Release lets it go. No descriptor or
+// mapping outlives Close. Without it, the file is not mapped at all.
 func TestSnapshotHoldsMapping(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("counts /proc/self entries")
@@ -465,7 +465,16 @@ func TestSnapshotHoldsMapping(t *testing.T) {
 	if !filesMapped(t) {
 		t.Skip("filters are read into memory here, not mapped")
 	}
-	f, err := reload.Open(path, reload.WithInterval(0))
+	// The default reads a copy: no descriptor and no mapping of the file.
+	c, err := reload.Open(path, reload.WithInterval(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fds, maps := mapped(t, dir); fds != 0 || maps != 0 {
+		t.Fatalf("serving a copy of one file: %d descriptors, %d mappings", fds, maps)
+	}
+	c.Close()
+	f, err := reload.Open(path, reload.WithInterval(0), reload.WithMmap())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,8 @@
 
 package mem
 
+import "io/fs"
+
 // FilesMapped reports whether MapFile maps files or, as here, reads them
 // into memory of its own (which Alloc may have mapped, from HugeThreshold
 // up: Region.Mapped is then true, but the memory is a copy).
@@ -18,3 +20,7 @@ func MapFile(path string) ([]byte, *Region, error) {
 	b, r, _, err := ReadFile(path)
 	return b, r, err
 }
+
+// MapFileStat is MapFile that also returns what fstat said of the file
+// read: here ReadFile.
+func MapFileStat(path string) ([]byte, *Region, fs.FileInfo, error) { return ReadFile(path) }

@@ -41,25 +41,32 @@ const openNonblock = syscall.O_NONBLOCK
 // by the checksum pass). An empty file is returned as an empty slice with a
 // no-op region.
 func MapFile(path string) ([]byte, *Region, error) {
+	b, r, _, err := MapFileStat(path)
+	return b, r, err
+}
+
+// MapFileStat is MapFile that also returns what fstat said of the file it
+// mapped (its identity: the file the path named when it was opened).
+func MapFileStat(path string) ([]byte, *Region, fs.FileInfo, error) {
 	f, st, err := OpenRegular(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer f.Close()
 	size := st.Size()
 	if size == 0 {
-		return []byte{}, &Region{}, nil
+		return []byte{}, &Region{}, st, nil
 	}
 	if size < 0 || size != int64(int(size)) {
-		return nil, nil, &fs.PathError{Op: "mmap", Path: path, Err: tooLarge("%d bytes are more than this platform can map", size)}
+		return nil, nil, st, &fs.PathError{Op: "mmap", Path: path, Err: tooLarge("%d bytes are more than this platform can map", size)}
 	}
 	b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
-		return nil, nil, &fs.PathError{Op: "mmap", Path: path, Err: err}
+		return nil, nil, st, &fs.PathError{Op: "mmap", Path: path, Err: err}
 	}
 	if size >= HugeThreshold {
 		adviseHuge(b)
 		_ = unix.Madvise(b, unix.MADV_WILLNEED)
 	}
-	return b, newMapped(b), nil
+	return b, newMapped(b), st, nil
 }

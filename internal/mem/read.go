@@ -32,7 +32,8 @@ var ErrChanged = errors.New("the file changed while it was read")
 // that fstat still reports the same size and modification time. A file
 // that changed while it was read is an error wrapping ErrChanged (see
 // there); the returned FileInfo is what fstat said before the read, the
-// identity of the file whose bytes were returned.
+// identity of the file whose bytes were returned, and it is returned with
+// every error that came after the file was opened.
 func ReadFile(path string) ([]byte, *Region, fs.FileInfo, error) {
 	f, st, err := OpenRegular(path)
 	if err != nil {
@@ -41,7 +42,7 @@ func ReadFile(path string) ([]byte, *Region, fs.FileInfo, error) {
 	defer f.Close()
 	b, r, err := readAll(f, st)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, st, err
 	}
 	return b, r, st, nil
 }
