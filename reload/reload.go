@@ -164,7 +164,7 @@ type Filter struct {
 	o    options
 	cur  atomic.Pointer[gen]
 
-	mu         sync.Mutex // serialises reloads and Close
+	mu         sync.Mutex  // serialises reloads and Close
 	failed     fs.FileInfo // the file the last failed attempt saw (nil: none, or no file)
 	failedHead head
 	failedRacy bool // failed's bytes may have changed without its stat changing
