@@ -146,6 +146,7 @@ type gen struct {
 	c       *cuckoo.View
 	s       *blocked.SplitBlockView
 	region  *mem.Region // the memory the view reads: the copy or the mapping
+	pin     *os.File    // the file served, kept open (see openPath)
 	version Version
 	id      fs.FileInfo // what stat said of the file opened (nil: closed)
 	head    head        // the first bytes of the file opened
@@ -166,6 +167,7 @@ type Filter struct {
 
 	mu         sync.Mutex  // serialises reloads and Close
 	failed     fs.FileInfo // the file the last failed attempt saw (nil: none, or no file)
+	failedPin  *os.File    // failed, kept open (see openPath); nil if not a regular file
 	failedHead head
 	failedRacy bool // failed's bytes may have changed without its stat changing
 	lastErr    error
@@ -195,8 +197,13 @@ func Open(path string, opts ...Option) (*Filter, error) {
 	if o.interval < 0 {
 		return nil, fmt.Errorf("reload: negative interval %v", o.interval)
 	}
-	g, _, _, _, err := load(path, o)
+	fd, st, _, err := openPath(path)
 	if err != nil {
+		return nil, fmt.Errorf("reload: %w", err)
+	}
+	g, _, err := load(path, fd, st, o)
+	if err != nil {
+		fd.Close()
 		return nil, err
 	}
 	f := &Filter{path: path, o: o}
@@ -217,41 +224,59 @@ func Open(path string, opts ...Option) (*Filter, error) {
 // so a file completed in place at the same size is not missed.
 const racyWindow = 2 * time.Second
 
-// load opens the file at path as a new generation. On failure it still
-// returns the identity and head of the file that failed when it got that
-// far (id is nil otherwise), and whether the bytes it read may be older
-// than the file's modification time shows (racy), for check to recognise
-// the file later.
-func load(path string, o options) (g *gen, id fs.FileInfo, h head, racy bool, err error) {
-	start := time.Now()
-	data, region, id, err := obtain(path, o)
-	if id != nil {
-		racy = start.Before(id.ModTime().Add(racyWindow))
-	}
+// openPath opens the regular file at path for a check or a load and reads
+// its head. The descriptor pins the file: while it is open the file system
+// cannot give its inode number to another file, so a later stat that names
+// the same inode names the same file. It never blocks (mem.OpenRegular).
+func openPath(path string) (*os.File, fs.FileInfo, head, error) {
+	var h head
+	fd, st, err := mem.OpenRegular(path)
 	if err != nil {
-		return nil, id, h, racy, fmt.Errorf("reload: %w", err)
+		return nil, nil, h, err
 	}
-	h.n = copy(h.b[:], data)
+	h.n, err = io.ReadFull(fd, h.b[:])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		fd.Close()
+		return nil, nil, h, err
+	}
+	if _, err := fd.Seek(0, io.SeekStart); err != nil {
+		fd.Close()
+		return nil, nil, h, err
+	}
+	return fd, st, h, nil
+}
+
+// load makes a new generation of the file open as fd (fstat st), which it
+// keeps open (as the generation's pin) on success and leaves to the caller
+// on failure. racy reports whether the bytes read may be older than the
+// file's modification time shows.
+func load(path string, fd *os.File, st fs.FileInfo, o options) (g *gen, racy bool, err error) {
+	start := time.Now()
+	racy = start.Before(st.ModTime().Add(racyWindow))
+	data, region, err := obtain(fd, st, o)
+	if err != nil {
+		return nil, racy, fmt.Errorf("reload: %w", err)
+	}
 	g, err = serve(path, data, region, o)
 	if err != nil {
 		_ = region.Free()
-		return nil, id, h, racy, err
+		return nil, racy, err
 	}
-	g.id, g.head = id, h
-	g.version.Size, g.version.ModTime = id.Size(), id.ModTime()
-	return g, id, h, racy, nil
+	g.pin, g.id = fd, st
+	g.head.n = copy(g.head.b[:], data)
+	g.version.Size, g.version.ModTime = st.Size(), st.ModTime()
+	return g, racy, nil
 }
 
-// obtain returns the bytes of the file at path and the memory that holds
-// them, and what fstat said of the file: by default a private copy
-// (mem.ReadFile, which reports a file that changed while it was read), with
-// WithMmap a read-only mapping. It is the only place that knows which;
-// serve and the lookups see bytes.
-func obtain(path string, o options) ([]byte, *mem.Region, fs.FileInfo, error) {
+// obtain returns the bytes of the open file fd (fstat st) and the memory
+// that holds them: by default a private copy (mem.ReadOpen, which reports a
+// file that changed while it was read), with WithMmap a read-only mapping.
+// It is the only place that knows which; serve and the lookups see bytes.
+func obtain(fd *os.File, st fs.FileInfo, o options) ([]byte, *mem.Region, error) {
 	if o.mmap {
-		return mem.MapFileStat(path)
+		return mem.MapOpen(fd, st)
 	}
-	return mem.ReadFile(path)
+	return mem.ReadOpen(fd, st)
 }
 
 // littleEndian reports whether the views use the bytes in place: on a
@@ -325,22 +350,6 @@ type head struct {
 	n int
 }
 
-// readHead reads the file's head. It never blocks: a path that names a
-// FIFO or another file that is not regular is an error (mem.OpenRegular).
-func readHead(path string) (head, error) {
-	var h head
-	f, _, err := mem.OpenRegular(path)
-	if err != nil {
-		return h, err
-	}
-	defer f.Close()
-	h.n, err = io.ReadFull(f, h.b[:])
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return h, err
-	}
-	return h, nil
-}
-
 // free releases the generation's memory (the copy, or the mapping); only
 // the last reader (or the drain) calls it, once.
 func (g *gen) free() {
@@ -355,6 +364,9 @@ func (g *gen) free() {
 		}
 		if g.region != nil {
 			_ = g.region.Free()
+		}
+		if g.pin != nil {
+			g.pin.Close()
 		}
 	})
 }
@@ -595,9 +607,9 @@ func (f *Filter) Reload() error {
 
 // check reloads if the path names a file other than the one served, or
 // the served file changed. Unless retry, a file that failed before is not
-// read again while it shows no change (stat and head), and a failure of the
-// file that failed last (the same inode: a file still being written in
-// place) is not reported again. f.mu is held.
+// read again while it shows no change (stat and head; see racyWindow), and
+// another failure of the file that failed last (the same file, held open)
+// is not reported again. f.mu is held.
 func (f *Filter) check(retry bool) error {
 	cur := f.cur.Load()
 	st, err := os.Stat(f.path)
@@ -605,42 +617,43 @@ func (f *Filter) check(retry bool) error {
 		if !retry && f.failed == nil && errors.Is(f.lastErr, fs.ErrNotExist) && errors.Is(err, fs.ErrNotExist) {
 			return f.lastErr // reported already
 		}
-		return f.fail(nil, head{}, false, true, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
-	}
-	var h head
-	var herr error
-	if st.Mode().IsRegular() {
-		h, herr = readHead(f.path)
-	}
-	if herr == nil && sameFile(st, cur.id) && h == cur.head {
-		return nil
-	}
-	if !retry && herr == nil && f.failed != nil && sameFile(st, f.failed) && h == f.failedHead && !f.failedRacy {
-		return f.lastErr // reported already, and unchanged since
+		return f.fail(nil, nil, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
 	}
 	if !st.Mode().IsRegular() {
+		if !retry && f.failed != nil && f.failedPin == nil && sameFile(st, f.failed) {
+			return f.lastErr // reported already
+		}
 		err := &fs.PathError{Op: "open", Path: f.path, Err: errNotRegular(st.Mode())}
-		return f.fail(st, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
+		return f.fail(nil, st, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
 	}
-	if herr == nil {
-		// A file shorter than its header declares is still being written
-		// (or was cut): no need to read it to know it fails.
-		if info, err := sift.Inspect(h.b[:h.n]); err == nil && uint64(st.Size()) < info.Size {
-			err := fmt.Errorf("reload: %s: %w: %d bytes, its header declares %d (is it still being written?) (still serving %v)", f.path, sift.ErrTruncated, st.Size(), info.Size, cur.version)
-			return f.fail(st, h, false, retry, err)
-		}
-	}
-	g, id, lh, racy, err := load(f.path, f.o)
+	fd, st, h, err := openPath(f.path)
 	if err != nil {
-		if id == nil {
-			id, lh = st, h
-		}
-		return f.fail(id, lh, racy, retry, fmt.Errorf("%w (still serving %v)", err, cur.version))
+		// Replaced between the stat and the open, or unreadable.
+		return f.fail(nil, nil, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
+	}
+	if sameFile(st, cur.id) && h == cur.head {
+		fd.Close()
+		return nil
+	}
+	if !retry && f.failedPin != nil && sameFile(st, f.failed) && h == f.failedHead && !f.failedRacy {
+		fd.Close()
+		return f.lastErr // reported already, and unchanged since
+	}
+	// A file shorter than its header declares is still being written (or
+	// was cut): no need to read it to know it fails.
+	if info, err := sift.Inspect(h.b[:h.n]); err == nil && uint64(st.Size()) < info.Size {
+		err := fmt.Errorf("reload: %s: %w: %d bytes, its header declares %d (is it still being written?) (still serving %v)", f.path, sift.ErrTruncated, st.Size(), info.Size, cur.version)
+		return f.fail(fd, st, h, false, retry, err)
+	}
+	g, racy, err := load(f.path, fd, st, f.o)
+	if err != nil {
+		return f.fail(fd, st, h, racy, retry, fmt.Errorf("%w (still serving %v)", err, cur.version))
 	}
 	f.swaps++
 	g.version.Loaded, g.version.Swaps = time.Now(), f.swaps
 	f.cur.Store(g)
-	f.failed, f.lastErr = nil, nil
+	f.setFailed(nil, nil, head{}, false)
+	f.lastErr = nil
 	f.retire(cur)
 	if f.o.onSwap != nil {
 		f.o.onSwap(g.version)
@@ -648,33 +661,32 @@ func (f *Filter) check(retry bool) error {
 	return nil
 }
 
-// fail records the failed attempt on the file st (with head h) and reports
-// err, unless the failure continues the last one (see continues) and the
-// attempt was not Reload's (force).
-func (f *Filter) fail(st fs.FileInfo, h head, racy, force bool, err error) error {
-	report := force || !f.continues(st, h, err)
-	f.failed, f.failedHead, f.failedRacy, f.lastErr = st, h, racy, err
-	if report && f.o.onError != nil {
+// fail records the failed attempt on the file st, open as fd (nil for what
+// is not a regular file or could not be opened), with head h, and reports
+// err unless it is another failure of the file that failed last (the same
+// file: it is held open, so its inode number cannot have been reused; or,
+// for what cannot be opened, the same error) and the attempt was not
+// Reload's (force). A file written in place fails
+// several ways while the copy runs (empty, short, a checksum that does not
+// match): it is reported once.
+func (f *Filter) fail(fd *os.File, st fs.FileInfo, h head, racy, force bool, err error) error {
+	again := fd != nil && f.failedPin != nil && os.SameFile(st, f.failed) ||
+		fd == nil && f.failedPin == nil && f.lastErr != nil && f.lastErr.Error() == err.Error()
+	f.setFailed(fd, st, h, racy)
+	f.lastErr = err
+	if (force || !again) && f.o.onError != nil {
 		f.o.onError(err)
 	}
 	return err
 }
 
-// continues reports whether a failure of the file st (head h) with err is
-// the last failure going on rather than a new one: the same file (inode),
-// no shorter than it was, and either showing the same header or still
-// being written (too short, or changing while read). That is how a file
-// written in place looks while the copy runs (cp truncates it, then it
-// grows; a same-size rewrite keeps its new header while the payload
-// fails its checksum), so such a copy is reported once, not at every poll.
-// A new file that reuses the inode number of the last failed one (file
-// systems reuse them at once) shows another header, or shrinks, or fails
-// otherwise: it is reported.
-func (f *Filter) continues(st fs.FileInfo, h head, err error) bool {
-	if st == nil || f.failed == nil || !os.SameFile(st, f.failed) || st.Size() < f.failed.Size() {
-		return false
+// setFailed replaces the record of the failed file, closing the previous
+// one's descriptor.
+func (f *Filter) setFailed(fd *os.File, st fs.FileInfo, h head, racy bool) {
+	if f.failedPin != nil {
+		f.failedPin.Close()
 	}
-	return h == f.failedHead || errors.Is(err, sift.ErrTruncated) || errors.Is(err, mem.ErrChanged)
+	f.failedPin, f.failed, f.failedHead, f.failedRacy = fd, st, h, racy
 }
 
 // errNotRegular says what a path names that is not a regular file.
@@ -743,6 +755,7 @@ func (f *Filter) Close() error {
 	}
 	f.closed = true
 	g := f.cur.Swap(closedGen)
+	f.setFailed(nil, nil, head{}, false)
 	f.mu.Unlock()
 	if g == nil { // a zero Filter
 		return nil

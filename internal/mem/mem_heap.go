@@ -2,7 +2,10 @@
 
 package mem
 
-import "io/fs"
+import (
+	"io/fs"
+	"os"
+)
 
 // FilesMapped reports whether MapFile maps files or, as here, reads them
 // into memory of its own (which Alloc may have mapped, from HugeThreshold
@@ -24,3 +27,7 @@ func MapFile(path string) ([]byte, *Region, error) {
 // MapFileStat is MapFile that also returns what fstat said of the file
 // read: here ReadFile.
 func MapFileStat(path string) ([]byte, *Region, fs.FileInfo, error) { return ReadFile(path) }
+
+// MapOpen reads the open regular file f, whose fstat said st, into memory
+// of its own: ReadOpen.
+func MapOpen(f *os.File, st fs.FileInfo) ([]byte, *Region, error) { return ReadOpen(f, st) }

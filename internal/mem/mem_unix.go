@@ -4,6 +4,7 @@ package mem
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 	"unsafe"
 
@@ -53,20 +54,28 @@ func MapFileStat(path string) ([]byte, *Region, fs.FileInfo, error) {
 		return nil, nil, nil, err
 	}
 	defer f.Close()
+	b, r, err := MapOpen(f, st)
+	return b, r, st, err
+}
+
+// MapOpen maps the open regular file f, whose fstat said st, read-only, as
+// MapFile does. f may be closed afterwards; the mapping stays.
+func MapOpen(f *os.File, st fs.FileInfo) ([]byte, *Region, error) {
+	path := f.Name()
 	size := st.Size()
 	if size == 0 {
-		return []byte{}, &Region{}, st, nil
+		return []byte{}, &Region{}, nil
 	}
 	if size < 0 || size != int64(int(size)) {
-		return nil, nil, st, &fs.PathError{Op: "mmap", Path: path, Err: tooLarge("%d bytes are more than this platform can map", size)}
+		return nil, nil, &fs.PathError{Op: "mmap", Path: path, Err: tooLarge("%d bytes are more than this platform can map", size)}
 	}
 	b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
-		return nil, nil, st, &fs.PathError{Op: "mmap", Path: path, Err: err}
+		return nil, nil, &fs.PathError{Op: "mmap", Path: path, Err: err}
 	}
 	if size >= HugeThreshold {
 		adviseHuge(b)
 		_ = unix.Madvise(b, unix.MADV_WILLNEED)
 	}
-	return b, newMapped(b), st, nil
+	return b, newMapped(b), nil
 }

@@ -40,15 +40,17 @@ func ReadFile(path string) ([]byte, *Region, fs.FileInfo, error) {
 		return nil, nil, nil, err
 	}
 	defer f.Close()
-	b, r, err := readAll(f, st)
+	b, r, err := ReadOpen(f, st)
 	if err != nil {
 		return nil, nil, st, err
 	}
 	return b, r, st, nil
 }
 
-// readAll reads f, whose fstat said st, into memory from Alloc.
-func readAll(f *os.File, st fs.FileInfo) ([]byte, *Region, error) {
+// ReadOpen reads the open regular file f, whose fstat said st, from its
+// current offset (the start, for a file just opened) into memory from
+// Alloc, as ReadFile does, with the same checks.
+func ReadOpen(f *os.File, st fs.FileInfo) ([]byte, *Region, error) {
 	path := f.Name()
 	size := st.Size()
 	if size < 0 || uint64(size) > uint64(^uint(0)>>1)-7 {

@@ -73,7 +73,7 @@ func TestReadFileErrors(t *testing.T) {
 // TestReadChanged: a file that grows, shrinks or is modified between the
 // fstat that sized the read and the end of the read is an error wrapping
 // ErrChanged (and ErrTruncated when it shrank), never a mix returned as
-// good. readAll is given the stale stat, as if the change came after it.
+// good. ReadOpen is given the stale stat, as if the change came after it.
 func TestReadChanged(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct {
@@ -110,7 +110,7 @@ func TestReadChanged(t *testing.T) {
 			if err := c.change(path); err != nil {
 				t.Fatal(err)
 			}
-			_, _, err = readAll(f, st)
+			_, _, err = ReadOpen(f, st)
 			if !errors.Is(err, ErrChanged) {
 				t.Fatalf("got %v, want ErrChanged", err)
 			}
