@@ -109,7 +109,7 @@ func TestUnderFire(t *testing.T) {
 	}
 	out, err := edgetest.Run("TestUnderFire", arg)
 	if err != nil || !bytes.Contains(out, []byte("--- PASS: TestUnderFire")) {
-		t.Fatalf("the scenarios failed (%v):\n%s", err, tail(out, 4000))
+		t.Fatalf("the scenarios failed (%v):\n%s\n...\n%s", err, summary(out), tail(out, 1500))
 	}
 	if testing.Verbose() {
 		t.Logf("child:\n%s", tail(out, 2000))
@@ -117,6 +117,19 @@ func TestUnderFire(t *testing.T) {
 }
 
 func tail(b []byte, n int) []byte { return b[max(0, len(b)-n):] }
+
+// summary picks the lines of a child's output that say what went wrong: a
+// fault, a fatal error, failed subtests and their messages.
+func summary(out []byte) string {
+	var keep []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, "signal") || strings.Contains(l, "fatal error") || strings.Contains(l, "FAIL") ||
+			strings.Contains(l, "fire_test.go") && !strings.Contains(l, "+0x") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
 
 func underFire(t *testing.T, short bool) {
 	common := keysOf("both", 2000)
