@@ -226,15 +226,18 @@ func TestENOSPC(t *testing.T) {
 	r := runSift(t, nil, "build", "-n", "1000000", "-q", "-o", target, keys)
 	wantError(t, r, "no space left on device", target)
 	check("sift build -o", nil)
+	t.Log(strings.TrimSpace(r.stderr))
 	r = runSift(t, nil, "merge", "-o", target, shard, shard)
 	wantError(t, r, "no space left on device", target)
 	check("sift merge -o", nil)
+	t.Log(strings.TrimSpace(r.stderr))
 	big, _ := blocked.New(1_000_000, 0.01)
 	err := sift.WriteFile(target, big, 1)
 	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
 		t.Errorf("sift.WriteFile: %v", err)
 	}
 	check("sift.WriteFile", err)
+	t.Log(err)
 	if n := mem.RemoveStale(target); n != 0 {
 		t.Errorf("%d stale temporary files", n)
 	}
