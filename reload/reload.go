@@ -487,8 +487,8 @@ func (g *gen) containsUint64(x uint64) bool {
 // until Release: for batch lookups (hash once, ContainsHashes) and for
 // several lookups that must see one version. Its methods are the served
 // view's. A Snapshot must be released, exactly once, and not used after;
-// a snapshot never released keeps its file mapped (it is never unmapped
-// under a reader), and a Filter's Close waits for it.
+// a snapshot never released keeps its file's memory (a copy or a mapping,
+// never freed under a reader), and a Filter's Close waits for it.
 type Snapshot struct {
 	g *gen
 	c *atomic.Int64
@@ -505,7 +505,7 @@ func (f *Filter) Acquire() Snapshot {
 	return Snapshot{g, c}
 }
 
-// Release ends the snapshot: the file it held may be unmapped once no
+// Release ends the snapshot: the file it held may be freed once no
 // other lookup uses it.
 func (s Snapshot) Release() { s.c.Add(-1) }
 
@@ -594,7 +594,7 @@ func (f *Filter) Err() error {
 // validates it and swaps to it; it returns the error of that attempt (also
 // reported to WithOnError), nil when the file is unchanged or was swapped.
 // Unlike the poll it also retries a file that failed before. Reload waits
-// for nothing but the open: the previous file is unmapped in the
+// for nothing but the open: the previous file is freed in the
 // background once its last lookup has finished.
 func (f *Filter) Reload() error {
 	f.mu.Lock()
@@ -705,7 +705,7 @@ func errNotRegular(mode fs.FileMode) error {
 	return fmt.Errorf("not a regular file (%s)", what)
 }
 
-// retire unmaps g once its lookups in flight have finished. Lookups are
+// retire frees g once its lookups in flight have finished. Lookups are
 // short, so the first check almost always finds none; the wait backs off
 // from 50µs to 10ms for a reader that was descheduled mid-lookup.
 func (f *Filter) retire(g *gen) {
@@ -743,7 +743,7 @@ func (f *Filter) poll() {
 	}
 }
 
-// Close stops watching the path and unmaps the file once the lookups in
+// Close stops watching the path and frees the file once the lookups in
 // flight have finished; it returns after that, so no mapping or file
 // descriptor of the Filter remains. Lookups after Close panic with an
 // error wrapping ErrClosed. Close is idempotent.
