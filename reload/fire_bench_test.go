@@ -17,7 +17,9 @@ import (
 
 // bigFile writes a blocked filter of size bytes with keys k-0..k-n-1 and
 // returns its path.
-func bigFile(b *testing.B, size uint64, n int) string {
+func bigFile(b *testing.B, size uint64, n int) string { return bigFileT(b, size, n) }
+
+func bigFileT(b testing.TB, size uint64, n int) string {
 	f, err := blocked.NewWithSize(size*8, 7)
 	if err != nil {
 		b.Fatal(err)
