@@ -197,11 +197,11 @@ func Open(path string, opts ...Option) (*Filter, error) {
 	if o.interval < 0 {
 		return nil, fmt.Errorf("reload: negative interval %v", o.interval)
 	}
-	fd, st, _, err := openPath(path)
+	fd, st, h, err := openPath(path)
 	if err != nil {
 		return nil, fmt.Errorf("reload: %w", err)
 	}
-	g, _, err := load(path, fd, st, o)
+	g, _, err := load(path, fd, st, h, o)
 	if err != nil {
 		fd.Close()
 		return nil, err
@@ -246,11 +246,21 @@ func openPath(path string) (*os.File, fs.FileInfo, head, error) {
 	return fd, st, h, nil
 }
 
-// load makes a new generation of the file open as fd (fstat st), which it
-// keeps open (as the generation's pin) on success and leaves to the caller
-// on failure. racy reports whether the bytes read may be older than the
-// file's modification time shows.
-func load(path string, fd *os.File, st fs.FileInfo, o options) (g *gen, racy bool, err error) {
+// load makes a new generation of the file open as fd (fstat st, head h),
+// which it keeps open (as the generation's pin) on success and leaves to
+// the caller on failure. racy reports whether the bytes read may be older
+// than the file's modification time shows. A file shorter than its header
+// declares (still being written, or cut) or larger than WithMaxSize allows
+// fails before it is read.
+func load(path string, fd *os.File, st fs.FileInfo, h head, o options) (g *gen, racy bool, err error) {
+	if info, err := sift.Inspect(h.b[:h.n]); err == nil {
+		if o.maxBytes > 0 && info.PayloadSize > o.maxBytes {
+			return nil, false, fmt.Errorf("reload: %s: %w: its payload of %d bytes is more than WithMaxSize allows (%d)", path, sift.ErrTooLarge, info.PayloadSize, o.maxBytes)
+		}
+		if uint64(st.Size()) < info.Size {
+			return nil, false, fmt.Errorf("reload: %s: %w: %d bytes, its header declares %d (is it still being written?)", path, sift.ErrTruncated, st.Size(), info.Size)
+		}
+	}
 	start := time.Now()
 	racy = start.Before(st.ModTime().Add(racyWindow))
 	data, region, err := obtain(fd, st, o)
@@ -639,13 +649,7 @@ func (f *Filter) check(retry bool) error {
 		fd.Close()
 		return f.lastErr // reported already, and unchanged since
 	}
-	// A file shorter than its header declares is still being written (or
-	// was cut): no need to read it to know it fails.
-	if info, err := sift.Inspect(h.b[:h.n]); err == nil && uint64(st.Size()) < info.Size {
-		err := fmt.Errorf("reload: %s: %w: %d bytes, its header declares %d (is it still being written?) (still serving %v)", f.path, sift.ErrTruncated, st.Size(), info.Size, cur.version)
-		return f.fail(fd, st, h, false, retry, err)
-	}
-	g, racy, err := load(f.path, fd, st, f.o)
+	g, racy, err := load(f.path, fd, st, h, f.o)
 	if err != nil {
 		return f.fail(fd, st, h, racy, retry, fmt.Errorf("%w (still serving %v)", err, cur.version))
 	}
