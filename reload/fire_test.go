@@ -238,4 +238,3 @@ func fire(t *testing.T, c fireCase, old, new []byte, common []string) {
 	}
 	t.Logf("%d lookups on %d goroutines, %d polls, 0 absent, reported: %v", lookups.Load(), runtime.GOMAXPROCS(0), polls, reported)
 }
-
