@@ -15,6 +15,7 @@ import (
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/edgetest"
+	"github.com/sift-go/sift/internal/mem"
 	"github.com/sift-go/sift/reload"
 )
 
@@ -232,8 +233,8 @@ func fire(t *testing.T, c fireCase, old, new []byte, common []string) {
 		t.Fatalf("%d errors reported, want %d: %v", len(reported), want, reported)
 	}
 	for _, err := range reported {
-		if !errors.Is(err, sift.ErrTruncated) && !errors.Is(err, sift.ErrChecksum) {
-			t.Errorf("reported %v, want an error wrapping ErrTruncated or ErrChecksum", err)
+		if !errors.Is(err, sift.ErrTruncated) && !errors.Is(err, sift.ErrChecksum) && !errors.Is(err, mem.ErrChanged) {
+			t.Errorf("reported %v, want an error wrapping ErrTruncated, ErrChecksum or mem.ErrChanged", err)
 		}
 	}
 	t.Logf("%d lookups on %d goroutines, %d polls, 0 absent, reported: %v", lookups.Load(), runtime.GOMAXPROCS(0), polls, reported)
