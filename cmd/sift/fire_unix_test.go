@@ -149,7 +149,7 @@ func TestReadersOfAChangingFile(t *testing.T) {
 			if n%3 == 2 {
 				os.Truncate(path, int64(len(enc)/2))
 			}
-			time.Sleep(time.Duration(n%4) * 10 * time.Millisecond) // sometimes complete for a while
+			time.Sleep(time.Duration(n%4) * 40 * time.Millisecond) // sometimes complete for a while
 		}
 	}()
 	codes := map[int]int{}
