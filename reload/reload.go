@@ -167,7 +167,8 @@ type Filter struct {
 
 	mu         sync.Mutex  // serialises reloads and Close
 	failed     fs.FileInfo // the file the last failed attempt saw (nil: none, or no file)
-	failedPin  *os.File    // failed, kept open (see openPath); nil if not a regular file
+	failedPin  *os.File    // failed, kept open where files are pinned (see openPath)
+	failedReg  bool        // failed was a regular file, opened
 	failedHead head
 	failedRacy bool // failed's bytes may have changed without its stat changing
 	lastErr    error
@@ -225,9 +226,12 @@ func Open(path string, opts ...Option) (*Filter, error) {
 const racyWindow = 2 * time.Second
 
 // openPath opens the regular file at path for a check or a load and reads
-// its head. The descriptor pins the file: while it is open the file system
-// cannot give its inode number to another file, so a later stat that names
-// the same inode names the same file. It never blocks (mem.OpenRegular).
+// its head. On Unix systems the descriptor of a file served, or of the
+// file that failed last, stays open and pins the file: while it is open the
+// file system cannot give its inode number to another file, so a later stat
+// that names the same inode names the same file. (Not on Windows, where an
+// open file cannot be renamed over: pinFiles.) It never blocks
+// (mem.OpenRegular).
 func openPath(path string) (*os.File, fs.FileInfo, head, error) {
 	var h head
 	fd, st, err := mem.OpenRegular(path)
@@ -247,8 +251,8 @@ func openPath(path string) (*os.File, fs.FileInfo, head, error) {
 }
 
 // load makes a new generation of the file open as fd (fstat st, head h),
-// which it keeps open (as the generation's pin) on success and leaves to
-// the caller on failure. racy reports whether the bytes read may be older
+// which it keeps open (as the generation's pin; closes where files are not
+// pinned) on success and leaves to the caller on failure. racy reports whether the bytes read may be older
 // than the file's modification time shows. A file shorter than its header
 // declares (still being written, or cut) or larger than WithMaxSize allows
 // fails before it is read.
@@ -272,7 +276,12 @@ func load(path string, fd *os.File, st fs.FileInfo, h head, o options) (g *gen, 
 		_ = region.Free()
 		return nil, racy, err
 	}
-	g.pin, g.id = fd, st
+	g.id = st
+	if pinFiles {
+		g.pin = fd
+	} else {
+		fd.Close()
+	}
 	g.head.n = copy(g.head.b[:], data)
 	g.version.Size, g.version.ModTime = st.Size(), st.ModTime()
 	return g, racy, nil
@@ -630,7 +639,7 @@ func (f *Filter) check(retry bool) error {
 		return f.fail(nil, nil, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
 	}
 	if !st.Mode().IsRegular() {
-		if !retry && f.failed != nil && f.failedPin == nil && sameFile(st, f.failed) {
+		if !retry && f.failed != nil && !f.failedReg && sameFile(st, f.failed) {
 			return f.lastErr // reported already
 		}
 		err := &fs.PathError{Op: "open", Path: f.path, Err: errNotRegular(st.Mode())}
@@ -645,7 +654,7 @@ func (f *Filter) check(retry bool) error {
 		fd.Close()
 		return nil
 	}
-	if !retry && f.failedPin != nil && sameFile(st, f.failed) && h == f.failedHead && !f.failedRacy {
+	if !retry && f.failedReg && sameFile(st, f.failed) && h == f.failedHead && !f.failedRacy {
 		fd.Close()
 		return f.lastErr // reported already, and unchanged since
 	}
@@ -674,8 +683,8 @@ func (f *Filter) check(retry bool) error {
 // several ways while the copy runs (empty, short, a checksum that does not
 // match): it is reported once.
 func (f *Filter) fail(fd *os.File, st fs.FileInfo, h head, racy, force bool, err error) error {
-	again := fd != nil && f.failedPin != nil && os.SameFile(st, f.failed) ||
-		fd == nil && f.failedPin == nil && f.lastErr != nil && f.lastErr.Error() == err.Error()
+	again := fd != nil && f.failedReg && os.SameFile(st, f.failed) ||
+		fd == nil && !f.failedReg && f.lastErr != nil && f.lastErr.Error() == err.Error()
 	f.setFailed(fd, st, h, racy)
 	f.lastErr = err
 	if (force || !again) && f.o.onError != nil {
@@ -689,6 +698,11 @@ func (f *Filter) fail(fd *os.File, st fs.FileInfo, h head, racy, force bool, err
 func (f *Filter) setFailed(fd *os.File, st fs.FileInfo, h head, racy bool) {
 	if f.failedPin != nil {
 		f.failedPin.Close()
+	}
+	f.failedReg = fd != nil
+	if fd != nil && !pinFiles {
+		fd.Close()
+		fd = nil
 	}
 	f.failedPin, f.failed, f.failedHead, f.failedRacy = fd, st, h, racy
 }
