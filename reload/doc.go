@@ -39,9 +39,9 @@
 // seconds of the file's modification time is retried at the next poll
 // even when nothing seems to have changed. On Unix systems a file is held
 // open while it is served (one descriptor, no mapping), so its inode number
-// cannot pass to another file and the stat comparison stays exact; the
-// disk space of a served file that is removed is freed when the next file
-// is served, or at Close. (On Windows, where an open file cannot be
+// cannot pass to another file and the stat comparison stays exact (so is
+// the file that failed last); the disk space of such a file that is
+// removed is freed when the next file is served, or at Close. (On Windows, where an open file cannot be
 // renamed over, files are not held open.)
 //
 // # Copy or mapping
