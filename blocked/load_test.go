@@ -37,8 +37,13 @@ func ExampleLoad() {
 // the file cannot reach, and refuses what Open refuses.
 func TestLoad(t *testing.T) {
 	dir := t.TempDir()
-	for _, n := range []uint64{10, 1_000_000} { // heap and mapped copies
+	for _, n := range []uint64{10, 10_000} {
+		// A small filter, copied to the heap, and one of 5 MiB, copied to
+		// an anonymous mapping (mem.HugeThreshold is 4 MiB).
 		f, err := blocked.New(n, 0.01)
+		if n > 10 {
+			f, err = blocked.NewWithSize(5<<23, 7)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,6 +51,9 @@ func TestLoad(t *testing.T) {
 			f.AddUint64(i)
 		}
 		b, _ := f.MarshalBinary()
+		if n > 10 && len(b) < 4<<20 {
+			t.Fatalf("the big filter has %d bytes, not above mem.HugeThreshold", len(b))
+		}
 		path := filepath.Join(dir, fmt.Sprint(n))
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)

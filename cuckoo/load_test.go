@@ -37,8 +37,14 @@ func ExampleLoad() {
 // the file cannot reach, and refuses what Open refuses.
 func TestLoad(t *testing.T) {
 	dir := t.TempDir()
-	for _, n := range []uint64{10, 1_000_000} { // heap and mapped copies
-		f, err := cuckoo.New(2 * n)
+	for _, n := range []uint64{10, 10_000} {
+		// A small filter, copied to the heap, and one of over 4 MiB,
+		// copied to an anonymous mapping (mem.HugeThreshold is 4 MiB).
+		capacity := 2 * n
+		if n > 10 {
+			capacity = 3_000_000
+		}
+		f, err := cuckoo.New(capacity)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,6 +54,9 @@ func TestLoad(t *testing.T) {
 			}
 		}
 		b, _ := f.MarshalBinary()
+		if n > 10 && len(b) < 4<<20 {
+			t.Fatalf("the big filter has %d bytes, not above mem.HugeThreshold", len(b))
+		}
 		path := filepath.Join(dir, fmt.Sprint(n))
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
