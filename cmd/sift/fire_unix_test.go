@@ -104,7 +104,7 @@ func TestKillBuild(t *testing.T) {
 	t.Logf("%d runs of %v: %v", kills, full.Round(time.Millisecond), outcomes)
 }
 
-// TestReadersOfAChangingFile runs sift info and sift query over and over
+// TestReadersOfAChangingFile runs sift info, query and merge over and over
 // while another goroutine rewrites their filter file in place, as cp does
 // (truncate, then write in chunks), and truncates it. Every run ends with
 // exit 0 (it read a complete file), 1 (query: no key found) or 2 with one
@@ -131,6 +131,7 @@ func TestReadersOfAChangingFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	queries := keyLines("k", 1000)
+	merged := filepath.Join(t.TempDir(), "merged.sift")
 
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -156,10 +157,13 @@ func TestReadersOfAChangingFile(t *testing.T) {
 	messages := map[string]bool{}
 	for i := range runs {
 		var r result
-		if i%2 == 0 {
+		switch i % 3 {
+		case 0:
 			r = runSift(t, nil, "info", path)
-		} else {
+		case 1:
 			r = runSift(t, queries, "query", "-c", path)
+		case 2:
+			r = runSift(t, nil, "merge", "-q", "-o", merged, path, path)
 		}
 		codes[r.code]++
 		switch r.code {
@@ -174,7 +178,7 @@ func TestReadersOfAChangingFile(t *testing.T) {
 		default:
 			t.Errorf("exit %d: %s", r.code, r.stderr)
 		}
-		if r.code == 0 && i%2 == 1 && strings.TrimSpace(r.stdout) != "1000" {
+		if r.code == 0 && i%3 == 1 && strings.TrimSpace(r.stdout) != "1000" {
 			t.Errorf("query of a complete file counted %s of 1000 keys", r.stdout)
 		}
 	}
