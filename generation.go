@@ -1,13 +1,11 @@
 package sift
 
 import (
-	"bufio"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/sift-go/sift/internal/errs"
 	"github.com/sift-go/sift/internal/format"
+	"github.com/sift-go/sift/internal/mem"
 )
 
 // SetGeneration records generation gen in the header at the start of b (the
@@ -21,68 +19,38 @@ import (
 func SetGeneration(b []byte, gen uint64) error { return format.SetGeneration(b, gen) }
 
 // WriteFile writes the filter f (any sift filter: its WriteTo writes one
-// record) to path atomically: into a temporary file in path's directory,
-// with generation gen recorded in the header (SetGeneration; 0 records
-// none), synced, then renamed over path, and the directory synced. A
-// process that opens path, or a reload.Filter watching it, sees the old
-// file or the complete new one, never a mix, also after a crash. The
-// temporary file is removed on any error.
+// record) to path atomically, with generation gen recorded in the header
+// (SetGeneration; 0 records none): into a temporary file beside path, named
+// for this process (".NAME.sift-tmp-PID-RANDOM"), synced, then renamed over
+// path, and the directory synced. A process that opens path, or a
+// reload.Filter watching it, sees the old file or the complete new one,
+// never a mix, also after a crash or a SIGKILL at any moment. The
+// temporary file is removed on any error, and the temporary files of
+// writers that died (their process is gone) are removed by the next
+// WriteFile to path.
 //
-// Do not write a served file in place (os.WriteFile, or truncating it):
-// its readers map it, and a mapping of a file that shrinks faults.
-func WriteFile(path string, f io.WriterTo, gen uint64) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return errs.Wrap("sift", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+// Errors name the step and wrap the system's error: a full disk is an
+// error for which errors.Is(err, syscall.ENOSPC) holds, and path keeps the
+// old file. (An error syncing the directory after the rename says that the
+// new file is in place but the rename may not survive a crash.)
+//
+// Write served files only this way (or by another rename): a file written
+// in place (os.WriteFile, cp, truncate) faults the processes that map it
+// (blocked.Open, cuckoo.Open, reload.WithMmap); readers that copy it
+// (blocked.Load, reload's default) see an error until the write completes.
+func WriteFile(path string, f io.WriterTo, gen uint64) error {
+	_, err := mem.WriteAtomic(path, func(w io.Writer) (int64, error) {
+		sw := &GenerationWriter{W: w, Generation: gen}
+		n, err := f.WriteTo(sw)
+		if err == nil {
+			err = sw.Close()
 		}
-	}()
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	sw := &GenerationWriter{W: bw, Generation: gen}
-	if _, err := f.WriteTo(sw); err != nil {
-		return writeErr(path, err)
-	}
-	if err := sw.Close(); err != nil {
-		return writeErr(path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return writeErr(path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return errs.Wrap("sift", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return errs.Wrap("sift", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return errs.Wrap("sift", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return errs.Wrap("sift", err)
-	}
-	// Make the rename durable; some file systems cannot sync a directory,
-	// and the data itself is synced already.
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
+		return n, err
+	}, mem.AtomicOptions{})
+	if err != nil {
+		return errs.Wrap("sift", err) // mem's message names path and the step
 	}
 	return nil
-}
-
-// writeErr says which file WriteFile was writing, and reads "sift:" once.
-func writeErr(path string, err error) error {
-	if e, ok := err.(*errs.Error); ok && e.Pkg == "sift" {
-		return errs.Errorf("sift", []error{err}, "%s (writing %s)", e.Msg, path)
-	}
-	return errs.Errorf("sift", []error{err}, "writing %s: %v", path, err)
 }
 
 // GenerationWriter passes one sift encoding through to W, recording

@@ -219,6 +219,24 @@
 // little-endian machine, else by copying. View.Clone makes a writable
 // Filter.
 //
+// # Open or Load
+//
+// Open's View reads the file itself, so the file must only be replaced by
+// renaming another over its path while the View is used (sift build -o,
+// sift merge -o and sift.WriteFile do that). What happens otherwise is the
+// operating system's contract for every mapped file: truncating it in
+// place (cp over it, truncate, rsync --inplace) makes the next lookup that
+// touches a page past the new end fault with SIGBUS, which ends the process
+// (Go cannot recover from it); rewriting it in place at the same size
+// changes the bits under running lookups, which can then report keys that
+// were added absent. Load reads the file into memory of the process's own
+// instead: one sequential read more at opening (see reload's package
+// documentation for figures), the filter's size in memory, and nothing
+// another process does to the file can reach its lookups, which cost the
+// same. Servers that run for long and tools that read a file once should
+// use Load (package reload does by default); Open is for files that only
+// ever change by rename, or where many processes must share one copy.
+//
 // # Combining filters
 //
 // Filter.Union and Concurrent.Union OR the bits of a filter with the same

@@ -30,9 +30,14 @@ type View struct {
 // CRC-32C (one sequential pass, the only cost of opening); then lookups read
 // the page cache directly, and pages come in on demand. Call Close to unmap
 // the file; a finalizer unmaps it if the View becomes unreachable first.
-// The file must not be modified or truncated while mapped (a truncated
-// mapping faults on access; that is the operating system's contract for
-// every mapped file). Options: WithoutChecksum, WithMaxSize.
+// Options: WithoutChecksum, WithMaxSize.
+//
+// The file must only be replaced by renaming another file over its path
+// while the View is used: lookups read the file itself. Truncating it
+// (cp over it, truncate, rsync --inplace) makes the next lookup that
+// touches a page past the new end fault with SIGBUS, which ends the
+// process; rewriting it in place changes the bits under running lookups,
+// which can then report added keys absent. Load reads a copy instead.
 //
 // A path that names no regular file (a directory, a FIFO, a device) is an
 // error wrapping *fs.PathError, returned at once: Open never blocks on a
@@ -52,6 +57,30 @@ func Open(path string, opts ...Option) (*View, error) {
 		_ = region.Free()
 		return nil, err
 	}
+	return v, nil
+}
+
+// Load reads the filter file at path into memory of the process's own
+// and returns a View of that copy. It checks what Open checks, costs one
+// sequential read of the file more than Open (and the filter's size in
+// memory), and in exchange nothing another process does to the file
+// afterwards can reach the View: see "Open or Load" in the package
+// documentation. A file that changes while it is read is an error
+// (wrapping sift.ErrTruncated when it shrank), as is a path that names no
+// regular file (an *fs.PathError, at once: it never blocks on a FIFO).
+// Close frees the copy. Options: WithoutChecksum, WithMaxSize.
+func Load(path string, opts ...Option) (*View, error) {
+	o := collect(opts)
+	data, region, _, err := mem.ReadFile(path)
+	if err != nil {
+		return nil, prefix(err)
+	}
+	v, err := viewOf(data, region, o)
+	if err != nil {
+		_ = region.Free()
+		return nil, err
+	}
+	v.mapped = false // a copy, whatever memory holds it
 	return v, nil
 }
 

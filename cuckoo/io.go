@@ -205,9 +205,13 @@ func FromBytes(b []byte, opts ...Option) (*View, error) {
 // checksum pass over the file, or nothing with WithoutChecksum. A View has
 // no methods that change it; Clone makes a writable Filter. Close unmaps
 // the file (a finalizer does, once the View is unreachable). The file must
-// not be modified or truncated while mapped. Options: WithoutChecksum,
-// WithMaxSize. On systems without mmap the file is read into memory
-// instead.
+// only be replaced by renaming another file over its path while the View
+// is used: truncating it in place (cp over it, truncate, rsync --inplace)
+// makes the next lookup that touches a page past the new end fault with
+// SIGBUS, which ends the process, and rewriting it in place changes the
+// buckets under running lookups, which can then report added keys absent.
+// Load reads a copy instead. Options: WithoutChecksum, WithMaxSize. On
+// systems without mmap the file is read into memory instead.
 //
 // A path that names no regular file (a directory, a FIFO, a device) is an
 // error wrapping *fs.PathError, returned at once: Open never blocks on a
@@ -230,6 +234,33 @@ func Open(path string, opts ...Option) (*View, error) {
 	}
 	v.f.setRegion(region)
 	v.mapped = region.Mapped() && mem.FilesMapped
+	return v, nil
+}
+
+// Load reads the filter file at path into memory of the process's own
+// and returns a View of that copy. It checks what Open checks, costs one
+// sequential read of the file more than Open (and the filter's size in
+// memory), and in exchange nothing another process does to the file
+// afterwards can reach the View: see "Open or Load" in the package
+// documentation. A file that changes while it is read is an error
+// (wrapping sift.ErrTruncated when it shrank), as is a path that names no
+// regular file (an *fs.PathError, at once: it never blocks on a FIFO).
+// Close frees the copy. Options: WithoutChecksum, WithMaxSize.
+func Load(path string, opts ...Option) (*View, error) {
+	b, region, _, err := mem.ReadFile(path)
+	if err != nil {
+		return nil, wrapDecode(err)
+	}
+	v, err := FromBytes(b, opts...)
+	if err != nil {
+		_ = region.Free()
+		return nil, err
+	}
+	if !aliases(v.f.t.Words, b) {
+		_ = region.Free() // the payload was copied again (big-endian)
+		return v, nil
+	}
+	v.f.setRegion(region)
 	return v, nil
 }
 

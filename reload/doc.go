@@ -11,19 +11,62 @@
 //
 // # Replacing the file
 //
-// Publish a new filter by renaming a complete file over the path (sift
-// build -o, sift merge -o and sift.WriteFile do exactly that). Every
-// interval (WithInterval, default one second) the Filter stats the path
-// and reads its first 128 bytes (the header, which names the build); when
-// they show another file (another inode, size, modification time or
-// header) the Filter opens it with its kind's Open, which checks the header and
-// the payload's CRC-32C, and only then swaps it in atomically: a lookup
-// sees the old file or the new one, never neither. A file that fails
-// (damaged, truncated, a kind it cannot serve, removed) is reported to
-// WithOnError and returned by Err, once per file, and the old file stays
-// served. Reload checks at once (for a SIGHUP handler, or a deployment
-// that knows when it replaced the file). Never write a served file in
-// place: it is mapped, and a mapping of a file that shrinks faults.
+// Every interval (WithInterval, default one second) the Filter stats the
+// path and reads its first 128 bytes (the header, which names the build);
+// when they show another file, or the same file changed (inode, size,
+// modification time or header), the Filter reads it, checks the header
+// and the payload's CRC-32C, and only then swaps it in atomically: a
+// lookup sees the old file or the new one, never neither. A file that
+// fails (damaged, cut short, still being written, of a kind it cannot
+// serve, removed, a directory or a FIFO, which it never opens) is reported
+// to WithOnError and returned by Err, once per file, and the old file
+// stays served. Reload checks at once (for a SIGHUP handler, or a
+// deployment that knows when it replaced the file).
+//
+// The best way to publish a new filter is still to rename a complete file
+// over the path (sift build -o, sift merge -o and sift.WriteFile do
+// exactly that): the new file is served at the next poll and nothing is
+// ever reported. But an operator's cp over the served file (which
+// truncates it and writes it in place), truncate, rsync --inplace, or a
+// same-size rewrite cannot harm the Filter either: it serves a copy (see
+// "Copy or mapping"), so the lookups never see the file change; the poll
+// sees a file that is short or fails its checksum while the copy runs,
+// reports that once, and serves the new file at the first poll after the
+// copy completes, without another signal. A write in place keeps the
+// inode, and may keep the size and, on file systems with coarse
+// timestamps, the modification time: the header's checksums still tell
+// the complete file apart, and a failed read that began within two
+// seconds of the file's modification time is retried at the next poll
+// even when nothing seems to have changed. On Unix systems a file is held
+// open while it is served (one descriptor, no mapping), so its inode number
+// cannot pass to another file and the stat comparison stays exact (so is
+// the file that failed last); the disk space of such a file that is
+// removed is freed when the next file is served, or at Close. (On Windows, where an open file cannot be
+// renamed over, files are not held open.)
+//
+// # Copy or mapping
+//
+// By default the Filter reads each file into memory of its own (64-byte
+// aligned, an anonymous mapping from 4 MiB up, advised for transparent huge
+// pages on Linux) and serves lookups from that copy: no other process can
+// reach the served bytes, whatever it does to the path or the file. The
+// cost is one sequential read per reload, on top of the checksum pass
+// that a mapping pays too, and memory: the filter's size while it is
+// served, twice that during a swap (the old copy is freed once its last
+// lookup has finished). Lookups cost the same on either memory
+// (BenchmarkLookupCopyVsMmap; DESIGN.md §11 has the figures).
+//
+// WithMmap serves a read-only mapping of the file instead (zero copy):
+// opening costs the checksum pass only, and processes that serve one file
+// share its page cache. The file must then only be replaced by rename:
+// truncating a mapped file makes the next lookup that touches a page past
+// its new end fault with SIGBUS, which no Go program can recover from, and
+// rewriting it in place changes the bits under running lookups, which can
+// then report keys absent that both versions hold. Keeping the mapping and
+// containing the fault instead (debug.SetPanicOnFault and a recover around
+// each lookup) was measured and rejected: it costs every lookup (about 5 ns,
+// a fifth of a lookup in cache), it cannot serve the old filter once its
+// pages are gone, and it cannot prevent those false negatives.
 //
 // Polling was chosen over inotify: a check costs tens of microseconds (a
 // stat alone 3.5 µs, with the header's read about 20 µs on the 2-core
@@ -47,15 +90,16 @@
 // itself in one of a few counters of the file's generation (chosen by the
 // goroutine's stack, so each stays in one core's cache) and checks that the
 // generation is still current. A swap publishes the new generation and
-// unmaps the old one only when its counters show no lookup in flight, so no
-// lookup ever reads an unmapped page, and a key present in both files is
-// never reported absent. The cost against a direct View lookup is two
+// frees the old one (its copy, or its mapping) only when its counters show
+// no lookup in flight, so no lookup ever reads freed memory, and a key
+// present in both files is never reported absent. The cost against a direct View lookup is two
 // atomic adds on a counter in the core's own cache, two loads and a
 // switch on the kind: about 10 ns a lookup on the development VM (8 ns
 // for a blocked View's ContainsString of a filter in cache, 18 ns through
 // a Filter; BenchmarkLookup). Where that matters, Acquire one Snapshot for
-// a batch of lookups and pay it once. Close waits for the lookups in flight and unmaps
-// everything; lookups after Close panic with an error wrapping ErrClosed.
+// a batch of lookups and pay it once. Close waits for the lookups in
+// flight and frees everything (memory, mappings, descriptors); lookups
+// after Close panic with an error wrapping ErrClosed.
 //
 // # Errors, zero value and Close
 //
@@ -71,7 +115,8 @@
 // # Kinds
 //
 // The file may hold a blocked filter (blocked.Filter or Concurrent), a
-// cuckoo filter or a split-block filter: the kinds that map in place.
+// cuckoo filter or a split-block filter: the kinds that are served in
+// place from the file's bytes.
 // Consecutive files may differ in kind, size and seed. Contains of the
 // key's bytes means the same key for every kind; ContainsUint64(x) is the
 // key of x's eight little-endian bytes (a split-block filter's INT64

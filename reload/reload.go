@@ -1,6 +1,7 @@
 package reload
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/cuckoo"
+	"github.com/sift-go/sift/internal/mem"
 	"github.com/sift-go/sift/sbbf"
 )
 
@@ -39,6 +41,7 @@ type options struct {
 	onSwap       func(Version)
 	skipChecksum bool
 	maxBytes     uint64
+	mmap         bool
 }
 
 // DefaultInterval is how often a Filter checks its path for a new file
@@ -89,6 +92,21 @@ func WithMaxSize(maxBytes uint64) Option {
 	return func(o *options) { o.maxBytes = maxBytes }
 }
 
+// WithMmap serves each file from a read-only mapping of it (zero copy)
+// instead of a copy in the process's own memory: opening a file then costs
+// its checksum pass only, and processes that serve one file share its page
+// cache. The price is a rule the operator must keep: the served file may
+// only be replaced by renaming another file over its path (sift build -o,
+// sift merge -o, sift.WriteFile). Truncating it in place (cp over it,
+// truncate, rsync --inplace) makes the next lookup that touches a page past
+// the new end fault with SIGBUS, which ends the process; rewriting it in
+// place changes the bits under running lookups, which can then report keys
+// absent that both versions hold. Without WithMmap nothing done to the path
+// can reach the lookups (see the package documentation, "Copy or mapping").
+func WithMmap() Option {
+	return func(o *options) { o.mmap = true }
+}
+
 // Version identifies the file a Filter serves.
 type Version struct {
 	Kind sift.Kind
@@ -128,6 +146,8 @@ type gen struct {
 	b       *blocked.View
 	c       *cuckoo.View
 	s       *sbbf.View
+	region  *mem.Region // the memory the view reads: the copy or the mapping
+	pin     *os.File    // the file served, kept open (see openPath)
 	version Version
 	id      fs.FileInfo // what stat said of the file opened (nil: closed)
 	head    head        // the first bytes of the file opened
@@ -146,9 +166,12 @@ type Filter struct {
 	o    options
 	cur  atomic.Pointer[gen]
 
-	mu         sync.Mutex // serialises reloads and Close
-	failed     fs.FileInfo
+	mu         sync.Mutex  // serialises reloads and Close
+	failed     fs.FileInfo // the file the last failed attempt saw (nil: none, or no file)
+	failedPin  *os.File    // failed, kept open where files are pinned (see openPath)
+	failedReg  bool        // failed was a regular file, opened
 	failedHead head
+	failedRacy bool // failed's bytes may have changed without its stat changing
 	lastErr    error
 	swaps      uint64
 	closed     bool
@@ -157,14 +180,15 @@ type Filter struct {
 	drains     sync.WaitGroup
 }
 
-// Open opens the filter file at path and serves it, checking every
-// interval (WithInterval) whether a new file was renamed over the path.
-// The file may hold a blocked filter (blocked.Filter, Concurrent), a
-// cuckoo filter or a split-block filter: the kinds that blocked.Open,
-// cuckoo.Open and sbbf.Open map in place. Another kind is
-// an error wrapping ErrKind; a damaged file one of sift's decoding errors.
-// Open fails if the first file cannot be served; later bad files are
-// reported (WithOnError) and the last good one stays served.
+// Open reads the filter file at path into memory of its own (or maps it,
+// WithMmap) and serves it, checking every interval (WithInterval) whether
+// the path names another file or the file changed. The file may hold a
+// blocked filter (blocked.Filter, Concurrent), a cuckoo filter or a
+// split-block filter: the kinds that blocked.Open, cuckoo.Open and
+// sbbf.Open serve in place. Another kind is an error wrapping
+// ErrKind; a damaged file one of sift's decoding errors. Open fails if the
+// first file cannot be served; later bad files are reported (WithOnError)
+// and the last good one stays served.
 func Open(path string, opts ...Option) (*Filter, error) {
 	o := options{interval: DefaultInterval}
 	for _, opt := range opts {
@@ -175,8 +199,13 @@ func Open(path string, opts ...Option) (*Filter, error) {
 	if o.interval < 0 {
 		return nil, fmt.Errorf("reload: negative interval %v", o.interval)
 	}
-	g, _, _, err := load(path, o)
+	fd, st, h, err := openPath(path)
 	if err != nil {
+		return nil, fmt.Errorf("reload: %w", err)
+	}
+	g, _, err := load(path, fd, st, h, o)
+	if err != nil {
+		fd.Close()
 		return nil, err
 	}
 	f := &Filter{path: path, o: o}
@@ -189,53 +218,98 @@ func Open(path string, opts ...Option) (*Filter, error) {
 	return f, nil
 }
 
-// load opens the file at path as a new generation. It stats the path
-// before and after opening (and reading the head) and retries when the two
-// differ, so the identity it records is the file it opened. On failure it
-// still returns the identity and head of the file that failed, when the
-// stats agreed (id is nil otherwise), for check to recognise it later.
-func load(path string, o options) (g *gen, id fs.FileInfo, h head, err error) {
-	var last error
-	for try := 0; try < 3; try++ {
-		before, err := os.Stat(path)
-		if err != nil {
-			return nil, nil, h, fmt.Errorf("reload: %w", err)
-		}
-		g, err := open(path, o)
-		h, herr := readHead(path)
-		after, serr := os.Stat(path)
-		if serr == nil && herr == nil && sameFile(before, after) {
-			if err != nil {
-				return nil, before, h, err
-			}
-			g.id, g.head = before, h
-			g.version.Size, g.version.ModTime = before.Size(), before.ModTime()
-			return g, before, h, nil
-		}
-		// The file changed while it was opened: try the new one.
-		if g != nil {
-			g.free()
-		}
-		last = err
-		if serr != nil {
-			last = fmt.Errorf("reload: %w", serr)
-		} else if herr != nil {
-			last = fmt.Errorf("reload: %w", herr)
-		}
+// racyWindow is how long after a file's modification time a read of it
+// may miss a later write that leaves the time unchanged: file systems with
+// coarse timestamps (whole seconds; two seconds on FAT) give two writes
+// within one tick the same time. A failed read that began within this
+// window is retried at the next poll even when the stat shows no change,
+// so a file completed in place at the same size is not missed.
+const racyWindow = 2 * time.Second
+
+// openPath opens the regular file at path for a check or a load and reads
+// its head. On Unix systems the descriptor of a file served, or of the
+// file that failed last, stays open and pins the file: while it is open the
+// file system cannot give its inode number to another file, so a later stat
+// that names the same inode names the same file. (Not on Windows, where an
+// open file cannot be renamed over: pinFiles.) It never blocks
+// (mem.OpenRegular).
+func openPath(path string) (*os.File, fs.FileInfo, head, error) {
+	var h head
+	fd, st, err := mem.OpenRegular(path)
+	if err != nil {
+		return nil, nil, h, err
 	}
-	if last == nil {
-		last = fmt.Errorf("reload: %s changed during every one of 3 attempts to open it", path)
+	h.n, err = io.ReadFull(fd, h.b[:])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		fd.Close()
+		return nil, nil, h, err
 	}
-	return nil, nil, h, last
+	if _, err := fd.Seek(0, io.SeekStart); err != nil {
+		fd.Close()
+		return nil, nil, h, err
+	}
+	return fd, st, h, nil
 }
 
-// open maps the file at path with its kind's Open.
-func open(path string, o options) (*gen, error) {
-	info, err := sift.InspectFile(path)
+// load makes a new generation of the file open as fd (fstat st, head h),
+// which it keeps open (as the generation's pin; closes where files are not
+// pinned) on success and leaves to the caller on failure. racy reports whether the bytes read may be older
+// than the file's modification time shows. A file shorter than its header
+// declares (still being written, or cut) or larger than WithMaxSize allows
+// fails before it is read.
+func load(path string, fd *os.File, st fs.FileInfo, h head, o options) (g *gen, racy bool, err error) {
+	if info, err := sift.Inspect(h.b[:h.n]); err == nil {
+		if o.maxBytes > 0 && info.PayloadSize > o.maxBytes {
+			return nil, false, fmt.Errorf("reload: %s: %w: its payload of %d bytes is more than WithMaxSize allows (%d)", path, sift.ErrTooLarge, info.PayloadSize, o.maxBytes)
+		}
+		if uint64(st.Size()) < info.Size {
+			return nil, false, fmt.Errorf("reload: %s: %w: %d bytes, its header declares %d (is it still being written?)", path, sift.ErrTruncated, st.Size(), info.Size)
+		}
+	}
+	start := time.Now()
+	racy = start.Before(st.ModTime().Add(racyWindow))
+	data, region, err := obtain(fd, st, o)
+	if err != nil {
+		return nil, racy, fmt.Errorf("reload: %w", err)
+	}
+	g, err = serve(path, data, region, o)
+	if err != nil {
+		_ = region.Free()
+		return nil, racy, err
+	}
+	g.id = st
+	if pinFiles {
+		g.pin = fd
+	} else {
+		fd.Close()
+	}
+	g.head.n = copy(g.head.b[:], data)
+	g.version.Size, g.version.ModTime = st.Size(), st.ModTime()
+	return g, racy, nil
+}
+
+// obtain returns the bytes of the open file fd (fstat st) and the memory
+// that holds them: by default a private copy (mem.ReadOpen, which reports a
+// file that changed while it was read), with WithMmap a read-only mapping.
+// It is the only place that knows which; serve and the lookups see bytes.
+func obtain(fd *os.File, st fs.FileInfo, o options) ([]byte, *mem.Region, error) {
+	if o.mmap {
+		return mem.MapOpen(fd, st)
+	}
+	return mem.ReadOpen(fd, st)
+}
+
+// littleEndian reports whether the views use the bytes in place: on a
+// big-endian machine they decode into memory of their own.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// serve makes the view of the filter encoded in data, which region holds.
+func serve(path string, data []byte, region *mem.Region, o options) (*gen, error) {
+	info, err := sift.Inspect(data)
 	if err != nil {
 		return nil, fmt.Errorf("reload: %s: %w", path, err)
 	}
-	g := &gen{kind: info.Kind, version: Version{Kind: info.Kind, Generation: info.Generation, HeaderCRC: info.HeaderCRC, PayloadCRC: info.PayloadCRC}}
+	g := &gen{kind: info.Kind, region: region, version: Version{Kind: info.Kind, Generation: info.Generation, HeaderCRC: info.HeaderCRC, PayloadCRC: info.PayloadCRC}}
 	switch info.Kind {
 	case sift.KindBlocked:
 		var bo []blocked.Option
@@ -243,26 +317,32 @@ func open(path string, o options) (*gen, error) {
 			bo = append(bo, blocked.WithoutChecksum())
 		}
 		bo = append(bo, blocked.WithMaxSize(o.maxBytes))
-		g.b, err = blocked.Open(path, bo...)
+		g.b, err = blocked.FromBytes(data, bo...)
 	case sift.KindSplitBlock:
 		var so []sbbf.Option
 		if o.skipChecksum {
 			so = append(so, sbbf.WithoutChecksum())
 		}
 		so = append(so, sbbf.WithMaxSize(o.maxBytes))
-		g.s, err = sbbf.Open(path, so...)
+		g.s, err = sbbf.FromBytes(data, so...)
 	case sift.KindCuckoo:
 		var co []cuckoo.Option
 		if o.skipChecksum {
 			co = append(co, cuckoo.WithoutChecksum())
 		}
 		co = append(co, cuckoo.WithMaxSize(o.maxBytes))
-		g.c, err = cuckoo.Open(path, co...)
+		g.c, err = cuckoo.FromBytes(data, co...)
 	default:
 		return nil, fmt.Errorf("reload: %s: %w: it holds a %v filter; reload serves blocked, cuckoo and sbbf files, which map in place", path, ErrKind, info.Kind)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reload: %w", err)
+		return nil, fmt.Errorf("reload: %s: %w", path, err)
+	}
+	if !littleEndian {
+		// The view decoded a copy of its own: the file's bytes are not
+		// needed any more.
+		_ = region.Free()
+		g.region = &mem.Region{}
 	}
 	n := 4 * runtime.GOMAXPROCS(0)
 	size := 8
@@ -290,23 +370,8 @@ type head struct {
 	n int
 }
 
-// readHead reads the file's head.
-func readHead(path string) (head, error) {
-	var h head
-	f, err := os.Open(path)
-	if err != nil {
-		return h, err
-	}
-	defer f.Close()
-	h.n, err = io.ReadFull(f, h.b[:])
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return h, err
-	}
-	return h, nil
-}
-
-// free unmaps the generation's file; only the last reader (or the drain)
-// calls it, once.
+// free releases the generation's memory (the copy, or the mapping); only
+// the last reader (or the drain) calls it, once.
 func (g *gen) free() {
 	g.freed.Do(func() {
 		switch {
@@ -316,6 +381,12 @@ func (g *gen) free() {
 			g.c.Close()
 		case g.s != nil:
 			g.s.Close()
+		}
+		if g.region != nil {
+			_ = g.region.Free()
+		}
+		if g.pin != nil {
+			g.pin.Close()
 		}
 	})
 }
@@ -436,8 +507,8 @@ func (g *gen) containsUint64(x uint64) bool {
 // until Release: for batch lookups (hash once, ContainsHashes) and for
 // several lookups that must see one version. Its methods are the served
 // view's. A Snapshot must be released, exactly once, and not used after;
-// a snapshot never released keeps its file mapped (it is never unmapped
-// under a reader), and a Filter's Close waits for it.
+// a snapshot never released keeps its file's memory (a copy or a mapping,
+// never freed under a reader), and a Filter's Close waits for it.
 type Snapshot struct {
 	g *gen
 	c *atomic.Int64
@@ -454,7 +525,7 @@ func (f *Filter) Acquire() Snapshot {
 	return Snapshot{g, c}
 }
 
-// Release ends the snapshot: the file it held may be unmapped once no
+// Release ends the snapshot: the file it held may be freed once no
 // other lookup uses it.
 func (s Snapshot) Release() { s.c.Add(-1) }
 
@@ -543,7 +614,7 @@ func (f *Filter) Err() error {
 // validates it and swaps to it; it returns the error of that attempt (also
 // reported to WithOnError), nil when the file is unchanged or was swapped.
 // Unlike the poll it also retries a file that failed before. Reload waits
-// for nothing but the open: the previous file is unmapped in the
+// for nothing but the open: the previous file is freed in the
 // background once its last lookup has finished.
 func (f *Filter) Reload() error {
 	f.mu.Lock()
@@ -554,8 +625,11 @@ func (f *Filter) Reload() error {
 	return f.check(true)
 }
 
-// check reloads if the path names a file other than the one served (and,
-// unless retry, other than the one that failed last). f.mu is held.
+// check reloads if the path names a file other than the one served, or
+// the served file changed. Unless retry, a file that failed before is not
+// read again while it shows no change (stat and head; see racyWindow), and
+// another failure of the file that failed last (the same file, held open)
+// is not reported again. f.mu is held.
 func (f *Filter) check(retry bool) error {
 	cur := f.cur.Load()
 	st, err := os.Stat(f.path)
@@ -563,26 +637,37 @@ func (f *Filter) check(retry bool) error {
 		if !retry && f.failed == nil && errors.Is(f.lastErr, fs.ErrNotExist) && errors.Is(err, fs.ErrNotExist) {
 			return f.lastErr // reported already
 		}
-		return f.fail(nil, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
+		return f.fail(nil, nil, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
 	}
-	h, herr := readHead(f.path)
-	if herr == nil && sameFile(st, cur.id) && h == cur.head {
+	if !st.Mode().IsRegular() {
+		if !retry && f.failed != nil && !f.failedReg && sameFile(st, f.failed) {
+			return f.lastErr // reported already
+		}
+		err := &fs.PathError{Op: "open", Path: f.path, Err: errNotRegular(st.Mode())}
+		return f.fail(nil, st, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
+	}
+	fd, st, h, err := openPath(f.path)
+	if err != nil {
+		// Replaced between the stat and the open, or unreadable.
+		return f.fail(nil, nil, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
+	}
+	if sameFile(st, cur.id) && h == cur.head {
+		fd.Close()
 		return nil
 	}
-	if !retry && herr == nil && f.failed != nil && sameFile(st, f.failed) && h == f.failedHead {
-		return f.lastErr // reported already
+	if !retry && f.failedReg && sameFile(st, f.failed) && h == f.failedHead && !f.failedRacy {
+		fd.Close()
+		return f.lastErr // reported already, and unchanged since
 	}
-	g, id, lh, err := load(f.path, f.o)
+	g, racy, err := load(f.path, fd, st, h, f.o)
 	if err != nil {
-		// Remember the file that failed as load saw it: check's own stat
-		// and head may straddle a rename.
-		f.failedHead = lh
-		return f.fail(id, fmt.Errorf("%w (still serving %v)", err, cur.version))
+		return f.fail(fd, st, h, racy, retry, fmt.Errorf("%w (still serving %v)", err, cur.version))
 	}
 	f.swaps++
 	g.version.Loaded, g.version.Swaps = time.Now(), f.swaps
 	f.cur.Store(g)
-	f.failed, f.lastErr = nil, nil
+	f.setFailed(nil, nil, head{}, false)
+	f.lastErr = nil
 	f.retire(cur)
 	if f.o.onSwap != nil {
 		f.o.onSwap(g.version)
@@ -590,15 +675,56 @@ func (f *Filter) check(retry bool) error {
 	return nil
 }
 
-func (f *Filter) fail(st fs.FileInfo, err error) error {
-	f.failed, f.lastErr = st, err
-	if f.o.onError != nil {
+// fail records the failed attempt on the file st, open as fd (nil for what
+// is not a regular file or could not be opened), with head h, and reports
+// err unless it is another failure of the file that failed last (the same
+// file: it is held open, so its inode number cannot have been reused; or,
+// for what cannot be opened, the same error) and the attempt was not
+// Reload's (force). A file written in place fails
+// several ways while the copy runs (empty, short, a checksum that does not
+// match): it is reported once.
+func (f *Filter) fail(fd *os.File, st fs.FileInfo, h head, racy, force bool, err error) error {
+	again := fd != nil && f.failedReg && os.SameFile(st, f.failed) ||
+		fd == nil && !f.failedReg && f.lastErr != nil && f.lastErr.Error() == err.Error()
+	f.setFailed(fd, st, h, racy)
+	f.lastErr = err
+	if (force || !again) && f.o.onError != nil {
 		f.o.onError(err)
 	}
 	return err
 }
 
-// retire unmaps g once its lookups in flight have finished. Lookups are
+// setFailed replaces the record of the failed file, closing the previous
+// one's descriptor.
+func (f *Filter) setFailed(fd *os.File, st fs.FileInfo, h head, racy bool) {
+	if f.failedPin != nil {
+		f.failedPin.Close()
+	}
+	f.failedReg = fd != nil
+	if fd != nil && !pinFiles {
+		fd.Close()
+		fd = nil
+	}
+	f.failedPin, f.failed, f.failedHead, f.failedRacy = fd, st, h, racy
+}
+
+// errNotRegular says what a path names that is not a regular file.
+func errNotRegular(mode fs.FileMode) error {
+	what := "a special file"
+	switch t := mode.Type(); {
+	case t&fs.ModeDir != 0:
+		what = "a directory"
+	case t&fs.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case t&fs.ModeSocket != 0:
+		what = "a socket"
+	case t&fs.ModeDevice != 0:
+		what = "a device"
+	}
+	return fmt.Errorf("not a regular file (%s)", what)
+}
+
+// retire frees g once its lookups in flight have finished. Lookups are
 // short, so the first check almost always finds none; the wait backs off
 // from 50µs to 10ms for a reader that was descheduled mid-lookup.
 func (f *Filter) retire(g *gen) {
@@ -636,7 +762,7 @@ func (f *Filter) poll() {
 	}
 }
 
-// Close stops watching the path and unmaps the file once the lookups in
+// Close stops watching the path and frees the file once the lookups in
 // flight have finished; it returns after that, so no mapping or file
 // descriptor of the Filter remains. Lookups after Close panic with an
 // error wrapping ErrClosed. Close is idempotent.
@@ -648,6 +774,7 @@ func (f *Filter) Close() error {
 	}
 	f.closed = true
 	g := f.cur.Swap(closedGen)
+	f.setFailed(nil, nil, head{}, false)
 	f.mu.Unlock()
 	if g == nil { // a zero Filter
 		return nil

@@ -452,9 +452,11 @@ func filesMapped(t *testing.T) bool {
 	return v.Mapped()
 }
 
-// TestSnapshotHoldsMapping: a Snapshot keeps its file mapped across swaps
-// and answers from it; Release lets it go. No descriptor or mapping
-// outlives Close.
+// TestSnapshotHoldsMapping: with WithMmap, a Snapshot keeps its file mapped
+// across swaps and answers from it; Release lets it go. No descriptor or
+// mapping outlives Close. Without it, the file is not mapped at all. Either
+// way the file served is held open (one descriptor), so that its inode
+// number is not reused while the Filter compares stats with it.
 func TestSnapshotHoldsMapping(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("counts /proc/self entries")
@@ -466,11 +468,20 @@ func TestSnapshotHoldsMapping(t *testing.T) {
 	if !filesMapped(t) {
 		t.Skip("filters are read into memory here, not mapped")
 	}
-	f, err := reload.Open(path, reload.WithInterval(0))
+	// The default reads a copy: no descriptor and no mapping of the file.
+	c, err := reload.Open(path, reload.WithInterval(0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fds, maps := mapped(t, dir); fds != 0 || maps != 1 {
+	if fds, maps := mapped(t, dir); fds != 1 || maps != 0 {
+		t.Fatalf("serving a copy of one file: %d descriptors, %d mappings, want 1 (the pin) and 0", fds, maps)
+	}
+	c.Close()
+	f, err := reload.Open(path, reload.WithInterval(0), reload.WithMmap())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fds, maps := mapped(t, dir); fds != 1 || maps != 1 {
 		t.Fatalf("serving one file: %d descriptors, %d mappings", fds, maps)
 	}
 	s := f.Acquire()

@@ -1,14 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"time"
+
+	"github.com/sift-go/sift/internal/mem"
 )
 
 var buildCmd = &command{
@@ -308,60 +308,16 @@ func checkGeometry(kind string, blocks, k, buckets uintValue, fppSet bool) error
 // batch calls at a time.
 const batchSize = 1024
 
-// writeAtomic writes a file through write into a temporary file in the
-// destination's directory, syncs it, renames it over path and syncs the
-// directory, so a reader sees either the old file or the complete new one,
-// also after a crash. The temporary file is
-// removed on any error and on SIGINT/SIGTERM.
+// writeAtomic writes a file through write into a temporary file beside
+// path, syncs it, renames it over path and syncs the directory
+// (mem.WriteAtomic), so a reader sees either the old file or the complete
+// new one, also after a crash or a SIGKILL. The temporary file is named
+// for this process (".NAME.sift-tmp-PID-RANDOM"): it is removed on any
+// error and on SIGINT/SIGTERM, and the next run removes those of runs that
+// were killed. Errors name the step and the cause ("no space left on
+// device"), with path untouched.
 func writeAtomic(path string, write func(io.Writer) (int64, error)) (int64, error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return 0, fmt.Errorf("%s exists and is not a regular file", path)
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return 0, pathErr(err)
-	}
-	name := tmp.Name()
-	cancel := atInterrupt(func() { os.Remove(name) })
-	defer cancel()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	n, err := write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return 0, fmt.Errorf("writing %s: %w", path, pathErr(err))
-	}
-	if err := os.Rename(name, path); err != nil {
-		return 0, pathErr(err)
-	}
-	ok = true
-	// Make the rename itself durable. Some file systems cannot sync a
-	// directory; the file's own data is synced already, so that is not
-	// an error.
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return n, nil
+	return mem.WriteAtomic(path, write, mem.AtomicOptions{
+		OnTemp: func(name string) func() { return atInterrupt(func() { os.Remove(name) }) },
+	})
 }

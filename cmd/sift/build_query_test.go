@@ -245,7 +245,7 @@ func TestBuildFailureKeepsOldFile(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if strings.Contains(e.Name(), ".tmp-") {
+		if strings.Contains(e.Name(), ".sift-tmp-") {
 			t.Errorf("temporary file %s left behind", e.Name())
 		}
 	}

@@ -57,11 +57,16 @@
 // fails naming every input it cannot read: it never writes a filter that
 // lacks an input's keys.
 //
-// The output is written to a temporary file in the destination's directory,
-// synced, and renamed over FILE only when complete: a reader (or a server
-// reloading the filter) sees the old file or the new one, never a partial
-// one, and a failed or interrupted build leaves FILE untouched and no
-// temporary file behind.
+// The output is written to a temporary file in the destination's directory
+// (".FILE.sift-tmp-PID-RANDOM"), synced, renamed over FILE only when
+// complete, and the directory synced: a reader (or a server reloading the
+// filter) sees the old file or the new one, never a partial one, also when
+// build is killed (SIGKILL) at any moment or the machine loses power. A
+// failed or interrupted build (an error, a full disk: "no space left on
+// device", SIGINT, SIGTERM) leaves FILE untouched and no temporary file
+// behind; the temporary file of a build that was killed outright is removed
+// by the next build or merge of the same FILE, which recognises it by its
+// name and its writer's process id, no longer running.
 //
 // -j N (default: every core) hashes and adds the keys on N goroutines
 // while one reads and splits the lines. The file does not depend on N: the
@@ -118,9 +123,13 @@
 //
 //	zcat access.log.gz | sift query -f 7 blocklist.sift | exact-check
 //
-// The filter file is mapped read-only (blocked, cuckoo and sbbf: zero copy, the
-// checksum verified once at open) and lines are looked up in batches of 1024
-// through the filters' batch kernels. query and info also read the other
+// The filter file is read into memory of sift's own (one sequential read,
+// the checksum verified as it is opened), never mapped: a filter file
+// truncated or rewritten while query or info runs (a cp over it, say) ends
+// the command with exit status 2 and an error naming the file ("the file
+// changed while it was read", "truncated input"), never with a fault.
+// Lines are looked up in batches of 1024 through the filters' batch
+// kernels. query and info also read the other
 // kinds of sift's file format into memory: scalable, and the classic
 // (Guava-compatible) and counting Bloom filters written by package classic. Output is buffered but flushed whenever
 // the input has no more data ready, so query also works on live streams.

@@ -25,8 +25,9 @@ type kindInfo struct {
 	// memory returns the bytes the filter newBuilder makes for a spec
 	// will take (0 when unknown), for build's memory check.
 	memory func(buildSpec) float64
-	// open opens a filter file for query and info, mapping it where the
-	// kind has a zero-copy form.
+	// open reads a filter file for query and info into memory of the
+	// process's own (never a mapping: a file truncated or rewritten while
+	// sift runs must end it with an error, not a fault).
 	open func(path string) (queryFilter, error)
 	// bench measures this kind for sift bench, or is nil.
 	bench func(*benchRun) (benchResult, error)
@@ -197,6 +198,8 @@ func readHeader(path string) (sift.Info, error) {
 func filterErr(path string, err error) error {
 	hint := ""
 	switch {
+	case errors.Is(err, mem.ErrChanged):
+		hint = " (was it being written? run again once the copy is complete)"
 	case errors.Is(err, sift.ErrMagic):
 		hint = " (is it a sift filter file? for a Guava BloomFilter use -guava)"
 	case errors.Is(err, sift.ErrChecksum):

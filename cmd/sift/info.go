@@ -97,7 +97,10 @@ func describe(w io.Writer, path, want string) error {
 	if want != "" && h.Kind.String() != want {
 		return fmt.Errorf("%s: %w: it holds a %v filter, not %s", path, sift.ErrKind, h.Kind, want)
 	}
-	b, region, err := mem.MapFile(path)
+	b, region, _, err := mem.ReadFile(path) // a copy: a file changed meanwhile cannot fault info
+	if errors.Is(err, mem.ErrChanged) {
+		return fmt.Errorf("%w (was it being written? run again once the copy is complete)", pathErr(err))
+	}
 	if err != nil {
 		return pathErr(err)
 	}

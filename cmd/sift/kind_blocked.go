@@ -166,7 +166,7 @@ func blockedStats(f blockedGeometry) filterStats {
 type blockedReader struct{ f *blocked.View }
 
 func openBlocked(path string) (queryFilter, error) {
-	f, err := blocked.Open(path)
+	f, err := blocked.Load(path) // a copy: a file changed meanwhile cannot fault it
 	if err != nil {
 		return nil, err
 	}

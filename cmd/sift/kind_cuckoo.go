@@ -206,7 +206,7 @@ func cuckooStats(f cuckooGeometry) filterStats {
 type cuckooReader struct{ f *cuckoo.View }
 
 func openCuckoo(path string) (queryFilter, error) {
-	f, err := cuckoo.Open(path)
+	f, err := cuckoo.Load(path) // a copy: a file changed meanwhile cannot fault it
 	if err != nil {
 		return nil, err
 	}

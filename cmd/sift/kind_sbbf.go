@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/mem"
 	"github.com/sift-go/sift/sbbf"
 )
 
@@ -98,14 +99,24 @@ func sbbfStats(f sbbfGeometry) filterStats {
 	}
 }
 
-type sbbfReader struct{ f *sbbf.View }
+type sbbfReader struct {
+	f      *sbbf.View
+	region *mem.Region // the copy of the file the view reads
+}
 
+// openSBBF reads the file into memory of the process's own (so a file
+// changed meanwhile cannot fault the lookups) and serves it in place.
 func openSBBF(path string) (queryFilter, error) {
-	f, err := sbbf.Open(path)
+	b, region, _, err := mem.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return sbbfReader{f}, nil
+	f, err := sbbf.FromBytes(b)
+	if err != nil {
+		_ = region.Free()
+		return nil, err
+	}
+	return sbbfReader{f, region}, nil
 }
 
 func (r sbbfReader) hash(key []byte) uint64 { return sbbf.Hash(key) }
@@ -113,4 +124,10 @@ func (r sbbfReader) containsHashes(hs []uint64, out []bool) int {
 	return r.f.ContainsHashes(hs, out)
 }
 func (r sbbfReader) stats() filterStats { return sbbfStats(r.f) }
-func (r sbbfReader) close() error       { return r.f.Close() }
+func (r sbbfReader) close() error {
+	err := r.f.Close()
+	if ferr := r.region.Free(); err == nil {
+		err = ferr
+	}
+	return err
+}

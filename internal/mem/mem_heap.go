@@ -3,9 +3,8 @@
 package mem
 
 import (
-	"io"
 	"io/fs"
-	"unsafe"
+	"os"
 )
 
 // FilesMapped reports whether MapFile maps files or, as here, reads them
@@ -21,26 +20,14 @@ const openNonblock = 0
 // memory) on systems without file mappings in sift. Free the region when
 // done.
 func MapFile(path string) ([]byte, *Region, error) {
-	f, st, err := OpenRegular(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	size := st.Size()
-	if size < 0 || size > int64(^uint(0)>>1)-7 {
-		return nil, nil, &fs.PathError{Op: "read", Path: path, Err: tooLarge("%d bytes are more than this platform can hold", size)}
-	}
-	if size == 0 {
-		return []byte{}, &Region{}, nil
-	}
-	w, r, err := Alloc(int((size + 7) / 8))
-	if err != nil {
-		return nil, nil, &fs.PathError{Op: "read", Path: path, Err: err}
-	}
-	b := unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), size)
-	if _, err := io.ReadFull(f, b); err != nil {
-		r.Free()
-		return nil, nil, &fs.PathError{Op: "read", Path: path, Err: err}
-	}
-	return b, r, nil
+	b, r, _, err := ReadFile(path)
+	return b, r, err
 }
+
+// MapFileStat is MapFile that also returns what fstat said of the file
+// read: here ReadFile.
+func MapFileStat(path string) ([]byte, *Region, fs.FileInfo, error) { return ReadFile(path) }
+
+// MapOpen reads the open regular file f, whose fstat said st, into memory
+// of its own: ReadOpen.
+func MapOpen(f *os.File, st fs.FileInfo) ([]byte, *Region, error) { return ReadOpen(f, st) }

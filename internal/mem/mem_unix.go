@@ -4,6 +4,7 @@ package mem
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 	"unsafe"
 
@@ -41,11 +42,26 @@ const openNonblock = syscall.O_NONBLOCK
 // by the checksum pass). An empty file is returned as an empty slice with a
 // no-op region.
 func MapFile(path string) ([]byte, *Region, error) {
+	b, r, _, err := MapFileStat(path)
+	return b, r, err
+}
+
+// MapFileStat is MapFile that also returns what fstat said of the file it
+// mapped (its identity: the file the path named when it was opened).
+func MapFileStat(path string) ([]byte, *Region, fs.FileInfo, error) {
 	f, st, err := OpenRegular(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer f.Close()
+	b, r, err := MapOpen(f, st)
+	return b, r, st, err
+}
+
+// MapOpen maps the open regular file f, whose fstat said st, read-only, as
+// MapFile does. f may be closed afterwards; the mapping stays.
+func MapOpen(f *os.File, st fs.FileInfo) ([]byte, *Region, error) {
+	path := f.Name()
 	size := st.Size()
 	if size == 0 {
 		return []byte{}, &Region{}, nil

@@ -1,0 +1,212 @@
+package mem
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// StaleAge is the age from which RemoveStale removes a temporary file of
+// WriteAtomic even when the process id in its name is alive (ids are
+// reused) or cannot be checked (on systems without kill(2)).
+const StaleAge = 24 * time.Hour
+
+// TempPrefix returns the prefix of the names of the temporary files
+// WriteAtomic creates beside path: "." + the base name + ".sift-tmp-". The
+// writer's process id and a random suffix follow ("PID-RANDOM"), so that a
+// later writer can tell its own kind's leftovers from anyone else's files
+// and from those of a writer still running.
+func TempPrefix(path string) string { return "." + filepath.Base(path) + ".sift-tmp-" }
+
+// AtomicOptions are WriteAtomic's optional settings.
+type AtomicOptions struct {
+	// Mode is the new file's permission bits (0: 0o644).
+	Mode os.FileMode
+	// OnTemp, if set, is called with the temporary file's name once it
+	// exists, and the function it returns once the file is renamed or
+	// removed: a command registers a removal on SIGINT/SIGTERM there.
+	OnTemp func(name string) (done func())
+}
+
+// WriteAtomic writes a file through write and publishes it at path so that
+// a reader of path sees the old file or the complete new one, never a mix,
+// also after a crash or a SIGKILL at any moment: it removes the leftovers
+// of earlier writers of path that died (RemoveStale), writes into a new
+// temporary file beside path (TempPrefix), syncs it, renames it over path
+// and syncs the directory. It returns what write returned.
+//
+// Every error names the step and the file and wraps the system's error
+// (errors.Is(err, syscall.ENOSPC) for a full disk); on an error before the
+// rename, path is untouched and the temporary file removed. An error
+// syncing the directory after the rename says that path holds the new
+// file but the rename may not survive a crash. A path that exists and is
+// not a regular file is refused before anything is written.
+func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOptions) (n int64, err error) {
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return 0, notRegular(path, st.Mode())
+	}
+	RemoveStale(path)
+	tmp, err := os.CreateTemp(dir, TempPrefix(path)+strconv.Itoa(os.Getpid())+"-*")
+	if err != nil {
+		return 0, fmt.Errorf("creating a temporary file for %s: %w", path, err)
+	}
+	name := tmp.Name()
+	if opt.OnTemp != nil {
+		done := opt.OnTemp(name)
+		defer done()
+	}
+	renamed := false
+	defer func() {
+		if !renamed {
+			tmp.Close()
+			os.Remove(name)
+		}
+	}()
+	step := func(op string, f func() error) error {
+		if err == nil {
+			if err = fault(op); err == nil {
+				err = f()
+			}
+			if err != nil {
+				err = fmt.Errorf("writing %s: %s %s: %w", path, op, name, unwrapPath(err))
+			}
+		}
+		return err
+	}
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	_ = step("write", func() (e error) { n, e = write(bw); return e })
+	_ = step("write", bw.Flush)
+	mode := opt.Mode
+	if mode == 0 {
+		mode = 0o644
+	}
+	_ = step("chmod", func() error { return tmp.Chmod(mode) })
+	_ = step("fsync", tmp.Sync)
+	_ = step("close", tmp.Close)
+	if err != nil {
+		return 0, err
+	}
+	if err := fault("rename"); err != nil {
+		return 0, fmt.Errorf("writing %s: rename %s: %w", path, name, err)
+	}
+	if err := os.Rename(name, path); err != nil {
+		return 0, fmt.Errorf("writing %s: %w", path, err)
+	}
+	renamed = true
+	if err := syncDir(dir); err != nil {
+		return n, fmt.Errorf("wrote %s, but syncing its directory failed, so the rename may not survive a crash: %w", path, err)
+	}
+	return n, nil
+}
+
+// unwrapPath drops an *os.PathError's own op and path (the step's message
+// names both), keeping the system's error.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// syncDir makes a rename in dir durable. File systems that cannot sync a
+// directory (EINVAL, as some network and FUSE file systems answer) are not
+// an error: there is nothing more the writer can do.
+func syncDir(dir string) error {
+	if err := fault("fsync-dir"); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !syncUnsupported(err) {
+		return err
+	}
+	return nil
+}
+
+// RemoveStale removes the temporary files that WriteAtomic left beside path
+// in processes that died before finishing (killed, or the machine lost
+// power): names that start with TempPrefix(path) followed by a process id
+// that no longer runs, or that are older than StaleAge. Files of writers
+// still running, this process's included, and every other name are left
+// alone. It returns how many it removed; failures to remove are ignored
+// (the next writer tries again).
+//
+// The process id is checked in this process's pid namespace: a writer in
+// another container sharing the directory can lose its temporary file to
+// this cleanup, and then fails with an error when it renames; path is not
+// harmed either way.
+func RemoveStale(path string) int {
+	dir, prefix := filepath.Dir(path), TempPrefix(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	removed := 0
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 {
+			continue
+		}
+		stale := pid != os.Getpid() && !processAlive(pid)
+		if !stale {
+			if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > StaleAge {
+				stale = true
+			}
+		}
+		if stale && os.Remove(filepath.Join(dir, e.Name())) == nil {
+			removed++
+		}
+	}
+	return removed
+}
+
+// faultMu guards writeFault, the failure tests inject into WriteAtomic's
+// steps.
+var (
+	faultMu    sync.Mutex
+	writeFault func(op string) error
+)
+
+// SetWriteFault makes WriteAtomic fail the step named op ("write", "chmod", "fsync",
+// "close", "rename", "fsync-dir") with the error f returns for it (nil: no
+// failure), until the returned function restores normal operation. It is
+// for tests of the writers' error paths; it affects every WriteAtomic in
+// the process.
+func SetWriteFault(f func(op string) error) (restore func()) {
+	faultMu.Lock()
+	prev := writeFault
+	writeFault = f
+	faultMu.Unlock()
+	return func() {
+		faultMu.Lock()
+		writeFault = prev
+		faultMu.Unlock()
+	}
+}
+
+func fault(op string) error {
+	faultMu.Lock()
+	f := writeFault
+	faultMu.Unlock()
+	if f == nil {
+		return nil
+	}
+	return f(op)
+}
