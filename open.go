@@ -68,7 +68,9 @@ func WithoutChecksum() Option { return func(o *options) { o.noChecksum = true } 
 // given, the payload's CRC-32C. Lookups then read the page cache directly.
 // Call Close to unmap the file; a finalizer unmaps it if the View becomes
 // unreachable first. The file must not be modified or truncated while
-// mapped (replace it by renaming a new file over it, as WriteFile does).
+// mapped (replace it by renaming a new file over it, as WriteFile does): a
+// truncated mapping faults the process (SIGBUS) and a rewrite in place
+// changes the bits under running lookups. Load reads a copy instead.
 //
 // Errors wrap ErrKind for a kind that cannot be served in place (scalable,
 // counting, classic), the decoding errors (ErrMagic, ErrTruncated,
@@ -76,6 +78,29 @@ func WithoutChecksum() Option { return func(o *options) { o.noChecksum = true } 
 // *fs.PathError of a path that names no regular file.
 func Open(path string, opts ...Option) (*View, error) {
 	data, region, err := mem.MapFile(path)
+	if err != nil {
+		return nil, errs.Wrap("sift", err)
+	}
+	v, err := viewOf(data, opts)
+	if err != nil {
+		_ = region.Free()
+		return nil, err
+	}
+	v.region = region
+	return v, nil
+}
+
+// Load reads the filter file at path into memory the process owns and
+// returns a View of that copy, whatever its kind, checked as Open checks
+// it. Unlike Open's mapping, nothing another process later does to the
+// file (cp over it, truncating it, rewriting it in place, removing it) can
+// reach the View: it costs one sequential read of the file and memory of
+// the file's size, and is the choice for a file that other processes may
+// write while it is served. A file that changes while it is read is an
+// error; read it again once the writer is done. Close frees the copy.
+// Errors are Open's.
+func Load(path string, opts ...Option) (*View, error) {
+	data, region, _, err := mem.ReadFile(path)
 	if err != nil {
 		return nil, errs.Wrap("sift", err)
 	}
@@ -175,7 +200,7 @@ func (v *View) Hash(key []byte) uint64 { return v.lookup().Hash(key) }
 // HashString is Hash for a string key.
 func (v *View) HashString(key string) uint64 { return v.lookup().HashString(key) }
 
-// Close unmaps the file of a View from Open (or frees a copy). Afterwards
+// Close unmaps the file of a View from Open, or frees Load's copy. Afterwards
 // the lookups panic with an error wrapping ErrClosed, never touching
 // unmapped memory. Close must not run concurrently with other methods; a
 // second Close does nothing. A View from FromBytes that used the caller's

@@ -116,8 +116,17 @@ func TestOpenEveryKind(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer fromBytes.Close()
+			loaded, err := sift.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer loaded.Close()
+			// Load's copy is the View's own: the file may go.
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
 			want, _ := sift.Inspect(data)
-			for name, v := range map[string]*sift.View{"Open": opened, "FromBytes": fromBytes} {
+			for name, v := range map[string]*sift.View{"Open": opened, "FromBytes": fromBytes, "Load": loaded} {
 				if v.Kind() != vk.kind || v.Info() != want || v.Info().Generation != 42 {
 					t.Errorf("%s: kind %v, info %+v, want %v, %+v", name, v.Kind(), v.Info(), vk.kind, want)
 				}
@@ -181,6 +190,7 @@ func TestOpenBadInput(t *testing.T) {
 		}
 		for name, open := range map[string]func() (*sift.View, error){
 			"Open":      func() (*sift.View, error) { return sift.Open(path) },
+			"Load":      func() (*sift.View, error) { return sift.Load(path) },
 			"FromBytes": func() (*sift.View, error) { return sift.FromBytes(c.data) },
 		} {
 			v, err := open()

@@ -145,7 +145,8 @@ type View struct {
 // it. It verifies the header and, unless WithoutChecksum is given, the
 // payload's CRC-32C; then lookups read the page cache directly. Call Close
 // to unmap the file; a finalizer unmaps it if the View becomes unreachable
-// first. The file must not be modified or truncated while mapped. Options:
+// first. The file must not be modified or truncated while mapped (replace
+// it by renaming a new file over it); Load reads a copy instead. Options:
 // WithoutChecksum, WithMaxSize. On systems without mmap the file is read
 // into memory instead.
 func Open(path string, opts ...Option) (*View, error) {
@@ -158,6 +159,30 @@ func Open(path string, opts ...Option) (*View, error) {
 		_ = region.Free()
 		return nil, err
 	}
+	return v, nil
+}
+
+// Load reads the split-block filter file at path (sift's format) into
+// memory of the process's own and returns a View of that copy. It checks
+// what Open checks, costs one sequential read of the file more than Open
+// (and the filter's size in memory), and in exchange nothing another
+// process does to the file afterwards (cp over it, truncate, a rewrite in
+// place) can reach the View, where Open's mapping faults (SIGBUS) on a
+// truncated file and sees a rewrite's bits change under running lookups. A
+// file that changes while it is read is an error, as is a path that names
+// no regular file (at once: it never blocks on a FIFO). Close frees the
+// copy. Options: WithoutChecksum, WithMaxSize.
+func Load(path string, opts ...Option) (*View, error) {
+	data, region, _, err := mem.ReadFile(path)
+	if err != nil {
+		return nil, prefix(err)
+	}
+	v, err := viewOf(data, region, collect(opts))
+	if err != nil {
+		_ = region.Free()
+		return nil, err
+	}
+	v.mapped = false // a copy, whatever memory holds it
 	return v, nil
 }
 
