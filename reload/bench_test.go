@@ -19,7 +19,7 @@ func benchFile(b *testing.B) string {
 
 // BenchmarkLookup compares a lookup through reload.Filter with the same
 // lookup on a blocked.View of the same file: the difference is the read
-// path's cost (the reader count and the kind switch). Parallel runs one
+// path's cost (the reader count and sift.View's call into the kind's view). Parallel runs one
 // goroutine per GOMAXPROCS.
 func BenchmarkLookup(b *testing.B) {
 	path := benchFile(b)

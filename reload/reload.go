@@ -14,10 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/sift-go/sift"
-	"github.com/sift-go/sift/blocked"
-	"github.com/sift-go/sift/cuckoo"
 	"github.com/sift-go/sift/internal/mem"
-	"github.com/sift-go/sift/sbbf"
 )
 
 // ErrKind, ErrClosed and the decoding errors of package sift are what a
@@ -142,10 +139,7 @@ type stripe struct {
 
 // gen is one opened file: the view that serves it and its readers.
 type gen struct {
-	kind    sift.Kind
-	b       *blocked.View
-	c       *cuckoo.View
-	s       *sbbf.View
+	v       *sift.View  // the file's view, of any kind; nil in closedGen
 	region  *mem.Region // the memory the view reads: the copy or the mapping
 	pin     *os.File    // the file served, kept open (see openPath)
 	version Version
@@ -305,39 +299,17 @@ var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // serve makes the view of the filter encoded in data, which region holds.
 func serve(path string, data []byte, region *mem.Region, o options) (*gen, error) {
-	info, err := sift.Inspect(data)
+	var so []sift.Option
+	if o.skipChecksum {
+		so = append(so, sift.WithoutChecksum())
+	}
+	so = append(so, sift.WithMaxSize(o.maxBytes))
+	v, err := sift.FromBytes(data, so...)
 	if err != nil {
 		return nil, fmt.Errorf("reload: %s: %w", path, err)
 	}
-	g := &gen{kind: info.Kind, region: region, version: Version{Kind: info.Kind, Generation: info.Generation, HeaderCRC: info.HeaderCRC, PayloadCRC: info.PayloadCRC}}
-	switch info.Kind {
-	case sift.KindBlocked:
-		var bo []blocked.Option
-		if o.skipChecksum {
-			bo = append(bo, blocked.WithoutChecksum())
-		}
-		bo = append(bo, blocked.WithMaxSize(o.maxBytes))
-		g.b, err = blocked.FromBytes(data, bo...)
-	case sift.KindSplitBlock:
-		var so []sbbf.Option
-		if o.skipChecksum {
-			so = append(so, sbbf.WithoutChecksum())
-		}
-		so = append(so, sbbf.WithMaxSize(o.maxBytes))
-		g.s, err = sbbf.FromBytes(data, so...)
-	case sift.KindCuckoo:
-		var co []cuckoo.Option
-		if o.skipChecksum {
-			co = append(co, cuckoo.WithoutChecksum())
-		}
-		co = append(co, cuckoo.WithMaxSize(o.maxBytes))
-		g.c, err = cuckoo.FromBytes(data, co...)
-	default:
-		return nil, fmt.Errorf("reload: %s: %w: it holds a %v filter; reload serves blocked, cuckoo and sbbf files, which map in place", path, ErrKind, info.Kind)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reload: %s: %w", path, err)
-	}
+	info := v.Info()
+	g := &gen{v: v, region: region, version: Version{Kind: info.Kind, Generation: info.Generation, HeaderCRC: info.HeaderCRC, PayloadCRC: info.PayloadCRC}}
 	if !littleEndian {
 		// The view decoded a copy of its own: the file's bytes are not
 		// needed any more.
@@ -374,13 +346,8 @@ type head struct {
 // the last reader (or the drain) calls it, once.
 func (g *gen) free() {
 	g.freed.Do(func() {
-		switch {
-		case g.b != nil:
-			g.b.Close()
-		case g.c != nil:
-			g.c.Close()
-		case g.s != nil:
-			g.s.Close()
+		if g.v != nil {
+			g.v.Close()
 		}
 		if g.region != nil {
 			_ = g.region.Free()
@@ -465,42 +432,24 @@ func (f *Filter) ContainsUint64(x uint64) bool {
 }
 
 func (g *gen) contains(key []byte) bool {
-	switch g.kind {
-	case sift.KindBlocked:
-		return g.b.Contains(key)
-	case sift.KindCuckoo:
-		return g.c.Contains(key)
-	case sift.KindSplitBlock:
-		return g.s.Contains(key)
+	if g.v == nil {
+		g.closed()
 	}
-	g.closed()
-	return false
+	return g.v.Contains(key)
 }
 
 func (g *gen) containsString(key string) bool {
-	switch g.kind {
-	case sift.KindBlocked:
-		return g.b.ContainsString(key)
-	case sift.KindCuckoo:
-		return g.c.ContainsString(key)
-	case sift.KindSplitBlock:
-		return g.s.ContainsString(key)
+	if g.v == nil {
+		g.closed()
 	}
-	g.closed()
-	return false
+	return g.v.ContainsString(key)
 }
 
 func (g *gen) containsUint64(x uint64) bool {
-	switch g.kind {
-	case sift.KindBlocked:
-		return g.b.ContainsUint64(x)
-	case sift.KindCuckoo:
-		return g.c.ContainsUint64(x)
-	case sift.KindSplitBlock:
-		return g.s.ContainsInt64(int64(x))
+	if g.v == nil {
+		g.closed()
 	}
-	g.closed()
-	return false
+	return g.v.ContainsUint64(x)
 }
 
 // Snapshot is the file a Filter served when Acquire was called, held open
@@ -544,51 +493,19 @@ func (s Snapshot) ContainsUint64(x uint64) bool { return s.g.containsUint64(x) }
 // Hash returns the hash the snapshot's filter uses for key, for
 // ContainsHash and ContainsHashes of this snapshot only: another file may
 // hash differently (another seed, or a split-block filter's XXH64).
-func (s Snapshot) Hash(key []byte) uint64 {
-	switch s.g.kind {
-	case sift.KindBlocked:
-		return s.g.b.Hash(key)
-	case sift.KindCuckoo:
-		return s.g.c.Hash(key)
-	}
-	return sbbf.Hash(key)
-}
+func (s Snapshot) Hash(key []byte) uint64 { return s.g.v.Hash(key) }
 
 // HashString is Hash of the string's bytes.
-func (s Snapshot) HashString(key string) uint64 {
-	switch s.g.kind {
-	case sift.KindBlocked:
-		return s.g.b.HashString(key)
-	case sift.KindCuckoo:
-		return s.g.c.HashString(key)
-	}
-	return sbbf.HashString(key)
-}
+func (s Snapshot) HashString(key string) uint64 { return s.g.v.HashString(key) }
 
 // ContainsHash reports whether the key with hash h (from this snapshot's
 // Hash) may be in the filter.
-func (s Snapshot) ContainsHash(h uint64) bool {
-	switch s.g.kind {
-	case sift.KindBlocked:
-		return s.g.b.ContainsHash(h)
-	case sift.KindCuckoo:
-		return s.g.c.ContainsHash(h)
-	}
-	return s.g.s.ContainsHash(h)
-}
+func (s Snapshot) ContainsHash(h uint64) bool { return s.g.v.ContainsHash(h) }
 
 // ContainsHashes sets out[i] to whether the key with hash hs[i] (from this
 // snapshot's Hash) may be in the filter, with the kind's batch kernel, and
 // returns how many are true. It panics if out is shorter than hs.
-func (s Snapshot) ContainsHashes(hs []uint64, out []bool) int {
-	switch s.g.kind {
-	case sift.KindBlocked:
-		return s.g.b.ContainsHashes(hs, out)
-	case sift.KindCuckoo:
-		return s.g.c.ContainsHashes(hs, out)
-	}
-	return s.g.s.ContainsHashes(hs, out)
-}
+func (s Snapshot) ContainsHashes(hs []uint64, out []bool) int { return s.g.v.ContainsHashes(hs, out) }
 
 // Version returns the version of the file being served (the zero Version
 // after Close).
