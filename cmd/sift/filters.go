@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"sort"
 	"strings"
@@ -168,26 +169,16 @@ func openFilter(path, want string) (queryFilter, sift.Info, error) {
 	return f, h, nil
 }
 
-// readHeader reads and validates the fixed header of a filter file. A path
-// that is not a regular file is refused at once (mem.OpenRegular opens
-// without waiting for a FIFO's writer).
+// readHeader reads and validates the fixed header of a filter file
+// (sift.InspectFile: a path that is not a regular file is refused at once,
+// never waiting for a FIFO's writer).
 func readHeader(path string) (sift.Info, error) {
-	var h sift.Info
-	f, _, err := mem.OpenRegular(path)
+	h, err := sift.InspectFile(path)
 	if err != nil {
-		return h, pathErr(err)
-	}
-	defer f.Close()
-	var b [128]byte // the header; sift.Inspect needs no more
-	n, err := io.ReadFull(f, b[:])
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return h, fmt.Errorf("reading %s: %w", path, pathErr(err))
-	}
-	if n == 0 {
-		return h, fmt.Errorf("%s: %w: the file is empty", path, sift.ErrTruncated)
-	}
-	h, err = sift.Inspect(b[:n])
-	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return h, pathErr(err)
+		}
 		return h, filterErr(path, err)
 	}
 	return h, nil
