@@ -230,7 +230,8 @@ func (g *kern) wideKey(d int, a reg.GPVirtual, two bool) {
 var oneMem operand.Mem
 
 // genSingleWide writes blockedContains1AVX512 or blockedAdd1AVX512, which
-// the AVX2 entry points jump to when useAVX512 is set (see genSingle).
+// the AVX2 entry points jump to when their operation's set is avx512 (see
+// genSingle).
 func genSingleWide(contains bool) {
 	name, fallback := "blockedAdd1AVX512", "blockedAdd1Go"
 	doc := "blockedAdd1AVX512 is blockedAdd1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to blockedAdd1Go unless len(t.Blocks) > 0 and 1 <= t.K <= 16."

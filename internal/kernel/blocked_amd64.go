@@ -181,7 +181,7 @@ var avx2Tables = func() (t [MaxK + 1]avx2Table) {
 }()
 
 func blockedAdd(blocks []Block, k int, hs []uint64) {
-	if useAVX2 {
+	if blockedAddSet != setGeneric {
 		blockedAddAsm(blocks, k, hs)
 		return
 	}
@@ -189,27 +189,29 @@ func blockedAdd(blocks []Block, k int, hs []uint64) {
 }
 
 func blockedContains(blocks []Block, k int, hs []uint64, out []bool) int {
-	if useAVX2 {
+	if blockedContainsSet != setGeneric {
 		return blockedContainsAsm(blocks, k, hs, out)
 	}
 	return BlockedContainsGeneric(blocks, k, hs, out)
 }
 
-// blockedAddAsm runs the AVX-512 or AVX2 insert kernel on any batch, empty
+// blockedAddAsm runs the AVX-512 insert kernel if blockedAddSet says so,
+// else the AVX2 one, on any batch, empty
 // included.
 func blockedAddAsm(blocks []Block, k int, hs []uint64) {
 	if len(hs) == 0 {
 		return
 	}
 	raceBlockedAdd(blocks, hs)
-	if useAVX512 {
+	if blockedAddSet == setAVX512 {
 		blockedAddAVX512(&blocks[0][0], uint64(len(blocks)), k, &hs[0], len(hs))
 		return
 	}
 	blockedAddAVX2(&blocks[0][0], uint64(len(blocks)), k, &avx2Tables[k].salts[0][0], &hs[0], len(hs))
 }
 
-// blockedContainsAsm runs the AVX-512 or AVX2 probe kernel on any batch;
+// blockedContainsAsm runs the AVX-512 probe kernel if blockedContainsSet
+// says so, else the AVX2 one, on any batch;
 // len(out) >= len(hs) is checked here so the assembly never writes past out.
 func blockedContainsAsm(blocks []Block, k int, hs []uint64, out []bool) int {
 	out = out[:len(hs)]
@@ -217,7 +219,7 @@ func blockedContainsAsm(blocks []Block, k int, hs []uint64, out []bool) int {
 		return 0
 	}
 	raceBlockedContains(blocks, hs, out)
-	if useAVX512 {
+	if blockedContainsSet == setAVX512 {
 		return blockedContainsAVX512(&blocks[0][0], uint64(len(blocks)), k, &hs[0], len(hs), &out[0])
 	}
 	return blockedContainsAVX2(&blocks[0][0], uint64(len(blocks)), k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0])

@@ -2096,14 +2096,14 @@ blockedContainsAVX512_done:
 // func blockedAdd1AVX2(t *BlockedTable, h uint64)
 // Requires: AVX, AVX2
 TEXT ·blockedAdd1AVX2(SB), NOSPLIT, $0-16
-	// The AVX-512 path when that kernel set is in use (same arguments, a tail jump).
-	CMPB ·useAVX512+0(SB), $0x00
-	JEQ  blockedAdd1AVX2_avx2
+	// The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).
+	CMPB ·blockedAdd1Set+0(SB), $0x02
+	JNE  blockedAdd1AVX2_avx2
 	JMP  ·blockedAdd1AVX512+0(SB)
 
 blockedAdd1AVX2_avx2:
-	// The Go twin unless AVX2 is in use and the filter has blocks (checked before any vector register is touched).
-	CMPB  ·useAVX2+0(SB), $0x00
+	// The Go twin if the set is setGeneric, 0, or the filter has no blocks (checked before any vector register is touched).
+	CMPB  ·blockedAdd1Set+0(SB), $0x00
 	JEQ   blockedAdd1AVX2_go
 	MOVQ  t+0(FP), AX
 	MOVQ  8(AX), CX
@@ -2182,14 +2182,14 @@ blockedAdd1AVX2_go:
 // func blockedContains1AVX2(t *BlockedTable, h uint64) bool
 // Requires: AVX, AVX2
 TEXT ·blockedContains1AVX2(SB), NOSPLIT, $0-17
-	// The AVX-512 path when that kernel set is in use (same arguments, a tail jump).
-	CMPB ·useAVX512+0(SB), $0x00
-	JEQ  blockedContains1AVX2_avx2
+	// The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).
+	CMPB ·blockedContains1Set+0(SB), $0x02
+	JNE  blockedContains1AVX2_avx2
 	JMP  ·blockedContains1AVX512+0(SB)
 
 blockedContains1AVX2_avx2:
-	// The Go twin unless AVX2 is in use and the filter has blocks (checked before any vector register is touched).
-	CMPB  ·useAVX2+0(SB), $0x00
+	// The Go twin if the set is setGeneric, 0, or the filter has no blocks (checked before any vector register is touched).
+	CMPB  ·blockedContains1Set+0(SB), $0x00
 	JEQ   blockedContains1AVX2_go
 	MOVQ  t+0(FP), AX
 	MOVQ  8(AX), CX
