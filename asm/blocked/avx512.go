@@ -21,8 +21,10 @@ package main
 // (VPSLLVQ, zero-masked to the probe lanes) and ORs the mask, the second
 // round's mask and the block in one VPTERNLOGQ (k > 8) or a VPORQ.
 //
-// The batch loops take keys in groups of 8: one VPMULLQ computes the 8
-// block offsets, VEXTRACTI32X4 and VMOVQ/VPEXTRQ move them to general
+// The batch loops take keys in groups of 8: one VPMULUDQ computes the 8
+// block offsets (32 x 32 -> 64-bit products: the high half of a hash and
+// the block count, which the Go wrappers keep below 2^32 for these
+// kernels, sending a filter of exactly 2^32 blocks to the AVX2 ones), VEXTRACTI32X4 and VMOVQ/VPEXTRQ move them to general
 // registers, and each group prefetches the blocks of the group dist keys
 // on from its own 8 offsets, so no block index is computed twice (the
 // AVX2 loop computes each twice, with scalar IMULs).
@@ -78,8 +80,12 @@ func (g *kern) wideConsts(k reg.GPVirtual) {
 }
 
 // groupOffsets computes the block offsets of the 8 keys hs[i+d..i+d+8):
-// ((h>>32)*nblocks>>26) &^ 63 in qword lanes (VPMULLQ keeps the whole
-// 64-bit product, so nblocks = 2^32 is exact). It returns a function that
+// ((h>>32)*nblocks>>26) &^ 63 in qword lanes. VPMULUDQ multiplies the low
+// 32 bits of each lane into a 64-bit product, exact for nblocks < 2^32
+// (the callers' contract). It replaced VPMULLQ (a full 64-bit product,
+// exact for nblocks = 2^32 too), which Intel runs as 3 uops with about 15
+// cycles of latency against VPMULUDQ's one uop (issue #23); on Zen 5 the
+// two measured level (internal/kernel/blocked_amd64.go). It returns a function that
 // moves lane j to a general register: through registers, not a store and
 // reloads, which measured 2x slower (a 64-byte store does not forward to
 // the 8-byte loads that follow it).
@@ -87,7 +93,7 @@ func (g *kern) groupOffsets(d int) (lane func(j int) reg.GPVirtual) {
 	z := c.ZMM()
 	c.VMOVDQU64(g.hash(d), z)
 	c.VPSRLQ(operand.U8(32), z, z)
-	c.VPMULLQ(g.nblocksZ, z, z)
+	c.VPMULUDQ(g.nblocksZ, z, z)
 	c.VPSRLQ(operand.U8(26), z, z)
 	c.VPANDQ(g.m64, z, z)
 	var parts [4]reg.VecVirtual

@@ -176,10 +176,10 @@ func gen(contains, wide bool, dist int) {
 	}
 	if wide {
 		name, sig = "blockedAddAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int)"
-		doc = "blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16)."
+		doc = "blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32)."
 		if contains {
 			name, sig = "blockedContainsAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool) int"
-			doc = "blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues."
+			doc = "blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), writes out[:n] and returns the number of trues."
 		}
 	}
 	c.Function(name)

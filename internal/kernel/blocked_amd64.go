@@ -203,11 +203,18 @@ func blockedAddAsm(blocks []Block, k int, hs []uint64) {
 		return
 	}
 	raceBlockedAdd(blocks, hs)
-	if blockedAddSet == setAVX512 {
-		blockedAddAVX512(&blocks[0][0], uint64(len(blocks)), k, &hs[0], len(hs))
+	blockedAddN(&blocks[0][0], uint64(len(blocks)), k, hs)
+}
+
+// blockedAddN runs blockedAddSet's insert kernel on nblocks blocks at
+// blocks: the AVX-512 one for fewer than 2^32 blocks (its VPMULUDQ takes
+// a 32-bit block count), else the AVX2 one. hs is not empty.
+func blockedAddN(blocks *uint64, nblocks uint64, k int, hs []uint64) {
+	if blockedAddSet == setAVX512 && nblocks < MaxBlocks {
+		blockedAddAVX512(blocks, nblocks, k, &hs[0], len(hs))
 		return
 	}
-	blockedAddAVX2(&blocks[0][0], uint64(len(blocks)), k, &avx2Tables[k].salts[0][0], &hs[0], len(hs))
+	blockedAddAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs))
 }
 
 // blockedContainsAsm runs the AVX-512 probe kernel if blockedContainsSet
@@ -219,10 +226,16 @@ func blockedContainsAsm(blocks []Block, k int, hs []uint64, out []bool) int {
 		return 0
 	}
 	raceBlockedContains(blocks, hs, out)
-	if blockedContainsSet == setAVX512 {
-		return blockedContainsAVX512(&blocks[0][0], uint64(len(blocks)), k, &hs[0], len(hs), &out[0])
+	return blockedContainsN(&blocks[0][0], uint64(len(blocks)), k, hs, out)
+}
+
+// blockedContainsN is blockedAddN for the probe kernels; len(out) >=
+// len(hs) > 0.
+func blockedContainsN(blocks *uint64, nblocks uint64, k int, hs []uint64, out []bool) int {
+	if blockedContainsSet == setAVX512 && nblocks < MaxBlocks {
+		return blockedContainsAVX512(blocks, nblocks, k, &hs[0], len(hs), &out[0])
 	}
-	return blockedContainsAVX2(&blocks[0][0], uint64(len(blocks)), k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0])
+	return blockedContainsAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0])
 }
 
 // avx512Salts are Salts for the AVX-512 kernels, which read them in

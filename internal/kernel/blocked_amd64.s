@@ -977,7 +977,7 @@ blockedAddAVX512_prologue_done:
 blockedAddAVX512_k8_prefetching:
 	VMOVDQU64     384(DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1001,7 +1001,7 @@ blockedAddAVX512_k8_prefetching:
 	PREFETCHT0    (AX)(R8*1)
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1085,7 +1085,7 @@ blockedAddAVX512_k8_groups:
 blockedAddAVX512_k8_group_loop:
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1194,7 +1194,7 @@ blockedAddAVX512_k16:
 blockedAddAVX512_k16_prefetching:
 	VMOVDQU64     384(DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1218,7 +1218,7 @@ blockedAddAVX512_k16_prefetching:
 	PREFETCHT0    (AX)(R8*1)
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1326,7 +1326,7 @@ blockedAddAVX512_k16_groups:
 blockedAddAVX512_k16_group_loop:
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1513,7 +1513,7 @@ blockedContainsAVX512_prologue_done:
 blockedContainsAVX512_k8_prefetching:
 	VMOVDQU64     384(DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1537,7 +1537,7 @@ blockedContainsAVX512_k8_prefetching:
 	PREFETCHT0    (AX)(R10*1)
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1637,7 +1637,7 @@ blockedContainsAVX512_k8_groups:
 blockedContainsAVX512_k8_group_loop:
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1764,7 +1764,7 @@ blockedContainsAVX512_k16:
 blockedContainsAVX512_k16_prefetching:
 	VMOVDQU64     384(DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1788,7 +1788,7 @@ blockedContainsAVX512_k16_prefetching:
 	PREFETCHT0    (AX)(R10*1)
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1928,7 +1928,7 @@ blockedContainsAVX512_k16_groups:
 blockedContainsAVX512_k16_group_loop:
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5

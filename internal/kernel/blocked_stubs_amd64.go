@@ -14,12 +14,12 @@ func blockedAddAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint
 //go:noescape
 func blockedContainsAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int
 
-// blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16).
+// blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32).
 //
 //go:noescape
 func blockedAddAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int)
 
-// blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues.
+// blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), writes out[:n] and returns the number of trues.
 //
 //go:noescape
 func blockedContainsAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool) int
