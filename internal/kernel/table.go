@@ -157,7 +157,8 @@ var table = []tableEntry{
 	//	sbbf ContainsHashes     1.34 / 1.24    3.35 / 2.70
 	//
 	// The split-block batches are the one operation where avx2 led at
-	// both sizes in every invocation (by 3-24%; a fourth run agreed), so
+	// both sizes in each of the three (by 3-24%; an earlier run agreed
+	// but for AddHashes at 1e7, level at 3.08 / 3.14), so
 	// they take avx2: their AVX-512 kernels differ only in computing 8
 	// offsets in a ZMM and the VPTESTMD probe (sbbf_amd64.go), which buys
 	// nothing with 256-bit blocks. Elsewhere avx512 led or the two swapped
