@@ -70,25 +70,46 @@ import "unsafe"
 
 // # The AVX-512 kernels
 //
-// With the avx512 set (AVX-512 F, BW, DQ and VL; internal/cpu) the batch
-// calls run blockedAddAVX512 and blockedContainsAVX512, and the single-key
-// entry points below jump to blockedAdd1AVX512/blockedContains1AVX512
+// When an operation's set is avx512 (AVX-512 F, BW, DQ and VL; chosen per
+// operation by table.go) the batch calls run blockedAddAVX512 and
+// blockedContainsAVX512, and the single-key entry points below jump to
+// blockedAdd1AVX512/blockedContains1AVX512
 // (asm/blocked/avx512.go describes the instructions). A 512-bit block is
 // one ZMM register: loaded, tested and ORed whole, the probe bits widened
 // into word lanes by one VPMOVZXDQ instead of the AVX2 set's blend and
 // shifts, the answer taken from an opmask (KORTESTB) instead of VPTEST.
-// The batch loops compute 8 keys' block offsets with one VPMULLQ and
+// The batch loops compute 8 keys' block offsets with one VPMULUDQ and
 // prefetch from those, where the AVX2 loop computes each key's offset
-// twice with scalar IMULs.
+// twice with scalar IMULs. VPMULUDQ takes a 32-bit block count, so a
+// filter of exactly 2^32 blocks runs the AVX2 kernels (blockedAddN).
+//
+// VPMULUDQ replaced VPMULLQ (a full 64-bit product), which Intel runs as
+// 3 uops with about 15 cycles of latency, where VPMULUDQ is one (issue
+// #23's lead). On this Zen 5 VM the change does not lose: the same test
+// binary built with each kernel, 8 runs of each interleaved (A = VPMULLQ,
+// B = VPMULUDQ), wall ns/key, medians (noise on this shared 2-core VM:
+// single runs ranged 0.9-11.8 ns at n = 1e5):
+//
+//	go test -c ./internal/kernel (once per kernel); k.test -test.run '^$' -test.short
+//	    -test.bench 'Blocked(Contains|Add)$/n=1e[567]/impl=avx512' -test.benchtime 200ms
+//
+//	                     VPMULLQ  VPMULUDQ   B/A
+//	BlockedAdd      1e5    1.50     1.50    1.00
+//	BlockedAdd      1e6    1.98     1.87    0.95
+//	BlockedAdd      1e7    3.38     3.51    1.04
+//	BlockedContains 1e5    2.07     1.64    0.79
+//	BlockedContains 1e6    2.57     1.76    0.68
+//	BlockedContains 1e7    3.60     3.36    0.94
 //
 // ZMM, not the 256-bit EVEX forms: the single-key probe written with YMM
 // halves and opmasks (two loads, two shifts, an AND) took 2.40 ns a lookup
 // against 2.25 with ZMM at n = 1e5 and 3.31 against 3.03 at n = 1e6
 // (scratch benchmark on this Zen 4 machine, 2^16 lookups a pass, best of
-// 3). AMD's Zen 4 and 5 run 512-bit instructions at full clock; on Intel
-// CPUs before Ice Lake heavy 512-bit instructions lower the clock, and
-// sift does not select avx512 differently there: SIFT_KERNEL=avx2 is the
-// switch for a deployment that measures a loss.
+// 3). AMD's Zen 4 and 5 run 512-bit instructions at full clock; Intel
+// runs 512-bit integer work on two ports instead of three (and CPUs
+// before Ice Lake lower the clock for heavy 512-bit work), which is why
+// table.go picks avx2 for the batch calls on Intel family 6 (measured
+// there) and `sift bench -kernels` exists to check a new CPU.
 //
 // # Single-key kernels
 //
@@ -242,20 +263,8 @@ func blockedContainsN(blocks *uint64, nblocks uint64, k int, hs []uint64, out []
 // natural order (8 or 16 dwords from here).
 var avx512Salts = Salts
 
-// BlockedContains1 reports whether the key with hash h is present in
-// t.Blocks with t.K probes: the single-key probe, bit for bit
-// BlockedContains1Generic. It panics if t.Blocks is empty; callers
-// guarantee 1 <= t.K <= MaxK. It keeps t (so the object holding it) alive
-// until it returns, so a caller whose memory a finalizer may unmap needs no
-// runtime.KeepAlive of its own (here: the assembly has no safe point,
-// so no GC cycle can end, and no finalizer run, while it reads through t;
-// its Go fallback keeps t alive explicitly). It inlines, so a lookup costs one call.
-func BlockedContains1(t *BlockedTable, h uint64) bool {
-	if raceEnabled {
-		raceBlocked1(t, h, false)
-	}
-	return blockedContains1AVX2(t, h)
-}
+// BlockedContains1 is in blocked1_amd64.go, or, built with
+// GOEXPERIMENT=simd, blocked1_simd_amd64.go.
 
 // BlockedAdd1 sets the t.K probe bits of hash h in its block of t.Blocks:
 // the single-key insert, bit for bit BlockedAdd1Generic. The contract is
