@@ -35,6 +35,26 @@ package main
 // are made in a register (VPBROADCASTQ of a GPR) in the batch kernels and
 // read as a broadcast memory operand in the single-key ones.
 
+// On Intel (for the session that measures there; issue #23 found these
+// kernels' batch calls slower than AVX2's on a Xeon family 6 model 167,
+// and the VPMULLQ it named is gone): while a 512-bit uop is in flight
+// Intel fuses port 1's vector unit into port 0, so every vector op but
+// the shuffles goes to p0 and the shuffles to p5. Per key of a batch
+// probe (k <= 8) that is VPMULLD (2 uops, p0), VPSRLD, VPSLLVQ, KORTESTB
+// and half a VMOVQ/VPEXTRQ on p0, about 5.5 uops, against VPMOVZXDQ,
+// VPTESTMQ (opmask writes are p5) and about 0.9 of the offset
+// extraction (3 VEXTRACTI32X4 and 4 VPEXTRQ a group of 8) on p5: p0
+// bound near 5.5 cycles a key, where the AVX2 loop spreads over p0, p1
+// and p5. Worth trying there: the offsets and the mask in YMM/EVEX-256
+// (only the block test in ZMM), or the probe in two YMM halves (it lost
+// 7% on Zen 4, see internal/kernel/blocked_amd64.go), and reading the
+// offsets back from memory instead of VPEXTRQ (2 uops on Intel). The
+// cuckoo AVX-512 locate kernel extracts 16 prefetch addresses per 8 keys
+// the same way (about 30 uops, half on p5), and both cuckoo sets gather
+// (VPGATHERQQ), which the Gather Data Sampling microcode slows down on
+// Intel up to Ice Lake/Rocket Lake: check the microcode before trusting
+// a cuckoo figure there.
+
 import (
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/operand"
