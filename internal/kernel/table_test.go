@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -181,6 +182,91 @@ func TestSetImplForcesEveryOp(t *testing.T) {
 	if cpu.Available()[0] == cpu.Generic {
 		if _, err := SetImpl(cpu.Auto); err == nil {
 			t.Error(`SetImpl("auto") without assembly sets returned no error`)
+		}
+	}
+}
+
+// TestMixedSets gives every operation its own set, at random among those
+// the CPU has, as the table does (say, blocked inserts by avx2 and lookups
+// by avx512 on one filter), and checks the memory images and answers
+// against the Go twins. (Which variable a wrapper reads cannot show in
+// its results, every set being bit-identical; asmcheck_test.go checks the
+// assembly entries compare an operation's own set.)
+func TestMixedSets(t *testing.T) {
+	defer apply(impl)
+	avail := cpu.Available()
+	r := rand.New(rand.NewPCG(91, 92))
+	for trial := range 24 {
+		var sets [NumOps]string
+		for op := range NumOps {
+			sets[op] = kernelFor(op, avail[r.IntN(len(avail))])
+			*opVars[op] = setNames[sets[op]]
+		}
+		hs := make([]uint64, 100+trial)
+		for i := range hs {
+			hs[i] = r.Uint64()
+		}
+		out, want := make([]bool, len(hs)), make([]bool, len(hs))
+
+		for _, k := range []int{7, 8, 12} {
+			got, ref := make([]Block, 37), make([]Block, 37)
+			tab := &BlockedTable{Blocks: got, K: k}
+			for _, h := range hs[:40] {
+				BlockedAdd1(tab, h)
+				BlockedAdd1Generic(ref, k, h)
+			}
+			BlockedAdd(got, k, hs[40:70])
+			BlockedAddGeneric(ref, k, hs[40:70])
+			if !slices.Equal(got, ref) {
+				t.Fatalf("%v: blocked k=%d: memory image differs", sets, k)
+			}
+			n, m := BlockedContains(got, k, hs, out), BlockedContainsGeneric(ref, k, hs, want)
+			if n != m || !slices.Equal(out, want) {
+				t.Fatalf("%v: blocked k=%d: BlockedContains differs", sets, k)
+			}
+			for i, h := range hs {
+				if BlockedContains1(tab, h) != want[i] {
+					t.Fatalf("%v: blocked k=%d: BlockedContains1(%#x) differs", sets, k, h)
+				}
+			}
+		}
+
+		got, ref := make([]SBBFBlock, 29), make([]SBBFBlock, 29)
+		for _, h := range hs[:40] {
+			SBBFAdd1(&got, h)
+			SBBFAdd1Generic(ref, h)
+		}
+		SBBFAdd(got, hs[40:70])
+		SBBFAddGeneric(ref, hs[40:70])
+		if !slices.Equal(got, ref) {
+			t.Fatalf("%v: split-block memory image differs", sets)
+		}
+		n, m := SBBFContains(got, hs, out), SBBFContainsGeneric(ref, hs, want)
+		if n != m || !slices.Equal(out, want) {
+			t.Fatalf("%v: SBBFContains differs", sets)
+		}
+		for i, h := range hs {
+			if SBBFContains1(&got, h) != want[i] {
+				t.Fatalf("%v: SBBFContains1(%#x) differs", sets, h)
+			}
+		}
+
+		for _, fp := range []uint{8, 16} {
+			const buckets = 53
+			ct := &CuckooTable{Words: make([]uint64, CuckooWords(buckets, fp)), Buckets: buckets, FPBits: fp}
+			for i := range ct.Words {
+				ct.Words[i] = r.Uint64() & r.Uint64() & r.Uint64()
+			}
+			n, m := CuckooContains(ct, hs, out), CuckooContainsGeneric(ct, hs, want)
+			if n != m || !slices.Equal(out, want) {
+				t.Fatalf("%v: CuckooContains fp=%d differs", sets, fp)
+			}
+			locs, wantLocs := make([]uint64, len(hs)), make([]uint64, len(hs))
+			CuckooLocate(ct, hs, locs)
+			CuckooLocateGeneric(ct, hs, wantLocs)
+			if !slices.Equal(locs, wantLocs) {
+				t.Fatalf("%v: CuckooLocate fp=%d differs", sets, fp)
+			}
 		}
 	}
 }
