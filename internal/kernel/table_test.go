@@ -190,8 +190,9 @@ func TestSetImplForcesEveryOp(t *testing.T) {
 // the CPU has, as the table does (say, blocked inserts by avx2 and lookups
 // by avx512 on one filter), and checks the memory images and answers
 // against the Go twins. (Which variable a wrapper reads cannot show in
-// its results, every set being bit-identical; asmcheck_test.go checks the
-// assembly entries compare an operation's own set.)
+// its results, every set being bit-identical; asmcheck_test.go checks that
+// an assembly entry compares its own operation's set before it jumps to
+// AVX-512 code.)
 func TestMixedSets(t *testing.T) {
 	defer apply(impl)
 	avail := cpu.Available()
