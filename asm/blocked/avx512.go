@@ -21,8 +21,10 @@ package main
 // (VPSLLVQ, zero-masked to the probe lanes) and ORs the mask, the second
 // round's mask and the block in one VPTERNLOGQ (k > 8) or a VPORQ.
 //
-// The batch loops take keys in groups of 8: one VPMULLQ computes the 8
-// block offsets, VEXTRACTI32X4 and VMOVQ/VPEXTRQ move them to general
+// The batch loops take keys in groups of 8: one VPMULUDQ computes the 8
+// block offsets (32 x 32 -> 64-bit products: the high half of a hash and
+// the block count, which the Go wrappers keep below 2^32 for these
+// kernels, sending a filter of exactly 2^32 blocks to the AVX2 ones), VEXTRACTI32X4 and VMOVQ/VPEXTRQ move them to general
 // registers, and each group prefetches the blocks of the group dist keys
 // on from its own 8 offsets, so no block index is computed twice (the
 // AVX2 loop computes each twice, with scalar IMULs).
@@ -32,6 +34,26 @@ package main
 // internal/kernel's avx512Salts (kernel.Salts in order); the per-lane ones
 // are made in a register (VPBROADCASTQ of a GPR) in the batch kernels and
 // read as a broadcast memory operand in the single-key ones.
+
+// On Intel (for the session that measures there; issue #23 found these
+// kernels' batch calls slower than AVX2's on a Xeon family 6 model 167,
+// and the VPMULLQ it named is gone): while a 512-bit uop is in flight
+// Intel fuses port 1's vector unit into port 0, so every vector op but
+// the shuffles goes to p0 and the shuffles to p5. Per key of a batch
+// probe (k <= 8) that is VPMULLD (2 uops, p0), VPSRLD, VPSLLVQ, KORTESTB
+// and half a VMOVQ/VPEXTRQ on p0, about 5.5 uops, against VPMOVZXDQ,
+// VPTESTMQ (opmask writes are p5) and about 0.9 of the offset
+// extraction (3 VEXTRACTI32X4 and 4 VPEXTRQ a group of 8) on p5: p0
+// bound near 5.5 cycles a key, where the AVX2 loop spreads over p0, p1
+// and p5. Worth trying there: the offsets and the mask in YMM/EVEX-256
+// (only the block test in ZMM), or the probe in two YMM halves (it lost
+// 7% on Zen 4, see internal/kernel/blocked_amd64.go), and reading the
+// offsets back from memory instead of VPEXTRQ (2 uops on Intel). The
+// cuckoo AVX-512 locate kernel extracts 16 prefetch addresses per 8 keys
+// the same way (about 30 uops, half on p5), and both cuckoo sets gather
+// (VPGATHERQQ), which the Gather Data Sampling microcode slows down on
+// Intel up to Ice Lake/Rocket Lake: check the microcode before trusting
+// a cuckoo figure there.
 
 import (
 	"github.com/mmcloughlin/avo/attr"
@@ -78,8 +100,12 @@ func (g *kern) wideConsts(k reg.GPVirtual) {
 }
 
 // groupOffsets computes the block offsets of the 8 keys hs[i+d..i+d+8):
-// ((h>>32)*nblocks>>26) &^ 63 in qword lanes (VPMULLQ keeps the whole
-// 64-bit product, so nblocks = 2^32 is exact). It returns a function that
+// ((h>>32)*nblocks>>26) &^ 63 in qword lanes. VPMULUDQ multiplies the low
+// 32 bits of each lane into a 64-bit product, exact for nblocks < 2^32
+// (the callers' contract). It replaced VPMULLQ (a full 64-bit product,
+// exact for nblocks = 2^32 too), which Intel runs as 3 uops with about 15
+// cycles of latency against VPMULUDQ's one uop (issue #23); on Zen 5 the
+// two measured level (internal/kernel/blocked_amd64.go). It returns a function that
 // moves lane j to a general register: through registers, not a store and
 // reloads, which measured 2x slower (a 64-byte store does not forward to
 // the 8-byte loads that follow it).
@@ -87,7 +113,7 @@ func (g *kern) groupOffsets(d int) (lane func(j int) reg.GPVirtual) {
 	z := c.ZMM()
 	c.VMOVDQU64(g.hash(d), z)
 	c.VPSRLQ(operand.U8(32), z, z)
-	c.VPMULLQ(g.nblocksZ, z, z)
+	c.VPMULUDQ(g.nblocksZ, z, z)
 	c.VPSRLQ(operand.U8(26), z, z)
 	c.VPANDQ(g.m64, z, z)
 	var parts [4]reg.VecVirtual
@@ -230,7 +256,8 @@ func (g *kern) wideKey(d int, a reg.GPVirtual, two bool) {
 var oneMem operand.Mem
 
 // genSingleWide writes blockedContains1AVX512 or blockedAdd1AVX512, which
-// the AVX2 entry points jump to when useAVX512 is set (see genSingle).
+// the AVX2 entry points jump to when their operation's set is avx512 (see
+// genSingle).
 func genSingleWide(contains bool) {
 	name, fallback := "blockedAdd1AVX512", "blockedAdd1Go"
 	doc := "blockedAdd1AVX512 is blockedAdd1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to blockedAdd1Go unless len(t.Blocks) > 0 and 1 <= t.K <= 16."

@@ -44,7 +44,9 @@
 // with the table's ones (VPANDN) before. They read the table of
 // internal/kernel's avx2Tables directly, at k*tableBytes: k = 8 needs no
 // index arithmetic. Before touching any vector register they check
-// useAVX2, the block count and k, and jump to blockedContains1Go or
+// their operation's kernel set (internal/kernel's blockedContains1Set or
+// blockedAdd1Set: setAVX512, 2, jumps to the AVX-512 path, setGeneric, 0,
+// to the Go twin), the block count and k, and jump to blockedContains1Go or
 // blockedAdd1Go (the Go twins, taking the same arguments on the stack) if
 // the kernel must not run. The loop is prefetched: a prologue issues PREFETCHT0 for the blocks
 // of the first `dist` keys, then each step prefetches the block of key
@@ -87,6 +89,13 @@ const (
 	// internal/kernel/blocked_amd64.go).
 	tableBytes = 192
 	maxK       = 16
+)
+
+// The values of internal/kernel's kernelSet that the single-key entry
+// points compare their operation's set with (internal/kernel/impl.go).
+const (
+	setGeneric = 0
+	setAVX512  = 2
 )
 
 var c = build.NewContext()
@@ -167,10 +176,10 @@ func gen(contains, wide bool, dist int) {
 	}
 	if wide {
 		name, sig = "blockedAddAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int)"
-		doc = "blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16)."
+		doc = "blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32)."
 		if contains {
 			name, sig = "blockedContainsAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool) int"
-			doc = "blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues."
+			doc = "blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), writes out[:n] and returns the number of trues."
 		}
 	}
 	c.Function(name)
@@ -389,10 +398,10 @@ func tableMem(k, off int) operand.Mem {
 
 func genSingle(contains bool) {
 	name, fallback := "blockedAdd1AVX2", "blockedAdd1Go"
-	doc := "blockedAdd1AVX2 sets the t.K probe bits of h in its block of t.Blocks; it jumps to blockedAdd1Go unless useAVX2, len(t.Blocks) > 0 and 1 <= t.K <= 16."
+	doc := "blockedAdd1AVX2 sets the t.K probe bits of h in its block of t.Blocks; it jumps to blockedAdd1Go if blockedAdd1Set is generic, to blockedAdd1AVX512 if it is avx512, and unless len(t.Blocks) > 0 and 1 <= t.K <= 16."
 	if contains {
 		name, fallback = "blockedContains1AVX2", "blockedContains1Go"
-		doc = "blockedContains1AVX2 reports whether all t.K probe bits of h are set in its block of t.Blocks; it jumps to blockedContains1Go unless useAVX2, len(t.Blocks) > 0 and 1 <= t.K <= 16."
+		doc = "blockedContains1AVX2 reports whether all t.K probe bits of h are set in its block of t.Blocks; it jumps to blockedContains1Go if blockedContains1Set is generic, to blockedContains1AVX512 if it is avx512, and unless len(t.Blocks) > 0 and 1 <= t.K <= 16."
 	}
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
@@ -402,13 +411,17 @@ func genSingle(contains bool) {
 	goPath := operand.LabelRef(name + "_go")
 	general := operand.LabelRef(name + "_general")
 
-	c.Comment("The AVX-512 path when that kernel set is in use (same arguments, a tail jump).")
-	c.CMPB(operand.Mem{Symbol: operand.Symbol{Name: "·useAVX512"}, Base: reg.StaticBase}, operand.Imm(0))
-	c.JEQ(operand.LabelRef(name + "_avx2"))
+	set := operand.Mem{Symbol: operand.Symbol{Name: "·blockedAdd1Set"}, Base: reg.StaticBase}
+	if contains {
+		set.Symbol.Name = "·blockedContains1Set"
+	}
+	c.Comment("The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).")
+	c.CMPB(set, operand.Imm(setAVX512))
+	c.JNE(operand.LabelRef(name + "_avx2"))
 	tailJump("·" + strings.TrimSuffix(name, "AVX2") + "AVX512")
 	c.Label(name + "_avx2")
-	c.Comment("The Go twin unless AVX2 is in use and the filter has blocks (checked before any vector register is touched).")
-	c.CMPB(operand.Mem{Symbol: operand.Symbol{Name: "·useAVX2"}, Base: reg.StaticBase}, operand.Imm(0))
+	c.Comment("The Go twin if the set is setGeneric, 0, or the filter has no blocks (checked before any vector register is touched).")
+	c.CMPB(set, operand.Imm(setGeneric))
 	c.JEQ(goPath)
 	hdr := c.Load(c.Param("t"), c.GP64())
 	nblocks := c.GP64()

@@ -44,7 +44,8 @@
 // # Single-key kernels (sbbfAdd1AVX2, sbbfContains1AVX2)
 //
 // They take (t *[]SBBFBlock, h): the slice header through one pointer.
-// Before touching a vector register they check useAVX2 and an empty filter
+// Before touching a vector register they check their operation's kernel
+// set (internal/kernel's sbbfAdd1Set or sbbfContains1Set, not generic) and an empty filter
 // and otherwise jump, arguments in place, to the Go twins sbbfAdd1Go and
 // sbbfContains1Go (which panic on an empty filter). The probe shifts the
 // block right by the bit numbers (VPSRLVD), which brings every probed bit
@@ -415,10 +416,10 @@ func tailJump(sym string) {
 
 func genSingle(contains bool) {
 	name, fallback := "sbbfAdd1AVX2", "sbbfAdd1Go"
-	doc := name + " sets the eight bits of h in its block of *t; it jumps to " + fallback + " unless useAVX2 and len(*t) > 0."
+	doc := name + " sets the eight bits of h in its block of *t; it jumps to " + fallback + " unless sbbfAdd1Set is not generic and len(*t) > 0."
 	if contains {
 		name, fallback = "sbbfContains1AVX2", "sbbfContains1Go"
-		doc = name + " reports whether the eight bits of h are set in its block of *t; it jumps to " + fallback + " unless useAVX2 and len(*t) > 0."
+		doc = name + " reports whether the eight bits of h are set in its block of *t; it jumps to " + fallback + " unless sbbfContains1Set is not generic and len(*t) > 0."
 	}
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
@@ -427,8 +428,12 @@ func genSingle(contains bool) {
 	c.Pragma("noescape")
 	goPath := operand.LabelRef(name + "_go")
 
-	c.Comment("The Go twin unless AVX2 is in use and the filter has blocks (checked before any vector register is touched).")
-	c.CMPB(operand.Mem{Symbol: operand.Symbol{Name: "·useAVX2"}, Base: reg.StaticBase}, operand.Imm(0))
+	set := "·sbbfAdd1Set"
+	if contains {
+		set = "·sbbfContains1Set"
+	}
+	c.Comment("The Go twin unless this operation's kernel set is an assembly one (not setGeneric, 0) and the filter has blocks (checked before any vector register is touched).")
+	c.CMPB(operand.Mem{Symbol: operand.Symbol{Name: set}, Base: reg.StaticBase}, operand.Imm(0))
 	c.JEQ(goPath)
 	hdr := c.Load(c.Param("t"), c.GP64())
 	nblocks := c.GP64()

@@ -19,6 +19,7 @@ var benchCmd = &command{
 	name:    "bench",
 	summary: "measure every filter on this machine",
 	usage: `usage: sift bench [-n N] [-fpp P] [-kind K] [-seed S] [-probes M] [-progress]
+       sift bench -kernels [-n N] [-seed S] [-progress]
 
 Builds each filter from N deterministic keys (the same keys for every kind and
 every run with the same -seed, so runs are comparable) and prints, on stdout,
@@ -45,6 +46,20 @@ stderr when it is a terminal (or with -progress); stdout stays a clean table.
              enough for about 1000 false positives at its predicted rate,
              at least 1000000, at most 20000000)
   -progress  show progress on stderr even when it is not a terminal
+
+With -kernels, bench compares the kernel sets instead: for each operation
+that has its own kernel choice (blocked, cuckoo and split-block, single-key
+and batch, add and lookup), it runs every kernel set this CPU has (avx512,
+avx2, generic; neon on arm64) side by side, 5 interleaved rounds, and
+prints the median ns/key of each at N = 1e6 (in cache) and 1e7 (out of
+cache), or at -n N alone. It marks with * the set sift's table chose for
+this CPU (sift version shows the table entry) and says whether that set
+was the fastest measured (within 3%). Each measurement runs up to 2^20
+present keys on a filter of N keys (1% false positives; cuckoo: 16-bit,
+AddHashes fills a new filter with N keys), by thread CPU time. It takes
+about a minute. On a CPU family the table has no entry for, this output
+is the evidence a new entry in internal/kernel/table.go cites: run it
+two or three times and quote it with the CPU model it prints.
 `,
 	run: runBench,
 }
@@ -70,6 +85,7 @@ func runBench(e *env) (int, error) {
 	fs.Var(&seed, "seed", "")
 	fs.Var(&probes, "probes", "")
 	showProgress := fs.Bool("progress", false, "")
+	kernels := fs.Bool("kernels", false, "")
 	args, err := parseFlags(fs, e.args)
 	if err != nil {
 		return exitError, err
@@ -82,6 +98,22 @@ func runBench(e *env) (int, error) {
 	}
 	if n.n > min(1<<31, math.MaxInt) {
 		return exitError, fmt.Errorf("-n %d is too large for a benchmark (at most 2^31 keys)", n.n)
+	}
+	if *kernels {
+		if fpp.set || kind.val != "all" || probes.set {
+			return exitError, errors.New("-kernels takes only -n, -seed and -progress")
+		}
+		sizes := kernelSizes
+		if n.set {
+			sizes = []int{int(n.n)}
+		}
+		mode := progressAuto
+		if *showProgress {
+			mode = progressOn
+		}
+		p := newProgress(e.stderr, mode, "bench -kernels", -1)
+		defer p.finish()
+		return runBenchKernels(e, sizes, seed.seed, p)
 	}
 	if probes.set && probes.n < 1 {
 		return exitError, errors.New("-probes must be at least 1")

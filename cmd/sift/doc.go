@@ -9,6 +9,7 @@
 //	sift query [-v] [-c] [-q] [-f N [-d C]] [-kind K | -guava] FILE [INPUT...]
 //	sift info [-kind K | -guava] FILE...
 //	sift bench [-n N] [-fpp P] [-kind blocked|cuckoo|classic|all] [-seed S] [-probes M]
+//	sift bench -kernels [-n N] [-seed S]
 //	sift version
 //	sift help [command]
 //
@@ -156,6 +157,14 @@
 // SIFT_KERNEL=generic to compare with the portable Go kernels. It takes a
 // few seconds with the defaults on an idle machine, and reports any false
 // negative as an error.
+//
+// bench -kernels compares the kernel sets instead: every set the CPU has
+// (avx512, avx2, generic; neon on arm64), for every operation that has its
+// own kernel choice, side by side in 5 interleaved rounds, medians of the
+// thread CPU time per key, at 1e6 and 1e7 keys (or -n). It marks the set
+// sift's table chose for this CPU and says whether it measured fastest
+// (within 3%): the evidence for a table entry on a CPU family that sift
+// version reports as having none. About a minute.
 //
 // # Errors
 //

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 
@@ -24,5 +25,16 @@ func runVersion(e *env) (int, error) {
 	}
 	fmt.Fprintf(e.stdout, "sift %s, %s %s/%s\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(e.stdout, "kernel %s (%s)\n", kernel.Impl(), cpu.Reason())
+	printKernelChoices(e.stdout, "  ")
 	return exitOK, nil
+}
+
+// printKernelChoices writes the CPU's table key and, per operation, the
+// kernel set it runs and why, one line each after indent.
+func printKernelChoices(w io.Writer, indent string) {
+	fmt.Fprintf(w, "%scpu %s (%s)\n", indent, cpu.Current(), cpu.Name())
+	for op := range kernel.NumOps {
+		set, why := kernel.Choice(op)
+		fmt.Fprintf(w, "%s%-22s %-7s %s\n", indent, op, set, why)
+	}
 }

@@ -1,15 +1,20 @@
-// Package cpu detects the CPU features sift's kernels need, once, and decides
-// which kernel set runs.
+// Package cpu detects the CPU features sift's kernels need, once, and says
+// which kernel sets this CPU can run and which CPU it is (its Key: vendor,
+// family, model).
 //
-// The choice is made at start-up: AVX-512 (F, BW, DQ, VL, with the OS
-// saving the ZMM and opmask state) then AVX2 with BMI2 on amd64, ASIMD
-// (NEON) on arm64, the portable Go kernels otherwise. The environment variable
-// SIFT_KERNEL overrides it: "generic" forces the Go kernels (for tests and
-// bisection); naming a kernel the CPU lacks, or an unknown name, falls back to
-// generic and says why in Reason, never crashing on an older CPU.
+// The kernel sets are AVX-512 (F, BW, DQ, VL, with the OS saving the ZMM
+// and opmask state) and AVX2 with BMI2 on amd64, ASIMD (NEON) on arm64,
+// and the portable Go kernels everywhere. By default the choice among them
+// is made per operation by internal/kernel's table, keyed by Current
+// (Selected returns Auto). The environment variable SIFT_KERNEL overrides
+// it for every operation at once: "generic" forces the Go kernels (for
+// tests and bisection), "avx2" the AVX2 set, "auto" the table; naming a
+// kernel the CPU lacks, or an unknown name, falls back to generic and says
+// why in Reason, never crashing on an older CPU.
 package cpu
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"strings"
@@ -23,6 +28,9 @@ const (
 	AVX2    = "avx2"
 	AVX512  = "avx512"
 	NEON    = "neon"
+	// Auto is not a kernel set: it selects internal/kernel's
+	// per-operation table (the default wherever an assembly set runs).
+	Auto = "auto"
 )
 
 // EnvVar is the environment variable that overrides the kernel choice.
@@ -79,14 +87,18 @@ func choose(env string, asm bool) (name, why string) {
 	best := Available()[0]
 	env = strings.ToLower(strings.TrimSpace(env))
 	switch {
-	case env == "":
+	case env == "" || env == Auto:
 		if best == Generic {
 			if !asm {
 				return Generic, "generic: built without assembly (purego tag, or no kernels for " + runtime.GOARCH + ")"
 			}
 			return Generic, "generic: CPU lacks the features of the assembly kernels"
 		}
-		return best, best + ": detected by cpuid"
+		why := "auto: per-operation table for " + Current().String() + ", sets " + strings.Join(Available(), " ") + " detected by cpuid"
+		if env == Auto {
+			why += ", requested by " + EnvVar
+		}
+		return Auto, why
 	case env == Generic:
 		return Generic, "generic: forced by " + EnvVar
 	}
@@ -98,8 +110,28 @@ func choose(env string, asm bool) (name, why string) {
 	return Generic, "generic: " + EnvVar + "=" + env + " is unknown or not supported by this CPU/build; using the portable kernels"
 }
 
-// Selected returns the kernel set chosen at start-up.
+// Selected returns the kernel set chosen at start-up for every operation,
+// or Auto when internal/kernel's table chooses per operation.
 func Selected() string { return selected }
+
+// Key identifies a CPU model for internal/kernel's dispatch table: the
+// vendor as cpuid names it ("Intel", "AMD", "ARM"...) and the family and
+// model numbers (display family and model, decimal, as /proc/cpuinfo
+// prints them). A zero Family means unknown.
+type Key struct {
+	Vendor        string
+	Family, Model int
+}
+
+// String returns "Intel family 6 model 167".
+func (k Key) String() string {
+	return fmt.Sprintf("%s family %d model %d", k.Vendor, k.Family, k.Model)
+}
+
+// Current returns the Key of the CPU this process runs on.
+func Current() Key {
+	return Key{Vendor: cpuid.CPU.VendorID.String(), Family: cpuid.CPU.Family, Model: cpuid.CPU.Model}
+}
 
 // Reason says why Selected was chosen, in one line fit for logs and `sift bench`.
 func Reason() string { return reason }

@@ -9,12 +9,16 @@ import (
 
 func TestChoose(t *testing.T) {
 	best := Available()[0]
+	if best != Generic {
+		best = Auto
+	}
 	cases := []struct {
 		env, want, reason string
 	}{
 		{"", best, ""},
 		{"generic", Generic, "forced"},
 		{" GENERIC ", Generic, "forced"},
+		{"auto", best, ""},
 		{"sse9", Generic, "unknown or not supported"},
 		{"avx2", map[bool]string{true: AVX2, false: Generic}[AsmBuilt && HasAVX2], ""},
 		{"AVX512", map[bool]string{true: AVX512, false: Generic}[AsmBuilt && HasAVX512], ""},
@@ -60,5 +64,5 @@ func TestAvailable(t *testing.T) {
 	if AsmBuilt && HasAVX512 && (a[0] != AVX512 || a[1] != AVX2) {
 		t.Fatalf("AVX-512 CPU with asm: Available() = %v, want avx512, avx2 first", a)
 	}
-	t.Logf("cpu %q features %v; selected %s", Name(), Features(), Reason())
+	t.Logf("cpu %q (%s) features %v; selected %s", Name(), Current(), Features(), Reason())
 }

@@ -16,7 +16,7 @@ import (
 // scans the amd64 assembly for both, and for a third that would crash only
 // on some machines: a function that requires an ISA its dispatch does not
 // check (AVX-512 outside the functions named *AVX512, or a jump into one
-// of those without testing useAVX512).
+// of those without comparing an operation's kernel set with setAVX512).
 
 var (
 	reWideVec = regexp.MustCompile(`\b[YZ]([0-9]|[12][0-9]|3[01])\b`)
@@ -40,11 +40,16 @@ var dispatchedISAs = map[string]bool{
 // dispatchedAVX512 adds what internal/cpu's HasAVX512 checks (F, BW, DQ,
 // VL, besides HasAVX2's): the ISAs a function whose name ends in AVX512
 // may require. Only those functions may use them, and every other
-// function that jumps to one must test useAVX512 first.
+// function that jumps to one must first compare its own operation's kernel
+// set (·<name without AVX2>Set, impl.go) with setAVX512 (2).
 var dispatchedAVX512 = map[string]bool{"AVX512F": true, "AVX512BW": true, "AVX512DQ": true, "AVX512VL": true}
 
-// reJumpAVX512 matches a tail jump into an AVX-512 function.
-var reJumpAVX512 = regexp.MustCompile(`^·\w+AVX512(\+0)?\(SB\)$`)
+// reJumpAVX512 matches a tail jump into an AVX-512 function, reTestAVX512
+// the operands of a CMPB of an operation's set with setAVX512.
+var (
+	reJumpAVX512 = regexp.MustCompile(`^·\w+AVX512(\+0)?\(SB\)$`)
+	reTestAVX512 = regexp.MustCompile(`^·\w+Set(\+0)?\(SB\), \$(0x02|2)$`)
+)
 
 type asmLine struct {
 	n        int // line number
@@ -110,11 +115,15 @@ func asmProblems(src string) []string {
 		}
 		prev, tested := "", false
 		for _, l := range f.lines {
-			if l.mnemonic == "CMPB" && strings.HasPrefix(l.operands, "·useAVX512") {
+			// The set compared must be the function's own operation's:
+			// blockedContains1AVX2 reads ·blockedContains1Set.
+			own := "·" + strings.TrimSuffix(f.name[strings.LastIndex(f.name, "·")+len("·"):], "AVX2") + "Set"
+			ops := strings.TrimSpace(l.operands)
+			if l.mnemonic == "CMPB" && reTestAVX512.MatchString(ops) && (strings.HasPrefix(ops, own+"+") || strings.HasPrefix(ops, own+"(")) {
 				tested = true
 			}
 			if l.mnemonic == "JMP" && reJumpAVX512.MatchString(strings.TrimSpace(l.operands)) && !avx512 && !tested {
-				probs = append(probs, f.name+": jumps to "+strings.TrimSpace(l.operands)+" without testing useAVX512 first, at line "+strconv.Itoa(l.n))
+				probs = append(probs, f.name+": jumps to "+strings.TrimSpace(l.operands)+" without comparing its set ("+own+") with setAVX512 first, at line "+strconv.Itoa(l.n))
 			}
 			if l.mnemonic == "RET" && wide && prev != "VZEROUPPER" {
 				probs = append(probs, f.name+": RET without VZEROUPPER at line "+strconv.Itoa(l.n))
@@ -177,8 +186,8 @@ TEXT ·hAVX512(SB), NOSPLIT, $0-8
 
 // Requires: AVX, AVX2
 TEXT ·hAVX2(SB), NOSPLIT, $0-8
-	CMPB ·useAVX512+0(SB), $0x00
-	JEQ  h_avx2
+	CMPB ·hSet+0(SB), $0x02
+	JNE  h_avx2
 	JMP  ·hAVX512(SB)
 h_avx2:
 	VPXOR Y0, Y0, Y0
@@ -227,11 +236,20 @@ TEXT ·fAVX512(SB), NOSPLIT, $0-8
 	VZEROUPPER
 	RET
 `,
-		"without testing useAVX512": `
+		"without comparing its set (·fSet) with setAVX512": `
 // Requires: AVX, AVX2
 TEXT ·fAVX2(SB), NOSPLIT, $0-8
-	CMPB ·useAVX2(SB), $0x00
+	CMPB ·fSet(SB), $0x00
 	JEQ  done
+	JMP  ·fAVX512(SB)
+done:
+	RET
+`,
+		"·fAVX512(SB) without comparing its set (·fSet)": `
+// Requires: AVX, AVX2
+TEXT ·fAVX2(SB), NOSPLIT, $0-8
+	CMPB ·gSet+0(SB), $0x02
+	JNE  done
 	JMP  ·fAVX512(SB)
 done:
 	RET

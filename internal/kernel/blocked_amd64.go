@@ -70,25 +70,49 @@ import "unsafe"
 
 // # The AVX-512 kernels
 //
-// With the avx512 set (AVX-512 F, BW, DQ and VL; internal/cpu) the batch
-// calls run blockedAddAVX512 and blockedContainsAVX512, and the single-key
-// entry points below jump to blockedAdd1AVX512/blockedContains1AVX512
+// When an operation's set is avx512 (AVX-512 F, BW, DQ and VL; chosen per
+// operation by table.go) the batch calls run blockedAddAVX512 and
+// blockedContainsAVX512, and the single-key entry points below jump to
+// blockedAdd1AVX512/blockedContains1AVX512
 // (asm/blocked/avx512.go describes the instructions). A 512-bit block is
 // one ZMM register: loaded, tested and ORed whole, the probe bits widened
 // into word lanes by one VPMOVZXDQ instead of the AVX2 set's blend and
 // shifts, the answer taken from an opmask (KORTESTB) instead of VPTEST.
-// The batch loops compute 8 keys' block offsets with one VPMULLQ and
+// The batch loops compute 8 keys' block offsets with one VPMULUDQ and
 // prefetch from those, where the AVX2 loop computes each key's offset
-// twice with scalar IMULs.
+// twice with scalar IMULs. VPMULUDQ takes a 32-bit block count, so a
+// filter of exactly 2^32 blocks runs the AVX2 kernels (blockedAddN).
+//
+// VPMULUDQ replaced VPMULLQ (a full 64-bit product), which Intel runs as
+// 3 uops with about 15 cycles of latency, where VPMULUDQ is one (issue
+// #23's lead). On this Zen 5 VM the change does not lose: the same test
+// binary built with each kernel, 10 runs of each interleaved at a quiet
+// moment (load average 2), wall ns/key, medians (minima), B/A of the
+// medians (the single runs ranged up to 3.7 ns: a shared 2-core VM):
+//
+//	go test -c ./internal/kernel (once per kernel); for i in $(seq 10); do
+//	    kA.test / kB.test -test.run '^$' -test.short -test.benchtime 150ms
+//	    -test.bench 'Blocked(Contains|Add)$/n=1e[56]/impl=avx512'; done
+//
+//	                     A: VPMULLQ    B: VPMULUDQ   B/A
+//	BlockedAdd      1e5  0.99 (0.92)   0.95 (0.91)   0.96
+//	BlockedAdd      1e6  1.12 (1.04)   1.09 (1.04)   0.97
+//	BlockedContains 1e5  1.24 (1.05)   1.24 (1.04)   1.00
+//	BlockedContains 1e6  1.51 (1.21)   1.24 (1.19)   0.82
+//
+// At n = 1e7 (8 runs of each in a busier hour) and in three runs of each
+// sift binary's bench -kernels the ratios stayed within the noise of the
+// single-key rows, which the change does not touch (0.80-1.24).
 //
 // ZMM, not the 256-bit EVEX forms: the single-key probe written with YMM
 // halves and opmasks (two loads, two shifts, an AND) took 2.40 ns a lookup
 // against 2.25 with ZMM at n = 1e5 and 3.31 against 3.03 at n = 1e6
 // (scratch benchmark on this Zen 4 machine, 2^16 lookups a pass, best of
-// 3). AMD's Zen 4 and 5 run 512-bit instructions at full clock; on Intel
-// CPUs before Ice Lake heavy 512-bit instructions lower the clock, and
-// sift does not select avx512 differently there: SIFT_KERNEL=avx2 is the
-// switch for a deployment that measures a loss.
+// 3). AMD's Zen 4 and 5 run 512-bit instructions at full clock; Intel
+// runs 512-bit integer work on two ports instead of three (and CPUs
+// before Ice Lake lower the clock for heavy 512-bit work), which is why
+// table.go picks avx2 for the batch calls on Intel family 6 (measured
+// there) and `sift bench -kernels` exists to check a new CPU.
 //
 // # Single-key kernels
 //
@@ -181,7 +205,7 @@ var avx2Tables = func() (t [MaxK + 1]avx2Table) {
 }()
 
 func blockedAdd(blocks []Block, k int, hs []uint64) {
-	if useAVX2 {
+	if blockedAddSet != setGeneric {
 		blockedAddAsm(blocks, k, hs)
 		return
 	}
@@ -189,27 +213,36 @@ func blockedAdd(blocks []Block, k int, hs []uint64) {
 }
 
 func blockedContains(blocks []Block, k int, hs []uint64, out []bool) int {
-	if useAVX2 {
+	if blockedContainsSet != setGeneric {
 		return blockedContainsAsm(blocks, k, hs, out)
 	}
 	return BlockedContainsGeneric(blocks, k, hs, out)
 }
 
-// blockedAddAsm runs the AVX-512 or AVX2 insert kernel on any batch, empty
+// blockedAddAsm runs the AVX-512 insert kernel if blockedAddSet says so,
+// else the AVX2 one, on any batch, empty
 // included.
 func blockedAddAsm(blocks []Block, k int, hs []uint64) {
 	if len(hs) == 0 {
 		return
 	}
 	raceBlockedAdd(blocks, hs)
-	if useAVX512 {
-		blockedAddAVX512(&blocks[0][0], uint64(len(blocks)), k, &hs[0], len(hs))
-		return
-	}
-	blockedAddAVX2(&blocks[0][0], uint64(len(blocks)), k, &avx2Tables[k].salts[0][0], &hs[0], len(hs))
+	blockedAddN(&blocks[0][0], uint64(len(blocks)), k, hs)
 }
 
-// blockedContainsAsm runs the AVX-512 or AVX2 probe kernel on any batch;
+// blockedAddN runs blockedAddSet's insert kernel on nblocks blocks at
+// blocks: the AVX-512 one for fewer than 2^32 blocks (its VPMULUDQ takes
+// a 32-bit block count), else the AVX2 one. hs is not empty.
+func blockedAddN(blocks *uint64, nblocks uint64, k int, hs []uint64) {
+	if blockedAddSet == setAVX512 && nblocks < MaxBlocks {
+		blockedAddAVX512(blocks, nblocks, k, &hs[0], len(hs))
+		return
+	}
+	blockedAddAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs))
+}
+
+// blockedContainsAsm runs the AVX-512 probe kernel if blockedContainsSet
+// says so, else the AVX2 one, on any batch;
 // len(out) >= len(hs) is checked here so the assembly never writes past out.
 func blockedContainsAsm(blocks []Block, k int, hs []uint64, out []bool) int {
 	out = out[:len(hs)]
@@ -217,10 +250,16 @@ func blockedContainsAsm(blocks []Block, k int, hs []uint64, out []bool) int {
 		return 0
 	}
 	raceBlockedContains(blocks, hs, out)
-	if useAVX512 {
-		return blockedContainsAVX512(&blocks[0][0], uint64(len(blocks)), k, &hs[0], len(hs), &out[0])
+	return blockedContainsN(&blocks[0][0], uint64(len(blocks)), k, hs, out)
+}
+
+// blockedContainsN is blockedAddN for the probe kernels; len(out) >=
+// len(hs) > 0.
+func blockedContainsN(blocks *uint64, nblocks uint64, k int, hs []uint64, out []bool) int {
+	if blockedContainsSet == setAVX512 && nblocks < MaxBlocks {
+		return blockedContainsAVX512(blocks, nblocks, k, &hs[0], len(hs), &out[0])
 	}
-	return blockedContainsAVX2(&blocks[0][0], uint64(len(blocks)), k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0])
+	return blockedContainsAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0])
 }
 
 // avx512Salts are Salts for the AVX-512 kernels, which read them in

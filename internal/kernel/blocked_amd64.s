@@ -977,7 +977,7 @@ blockedAddAVX512_prologue_done:
 blockedAddAVX512_k8_prefetching:
 	VMOVDQU64     384(DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1001,7 +1001,7 @@ blockedAddAVX512_k8_prefetching:
 	PREFETCHT0    (AX)(R8*1)
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1085,7 +1085,7 @@ blockedAddAVX512_k8_groups:
 blockedAddAVX512_k8_group_loop:
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1194,7 +1194,7 @@ blockedAddAVX512_k16:
 blockedAddAVX512_k16_prefetching:
 	VMOVDQU64     384(DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1218,7 +1218,7 @@ blockedAddAVX512_k16_prefetching:
 	PREFETCHT0    (AX)(R8*1)
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1326,7 +1326,7 @@ blockedAddAVX512_k16_groups:
 blockedAddAVX512_k16_group_loop:
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1513,7 +1513,7 @@ blockedContainsAVX512_prologue_done:
 blockedContainsAVX512_k8_prefetching:
 	VMOVDQU64     384(DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1537,7 +1537,7 @@ blockedContainsAVX512_k8_prefetching:
 	PREFETCHT0    (AX)(R10*1)
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1637,7 +1637,7 @@ blockedContainsAVX512_k8_groups:
 blockedContainsAVX512_k8_group_loop:
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1764,7 +1764,7 @@ blockedContainsAVX512_k16:
 blockedContainsAVX512_k16_prefetching:
 	VMOVDQU64     384(DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1788,7 +1788,7 @@ blockedContainsAVX512_k16_prefetching:
 	PREFETCHT0    (AX)(R10*1)
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -1928,7 +1928,7 @@ blockedContainsAVX512_k16_groups:
 blockedContainsAVX512_k16_group_loop:
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
-	VPMULLQ       Z2, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
 	VEXTRACTI32X4 $0x01, Z4, X5
@@ -2096,14 +2096,14 @@ blockedContainsAVX512_done:
 // func blockedAdd1AVX2(t *BlockedTable, h uint64)
 // Requires: AVX, AVX2
 TEXT ·blockedAdd1AVX2(SB), NOSPLIT, $0-16
-	// The AVX-512 path when that kernel set is in use (same arguments, a tail jump).
-	CMPB ·useAVX512+0(SB), $0x00
-	JEQ  blockedAdd1AVX2_avx2
+	// The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).
+	CMPB ·blockedAdd1Set+0(SB), $0x02
+	JNE  blockedAdd1AVX2_avx2
 	JMP  ·blockedAdd1AVX512+0(SB)
 
 blockedAdd1AVX2_avx2:
-	// The Go twin unless AVX2 is in use and the filter has blocks (checked before any vector register is touched).
-	CMPB  ·useAVX2+0(SB), $0x00
+	// The Go twin if the set is setGeneric, 0, or the filter has no blocks (checked before any vector register is touched).
+	CMPB  ·blockedAdd1Set+0(SB), $0x00
 	JEQ   blockedAdd1AVX2_go
 	MOVQ  t+0(FP), AX
 	MOVQ  8(AX), CX
@@ -2182,14 +2182,14 @@ blockedAdd1AVX2_go:
 // func blockedContains1AVX2(t *BlockedTable, h uint64) bool
 // Requires: AVX, AVX2
 TEXT ·blockedContains1AVX2(SB), NOSPLIT, $0-17
-	// The AVX-512 path when that kernel set is in use (same arguments, a tail jump).
-	CMPB ·useAVX512+0(SB), $0x00
-	JEQ  blockedContains1AVX2_avx2
+	// The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).
+	CMPB ·blockedContains1Set+0(SB), $0x02
+	JNE  blockedContains1AVX2_avx2
 	JMP  ·blockedContains1AVX512+0(SB)
 
 blockedContains1AVX2_avx2:
-	// The Go twin unless AVX2 is in use and the filter has blocks (checked before any vector register is touched).
-	CMPB  ·useAVX2+0(SB), $0x00
+	// The Go twin if the set is setGeneric, 0, or the filter has no blocks (checked before any vector register is touched).
+	CMPB  ·blockedContains1Set+0(SB), $0x00
 	JEQ   blockedContains1AVX2_go
 	MOVQ  t+0(FP), AX
 	MOVQ  8(AX), CX

@@ -65,7 +65,7 @@ var neonTables = func() (t [MaxK + 1]neonTable) {
 }()
 
 func blockedAdd(blocks []Block, k int, hs []uint64) {
-	if useNEON {
+	if blockedAddSet == setNEON {
 		blockedAddAsm(blocks, k, hs)
 		return
 	}
@@ -73,7 +73,7 @@ func blockedAdd(blocks []Block, k int, hs []uint64) {
 }
 
 func blockedContains(blocks []Block, k int, hs []uint64, out []bool) int {
-	if useNEON {
+	if blockedContainsSet == setNEON {
 		return blockedContainsAsm(blocks, k, hs, out)
 	}
 	return BlockedContainsGeneric(blocks, k, hs, out)

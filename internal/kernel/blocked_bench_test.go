@@ -64,11 +64,16 @@ func benchBlocks(n int) int { return (n*benchBits + 511) / 512 }
 // benchAlloc allocates nb blocks the way filters are allocated
 // (internal/mem: 64-byte aligned, huge-page advice from 4 MiB), so the TLB
 // behaves as in production. The memory is never freed: the benchmark
-// process is short-lived.
+// process is short-lived, and benchRegions keeps every Region reachable
+// (a Region's finalizer unmaps its memory: dropped, it faulted the
+// n=1e7 benchmarks once a GC ran).
 func benchAlloc(nb int) []kernel.Block {
-	w, _ := mem.AllocWords(nb * kernel.BlockWords)
+	w, r := mem.AllocWords(nb * kernel.BlockWords)
+	benchRegions = append(benchRegions, r)
 	return unsafe.Slice((*kernel.Block)(unsafe.Pointer(&w[0])), nb)
 }
+
+var benchRegions []*mem.Region
 
 var benchFilters = map[int][]kernel.Block{}
 

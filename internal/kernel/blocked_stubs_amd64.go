@@ -14,22 +14,22 @@ func blockedAddAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint
 //go:noescape
 func blockedContainsAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int
 
-// blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16).
+// blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32).
 //
 //go:noescape
 func blockedAddAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int)
 
-// blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues.
+// blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), writes out[:n] and returns the number of trues.
 //
 //go:noescape
 func blockedContainsAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool) int
 
-// blockedAdd1AVX2 sets the t.K probe bits of h in its block of t.Blocks; it jumps to blockedAdd1Go unless useAVX2, len(t.Blocks) > 0 and 1 <= t.K <= 16.
+// blockedAdd1AVX2 sets the t.K probe bits of h in its block of t.Blocks; it jumps to blockedAdd1Go if blockedAdd1Set is generic, to blockedAdd1AVX512 if it is avx512, and unless len(t.Blocks) > 0 and 1 <= t.K <= 16.
 //
 //go:noescape
 func blockedAdd1AVX2(t *BlockedTable, h uint64)
 
-// blockedContains1AVX2 reports whether all t.K probe bits of h are set in its block of t.Blocks; it jumps to blockedContains1Go unless useAVX2, len(t.Blocks) > 0 and 1 <= t.K <= 16.
+// blockedContains1AVX2 reports whether all t.K probe bits of h are set in its block of t.Blocks; it jumps to blockedContains1Go if blockedContains1Set is generic, to blockedContains1AVX512 if it is avx512, and unless len(t.Blocks) > 0 and 1 <= t.K <= 16.
 //
 //go:noescape
 func blockedContains1AVX2(t *BlockedTable, h uint64) bool

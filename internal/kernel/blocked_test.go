@@ -36,8 +36,15 @@ func TestImpls(t *testing.T) {
 	// avx512 kernels went untested rather than pass silently.
 	t.Logf("kernel sets tested: %s; built but not runnable on this CPU (untested here): %s; in use: %s",
 		strings.Join(kernel.Impls(), " "), strings.Join(untested, " "), kernel.Impl())
-	if !slices.Contains(kernel.Impls(), kernel.Impl()) {
+	if kernel.Impl() != cpu.Auto && !slices.Contains(kernel.Impls(), kernel.Impl()) {
 		t.Fatalf("kernel in use %q is not among the available %v", kernel.Impl(), kernel.Impls())
+	}
+	for op := range kernel.NumOps {
+		set, why := kernel.Choice(op)
+		t.Logf("%-22s %-7s %s", op, set, why)
+		if !slices.Contains(kernel.Impls(), set) {
+			t.Errorf("%s runs %q, not among the available %v", op, set, kernel.Impls())
+		}
 	}
 	if _, err := kernel.SetImpl("no-such-kernel"); err == nil {
 		t.Fatal(`SetImpl("no-such-kernel") returned no error`)

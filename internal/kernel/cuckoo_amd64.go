@@ -27,11 +27,11 @@ package kernel
 //go:generate sh -c "cd ../../asm && go run ./cuckoo -out ../internal/kernel/cuckoo_amd64.s -stubs ../internal/kernel/cuckoo_stubs_amd64.go -pkg kernel"
 
 func cuckooContains(t *CuckooTable, hs []uint64, out []bool) int {
-	if !useAVX2 || len(hs) < cuckooBatchMin {
+	if cuckooContainsSet == setGeneric || len(hs) < cuckooBatchMin {
 		return CuckooContainsGeneric(t, hs, out)
 	}
 	var c int
-	if useAVX512 {
+	if cuckooContainsSet == setAVX512 {
 		m := len(hs) &^ 7
 		cuckooRaceAccess(hs[:m], out[:m])
 		if t.FPBits == 8 {
@@ -56,11 +56,11 @@ func cuckooContains(t *CuckooTable, hs []uint64, out []bool) int {
 // cuckooLocate sends every whole group of eight (avx512) or four hashes to
 // the assembly, however short the batch: the prefetches are its point.
 func cuckooLocate(t *CuckooTable, hs, locs []uint64) {
-	if !useAVX2 || len(hs) < 4 {
+	if cuckooAddSet == setGeneric || len(hs) < 4 {
 		CuckooLocateGeneric(t, hs, locs)
 		return
 	}
-	if useAVX512 {
+	if cuckooAddSet == setAVX512 {
 		m := len(hs) &^ 7
 		cuckooRaceLocate(hs[:m], locs[:m])
 		if t.FPBits == 8 {
@@ -82,10 +82,10 @@ func cuckooLocate(t *CuckooTable, hs, locs []uint64) {
 	CuckooLocateGeneric(t, hs[m:], locs[m:])
 }
 
-func cuckooLocatePrefetches() bool { return useAVX2 }
+func cuckooLocatePrefetches() bool { return cuckooAddSet != setGeneric }
 
 func cuckooAlternates(t *CuckooTable, is, bs, alts []uint64) {
-	if !useAVX2 || len(is) == 0 {
+	if cuckooAddSet == setGeneric || len(is) == 0 {
 		CuckooAlternatesGeneric(t, is, bs, alts)
 		return
 	}

@@ -20,7 +20,7 @@ package kernel
 // the lane loads costing more than the four instructions they save.
 
 func cuckooContains(t *CuckooTable, hs []uint64, out []bool) int {
-	if !useNEON || len(hs) < cuckooBatchMin {
+	if cuckooContainsSet != setNEON || len(hs) < cuckooBatchMin {
 		return CuckooContainsGeneric(t, hs, out)
 	}
 	cuckooRaceAccess(hs, out)
@@ -64,7 +64,7 @@ func cuckooContains8Scalar(words *uint64, buckets, victim uint64, hs []uint64, o
 func cuckooContains16Scalar(words *uint64, buckets, victim uint64, hs []uint64, out []bool) int
 
 func cuckooLocate(t *CuckooTable, hs, locs []uint64) {
-	if !useNEON || len(hs) == 0 {
+	if cuckooAddSet != setNEON || len(hs) == 0 {
 		CuckooLocateGeneric(t, hs, locs)
 		return
 	}
@@ -76,7 +76,7 @@ func cuckooLocate(t *CuckooTable, hs, locs []uint64) {
 	}
 }
 
-func cuckooLocatePrefetches() bool { return useNEON }
+func cuckooLocatePrefetches() bool { return cuckooAddSet == setNEON }
 
 // cuckooLocate8 sets locs[i] = i1 | i2<<32, the two buckets of hs[i], in a
 // table of 8-bit fingerprints, and prefetches both buckets. len(locs) >=
@@ -91,7 +91,7 @@ func cuckooLocate8(words *uint64, buckets uint64, hs []uint64, locs []uint64)
 func cuckooLocate16(words *uint64, buckets uint64, hs []uint64, locs []uint64)
 
 func cuckooAlternates(t *CuckooTable, is, bs, alts []uint64) {
-	if !useNEON || len(is) == 0 {
+	if cuckooAddSet != setNEON || len(is) == 0 {
 		CuckooAlternatesGeneric(t, is, bs, alts)
 		return
 	}

@@ -2,48 +2,118 @@ package kernel
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/sift-go/sift/internal/cpu"
 )
 
-// The kernel set in use, copied from internal/cpu at start-up. They are
-// variables, not constants, so tests can run every kernel the CPU has.
-// useAVX2 is also set with the avx512 set, whose CPUs run the AVX2
-// kernels too: it runs them where it has no AVX-512 kernel of its own
-// (CuckooAlternates).
-var (
-	impl      = cpu.Selected()
-	useAVX512 = impl == cpu.AVX512
-	useAVX2   = impl == cpu.AVX2 || useAVX512
-	useNEON   = impl == cpu.NEON
+// kernelSet is the kernel set one operation runs, read by its Go wrapper
+// (and by the single-key assembly entry points, which compare the byte
+// with the constants below): one load and a compare per call, as the
+// single bools it replaced.
+type kernelSet uint8
+
+// The values of a kernelSet. asm/blocked and asm/sbbf compare against
+// setGeneric (0) and setAVX512 (2): keep the numbers.
+const (
+	setGeneric kernelSet = 0
+	setAVX2    kernelSet = 1
+	setAVX512  kernelSet = 2
+	setNEON    kernelSet = 3
 )
 
-// Impl returns the name of the kernel set in use ("avx512", "avx2", "neon"
-// or "generic").
+var setNames = map[string]kernelSet{cpu.Generic: setGeneric, cpu.AVX2: setAVX2, cpu.AVX512: setAVX512, cpu.NEON: setNEON}
+
+// The kernel set of each operation, set by apply at start-up and by
+// SetImpl. They are variables, not constants, so tests can run every
+// kernel the CPU has. An operation that has no kernel of a set holds the
+// set it runs instead (kernelFor).
+var (
+	blockedAdd1Set      kernelSet // BlockedAdd1 (blocked AddHash)
+	blockedContains1Set kernelSet // BlockedContains1 (blocked ContainsHash)
+	blockedAddSet       kernelSet // BlockedAdd (blocked AddHashes)
+	blockedContainsSet  kernelSet // BlockedContains (blocked ContainsHashes)
+	cuckooContainsSet   kernelSet // CuckooContains (cuckoo ContainsHashes)
+	cuckooAddSet        kernelSet // CuckooLocate, CuckooAlternates (cuckoo AddHashes)
+	sbbfAdd1Set         kernelSet // SBBFAdd1
+	sbbfContains1Set    kernelSet // SBBFContains1
+	sbbfAddSet          kernelSet // SBBFAdd
+	sbbfContainsSet     kernelSet // SBBFContains
+)
+
+// opVars maps each Op to its variable.
+var opVars = [NumOps]*kernelSet{
+	OpBlockedAdd1:      &blockedAdd1Set,
+	OpBlockedContains1: &blockedContains1Set,
+	OpBlockedAdd:       &blockedAddSet,
+	OpBlockedContains:  &blockedContainsSet,
+	OpCuckooContains:   &cuckooContainsSet,
+	OpCuckooAdd:        &cuckooAddSet,
+	OpSBBFAdd1:         &sbbfAdd1Set,
+	OpSBBFContains1:    &sbbfContains1Set,
+	OpSBBFAdd:          &sbbfAddSet,
+	OpSBBFContains:     &sbbfContainsSet,
+}
+
+// impl is cpu.Auto while the table chooses, else the set forced for every
+// operation; choice[op] is the set op runs, why[op] the reason.
+var (
+	impl   string
+	choice [NumOps]string
+	why    [NumOps]string
+)
+
+func init() { apply(cpu.Selected()) }
+
+// apply selects name for every operation, or the table's choice for each
+// when name is cpu.Auto. name is one of cpu.Available() or cpu.Auto.
+func apply(name string) {
+	impl = name
+	avail := cpu.Available()
+	var e *tableEntry
+	if name == cpu.Auto {
+		e = entryFor(cpu.Current())
+	}
+	for op := range NumOps {
+		if e != nil {
+			choice[op], why[op] = e.choose(op, avail)
+		} else {
+			choice[op], why[op] = kernelFor(op, name), "forced"
+		}
+		*opVars[op] = setNames[choice[op]]
+	}
+}
+
+// Impl returns the name of the kernel set in use for every operation
+// ("avx512", "avx2", "neon" or "generic"), or "auto" when the table in
+// table.go chooses per operation (see Choice).
 func Impl() string { return impl }
 
 // Impls returns the kernel sets this CPU and build can run, best first.
 func Impls() []string { return cpu.Available() }
 
-// SetImpl switches the kernel set, for tests and benchmarks, and returns a
-// function that restores the previous one. It is not safe to call while
-// filters are in use by other goroutines.
-func SetImpl(name string) (restore func(), err error) {
-	ok := false
-	for _, n := range cpu.Available() {
-		ok = ok || n == name
-	}
-	if !ok {
-		return nil, fmt.Errorf("kernel: %q is not available on this CPU/build (have %v)", name, cpu.Available())
-	}
-	prev := impl
-	set(name)
-	return func() { set(prev) }, nil
+// Choice returns the kernel set op runs now (a set the op has a kernel
+// of) and why: "forced" (SIFT_KERNEL or SetImpl) or the table entry and
+// the measurement behind it.
+func Choice(op Op) (set, reason string) { return choice[op], why[op] }
+
+// TableChoice returns the set the table picks for op on this CPU, whatever
+// is in use now (for `sift bench -kernels`, which forces each set in turn),
+// and the reason.
+func TableChoice(op Op) (set, reason string) {
+	return entryFor(cpu.Current()).choose(op, cpu.Available())
 }
 
-func set(name string) {
-	impl = name
-	useAVX512 = name == cpu.AVX512
-	useAVX2 = name == cpu.AVX2 || useAVX512
-	useNEON = name == cpu.NEON
+// SetImpl switches every operation to the kernel set name, or back to the
+// table's per-operation choice with "auto", for tests and benchmarks, and
+// returns a function that restores the previous selection. It is not safe
+// to call while filters are in use by other goroutines.
+func SetImpl(name string) (restore func(), err error) {
+	avail := cpu.Available()
+	if name != cpu.Auto && !slices.Contains(avail, name) || name == cpu.Auto && avail[0] == cpu.Generic {
+		return nil, fmt.Errorf("kernel: %q is not available on this CPU/build (have %v)", name, avail)
+	}
+	prev := impl
+	apply(name)
+	return func() { apply(prev) }, nil
 }

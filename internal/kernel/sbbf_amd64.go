@@ -55,12 +55,12 @@ package kernel
 // and among the best here.
 
 func sbbfAdd(blocks []SBBFBlock, hs []uint64) {
-	if !useAVX2 || len(hs) == 0 {
+	if sbbfAddSet == setGeneric || len(hs) == 0 {
 		SBBFAddGeneric(blocks, hs)
 		return
 	}
 	raceSBBFAdd(blocks, hs)
-	if useAVX512 {
+	if sbbfAddSet == setAVX512 {
 		sbbfAddAVX512(&blocks[0][0], uint64(len(blocks)), &hs[0], len(hs))
 		return
 	}
@@ -68,12 +68,12 @@ func sbbfAdd(blocks []SBBFBlock, hs []uint64) {
 }
 
 func sbbfContains(blocks []SBBFBlock, hs []uint64, out []bool) int {
-	if !useAVX2 || len(hs) == 0 {
+	if sbbfContainsSet == setGeneric || len(hs) == 0 {
 		return SBBFContainsGeneric(blocks, hs, out)
 	}
 	out = out[:len(hs)]
 	raceSBBFContains(blocks, hs, out)
-	if useAVX512 {
+	if sbbfContainsSet == setAVX512 {
 		return sbbfContainsAVX512(&blocks[0][0], uint64(len(blocks)), &hs[0], len(hs), &out[0])
 	}
 	return sbbfContainsAVX2(&blocks[0][0], uint64(len(blocks)), &hs[0], len(hs), &out[0])

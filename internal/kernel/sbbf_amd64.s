@@ -880,8 +880,8 @@ sbbfContainsAVX512_end:
 // func sbbfAdd1AVX2(t *[]SBBFBlock, h uint64)
 // Requires: AVX, AVX2
 TEXT ·sbbfAdd1AVX2(SB), NOSPLIT, $0-16
-	// The Go twin unless AVX2 is in use and the filter has blocks (checked before any vector register is touched).
-	CMPB  ·useAVX2+0(SB), $0x00
+	// The Go twin unless this operation's kernel set is an assembly one (not setGeneric, 0) and the filter has blocks (checked before any vector register is touched).
+	CMPB  ·sbbfAdd1Set+0(SB), $0x00
 	JEQ   sbbfAdd1AVX2_go
 	MOVQ  t+0(FP), AX
 	MOVQ  8(AX), CX
@@ -913,8 +913,8 @@ sbbfAdd1AVX2_go:
 // func sbbfContains1AVX2(t *[]SBBFBlock, h uint64) bool
 // Requires: AVX, AVX2
 TEXT ·sbbfContains1AVX2(SB), NOSPLIT, $0-17
-	// The Go twin unless AVX2 is in use and the filter has blocks (checked before any vector register is touched).
-	CMPB  ·useAVX2+0(SB), $0x00
+	// The Go twin unless this operation's kernel set is an assembly one (not setGeneric, 0) and the filter has blocks (checked before any vector register is touched).
+	CMPB  ·sbbfContains1Set+0(SB), $0x00
 	JEQ   sbbfContains1AVX2_go
 	MOVQ  t+0(FP), AX
 	MOVQ  8(AX), CX

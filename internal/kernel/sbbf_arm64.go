@@ -20,7 +20,7 @@ package kernel
 // hardware to measure.
 
 func sbbfAdd(blocks []SBBFBlock, hs []uint64) {
-	if !useNEON || len(hs) == 0 {
+	if sbbfAddSet != setNEON || len(hs) == 0 {
 		SBBFAddGeneric(blocks, hs)
 		return
 	}
@@ -29,7 +29,7 @@ func sbbfAdd(blocks []SBBFBlock, hs []uint64) {
 }
 
 func sbbfContains(blocks []SBBFBlock, hs []uint64, out []bool) int {
-	if !useNEON || len(hs) == 0 {
+	if sbbfContainsSet != setNEON || len(hs) == 0 {
 		return SBBFContainsGeneric(blocks, hs, out)
 	}
 	out = out[:len(hs)]

@@ -24,12 +24,12 @@ func sbbfAddAVX512(blocks *uint32, nblocks uint64, hs *uint64, n int)
 //go:noescape
 func sbbfContainsAVX512(blocks *uint32, nblocks uint64, hs *uint64, n int, out *bool) int
 
-// sbbfAdd1AVX2 sets the eight bits of h in its block of *t; it jumps to sbbfAdd1Go unless useAVX2 and len(*t) > 0.
+// sbbfAdd1AVX2 sets the eight bits of h in its block of *t; it jumps to sbbfAdd1Go unless sbbfAdd1Set is not generic and len(*t) > 0.
 //
 //go:noescape
 func sbbfAdd1AVX2(t *[]SBBFBlock, h uint64)
 
-// sbbfContains1AVX2 reports whether the eight bits of h are set in its block of *t; it jumps to sbbfContains1Go unless useAVX2 and len(*t) > 0.
+// sbbfContains1AVX2 reports whether the eight bits of h are set in its block of *t; it jumps to sbbfContains1Go unless sbbfContains1Set is not generic and len(*t) > 0.
 //
 //go:noescape
 func sbbfContains1AVX2(t *[]SBBFBlock, h uint64) bool

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sift-go/sift/internal/kernel"
+)
+
+// TestBenchKernels: -kernels measures every set the build and CPU have for
+// every operation, marks the table's choice on each row and exits 0; with
+// one set (purego) it says there is nothing to compare. It runs a tiny
+// filter: the figures are not checked, only the table's shape.
+func TestBenchKernels(t *testing.T) {
+	needBinary(t)
+	if len(kernel.Impls()) < 2 {
+		r := runSift(t, nil, "bench", "-kernels", "-n", "1000")
+		if r.code == 0 || !strings.Contains(r.stderr, "nothing to compare") {
+			t.Fatalf("one kernel set: exit %d, stderr %q", r.code, r.stderr)
+		}
+		return
+	}
+	if testing.Short() && slowBinary() {
+		t.Skip("-kernels runs 2^20 keys per measurement: slow under race or an emulator")
+	}
+	r := mustRun(t, nil, "bench", "-kernels", "-n", "1000")
+	for _, want := range append([]string{"cpu:", "table:"}, kernel.Impls()...) {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("no %q in\n%s", want, r.stdout)
+		}
+	}
+	for op := range kernel.NumOps {
+		found := false
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if f := strings.Fields(line); len(f) > 0 && f[0] == op.String() {
+				found = true
+				if !strings.Contains(line, "*") {
+					t.Errorf("%s: the table's choice is not marked: %q", op, line)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no row for %s in\n%s", op, r.stdout)
+		}
+	}
+	for _, args := range [][]string{{"-kernels", "-fpp", "0.1"}, {"-kernels", "-kind", "blocked"}} {
+		r := runSift(t, nil, append([]string{"bench"}, args...)...)
+		if r.code == 0 || !strings.Contains(r.stderr, "-kernels takes only") {
+			t.Errorf("bench %v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+}
+
+// TestVersionKernels: sift version prints the CPU key and a line per
+// operation with the set it runs; SIFT_KERNEL=generic forces every one.
+func TestVersionKernels(t *testing.T) {
+	needBinary(t)
+	r := mustRun(t, nil, "version")
+	if !strings.Contains(r.stdout, "family") {
+		t.Errorf("version: no CPU key in\n%s", r.stdout)
+	}
+	for op := range kernel.NumOps {
+		if !strings.Contains(r.stdout, op.String()) {
+			t.Errorf("version: no line for %s in\n%s", op, r.stdout)
+		}
+	}
+	t.Setenv("SIFT_KERNEL", "generic")
+	r = mustRun(t, nil, "version")
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && strings.Contains(f[0], ".") && f[1] != "generic" {
+			t.Errorf("SIFT_KERNEL=generic: %q", line)
+		}
+	}
+}

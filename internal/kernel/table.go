@@ -1,0 +1,243 @@
+package kernel
+
+import (
+	"runtime"
+	"slices"
+
+	"github.com/sift-go/sift/internal/cpu"
+)
+
+// Op is an operation whose kernel set is chosen on its own: the filters'
+// single-key and batch calls, each of which runs one family of kernels.
+type Op uint8
+
+// The operations, named after the filter methods they serve.
+const (
+	OpBlockedAdd1      Op = iota // blocked AddHash: BlockedAdd1
+	OpBlockedContains1           // blocked ContainsHash: BlockedContains1
+	OpBlockedAdd                 // blocked AddHashes: BlockedAdd
+	OpBlockedContains            // blocked ContainsHashes: BlockedContains
+	OpCuckooContains             // cuckoo ContainsHashes: CuckooContains
+	OpCuckooAdd                  // cuckoo AddHashes: CuckooLocate and CuckooAlternates
+	OpSBBFAdd1                   // split-block AddHash: SBBFAdd1
+	OpSBBFContains1              // split-block ContainsHash: SBBFContains1
+	OpSBBFAdd                    // split-block AddHashes: SBBFAdd
+	OpSBBFContains               // split-block ContainsHashes: SBBFContains
+	NumOps                       // the number of operations
+)
+
+var opNames = [NumOps]string{
+	"blocked.AddHash", "blocked.ContainsHash", "blocked.AddHashes", "blocked.ContainsHashes",
+	"cuckoo.ContainsHashes", "cuckoo.AddHashes",
+	"sbbf.AddHash", "sbbf.ContainsHash", "sbbf.AddHashes", "sbbf.ContainsHashes",
+}
+
+// String returns the operation's name, "blocked.AddHashes".
+func (op Op) String() string {
+	if op < NumOps {
+		return opNames[op]
+	}
+	return "unknown"
+}
+
+// kernelFor returns the set whose kernel op runs when set is selected:
+// set itself, or the set it falls back to where it has no kernel of its
+// own for op. The avx512 set has no single-key split-block kernel (the
+// AVX2 one runs: asm/sbbf's doc says why), and arm64 runs the Go
+// single-key twins (blocked_arm64.go). CuckooAlternates has no AVX-512
+// kernel either, but the avx512 set's locate kernel makes it count as
+// avx512 for OpCuckooAdd.
+func kernelFor(op Op, set string) string {
+	switch {
+	case set == cpu.AVX512 && (op == OpSBBFAdd1 || op == OpSBBFContains1):
+		return cpu.AVX2
+	case set == cpu.NEON && (op == OpBlockedAdd1 || op == OpBlockedContains1 || op == OpSBBFAdd1 || op == OpSBBFContains1):
+		return cpu.Generic
+	}
+	return set
+}
+
+// A tableEntry is the kernel order of one CPU family: per operation the
+// sets best first. A set the CPU lacks is skipped; a set the entry does
+// not list comes after those it does, in cpu.Available's order.
+type tableEntry struct {
+	name   string // the CPUs it stands for, for reports
+	vendor string // cpu.Key.Vendor
+	family int
+	order  [NumOps][]string
+}
+
+// choose returns the set op runs on a CPU with the sets avail (best
+// first, as cpu.Available) and the reason.
+func (e *tableEntry) choose(op Op, avail []string) (set, reason string) {
+	for i, s := range append(slices.Clip(e.order[op]), avail...) {
+		if slices.Contains(avail, s) {
+			reason = e.name
+			if i > 0 {
+				reason += " (" + e.order[op][0] + " not on this CPU)"
+			}
+			return kernelFor(op, s), reason
+		}
+	}
+	return cpu.Generic, e.name
+}
+
+// Orders used by several entries.
+var (
+	avx512First = []string{cpu.AVX512, cpu.AVX2}
+	avx2First   = []string{cpu.AVX2, cpu.AVX512}
+)
+
+// table holds one entry per measured CPU family. Each entry cites the
+// measurements that chose it; `sift bench -kernels` prints what a new
+// entry needs (every set, every operation, side by side) and marks
+// where the table's choice is not the fastest.
+var table = []tableEntry{
+	// Intel family 6 with AVX-512 (Skylake-SP through Granite Rapids).
+	// Measured on one model, 167, under KVM: issue #23, Intel Xeon family 6
+	// model 167, SIFT_KERNEL=avx512 vs avx2, thread-CPU ns/key (two
+	// interleaved rounds each, medians, 1% FPR), avx512 / avx2:
+	//
+	//	blocked AddHashes       n=1e6  1.84 / 1.48-1.55  avx512 1.2x slower
+	//	                        n=1e7  5.57 / 5.09-5.16  1.08x slower
+	//	blocked ContainsHashes  n=1e6  2.08 / 1.91-1.94  1.08x slower
+	//	cuckoo16 AddHashes      n=1e6  18.8-19.7 / 14.2  1.3x slower
+	//	                        n=1e7  27.9-28.8 / 22.0  1.27x slower
+	//	cuckoo16 ContainsHashes n=1e6  2.38-2.41 / 2.49-2.63  avx512 1.06x faster
+	//	blocked AddHash/ContainsHash n=1e6  3.45-3.61 / 3.75-3.98  avx512 1.1x faster
+	//
+	// Intel runs 512-bit integer work on two ports instead of three, and
+	// VPMULLQ (the batch loops' block offsets then) is 3 uops there.
+	// The split-block batch kernels were not measured on Intel: they
+	// follow blocked's batch calls (the same 8 offsets in a ZMM, then one
+	// 256-bit block a key), so avx2.
+	{
+		name: "Intel family 6 (measured: model 167, issue #23)", vendor: "Intel", family: 6,
+		order: [NumOps][]string{
+			OpBlockedAdd1:      avx512First,
+			OpBlockedContains1: avx512First,
+			OpBlockedAdd:       avx2First,
+			OpBlockedContains:  avx2First,
+			OpCuckooContains:   avx512First,
+			OpCuckooAdd:        avx2First,
+			OpSBBFAdd1:         {cpu.AVX2},
+			OpSBBFContains1:    {cpu.AVX2},
+			OpSBBFAdd:          avx2First,
+			OpSBBFContains:     avx2First,
+		},
+	},
+	// AMD Zen 4 (family 25, models with AVX-512; Zen 3 in the same
+	// family has none, so the order changes nothing there): the avx512
+	// kernels were written and chosen on a Zen 4 (blocked_amd64.go,
+	// sbbf_amd64.go: avx512 ahead or level for every operation).
+	{
+		name: "AMD Zen 4 (family 25)", vendor: "AMD", family: 25,
+		order: [NumOps][]string{
+			OpBlockedAdd1: avx512First, OpBlockedContains1: avx512First,
+			OpBlockedAdd: avx512First, OpBlockedContains: avx512First,
+			OpCuckooContains: avx512First, OpCuckooAdd: avx512First,
+			OpSBBFAdd1: {cpu.AVX2}, OpSBBFContains1: {cpu.AVX2},
+			OpSBBFAdd: avx512First, OpSBBFContains: avx512First,
+		},
+	},
+	// AMD Zen 5 (family 26). Measured on the 2-core development VM
+	// ("Oxide Virtual Turin-like Processor", AMD family 26 model 2, shared
+	// with other jobs): `sift bench -kernels` (thread CPU ns/key, medians
+	// of 5 interleaved rounds), three invocations in a row, the median of
+	// the three medians, avx512 / avx2 (issue #23's note has the output):
+	//
+	//	                        n=1e6          n=1e7
+	//	blocked AddHash         4.72 / 4.17    17.5 / 19.4
+	//	blocked ContainsHash    4.49 / 4.15    18.2 / 19.8
+	//	blocked AddHashes       1.23 / 1.33    3.07 / 3.30
+	//	blocked ContainsHashes  1.38 / 1.47    3.39 / 3.19
+	//	cuckoo ContainsHashes   2.36 / 2.57    6.64 / 6.43
+	//	cuckoo AddHashes        17.0 / 16.8    35.7 / 37.2
+	//	sbbf AddHashes          1.32 / 1.13    3.20 / 2.93
+	//	sbbf ContainsHashes     1.34 / 1.24    3.35 / 2.70
+	//
+	// The split-block batches are the one operation where avx2 led at
+	// both sizes in each of the three (by 3-24%; an earlier run agreed
+	// but for AddHashes at 1e7, level at 3.08 / 3.14), so
+	// they take avx2: their AVX-512 kernels differ only in computing 8
+	// offsets in a ZMM and the VPTESTMD probe (sbbf_amd64.go), which buys
+	// nothing with 256-bit blocks. Elsewhere avx512 led or the two swapped
+	// places between sizes and runs (single-key blocked: avx2 ahead at
+	// 1e6, avx512 at 1e7): avx512 stays, as chosen on Zen 4. Four more
+	// runs at a quieter hour, with this entry, agreed (medians of the
+	// medians, avx2/avx512: sbbf batches 0.88-0.99, everything else
+	// 0.99-1.18) but for one split: blocked ContainsHashes, avx512 ahead
+	// at 1e6 (1.40 / 1.65) and avx2 at 1e7 (3.15 / 2.93), as in the first
+	// series (1.38 / 1.47, 3.39 / 3.19). One choice serves both sizes;
+	// avx512 keeps the larger in-cache gain.
+	{
+		name: "AMD Zen 5 (family 26)", vendor: "AMD", family: 26,
+		order: [NumOps][]string{
+			OpBlockedAdd1: avx512First, OpBlockedContains1: avx512First,
+			OpBlockedAdd: avx512First, OpBlockedContains: avx512First,
+			OpCuckooContains: avx512First, OpCuckooAdd: avx512First,
+			OpSBBFAdd1: {cpu.AVX2}, OpSBBFContains1: {cpu.AVX2},
+			OpSBBFAdd: avx2First, OpSBBFContains: avx2First,
+		},
+	},
+}
+
+// entryFor returns lookup(key) on amd64. Other architectures have one
+// assembly set at most (neon on arm64), so no table: the best set runs.
+func entryFor(key cpu.Key) *tableEntry {
+	if runtime.GOARCH != "amd64" {
+		return &tableEntry{name: "one assembly set on " + runtime.GOARCH + ", no table"}
+	}
+	return lookup(key)
+}
+
+// vendorAlias maps vendors that build on another's cores to it: Hygon's
+// Dhyana cores are AMD Zen licensed designs.
+var vendorAlias = map[string]string{"Hygon": "AMD"}
+
+// lookup returns the table entry for key: the entry of its vendor and
+// family; else the entry of the same vendor (or the vendor its cores
+// derive from) with the nearest family number, newer on a tie, since a
+// vendor's next family keeps most of its predecessor's execution ports;
+// else, for a vendor the table does not know, the Intel entry (see
+// unknownVendor). The returned entry's name says which it is.
+func lookup(key cpu.Key) *tableEntry {
+	vendor := key.Vendor
+	if v, ok := vendorAlias[vendor]; ok {
+		vendor = v
+	}
+	var best *tableEntry
+	for i := range table {
+		e := &table[i]
+		if e.vendor != vendor {
+			continue
+		}
+		if e.family == key.Family && vendor == key.Vendor {
+			return e
+		}
+		if best == nil || dist(e.family, key.Family) < dist(best.family, key.Family) ||
+			dist(e.family, key.Family) == dist(best.family, key.Family) && e.family > best.family {
+			best = e
+		}
+	}
+	if best == nil {
+		best = unknownVendor()
+	}
+	near := *best
+	near.name = "no entry for " + key.String() + "; nearest: " + best.name
+	return &near
+}
+
+// unknownVendor is the entry of a vendor the table does not know: the
+// Intel order, which loses least where it is wrong. On the Zen 5 above it
+// would give up at most 8% (avx2's blocked batches, 1.33 vs 1.23 ns at
+// 1e6); the Zen order on the Intel CPU gave up to 1.3x (cuckoo
+// AddHashes).
+func unknownVendor() *tableEntry { return &table[0] }
+
+func dist(a, b int) int {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
