@@ -111,17 +111,17 @@ func TestErrorMessagesGolden(t *testing.T) {
 // shared internal/errs, each had values of its own: blocked's
 // ErrInvalidArgument was not cuckoo's.)
 func TestErrorsAcrossPackages(t *testing.T) {
-	for _, v := range []error{blocked.ErrInvalidArgument, cuckoo.ErrInvalidArgument, classic.ErrInvalidArgument} {
+	for _, v := range []error{blocked.ErrInvalidArgument, cuckoo.ErrInvalidArgument, classic.ErrInvalidArgument, sbbf.ErrInvalidArgument} {
 		if v != sift.ErrInvalidArgument {
 			t.Errorf("%v is not sift.ErrInvalidArgument", v)
 		}
 	}
-	for _, v := range []error{blocked.ErrIncompatible, cuckoo.ErrIncompatible, classic.ErrIncompatible} {
+	for _, v := range []error{blocked.ErrIncompatible, cuckoo.ErrIncompatible, classic.ErrIncompatible, sbbf.ErrIncompatible} {
 		if v != sift.ErrIncompatible {
 			t.Errorf("%v is not sift.ErrIncompatible", v)
 		}
 	}
-	for _, v := range []error{blocked.ErrClosed, cuckoo.ErrClosed, classic.ErrClosed, blocked.ErrCorrupt, cuckoo.ErrTooLarge, classic.ErrTruncated} {
+	for _, v := range []error{blocked.ErrClosed, cuckoo.ErrClosed, classic.ErrClosed, blocked.ErrCorrupt, cuckoo.ErrTooLarge, classic.ErrTruncated, sbbf.ErrKind} {
 		if !errors.Is(v, v) || !strings.HasPrefix(v.Error(), "sift: ") {
 			t.Errorf("%v: not one of sift's sentinels", v)
 		}
