@@ -85,21 +85,20 @@
 //
 // # Concurrency and memory
 //
-// Lookups (Contains, ContainsString, ContainsUint64, Acquire) are
-// lock-free, allocate nothing and never wait for a reload: a lookup counts
-// itself in one of a few counters of the file's generation (chosen by the
-// goroutine's stack, so each stays in one core's cache) and checks that the
-// generation is still current. A swap publishes the new generation and
-// frees the old one (its copy, or its mapping) only when its counters show
-// no lookup in flight, so no lookup ever reads freed memory, and a key
-// present in both files is never reported absent. The cost against a direct View lookup is two
-// atomic adds on a counter in the core's own cache, two loads and a
-// switch on the kind: about 10 ns a lookup on the development VM (8 ns
-// for a blocked View's ContainsString of a filter in cache, 18 ns through
-// a Filter; BenchmarkLookup). Where that matters, Acquire one Snapshot for
-// a batch of lookups and pay it once. Close waits for the lookups in
-// flight and frees everything (memory, mappings, descriptors); lookups
-// after Close panic with an error wrapping ErrClosed.
+// Lookups (Contains, ContainsString, ContainsUint64, Acquire) are lock-free,
+// allocate nothing and never wait for a reload: a lookup counts itself in
+// one of a few counters of the file's generation (chosen by the goroutine's
+// stack, so each stays in one core's cache) and checks that the generation
+// is still current. A swap publishes the new generation and frees the old
+// one (its copy, or its mapping) only when its counters show no lookup in
+// flight, so no lookup ever reads freed memory, and a key present in both
+// files is never reported absent. The cost against a direct View lookup is
+// two atomic adds on a counter in the core's own cache, two loads and the
+// call through sift.View into the kind's view: about 12 ns a lookup
+// (BenchmarkLookup; the figures are in bench/README.md). Where that matters,
+// Acquire one Snapshot for a batch of lookups and pay it once. Close waits
+// for the lookups in flight and frees everything (memory, mappings,
+// descriptors); lookups after Close panic with an error wrapping ErrClosed.
 //
 // # Errors, zero value and Close
 //
