@@ -1,0 +1,223 @@
+package cuckoo
+
+import (
+	"github.com/sift-go/sift/hash"
+	"github.com/sift-go/sift/internal/kernel"
+	"math/bits"
+	"runtime"
+)
+
+// AddHash adds a key by its hash. It returns ErrFull, changing nothing, when
+// the victim slot is in use, ErrDuplicateLimit, changing nothing, when both
+// of the key's buckets hold only its fingerprint, and an error wrapping
+// sift.ErrClosed on a closed or zero filter; otherwise it succeeds and the
+// key is reported present until removed.
+//
+// The fingerprint goes into a free slot of either bucket; when both are full
+// Add relocates fingerprints to their alternate buckets, at most MaxKicks
+// steps, each first trying to move one of the full bucket's fingerprints
+// into room in its alternate bucket and otherwise evicting a slot chosen by
+// a seeded PRNG (see the package doc). If the last displaced fingerprint
+// still has no home it is parked in the victim slot, where lookups find it:
+// that Add succeeds and no key is lost, and later Adds return ErrFull until
+// a Remove makes room for the victim (see RemoveHash).
+//
+// Adding the same key 8 times (2 buckets × 4 slots; or 8 keys sharing both
+// buckets and the fingerprint) fills both its buckets: a ninth Add of it
+// returns ErrDuplicateLimit, and other keys can still be added.
+func (f *Filter) AddHash(h uint64) error { return f.add(h, 0, addHash) }
+
+// What add is given (the branches on it go the same way at every call
+// site, so they are predicted).
+const (
+	addKey     = iota // x is the key (AddUint64): hash it, then find its buckets
+	addHash           // x is the key's hash (AddHash): find its buckets
+	addLocated        // x is the hash and loc = i1 | i2<<32 its buckets (AddHashes)
+)
+
+// add is AddHash (how addHash), AddUint64 (addKey: x is hashed here, so
+// that AddUint64 is not a call of a call; see probe) and the inserts of
+// AddHashes (addLocated: the buckets come from kernel.CuckooLocate, which
+// computed them, and prefetched them, a batch earlier).
+//
+// The common path, a free slot in either bucket, is one flat function with
+// straight-line code per fingerprint width, as in probe; only the kick loop
+// is a call. Both buckets are loaded before either is examined, so that
+// their cache misses overlap. The fingerprint goes to whichever bucket has
+// more free slots (i1 on a tie), chosen with a mask rather than a jump (it
+// is a coin flip at middle loads), and the chosen bucket's new value is
+// stored from the loaded one without a second load.
+//
+// Choosing the emptier bucket, rather than i1 whenever it has room, keeps
+// the bucket loads even, so fewer inserts near full load find both
+// buckets full: a fill to 95% takes 0.17-0.20 kick steps a key instead of
+// 0.29-0.33 (both fingerprint widths, capacities 1e5 and 1e6). Slots fill
+// lowest first, so the free lanes of a bucket without deletions are its
+// top lanes and the larger lane mask has more of them; with deletions the
+// comparison is a heuristic, and either choice is correct.
+//
+// Flattening measured: the insert was ~155 instructions in two calls
+// (add, then addLocated, reading shift amounts and lane constants from f);
+// it is now about half that in one (see the package doc for figures).
+func (f *Filter) add(x, loc uint64, how int) error {
+	if f.t.Buckets == 0 {
+		return errClosed
+	}
+	if f.t.Victim != 0 {
+		return ErrFull
+	}
+	h := x
+	if how == addKey {
+		h = f.h64.Hash(x)
+	}
+	n := f.t.Buckets
+	i1, i2 := splitLoc(loc)
+	if how != addLocated {
+		i1 = kernel.CuckooIndex(h, n)
+	}
+	if f.t.FPBits == 8 {
+		fp := kernel.CuckooFingerprint(h, 1<<8-1)
+		if how != addLocated {
+			i2 = kernel.CuckooAlt(i1, fp, n)
+		}
+		b1, b2 := f.w32[i1^w32Flip], f.w32[i2^w32Flip]
+		const lo, hi = 0x01010101, 0x80808080
+		const low = hi - lo // the low 7 bits of every lane
+		e1, e2 := ^((b1&low+low)|b1)&hi, ^((b2&low+low)|b2)&hi
+		if e1|e2 == 0 {
+			if pat := uint32(fp) * lo; b1 == pat && b2 == pat {
+				return ErrDuplicateLimit
+			}
+			f.kick(i1, i2, fp)
+		} else {
+			m := secondEmptier(uint64(e1), uint64(e2))
+			i, m32 := i1^(i1^i2)&m, uint32(m)
+			b, e := b1^(b1^b2)&m32, e1^(e1^e2)&m32
+			f.w32[i^w32Flip] = b | uint32(fp)<<(bits.TrailingZeros32(e)&^7)
+		}
+	} else {
+		fp := kernel.CuckooFingerprint(h, 1<<16-1)
+		if how != addLocated {
+			i2 = kernel.CuckooAlt(i1, fp, n)
+		}
+		b1, b2 := f.t.Words[i1], f.t.Words[i2]
+		const lo, hi = 0x0001000100010001, 0x8000800080008000
+		const low = hi - lo // the low 15 bits of every lane
+		e1, e2 := ^((b1&low+low)|b1)&hi, ^((b2&low+low)|b2)&hi
+		if e1|e2 == 0 {
+			if pat := fp * lo; b1 == pat && b2 == pat {
+				return ErrDuplicateLimit
+			}
+			f.kick(i1, i2, fp)
+		} else {
+			m := secondEmptier(e1, e2)
+			i, b, e := i1^(i1^i2)&m, b1^(b1^b2)&m, e1^(e1^e2)&m
+			f.t.Words[i] = b | fp<<(bits.TrailingZeros64(e)&^15)
+		}
+	}
+	f.count++
+	runtime.KeepAlive(f) // see probe
+	return nil
+}
+
+// Add adds key. See AddHash for the errors and the duplicate limit.
+func (f *Filter) Add(key []byte) error { return f.add(hash.Bytes(key, f.seed), 0, addHash) }
+
+// AddString adds key. See AddHash.
+func (f *Filter) AddString(key string) error {
+	return f.add(hash.String(key, f.seed), 0, addHash)
+}
+
+// AddUint64 adds key, the same key as Add of its 8 little-endian bytes. See
+// AddHash.
+func (f *Filter) AddUint64(key uint64) error { return f.add(key, 0, addKey) }
+
+// splitLoc returns the two buckets kernel.CuckooLocate packed into l as
+// i1 | i2<<32.
+func splitLoc(l uint64) (i1, i2 uint64) { return l & (1<<32 - 1), l >> 32 }
+
+// addAhead is how many keys AddHashes locates (and prefetches) ahead of
+// inserting them. Filling a 1e7-key filter from empty to half load
+// (scratch loop, AMD EPYC, medians of 9 interleaved rounds) took 16.6,
+// 16.3, 14.7 and 25.5 ns a key with 8, 12, 16 and 32; with 32 or more
+// the prefetches queue behind each other and the inserts wait. (Plain
+// loads ahead, as before the kernel, took 43-57.) That was measured with
+// the locate stage one batch ahead; it is now two (see AddHashes), and the
+// batch size was not measured again.
+const addAhead = 16
+
+// AddHashes adds every hash of hs in order and returns how many were added.
+// It stops at the first error (ErrFull, ErrDuplicateLimit, or ErrClosed on
+// a closed or zero filter) and returns it:
+// hs[:n] are in the filter, hs[n:] are not. The result is exactly that of
+// calling AddHash for each hash in turn; for filters larger than the caches
+// it is faster, because the buckets the next keys need are on their way
+// into the cache while the current ones are inserted.
+//
+// It works in batches of addAhead keys, as a three-stage pipeline. While
+// batch k is inserted, batch k+2 is located: kernel.CuckooLocate computes
+// its keys' buckets and, with an assembly kernel (amd64, arm64),
+// prefetches them (a prefetch does not hold up the instructions after it
+// as a load does, so a whole batch of lines is in flight at once). From 3/4
+// load on, batch k+1, whose buckets have arrived by then, is scanned for
+// keys whose two buckets are both full: those will relocate, so the eight
+// buckets their fingerprints could move to are prefetched too
+// (kernel.CuckooAlternates). Without an assembly kernel (purego, other
+// architectures, SIFT_KERNEL=generic) a batch's buckets are loaded just
+// before it is inserted instead.
+func (f *Filter) AddHashes(hs []uint64) (int, error) {
+	if f.t.Buckets == 0 {
+		return 0, errClosed
+	}
+	prefetched := kernel.CuckooLocatePrefetches()
+	scanFrom := 3 * f.Capacity() / 4
+	var locs [3][addAhead]uint64
+	var is, bs [2 * addAhead]uint64
+	var alts [8 * addAhead]uint64
+	for k := 0; k < 2 && k*addAhead < len(hs); k++ {
+		b := hs[k*addAhead : min((k+1)*addAhead, len(hs))]
+		kernel.CuckooLocate(&f.t, b, locs[k][:len(b)])
+	}
+	done := 0
+	for k := 0; done < len(hs); k++ {
+		if lo := done + 2*addAhead; lo < len(hs) {
+			b := hs[lo:min(lo+addAhead, len(hs))]
+			kernel.CuckooLocate(&f.t, b, locs[(k+2)%3][:len(b)])
+		}
+		if lo := done + addAhead; prefetched && f.count >= scanFrom && lo < len(hs) {
+			m := 0
+			for _, l := range locs[(k+1)%3][:min(addAhead, len(hs)-lo)] {
+				i1, i2 := splitLoc(l)
+				b1, b2 := f.bucket(i1), f.bucket(i2)
+				if f.emptyLanes(b1)|f.emptyLanes(b2) == 0 {
+					is[m], bs[m], is[m+1], bs[m+1] = i1, b1, i2, b2
+					m += 2
+				}
+			}
+			if m > 0 {
+				kernel.CuckooAlternates(&f.t, is[:m], bs[:m], alts[:4*m])
+			}
+		}
+		cur := hs[done:min(done+addAhead, len(hs))]
+		batch := locs[k%3][:len(cur)]
+		if !prefetched {
+			// Load the batch's buckets before inserting any of it, so
+			// their cache misses overlap; f.touched keeps the loads from
+			// being optimised away.
+			touched := f.touched
+			for _, l := range batch {
+				i1, i2 := splitLoc(l)
+				touched ^= f.bucket(i1) ^ f.bucket(i2)
+			}
+			f.touched = touched
+		}
+		for j, h := range cur {
+			if err := f.add(h, batch[j], addLocated); err != nil {
+				return done + j, err
+			}
+		}
+		done += len(cur)
+	}
+	runtime.KeepAlive(f) // see probe
+	return done, nil
+}
