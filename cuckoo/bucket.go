@@ -2,6 +2,7 @@ package cuckoo
 
 import (
 	"math/bits"
+	"sync/atomic"
 )
 
 // bucket returns bucket i in the low bits (the 8-bit form also carries the
@@ -68,7 +69,8 @@ func secondEmptier(f1, f2 uint64) uint64 {
 // place stores fp in the lowest free slot of bucket i; free is the bucket's
 // emptyLanes mask, nonzero.
 func (f *Filter) place(i, free, fp uint64) {
-	f.t.Words[i>>f.wordShift] |= fp << f.laneShift(i, free)
+	w := &f.t.Words[i>>f.wordShift]
+	f.store(w, *w|fp<<f.laneShift(i, free))
 }
 
 // tryDelete clears one slot of bucket i holding fp, if there is one.
@@ -85,7 +87,22 @@ func (f *Filter) tryDelete(i, fp uint64) bool {
 func (f *Filter) swap(i, s, fp uint64) uint64 {
 	w := &f.t.Words[i>>f.wordShift]
 	sh := f.slotShift(i, s)
-	old := *w >> sh & f.fpMax
-	*w = *w&^(f.fpMax<<sh) | fp<<sh
-	return old
+	old := *w
+	f.store(w, old&^(f.fpMax<<sh)|fp<<sh)
+	return old >> sh & f.fpMax
+}
+
+// store writes v to word w of the bucket array. The bucket array of a
+// Concurrent is read by lock-free lookups while the holder of its exclusive
+// lock relocates fingerprints, so there (f.shared) every store is atomic;
+// its loads need not be, as no other writer runs meanwhile. The branch
+// goes the same way for the life of the filter. Every write of the
+// eviction code (kick, moveOut, relocate) goes through place and swap, and
+// so through store: the plain and the concurrent filter run the same code.
+func (f *Filter) store(w *uint64, v uint64) {
+	if f.shared {
+		atomic.StoreUint64(w, v)
+	} else {
+		*w = v
+	}
 }

@@ -20,10 +20,31 @@ func (f *Filter) next() uint64 {
 	return x * 0x2545f4914f6cdd1d
 }
 
+// The eviction code below is the one implementation of inserts into a full
+// bucket pair and of re-homing the victim, for Filter and Concurrent alike.
+// It reads buckets with plain loads and writes them through place and swap
+// (so through store, atomic for a Concurrent), and it never touches the
+// victim slot: it returns the fingerprint left homeless as a victim tag,
+// which the caller parks (Filter in f.t.Victim, Concurrent in its atomic
+// victim word, before its sequence number turns even again). A Concurrent
+// runs it under its exclusive lock, inside an odd sequence number.
+
+// insertFull inserts fp, whose buckets i1 and i2 are both full: it returns
+// ErrDuplicateLimit, changing nothing, when both buckets hold only fp, and
+// otherwise relocates (kick) and returns the tag of the fingerprint that
+// found no slot (0 when every one did), for the caller to park. The
+// caller's victim slot must be free.
+func (f *Filter) insertFull(i1, i2, fp uint64) (victim uint64, err error) {
+	if mask, pat := f.bucketMask(), fp*f.lo; f.bucket(i1)&mask == pat&mask && f.bucket(i2)&mask == pat&mask {
+		return 0, ErrDuplicateLimit
+	}
+	return f.kick(i1, i2, fp), nil
+}
+
 // kick relocates fingerprints from a full bucket pair until one finds a free
-// slot or the kick budget runs out, and then parks the homeless one in the
-// victim slot.
-func (f *Filter) kick(i1, i2, fp uint64) {
+// slot or the kick budget runs out, and then returns the homeless one's
+// victim tag (0 if none is homeless).
+func (f *Filter) kick(i1, i2, fp uint64) uint64 {
 	r := f.next()
 	i := i1
 	if r&1 != 0 {
@@ -35,7 +56,7 @@ func (f *Filter) kick(i1, i2, fp uint64) {
 	// the other bucket too (the loop does it for i): eight fingerprints
 	// may each have room in their alternate bucket.
 	if f.moveOut(i1^i2^i, fp) {
-		return
+		return 0
 	}
 	for k := 0; k < f.maxKicks; k++ {
 		// Bucket i is full and fp wants in. First look one step ahead:
@@ -44,7 +65,7 @@ func (f *Filter) kick(i1, i2, fp uint64) {
 		// independent loads, so this costs about one memory latency and
 		// ends most chains a step early.
 		if f.moveOut(i, fp) {
-			return
+			return 0
 		}
 		if left < 2 {
 			r, left = f.next(), 64
@@ -54,10 +75,10 @@ func (f *Filter) kick(i1, i2, fp uint64) {
 		left -= 2
 		i = kernel.CuckooAlt(i, fp, f.t.Buckets)
 		if f.tryInsert(i, fp) {
-			return
+			return 0
 		}
 	}
-	f.setVictim(fp, i)
+	return kernel.CuckooTag(fp, min(i, kernel.CuckooAlt(i, fp, f.t.Buckets)))
 }
 
 // searchNodes bounds the breadth-first search of relocate, which re-homes
@@ -84,7 +105,7 @@ type searchNode struct {
 // one, ending in a bucket with a free slot. No bucket appears twice on a
 // path, so the moves along it cannot interfere. It returns the index in
 // nodes of the bucket with the free slot and that bucket's free-lane mask,
-// or -1. It only reads; relocate (and Concurrent.relocate) make the moves.
+// or -1. It only reads; relocate makes the moves.
 func (f *Filter) searchPath(nodes *[searchNodes]searchNode, fp, i uint64) (int, uint64) {
 	n := f.t.Buckets
 	fb := uint64(f.t.FPBits)
@@ -123,7 +144,9 @@ func (f *Filter) searchPath(nodes *[searchNodes]searchNode, fp, i uint64) (int, 
 // whether there was one (if not, nothing changed). The moves go from the
 // free slot back to the root: each fingerprint is copied into the bucket
 // after it on the path before its old slot is overwritten by the one
-// before it, so every fingerprint stays findable throughout.
+// before it, so every fingerprint stays findable throughout (for a
+// Concurrent, by lookups that retry under the shared lock: the sequence
+// number is odd meanwhile).
 func (f *Filter) relocate(fp, i uint64) bool {
 	var nodes [searchNodes]searchNode
 	t, free := f.searchPath(&nodes, fp, i)
@@ -150,6 +173,14 @@ func (f *Filter) relocate(fp, i uint64) bool {
 	return true
 }
 
+// rehome moves the fingerprint of victim tag v into the table, along the
+// shortest chain of relocations to a free slot (see relocate), and reports
+// whether there was room; the caller then clears its victim slot.
+func (f *Filter) rehome(v uint64) bool {
+	fp, i := splitTag(v)
+	return f.relocate(fp, i)
+}
+
 // moveOut moves a fingerprint of full bucket i to a free slot of its
 // alternate bucket, if one has room, and puts fp in the freed slot.
 func (f *Filter) moveOut(i, fp uint64) bool {
@@ -166,11 +197,10 @@ func (f *Filter) moveOut(i, fp uint64) bool {
 	return false
 }
 
-func (f *Filter) setVictim(fp, i uint64) {
-	f.t.Victim = kernel.CuckooTag(fp, min(i, kernel.CuckooAlt(i, fp, f.t.Buckets)))
-}
+// victim returns the fingerprint parked in the victim slot and the smaller
+// of its buckets.
+func (f *Filter) victim() (fp, i uint64) { return splitTag(f.t.Victim) }
 
-// victim returns the parked fingerprint and the smaller of its buckets.
-func (f *Filter) victim() (fp, i uint64) {
-	return f.t.Victim >> 32, f.t.Victim & (1<<32 - 1)
-}
+// splitTag returns the fingerprint and bucket of victim tag v (see
+// kernel.CuckooTag).
+func splitTag(v uint64) (fp, i uint64) { return v >> 32, v & (1<<32 - 1) }

@@ -58,6 +58,10 @@ type Filter struct {
 	// maxBytes is the WithMaxSize bound the filter was made with, which
 	// its decoders (UnmarshalBinary, ReadFrom) apply; 0: none.
 	maxBytes uint64
+	// shared is set for the filter inside a Concurrent: its bucket words
+	// are read by lock-free lookups, so the eviction code stores them
+	// atomically (see store).
+	shared bool
 
 	// touched receives the bucket words AddHashes reads ahead of its
 	// inserts, so the compiler keeps those loads (see AddHashes).

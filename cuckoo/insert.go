@@ -85,16 +85,12 @@ func (f *Filter) add(x, loc uint64, how int) error {
 		const low = hi - lo // the low 7 bits of every lane
 		e1, e2 := ^((b1&low+low)|b1)&hi, ^((b2&low+low)|b2)&hi
 		if e1|e2 == 0 {
-			if pat := uint32(fp) * lo; b1 == pat && b2 == pat {
-				return ErrDuplicateLimit
-			}
-			f.kick(i1, i2, fp)
-		} else {
-			m := secondEmptier(uint64(e1), uint64(e2))
-			i, m32 := i1^(i1^i2)&m, uint32(m)
-			b, e := b1^(b1^b2)&m32, e1^(e1^e2)&m32
-			f.w32[i^w32Flip] = b | uint32(fp)<<(bits.TrailingZeros32(e)&^7)
+			return f.addFull(i1, i2, fp)
 		}
+		m := secondEmptier(uint64(e1), uint64(e2))
+		i, m32 := i1^(i1^i2)&m, uint32(m)
+		b, e := b1^(b1^b2)&m32, e1^(e1^e2)&m32
+		f.w32[i^w32Flip] = b | uint32(fp)<<(bits.TrailingZeros32(e)&^7)
 	} else {
 		fp := kernel.CuckooFingerprint(h, 1<<16-1)
 		if how != addLocated {
@@ -105,18 +101,27 @@ func (f *Filter) add(x, loc uint64, how int) error {
 		const low = hi - lo // the low 15 bits of every lane
 		e1, e2 := ^((b1&low+low)|b1)&hi, ^((b2&low+low)|b2)&hi
 		if e1|e2 == 0 {
-			if pat := fp * lo; b1 == pat && b2 == pat {
-				return ErrDuplicateLimit
-			}
-			f.kick(i1, i2, fp)
-		} else {
-			m := secondEmptier(e1, e2)
-			i, b, e := i1^(i1^i2)&m, b1^(b1^b2)&m, e1^(e1^e2)&m
-			f.t.Words[i] = b | fp<<(bits.TrailingZeros64(e)&^15)
+			return f.addFull(i1, i2, fp)
 		}
+		m := secondEmptier(e1, e2)
+		i, b, e := i1^(i1^i2)&m, b1^(b1^b2)&m, e1^(e1^e2)&m
+		f.t.Words[i] = b | fp<<(bits.TrailingZeros64(e)&^15)
 	}
 	f.count++
 	runtime.KeepAlive(f) // see probe
+	return nil
+}
+
+// addFull is add's insert into a full bucket pair (see insertFull), with
+// the count and the victim updated; its caller checked that the victim
+// slot is free.
+func (f *Filter) addFull(i1, i2, fp uint64) error {
+	v, err := f.insertFull(i1, i2, fp)
+	if err != nil {
+		return err
+	}
+	f.t.Victim = v
+	f.count++
 	return nil
 }
 

@@ -30,7 +30,7 @@ func (f *Filter) RemoveHash(h uint64) bool {
 	}
 	f.count--
 	if f.t.Victim != 0 {
-		if vfp, vi := f.victim(); f.relocate(vfp, vi) {
+		if f.rehome(f.t.Victim) {
 			f.t.Victim = 0
 		}
 	}
