@@ -38,51 +38,55 @@ func BenchmarkFillCurve(b *testing.B) {
 		caps = caps[:1]
 	}
 	for _, c := range caps {
-		f, err := New(c)
-		if err != nil {
-			b.Fatal(err)
-		}
-		ends := make([]int, len(fillBands))
-		for k, l := range fillBands {
-			ends[k] = int(l * float64(f.Capacity()))
-		}
-		hs := make([]uint64, ends[len(ends)-1])
-		for i := range hs {
-			hs[i] = f.HashUint64(uint64(i))
-		}
 		for _, call := range []string{"single", "batch"} {
 			b.Run(fmt.Sprintf("n=%.0e/fpbits=16/call=%s", float64(c), call), func(b *testing.B) {
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-				spent := make([]time.Duration, len(fillBands)-1)
-				for b.Loop() {
-					f.Reset()
-					for k := range spent {
-						band := hs[ends[k]:ends[k+1]]
-						start := now()
-						if call == "batch" {
-							if n, err := f.AddHashes(band); err != nil {
-								b.Fatalf("full after %d: %v", ends[k]+n, err)
-							}
-						} else {
-							for _, h := range band {
-								if err := f.AddHash(h); err != nil {
-									b.Fatal(err)
-								}
-							}
-						}
-						spent[k] += now() - start
-					}
-				}
-				var total time.Duration
-				for k, d := range spent {
-					total += d
-					keys := float64(b.N * (ends[k+1] - ends[k]))
-					b.ReportMetric(float64(d.Nanoseconds())/keys, fmt.Sprintf("ns/key@%.2f-%.2f", fillBands[k], fillBands[k+1]))
-				}
-				b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*len(hs)), "ns/key")
+				fillCurve(b, c, call == "batch")
 			})
 		}
-		f.Close()
 	}
+}
+
+func fillCurve(b *testing.B, capacity uint64, batch bool) {
+	f, err := New(capacity)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	ends := make([]int, len(fillBands))
+	for k, l := range fillBands {
+		ends[k] = int(l * float64(f.Capacity()))
+	}
+	hs := make([]uint64, ends[len(ends)-1])
+	for i := range hs {
+		hs[i] = f.HashUint64(uint64(i))
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	spent := make([]time.Duration, len(fillBands)-1)
+	for b.Loop() {
+		f.Reset()
+		for k := range spent {
+			band := hs[ends[k]:ends[k+1]]
+			start := now()
+			if batch {
+				if n, err := f.AddHashes(band); err != nil {
+					b.Fatalf("full after %d: %v", ends[k]+n, err)
+				}
+			} else {
+				for _, h := range band {
+					if err := f.AddHash(h); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			spent[k] += now() - start
+		}
+	}
+	var total time.Duration
+	for k, d := range spent {
+		total += d
+		keys := float64(b.N * (ends[k+1] - ends[k]))
+		b.ReportMetric(float64(d.Nanoseconds())/keys, fmt.Sprintf("ns/key@%.2f-%.2f", fillBands[k], fillBands[k+1]))
+	}
+	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*len(hs)), "ns/key")
 }
