@@ -1,10 +1,11 @@
 package cuckoo
 
 import (
-	"github.com/sift-go/sift/hash"
-	"github.com/sift-go/sift/internal/kernel"
 	"runtime"
 	"unsafe"
+
+	"github.com/sift-go/sift/hash"
+	"github.com/sift-go/sift/internal/kernel"
 )
 
 // locate returns the key's primary bucket, fingerprint and alternate bucket.
