@@ -139,18 +139,31 @@
 // each round (1,974 to 2,424 for about 2,050), at both widths
 // (TestChurn). Add itself does not search (see searchNodes).
 //
-// AddHashes inserts a batch exactly as a loop of AddHash would, as a
-// pipeline: while it inserts 16 keys, an assembly kernel computes and
-// prefetches the buckets of the 16 keys after the next
-// (kernel.CuckooLocate), and from 3/4 load on the next 16 keys are checked
-// for full bucket pairs, whose fingerprints' alternate buckets, where a
-// relocation will look first, are prefetched as well
-// (kernel.CuckooAlternates). Generic builds load a batch's buckets before
-// inserting it instead. Filling a 1e7-key filter to 95% (BenchmarkInsert,
-// alternated runs of each build) took 65–94 ns a key with loads ahead,
-// 42–73 with the bucket prefetch, and 49–69 against 64–73 in one run with
-// the alternates prefetch added; the rest is mostly relocation chains
-// near full load, whose loads depend on each other.
+// AddHashes inserts a batch exactly as a loop of AddHash would (the same
+// table, bit for bit, and the same error at the same key), as a pipeline
+// over groups of 16 keys: an assembly kernel computes and prefetches the
+// buckets of the group after next (kernel.CuckooLocate); the current
+// group's keys go in as runs, a tight loop with two bucket loads and one
+// write a key and no call, up to the first key whose two buckets are both
+// full, which alone goes through the relocation code; and from 3/4 load on
+// the next group is checked for full bucket pairs, whose fingerprints'
+// alternate buckets, where a relocation looks first, are prefetched too
+// (kernel.CuckooAlternates). Generic builds load a group's buckets before
+// inserting it instead.
+//
+// What an insert costs depends on the load. Up to about 3/4 load nearly
+// every key finds room in one of its buckets, and the cost is flat: the
+// two bucket reads and the write, plus the hash's index arithmetic and the
+// emptier-bucket choice, which in the batch loop is most of it in cache.
+// From there it climbs: ever more keys find both buckets full and
+// relocate, and each step of a relocation waits for the buckets the
+// previous step read, so the chain's memory latencies add up rather than
+// overlap. Between 90% and 95% load an insert costs about ten times what
+// it costs at low load, and more once the table is larger than the caches,
+// where each step is a trip to memory. Batching hides the latency of the
+// first two reads of each key, not that of a relocation chain. The
+// figures, per load band, for single and batch inserts, are in
+// bench/README.md (BenchmarkFillCurve).
 //
 // Duplicates are stored as separate copies. A key (or several keys sharing
 // both buckets and the fingerprint) can be held at most 2b = 8 times in its
@@ -222,41 +235,28 @@
 // Concurrent is safe for any mix of calls: lookups are lock-free optimistic
 // reads validated by a sequence counter, single-bucket Adds and Removes are
 // compare-and-swaps under a shared lock, and only relocation chains take the
-// exclusive lock. It serializes to the same bytes as a Filter. Its batch
-// calls, AddHashes and ContainsHashes, run its single-key calls key by key
-// (the assembly kernels' plain loads are not synchronized with writers)
-// but prefetch the buckets of the keys two batches of 16 ahead, as
-// Filter.AddHashes does: at 10^7 keys, one goroutine, BenchmarkConcurrent
-// measured 1.5x faster fills and 2.2-2.9x faster lookups than loops of the
-// single-key calls (medians of 5 runs).
+// exclusive lock. Relocation and victim handling are the very code of
+// Filter (evict.go), whose stores are atomic in a Concurrent's table, so
+// the two forms build the same tables from the same calls (see
+// TestEvictionFormsAgree). It serializes to the same bytes as a Filter.
+// Its batch calls, AddHashes and ContainsHashes, run its single-key calls
+// key by key (the assembly kernels' plain loads are not synchronized with
+// writers) but prefetch the buckets of the keys two batches of 16 ahead,
+// as Filter.AddHashes does: beyond the caches that makes them several
+// times faster than loops of the single-key calls (BenchmarkConcurrent).
 //
 // # File format
 //
 // Filter and Concurrent implement encoding.BinaryMarshaler, BinaryAppender
 // and BinaryUnmarshaler, io.WriterTo and io.ReaderFrom (a View the three
-// that write); they, ReadFilter, FromBytes and Open use sift's file format
-// (package internal/format; sift.Inspect reads any file's header): a
-// 128-byte little-endian header with magic, version, kind (2 = cuckoo),
-// hash algorithm (1 = XXH3-64) and seed, the payload length and its
-// CRC-32C, eight parameters and the header's CRC-32C; then the payload at
-// byte 128. For a cuckoo filter:
-//
-//	Params[0] bucket count n, 1 ≤ n ≤ 2^32-1
-//	Params[1] fingerprint bits f, 8 or 16
-//	Params[2] count: occupied slots plus the victim
-//	Params[3] victim fingerprint (0 when unused)
-//	Params[4] victim bucket: the smaller of its two buckets (0 when unused)
-//	Params[5] victim in use: 0 or 1
-//	Params[6] max kicks, ≤ 65536
-//	Params[7] kick PRNG state (xorshift64*, never 0), so a decoded filter
-//	          continues exactly as the original would
-//
-// The payload is the bucket array as little-endian uint64 words: for f = 16,
-// word i is bucket i with slot s in bits 16s..16s+15; for f = 8, word i holds
-// bucket 2i in bits 0..31 and bucket 2i+1 in bits 32..63, slot s of a bucket
-// in its bits 8s..8s+7; an odd bucket count leaves the last 4 bytes zero. Its
-// length is exactly 8·n (f = 16) or 8·ceil(n/2) (f = 8) bytes. The bytes are
-// the same on every architecture and whichever kernel built the filter.
+// that write); they, ReadFilter, FromBytes and Open use sift's file format,
+// whose one specification, header and cuckoo parameters (bucket count,
+// fingerprint width, count, victim, kick limit and the kick PRNG's state,
+// so that a decoded filter continues exactly as the original would) down
+// to the byte, is the repository's FORMAT.md (kind 2). The payload is the
+// bucket array as little-endian words, so the bytes are the same on every
+// architecture and whichever kernel built the filter; sift.Inspect reads
+// any file's header.
 //
 // Decoders check everything before trusting anything: magic, version,
 // header CRC, kind, hash, each parameter's range, the payload length against
