@@ -27,20 +27,18 @@ import (
 // Adding the same key 8 times (2 buckets × 4 slots; or 8 keys sharing both
 // buckets and the fingerprint) fills both its buckets: a ninth Add of it
 // returns ErrDuplicateLimit, and other keys can still be added.
-func (f *Filter) AddHash(h uint64) error { return f.add(h, 0, addHash) }
+func (f *Filter) AddHash(h uint64) error { return f.add(h, addHash) }
 
 // What add is given (the branches on it go the same way at every call
 // site, so they are predicted).
 const (
-	addKey     = iota // x is the key (AddUint64): hash it, then find its buckets
-	addHash           // x is the key's hash (AddHash): find its buckets
-	addLocated        // x is the hash and loc = i1 | i2<<32 its buckets (AddHashes)
+	addKey  = iota // x is the key (AddUint64): hash it, then find its buckets
+	addHash        // x is the key's hash (AddHash): find its buckets
 )
 
-// add is AddHash (how addHash), AddUint64 (addKey: x is hashed here, so
-// that AddUint64 is not a call of a call; see probe) and the inserts of
-// AddHashes (addLocated: the buckets come from kernel.CuckooLocate, which
-// computed them, and prefetched them, a batch earlier).
+// add is AddHash (how addHash) and AddUint64 (addKey: x is hashed here, so
+// that AddUint64 is not a call of a call; see probe). AddHashes has its
+// own loop for the same placement (addRun16, addRun8).
 //
 // The common path, a free slot in either bucket, is one flat function with
 // straight-line code per fingerprint width, as in probe; only the kick loop
@@ -59,9 +57,10 @@ const (
 // comparison is a heuristic, and either choice is correct.
 //
 // Flattening measured: the insert was ~155 instructions in two calls
-// (add, then addLocated, reading shift amounts and lane constants from f);
+// (add, then an insert of located buckets, reading shift amounts and lane
+// constants from f);
 // it is now about half that in one (see the package doc for figures).
-func (f *Filter) add(x, loc uint64, how int) error {
+func (f *Filter) add(x uint64, how int) error {
 	if f.t.Buckets == 0 {
 		return errClosed
 	}
@@ -73,15 +72,10 @@ func (f *Filter) add(x, loc uint64, how int) error {
 		h = f.h64.Hash(x)
 	}
 	n := f.t.Buckets
-	i1, i2 := splitLoc(loc)
-	if how != addLocated {
-		i1 = kernel.CuckooIndex(h, n)
-	}
+	i1 := kernel.CuckooIndex(h, n)
 	if f.t.FPBits == 8 {
 		fp := kernel.CuckooFingerprint(h, 1<<8-1)
-		if how != addLocated {
-			i2 = kernel.CuckooAlt(i1, fp, n)
-		}
+		i2 := kernel.CuckooAlt(i1, fp, n)
 		b1, b2 := f.w32[i1^w32Flip], f.w32[i2^w32Flip]
 		const lo, hi = 0x01010101, 0x80808080
 		const low = hi - lo // the low 7 bits of every lane
@@ -95,9 +89,7 @@ func (f *Filter) add(x, loc uint64, how int) error {
 		f.w32[i^w32Flip] = b | uint32(fp)<<(bits.TrailingZeros32(e)&^7)
 	} else {
 		fp := kernel.CuckooFingerprint(h, 1<<16-1)
-		if how != addLocated {
-			i2 = kernel.CuckooAlt(i1, fp, n)
-		}
+		i2 := kernel.CuckooAlt(i1, fp, n)
 		b1, b2 := f.t.Words[i1], f.t.Words[i2]
 		const lo, hi = 0x0001000100010001, 0x8000800080008000
 		const low = hi - lo // the low 15 bits of every lane
@@ -128,16 +120,16 @@ func (f *Filter) addFull(i1, i2, fp uint64) error {
 }
 
 // Add adds key. See AddHash for the errors and the duplicate limit.
-func (f *Filter) Add(key []byte) error { return f.add(hash.Bytes(key, f.seed), 0, addHash) }
+func (f *Filter) Add(key []byte) error { return f.add(hash.Bytes(key, f.seed), addHash) }
 
 // AddString adds key. See AddHash.
 func (f *Filter) AddString(key string) error {
-	return f.add(hash.String(key, f.seed), 0, addHash)
+	return f.add(hash.String(key, f.seed), addHash)
 }
 
 // AddUint64 adds key, the same key as Add of its 8 little-endian bytes. See
 // AddHash.
-func (f *Filter) AddUint64(key uint64) error { return f.add(key, 0, addKey) }
+func (f *Filter) AddUint64(key uint64) error { return f.add(key, addKey) }
 
 // splitLoc returns the two buckets kernel.CuckooLocate packed into l as
 // i1 | i2<<32.
@@ -149,17 +141,21 @@ func splitLoc(l uint64) (i1, i2 uint64) { return l & (1<<32 - 1), l >> 32 }
 // 16.3, 14.7 and 25.5 ns a key with 8, 12, 16 and 32; with 32 or more
 // the prefetches queue behind each other and the inserts wait. (Plain
 // loads ahead, as before the kernel, took 43-57.) That was measured with
-// the locate stage one batch ahead; it is now two (see AddHashes), and the
-// batch size was not measured again.
+// the locate stage one batch ahead; it is now two (see AddHashes). With the
+// insert runs (addRun16), 16, 32 and 64 measured alike within this
+// machine's noise (fills of 1e4 to 1e6 keys to 95%, old and new insert
+// interleaved in one process, best of 9 rounds).
 const addAhead = 16
 
 // AddHashes adds every hash of hs in order and returns how many were added.
 // It stops at the first error (ErrFull, ErrDuplicateLimit, or ErrClosed on
 // a closed or zero filter) and returns it:
 // hs[:n] are in the filter, hs[n:] are not. The result is exactly that of
-// calling AddHash for each hash in turn; for filters larger than the caches
-// it is faster, because the buckets the next keys need are on their way
-// into the cache while the current ones are inserted.
+// calling AddHash for each hash in turn, down to the bit pattern of the
+// table; it is faster, because the keys that find room go in by a loop with
+// no call per key, and for filters larger than the caches because the
+// buckets the next keys need are on their way into the cache while the
+// current ones are inserted.
 //
 // It works in batches of addAhead keys, as a three-stage pipeline. While
 // batch k is inserted, batch k+2 is located: kernel.CuckooLocate computes
@@ -171,7 +167,12 @@ const addAhead = 16
 // buckets their fingerprints could move to are prefetched too
 // (kernel.CuckooAlternates). Without an assembly kernel (purego, other
 // architectures, SIFT_KERNEL=generic) a batch's buckets are loaded just
-// before it is inserted instead.
+// before it is inserted instead. Batch k itself goes in as runs (addRun16,
+// addRun8): each run places keys until one finds both its buckets full;
+// that key alone goes through the eviction code (addFull), and the next
+// run starts after it. Only the eviction code parks a victim, so the
+// victim slot is checked once per call and after each such key, not per
+// key.
 func (f *Filter) AddHashes(hs []uint64) (int, error) {
 	if f.t.Buckets == 0 {
 		return 0, errClosed
