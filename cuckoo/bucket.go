@@ -97,7 +97,7 @@ func (f *Filter) swap(i, s, fp uint64) uint64 {
 // lock relocates fingerprints, so there (f.shared) every store is atomic;
 // its loads need not be, as no other writer runs meanwhile. The branch
 // goes the same way for the life of the filter. Every write of the
-// eviction code (kick, moveOut, relocate) goes through place and swap, and
+// eviction code (insertFull, moveOut, relocate) goes through place and swap, and
 // so through store: the plain and the concurrent filter run the same code.
 func (f *Filter) store(w *uint64, v uint64) {
 	if f.shared {

@@ -277,13 +277,13 @@ func (c *Concurrent) AddHash(h uint64) error {
 		// table is in the victim slot by the time a lookup can trust
 		// what it read.
 		c.seq.Add(1)
-		v, err := f.insertFull(i1, i2, fp)
+		v, ok := f.insertFull(i1, i2, fp, f.bucket(i1), f.bucket(i2))
 		if v != 0 {
 			c.victim.Store(v)
 		}
 		c.seq.Add(1)
-		if err != nil {
-			return err
+		if !ok {
+			return ErrDuplicateLimit
 		}
 	}
 	c.count.Add(1)

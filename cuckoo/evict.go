@@ -29,22 +29,17 @@ func (f *Filter) next() uint64 {
 // victim word, before its sequence number turns even again). A Concurrent
 // runs it under its exclusive lock, inside an odd sequence number.
 
-// insertFull inserts fp, whose buckets i1 and i2 are both full: it returns
-// ErrDuplicateLimit, changing nothing, when both buckets hold only fp, and
-// otherwise relocates (kick) and returns the tag of the fingerprint that
-// found no slot (0 when every one did), for the caller to park. The
-// caller's victim slot must be free.
-func (f *Filter) insertFull(i1, i2, fp uint64) (victim uint64, err error) {
-	if mask, pat := f.bucketMask(), fp*f.lo; f.bucket(i1)&mask == pat&mask && f.bucket(i2)&mask == pat&mask {
-		return 0, ErrDuplicateLimit
+// insertFull inserts fp, whose buckets i1 and i2 are both full and hold b1
+// and b2 (as bucket returns them; the callers have them loaded already).
+// It returns false, changing nothing, when both buckets hold only fp (the
+// caller's ErrDuplicateLimit). Otherwise it relocates fingerprints until
+// one finds a free slot or the kick budget runs out, and returns true and
+// the victim tag of the fingerprint left homeless (0 if none is), for the
+// caller to park. The caller's victim slot must be free.
+func (f *Filter) insertFull(i1, i2, fp, b1, b2 uint64) (victim uint64, ok bool) {
+	if mask, pat := f.bucketMask(), fp*f.lo; (b1^pat)&mask|(b2^pat)&mask == 0 {
+		return 0, false
 	}
-	return f.kick(i1, i2, fp), nil
-}
-
-// kick relocates fingerprints from a full bucket pair until one finds a free
-// slot or the kick budget runs out, and then returns the homeless one's
-// victim tag (0 if none is homeless).
-func (f *Filter) kick(i1, i2, fp uint64) uint64 {
 	r := f.next()
 	i := i1
 	if r&1 != 0 {
@@ -56,7 +51,7 @@ func (f *Filter) kick(i1, i2, fp uint64) uint64 {
 	// the other bucket too (the loop does it for i): eight fingerprints
 	// may each have room in their alternate bucket.
 	if f.moveOut(i1^i2^i, fp) {
-		return 0
+		return 0, true
 	}
 	for k := 0; k < f.maxKicks; k++ {
 		// Bucket i is full and fp wants in. First look one step ahead:
@@ -65,7 +60,7 @@ func (f *Filter) kick(i1, i2, fp uint64) uint64 {
 		// independent loads, so this costs about one memory latency and
 		// ends most chains a step early.
 		if f.moveOut(i, fp) {
-			return 0
+			return 0, true
 		}
 		if left < 2 {
 			r, left = f.next(), 64
@@ -75,10 +70,10 @@ func (f *Filter) kick(i1, i2, fp uint64) uint64 {
 		left -= 2
 		i = kernel.CuckooAlt(i, fp, f.t.Buckets)
 		if f.tryInsert(i, fp) {
-			return 0
+			return 0, true
 		}
 	}
-	return kernel.CuckooTag(fp, min(i, kernel.CuckooAlt(i, fp, f.t.Buckets)))
+	return kernel.CuckooTag(fp, min(i, kernel.CuckooAlt(i, fp, f.t.Buckets))), true
 }
 
 // searchNodes bounds the breadth-first search of relocate, which re-homes

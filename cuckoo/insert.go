@@ -41,7 +41,7 @@ const (
 // own loop for the same placement (addRun16, addRun8).
 //
 // The common path, a free slot in either bucket, is one flat function with
-// straight-line code per fingerprint width, as in probe; only the kick loop
+// straight-line code per fingerprint width, as in probe; only the relocation
 // is a call. Both buckets are loaded before either is examined, so that
 // their cache misses overlap. The fingerprint goes to whichever bucket has
 // more free slots (i1 on a tie), chosen with a mask rather than a jump (it
@@ -81,7 +81,7 @@ func (f *Filter) add(x uint64, how int) error {
 		const low = hi - lo // the low 7 bits of every lane
 		e1, e2 := ^((b1&low+low)|b1)&hi, ^((b2&low+low)|b2)&hi
 		if e1|e2 == 0 {
-			return f.addFull(i1, i2, fp)
+			return f.addFull(i1, i2, fp, uint64(b1), uint64(b2))
 		}
 		m := secondEmptier(uint64(e1), uint64(e2))
 		i, m32 := i1^(i1^i2)&m, uint32(m)
@@ -95,7 +95,7 @@ func (f *Filter) add(x uint64, how int) error {
 		const low = hi - lo // the low 15 bits of every lane
 		e1, e2 := ^((b1&low+low)|b1)&hi, ^((b2&low+low)|b2)&hi
 		if e1|e2 == 0 {
-			return f.addFull(i1, i2, fp)
+			return f.addFull(i1, i2, fp, b1, b2)
 		}
 		m := secondEmptier(e1, e2)
 		i, b, e := i1^(i1^i2)&m, b1^(b1^b2)&m, e1^(e1^e2)&m
@@ -109,10 +109,10 @@ func (f *Filter) add(x uint64, how int) error {
 // addFull is add's insert into a full bucket pair (see insertFull), with
 // the count and the victim updated; its caller checked that the victim
 // slot is free.
-func (f *Filter) addFull(i1, i2, fp uint64) error {
-	v, err := f.insertFull(i1, i2, fp)
-	if err != nil {
-		return err
+func (f *Filter) addFull(i1, i2, fp, b1, b2 uint64) error {
+	v, ok := f.insertFull(i1, i2, fp, b1, b2)
+	if !ok {
+		return ErrDuplicateLimit
 	}
 	f.t.Victim = v
 	f.count++
@@ -238,7 +238,8 @@ func (f *Filter) AddHashes(hs []uint64) (int, error) {
 				break
 			}
 			i1, i2 := splitLoc(batch[n])
-			if err := f.addFull(i1, i2, kernel.CuckooFingerprint(cur[n], f.fpMax)); err != nil {
+			fp := kernel.CuckooFingerprint(cur[n], f.fpMax)
+			if err := f.addFull(i1, i2, fp, f.bucket(i1), f.bucket(i2)); err != nil {
 				return done, err
 			}
 			done++
