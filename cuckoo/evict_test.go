@@ -2,7 +2,9 @@ package cuckoo
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -84,5 +86,61 @@ func TestEvictionFormsAgree(t *testing.T) {
 	t.Logf("%d runs: %d ErrFull, %d ErrDuplicateLimit", runs, totalFulls, totalDups)
 	if totalFulls < runs {
 		t.Fatalf("only %d ErrFull in %d runs: the sequences do not reach full", totalFulls, runs)
+	}
+}
+
+// layoutDigest is the SHA-256 of what TestLayoutUnchanged builds, as the
+// code before the eviction code was shared and the batch insert rewritten
+// (commit 91d379f) built it.
+const layoutDigest = "0356552a9d551397bd541405451d5aa133afcbd93a871b1fbf5e27205c124c4e"
+
+// TestLayoutUnchanged pins the tables that AddHash, AddHashes and
+// Concurrent build, through ErrFull, removals that re-home the victim and
+// more adds, for both widths, to the digest of what the code built before
+// the refactors of evict.go and the batch runs of insert.go: the same keys
+// still give the same bytes. A deliberate change of the placement policy
+// (which bucket, which slot, the relocation walk) changes the digest;
+// update it then, and say so.
+func TestLayoutUnchanged(t *testing.T) {
+	h := sha256.New()
+	for _, fb := range []int{8, 16} {
+		for _, c := range []uint64{1, 13, 1000, 30011} {
+			for _, batch := range []bool{false, true} {
+				f, _ := New(c, WithFingerprintBits(fb), WithSeed(c*7+uint64(fb)))
+				cc, _ := NewConcurrent(c, WithFingerprintBits(fb), WithSeed(c*7+uint64(fb)))
+				rng := rand.New(rand.NewPCG(c, 1))
+				hs := make([]uint64, 2*c+50)
+				for i := range hs {
+					hs[i] = rng.Uint64()
+				}
+				var n int
+				var err error
+				if batch {
+					n, err = f.AddHashes(hs)
+				} else {
+					for n = 0; n < len(hs); n++ {
+						if err = f.AddHash(hs[n]); err != nil {
+							break
+						}
+					}
+				}
+				for _, x := range hs {
+					if cc.AddHash(x) != nil {
+						break
+					}
+				}
+				for i := 0; i < n; i += 7 {
+					f.RemoveHash(hs[i])
+					cc.RemoveHash(hs[i])
+				}
+				m, err2 := f.AddHashes(hs[n:])
+				b, _ := f.MarshalBinary()
+				b2, _ := cc.MarshalBinary()
+				fmt.Fprintf(h, "%d %d %v %d %v %d %v %x %x\n", fb, c, batch, n, err, m, err2, sha256.Sum256(b), sha256.Sum256(b2))
+			}
+		}
+	}
+	if got := fmt.Sprintf("%x", h.Sum(nil)); got != layoutDigest {
+		t.Fatalf("layout digest %s, want %s", got, layoutDigest)
 	}
 }
