@@ -153,7 +153,7 @@ func (c *Concurrent) ContainsHashes(hs []uint64, out []bool) int {
 	p.start(c, hs)
 	n := 0
 	for i, h := range hs {
-		if i%addAhead == 0 {
+		if i%prefetchAhead == 0 {
 			p.next(i)
 		}
 		out[i] = c.ContainsHash(h)
@@ -164,42 +164,49 @@ func (c *Concurrent) ContainsHashes(hs []uint64, out []bool) int {
 	return n
 }
 
+// prefetchAhead is the batch size of a Concurrent's batch calls: keys are
+// located (and their buckets prefetched) in batches of this many, two
+// batches ahead of the key being processed. It was Filter.AddHashes's
+// addAhead when both were 16; the Concurrent calls, which run a single-key
+// call per key, were not measured with more.
+const prefetchAhead = 16
+
 // prefetcher has the buckets of keys ahead of a batch call's current one
 // brought into the cache: kernel.CuckooLocate computes them and, with an
 // assembly kernel, prefetches them, and the bucket pairs it writes are not
 // used. A prefetch reads nothing a concurrent writer could race with, and
 // the call that processes the key makes its own synchronized reads. As in
-// Filter.AddHashes, keys go in batches of addAhead, located two batches
+// Filter.AddHashes, keys go in batches of prefetchAhead, located two batches
 // ahead of the one being processed. The zero value does nothing.
 type prefetcher struct {
 	t       *kernel.CuckooTable // nil: nothing to do
 	hs      []uint64
-	scratch [addAhead]uint64
+	scratch [prefetchAhead]uint64
 }
 
 // start readies p for a batch call of c on hs and has the first two
 // batches on their way. It leaves p doing nothing when the kernel in use
 // does not prefetch (locating would only add work) or hs is one batch.
 func (p *prefetcher) start(c *Concurrent, hs []uint64) {
-	if !kernel.CuckooLocatePrefetches() || len(hs) <= addAhead {
+	if !kernel.CuckooLocatePrefetches() || len(hs) <= prefetchAhead {
 		return
 	}
 	p.t, p.hs = &c.f.t, hs
 	p.locate(0)
-	p.locate(addAhead)
+	p.locate(prefetchAhead)
 }
 
-// next is called as the call reaches key i (a multiple of addAhead): it
+// next is called as the call reaches key i (a multiple of prefetchAhead): it
 // prefetches the batch two ahead of i.
 func (p *prefetcher) next(i int) {
 	if p.t != nil {
-		p.locate(i + 2*addAhead)
+		p.locate(i + 2*prefetchAhead)
 	}
 }
 
 func (p *prefetcher) locate(lo int) {
 	if lo < len(p.hs) {
-		b := p.hs[lo:min(lo+addAhead, len(p.hs))]
+		b := p.hs[lo:min(lo+prefetchAhead, len(p.hs))]
 		kernel.CuckooLocate(p.t, b, p.scratch[:len(b)])
 	}
 }
@@ -313,7 +320,7 @@ func (c *Concurrent) AddHashes(hs []uint64) (int, error) {
 	var p prefetcher
 	p.start(c, hs)
 	for i, h := range hs {
-		if i%addAhead == 0 {
+		if i%prefetchAhead == 0 {
 			p.next(i)
 		}
 		if err := c.AddHash(h); err != nil {

@@ -141,7 +141,7 @@
 //
 // AddHashes inserts a batch exactly as a loop of AddHash would (the same
 // table, bit for bit, and the same error at the same key), as a pipeline
-// over groups of 16 keys: an assembly kernel computes and prefetches the
+// over groups of 32 keys: an assembly kernel computes and prefetches the
 // buckets of the group after next (kernel.CuckooLocate); the current
 // group's keys go in as runs, a tight loop with two bucket loads and one
 // write a key and no call, up to the first key whose two buckets are both

@@ -142,10 +142,14 @@ func splitLoc(l uint64) (i1, i2 uint64) { return l & (1<<32 - 1), l >> 32 }
 // the prefetches queue behind each other and the inserts wait. (Plain
 // loads ahead, as before the kernel, took 43-57.) That was measured with
 // the locate stage one batch ahead; it is now two (see AddHashes). With the
-// insert runs (addRun16), 16, 32 and 64 measured alike within this
-// machine's noise (fills of 1e4 to 1e6 keys to 95%, old and new insert
-// interleaved in one process, best of 9 rounds).
-const addAhead = 16
+// insert runs (addRun16), whose per-key cost is lower, 32 does better: the
+// locate kernel's cost per call weighs on half as many keys. Filling a
+// 16-bit filter to 95%, the old and the new AddHashes interleaved in one
+// process (best of 9 rounds, two runs, AMD EPYC Zen 5), the new one was
+// 1.28-1.29x (n = 1e6) and 1.18-1.19x (1e7) faster than the old at loads
+// 0.24-0.47 with 16, and 1.34-1.37x and 1.32x with 32; at 0.90-0.95, where
+// relocation walks dominate, 0.99-1.06x with 16 and 0.97-1.00x with 32.
+const addAhead = 32
 
 // AddHashes adds every hash of hs in order and returns how many were added.
 // It stops at the first error (ErrFull, ErrDuplicateLimit, or ErrClosed on

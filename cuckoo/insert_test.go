@@ -10,7 +10,7 @@ import (
 )
 
 // TestAddHashesMatchesAddHash feeds the same keys to AddHashes, in batches
-// of every length from 0 to 70 (around and across the pipeline's groups of
+// of every length from 0 to 100 (around and across the pipeline's groups of
 // addAhead keys), and to AddHash one at a time: every batch call must
 // stop where the loop first fails, with the same error, and the filters
 // must end bit for bit the same (bytes, count, PRNG state). Some keys
@@ -51,7 +51,7 @@ func batchMatchesLoop(t *testing.T, fb int, capacity uint64) {
 	hs = hs[:cap(hs)]
 	var held []uint64
 	fulls, dups, l := 0, 0, 0
-	for pos := 0; pos < len(hs); l = (l + 1) % 71 {
+	for pos := 0; pos < len(hs); l = (l + 1) % 101 {
 		chunk := hs[pos:min(pos+l, len(hs))]
 		n, err := a.AddHashes(chunk)
 		for j := range n {
