@@ -97,14 +97,13 @@
 // Add puts the fingerprint into a free slot of whichever of its two buckets
 // has more room (the first on a tie), chosen without a branch, in one flat
 // function with straight-line code per width like the probe's (it was two
-// calls reading lane constants from the filter). With the seed folded into
-// the hash in advance, a loop of AddUint64 filling to 95% went from 29.5 to
-// 24.6 ns a key at n = 1e6 (f = 16; 24.1 to 22.0 with f = 8), and from
-// 18.0 to 16.2 at n = 1e5. Keeping the
-// buckets evenly loaded this way, rather than filling the first bucket
-// while it has room, leaves fewer inserts near full load with both buckets
-// full: a fill to 95% makes 0.17–0.20 relocation steps a key instead of
-// 0.29–0.33.
+// calls reading lane constants from the filter; the seed is folded into
+// the hash in advance). Keeping the buckets evenly loaded this way, rather
+// than filling the first bucket while it has room, leaves fewer inserts
+// near full load with both buckets full: a fill to 95% makes 0.17–0.20
+// relocation steps a key instead of 0.29–0.33. (What inserts cost, and
+// how that changed, is in bench/README.md, not here: measured times go
+// stale with the hardware.)
 //
 // When both are full it relocates, up to MaxKicks (default 500) steps.
 // Each step first looks one move ahead: if one of the full bucket's four
@@ -116,8 +115,8 @@
 // fingerprints, which makes a third fewer evictions in a fill to 95%
 // (0.06–0.09 a key instead of 0.09–0.13). Otherwise the homeless
 // fingerprint evicts one in a random slot, which moves on to its alternate
-// bucket. The random choices come from a PRNG seeded from the
-// filter's seed, so filters built from the same keys are bit-identical. If the last
+// bucket. The random choices come from a PRNG seeded from the filter's
+// seed, so filters built from the same keys are bit-identical. If the last
 // evicted fingerprint still has no home it goes into the victim slot, where
 // every lookup finds it: that Add succeeds, and no key is lost. From then on
 // Add returns ErrFull and changes nothing, until a Remove makes room for
