@@ -140,15 +140,15 @@
 //
 // AddHashes inserts a batch exactly as a loop of AddHash would (the same
 // table, bit for bit, and the same error at the same key), as a pipeline
-// over groups of 32 keys: an assembly kernel computes and prefetches the
-// buckets of the group after next (kernel.CuckooLocate); the current
-// group's keys go in as runs, a tight loop with two bucket loads and one
-// write a key and no call, up to the first key whose two buckets are both
-// full, which alone goes through the relocation code; and from 3/4 load on
-// the next group is checked for full bucket pairs, whose fingerprints'
-// alternate buckets, where a relocation looks first, are prefetched too
-// (kernel.CuckooAlternates). Generic builds load a group's buckets before
-// inserting it instead.
+// over groups of 32 keys (16 from 3/4 load on): an assembly kernel
+// computes and prefetches the buckets of the group after next
+// (kernel.CuckooLocate); the current group's keys go in as runs, a tight
+// loop with two bucket loads and one write a key and no call, up to the
+// first key whose two buckets are both full, which alone goes through the
+// relocation code; and from 3/4 load on the next group is checked for
+// full bucket pairs, whose fingerprints' alternate buckets, where a
+// relocation looks first, are prefetched too (kernel.CuckooAlternates).
+// Generic builds load a group's buckets before inserting it instead.
 //
 // What an insert costs depends on the load. Up to about 3/4 load nearly
 // every key finds room in one of its buckets, and the cost is flat: the

@@ -135,21 +135,26 @@ func (f *Filter) AddUint64(key uint64) error { return f.add(key, addKey) }
 // i1 | i2<<32.
 func splitLoc(l uint64) (i1, i2 uint64) { return l & (1<<32 - 1), l >> 32 }
 
-// addAhead is how many keys AddHashes locates (and prefetches) ahead of
-// inserting them. Filling a 1e7-key filter from empty to half load
-// (scratch loop, AMD EPYC, medians of 9 interleaved rounds) took 16.6,
-// 16.3, 14.7 and 25.5 ns a key with 8, 12, 16 and 32; with 32 or more
-// the prefetches queue behind each other and the inserts wait. (Plain
-// loads ahead, as before the kernel, took 43-57.) That was measured with
-// the locate stage one batch ahead; it is now two (see AddHashes). With the
-// insert runs (addRun16), whose per-key cost is lower, 32 does better: the
-// locate kernel's cost per call weighs on half as many keys. Filling a
-// 16-bit filter to 95%, the old and the new AddHashes interleaved in one
-// process (best of 9 rounds, two runs, AMD EPYC Zen 5), the new one was
-// 1.28-1.29x (n = 1e6) and 1.18-1.19x (1e7) faster than the old at loads
-// 0.24-0.47 with 16, and 1.34-1.37x and 1.32x with 32; at 0.90-0.95, where
-// relocation walks dominate, 0.99-1.06x with 16 and 0.97-1.00x with 32.
-const addAhead = 32
+// addAhead is how many keys AddHashes locates (and prefetches) at a time
+// below 3/4 load, two groups ahead of inserting them, and addAheadFull the
+// same from 3/4 load on, where it also scans for full bucket pairs.
+// Filling a 1e7-key filter from empty to half load (scratch loop, AMD
+// EPYC, medians of 9 interleaved rounds) took 16.6, 16.3, 14.7 and 25.5 ns
+// a key with 8, 12, 16 and 32, with the locate stage one group ahead and
+// an insert call per key. With the locate stage two groups ahead and the
+// insert runs (addRun16), whose per-key cost is lower, 32 does better
+// below 3/4 load, where the locate kernel's cost per call weighs on half
+// as many keys: the old and the new AddHashes interleaved in one process
+// (fills of 16-bit filters to 95%, best of 9 rounds, two runs, AMD EPYC
+// Zen 5) were 1.28-1.29x (n = 1e6) and 1.18-1.19x (1e7) apart at loads
+// 0.24-0.47 with groups of 16, and 1.34-1.37x and 1.32x with 32; but at
+// 0.90-0.95, where relocation walks dominate, 0.99-1.06x with 16 and
+// 0.97-1.00x with 32, and the fill-curve benchmark had groups of 32 5-7%
+// slower there than before at 1e6. Hence one size each side of 3/4 load.
+const (
+	addAhead     = 32
+	addAheadFull = 16
+)
 
 // AddHashes adds every hash of hs in order and returns how many were added.
 // It stops at the first error (ErrFull, ErrDuplicateLimit, or ErrClosed on
@@ -161,7 +166,8 @@ const addAhead = 32
 // buckets the next keys need are on their way into the cache while the
 // current ones are inserted.
 //
-// It works in batches of addAhead keys, as a three-stage pipeline. While
+// It works in batches of addAhead keys (addAheadFull from 3/4 load on), as
+// a three-stage pipeline. While
 // batch k is inserted, batch k+2 is located: kernel.CuckooLocate computes
 // its keys' buckets and, with an assembly kernel (amd64, arm64),
 // prefetches them (a prefetch does not hold up the instructions after it
@@ -184,24 +190,45 @@ func (f *Filter) AddHashes(hs []uint64) (int, error) {
 	if f.t.Victim != 0 && len(hs) > 0 {
 		return 0, ErrFull
 	}
-	prefetched := kernel.CuckooLocatePrefetches()
 	scanFrom := 3 * f.Capacity() / 4
+	done := 0
+	if f.count < scanFrom {
+		n, err := f.addGroups(hs, addAhead, scanFrom, true)
+		if done = n; err != nil || done == len(hs) {
+			return done, err
+		}
+	}
+	n, err := f.addGroups(hs[done:], addAheadFull, scanFrom, false)
+	return done + n, err
+}
+
+// addGroups is the pipeline of AddHashes with groups of g keys (at most
+// addAhead), for hs. With below true it is the stage below scanFrom: it
+// returns at the first group boundary where the count has reached
+// scanFrom (the keys after it go to the next stage). Otherwise it scans
+// for full bucket pairs from scanFrom on. It returns how many keys of hs
+// it added and the error that stopped it, as AddHashes does.
+func (f *Filter) addGroups(hs []uint64, g int, scanFrom uint64, below bool) (int, error) {
+	prefetched := kernel.CuckooLocatePrefetches()
 	var locs [3][addAhead]uint64
 	var is, bs [2 * addAhead]uint64
 	var alts [8 * addAhead]uint64
-	for k := 0; k < 2 && k*addAhead < len(hs); k++ {
-		b := hs[k*addAhead : min((k+1)*addAhead, len(hs))]
+	for k := 0; k < 2 && k*g < len(hs); k++ {
+		b := hs[k*g : min((k+1)*g, len(hs))]
 		kernel.CuckooLocate(&f.t, b, locs[k][:len(b)])
 	}
 	done := 0
 	for k := 0; done < len(hs); k++ {
-		if lo := done + 2*addAhead; lo < len(hs) {
-			b := hs[lo:min(lo+addAhead, len(hs))]
+		if below && f.count >= scanFrom {
+			break
+		}
+		if lo := done + 2*g; lo < len(hs) {
+			b := hs[lo:min(lo+g, len(hs))]
 			kernel.CuckooLocate(&f.t, b, locs[(k+2)%3][:len(b)])
 		}
-		if lo := done + addAhead; prefetched && f.count >= scanFrom && lo < len(hs) {
+		if lo := done + g; prefetched && !below && f.count >= scanFrom && lo < len(hs) {
 			m := 0
-			for _, l := range locs[(k+1)%3][:min(addAhead, len(hs)-lo)] {
+			for _, l := range locs[(k+1)%3][:min(g, len(hs)-lo)] {
 				i1, i2 := splitLoc(l)
 				b1, b2 := f.bucket(i1), f.bucket(i2)
 				if f.emptyLanes(b1)|f.emptyLanes(b2) == 0 {
@@ -213,7 +240,7 @@ func (f *Filter) AddHashes(hs []uint64) (int, error) {
 				kernel.CuckooAlternates(&f.t, is[:m], bs[:m], alts[:4*m])
 			}
 		}
-		cur := hs[done:min(done+addAhead, len(hs))]
+		cur := hs[done:min(done+g, len(hs))]
 		batch := locs[k%3][:len(cur)]
 		if !prefetched {
 			// Load the batch's buckets before inserting any of it, so
