@@ -55,13 +55,14 @@ func BenchmarkContains(b *testing.B) {
 			b.Run(fmt.Sprintf("n=%.0e/fpbits=16/keys=%s", float64(c), kind), func(b *testing.B) {
 				hits := 0
 				i := 0
+				cpu0 := startCPU()
 				for b.Loop() {
 					if f.ContainsHash(keys[i&(1<<16-1)]) {
 						hits++
 					}
 					i++
 				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/key")
+				perKey(b, b.N, cpu0)
 				_ = hits
 			})
 		}
@@ -80,10 +81,11 @@ func BenchmarkContainsHashes(b *testing.B) {
 			out := make([]bool, len(keys))
 			b.Run(fmt.Sprintf("n=%.0e/fpbits=16/keys=%s", float64(c), kind), func(b *testing.B) {
 				kerneltest.Bench(b, func(b *testing.B, impl string) {
+					cpu0 := startCPU()
 					for b.Loop() {
 						f.ContainsHashes(keys, out)
 					}
-					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(keys)), "ns/key")
+					perKey(b, b.N*len(keys), cpu0)
 				})
 			})
 		}
@@ -103,13 +105,14 @@ func BenchmarkInsert(b *testing.B) {
 			hs[i] = f.HashUint64(uint64(i))
 		}
 		b.Run(fmt.Sprintf("n=%.0e/fpbits=16", float64(c)), func(b *testing.B) {
+			cpu0 := startCPU()
 			for b.Loop() {
 				f.Reset()
 				if n, err := f.AddHashes(hs); err != nil {
 					b.Fatalf("full after %d: %v", n, err)
 				}
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(hs)), "ns/key")
+			perKey(b, b.N*len(hs), cpu0)
 		})
 		f.Close()
 	}
@@ -134,6 +137,7 @@ func BenchmarkUint64(b *testing.B) {
 			}
 			name := fmt.Sprintf("n=%.0e/fpbits=%d", float64(c), w)
 			b.Run(name+"/op=add", func(b *testing.B) {
+				cpu0 := startCPU()
 				for b.Loop() {
 					f.Reset()
 					for _, k := range present {
@@ -142,7 +146,7 @@ func BenchmarkUint64(b *testing.B) {
 						}
 					}
 				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(present)), "ns/key")
+				perKey(b, b.N*len(present), cpu0)
 			})
 			for _, kind := range []string{"present", "absent"} {
 				ks := present
@@ -151,6 +155,7 @@ func BenchmarkUint64(b *testing.B) {
 				}
 				b.Run(name+"/op=contains/keys="+kind, func(b *testing.B) {
 					hits := 0
+					cpu0 := startCPU()
 					for b.Loop() {
 						for _, k := range ks {
 							if f.ContainsUint64(k) {
@@ -158,7 +163,7 @@ func BenchmarkUint64(b *testing.B) {
 							}
 						}
 					}
-					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ks)), "ns/key")
+					perKey(b, b.N*len(ks), cpu0)
 					if kind == "present" && hits < b.N*len(ks) {
 						b.Fatalf("%d of %d present keys found", hits, b.N*len(ks))
 					}
@@ -187,6 +192,7 @@ func BenchmarkConcurrent(b *testing.B) {
 		for _, call := range []string{"loop", "batch"} {
 			batch := call == "batch"
 			b.Run(name+"/op=add/call="+call, func(b *testing.B) {
+				cpu0 := startCPU()
 				for b.Loop() {
 					f.Reset()
 					if batch {
@@ -201,7 +207,7 @@ func BenchmarkConcurrent(b *testing.B) {
 						}
 					}
 				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(hs)), "ns/key")
+				perKey(b, b.N*len(hs), cpu0)
 			})
 		}
 		f.Reset()
@@ -217,6 +223,7 @@ func BenchmarkConcurrent(b *testing.B) {
 			for _, call := range []string{"loop", "batch"} {
 				batch := call == "batch"
 				b.Run(name+"/op=contains/keys="+kind+"/call="+call, func(b *testing.B) {
+					cpu0 := startCPU()
 					for b.Loop() {
 						if batch {
 							f.ContainsHashes(keys, out)
@@ -226,7 +233,7 @@ func BenchmarkConcurrent(b *testing.B) {
 							out[i] = f.ContainsHash(h)
 						}
 					}
-					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(keys)), "ns/key")
+					perKey(b, b.N*len(keys), cpu0)
 				})
 			}
 		}

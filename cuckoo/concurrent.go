@@ -43,6 +43,7 @@ func NewConcurrent(capacity uint64, opts ...Option) (*Concurrent, error) {
 	if err != nil {
 		return nil, err
 	}
+	f.shared = true
 	return &Concurrent{f: f}, nil
 }
 
@@ -50,6 +51,7 @@ func NewConcurrent(capacity uint64, opts ...Option) (*Concurrent, error) {
 // View, of its Clone). It panics as f.Clone does.
 func NewConcurrentFrom(f *Filter) *Concurrent {
 	g := f.Clone()
+	g.shared = true
 	c := &Concurrent{f: g}
 	c.victim.Store(g.t.Victim)
 	c.count.Store(g.count)
@@ -151,7 +153,7 @@ func (c *Concurrent) ContainsHashes(hs []uint64, out []bool) int {
 	p.start(c, hs)
 	n := 0
 	for i, h := range hs {
-		if i%addAhead == 0 {
+		if i%prefetchAhead == 0 {
 			p.next(i)
 		}
 		out[i] = c.ContainsHash(h)
@@ -162,61 +164,50 @@ func (c *Concurrent) ContainsHashes(hs []uint64, out []bool) int {
 	return n
 }
 
+// prefetchAhead is the batch size of a Concurrent's batch calls: keys are
+// located (and their buckets prefetched) in batches of this many, two
+// batches ahead of the key being processed. It was Filter.AddHashes's
+// addAhead when both were 16; the Concurrent calls, which run a single-key
+// call per key, were not measured with more.
+const prefetchAhead = 16
+
 // prefetcher has the buckets of keys ahead of a batch call's current one
 // brought into the cache: kernel.CuckooLocate computes them and, with an
 // assembly kernel, prefetches them, and the bucket pairs it writes are not
 // used. A prefetch reads nothing a concurrent writer could race with, and
 // the call that processes the key makes its own synchronized reads. As in
-// Filter.AddHashes, keys go in batches of addAhead, located two batches
+// Filter.AddHashes, keys go in batches of prefetchAhead, located two batches
 // ahead of the one being processed. The zero value does nothing.
 type prefetcher struct {
 	t       *kernel.CuckooTable // nil: nothing to do
 	hs      []uint64
-	scratch [addAhead]uint64
+	scratch [prefetchAhead]uint64
 }
 
 // start readies p for a batch call of c on hs and has the first two
 // batches on their way. It leaves p doing nothing when the kernel in use
 // does not prefetch (locating would only add work) or hs is one batch.
 func (p *prefetcher) start(c *Concurrent, hs []uint64) {
-	if !kernel.CuckooLocatePrefetches() || len(hs) <= addAhead {
+	if !kernel.CuckooLocatePrefetches() || len(hs) <= prefetchAhead {
 		return
 	}
 	p.t, p.hs = &c.f.t, hs
 	p.locate(0)
-	p.locate(addAhead)
+	p.locate(prefetchAhead)
 }
 
-// next is called as the call reaches key i (a multiple of addAhead): it
+// next is called as the call reaches key i (a multiple of prefetchAhead): it
 // prefetches the batch two ahead of i.
 func (p *prefetcher) next(i int) {
 	if p.t != nil {
-		p.locate(i + 2*addAhead)
+		p.locate(i + 2*prefetchAhead)
 	}
 }
 
 func (p *prefetcher) locate(lo int) {
 	if lo < len(p.hs) {
-		b := p.hs[lo:min(lo+addAhead, len(p.hs))]
+		b := p.hs[lo:min(lo+prefetchAhead, len(p.hs))]
 		kernel.CuckooLocate(p.t, b, p.scratch[:len(b)])
-	}
-}
-
-// casInsert puts fp into a free slot of bucket i with a compare-and-swap,
-// retrying while other writers change the word.
-func (c *Concurrent) casInsert(i, fp uint64) bool {
-	f := c.f
-	w := &f.t.Words[i>>f.wordShift]
-	base := (i & f.wordMask) << 5
-	for {
-		old := atomic.LoadUint64(w)
-		free := f.emptyLanes(old >> base)
-		if free == 0 {
-			return false
-		}
-		if atomic.CompareAndSwapUint64(w, old, old|fp<<f.laneShift(i, free)) {
-			return true
-		}
 	}
 }
 
@@ -285,106 +276,25 @@ func (c *Concurrent) AddHash(h uint64) error {
 		return ErrFull
 	}
 	if !c.casInsertEither(i1, i2, fp) {
-		// Both buckets are full (no shared-lock writer runs now).
-		if pat := fp * f.lo; c.load(i1)&f.bucketMask() == pat && c.load(i2)&f.bucketMask() == pat {
+		// Both buckets are full, and no shared-lock writer runs now: the
+		// insert is Filter's (see insertFull), with atomic stores (f is
+		// shared), inside an odd sequence number so that lock-free
+		// lookups racing with the relocation retry. The victim is parked
+		// before the number turns even: a fingerprint moved out of the
+		// table is in the victim slot by the time a lookup can trust
+		// what it read.
+		c.seq.Add(1)
+		v, ok := f.insertFull(i1, i2, fp, f.bucket(i1), f.bucket(i2))
+		if v != 0 {
+			c.victim.Store(v)
+		}
+		c.seq.Add(1)
+		if !ok {
 			return ErrDuplicateLimit
 		}
-		c.kick(i1, i2, fp)
 	}
 	c.count.Add(1)
 	return nil
-}
-
-// kick is Filter.kick with atomic stores, run under the exclusive lock and
-// inside an odd sequence number so that lock-free lookups retry.
-func (c *Concurrent) kick(i1, i2, fp uint64) {
-	f := c.f
-	c.seq.Add(1)
-	defer c.seq.Add(1)
-	r := f.next()
-	i := i1
-	if r&1 != 0 {
-		i = i2
-	}
-	r >>= 1
-	left := 63
-	if c.moveOut(i1^i2^i, fp) { // the other bucket first, as Filter.kick
-		return
-	}
-	for k := 0; k < f.maxKicks; k++ {
-		if c.moveOut(i, fp) {
-			return
-		}
-		if left < 2 {
-			r, left = f.next(), 64
-		}
-		fp = c.swap(i, r&3, fp)
-		r >>= 2
-		left -= 2
-		i = kernel.CuckooAlt(i, fp, f.t.Buckets)
-		if c.casInsert(i, fp) {
-			return
-		}
-	}
-	c.victim.Store(kernel.CuckooTag(fp, min(i, kernel.CuckooAlt(i, fp, f.t.Buckets))))
-}
-
-// relocate is Filter.relocate with atomic writes, run under the exclusive
-// lock (so the search's plain reads race with no writer) and inside an odd
-// sequence number. Each move copies a fingerprint into the next bucket
-// before overwriting its old slot: it is in two buckets for a moment, never
-// in none.
-func (c *Concurrent) relocate(fp, i uint64) bool {
-	f := c.f
-	var nodes [searchNodes]searchNode
-	t, _ := f.searchPath(&nodes, fp, i)
-	if t < 0 {
-		return false
-	}
-	fb := uint64(f.t.FPBits)
-	slot := -1
-	for nodes[t].parent >= 0 {
-		nd, p := nodes[t], nodes[nodes[t].parent]
-		e := c.load(uint64(p.bucket)) >> (uint64(nd.slot) * fb) & f.fpMax
-		if slot < 0 {
-			c.casInsert(uint64(nd.bucket), e)
-		} else {
-			c.swap(uint64(nd.bucket), uint64(slot), e)
-		}
-		slot, t = int(nd.slot), int(nd.parent)
-	}
-	if slot < 0 {
-		c.casInsert(uint64(nodes[t].bucket), fp)
-	} else {
-		c.swap(uint64(nodes[t].bucket), uint64(slot), fp)
-	}
-	return true
-}
-
-// swap is Filter.swap with atomic accesses (exclusive lock held).
-func (c *Concurrent) swap(i, s, fp uint64) uint64 {
-	f := c.f
-	w := &f.t.Words[i>>f.wordShift]
-	sh := f.slotShift(i, s)
-	old := atomic.LoadUint64(w)
-	atomic.StoreUint64(w, old&^(f.fpMax<<sh)|fp<<sh)
-	return old >> sh & f.fpMax
-}
-
-// moveOut is Filter.moveOut with atomic accesses (exclusive lock held).
-// The moved fingerprint is in both buckets for a moment, never in neither.
-func (c *Concurrent) moveOut(i, fp uint64) bool {
-	f := c.f
-	b := c.load(i)
-	fb := uint64(f.t.FPBits)
-	for s := range uint64(SlotsPerBucket) {
-		e := b >> (s * fb) & f.fpMax
-		if c.casInsert(kernel.CuckooAlt(i, e, f.t.Buckets), e) {
-			c.swap(i, s, fp)
-			return true
-		}
-	}
-	return false
 }
 
 // Add adds key (see AddHash).
@@ -410,7 +320,7 @@ func (c *Concurrent) AddHashes(hs []uint64) (int, error) {
 	var p prefetcher
 	p.start(c, hs)
 	for i, h := range hs {
-		if i%addAhead == 0 {
+		if i%prefetchAhead == 0 {
 			p.next(i)
 		}
 		if err := c.AddHash(h); err != nil {
@@ -463,7 +373,7 @@ func (c *Concurrent) rehome() {
 	}
 	c.seq.Add(1)
 	defer c.seq.Add(1)
-	if vfp, vi := v>>32, v&(1<<32-1); c.relocate(vfp, vi) {
+	if c.f.rehome(v) {
 		c.victim.Store(0)
 	}
 }
@@ -621,6 +531,7 @@ func (c *Concurrent) set(g *Filter) {
 	c.victim.Store(g.t.Victim)
 	c.count.Store(g.count)
 	g.t.Victim, g.count = 0, 0
+	g.shared = true
 	old := c.f
 	c.f = g
 	if old != nil {

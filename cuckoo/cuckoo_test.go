@@ -463,7 +463,7 @@ func TestInlining(t *testing.T) {
 	}
 	text := string(out)
 	for _, fn := range []string{"kernel.CuckooIndex", "kernel.CuckooFingerprint", "kernel.CuckooAlt", "kernel.CuckooTag", "kernel.CuckooVictimHit", "hash.Uint64"} {
-		if !regexp.MustCompile(`filter\.go:\d+:\d+: inlining call to ` + regexp.QuoteMeta(fn)).MatchString(text) {
+		if !regexp.MustCompile(`lookup\.go:\d+:\d+: inlining call to ` + regexp.QuoteMeta(fn)).MatchString(text) {
 			t.Errorf("%s is not inlined into the filter", fn)
 		}
 	}

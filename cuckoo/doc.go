@@ -97,14 +97,13 @@
 // Add puts the fingerprint into a free slot of whichever of its two buckets
 // has more room (the first on a tie), chosen without a branch, in one flat
 // function with straight-line code per width like the probe's (it was two
-// calls reading lane constants from the filter). With the seed folded into
-// the hash in advance, a loop of AddUint64 filling to 95% went from 29.5 to
-// 24.6 ns a key at n = 1e6 (f = 16; 24.1 to 22.0 with f = 8), and from
-// 18.0 to 16.2 at n = 1e5. Keeping the
-// buckets evenly loaded this way, rather than filling the first bucket
-// while it has room, leaves fewer inserts near full load with both buckets
-// full: a fill to 95% makes 0.17–0.20 relocation steps a key instead of
-// 0.29–0.33.
+// calls reading lane constants from the filter; the seed is folded into
+// the hash in advance). Keeping the buckets evenly loaded this way, rather
+// than filling the first bucket while it has room, leaves fewer inserts
+// near full load with both buckets full: a fill to 95% makes 0.17–0.20
+// relocation steps a key instead of 0.29–0.33. (What inserts cost, and
+// how that changed, is in bench/README.md, not here: measured times go
+// stale with the hardware.)
 //
 // When both are full it relocates, up to MaxKicks (default 500) steps.
 // Each step first looks one move ahead: if one of the full bucket's four
@@ -116,8 +115,8 @@
 // fingerprints, which makes a third fewer evictions in a fill to 95%
 // (0.06–0.09 a key instead of 0.09–0.13). Otherwise the homeless
 // fingerprint evicts one in a random slot, which moves on to its alternate
-// bucket. The random choices come from a PRNG seeded from the
-// filter's seed, so filters built from the same keys are bit-identical. If the last
+// bucket. The random choices come from a PRNG seeded from the filter's
+// seed, so filters built from the same keys are bit-identical. If the last
 // evicted fingerprint still has no home it goes into the victim slot, where
 // every lookup finds it: that Add succeeds, and no key is lost. From then on
 // Add returns ErrFull and changes nothing, until a Remove makes room for
@@ -139,18 +138,31 @@
 // each round (1,974 to 2,424 for about 2,050), at both widths
 // (TestChurn). Add itself does not search (see searchNodes).
 //
-// AddHashes inserts a batch exactly as a loop of AddHash would, as a
-// pipeline: while it inserts 16 keys, an assembly kernel computes and
-// prefetches the buckets of the 16 keys after the next
-// (kernel.CuckooLocate), and from 3/4 load on the next 16 keys are checked
-// for full bucket pairs, whose fingerprints' alternate buckets, where a
-// relocation will look first, are prefetched as well
-// (kernel.CuckooAlternates). Generic builds load a batch's buckets before
-// inserting it instead. Filling a 1e7-key filter to 95% (BenchmarkInsert,
-// alternated runs of each build) took 65–94 ns a key with loads ahead,
-// 42–73 with the bucket prefetch, and 49–69 against 64–73 in one run with
-// the alternates prefetch added; the rest is mostly relocation chains
-// near full load, whose loads depend on each other.
+// AddHashes inserts a batch exactly as a loop of AddHash would (the same
+// table, bit for bit, and the same error at the same key), as a pipeline
+// over groups of 32 keys (16 from 3/4 load on): an assembly kernel
+// computes and prefetches the buckets of the group after next
+// (kernel.CuckooLocate); the current group's keys go in as runs, a tight
+// loop with two bucket loads and one write a key and no call, up to the
+// first key whose two buckets are both full, which alone goes through the
+// relocation code; and from 3/4 load on the next group is checked for
+// full bucket pairs, whose fingerprints' alternate buckets, where a
+// relocation looks first, are prefetched too (kernel.CuckooAlternates).
+// Generic builds load a group's buckets before inserting it instead.
+//
+// What an insert costs depends on the load. Up to about 3/4 load nearly
+// every key finds room in one of its buckets, and the cost is flat: the
+// two bucket reads and the write, plus the hash's index arithmetic and the
+// emptier-bucket choice, which in the batch loop is most of it in cache.
+// From there it climbs: ever more keys find both buckets full and
+// relocate, and each step of a relocation waits for the buckets the
+// previous step read, so the chain's memory latencies add up rather than
+// overlap. Between 90% and 95% load an insert costs about ten times what
+// it costs at low load, and more once the table is larger than the caches,
+// where each step is a trip to memory. Batching hides the latency of the
+// first two reads of each key, not that of a relocation chain. The
+// figures, per load band, for single and batch inserts, are in
+// bench/README.md (BenchmarkFillCurve).
 //
 // Duplicates are stored as separate copies. A key (or several keys sharing
 // both buckets and the fingerprint) can be held at most 2b = 8 times in its
@@ -222,27 +234,28 @@
 // Concurrent is safe for any mix of calls: lookups are lock-free optimistic
 // reads validated by a sequence counter, single-bucket Adds and Removes are
 // compare-and-swaps under a shared lock, and only relocation chains take the
-// exclusive lock. It serializes to the same bytes as a Filter. Its batch
-// calls, AddHashes and ContainsHashes, run its single-key calls key by key
-// (the assembly kernels' plain loads are not synchronized with writers)
-// but prefetch the buckets of the keys two batches of 16 ahead, as
-// Filter.AddHashes does: at 10^7 keys, one goroutine, BenchmarkConcurrent
-// measured 1.5x faster fills and 2.2-2.9x faster lookups than loops of the
-// single-key calls (medians of 5 runs).
+// exclusive lock. Relocation and victim handling are the very code of
+// Filter (evict.go), whose stores are atomic in a Concurrent's table, so
+// the two forms build the same tables from the same calls (see
+// TestEvictionFormsAgree). It serializes to the same bytes as a Filter.
+// Its batch calls, AddHashes and ContainsHashes, run its single-key calls
+// key by key (the assembly kernels' plain loads are not synchronized with
+// writers) but prefetch the buckets of the keys two batches of 16 ahead,
+// as Filter.AddHashes does: beyond the caches that makes them several
+// times faster than loops of the single-key calls (BenchmarkConcurrent).
 //
 // # File format
 //
 // Filter and Concurrent implement encoding.BinaryMarshaler, BinaryAppender
 // and BinaryUnmarshaler, io.WriterTo and io.ReaderFrom (a View the three
-// that write); they, ReadFilter, FromBytes and Open use sift's file format:
-// one record of kind 2 (cuckoo), hashed with XXH3-64 and the header's
-// seed, whose parameters hold the bucket count, the fingerprint width, the
-// count, the victim, the kick limit and the kick PRNG's state (so a decoded
-// filter continues exactly as the original would), and whose payload is
-// the bucket array. FORMAT.md in the repository is the byte-level
-// specification: each parameter's range and the payload's layout for both
-// widths. The bytes are the same on every architecture and whichever
-// kernel built the filter; sift.Inspect reads any file's header.
+// that write); they, ReadFilter, FromBytes and Open use sift's file format,
+// whose one specification, header and cuckoo parameters (bucket count,
+// fingerprint width, count, victim, kick limit and the kick PRNG's state,
+// so that a decoded filter continues exactly as the original would) down
+// to the byte, is the repository's FORMAT.md (kind 2). The payload is the
+// bucket array as little-endian words, so the bytes are the same on every
+// architecture and whichever kernel built the filter; sift.Inspect reads
+// any file's header.
 //
 // Decoders check everything before trusting anything: magic, version,
 // header CRC, kind, hash, each parameter's range, the payload length against

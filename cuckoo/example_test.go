@@ -61,6 +61,22 @@ func ExampleFilter_ContainsHashes() {
 	// Output: 2 [true true false false]
 }
 
+// AddHashes stops at the first key it cannot add and says how many went
+// in: here the ninth copy of one key, which meets the duplicate limit (two
+// buckets of four slots), in a batch of ten.
+func ExampleFilter_AddHashes() {
+	f, _ := cuckoo.New(1000)
+	h := f.HashUint64(42)
+	hs := []uint64{h, h, h, h, h, h, h, h, h, f.HashUint64(43)}
+	n, err := f.AddHashes(hs)
+	fmt.Println(n, errors.Is(err, cuckoo.ErrDuplicateLimit))
+	n, err = f.AddHashes(hs[n+1:]) // skip it and go on
+	fmt.Println(n, err, f.Count())
+	// Output:
+	// 8 true
+	// 1 <nil> 9
+}
+
 func ExampleFilter_MarshalBinary() {
 	f, _ := cuckoo.New(100, cuckoo.WithSeed(42))
 	_ = f.AddString("k")

@@ -116,11 +116,5 @@ func (f *Filter) insertFingerprint(i1, i2, fp uint64) error {
 		f.count++
 		return nil
 	}
-	mask, pat := f.bucketMask(), fp*f.lo
-	if f.bucket(i1)&mask == pat&mask && f.bucket(i2)&mask == pat&mask {
-		return ErrDuplicateLimit
-	}
-	f.kick(i1, i2, fp)
-	f.count++
-	return nil
+	return f.addFull(i1, i2, fp, f.bucket(i1), f.bucket(i2))
 }

@@ -1,0 +1,201 @@
+package cuckoo
+
+import (
+	"github.com/sift-go/sift/internal/kernel"
+)
+
+// rngSeed derives the kick PRNG's starting state from the seed (never 0).
+func rngSeed(seed uint64) uint64 {
+	return (seed ^ 0x2545f4914f6cdd1d) | 1
+}
+
+// next returns 64 pseudo-random bits (xorshift64*: cheap, and good enough to
+// pick kick victims).
+func (f *Filter) next() uint64 {
+	x := f.rng
+	x ^= x >> 12
+	x ^= x << 25
+	x ^= x >> 27
+	f.rng = x
+	return x * 0x2545f4914f6cdd1d
+}
+
+// The eviction code below is the one implementation of inserts into a full
+// bucket pair and of re-homing the victim, for Filter and Concurrent alike.
+// It reads buckets with plain loads and writes them through place and swap
+// (so through store, atomic for a Concurrent), and it never touches the
+// victim slot: it returns the fingerprint left homeless as a victim tag,
+// which the caller parks (Filter in f.t.Victim, Concurrent in its atomic
+// victim word, before its sequence number turns even again). A Concurrent
+// runs it under its exclusive lock, inside an odd sequence number.
+
+// insertFull inserts fp, whose buckets i1 and i2 are both full and hold b1
+// and b2 (as bucket returns them; the callers have them loaded already).
+// It returns false, changing nothing, when both buckets hold only fp (the
+// caller's ErrDuplicateLimit). Otherwise it relocates fingerprints until
+// one finds a free slot or the kick budget runs out, and returns true and
+// the victim tag of the fingerprint left homeless (0 if none is), for the
+// caller to park. The caller's victim slot must be free.
+func (f *Filter) insertFull(i1, i2, fp, b1, b2 uint64) (victim uint64, ok bool) {
+	if mask, pat := f.bucketMask(), fp*f.lo; (b1^pat)&mask|(b2^pat)&mask == 0 {
+		return 0, false
+	}
+	r := f.next()
+	i := i1
+	if r&1 != 0 {
+		i = i2
+	}
+	r >>= 1
+	left := 63
+	// Both buckets are full. Before any eviction look one step ahead from
+	// the other bucket too (the loop does it for i): eight fingerprints
+	// may each have room in their alternate bucket.
+	if f.moveOut(i1^i2^i, fp) {
+		return 0, true
+	}
+	for k := 0; k < f.maxKicks; k++ {
+		// Bucket i is full and fp wants in. First look one step ahead:
+		// if a fingerprint of i has room in its own alternate bucket,
+		// move it there and take its slot. The four alternates are
+		// independent loads, so this costs about one memory latency and
+		// ends most chains a step early.
+		if f.moveOut(i, fp) {
+			return 0, true
+		}
+		if left < 2 {
+			r, left = f.next(), 64
+		}
+		fp = f.swap(i, r&3, fp)
+		r >>= 2
+		left -= 2
+		i = kernel.CuckooAlt(i, fp, f.t.Buckets)
+		if f.tryInsert(i, fp) {
+			return 0, true
+		}
+	}
+	return kernel.CuckooTag(fp, min(i, kernel.CuckooAlt(i, fp, f.t.Buckets))), true
+}
+
+// searchNodes bounds the breadth-first search of relocate, which re-homes
+// the victim after a Remove: the buckets it reads (all at depth 4 and less
+// from the two roots, 2+8+32+128+512 = 682, then part of depth 5, about
+// 1024 loads at most). Near full load most free slots are found within
+// three levels. (Add does not search: where its random walk fails, the
+// search finds a path only for a few more keys, each at the cost of a
+// failed walk, which measured 2-3x slower fills to the first ErrFull.)
+const searchNodes = 1024
+
+// searchNode is a bucket reached by the search: the fingerprint in slot
+// slot of the bucket of node parent (-1 for one of the two roots) can move
+// into it.
+type searchNode struct {
+	bucket uint32
+	parent int16
+	slot   uint8
+}
+
+// searchPath looks, breadth first, for the shortest chain of relocations
+// that makes room for fingerprint fp in bucket i or its alternate: a path
+// of buckets, each holding a fingerprint whose alternate bucket is the next
+// one, ending in a bucket with a free slot. No bucket appears twice on a
+// path, so the moves along it cannot interfere. It returns the index in
+// nodes of the bucket with the free slot and that bucket's free-lane mask,
+// or -1. It only reads; relocate makes the moves.
+func (f *Filter) searchPath(nodes *[searchNodes]searchNode, fp, i uint64) (int, uint64) {
+	n := f.t.Buckets
+	fb := uint64(f.t.FPBits)
+	nodes[0] = searchNode{bucket: uint32(i), parent: -1}
+	m := 1
+	if j := kernel.CuckooAlt(i, fp, n); j != i {
+		nodes[1] = searchNode{bucket: uint32(j), parent: -1}
+		m = 2
+	}
+	for head := 0; head < m; head++ {
+		bi := uint64(nodes[head].bucket)
+		b := f.bucket(bi)
+		if free := f.emptyLanes(b); free != 0 {
+			return head, free
+		}
+	slots:
+		for s := range uint64(SlotsPerBucket) {
+			if m == searchNodes {
+				break
+			}
+			alt := kernel.CuckooAlt(bi, b>>(s*fb)&f.fpMax, n)
+			for a := head; a >= 0; a = int(nodes[a].parent) {
+				if uint64(nodes[a].bucket) == alt {
+					continue slots
+				}
+			}
+			nodes[m] = searchNode{bucket: uint32(alt), parent: int16(head), slot: uint8(s)}
+			m++
+		}
+	}
+	return -1, 0
+}
+
+// relocate puts fingerprint fp, which belongs in bucket i or its
+// alternate, into the table along the path searchPath finds, and reports
+// whether there was one (if not, nothing changed). The moves go from the
+// free slot back to the root: each fingerprint is copied into the bucket
+// after it on the path before its old slot is overwritten by the one
+// before it, so every fingerprint stays findable throughout (for a
+// Concurrent, by lookups that retry under the shared lock: the sequence
+// number is odd meanwhile).
+func (f *Filter) relocate(fp, i uint64) bool {
+	var nodes [searchNodes]searchNode
+	t, free := f.searchPath(&nodes, fp, i)
+	if t < 0 {
+		return false
+	}
+	fb := uint64(f.t.FPBits)
+	slot := -1 // the slot of nodes[t] to fill; -1: a free one
+	for nodes[t].parent >= 0 {
+		nd, p := nodes[t], nodes[nodes[t].parent]
+		e := f.bucket(uint64(p.bucket)) >> (uint64(nd.slot) * fb) & f.fpMax
+		if slot < 0 {
+			f.place(uint64(nd.bucket), free, e)
+		} else {
+			f.swap(uint64(nd.bucket), uint64(slot), e)
+		}
+		slot, t = int(nd.slot), int(nd.parent)
+	}
+	if slot < 0 {
+		f.place(uint64(nodes[t].bucket), free, fp)
+	} else {
+		f.swap(uint64(nodes[t].bucket), uint64(slot), fp)
+	}
+	return true
+}
+
+// rehome moves the fingerprint of victim tag v into the table, along the
+// shortest chain of relocations to a free slot (see relocate), and reports
+// whether there was room; the caller then clears its victim slot.
+func (f *Filter) rehome(v uint64) bool {
+	fp, i := splitTag(v)
+	return f.relocate(fp, i)
+}
+
+// moveOut moves a fingerprint of full bucket i to a free slot of its
+// alternate bucket, if one has room, and puts fp in the freed slot.
+func (f *Filter) moveOut(i, fp uint64) bool {
+	b := f.bucket(i)
+	fb := uint64(f.t.FPBits)
+	n := f.t.Buckets
+	for s := range uint64(SlotsPerBucket) {
+		e := b >> (s * fb) & f.fpMax
+		if f.tryInsert(kernel.CuckooAlt(i, e, n), e) {
+			f.swap(i, s, fp)
+			return true
+		}
+	}
+	return false
+}
+
+// victim returns the fingerprint parked in the victim slot and the smaller
+// of its buckets.
+func (f *Filter) victim() (fp, i uint64) { return splitTag(f.t.Victim) }
+
+// splitTag returns the fingerprint and bucket of victim tag v (see
+// kernel.CuckooTag).
+func splitTag(v uint64) (fp, i uint64) { return v >> 32, v & (1<<32 - 1) }

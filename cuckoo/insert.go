@@ -1,0 +1,359 @@
+package cuckoo
+
+import (
+	"math/bits"
+	"runtime"
+	"unsafe"
+
+	"github.com/sift-go/sift/hash"
+	"github.com/sift-go/sift/internal/kernel"
+)
+
+// AddHash adds a key by its hash. It returns ErrFull, changing nothing, when
+// the victim slot is in use, ErrDuplicateLimit, changing nothing, when both
+// of the key's buckets hold only its fingerprint, and an error wrapping
+// sift.ErrClosed on a closed or zero filter; otherwise it succeeds and the
+// key is reported present until removed.
+//
+// The fingerprint goes into a free slot of either bucket; when both are full
+// Add relocates fingerprints to their alternate buckets, at most MaxKicks
+// steps, each first trying to move one of the full bucket's fingerprints
+// into room in its alternate bucket and otherwise evicting a slot chosen by
+// a seeded PRNG (see the package doc). If the last displaced fingerprint
+// still has no home it is parked in the victim slot, where lookups find it:
+// that Add succeeds and no key is lost, and later Adds return ErrFull until
+// a Remove makes room for the victim (see RemoveHash).
+//
+// Adding the same key 8 times (2 buckets × 4 slots; or 8 keys sharing both
+// buckets and the fingerprint) fills both its buckets: a ninth Add of it
+// returns ErrDuplicateLimit, and other keys can still be added.
+func (f *Filter) AddHash(h uint64) error { return f.add(h, addHash) }
+
+// What add is given (the branches on it go the same way at every call
+// site, so they are predicted).
+const (
+	addKey  = iota // x is the key (AddUint64): hash it, then find its buckets
+	addHash        // x is the key's hash (AddHash): find its buckets
+)
+
+// add is AddHash (how addHash) and AddUint64 (addKey: x is hashed here, so
+// that AddUint64 is not a call of a call; see probe). AddHashes has its
+// own loop for the same placement (addRun16, addRun8).
+//
+// The common path, a free slot in either bucket, is one flat function with
+// straight-line code per fingerprint width, as in probe; only the relocation
+// is a call. Both buckets are loaded before either is examined, so that
+// their cache misses overlap. The fingerprint goes to whichever bucket has
+// more free slots (i1 on a tie), chosen with a mask rather than a jump (it
+// is a coin flip at middle loads), and the chosen bucket's new value is
+// stored from the loaded one without a second load.
+//
+// Choosing the emptier bucket, rather than i1 whenever it has room, keeps
+// the bucket loads even, so fewer inserts near full load find both
+// buckets full: a fill to 95% takes 0.17-0.20 kick steps a key instead of
+// 0.29-0.33 (both fingerprint widths, capacities 1e5 and 1e6). Slots fill
+// lowest first, so the free lanes of a bucket without deletions are its
+// top lanes and the larger lane mask has more of them; with deletions the
+// comparison is a heuristic, and either choice is correct.
+//
+// Flattening measured: the insert was ~155 instructions in two calls
+// (add, then an insert of located buckets, reading shift amounts and lane
+// constants from f);
+// it is now about half that in one (see the package doc for figures).
+func (f *Filter) add(x uint64, how int) error {
+	if f.t.Buckets == 0 {
+		return errClosed
+	}
+	if f.t.Victim != 0 {
+		return ErrFull
+	}
+	h := x
+	if how == addKey {
+		h = f.h64.Hash(x)
+	}
+	n := f.t.Buckets
+	i1 := kernel.CuckooIndex(h, n)
+	if f.t.FPBits == 8 {
+		fp := kernel.CuckooFingerprint(h, 1<<8-1)
+		i2 := kernel.CuckooAlt(i1, fp, n)
+		b1, b2 := f.w32[i1^w32Flip], f.w32[i2^w32Flip]
+		const lo, hi = 0x01010101, 0x80808080
+		const low = hi - lo // the low 7 bits of every lane
+		e1, e2 := ^((b1&low+low)|b1)&hi, ^((b2&low+low)|b2)&hi
+		if e1|e2 == 0 {
+			return f.addFull(i1, i2, fp, uint64(b1), uint64(b2))
+		}
+		m := secondEmptier(uint64(e1), uint64(e2))
+		i, m32 := i1^(i1^i2)&m, uint32(m)
+		b, e := b1^(b1^b2)&m32, e1^(e1^e2)&m32
+		f.w32[i^w32Flip] = b | uint32(fp)<<(bits.TrailingZeros32(e)&^7)
+	} else {
+		fp := kernel.CuckooFingerprint(h, 1<<16-1)
+		i2 := kernel.CuckooAlt(i1, fp, n)
+		b1, b2 := f.t.Words[i1], f.t.Words[i2]
+		const lo, hi = 0x0001000100010001, 0x8000800080008000
+		const low = hi - lo // the low 15 bits of every lane
+		e1, e2 := ^((b1&low+low)|b1)&hi, ^((b2&low+low)|b2)&hi
+		if e1|e2 == 0 {
+			return f.addFull(i1, i2, fp, b1, b2)
+		}
+		m := secondEmptier(e1, e2)
+		i, b, e := i1^(i1^i2)&m, b1^(b1^b2)&m, e1^(e1^e2)&m
+		f.t.Words[i] = b | fp<<(bits.TrailingZeros64(e)&^15)
+	}
+	f.count++
+	runtime.KeepAlive(f) // see probe
+	return nil
+}
+
+// addFull is add's insert into a full bucket pair (see insertFull), with
+// the count and the victim updated; its caller checked that the victim
+// slot is free.
+func (f *Filter) addFull(i1, i2, fp, b1, b2 uint64) error {
+	v, ok := f.insertFull(i1, i2, fp, b1, b2)
+	if !ok {
+		return ErrDuplicateLimit
+	}
+	f.t.Victim = v
+	f.count++
+	return nil
+}
+
+// Add adds key. See AddHash for the errors and the duplicate limit.
+func (f *Filter) Add(key []byte) error { return f.add(hash.Bytes(key, f.seed), addHash) }
+
+// AddString adds key. See AddHash.
+func (f *Filter) AddString(key string) error {
+	return f.add(hash.String(key, f.seed), addHash)
+}
+
+// AddUint64 adds key, the same key as Add of its 8 little-endian bytes. See
+// AddHash.
+func (f *Filter) AddUint64(key uint64) error { return f.add(key, addKey) }
+
+// splitLoc returns the two buckets kernel.CuckooLocate packed into l as
+// i1 | i2<<32.
+func splitLoc(l uint64) (i1, i2 uint64) { return l & (1<<32 - 1), l >> 32 }
+
+// addAhead is how many keys AddHashes locates (and prefetches) at a time
+// below 3/4 load, two groups ahead of inserting them, and addAheadFull the
+// same from 3/4 load on, where it also scans for full bucket pairs.
+// Filling a 1e7-key filter from empty to half load (scratch loop, AMD
+// EPYC, medians of 9 interleaved rounds) took 16.6, 16.3, 14.7 and 25.5 ns
+// a key with 8, 12, 16 and 32, with the locate stage one group ahead and
+// an insert call per key. With the locate stage two groups ahead and the
+// insert runs (addRun16), whose per-key cost is lower, 32 does better
+// below 3/4 load, where the locate kernel's cost per call weighs on half
+// as many keys: the old and the new AddHashes interleaved in one process
+// (fills of 16-bit filters to 95%, best of 9 rounds, two runs, AMD EPYC
+// Zen 5) were 1.28-1.29x (n = 1e6) and 1.18-1.19x (1e7) apart at loads
+// 0.24-0.47 with groups of 16, and 1.34-1.37x and 1.32x with 32; but at
+// 0.90-0.95, where relocation walks dominate, 0.99-1.06x with 16 and
+// 0.97-1.00x with 32, and the fill-curve benchmark had groups of 32 5-7%
+// slower there than before at 1e6. Hence one size each side of 3/4 load.
+const (
+	addAhead     = 32
+	addAheadFull = 16
+)
+
+// AddHashes adds every hash of hs in order and returns how many were added.
+// It stops at the first error (ErrFull, ErrDuplicateLimit, or ErrClosed on
+// a closed or zero filter) and returns it:
+// hs[:n] are in the filter, hs[n:] are not. The result is exactly that of
+// calling AddHash for each hash in turn, down to the bit pattern of the
+// table; it is faster, because the keys that find room go in by a loop with
+// no call per key, and for filters larger than the caches because the
+// buckets the next keys need are on their way into the cache while the
+// current ones are inserted.
+//
+// It works in batches of addAhead keys (addAheadFull from 3/4 load on), as
+// a three-stage pipeline. While
+// batch k is inserted, batch k+2 is located: kernel.CuckooLocate computes
+// its keys' buckets and, with an assembly kernel (amd64, arm64),
+// prefetches them (a prefetch does not hold up the instructions after it
+// as a load does, so a whole batch of lines is in flight at once). From 3/4
+// load on, batch k+1, whose buckets have arrived by then, is scanned for
+// keys whose two buckets are both full: those will relocate, so the eight
+// buckets their fingerprints could move to are prefetched too
+// (kernel.CuckooAlternates). Without an assembly kernel (purego, other
+// architectures, SIFT_KERNEL=generic) a batch's buckets are loaded just
+// before it is inserted instead. Batch k itself goes in as runs (addRun16,
+// addRun8): each run places keys until one finds both its buckets full;
+// that key alone goes through the eviction code (addFull), and the next
+// run starts after it. Only the eviction code parks a victim, so the
+// victim slot is checked once per call and after each such key, not per
+// key.
+func (f *Filter) AddHashes(hs []uint64) (int, error) {
+	if f.t.Buckets == 0 {
+		return 0, errClosed
+	}
+	if f.t.Victim != 0 && len(hs) > 0 {
+		return 0, ErrFull
+	}
+	scanFrom := 3 * f.Capacity() / 4
+	done := 0
+	if f.count < scanFrom {
+		n, err := f.addGroups(hs, addAhead, scanFrom, true)
+		if done = n; err != nil || done == len(hs) {
+			return done, err
+		}
+	}
+	n, err := f.addGroups(hs[done:], addAheadFull, scanFrom, false)
+	return done + n, err
+}
+
+// addGroups is the pipeline of AddHashes with groups of g keys (at most
+// addAhead), for hs. With below true it is the stage below scanFrom: it
+// returns at the first group boundary where the count has reached
+// scanFrom (the keys after it go to the next stage). Otherwise it scans
+// for full bucket pairs from scanFrom on. It returns how many keys of hs
+// it added and the error that stopped it, as AddHashes does.
+func (f *Filter) addGroups(hs []uint64, g int, scanFrom uint64, below bool) (int, error) {
+	prefetched := kernel.CuckooLocatePrefetches()
+	var locs [3][addAhead]uint64
+	var is, bs [2 * addAhead]uint64
+	var alts [8 * addAhead]uint64
+	for k := 0; k < 2 && k*g < len(hs); k++ {
+		b := hs[k*g : min((k+1)*g, len(hs))]
+		kernel.CuckooLocate(&f.t, b, locs[k][:len(b)])
+	}
+	done := 0
+	for k := 0; done < len(hs); k++ {
+		if below && f.count >= scanFrom {
+			break
+		}
+		if lo := done + 2*g; lo < len(hs) {
+			b := hs[lo:min(lo+g, len(hs))]
+			kernel.CuckooLocate(&f.t, b, locs[(k+2)%3][:len(b)])
+		}
+		if lo := done + g; prefetched && !below && f.count >= scanFrom && lo < len(hs) {
+			m := 0
+			for _, l := range locs[(k+1)%3][:min(g, len(hs)-lo)] {
+				i1, i2 := splitLoc(l)
+				b1, b2 := f.bucket(i1), f.bucket(i2)
+				if f.emptyLanes(b1)|f.emptyLanes(b2) == 0 {
+					is[m], bs[m], is[m+1], bs[m+1] = i1, b1, i2, b2
+					m += 2
+				}
+			}
+			if m > 0 {
+				kernel.CuckooAlternates(&f.t, is[:m], bs[:m], alts[:4*m])
+			}
+		}
+		cur := hs[done:min(done+g, len(hs))]
+		batch := locs[k%3][:len(cur)]
+		if !prefetched {
+			// Load the batch's buckets before inserting any of it, so
+			// their cache misses overlap; f.touched keeps the loads from
+			// being optimised away.
+			touched := f.touched
+			for _, l := range batch {
+				i1, i2 := splitLoc(l)
+				touched ^= f.bucket(i1) ^ f.bucket(i2)
+			}
+			f.touched = touched
+		}
+		for len(cur) > 0 {
+			// The keys up to the first one whose buckets are both full
+			// go in as one run, with no call per key; that key then goes
+			// through the eviction code, as in add.
+			var n int
+			if f.t.FPBits == 8 {
+				n = addRun8(f.w32, cur, batch)
+			} else {
+				n = addRun16(f.t.Words, cur, batch)
+			}
+			f.count += uint64(n)
+			done += n
+			if n == len(cur) {
+				break
+			}
+			i1, i2 := splitLoc(batch[n])
+			fp := kernel.CuckooFingerprint(cur[n], f.fpMax)
+			if err := f.addFull(i1, i2, fp, f.bucket(i1), f.bucket(i2)); err != nil {
+				return done, err
+			}
+			done++
+			cur, batch = cur[n+1:], batch[n+1:]
+			// Only the eviction code parks a victim: from then on every
+			// Add is ErrFull.
+			if f.t.Victim != 0 && done < len(hs) {
+				return done, ErrFull
+			}
+		}
+	}
+	runtime.KeepAlive(f) // see probe
+	return done, nil
+}
+
+// addRun16 inserts the keys of hs, whose buckets kernel.CuckooLocate put in
+// locs, into the 16-bit bucket array words exactly as add does (into the
+// emptier of the two buckets, its lowest free slot), until it meets a key
+// whose buckets are both full; it returns how many it inserted (len(hs) if
+// it met none). Each key costs two bucket loads and an or into the chosen
+// bucket's word, and no call: it is the batch insert's fast path, a leaf
+// that reads nothing of the Filter. (Written this way, with the bucket's
+// word or-ed in place rather than stored from a selected copy, it measured
+// about 17% faster than add's form, interleaved in one process at 1e4 and
+// 1e6 keys.)
+//
+// The loads carry no bounds checks, as in probe: the kernels' locate
+// returns buckets below Buckets (held to the Go twin by the kernel tests),
+// and words holds Buckets words. The store is checked, so a wrong bucket
+// index would panic rather than write outside the array.
+func addRun16(words, hs, locs []uint64) int {
+	w := unsafe.Pointer(unsafe.SliceData(words))
+	locs = locs[:len(hs)]
+	const lo, hi = 0x0001000100010001, 0x8000800080008000
+	for j, l := range locs {
+		i1, i2 := splitLoc(l)
+		b1, b2 := elem64(w, i1), elem64(w, i2)
+		n1, n2 := fullLanes(b1, lo, hi), fullLanes(b2, lo, hi)
+		if n1&n2 == hi {
+			return j
+		}
+		e1, e2 := n1^hi, n2^hi
+		m := secondEmptier(e1, e2)
+		i, e := i1^(i1^i2)&m, e1^(e1^e2)&m
+		words[i] |= kernel.CuckooFingerprint(hs[j], 1<<16-1) * lowestLane(e, 16)
+	}
+	return len(hs)
+}
+
+// addRun8 is addRun16 for 8-bit fingerprints: w32 is the bucket array as
+// uint32s (Filter.w32), bucket i at w32[i^w32Flip].
+func addRun8(w32 []uint32, hs, locs []uint64) int {
+	w := unsafe.Pointer(unsafe.SliceData(w32))
+	locs = locs[:len(hs)]
+	const lo, hi = 0x01010101, 0x80808080
+	for j, l := range locs {
+		i1, i2 := splitLoc(l)
+		b1, b2 := uint64(elem32(w, i1^w32Flip)), uint64(elem32(w, i2^w32Flip))
+		n1, n2 := fullLanes(b1, lo, hi), fullLanes(b2, lo, hi)
+		if n1&n2 == hi {
+			return j
+		}
+		e1, e2 := n1^hi, n2^hi
+		m := secondEmptier(e1, e2)
+		i, e := i1^(i1^i2)&m, e1^(e1^e2)&m
+		w32[i^w32Flip] |= uint32(kernel.CuckooFingerprint(hs[j], 1<<8-1) * lowestLane(e, 8))
+	}
+	return len(hs)
+}
+
+// fullLanes returns the top bit of every lane of bucket value b that is
+// not zero (lo has a 1 at the bottom of every lane, hi at the top; b has
+// no bits outside the lanes): setting a lane's top bit before subtracting
+// 1 keeps the borrow inside the lane, and the lane's own top bit is or-ed
+// back in. emptyLanes is its complement within hi.
+func fullLanes(b, lo, hi uint64) uint64 {
+	return ((b | hi) - lo | b) & hi
+}
+
+// lowestLane returns 1 shifted to the lowest bit of the lowest lane of
+// width bits whose top bit is set in e (nonzero; as emptyLanes returns):
+// fp times it is fp in that lane. It isolates the lowest set bit and
+// shifts it down to the lane's bottom: no bit scan, no variable shift.
+func lowestLane(e uint64, width uint) uint64 {
+	return (e & -e) >> (width - 1)
+}

@@ -1,0 +1,104 @@
+package cuckoo
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/sift-go/sift/internal/kernel/kerneltest"
+)
+
+// TestAddHashesMatchesAddHash feeds the same keys to AddHashes, in batches
+// of every length from 0 to 100 (around and across the pipeline's groups of
+// addAhead keys), and to AddHash one at a time: every batch call must
+// stop where the loop first fails, with the same error, and the filters
+// must end bit for bit the same (bytes, count, PRNG state). Some keys
+// come 12 times in a row (so ErrDuplicateLimit comes mid-batch), fill the filter past its first ErrFull, and after
+// each ErrFull some keys are removed from both, so that the victim is
+// re-homed and adding goes on: a batch that starts with the victim slot in
+// use must add nothing and return ErrFull.
+func TestAddHashesMatchesAddHash(t *testing.T) {
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		for _, fb := range []int{8, 16} {
+			for _, capacity := range []uint64{1, 7, 100, 5003} {
+				batchMatchesLoop(t, fb, capacity)
+			}
+		}
+	})
+}
+
+func batchMatchesLoop(t *testing.T, fb int, capacity uint64) {
+	rng := rand.New(rand.NewPCG(capacity, uint64(fb)))
+	a := mustNew(t, capacity, WithFingerprintBits(fb), WithSeed(capacity))
+	b := mustNew(t, capacity, WithFingerprintBits(fb), WithSeed(capacity))
+	hs := make([]uint64, 0, 3*capacity+200)
+	for len(hs) < cap(hs) {
+		h := rng.Uint64()
+		switch r := rng.IntN(40); {
+		case r == 0: // a new key 12 times: the ninth may meet the limit
+			for range 11 {
+				hs = append(hs, h)
+			}
+		case r < 3 && len(hs) > 0: // an earlier key a few times more
+			h = hs[rng.IntN(len(hs))]
+			for range rng.IntN(4) {
+				hs = append(hs, h)
+			}
+		}
+		hs = append(hs, h)
+	}
+	hs = hs[:cap(hs)]
+	var held []uint64
+	fulls, dups, l := 0, 0, 0
+	for pos := 0; pos < len(hs); l = (l + 1) % 101 {
+		chunk := hs[pos:min(pos+l, len(hs))]
+		n, err := a.AddHashes(chunk)
+		for j := range n {
+			if e := b.AddHash(chunk[j]); e != nil {
+				t.Fatalf("f=%d c=%d: AddHashes added key %d of a batch of %d, AddHash says %v", fb, capacity, j, len(chunk), e)
+			}
+		}
+		held = append(held, chunk[:n]...)
+		pos += n
+		if err == nil {
+			if n != len(chunk) {
+				t.Fatalf("f=%d c=%d: AddHashes added %d of %d keys without an error", fb, capacity, n, len(chunk))
+			}
+			continue
+		}
+		if e := b.AddHash(hs[pos]); e != err {
+			t.Fatalf("f=%d c=%d: AddHashes stopped at key %d with %v, AddHash says %v", fb, capacity, pos, err, e)
+		}
+		pos++
+		switch {
+		case errors.Is(err, ErrDuplicateLimit):
+			dups++
+		case errors.Is(err, ErrFull):
+			fulls++
+			allPresent(t, a, held, "AddHashes at ErrFull")
+			if fulls%3 == 0 {
+				// Make room, and let Remove re-home the victim.
+				for range 1 + len(held)/50 {
+					j := rng.IntN(len(held))
+					if a.RemoveHash(held[j]) != b.RemoveHash(held[j]) {
+						t.Fatalf("f=%d c=%d: Remove diverges", fb, capacity)
+					}
+					held[j] = held[len(held)-1]
+					held = held[:len(held)-1]
+				}
+			}
+		default:
+			t.Fatalf("f=%d c=%d: AddHashes: %v", fb, capacity, err)
+		}
+	}
+	if fulls == 0 || dups == 0 && capacity >= 100 {
+		t.Fatalf("f=%d c=%d: %d ErrFull and %d ErrDuplicateLimit: the test misses a path", fb, capacity, fulls, dups)
+	}
+	ea, _ := a.MarshalBinary()
+	eb, _ := b.MarshalBinary()
+	if !bytes.Equal(ea, eb) || a.Count() != uint64(len(held)) {
+		t.Fatalf("f=%d c=%d: AddHashes and AddHash built different filters (count %d, %d held)", fb, capacity, a.Count(), len(held))
+	}
+	allPresent(t, a, held, "AddHashes")
+}
