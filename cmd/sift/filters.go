@@ -30,6 +30,9 @@ type kindInfo struct {
 	// process's own (never a mapping: a file truncated or rewritten while
 	// sift runs must end it with an error, not a fault).
 	open func(path string) (queryFilter, error)
+	// merge unions shard files of this kind for sift merge, or is nil
+	// when the kind does not merge.
+	merge func(paths []string) (merged, error)
 	// bench measures this kind for sift bench, or is nil.
 	bench func(*benchRun) (benchResult, error)
 }

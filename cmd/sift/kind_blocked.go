@@ -18,6 +18,7 @@ func init() {
 		newBuilder: newBlockedBuilder,
 		memory:     blockedMemory,
 		open:       openBlocked,
+		merge:      mergeBlocked,
 		bench:      benchBlocked,
 	})
 }

@@ -17,8 +17,8 @@ import (
 // which build does not make, in sift's format (into memory: neither has a
 // mapped form).
 func init() {
-	registerKind(&kindInfo{name: "classic", fileKind: sift.KindClassic, newBuilder: newClassicBuilder, memory: classicMemory, open: openClassic, bench: benchClassic})
-	registerKind(&kindInfo{name: "counting", fileKind: sift.KindCounting, open: openCounting})
+	registerKind(&kindInfo{name: "classic", fileKind: sift.KindClassic, newBuilder: newClassicBuilder, memory: classicMemory, open: openClassic, merge: mergeClassic, bench: benchClassic})
+	registerKind(&kindInfo{name: "counting", fileKind: sift.KindCounting, open: openCounting, merge: mergeCounting})
 }
 
 // classicMemory is about what classic.New will allocate for spec: Guava's

@@ -19,6 +19,7 @@ func init() {
 		newBuilder: newCuckooBuilder,
 		memory:     cuckooMemory,
 		open:       openCuckoo,
+		merge:      mergeCuckoo,
 		bench:      benchCuckoo,
 	})
 }

@@ -15,7 +15,7 @@ import (
 // for a string column exactly as a Parquet writer's filter of the same
 // size would; query and info open it mapped, as the blocked filter.
 func init() {
-	registerKind(&kindInfo{name: "sbbf", fileKind: sift.KindSplitBlock, newBuilder: newSBBFBuilder, memory: sbbfMemory, open: openSBBF})
+	registerKind(&kindInfo{name: "sbbf", fileKind: sift.KindSplitBlock, newBuilder: newSBBFBuilder, memory: sbbfMemory, open: openSBBF, merge: mergeSBBF})
 }
 
 type sbbfBuilder struct {

@@ -80,28 +80,11 @@ func runMerge(e *env) (int, error) {
 		}
 	}
 	start := time.Now()
-	var m merged
-	switch kind {
-	case sift.KindBlocked:
-		m, err = mergeFiles(args, blocked.ReadFilter, func(f *blocked.Filter) filterStats { return blockedStats(f) })
-	case sift.KindSplitBlock:
-		m, err = mergeFiles(args, func(r io.Reader, _ ...sbbf.Option) (*sbbf.Filter, error) {
-			f := new(sbbf.Filter)
-			_, err := f.ReadFrom(r)
-			return f, err
-		}, func(f *sbbf.Filter) filterStats { return sbbfStats(f) })
-	case sift.KindCuckoo:
-		m, err = mergeFiles(args, cuckoo.ReadFilter, func(f *cuckoo.Filter) filterStats { return cuckooStats(f) })
-	case sift.KindCounting:
-		m, err = mergeFiles(args, classic.ReadCounting, func(c *classic.Counting) filterStats { return countingReader{c}.stats() })
-	case sift.KindClassic:
-		m, err = mergeFiles(args, func(r io.Reader, opts ...classic.Option) (classicUnion, error) {
-			f, err := classic.ReadFilter(r, opts...)
-			return classicUnion{f}, err
-		}, func(f classicUnion) filterStats { return classicStats(f.Filter) })
-	default:
+	k := kindByFormat(kind)
+	if k == nil || k.merge == nil {
 		return exitError, fmt.Errorf("%s: %v filters cannot be merged: build the shards with -n (or -blocks and -k) to get blocked filters of one geometry", args[0], kind)
 	}
+	m, err := k.merge(args)
 	if err != nil {
 		return exitError, err
 	}
@@ -184,3 +167,33 @@ func mergeFiles[T mergeable[T], O any](paths []string, read func(io.Reader, ...O
 type classicUnion struct{ *classic.Filter }
 
 func (c classicUnion) Union(o classicUnion) error { return c.PutAll(o.Filter) }
+
+// The kinds' merges, registered in their kindInfo (kind_*.go): each reads
+// every shard as its mutable filter and unions them.
+
+func mergeBlocked(paths []string) (merged, error) {
+	return mergeFiles(paths, blocked.ReadFilter, func(f *blocked.Filter) filterStats { return blockedStats(f) })
+}
+
+func mergeSBBF(paths []string) (merged, error) {
+	return mergeFiles(paths, func(r io.Reader, _ ...sbbf.Option) (*sbbf.Filter, error) {
+		f := new(sbbf.Filter)
+		_, err := f.ReadFrom(r)
+		return f, err
+	}, func(f *sbbf.Filter) filterStats { return sbbfStats(f) })
+}
+
+func mergeCuckoo(paths []string) (merged, error) {
+	return mergeFiles(paths, cuckoo.ReadFilter, func(f *cuckoo.Filter) filterStats { return cuckooStats(f) })
+}
+
+func mergeCounting(paths []string) (merged, error) {
+	return mergeFiles(paths, classic.ReadCounting, func(c *classic.Counting) filterStats { return countingReader{c}.stats() })
+}
+
+func mergeClassic(paths []string) (merged, error) {
+	return mergeFiles(paths, func(r io.Reader, opts ...classic.Option) (classicUnion, error) {
+		f, err := classic.ReadFilter(r, opts...)
+		return classicUnion{f}, err
+	}, func(f classicUnion) filterStats { return classicStats(f.Filter) })
+}
