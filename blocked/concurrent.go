@@ -11,17 +11,30 @@ import (
 
 // Concurrent is a blocked Bloom filter that many goroutines may add to and
 // query at the same time, without a lock: adds set bits with atomic OR
-// (sync/atomic.OrUint64) and lookups read words with atomic loads, so the
-// race detector is satisfied and no add is lost. A key whose Add has
-// returned is reported present by every later Contains, in any goroutine
-// (no false negatives); a Contains racing with the key's Add may answer
-// either way.
+// (sync/atomic.OrUint64), writing only the words that lack some of the
+// key's bits, and single-key lookups read words with atomic loads, so no
+// add is lost. A key whose Add has returned is reported present by every
+// later Contains, in any goroutine (no false negatives); a Contains racing
+// with the key's Add may answer either way.
+//
+// ContainsHashes, AddHashes and AddNewHashes read the blocks with the same
+// SIMD batch kernels as Filter (internal/kernel), which are plain vector
+// loads, not atomic ones. That is still correct because bits only ever go
+// from 0 to 1 (Reset and decoding aside, which must not run concurrently
+// anyway) and the kernels read each 64-bit word whole: a lookup racing
+// with an add reads, per word, the value before or after the add's OR, so
+// it answers as if it ran entirely before that add (it may miss the add)
+// or after it; it never misses an add that returned before it began.
+// Lookups are thus linearizable to before a racing add. Under the race
+// detector, which cannot see the kernels' reads, the batch calls run the
+// atomic single-key probes instead.
+//
+// AddNew and its variants report whether the key was new (see
+// Concurrent.AddNewHash for the guarantee under races).
 //
 // Its bits are the same as Filter's for the same keys, size, k and seed, and
 // so is its serialized form: a Concurrent can be saved and loaded as a
-// Filter and the reverse. Batch calls run in Go with atomics (the SIMD
-// kernels are not atomic), so Filter is faster when one goroutine builds
-// the filter.
+// Filter and the reverse.
 type Concurrent struct {
 	core
 }
@@ -76,8 +89,9 @@ func (c *Concurrent) AddString(key string) { c.AddHash(hash.String(key, c.seed))
 // AddUint64 adds x (its eight little-endian bytes) to the filter.
 func (c *Concurrent) AddUint64(x uint64) { c.AddHash(c.h64.Hash(x)) }
 
-// AddHash adds the key whose hash is h. A bit already set is not written
-// again, so adds of present keys do not contend for the cache line.
+// AddHash adds the key whose hash is h. Only the words of the block that
+// lack some of the key's bits are written (one atomic OR each), so adds of
+// present keys do not contend for the cache line.
 func (c *Concurrent) AddHash(h uint64) {
 	insertAtomic(c.t.Blocks, h, c.t.K)
 	runtime.KeepAlive(c)
@@ -101,30 +115,68 @@ func (c *Concurrent) ContainsHash(h uint64) bool {
 	return r
 }
 
-// AddHashes adds every key whose hash is in hs.
+// AddHashes adds every key whose hash is in hs. It tests a chunk of keys
+// with the batch lookup kernel first (the kernel prefetches their blocks,
+// so the cache misses overlap), then adds, with the atomic ORs of AddHash,
+// only the keys the lookup found absent.
 func (c *Concurrent) AddHashes(hs []uint64) {
 	mustOpen(&c.core)
-	for _, h := range hs {
-		c.AddHash(h)
+	blocks, k := c.t.Blocks, c.t.K
+	if !c.batchKernel(len(hs)) {
+		for _, h := range hs {
+			insertAtomic(blocks, h, k)
+		}
+		runtime.KeepAlive(c)
+		return
 	}
+	var present [addChunk]bool
+	for len(hs) > 0 {
+		part := hs[:min(len(hs), addChunk)]
+		kernel.BlockedContains(blocks, k, part, present[:len(part)])
+		for i, h := range part {
+			if !present[i] {
+				insertAtomic(blocks, h, k)
+			}
+		}
+		hs = hs[len(part):]
+	}
+	runtime.KeepAlive(c)
 }
 
+// addChunk is how many keys the batch adds look up with the kernel before
+// adding the absent ones: 256 blocks are 16 KiB, so they are still in L1
+// (32 KiB and more on current cores) when the adds come.
+const addChunk = 256
+
+// batchKernel reports whether a batch of n keys reads c's blocks with the
+// assembly kernels: as for Filter (useKernel), and never under the race
+// detector (see race.go).
+func (c *Concurrent) batchKernel(n int) bool { return !raceEnabled && useKernel(n) }
+
 // ContainsHashes sets out[i] = ContainsHash(hs[i]) for every i and returns
-// how many are true. It panics if len(out) < len(hs).
+// how many are true. It panics if len(out) < len(hs); out beyond len(hs) is
+// left alone. It runs Filter's SIMD batch kernel; a lookup racing with an
+// add answers as if it ran before or after that add (see Concurrent).
 func (c *Concurrent) ContainsHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: ContainsHashes: len(out) < len(hs)")
 	}
 	mustOpen(&c.core)
+	if c.batchKernel(len(hs)) {
+		n := kernel.BlockedContains(c.t.Blocks, c.t.K, hs, out)
+		runtime.KeepAlive(c)
+		return n
+	}
 	out = out[:len(hs)]
 	n := 0
 	for i, h := range hs {
-		r := c.ContainsHash(h)
+		r := probeAtomic(c.t.Blocks, h, c.t.K)
 		out[i] = r
 		if r {
 			n++
 		}
 	}
+	runtime.KeepAlive(c)
 	return n
 }
 

@@ -96,66 +96,175 @@ func probeAtomic(blocks []kernel.Block, h uint64, k int) bool {
 	return acc&1 != 0
 }
 
-// insertAtomic is insert with atomic OR, for Concurrent. A bit already set
-// is not written again, so adds of present keys do not take the cache line
-// away from other cores.
-func insertAtomic(blocks []kernel.Block, h uint64, k int) {
-	b := blockOf(blocks, h)
+// maskOf returns the bits h's k probes set in its block, word by word:
+// kernel.BlockMask unrolled as the probes above are (probe j sets a bit of
+// word j mod 8), so k <= 8 sets at most one bit a word.
+func maskOf(h uint64, k int) (m kernel.Block) {
 	x := uint32(h)
 	switch k {
 	case 16:
-		orBit(&b[7], x*kernel.Salt15>>26)
+		m[7] |= 1 << (x * kernel.Salt15 >> 26)
 		fallthrough
 	case 15:
-		orBit(&b[6], x*kernel.Salt14>>26)
+		m[6] |= 1 << (x * kernel.Salt14 >> 26)
 		fallthrough
 	case 14:
-		orBit(&b[5], x*kernel.Salt13>>26)
+		m[5] |= 1 << (x * kernel.Salt13 >> 26)
 		fallthrough
 	case 13:
-		orBit(&b[4], x*kernel.Salt12>>26)
+		m[4] |= 1 << (x * kernel.Salt12 >> 26)
 		fallthrough
 	case 12:
-		orBit(&b[3], x*kernel.Salt11>>26)
+		m[3] |= 1 << (x * kernel.Salt11 >> 26)
 		fallthrough
 	case 11:
-		orBit(&b[2], x*kernel.Salt10>>26)
+		m[2] |= 1 << (x * kernel.Salt10 >> 26)
 		fallthrough
 	case 10:
-		orBit(&b[1], x*kernel.Salt9>>26)
+		m[1] |= 1 << (x * kernel.Salt9 >> 26)
 		fallthrough
 	case 9:
-		orBit(&b[0], x*kernel.Salt8>>26)
+		m[0] |= 1 << (x * kernel.Salt8 >> 26)
 		fallthrough
 	case 8:
-		orBit(&b[7], x*kernel.Salt7>>26)
+		m[7] |= 1 << (x * kernel.Salt7 >> 26)
 		fallthrough
 	case 7:
-		orBit(&b[6], x*kernel.Salt6>>26)
+		m[6] |= 1 << (x * kernel.Salt6 >> 26)
 		fallthrough
 	case 6:
-		orBit(&b[5], x*kernel.Salt5>>26)
+		m[5] |= 1 << (x * kernel.Salt5 >> 26)
 		fallthrough
 	case 5:
-		orBit(&b[4], x*kernel.Salt4>>26)
+		m[4] |= 1 << (x * kernel.Salt4 >> 26)
 		fallthrough
 	case 4:
-		orBit(&b[3], x*kernel.Salt3>>26)
+		m[3] |= 1 << (x * kernel.Salt3 >> 26)
 		fallthrough
 	case 3:
-		orBit(&b[2], x*kernel.Salt2>>26)
+		m[2] |= 1 << (x * kernel.Salt2 >> 26)
 		fallthrough
 	case 2:
-		orBit(&b[1], x*kernel.Salt1>>26)
+		m[1] |= 1 << (x * kernel.Salt1 >> 26)
 		fallthrough
 	default:
-		orBit(&b[0], x*kernel.Salt0>>26)
+		m[0] |= 1 << (x * kernel.Salt0 >> 26)
 	}
+	return m
 }
 
-// orBit sets bit i of *w atomically unless it is already set.
-func orBit(w *uint64, i uint32) {
-	if bit := uint64(1) << i; atomic.LoadUint64(w)&bit == 0 {
-		atomic.OrUint64(w, bit)
+// insertAtomic is insert with atomic OR, for Concurrent, and reports
+// whether this call set a bit that was clear: it reads each word of the
+// block first and ORs, atomically, only the words that lack some of the
+// key's bits, one locked OR a word with all of that word's missing bits.
+// Adds of present keys therefore write nothing and do not take the cache
+// line away from other cores. The report comes from the value OrUint64
+// returns, so of several goroutines racing to set the same clear bit
+// exactly one sees it clear: a key added by racing goroutines is reported
+// new by at least one of them (unless all its bits were already set), and
+// by none after one add of it has returned.
+func insertAtomic(blocks []kernel.Block, h uint64, k int) bool {
+	b := blockOf(blocks, h)
+	m := maskOf(h, k)
+	set := false
+	for w := range m {
+		if miss := m[w] &^ atomic.LoadUint64(&b[w]); miss != 0 {
+			if atomic.OrUint64(&b[w], miss)&miss != miss {
+				set = true
+			}
+		}
 	}
+	return set
+}
+
+// addNew sets h's k probe bits in its block, as kernel.BlockedAdd1 does, and
+// reports whether any of them was clear (the key was new): one pass over the
+// block, each probe's word read, tested and written back. For Filter (not
+// atomic).
+func addNew(blocks []kernel.Block, h uint64, k int) bool {
+	b := blockOf(blocks, h)
+	x := uint32(h)
+	var bit, miss uint64
+	switch k {
+	case 16:
+		bit = 1 << (x * kernel.Salt15 >> 26)
+		miss |= bit &^ b[7]
+		b[7] |= bit
+		fallthrough
+	case 15:
+		bit = 1 << (x * kernel.Salt14 >> 26)
+		miss |= bit &^ b[6]
+		b[6] |= bit
+		fallthrough
+	case 14:
+		bit = 1 << (x * kernel.Salt13 >> 26)
+		miss |= bit &^ b[5]
+		b[5] |= bit
+		fallthrough
+	case 13:
+		bit = 1 << (x * kernel.Salt12 >> 26)
+		miss |= bit &^ b[4]
+		b[4] |= bit
+		fallthrough
+	case 12:
+		bit = 1 << (x * kernel.Salt11 >> 26)
+		miss |= bit &^ b[3]
+		b[3] |= bit
+		fallthrough
+	case 11:
+		bit = 1 << (x * kernel.Salt10 >> 26)
+		miss |= bit &^ b[2]
+		b[2] |= bit
+		fallthrough
+	case 10:
+		bit = 1 << (x * kernel.Salt9 >> 26)
+		miss |= bit &^ b[1]
+		b[1] |= bit
+		fallthrough
+	case 9:
+		bit = 1 << (x * kernel.Salt8 >> 26)
+		miss |= bit &^ b[0]
+		b[0] |= bit
+		fallthrough
+	case 8:
+		bit = 1 << (x * kernel.Salt7 >> 26)
+		miss |= bit &^ b[7]
+		b[7] |= bit
+		fallthrough
+	case 7:
+		bit = 1 << (x * kernel.Salt6 >> 26)
+		miss |= bit &^ b[6]
+		b[6] |= bit
+		fallthrough
+	case 6:
+		bit = 1 << (x * kernel.Salt5 >> 26)
+		miss |= bit &^ b[5]
+		b[5] |= bit
+		fallthrough
+	case 5:
+		bit = 1 << (x * kernel.Salt4 >> 26)
+		miss |= bit &^ b[4]
+		b[4] |= bit
+		fallthrough
+	case 4:
+		bit = 1 << (x * kernel.Salt3 >> 26)
+		miss |= bit &^ b[3]
+		b[3] |= bit
+		fallthrough
+	case 3:
+		bit = 1 << (x * kernel.Salt2 >> 26)
+		miss |= bit &^ b[2]
+		b[2] |= bit
+		fallthrough
+	case 2:
+		bit = 1 << (x * kernel.Salt1 >> 26)
+		miss |= bit &^ b[1]
+		b[1] |= bit
+		fallthrough
+	default:
+		bit = 1 << (x * kernel.Salt0 >> 26)
+		miss |= bit &^ b[0]
+		b[0] |= bit
+	}
+	return miss != 0
 }
