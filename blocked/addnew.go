@@ -1,0 +1,144 @@
+package blocked
+
+import (
+	"runtime"
+
+	"github.com/sift-go/sift/hash"
+	"github.com/sift-go/sift/internal/kernel"
+)
+
+// Add-if-new: the AddNew methods add a key and report whether it was new,
+// in one probe of its block (the block and the k bit positions computed
+// once, each probe word read, tested and written). The polarity is Guava's
+// BloomFilter.put, which returns true when the bits changed; true means
+// "first time seen", the answer a de-duplicating loop branches on:
+//
+//	if f.AddNewString(line) {
+//		emit(line)
+//	}
+//
+// bits-and-blooms/bloom's TestAndAdd and sync.Map's LoadOrStore report the
+// opposite (whether it was already there); a name that says "New" makes
+// the polarity part of the name. A key that is a false positive (all its
+// bits set by other keys) is reported not new, with the filter's
+// false-positive rate: de-duplication with a Bloom filter drops that share
+// of new keys and never passes a repeated one.
+
+// AddNew adds key to the filter and reports whether it was new: true if at
+// least one of its bits was clear, so the filter did not contain it; false
+// if Contains(key) was true before the call (the key was added before, or
+// is a false positive).
+func (f *Filter) AddNew(key []byte) bool { return f.AddNewHash(hash.Bytes(key, f.seed)) }
+
+// AddNewString is AddNew for a string key.
+func (f *Filter) AddNewString(key string) bool { return f.AddNewHash(hash.String(key, f.seed)) }
+
+// AddNewUint64 is AddNew for x's eight little-endian bytes.
+func (f *Filter) AddNewUint64(x uint64) bool { return f.AddNewHash(f.h64.Hash(x)) }
+
+// AddNewHash is AddNew for a key whose hash (see Hash) is h: it equals
+// !ContainsHash(h) followed by AddHash(h), in one pass over the block.
+func (f *Filter) AddNewHash(h uint64) bool {
+	r := addNew(f.t.Blocks, h, f.t.K)
+	runtime.KeepAlive(f)
+	return r
+}
+
+// AddNewHashes sets out[i] = AddNewHash(hs[i]) for i in order and returns
+// how many are true. The answers are those of the one-at-a-time calls in
+// order: a hash repeated in hs is new at most once, and keys that share a
+// block see each other's bits. It panics if len(out) < len(hs); out beyond
+// len(hs) is left alone.
+//
+// It looks up a chunk of keys with the SIMD batch kernel first (prefetched,
+// so the cache misses overlap), then adds, one at a time and in order, the
+// keys the lookup found absent: bits only get set during the call, so a key
+// present at the lookup is still present at its turn. The adds are Go; a
+// SIMD add-if-new kernel is not written yet.
+func (f *Filter) AddNewHashes(hs []uint64, out []bool) int {
+	if len(out) < len(hs) {
+		panic("blocked: AddNewHashes: len(out) < len(hs)")
+	}
+	mustOpen(&f.core)
+	n := addNewHashes(f.t.Blocks, f.t.K, hs, out, useKernel(len(hs)), addNew)
+	runtime.KeepAlive(f)
+	return n
+}
+
+// AddNew adds key to the filter and reports whether it was new (see
+// Filter.AddNew and Concurrent.AddNewHash).
+func (c *Concurrent) AddNew(key []byte) bool { return c.AddNewHash(hash.Bytes(key, c.seed)) }
+
+// AddNewString is AddNew for a string key.
+func (c *Concurrent) AddNewString(key string) bool {
+	return c.AddNewHash(hash.String(key, c.seed))
+}
+
+// AddNewUint64 is AddNew for x's eight little-endian bytes.
+func (c *Concurrent) AddNewUint64(x uint64) bool { return c.AddNewHash(c.h64.Hash(x)) }
+
+// AddNewHash adds the key whose hash is h and reports whether it was new:
+// whether this call set one of its bits. Under races, exactly the calls
+// whose atomic OR turned a clear bit of the key on report true, so:
+//
+//   - a key added by several goroutines at once is reported new by at
+//     least one of them (unless it was already present, as a false
+//     positive is);
+//   - once an add of a key has returned, every later AddNew of it, in any
+//     goroutine, reports false.
+//
+// Several racing calls may all report true (each set a different one of
+// the key's bits).
+func (c *Concurrent) AddNewHash(h uint64) bool {
+	r := insertAtomic(c.t.Blocks, h, c.t.K)
+	runtime.KeepAlive(c)
+	return r
+}
+
+// AddNewHashes sets out[i] = AddNewHash(hs[i]) for i in order and returns
+// how many are true: the answers of the one-at-a-time calls in order (see
+// Filter.AddNewHashes), each with AddNewHash's guarantee under races. It
+// panics if len(out) < len(hs).
+func (c *Concurrent) AddNewHashes(hs []uint64, out []bool) int {
+	if len(out) < len(hs) {
+		panic("blocked: AddNewHashes: len(out) < len(hs)")
+	}
+	mustOpen(&c.core)
+	n := addNewHashes(c.t.Blocks, c.t.K, hs, out, c.batchKernel(len(hs)), insertAtomic)
+	runtime.KeepAlive(c)
+	return n
+}
+
+// addNewHashes is the batch add-if-new of both types, add1 being addNew or
+// insertAtomic. With lookup, each chunk of addChunk keys is first looked up
+// with the batch kernel, written into out (true: present), and only the
+// absent keys go through add1; a present key's answer is false, as add1's
+// would be (bits only get set). Without, every key goes through add1.
+func addNewHashes(blocks []kernel.Block, k int, hs []uint64, out []bool, lookup bool, add1 func([]kernel.Block, uint64, int) bool) int {
+	out = out[:len(hs)]
+	n := 0
+	if !lookup {
+		for i, h := range hs {
+			r := add1(blocks, h, k)
+			out[i] = r
+			if r {
+				n++
+			}
+		}
+		return n
+	}
+	for len(hs) > 0 {
+		c := min(len(hs), addChunk)
+		part, res := hs[:c], out[:c]
+		kernel.BlockedContains(blocks, k, part, res)
+		for i, h := range part {
+			r := !res[i] && add1(blocks, h, k)
+			res[i] = r
+			if r {
+				n++
+			}
+		}
+		hs, out = hs[c:], out[c:]
+	}
+	return n
+}
