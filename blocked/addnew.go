@@ -90,7 +90,7 @@ func (c *Concurrent) AddNewUint64(x uint64) bool { return c.AddNewHash(c.h64.Has
 // Several racing calls may all report true (each set a different one of
 // the key's bits).
 func (c *Concurrent) AddNewHash(h uint64) bool {
-	r := insertAtomic(c.t.Blocks, h, c.t.K)
+	r := addNewAtomic(c.t.Blocks, h, c.t.K)
 	runtime.KeepAlive(c)
 	return r
 }
@@ -104,13 +104,13 @@ func (c *Concurrent) AddNewHashes(hs []uint64, out []bool) int {
 		panic("blocked: AddNewHashes: len(out) < len(hs)")
 	}
 	mustOpen(&c.core)
-	n := addNewHashes(c.t.Blocks, c.t.K, hs, out, c.batchKernel(len(hs)), insertAtomic)
+	n := addNewHashes(c.t.Blocks, c.t.K, hs, out, c.batchKernel(len(hs)), addNewAtomic)
 	runtime.KeepAlive(c)
 	return n
 }
 
 // addNewHashes is the batch add-if-new of both types, add1 being addNew or
-// insertAtomic. With lookup, each chunk of addChunk keys is first looked up
+// addNewAtomic. With lookup, each chunk of addChunk keys is first looked up
 // with the batch kernel, written into out (true: present), and only the
 // absent keys go through add1; a present key's answer is false, as add1's
 // would be (bits only get set). Without, every key goes through add1.

@@ -338,3 +338,27 @@ func TestAddNewAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentMergeStripes takes AddHashes' merge path with stripes of 5
+// blocks (the many-stripe Go loop, and the one-stripe kernel for filters
+// of at most 5 blocks) and compares the memory image with Filter's, for
+// batches around the merge threshold, into empty and into filled filters.
+func TestConcurrentMergeStripes(t *testing.T) {
+	defer func(old int) { mergeStripeBlocks = old }(mergeStripeBlocks)
+	mergeStripeBlocks = 5
+	for _, k := range []int{1, 7, 8, 16} {
+		for _, blocks := range []uint64{1, 5, 6, 23, 40, 41} {
+			f, c := newPair(t, blocks, k)
+			for _, n := range []int{0, 1, 4*int(blocks) - 1, 4 * int(blocks), 10 * int(blocks), 50 * int(blocks)} {
+				hs := withRepeats(n, uint64(n)+blocks)
+				f.AddHashes(hs)
+				c.AddHashes(hs)
+				for i := range f.words {
+					if f.words[i] != c.words[i] {
+						t.Fatalf("k=%d blocks=%d n=%d: word %d differs", k, blocks, n, i)
+					}
+				}
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package blocked
 import (
 	"errors"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/sift-go/sift/hash"
@@ -115,32 +116,103 @@ func (c *Concurrent) ContainsHash(h uint64) bool {
 	return r
 }
 
-// AddHashes adds every key whose hash is in hs. It tests a chunk of keys
-// with the batch lookup kernel first (the kernel prefetches their blocks,
-// so the cache misses overlap), then adds, with the atomic ORs of AddHash,
-// only the keys the lookup found absent.
+// AddHashes adds every key whose hash is in hs.
+//
+// A batch of at least four keys per block (into a filter of at most 128
+// MiB) is first built, without atomics, in a private buffer (with the SIMD
+// insert kernel where the filter fits one 16 MiB buffer, a Go loop per 16
+// MiB stripe otherwise), then merged into the filter word by word, with
+// one atomic OR per word that lacks some of the batch's bits: many keys of
+// one block cost one locked OR a word instead of one a key. The keys
+// become visible during the merge, all by the time AddHashes returns. The
+// buffers, as large as the filter up to 16 MiB, are kept in a sync.Pool
+// (so the garbage collector frees them when such batches stop).
+//
+// Smaller batches are looked up a chunk at a time with the batch lookup
+// kernel (prefetched, so the cache misses overlap), and only the keys it
+// found absent are added, each with AddHash's atomic ORs.
 func (c *Concurrent) AddHashes(hs []uint64) {
 	mustOpen(&c.core)
 	blocks, k := c.t.Blocks, c.t.K
-	if !c.batchKernel(len(hs)) {
+	switch {
+	case len(hs) >= mergeMinKeysPerBlock*len(blocks) && len(blocks) <= mergeMaxStripes*mergeStripeBlocks:
+		mergeAdd(blocks, k, hs)
+	case !c.batchKernel(len(hs)):
 		for _, h := range hs {
 			insertAtomic(blocks, h, k)
 		}
-		runtime.KeepAlive(c)
-		return
-	}
-	var present [addChunk]bool
-	for len(hs) > 0 {
-		part := hs[:min(len(hs), addChunk)]
-		kernel.BlockedContains(blocks, k, part, present[:len(part)])
-		for i, h := range part {
-			if !present[i] {
-				insertAtomic(blocks, h, k)
+	default:
+		var present [addChunk]bool
+		for len(hs) > 0 {
+			part := hs[:min(len(hs), addChunk)]
+			kernel.BlockedContains(blocks, k, part, present[:len(part)])
+			for i, h := range part {
+				if !present[i] {
+					insertAtomic(blocks, h, k)
+				}
 			}
+			hs = hs[len(part):]
 		}
-		hs = hs[len(part):]
 	}
 	runtime.KeepAlive(c)
+}
+
+// The merge path of Concurrent.AddHashes: a batch of at least
+// mergeMinKeysPerBlock keys a block is built in a buffer of
+// at most mergeStripeBlocks blocks (16 MiB) per stripe of the filter, for
+// filters of at most mergeMaxStripes stripes (each stripe is a pass over
+// the batch).
+// Below four keys a block most words of a touched block get one key's bit,
+// and the pass over the whole filter would not pay.
+// (mergeStripeBlocks is a variable so that tests can take the many-stripe
+// path with small filters.)
+const (
+	mergeMinKeysPerBlock = 4
+	mergeMaxStripes      = 8
+)
+
+var mergeStripeBlocks = 1 << 18
+
+// mergeBuffers holds *[]kernel.Block merge buffers, zeroed (mergeAdd
+// zeroes what it used before putting one back).
+var mergeBuffers sync.Pool
+
+// mergeAdd adds hs to blocks through a private buffer (see AddHashes).
+func mergeAdd(blocks []kernel.Block, k int, hs []uint64) {
+	nb := uint64(len(blocks))
+	p, _ := mergeBuffers.Get().(*[]kernel.Block)
+	if want := min(nb, uint64(mergeStripeBlocks)); p == nil || uint64(len(*p)) < want {
+		buf := make([]kernel.Block, want)
+		p = &buf
+	}
+	buf := *p
+	for start := uint64(0); start < nb; start += uint64(mergeStripeBlocks) {
+		size := min(nb-start, uint64(mergeStripeBlocks))
+		stripe := buf[:size]
+		if size == nb {
+			// One stripe: its block indexes are the filter's.
+			kernel.BlockedAdd(stripe, k, hs)
+		} else {
+			for _, h := range hs {
+				if i := kernel.BlockIndex(h, nb) - start; i < size {
+					orMask(&stripe[i], h, k)
+				}
+			}
+		}
+		dst := blocks[start : start+size]
+		for i := range stripe {
+			for w, m := range &stripe[i] {
+				if m == 0 {
+					continue
+				}
+				stripe[i][w] = 0
+				if miss := m &^ atomic.LoadUint64(&dst[i][w]); miss != 0 {
+					atomic.OrUint64(&dst[i][w], miss)
+				}
+			}
+		}
+	}
+	mergeBuffers.Put(p)
 }
 
 // addChunk is how many keys the batch adds look up with the kernel before
