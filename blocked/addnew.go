@@ -82,8 +82,72 @@ func (f *Filter) AddNewHashes(hs []uint64, out []bool) int {
 		panic("blocked: AddNewHashes: len(out) < len(hs)")
 	}
 	mustOpen(&f.core)
-	n := addNewHashes(f.t.Blocks, f.t.K, hs, out, useKernel(len(hs)), addNew)
+	var n int
+	if useKernel(len(hs)) {
+		n = filterAddNewHashes(f.t.Blocks, f.t.K, hs, out)
+	} else {
+		n = addNewHashes(f.t.Blocks, f.t.K, hs, out, false, addNew)
+	}
 	runtime.KeepAlive(f)
+	return n
+}
+
+// filterAddNewHashes is Filter.AddNewHashes with the batch kernels. For
+// each chunk of addChunk keys it looks them all up (kernel.BlockedContains,
+// prefetched). A present key's answer is false. An absent key whose block
+// no earlier absent key of the chunk touched finds its block as the lookup
+// did, so its answer is true, and its add is deferred to one
+// kernel.BlockedAdd call with the others (adds commute: the order of ORs
+// does not change the bits). An absent key whose block an earlier one
+// touched is answered one at a time: the deferred adds are flushed first,
+// then addNew tests and sets it against the current block. The blocks
+// touched are kept in a small open-addressing set per chunk.
+func filterAddNewHashes(blocks []kernel.Block, k int, hs []uint64, out []bool) int {
+	out = out[:len(hs)]
+	nb := uint64(len(blocks))
+	n := 0
+	// touched holds chunk<<32 | block index: an entry of an earlier chunk
+	// (or 0) is an empty slot, so the set needs no clearing between chunks.
+	var touched [2 * addChunk]uint64
+	var deferred [addChunk]uint64
+	for chunk := uint64(1); len(hs) > 0; chunk++ {
+		c := min(len(hs), addChunk)
+		part, res := hs[:c], out[:c]
+		kernel.BlockedContains(blocks, k, part, res)
+		nd := 0
+		for i, h := range part {
+			if res[i] {
+				res[i] = false
+				continue
+			}
+			bi := kernel.BlockIndex(h, nb)
+			b := chunk<<32 | bi
+			slot := uint32(bi*0x9e3779b97f4a7c15>>32) % uint32(len(touched))
+			for touched[slot]>>32 == chunk && touched[slot] != b {
+				slot = (slot + 1) % uint32(len(touched))
+			}
+			if touched[slot]>>32 != chunk {
+				touched[slot] = b
+				deferred[nd] = h
+				nd++
+				res[i] = true
+				n++
+				continue
+			}
+			if nd > 0 {
+				kernel.BlockedAdd(blocks, k, deferred[:nd])
+				nd = 0
+			}
+			if addNew(blocks, h, k) {
+				res[i] = true
+				n++
+			}
+		}
+		if nd > 0 {
+			kernel.BlockedAdd(blocks, k, deferred[:nd])
+		}
+		hs, out = hs[c:], out[c:]
+	}
 	return n
 }
 

@@ -62,6 +62,10 @@ func withRepeats(n int, seed uint64) []uint64 {
 // memory image of AddHash; the bytes, string and uint64 forms are the
 // hash form of the same key.
 func TestAddNewHash(t *testing.T) {
+	kerneltest.Run(t, testAddNewHash)
+}
+
+func testAddNewHash(t *testing.T, impl string) {
 	for k := 1; k <= MaxK; k++ {
 		for _, blocks := range []uint64{1, 7, 1000} {
 			f, c := newPair(t, blocks, k)
