@@ -324,7 +324,9 @@ func TestAddNewAllocs(t *testing.T) {
 	hs := hashes(600, 3)
 	out := make([]bool, len(hs))
 	key := []byte("key")
+	_, small := newPair(t, 10, 7) // 600 keys into 10 blocks: the merge path
 	for name, fn := range map[string]func(){
+		"Concurrent.AddHashes (merge)":   func() { small.AddHashes(hs) },
 		"Filter.AddNew":                  func() { f.AddNew(key) },
 		"Filter.AddNewString":            func() { f.AddNewString("key") },
 		"Filter.AddNewHashes":            func() { f.AddNewHashes(hs, out) },
