@@ -20,7 +20,9 @@ type batchFilter interface {
 // one: its adds are not safe concurrently): op=contains is ContainsHashes
 // of the n added keys; op=add is AddHashes of n keys into an empty filter;
 // op=addhalf is AddHashes of n keys of which half were added before (the
-// prefill is not timed). ns/key is wall time over all keys.
+// prefill is not timed); op=add1k and addhalf1k are those in calls of 1024
+// keys (below Concurrent's merge threshold). ns/key is wall time over all
+// keys.
 //
 //	go test -run '^$' -bench ConcurrentBatch -benchtime 3x ./blocked
 func BenchmarkConcurrentBatch(b *testing.B) {
@@ -64,6 +66,15 @@ func BenchmarkConcurrentBatch(b *testing.B) {
 				}
 				run("add", []uint64{}, hs, typ.f.AddHashes)
 				run("addhalf", hs[:n/2], half, typ.f.AddHashes)
+				in1k := func(part []uint64) {
+					for len(part) > 0 {
+						c := min(len(part), 1024)
+						typ.f.AddHashes(part[:c])
+						part = part[c:]
+					}
+				}
+				run("add1k", []uint64{}, hs, in1k)
+				run("addhalf1k", hs[:n/2], half, in1k)
 				typ.f.Reset()
 				typ.f.AddHashes(hs)
 				out := make([]bool, len(hs))
