@@ -22,11 +22,12 @@ import (
 // SIMD batch kernels as Filter (internal/kernel), which are plain vector
 // loads, not atomic ones. That is still correct because bits only ever go
 // from 0 to 1 (Reset and decoding aside, which must not run concurrently
-// anyway) and the kernels read each 64-bit word whole: a lookup racing
-// with an add reads, per word, the value before or after the add's OR, so
-// it answers as if it ran entirely before that add (it may miss the add)
-// or after it; it never misses an add that returned before it began.
-// Lookups are thus linearizable to before a racing add. Under the race
+// anyway): however a vector load interleaves with racing ORs, each bit it
+// reads is the value before or after the OR that sets it, so a lookup of a
+// key being added sees all of the key's bits (as after the add) or misses
+// one (as before it), and every bit of an add that returned before the
+// lookup began is seen set. Lookups are thus linearizable to before a
+// racing add, and never miss a completed one. Under the race
 // detector, which cannot see the kernels' reads, the batch calls run the
 // atomic single-key probes instead.
 //
@@ -158,14 +159,13 @@ func (c *Concurrent) AddHashes(hs []uint64) {
 }
 
 // The merge path of Concurrent.AddHashes: a batch of at least
-// mergeMinKeysPerBlock keys a block is built in a buffer of
-// at most mergeStripeBlocks blocks (16 MiB) per stripe of the filter, for
-// filters of at most mergeMaxStripes stripes (each stripe is a pass over
-// the batch).
-// Below four keys a block most words of a touched block get one key's bit,
-// and the pass over the whole filter would not pay.
-// (mergeStripeBlocks is a variable so that tests can take the many-stripe
-// path with small filters.)
+// mergeMinKeysPerBlock keys a block is built in a buffer of at most
+// mergeStripeBlocks blocks (16 MiB) per stripe of the filter, for filters
+// of at most mergeMaxStripes stripes (each stripe is a pass over the
+// batch). Below four keys a block most words of a touched block get one
+// key's bit, and the pass over the whole filter would not pay.
+// mergeStripeBlocks is a variable so that tests can take the many-stripe
+// path with small filters.
 const (
 	mergeMinKeysPerBlock = 4
 	mergeMaxStripes      = 8
