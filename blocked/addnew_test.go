@@ -339,6 +339,11 @@ func TestAddNewAllocs(t *testing.T) {
 		"Concurrent.ContainsHash":        func() { c.ContainsHash(hs[0]) },
 		"Filter.AddNewHash (in a block)": func() { f.AddNewHash(hs[1]) },
 	} {
+		if raceEnabled && name == "Filter.AddNewHashes" {
+			// Under -race the kernel wrappers' annotations
+			// (runtime.RaceReadRange) make its stack buffers escape.
+			continue
+		}
 		if n := testing.AllocsPerRun(100, fn); n != 0 {
 			t.Errorf("%s: %v allocations, want 0", name, n)
 		}
