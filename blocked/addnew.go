@@ -98,36 +98,39 @@ func (f *Filter) AddNewHashes(hs []uint64, out []bool) int {
 // no earlier absent key of the chunk touched finds its block as the lookup
 // did, so its answer is true, and its add is deferred to one
 // kernel.BlockedAdd call with the others (adds commute: the order of ORs
-// does not change the bits). An absent key whose block an earlier one
-// touched is answered one at a time: the deferred adds are flushed first,
-// then addNew tests and sets it against the current block. The blocks
-// touched are kept in a small open-addressing set per chunk.
+// does not change the bits). Any other absent key is answered one at a
+// time: the deferred adds are flushed first, then addNew tests and sets it
+// against the current block.
+//
+// The blocks touched are tracked in a 16384-bit set of block-index hashes
+// per chunk (at most 256 entries, so a key in an untouched block meets a
+// set bit about 1% of the time or less): a set bit only sends the key down
+// the exact one-at-a-time path, so a hash collision costs time, never a
+// wrong answer. Against an exact open-addressing set of block indexes
+// (whose probe loop mispredicts) the batch ran 6.2 against 15.7 ns a key
+// at n = 1e6 and 7.8 against 14.0 at 1e7 (BenchmarkAddNew, 1%, medians of
+// 3 interleaved runs, AMD EPYC Zen 5, 2 shared vCPUs).
 func filterAddNewHashes(blocks []kernel.Block, k int, hs []uint64, out []bool) int {
 	out = out[:len(hs)]
 	nb := uint64(len(blocks))
 	n := 0
-	// touched holds chunk<<32 | block index: an entry of an earlier chunk
-	// (or 0) is an empty slot, so the set needs no clearing between chunks.
-	var touched [2 * addChunk]uint64
+	var touched [256]uint64
 	var deferred [addChunk]uint64
-	for chunk := uint64(1); len(hs) > 0; chunk++ {
+	for len(hs) > 0 {
 		c := min(len(hs), addChunk)
 		part, res := hs[:c], out[:c]
 		kernel.BlockedContains(blocks, k, part, res)
+		clear(touched[:])
 		nd := 0
 		for i, h := range part {
 			if res[i] {
 				res[i] = false
 				continue
 			}
-			bi := kernel.BlockIndex(h, nb)
-			b := chunk<<32 | bi
-			slot := uint32(bi*0x9e3779b97f4a7c15>>32) % uint32(len(touched))
-			for touched[slot]>>32 == chunk && touched[slot] != b {
-				slot = (slot + 1) % uint32(len(touched))
-			}
-			if touched[slot]>>32 != chunk {
-				touched[slot] = b
+			s := kernel.BlockIndex(h, nb) * 0x9e3779b97f4a7c15 >> 50 // 14 bits
+			w, bit := s>>6, uint64(1)<<(s&63)
+			if touched[w]&bit == 0 {
+				touched[w] |= bit
 				deferred[nd] = h
 				nd++
 				res[i] = true
