@@ -178,6 +178,12 @@ func (c *Concurrent) AddNewUint64(x uint64) bool { return c.AddNewHash(c.h64.Has
 //
 // Several racing calls may all report true (each set a different one of
 // the key's bits).
+//
+// A clear bit is set with OrUint64 whose old value is used, which amd64
+// compiles to a LOCK CMPXCHG loop rather than AddHash's LOCK OR: into an
+// empty filter it measured 1.0x AddHash at n = 1e6 and 1.8x at 1e7
+// (BenchmarkAddNew, AMD EPYC Zen 5); present keys take no locked
+// instruction at all.
 func (c *Concurrent) AddNewHash(h uint64) bool {
 	r := addNewAtomic(c.t.Blocks, h, c.t.K)
 	runtime.KeepAlive(c)
