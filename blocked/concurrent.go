@@ -3,6 +3,7 @@ package blocked
 import (
 	"errors"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/sift-go/sift/hash"
@@ -11,17 +12,31 @@ import (
 
 // Concurrent is a blocked Bloom filter that many goroutines may add to and
 // query at the same time, without a lock: adds set bits with atomic OR
-// (sync/atomic.OrUint64) and lookups read words with atomic loads, so the
-// race detector is satisfied and no add is lost. A key whose Add has
-// returned is reported present by every later Contains, in any goroutine
-// (no false negatives); a Contains racing with the key's Add may answer
-// either way.
+// (sync/atomic.OrUint64), writing only the words that lack some of the
+// key's bits, and single-key lookups read words with atomic loads, so no
+// add is lost. A key whose Add has returned is reported present by every
+// later Contains, in any goroutine (no false negatives); a Contains racing
+// with the key's Add may answer either way.
+//
+// ContainsHashes, AddHashes and AddNewHashes read the blocks with the same
+// SIMD batch kernels as Filter (internal/kernel), which are plain vector
+// loads, not atomic ones. That is still correct because bits only ever go
+// from 0 to 1 (Reset and decoding aside, which must not run concurrently
+// anyway): however a vector load interleaves with racing ORs, each bit it
+// reads is the value before or after the OR that sets it, so a lookup of a
+// key being added sees all of the key's bits (as after the add) or misses
+// one (as before it), and every bit of an add that returned before the
+// lookup began is seen set. Lookups are thus linearizable to before a
+// racing add, and never miss a completed one. Under the race
+// detector, which cannot see the kernels' reads, the batch calls run the
+// atomic single-key probes instead.
+//
+// AddNew and its variants report whether the key was new (see
+// Concurrent.AddNewHash for the guarantee under races).
 //
 // Its bits are the same as Filter's for the same keys, size, k and seed, and
 // so is its serialized form: a Concurrent can be saved and loaded as a
-// Filter and the reverse. Batch calls run in Go with atomics (the SIMD
-// kernels are not atomic), so Filter is faster when one goroutine builds
-// the filter.
+// Filter and the reverse.
 type Concurrent struct {
 	core
 }
@@ -76,8 +91,9 @@ func (c *Concurrent) AddString(key string) { c.AddHash(hash.String(key, c.seed))
 // AddUint64 adds x (its eight little-endian bytes) to the filter.
 func (c *Concurrent) AddUint64(x uint64) { c.AddHash(c.h64.Hash(x)) }
 
-// AddHash adds the key whose hash is h. A bit already set is not written
-// again, so adds of present keys do not contend for the cache line.
+// AddHash adds the key whose hash is h. Only the words of the block that
+// lack some of the key's bits are written (one atomic OR each), so adds of
+// present keys do not contend for the cache line.
 func (c *Concurrent) AddHash(h uint64) {
 	insertAtomic(c.t.Blocks, h, c.t.K)
 	runtime.KeepAlive(c)
@@ -102,29 +118,137 @@ func (c *Concurrent) ContainsHash(h uint64) bool {
 }
 
 // AddHashes adds every key whose hash is in hs.
+//
+// A batch of at least four keys per block (into a filter of at most 128
+// MiB) is first built, without atomics, in a private buffer (with the SIMD
+// insert kernel where the filter fits one 16 MiB buffer, a Go loop per 16
+// MiB stripe otherwise), then merged into the filter word by word, with
+// one atomic OR per word that lacks some of the batch's bits: many keys of
+// one block cost one locked OR a word instead of one a key. The keys
+// become visible during the merge, all by the time AddHashes returns. The
+// buffers, as large as the filter up to 16 MiB, are kept in a sync.Pool
+// (so the garbage collector frees them when such batches stop).
+//
+// Smaller batches are looked up a chunk at a time with the batch lookup
+// kernel (prefetched, so the cache misses overlap), and only the keys it
+// found absent are added, each with AddHash's atomic ORs.
 func (c *Concurrent) AddHashes(hs []uint64) {
 	mustOpen(&c.core)
-	for _, h := range hs {
-		c.AddHash(h)
+	blocks, k := c.t.Blocks, c.t.K
+	switch {
+	case len(hs) >= mergeMinKeysPerBlock*len(blocks) && len(blocks) <= mergeMaxStripes*mergeStripeBlocks:
+		mergeAdd(blocks, k, hs)
+	case !c.batchKernel(len(hs)):
+		for _, h := range hs {
+			insertAtomic(blocks, h, k)
+		}
+	default:
+		var present [addChunk]bool
+		for len(hs) > 0 {
+			part := hs[:min(len(hs), addChunk)]
+			kernel.BlockedContains(blocks, k, part, present[:len(part)])
+			for i, h := range part {
+				if !present[i] {
+					insertAtomic(blocks, h, k)
+				}
+			}
+			hs = hs[len(part):]
+		}
 	}
+	runtime.KeepAlive(c)
 }
 
+// The merge path of Concurrent.AddHashes: a batch of at least
+// mergeMinKeysPerBlock keys a block is built in a buffer of at most
+// mergeStripeBlocks blocks (16 MiB) per stripe of the filter, for filters
+// of at most mergeMaxStripes stripes (each stripe is a pass over the
+// batch). Below four keys a block most words of a touched block get one
+// key's bit, and the pass over the whole filter would not pay.
+// mergeStripeBlocks is a variable so that tests can take the many-stripe
+// path with small filters.
+const (
+	mergeMinKeysPerBlock = 4
+	mergeMaxStripes      = 8
+)
+
+var mergeStripeBlocks = 1 << 18
+
+// mergeBuffers holds *[]kernel.Block merge buffers, zeroed (mergeAdd
+// zeroes what it used before putting one back).
+var mergeBuffers sync.Pool
+
+// mergeAdd adds hs to blocks through a private buffer (see AddHashes).
+func mergeAdd(blocks []kernel.Block, k int, hs []uint64) {
+	nb := uint64(len(blocks))
+	p, _ := mergeBuffers.Get().(*[]kernel.Block)
+	if want := min(nb, uint64(mergeStripeBlocks)); p == nil || uint64(len(*p)) < want {
+		buf := make([]kernel.Block, want)
+		p = &buf
+	}
+	buf := *p
+	for start := uint64(0); start < nb; start += uint64(mergeStripeBlocks) {
+		size := min(nb-start, uint64(mergeStripeBlocks))
+		stripe := buf[:size]
+		if size == nb {
+			// One stripe: its block indexes are the filter's.
+			kernel.BlockedAdd(stripe, k, hs)
+		} else {
+			for _, h := range hs {
+				if i := kernel.BlockIndex(h, nb) - start; i < size {
+					orMask(&stripe[i], h, k)
+				}
+			}
+		}
+		dst := blocks[start : start+size]
+		for i := range stripe {
+			for w, m := range &stripe[i] {
+				if m == 0 {
+					continue
+				}
+				stripe[i][w] = 0
+				if miss := m &^ atomic.LoadUint64(&dst[i][w]); miss != 0 {
+					atomic.OrUint64(&dst[i][w], miss)
+				}
+			}
+		}
+	}
+	mergeBuffers.Put(p)
+}
+
+// addChunk is how many keys the batch adds look up with the kernel before
+// adding the absent ones: 256 blocks are 16 KiB, so they are still in L1
+// (32 KiB and more on current cores) when the adds come.
+const addChunk = 256
+
+// batchKernel reports whether a batch of n keys reads c's blocks with the
+// assembly kernels: as for Filter (useKernel), and never under the race
+// detector (see race.go).
+func (c *Concurrent) batchKernel(n int) bool { return !raceEnabled && useKernel(n) }
+
 // ContainsHashes sets out[i] = ContainsHash(hs[i]) for every i and returns
-// how many are true. It panics if len(out) < len(hs).
+// how many are true. It panics if len(out) < len(hs); out beyond len(hs) is
+// left alone. It runs Filter's SIMD batch kernel; a lookup racing with an
+// add answers as if it ran before or after that add (see Concurrent).
 func (c *Concurrent) ContainsHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: ContainsHashes: len(out) < len(hs)")
 	}
 	mustOpen(&c.core)
+	if c.batchKernel(len(hs)) {
+		n := kernel.BlockedContains(c.t.Blocks, c.t.K, hs, out)
+		runtime.KeepAlive(c)
+		return n
+	}
 	out = out[:len(hs)]
 	n := 0
 	for i, h := range hs {
-		r := c.ContainsHash(h)
+		r := probeAtomic(c.t.Blocks, h, c.t.K)
 		out[i] = r
 		if r {
 			n++
 		}
 	}
+	runtime.KeepAlive(c)
 	return n
 }
 

@@ -133,9 +133,12 @@
 // Filter, a View or a Scalable are safe from many goroutines at once; adds,
 // Union, Intersect, Reset and decoding into an existing filter are not. A
 // Concurrent adds with atomic OR (sync/atomic.OrUint64, like Guava's
-// LockFreeBitArray) and reads with atomic loads, so any number of goroutines
-// may add and look up at once, race-detector clean, with no lost adds and no
-// false negatives for adds that have returned.
+// LockFreeBitArray) and reads with atomic loads (its batch lookups with the
+// SIMD kernels, linearizable to before a racing add: see Concurrent), so
+// any number of goroutines may add and look up at once, race-detector
+// clean, with no lost adds and no false negatives for adds that have
+// returned. AddNew and its variants add a key and report whether it was
+// new, in one call that is safe under races on a Concurrent.
 //
 // # Memory
 //

@@ -97,8 +97,12 @@ func probeAtomic(blocks []kernel.Block, h uint64, k int) bool {
 }
 
 // insertAtomic is insert with atomic OR, for Concurrent. A bit already set
-// is not written again, so adds of present keys do not take the cache line
-// away from other cores.
+// is not written again (orBit), so adds of present keys write nothing and
+// do not take the cache line away from other cores. For k <= 8 each word
+// holds at most one of the key's bits, so this is already one atomic OR per
+// word that lacks bits; building a mask first to OR each word once (which
+// would merge the two bits a word can get for k > 8) measured 25% slower
+// at k = 8 (n = 1e6, 1%).
 func insertAtomic(blocks []kernel.Block, h uint64, k int) {
 	b := blockOf(blocks, h)
 	x := uint32(h)
@@ -158,4 +162,219 @@ func orBit(w *uint64, i uint32) {
 	if bit := uint64(1) << i; atomic.LoadUint64(w)&bit == 0 {
 		atomic.OrUint64(w, bit)
 	}
+}
+
+// addNewAtomic is insertAtomic reporting whether this call set a bit that
+// was clear. The report comes from the old value OrUint64 returns, so of
+// several goroutines racing to set the same clear bit exactly one sees it
+// clear: a key added by racing goroutines is reported new by at least one
+// of them (unless all its bits were already set), and by none after one add
+// of it has returned.
+func addNewAtomic(blocks []kernel.Block, h uint64, k int) bool {
+	b := blockOf(blocks, h)
+	x := uint32(h)
+	set := false
+	switch k {
+	case 16:
+		set = orBitNew(&b[7], x*kernel.Salt15>>26) || set
+		fallthrough
+	case 15:
+		set = orBitNew(&b[6], x*kernel.Salt14>>26) || set
+		fallthrough
+	case 14:
+		set = orBitNew(&b[5], x*kernel.Salt13>>26) || set
+		fallthrough
+	case 13:
+		set = orBitNew(&b[4], x*kernel.Salt12>>26) || set
+		fallthrough
+	case 12:
+		set = orBitNew(&b[3], x*kernel.Salt11>>26) || set
+		fallthrough
+	case 11:
+		set = orBitNew(&b[2], x*kernel.Salt10>>26) || set
+		fallthrough
+	case 10:
+		set = orBitNew(&b[1], x*kernel.Salt9>>26) || set
+		fallthrough
+	case 9:
+		set = orBitNew(&b[0], x*kernel.Salt8>>26) || set
+		fallthrough
+	case 8:
+		set = orBitNew(&b[7], x*kernel.Salt7>>26) || set
+		fallthrough
+	case 7:
+		set = orBitNew(&b[6], x*kernel.Salt6>>26) || set
+		fallthrough
+	case 6:
+		set = orBitNew(&b[5], x*kernel.Salt5>>26) || set
+		fallthrough
+	case 5:
+		set = orBitNew(&b[4], x*kernel.Salt4>>26) || set
+		fallthrough
+	case 4:
+		set = orBitNew(&b[3], x*kernel.Salt3>>26) || set
+		fallthrough
+	case 3:
+		set = orBitNew(&b[2], x*kernel.Salt2>>26) || set
+		fallthrough
+	case 2:
+		set = orBitNew(&b[1], x*kernel.Salt1>>26) || set
+		fallthrough
+	default:
+		set = orBitNew(&b[0], x*kernel.Salt0>>26) || set
+	}
+	return set
+}
+
+// orBitNew is orBit reporting whether this call turned the bit on.
+func orBitNew(w *uint64, i uint32) bool {
+	bit := uint64(1) << i
+	return atomic.LoadUint64(w)&bit == 0 && atomic.OrUint64(w, bit)&bit == 0
+}
+
+// orMask sets h's k probe bits in b, a block of a private (not shared)
+// array: the merge buffer of Concurrent.AddHashes.
+func orMask(b *kernel.Block, h uint64, k int) {
+	x := uint32(h)
+	switch k {
+	case 16:
+		b[7] |= 1 << (x * kernel.Salt15 >> 26)
+		fallthrough
+	case 15:
+		b[6] |= 1 << (x * kernel.Salt14 >> 26)
+		fallthrough
+	case 14:
+		b[5] |= 1 << (x * kernel.Salt13 >> 26)
+		fallthrough
+	case 13:
+		b[4] |= 1 << (x * kernel.Salt12 >> 26)
+		fallthrough
+	case 12:
+		b[3] |= 1 << (x * kernel.Salt11 >> 26)
+		fallthrough
+	case 11:
+		b[2] |= 1 << (x * kernel.Salt10 >> 26)
+		fallthrough
+	case 10:
+		b[1] |= 1 << (x * kernel.Salt9 >> 26)
+		fallthrough
+	case 9:
+		b[0] |= 1 << (x * kernel.Salt8 >> 26)
+		fallthrough
+	case 8:
+		b[7] |= 1 << (x * kernel.Salt7 >> 26)
+		fallthrough
+	case 7:
+		b[6] |= 1 << (x * kernel.Salt6 >> 26)
+		fallthrough
+	case 6:
+		b[5] |= 1 << (x * kernel.Salt5 >> 26)
+		fallthrough
+	case 5:
+		b[4] |= 1 << (x * kernel.Salt4 >> 26)
+		fallthrough
+	case 4:
+		b[3] |= 1 << (x * kernel.Salt3 >> 26)
+		fallthrough
+	case 3:
+		b[2] |= 1 << (x * kernel.Salt2 >> 26)
+		fallthrough
+	case 2:
+		b[1] |= 1 << (x * kernel.Salt1 >> 26)
+		fallthrough
+	default:
+		b[0] |= 1 << (x * kernel.Salt0 >> 26)
+	}
+}
+
+// addNew sets h's k probe bits in its block, as kernel.BlockedAdd1 does, and
+// reports whether any of them was clear (the key was new): one pass over the
+// block, each probe's word read, tested and written back. For Filter (not
+// atomic).
+func addNew(blocks []kernel.Block, h uint64, k int) bool {
+	b := blockOf(blocks, h)
+	x := uint32(h)
+	var bit, miss uint64
+	switch k {
+	case 16:
+		bit = 1 << (x * kernel.Salt15 >> 26)
+		miss |= bit &^ b[7]
+		b[7] |= bit
+		fallthrough
+	case 15:
+		bit = 1 << (x * kernel.Salt14 >> 26)
+		miss |= bit &^ b[6]
+		b[6] |= bit
+		fallthrough
+	case 14:
+		bit = 1 << (x * kernel.Salt13 >> 26)
+		miss |= bit &^ b[5]
+		b[5] |= bit
+		fallthrough
+	case 13:
+		bit = 1 << (x * kernel.Salt12 >> 26)
+		miss |= bit &^ b[4]
+		b[4] |= bit
+		fallthrough
+	case 12:
+		bit = 1 << (x * kernel.Salt11 >> 26)
+		miss |= bit &^ b[3]
+		b[3] |= bit
+		fallthrough
+	case 11:
+		bit = 1 << (x * kernel.Salt10 >> 26)
+		miss |= bit &^ b[2]
+		b[2] |= bit
+		fallthrough
+	case 10:
+		bit = 1 << (x * kernel.Salt9 >> 26)
+		miss |= bit &^ b[1]
+		b[1] |= bit
+		fallthrough
+	case 9:
+		bit = 1 << (x * kernel.Salt8 >> 26)
+		miss |= bit &^ b[0]
+		b[0] |= bit
+		fallthrough
+	case 8:
+		bit = 1 << (x * kernel.Salt7 >> 26)
+		miss |= bit &^ b[7]
+		b[7] |= bit
+		fallthrough
+	case 7:
+		bit = 1 << (x * kernel.Salt6 >> 26)
+		miss |= bit &^ b[6]
+		b[6] |= bit
+		fallthrough
+	case 6:
+		bit = 1 << (x * kernel.Salt5 >> 26)
+		miss |= bit &^ b[5]
+		b[5] |= bit
+		fallthrough
+	case 5:
+		bit = 1 << (x * kernel.Salt4 >> 26)
+		miss |= bit &^ b[4]
+		b[4] |= bit
+		fallthrough
+	case 4:
+		bit = 1 << (x * kernel.Salt3 >> 26)
+		miss |= bit &^ b[3]
+		b[3] |= bit
+		fallthrough
+	case 3:
+		bit = 1 << (x * kernel.Salt2 >> 26)
+		miss |= bit &^ b[2]
+		b[2] |= bit
+		fallthrough
+	case 2:
+		bit = 1 << (x * kernel.Salt1 >> 26)
+		miss |= bit &^ b[1]
+		b[1] |= bit
+		fallthrough
+	default:
+		bit = 1 << (x * kernel.Salt0 >> 26)
+		miss |= bit &^ b[0]
+		b[0] |= bit
+	}
+	return miss != 0
 }

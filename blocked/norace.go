@@ -1,0 +1,6 @@
+//go:build !race
+
+package blocked
+
+// raceEnabled: see race.go.
+const raceEnabled = false
