@@ -78,16 +78,7 @@ func WithoutChecksum() Option { return func(o *options) { o.noChecksum = true } 
 // *fs.PathError of a path that names no regular file.
 func Open(path string, opts ...Option) (*View, error) {
 	data, region, err := mem.MapFile(path)
-	if err != nil {
-		return nil, errs.Wrap("sift", err)
-	}
-	v, err := viewOf(data, opts)
-	if err != nil {
-		_ = region.Free()
-		return nil, err
-	}
-	v.region = region
-	return v, nil
+	return viewOwning(data, region, err, opts)
 }
 
 // Load reads the filter file at path into memory the process owns and
@@ -101,6 +92,13 @@ func Open(path string, opts ...Option) (*View, error) {
 // Errors are Open's.
 func Load(path string, opts ...Option) (*View, error) {
 	data, region, _, err := mem.ReadFile(path)
+	return viewOwning(data, region, err, opts)
+}
+
+// viewOwning returns a View of data that frees region on Close, or err
+// (from obtaining data) under this package's prefix; the region is freed
+// when the View cannot be made.
+func viewOwning(data []byte, region *mem.Region, err error, opts []Option) (*View, error) {
 	if err != nil {
 		return nil, errs.Wrap("sift", err)
 	}

@@ -560,7 +560,7 @@ func (f *Filter) check(retry bool) error {
 		if !retry && f.failed != nil && !f.failedReg && sameFile(st, f.failed) {
 			return f.lastErr // reported already
 		}
-		err := &fs.PathError{Op: "open", Path: f.path, Err: errNotRegular(st.Mode())}
+		err := mem.NotRegular(f.path, st.Mode())
 		return f.fail(nil, st, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
 	}
 	fd, st, h, err := openPath(f.path)
@@ -623,22 +623,6 @@ func (f *Filter) setFailed(fd *os.File, st fs.FileInfo, h head, racy bool) {
 		fd = nil
 	}
 	f.failedPin, f.failed, f.failedHead, f.failedRacy = fd, st, h, racy
-}
-
-// errNotRegular says what a path names that is not a regular file.
-func errNotRegular(mode fs.FileMode) error {
-	what := "a special file"
-	switch t := mode.Type(); {
-	case t&fs.ModeDir != 0:
-		what = "a directory"
-	case t&fs.ModeNamedPipe != 0:
-		what = "a named pipe"
-	case t&fs.ModeSocket != 0:
-		what = "a socket"
-	case t&fs.ModeDevice != 0:
-		what = "a device"
-	}
-	return fmt.Errorf("not a regular file (%s)", what)
 }
 
 // retire frees g once its lookups in flight have finished. Lookups are

@@ -25,14 +25,15 @@ func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, notRegular(path, st.Mode())
+		return nil, nil, NotRegular(path, st.Mode())
 	}
 	return f, st, nil
 }
 
-// notRegular returns the error for a path that names something other than
-// a regular file: "open PATH: not a regular file (a named pipe)".
-func notRegular(path string, mode fs.FileMode) error {
+// NotRegular returns the error for a path that names something other than
+// a regular file: "open PATH: not a regular file (a named pipe)", an
+// *fs.PathError.
+func NotRegular(path string, mode fs.FileMode) error {
 	what := "a special file"
 	switch t := mode.Type(); {
 	case t&fs.ModeDir != 0:

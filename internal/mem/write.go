@@ -51,7 +51,7 @@ type AtomicOptions struct {
 func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOptions) (n int64, err error) {
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return 0, notRegular(path, st.Mode())
+		return 0, NotRegular(path, st.Mode())
 	}
 	RemoveStale(path)
 	tmp, err := os.CreateTemp(dir, TempPrefix(path)+strconv.Itoa(os.Getpid())+"-*")
