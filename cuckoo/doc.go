@@ -40,36 +40,29 @@
 // victim is compared with arithmetic behind one branch, on whether the
 // victim slot is in use at all: that branch goes the same way for every
 // lookup until the filter fills, so it is predicted, and it skips about a
-// tenth of the probe's instructions (n = 1e4..1e6, a loop of lookups ran
-// 10-17% faster than with the compare always made). ContainsHash and
+// tenth of the probe's instructions. ContainsHash and
 // ContainsUint64 inline into their callers as one call of the probe
 // function, which is a leaf: every helper inlines into it (for
-// ContainsUint64 the key's hash too, which saved a call level: 10.6-11.2
-// to 9.3-9.9 ns a lookup in cache; the hash's seed is folded in when the
-// filter is made, see hash.Uint64Hasher), and each fingerprint width has its own
+// ContainsUint64 the key's hash too, which saves a call level; the hash's
+// seed is folded in when the filter is made, see hash.Uint64Hasher), and each fingerprint width has its own
 // straight-line code (constants as immediates, buckets read as uint32 or
 // uint64 elements; the branch on the width always goes the same way). The
 // probe itself cannot inline: index, fingerprint, alternate bucket, two
 // loads, SWAR and victim cost about 150 units of the Go compiler's
 // inlining budget of 80 for one width alone, even with unchecked loads.
-// An amd64 assembly version of it measured only 2-8% faster than this Go,
-// so there is none: the call costs a few cycles, and the multiplies and
-// the two bucket loads dominate.
+// An amd64 assembly version of it measured barely faster than this Go, so
+// there is none: the call costs a few cycles, and the multiplies and the
+// two bucket loads dominate.
 //
 // The two bucket loads carry no bounds checks: the index math returns
 // buckets below the bucket count for every hash (tested against guard
 // pages), and without the checks' panic calls the probe needs no stack
 // frame. That matters most beyond the caches, where a loop of lookups is
 // bounded by how many of them the CPU keeps in flight while their buckets
-// come from memory, so every instruction of a lookup counts. Against the
-// checked probe, interleaved in one process (two runs, both widths,
-// present and absent keys), the unchecked one's median was lower in 23 of
-// 24 cases and equal in one: 2-13% at 10^4 and 10^6 keys, 0-20% at 10^7. For
-// scale, on the machine of bench/README.md's tables a loop doing nothing but two
-// random loads a key from a table of the same size took 11-19 ns a key at
-// 10^7 keys, and ContainsHash 2.4-3.2 times that in the same runs; the
-// batch ContainsHashes, which prefetches, is what gets close to the memory
-// system's limit.
+// come from memory, so every instruction of a lookup counts (the measured
+// gains, and how a loop of ContainsHash compares with a loop of two bare
+// random loads, are in bench/README.md); the batch ContainsHashes, which
+// prefetches, is what gets close to the memory system's limit.
 //
 // ContainsHashes runs a batch in one call of an assembly kernel
 // (internal/kernel): AVX2 on amd64 (four keys per iteration, gathers for the
