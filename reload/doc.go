@@ -64,8 +64,8 @@
 // rewriting it in place changes the bits under running lookups, which can
 // then report keys absent that both versions hold. Keeping the mapping and
 // containing the fault instead (debug.SetPanicOnFault and a recover around
-// each lookup) was measured and rejected: it costs every lookup (about 5 ns,
-// a fifth of a lookup in cache), it cannot serve the old filter once its
+// each lookup) was measured and rejected: it costs every lookup (figures in
+// bench/README.md), it cannot serve the old filter once its
 // pages are gone, and it cannot prevent those false negatives.
 //
 // Polling was chosen over inotify: a check costs tens of microseconds (a
