@@ -53,7 +53,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{buildCmd, mergeCmd, queryCmd, infoCmd, benchCmd, versionCmd}
+	commands = []*command{buildCmd, mergeCmd, queryCmd, dedupCmd, infoCmd, benchCmd, versionCmd}
 }
 
 // run executes one command line and returns the exit status. Every error
@@ -134,7 +134,7 @@ func help(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-const shortUsage = "usage: sift <command> [flags] [args] (commands: build, merge, query, info, bench, version; run 'sift help' for details)\n"
+const shortUsage = "usage: sift <command> [flags] [args] (commands: build, merge, query, dedup, info, bench, version; run 'sift help' for details)\n"
 
 func longUsage() string {
 	var b strings.Builder
