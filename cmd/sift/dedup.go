@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
@@ -163,6 +164,13 @@ func dedupFilter(state string, n countValue, fpp fppValue) (*blocked.Filter, err
 		case !errors.Is(err, os.ErrNotExist):
 			return nil, fmt.Errorf("-state: %w", pathErr(err))
 		}
+		// A new state file is written at the end: fail now, before any
+		// line is printed, if its directory is not there.
+		if st, err := os.Stat(filepath.Dir(state)); err != nil {
+			return nil, fmt.Errorf("-state: %w", pathErr(err))
+		} else if !st.IsDir() {
+			return nil, fmt.Errorf("-state %s: %s is not a directory", state, filepath.Dir(state))
+		}
 	}
 	if !n.set {
 		if state != "" {
@@ -208,10 +216,10 @@ func loadState(path string, n countValue, fpp fppValue) (*blocked.Filter, error)
 			f.Close()
 			return nil, fmt.Errorf("-n %d -fpp %g: %w", want, fpp.p, err)
 		}
-		if bits != f.Bits() || k != f.K() {
+		if haveBits, haveK := f.Bits(), f.K(); bits != haveBits || k != haveK {
 			f.Close()
 			return nil, fmt.Errorf("-state %s holds a filter of %d bits with k = %d, but -n %d -fpp %g ask for %d bits with k = %d: leave out -n and -fpp to use the file's size, or start a new state file",
-				path, f.Bits(), f.K(), want, fpp.p, bits, k)
+				path, haveBits, haveK, want, fpp.p, bits, k)
 		}
 	}
 	return f, nil
