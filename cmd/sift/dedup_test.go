@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sift-go/sift/blocked"
 )
@@ -390,4 +393,56 @@ func TestDedupFalseDrops(t *testing.T) {
 		t.Errorf("%d false drops among %d distinct keys, predicted %.1f", drops, len(want), predicted)
 	}
 	t.Logf("%d distinct keys: %d false drops, predicted %.1f", len(want), drops, predicted)
+}
+
+// TestDedupLiveStream feeds sift dedup through a pipe and checks that the
+// new lines of what was written come out before more input arrives (the
+// output is flushed whenever the input would block), as for tail -f.
+func TestDedupLiveStream(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		code := run([]string{"dedup", "-n", "1000"}, inR, outW, &stderr)
+		outW.Close()
+		done <- code
+	}()
+	out := bufio.NewReader(outR)
+	expect := func(want string) {
+		t.Helper()
+		got := make([]byte, len(want))
+		// A deadlock guard, not a timing: the read blocks until dedup
+		// flushes, which it must do before reading on.
+		read := make(chan error, 1)
+		go func() { _, err := io.ReadFull(out, got); read <- err }()
+		select {
+		case err := <-read:
+			if err != nil || string(got) != want {
+				t.Fatalf("read %q (%v), want %q", got, err, want)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("no output for %q while the input was waiting: not flushed", want)
+		}
+	}
+	io.WriteString(inW, "a\nb\na\n")
+	expect("a\nb\n")
+	io.WriteString(inW, "b\nc\n")
+	expect("c\n")
+	inW.Close()
+	if rest, _ := io.ReadAll(out); len(rest) != 0 {
+		t.Errorf("more output at the end: %q", rest)
+	}
+	if code := <-done; code != exitOK {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+}
+
+// TestDedupProgress checks that -progress reports on stderr, as query's
+// does, and stdout holds only the lines.
+func TestDedupProgress(t *testing.T) {
+	r := runInProcess("a\nb\na\n", "dedup", "-n", "10", "-progress")
+	if r.code != exitOK || r.stdout != "a\nb\n" || !strings.Contains(r.stderr, "de-duplicating") || !strings.Contains(r.stderr, "3 keys") {
+		t.Errorf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
 }
