@@ -29,7 +29,7 @@
 // each byte C, as cut -d does; query still prints whole lines, so it can
 // filter log lines by one of their fields. Empty keys (empty lines, lines
 // with fewer fields) are not keys: build skips them, query never selects
-// them (and -v always does).
+// them (and -v always does); dedup, as awk, counts the empty key as one.
 //
 // # build
 //

@@ -153,10 +153,11 @@ Run 'sift help <command>' or 'sift <command> -h' for a command's flags.
 Keys are the lines of the input files (or standard input when none is given
 or for "-"), without their line terminator ("\n" or "\r\n"), or with -f one
 field of each line. Empty keys are skipped by build and never selected by
-query.
+query; dedup counts the empty key as one key, as awk does.
 
-Exit status: 0 on success (query: some line selected), 1 when query selected
-no line, 2 on any error (one line on stderr). Flags may follow arguments;
+Exit status: 0 on success (query: some line selected; dedup: some line
+printed), 1 when query selected or dedup printed no line, 2 on any error
+(one line on stderr). Flags may follow arguments;
 "--" ends the flags.
 `)
 	return b.String()
