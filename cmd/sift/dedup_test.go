@@ -88,6 +88,13 @@ func randomLog(rng *rand.Rand, lines, distinct int) string {
 func TestDedupMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	big := randomLog(rng, 5000, 2000)
+	// Lines longer than the reader's buffer, and batches cut by their
+	// bytes (maxBatchText) rather than their count.
+	var long strings.Builder
+	for i := range 30 {
+		long.WriteString(strings.Repeat(string(rune('a'+i%4)), 300<<10+i%3))
+		long.WriteString("\n")
+	}
 	cases := []struct {
 		name   string
 		inputs []string
@@ -110,6 +117,7 @@ func TestDedupMatchesReference(t *testing.T) {
 		{"log lines", []string{big}, nil, 0, ""},
 		{"log field", []string{big}, []string{"-f", "3"}, 3, ""},
 		{"log csv field", []string{big}, []string{"-f", "2", "-d", ","}, 2, ","},
+		{"long lines", []string{long.String()}, nil, 0, ""},
 		{"files share keys", []string{"a\nb", "b\nc\na\n", "", "c\nd"}, nil, 0, ""},
 	}
 	dir := t.TempDir()
