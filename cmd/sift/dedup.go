@@ -56,8 +56,10 @@ empty key is a key like any other: the first line with it is printed.
               saw are not printed), and at the end the filter is written
               back atomically (a reader, or a crash, sees the old file or
               the new one). FILE fixes the size: -n and -fpp may be left out,
-              and when given must ask for FILE's size. The file is only
-              written when every line was read and printed
+              and when given must ask for FILE's size. The file is
+              not written after an error reading or writing lines (an
+              INPUT skipped as unreadable is not one: the lines read were
+              all printed, and their keys are kept)
   -progress   show progress on stderr even when it is not a terminal
 
 Lines are hashed and tested-and-added in batches of 1024 with the filter's

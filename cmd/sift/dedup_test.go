@@ -232,6 +232,19 @@ func TestDedupState(t *testing.T) {
 	if bytes.Equal(before, mustRead(t, state)) {
 		t.Errorf("the state was not written after a skipped input")
 	}
+
+	// An error while reading lines leaves the state as it was: a line
+	// longer than the limit ends the run after "new" was printed.
+	defer func(old int) { maxLineLen = old }(maxLineLen)
+	maxLineLen = 300 << 10
+	before = mustRead(t, state)
+	r = runInProcess("new\n"+strings.Repeat("x", maxLineLen+1)+"\n", "dedup", "-state", state)
+	if r.code != exitError || !strings.Contains(r.stderr, "longer than") {
+		t.Errorf("over-long line: exit %d stderr %q", r.code, r.stderr)
+	}
+	if !bytes.Equal(before, mustRead(t, state)) {
+		t.Errorf("the state was written after a read error")
+	}
 }
 
 func mustRead(t *testing.T, path string) []byte {
