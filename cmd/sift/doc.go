@@ -7,6 +7,7 @@
 //	           [-blocks B [-k K]] [-buckets N] [-generation G] [-j N] [-f N [-d C]] -o FILE [INPUT...]
 //	sift merge [-generation G] [-q] -o FILE SHARD.sift...
 //	sift query [-v] [-c] [-q] [-f N [-d C]] [-kind K | -guava] FILE [INPUT...]
+//	sift dedup [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [-progress] [INPUT...]
 //	sift info [-kind K | -guava] FILE...
 //	sift bench [-n N] [-fpp P] [-kind blocked|cuckoo|classic|all] [-seed S] [-probes M]
 //	sift bench -kernels [-n N] [-seed S]
@@ -28,7 +29,7 @@
 // each byte C, as cut -d does; query still prints whole lines, so it can
 // filter log lines by one of their fields. Empty keys (empty lines, lines
 // with fewer fields) are not keys: build skips them, query never selects
-// them (and -v always does).
+// them (and -v always does); dedup, as awk, counts the empty key as one.
 //
 // # build
 //
@@ -134,6 +135,34 @@
 // kinds of sift's file format into memory: scalable, and the classic
 // (Guava-compatible) and counting Bloom filters written by package classic. Output is buffered but flushed whenever
 // the input has no more data ready, so query also works on live streams.
+//
+// # dedup
+//
+// dedup prints each input line the first time its key is seen, in order and
+// byte for byte as read (a last line without a newline gets one): awk
+// '!seen[$0]++' (or '!seen[$N]++' with -f N) in bounded memory. The keys
+// seen are held in a blocked filter sized for -n distinct keys at -fpp
+// (default 0.01), about 1.3 bytes a key at 1%, whatever the lines' length.
+// Keys are selected as query selects them, except that the empty key is a
+// key like any other, as in awk: the first line with it is printed. A
+// repeated key is never printed twice; a false positive drops a new line,
+// with the filter's rate at the time, which grows from 0 to -fpp as the
+// filter fills: over -n distinct keys at 1%, about 0.16% of them are
+// dropped ('sift dedup -n N -fpp P -h' prints the expected number, computed
+// from the filter's predicted rate at each fill). Lines go through the
+// filter's batch add-if-new (blocked.Filter.AddNewHashes) 1024 at a time,
+// flushed whenever the input would block, as query does.
+//
+// -state FILE keeps the filter between runs, for incremental de-duplication
+// of each day's logs against all earlier days: a FILE that exists is loaded
+// (it must hold a blocked filter, of the size -n and -fpp ask for when they
+// are given; it fixes the size when they are not), and the filter is written
+// back atomically at the end, as build writes, only when every input was
+// read and every line written (after a skipped input too, since the lines
+// read were printed). Exit status as query's: 0 when a line was printed, 1
+// when none was, 2 on error.
+//
+//	zcat access-2026-11-25.log.gz | sift dedup -f 7 -state seen-urls.sift > new-urls.txt
 //
 // # info
 //

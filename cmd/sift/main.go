@@ -53,7 +53,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{buildCmd, mergeCmd, queryCmd, infoCmd, benchCmd, versionCmd}
+	commands = []*command{buildCmd, mergeCmd, queryCmd, dedupCmd, infoCmd, benchCmd, versionCmd}
 }
 
 // run executes one command line and returns the exit status. Every error
@@ -134,7 +134,7 @@ func help(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-const shortUsage = "usage: sift <command> [flags] [args] (commands: build, merge, query, info, bench, version; run 'sift help' for details)\n"
+const shortUsage = "usage: sift <command> [flags] [args] (commands: build, merge, query, dedup, info, bench, version; run 'sift help' for details)\n"
 
 func longUsage() string {
 	var b strings.Builder
@@ -153,10 +153,11 @@ Run 'sift help <command>' or 'sift <command> -h' for a command's flags.
 Keys are the lines of the input files (or standard input when none is given
 or for "-"), without their line terminator ("\n" or "\r\n"), or with -f one
 field of each line. Empty keys are skipped by build and never selected by
-query.
+query; dedup counts the empty key as one key, as awk does.
 
-Exit status: 0 on success (query: some line selected), 1 when query selected
-no line, 2 on any error (one line on stderr). Flags may follow arguments;
+Exit status: 0 on success (query: some line selected; dedup: some line
+printed), 1 when query selected or dedup printed no line, 2 on any error
+(one line on stderr). Flags may follow arguments;
 "--" ends the flags.
 `)
 	return b.String()

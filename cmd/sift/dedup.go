@@ -1,0 +1,348 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/blocked"
+)
+
+var dedupCmd = &command{
+	name:    "dedup",
+	summary: "print each input line the first time its key is seen, like awk '!seen[$0]++'",
+	usage:   dedupUsage,
+	run:     runDedup,
+}
+
+// dedupUsage is dedup's help text (runDedup adds the expected false drops
+// for the -n and -fpp given with -h).
+const dedupUsage = `usage: sift dedup [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [INPUT...]
+
+Prints each line of the INPUT files (standard input when none is given, or
+for "-") the first time its key is seen, in input order and exactly as read:
+the bounded-memory cousin of awk '!seen[$0]++'. The keys seen are held in a
+blocked Bloom filter sized for N distinct keys, not in a table of the keys,
+so memory stays at about 1.3 bytes a key at the default -fpp 0.01 (see
+'sift build -h' for the sizes) however long the lines are.
+
+A false positive drops a new line: a line whose key was never seen is taken
+for a repeat with the filter's current false-positive rate, which grows from
+0 to P as the filter fills. Over N distinct keys, about N times the average
+rate are dropped: at -fpp 0.01, 0.16% of the distinct keys (about 1600 of
+1e6); at 0.001, 0.015%; at 1e-4, 0.001%. 'sift dedup -n N -fpp P -h' prints
+the expected number for your sizes. A repeated key is never printed twice
+(no false negatives), and beyond N distinct keys the rate keeps growing.
+
+A key is a line without its "\n" or "\r\n" terminator, or with -f one field
+of it, selected exactly as sift query selects it (the whole line is still
+what is printed; a last line without a terminator is printed with one). An
+empty key is a key like any other: the first line with it is printed.
+
+  -n N        the expected number of distinct keys (1000000, 1e6, 1M);
+              required unless -state names an existing file
+  -fpp P      the false-positive rate after N distinct keys (default 0.01)
+  -f N        the key is field N (from 1) of each line: fields are separated
+              by runs of spaces and tabs (as awk splits them), or with -d by
+              each occurrence of one byte C (as cut -d; \t for a tab). Lines
+              with fewer fields have an empty key
+  -d C        field delimiter for -f
+  -state FILE keep the keys seen in FILE between runs: when FILE exists its
+              blocked filter is loaded first (lines whose keys an earlier run
+              saw are not printed), and at the end the filter is written
+              back atomically (a reader, or a crash, sees the old file or
+              the new one). FILE fixes the size: -n and -fpp may be left out,
+              and when given must ask for FILE's size. The file is
+              not written after an error reading or writing lines (an
+              INPUT skipped as unreadable is not one: the lines read were
+              all printed, and their keys are kept)
+  -progress   show progress on stderr even when it is not a terminal
+
+Lines are hashed and tested-and-added in batches of 1024 with the filter's
+batch add-if-new; output is buffered but flushed whenever the input would
+block, so sift dedup works on live streams (tail -f).
+
+An INPUT that cannot be read is reported on stderr and skipped, and the
+others are read, as grep does; the exit status is then 2.
+
+Exit status, as sift query's: 0 when a line was printed, 1 when none was, 2
+on an error.
+`
+
+func runDedup(e *env) (int, error) {
+	fs := newFlagSet("dedup")
+	var n countValue
+	fpp := &fppValue{p: 0.01}
+	fs.Var(&n, "n", "")
+	fs.Var(fpp, "fpp", "")
+	state := fs.String("state", "", "")
+	showProgress := fs.Bool("progress", false, "")
+	field, delim := addFieldFlags(fs)
+	args, err := parseFlags(fs, e.args)
+	if errors.Is(err, errHelp) {
+		io.WriteString(e.stdout, dedupUsage)
+		if n.set && n.n > 0 {
+			if bits, k, err := blocked.OptimalSize(uint64(n.n), fpp.p); err == nil {
+				fmt.Fprintf(e.stdout, "\nFor -n %d -fpp %g: a filter of %s (k = %d); about %.0f new lines expected to be dropped as false positives.\n",
+					n.n, fpp.p, sizeString(int64(bits/8)), k, expectedFalseDrops(bits, k, uint64(n.n)))
+			}
+		}
+		return exitOK, nil
+	}
+	if err != nil {
+		return exitError, err
+	}
+	sel, err := fieldFlags(*field, *delim)
+	if err != nil {
+		return exitError, err
+	}
+	if n.set && n.n == 0 {
+		return exitError, errors.New("-n 0: the expected number of distinct keys must be at least 1")
+	}
+	ins, err := openInputs(args)
+	if err != nil {
+		return exitError, err
+	}
+	f, err := dedupFilter(*state, n, *fpp)
+	if err != nil {
+		return exitError, err
+	}
+	defer f.Close()
+
+	mode := progressOff
+	if *showProgress {
+		mode = progressOn
+	} else if !isTerminal(e.stdout) {
+		mode = progressAuto
+	}
+	p := newProgress(e.stderr, mode, "de-duplicating", totalSize(ins))
+	defer p.finish()
+
+	out := bufio.NewWriterSize(e.stdout, 256<<10)
+	d := &deduper{f: f, sel: sel, out: out, p: p}
+	skipped := 0
+	skip := func(err error) {
+		skipped++
+		out.Flush() // the lines printed so far come before the message
+		p.clearLine()
+		fmt.Fprintf(e.stderr, "sift dedup: %s\n", oneLine(err))
+	}
+	err = eachInput(ins, e.stdin, skip, d.run)
+	if ferr := out.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("writing output: %w", ferr)
+	}
+	if err != nil {
+		// Keys were added for lines that may not have been printed: the
+		// state file keeps what the last complete run saw.
+		return exitError, err
+	}
+	if *state != "" {
+		if _, err := writeAtomic(*state, f.WriteTo); err != nil {
+			return exitError, fmt.Errorf("writing -state: %w", err)
+		}
+	}
+	switch {
+	case skipped > 0:
+		return exitError, errReported
+	case d.printed == 0:
+		return exitNoMatch, nil
+	}
+	return exitOK, nil
+}
+
+// dedupFilter returns the filter of the keys seen: the one in the state
+// file when it exists, checked against -n and -fpp when they were given;
+// otherwise a new one sized by them.
+func dedupFilter(state string, n countValue, fpp fppValue) (*blocked.Filter, error) {
+	if state != "" {
+		_, err := os.Stat(state)
+		switch {
+		case err == nil:
+			return loadState(state, n, fpp)
+		case !errors.Is(err, os.ErrNotExist):
+			return nil, fmt.Errorf("-state: %w", pathErr(err))
+		}
+		// A new state file is written at the end: fail now, before any
+		// line is printed, if its directory is not there.
+		if st, err := os.Stat(filepath.Dir(state)); err != nil {
+			return nil, fmt.Errorf("-state: %w", pathErr(err))
+		} else if !st.IsDir() {
+			return nil, fmt.Errorf("-state %s: %s is not a directory", state, filepath.Dir(state))
+		}
+	}
+	if !n.set {
+		if state != "" {
+			return nil, fmt.Errorf("-state %s does not exist yet: give -n, the expected number of distinct keys, to size it", state)
+		}
+		return nil, errors.New("-n is required: the expected number of distinct keys (run 'sift dedup -h' for usage)")
+	}
+	f, err := blocked.New(uint64(n.n), fpp.p)
+	if err != nil {
+		return nil, fmt.Errorf("-n %d -fpp %g: %w", n.n, fpp.p, err)
+	}
+	return f, nil
+}
+
+// loadState reads the blocked filter in path, refusing any other kind, and
+// one whose size differs from what -n and -fpp ask for (when given).
+func loadState(path string, n countValue, fpp fppValue) (*blocked.Filter, error) {
+	h, err := readHeader(path)
+	if err != nil {
+		return nil, fmt.Errorf("-state: %w", err)
+	}
+	if h.Kind != sift.KindBlocked {
+		return nil, fmt.Errorf("-state %s: %w: it holds a %v filter; sift dedup keeps a blocked filter", path, sift.ErrKind, h.Kind)
+	}
+	file, err := openInput(path)
+	if err != nil {
+		return nil, fmt.Errorf("-state: %w", err)
+	}
+	defer file.Close()
+	f, err := blocked.ReadFilter(bufio.NewReaderSize(file, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("-state: %w", filterErr(path, err))
+	}
+	if n.set || fpp.set {
+		want := uint64(1)
+		if n.set {
+			want = uint64(n.n)
+		} else {
+			want = capacity(f.Bits(), f.K(), fpp.p)
+		}
+		bits, k, err := blocked.OptimalSize(want, fpp.p)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("-n %d -fpp %g: %w", want, fpp.p, err)
+		}
+		if haveBits, haveK := f.Bits(), f.K(); bits != haveBits || k != haveK {
+			f.Close()
+			return nil, fmt.Errorf("-state %s holds a filter of %d bits with k = %d, but -n %d -fpp %g ask for %d bits with k = %d: leave out -n and -fpp to use the file's size, or start a new state file",
+				path, haveBits, haveK, want, fpp.p, bits, k)
+		}
+	}
+	return f, nil
+}
+
+// capacity returns the largest n for which blocked.OptimalSize(n, fpp)
+// fits in bits bits with k probes, at least 1; with -fpp alone, a state
+// file matches when it is the size -fpp would give for some -n.
+func capacity(bits uint64, k int, fpp float64) uint64 {
+	lo, hi := uint64(1), bits // more keys than bits never fit
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		b, _, err := blocked.OptimalSize(mid, fpp)
+		if err == nil && b <= bits {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+// expectedFalseDrops returns the expected number of new keys a filter of
+// bits bits and k probes takes for repeats while n distinct keys are added
+// to it, empty at first: the sum over i < n of the false-positive rate
+// after i keys (blocked.FalsePositiveRate), computed with Simpson's rule on
+// 64 intervals (the rate is smooth and convex in the fill, so the error is
+// far below the count's own spread).
+func expectedFalseDrops(bits uint64, k int, n uint64) float64 {
+	const intervals = 64
+	if n == 0 {
+		return 0
+	}
+	rate := func(x float64) float64 { return blocked.FalsePositiveRate(bits, k, uint64(x+0.5)) }
+	step := float64(n) / intervals
+	sum := rate(0) + rate(float64(n))
+	for i := 1; i < intervals; i++ {
+		w := 2.0
+		if i%2 == 1 {
+			w = 4
+		}
+		sum += w * rate(float64(i)*step)
+	}
+	return sum * step / 3
+}
+
+// deduper runs lines through a filter's add-if-new in batches, keeping
+// their order, and prints those whose key was new.
+type deduper struct {
+	f       *blocked.Filter
+	sel     fieldSelector
+	out     *bufio.Writer
+	p       *progress
+	printed int64
+
+	// The current batch: the raw lines back to back in text, line i at
+	// text[ends[i-1]:ends[i]], key i's hash at hs[i].
+	text  []byte
+	ends  []int
+	hs    []uint64
+	isNew []bool
+}
+
+func (d *deduper) run(lr *lineReader) error {
+	var lastBytes int64
+	for {
+		raw, key, ok := lr.next()
+		if !ok {
+			break
+		}
+		key = d.sel.key(key)
+		d.text = append(d.text, raw...)
+		d.ends = append(d.ends, len(d.text))
+		d.hs = append(d.hs, d.f.Hash(key))
+		// Run the batch when it is full or when the input has nothing
+		// buffered (reading on might block: answer what we have first).
+		if len(d.hs) == batchSize || len(d.text) >= maxBatchText || !lr.buffered() {
+			if err := d.flush(!lr.buffered()); err != nil {
+				return err
+			}
+			d.p.addBytes(lr.bytes - lastBytes)
+			lastBytes = lr.bytes
+		}
+	}
+	if err := d.flush(true); err != nil {
+		return err
+	}
+	d.p.addBytes(lr.bytes - lastBytes)
+	return lr.err
+}
+
+// flush adds the batch's keys, writes the lines whose key was new, and with
+// sync flushes the output too.
+func (d *deduper) flush(sync bool) error {
+	n := len(d.hs)
+	if n > 0 {
+		if cap(d.isNew) < n {
+			d.isNew = make([]bool, batchSize)
+		}
+		isNew := d.isNew[:n]
+		d.f.AddNewHashes(d.hs, isNew)
+		start := 0
+		for i := range n {
+			end := d.ends[i]
+			if isNew[i] {
+				d.printed++
+				line := d.text[start:end]
+				d.out.Write(line)
+				if !hasNewline(line) { // the last line of an input
+					d.out.WriteByte('\n')
+				}
+			}
+			start = end
+		}
+		d.p.addKeys(int64(n))
+		d.text, d.ends, d.hs = d.text[:0], d.ends[:0], d.hs[:0]
+	}
+	if sync {
+		if err := d.out.Flush(); err != nil {
+			return fmt.Errorf("writing output: %w", err)
+		}
+	}
+	return nil
+}
