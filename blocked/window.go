@@ -1,9 +1,12 @@
 package blocked
 
 import (
+	"encoding/binary"
 	"math"
+	"math/bits"
 	"runtime"
 	"time"
+	"unsafe"
 
 	"github.com/sift-go/sift/hash"
 	"github.com/sift-go/sift/internal/kernel"
@@ -322,14 +325,15 @@ func (w *Window) containsLive(h uint64, live int) bool {
 }
 
 // windowChunk is how many keys ContainsHashes probes per generation at a
-// time: the scratch answers live on the stack.
-const windowChunk = 256
+// time: the scratch answers live on the stack. A multiple of 8, so the
+// answers OR as whole words.
+const windowChunk = 1024
 
 // ContainsHashes sets out[i] = ContainsHash(hs[i]) for every i and returns
-// how many are true. Each live generation is probed for the whole chunk by
-// the batch kernel (prefetched, so the cache misses overlap) and the
-// answers are ORed. It panics if len(out) < len(hs); out beyond len(hs) is
-// left alone.
+// how many are true. Each live generation is probed for a chunk of keys by
+// the batch kernel (prefetched, so the cache misses overlap), and the
+// answers are ORed eight at a time. It panics if len(out) < len(hs); out
+// beyond len(hs) is left alone.
 func (w *Window) ContainsHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: ContainsHashes: len(out) < len(hs)")
@@ -337,36 +341,68 @@ func (w *Window) ContainsHashes(hs []uint64, out []bool) int {
 	mustOpen(&w.core)
 	live := w.live()
 	out = out[:len(hs)]
-	clear(out)
+	if live == 0 {
+		clear(out)
+		return 0
+	}
 	var scratch [windowChunk]bool
 	n := 0
 	for start := 0; start < len(hs); start += windowChunk {
 		chunk := hs[start:min(start+windowChunk, len(hs))]
 		dst := out[start : start+len(chunk)]
 		i := w.cur
-		for range live {
+		for a := range live {
+			s := dst
+			if a > 0 {
+				s = scratch[:len(chunk)]
+			}
 			t := &w.gens[i]
-			s := scratch[:len(chunk)]
 			if useKernel(len(chunk)) {
 				kernel.BlockedContains(t.Blocks, t.K, chunk, s)
 			} else {
 				probeAll(t, chunk, s)
 			}
-			for j, c := range s {
-				dst[j] = dst[j] || c
+			if a > 0 {
+				orBools(dst, s)
 			}
 			i--
 			if i < 0 {
 				i = len(w.gens) - 1
 			}
 		}
-		for _, c := range dst {
-			if c {
-				n++
-			}
-		}
+		n += countBools(dst)
 	}
 	runtime.KeepAlive(w)
+	return n
+}
+
+// orBools sets dst[i] = dst[i] || src[i], eight at a time: a bool is one
+// byte, 0 or 1, so ORing the bytes of a word ORs eight answers.
+// len(src) >= len(dst).
+func orBools(dst, src []bool) {
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		d := (*[8]byte)(unsafe.Pointer(&dst[i]))
+		s := (*[8]byte)(unsafe.Pointer(&src[i]))
+		binary.LittleEndian.PutUint64(d[:], binary.LittleEndian.Uint64(d[:])|binary.LittleEndian.Uint64(s[:]))
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = dst[i] || src[i]
+	}
+}
+
+// countBools returns how many of bs are true, eight at a time (each true
+// byte is 1).
+func countBools(bs []bool) int {
+	n, i := 0, 0
+	for ; i+8 <= len(bs); i += 8 {
+		n += bits.OnesCount64(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Pointer(&bs[i]))[:]))
+	}
+	for ; i < len(bs); i++ {
+		if bs[i] {
+			n++
+		}
+	}
 	return n
 }
 

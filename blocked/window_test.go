@@ -337,3 +337,55 @@ func TestWindowAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per run", a)
 	}
 }
+
+// TestWindowContainsHashes checks the batch against the single-key lookup
+// at lengths around the chunk size and the word width of the OR, with the
+// generations at every liveness (0..G live).
+func TestWindowContainsHashes(t *testing.T) {
+	clk := newSimClock()
+	w, err := NewWindow(4000, 0.2, 4*time.Second, WithGenerations(5), WithClock(clk.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var keys []uint64
+	for s := 0; s < 5; s++ { // one slice of keys in each generation
+		for range 1000 {
+			x := rng.Uint64()
+			keys = append(keys, x)
+			w.AddHash(x)
+		}
+		clk.now = clk.now.Add(time.Second)
+	}
+	clk.now = clk.now.Add(-1)
+	hs := make([]uint64, 2*windowChunk+9)
+	for i := range hs {
+		if i%2 == 0 {
+			hs[i] = keys[rng.IntN(len(keys))]
+		} else {
+			hs[i] = rng.Uint64()
+		}
+	}
+	out := make([]bool, len(hs)+1)
+	for elapsed := 0; elapsed <= 5; elapsed++ {
+		for _, n := range []int{0, 1, 2, 7, 8, 9, 63, windowChunk - 1, windowChunk, windowChunk + 1, len(hs)} {
+			out[n] = true // beyond len(hs): left alone
+			got := w.ContainsHashes(hs[:n], out)
+			want := 0
+			for i, h := range hs[:n] {
+				c := w.ContainsHash(h)
+				if c {
+					want++
+				}
+				if out[i] != c {
+					t.Fatalf("elapsed %d, n %d: out[%d] = %v, ContainsHash %v", elapsed, n, i, out[i], c)
+				}
+			}
+			if got != want || !out[n] {
+				t.Fatalf("elapsed %d, n %d: returned %d, want %d (out[n] %v)", elapsed, n, got, want, out[n])
+			}
+		}
+		clk.now = clk.now.Add(time.Second)
+	}
+}
