@@ -186,11 +186,12 @@ func (w *Window) elapsed() uint64 {
 	if w.slice == 0 {
 		return 0
 	}
-	d := w.clock().UnixNano() - w.start
-	if d < int64(w.slice) {
+	now := w.clock().UnixNano()
+	if now < w.start {
 		return 0
 	}
-	return uint64(d / int64(w.slice))
+	// Exact in uint64 for any two int64 values with now >= start.
+	return (uint64(now) - uint64(w.start)) / uint64(w.slice)
 }
 
 // live returns how many generations, counting back from the current one,
@@ -221,7 +222,7 @@ func (w *Window) advance() {
 			w.added++
 			return
 		}
-		w.start += int64(steps) * int64(w.slice)
+		w.start = int64(uint64(w.start) + steps*uint64(w.slice)) // at most now
 		w.added = 1
 	}
 	g := len(w.gens)
