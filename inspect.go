@@ -26,8 +26,8 @@ const (
 	// split-block Bloom filter (256-bit blocks of eight 32-bit words).
 	KindSplitBlock Kind = 6
 	// KindWindow is blocked.Window: blocked generations that forget keys
-	// after a window. It has no read-only view: Open and FromBytes return
-	// ErrKind for it; blocked.ReadWindow reads it.
+	// after a window. Open and FromBytes copy it (blocked.WindowFromBytes)
+	// and its lookups go on forgetting by time.Now.
 	KindWindow Kind = 7
 )
 

@@ -171,3 +171,20 @@ func (w *Window) UnmarshalBinary(data []byte) error {
 	_ = old.Free()
 	return nil
 }
+
+// WindowFromBytes returns the window encoded in data, which must be exactly
+// one encoding, as a Window of its own memory (a window is written to as
+// time passes, so it never uses data in place): it is UnmarshalBinary into
+// a new Window, for sift.Open and sift.FromBytes. Options: WithClock,
+// WithMaxSize, WithoutChecksum.
+func WindowFromBytes(data []byte, opts ...Option) (*Window, error) {
+	o := collect(opts)
+	h, payload, n, err := format.Decode(data, format.KindWindow, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
+	if err != nil {
+		return nil, prefix(err)
+	}
+	if n != len(data) {
+		return nil, errorf(ErrCorrupt, "%d bytes after the window", len(data)-n)
+	}
+	return decodeWindow(h, payload, o)
+}
