@@ -114,10 +114,16 @@ func TestWindowDecodeErrors(t *testing.T) {
 		if err := z.UnmarshalBinary(enc[:n]); err == nil {
 			t.Fatalf("UnmarshalBinary of %d of %d bytes: no error", n, len(enc))
 		}
+		if _, err := WindowFromBytes(enc[:n]); err == nil {
+			t.Fatalf("WindowFromBytes of %d of %d bytes: no error", n, len(enc))
+		}
 	}
 	var z Window
 	if err := z.UnmarshalBinary(append(enc[:len(enc):len(enc)], 0)); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("trailing byte: %v", err)
+	}
+	if _, err := WindowFromBytes(append(enc[:len(enc):len(enc)], 0)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("WindowFromBytes, trailing byte: %v", err)
 	}
 	h, payload, _, err := format.Decode(enc, format.KindWindow, format.Options{})
 	if err != nil {
@@ -152,6 +158,9 @@ func TestWindowDecodeErrors(t *testing.T) {
 		var z Window
 		if err := z.UnmarshalBinary(b); !errors.Is(err, c.want) {
 			t.Errorf("%s: UnmarshalBinary: %v, want %v", c.name, err, c.want)
+		}
+		if _, err := WindowFromBytes(b); !errors.Is(err, c.want) {
+			t.Errorf("%s: WindowFromBytes: %v, want %v", c.name, err, c.want)
 		}
 	}
 	// A start time anywhere in int64's range is accepted and never
