@@ -25,6 +25,10 @@ const (
 	// KindSplitBlock is sbbf.Filter or sbbf.View: Parquet's
 	// split-block Bloom filter (256-bit blocks of eight 32-bit words).
 	KindSplitBlock Kind = 6
+	// KindWindow is blocked.Window: blocked generations that forget keys
+	// after a window. Open and FromBytes copy it (blocked.WindowFromBytes)
+	// and its lookups go on forgetting by time.Now.
+	KindWindow Kind = 7
 )
 
 // String returns the kind's name ("blocked", "cuckoo", ...), as the sift

@@ -248,7 +248,7 @@ func TestInspectReadsOnlyTheHeader(t *testing.T) {
 // TestKindNames checks that Kind and Hash name every value the file format
 // defines: a kind added to internal/format needs its constant here.
 func TestKindNames(t *testing.T) {
-	kinds := []sift.Kind{sift.KindBlocked, sift.KindCuckoo, sift.KindScalable, sift.KindCounting, sift.KindClassic, sift.KindSplitBlock}
+	kinds := []sift.Kind{sift.KindBlocked, sift.KindCuckoo, sift.KindScalable, sift.KindCounting, sift.KindClassic, sift.KindSplitBlock, sift.KindWindow}
 	known := 0
 	for v := range 256 {
 		name := format.Kind(v).String()

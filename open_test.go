@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
@@ -69,6 +70,17 @@ func viewKinds() []viewKind {
 			}
 			return f
 		}, func(b []byte) (ownView, error) { return sbbf.FromBytes(b) }},
+		{sift.KindWindow, func(t testing.TB, n int) io.WriterTo {
+			f, err := blocked.NewWindow(uint64(2*n), 0.01, time.Hour, blocked.WithSeed(7))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range n {
+				f.AddString(fmt.Sprint("k", i))
+				f.AddUint64(uint64(i))
+			}
+			return f
+		}, func(b []byte) (ownView, error) { return blocked.WindowFromBytes(b) }},
 	}
 }
 
@@ -203,7 +215,7 @@ func TestOpenBadInput(t *testing.T) {
 			}
 		}
 	}
-	if _, err := sift.FromBytes(encode(t, sc)); fmt.Sprint(err) != "sift: wrong filter kind: a scalable filter cannot be viewed in place (Open and FromBytes serve blocked, cuckoo, sbbf filters)" {
+	if _, err := sift.FromBytes(encode(t, sc)); fmt.Sprint(err) != "sift: wrong filter kind: a scalable filter cannot be viewed in place (Open and FromBytes serve blocked, cuckoo, sbbf, window filters)" {
 		t.Errorf("FromBytes(scalable): %v", err)
 	}
 	// The payload's checksum can be skipped; the header's cannot.

@@ -36,6 +36,9 @@ var viewers = [format.MaxKind + 1]viewer{
 	KindBlocked:    viewerOf(blocked.FromBytes, blocked.WithMaxSize, blocked.WithoutChecksum),
 	KindCuckoo:     viewerOf(cuckoo.FromBytes, cuckoo.WithMaxSize, cuckoo.WithoutChecksum),
 	KindSplitBlock: viewerOf(splitBlockFromBytes, sbbf.WithMaxSize, sbbf.WithoutChecksum),
+	// A window is copied into memory of its own: it goes on forgetting,
+	// by time.Now, while it serves.
+	KindWindow: viewerOf(blocked.WindowFromBytes, blocked.WithMaxSize, blocked.WithoutChecksum),
 }
 
 // viewable lists the kinds that have a line in viewers, for messages:

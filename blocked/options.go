@@ -13,6 +13,7 @@ type options struct {
 	ratio        float64
 	skipChecksum bool
 	maxBytes     uint64
+	win          windowOptions // NewWindow's and ReadWindow's (window.go)
 }
 
 const (

@@ -56,17 +56,20 @@ const (
 	// KindSplitBlock is sbbf.Filter: Parquet's split-block Bloom
 	// filter, its bitset as the payload.
 	KindSplitBlock Kind = 6
+	// KindWindow is blocked.Window: a ring of blocked generations that
+	// forgets keys after a window, with its slice times.
+	KindWindow Kind = 7
 )
 
 // MaxKind is the highest kind this code knows.
-const MaxKind = KindSplitBlock
+const MaxKind = KindWindow
 
 // Geometry is a kind's size and shape as its header parameters state them
 // (FORMAT.md, "Kinds"), unchecked: each field is 0 where the kind has no
 // such parameter. The kind's decoder checks them against each other and
 // the payload.
 type Geometry struct {
-	Blocks          uint64 // blocked: 64-byte blocks; split-block: 32-byte blocks
+	Blocks          uint64 // blocked: 64-byte blocks (window: per generation); split-block: 32-byte blocks
 	Buckets         uint64 // cuckoo: buckets of four slots
 	Counters        uint64 // counting: 4-bit counters
 	Words           uint64 // classic: 64-bit words
@@ -96,6 +99,7 @@ var kinds = [MaxKind + 1]kindSpec{
 	KindClassic:  {"classic", func(p [NumParams]uint64) Geometry { return Geometry{Words: p[2], K: p[1]} }},
 	// 256-bit blocks: one bit in each of eight words.
 	KindSplitBlock: {"sbbf", func(p [NumParams]uint64) Geometry { return Geometry{Blocks: p[0], K: 8} }},
+	KindWindow:     {"window", func(p [NumParams]uint64) Geometry { return Geometry{Blocks: p[0], K: p[1]} }},
 }
 
 // String returns the kind's name, as `sift info` prints it.

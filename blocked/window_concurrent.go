@@ -1,0 +1,257 @@
+package blocked
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sift-go/sift/hash"
+	"github.com/sift-go/sift/internal/kernel"
+)
+
+// ConcurrentWindow is a Window whose methods may all be called from many
+// goroutines at once: adds set bits with atomic ORs (as Concurrent does),
+// lookups read with atomic loads and take no lock, and a rotation (the
+// first add past a slice boundary clears the expired generations) runs
+// under a mutex that only adds crossing the boundary wait for.
+//
+// Guarantee: a lookup that reads the clock at time t finds every key whose
+// add returned before the lookup began and lies inside its window at t.
+// Lookups skip, by their own clock reading, the generations a rotation
+// would clear; and a lookup whose miss overlapped a rotation's clearing
+// (a sequence number, odd while clearing, changed during it) looks again
+// with the new state, so a rotation never makes a reader miss. Only
+// misses that overlap a clearing retry; hits never do.
+//
+// It has the guarantees and sizing of Window (see NewWindow); it is not
+// encoded (save a Window). Do not copy a ConcurrentWindow value.
+type ConcurrentWindow struct {
+	core
+	gens      []kernel.BlockedTable
+	slice     time.Duration
+	sliceKeys uint64
+	capacity  uint64
+	clock     func() time.Time
+	// state is the current slice: published whole after each rotation.
+	state atomic.Pointer[windowState]
+	// seq is odd while a rotation clears generations, and counts them.
+	seq atomic.Uint64
+	// adds counts every add, for a window that advances by count.
+	adds atomic.Uint64
+	mu   sync.Mutex // serializes rotations
+}
+
+// windowState is one slice of a ConcurrentWindow: immutable once published.
+type windowState struct {
+	epoch uint64 // slices since the window was made
+	cur   int    // index in gens of the epoch's generation
+	start int64  // time mode: the slice's start, Unix ns
+}
+
+// NewConcurrentWindow is NewWindow for a ConcurrentWindow: same arguments,
+// options and errors.
+func NewConcurrentWindow(n uint64, fpp float64, window time.Duration, opts ...Option) (*ConcurrentWindow, error) {
+	w, err := NewWindow(n, fpp, window, opts...)
+	if err != nil {
+		return nil, err
+	}
+	c := &ConcurrentWindow{core: w.core, gens: w.gens, slice: w.slice, sliceKeys: w.sliceKeys, capacity: w.capacity, clock: w.clock}
+	c.state.Store(&windowState{start: w.start})
+	return c, nil
+}
+
+// epochAt returns the slice the clock (time mode) or the add count n
+// (count mode) is in, never before s's.
+func (c *ConcurrentWindow) epochAt(s *windowState, n uint64) uint64 {
+	if c.slice == 0 {
+		return max(s.epoch, n/c.sliceKeys)
+	}
+	now := c.clock().UnixNano()
+	if now < s.start {
+		return s.epoch
+	}
+	return s.epoch + (uint64(now)-uint64(s.start))/uint64(c.slice)
+}
+
+// rotate moves the window on to epoch e, clearing the generations of the
+// slices that ended, unless another add did so already.
+func (c *ConcurrentWindow) rotate(e uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.state.Load()
+	if s.epoch >= e {
+		return
+	}
+	steps := e - s.epoch
+	g := len(c.gens)
+	c.seq.Add(1) // odd: clearing
+	cur := s.cur
+	for i := uint64(0); i < min(steps, uint64(g)); i++ {
+		cur++
+		if cur == g {
+			cur = 0
+		}
+		n := len(c.words) / g
+		for j := range c.words[cur*n : (cur+1)*n] {
+			atomic.StoreUint64(&c.words[cur*n+j], 0)
+		}
+	}
+	if steps > uint64(g) {
+		cur = (cur + int((steps-uint64(g))%uint64(g))) % g
+	}
+	c.state.Store(&windowState{epoch: e, cur: cur, start: int64(uint64(s.start) + steps*uint64(c.slice))})
+	c.seq.Add(1) // even: done
+}
+
+// current returns the state to add to, rotating first if a slice has
+// ended.
+func (c *ConcurrentWindow) current() *windowState {
+	mustOpen(&c.core)
+	var n uint64
+	if c.slice == 0 {
+		n = c.adds.Add(1) - 1
+	}
+	for {
+		s := c.state.Load()
+		e := c.epochAt(s, n)
+		if e == s.epoch {
+			return s
+		}
+		c.rotate(e)
+	}
+}
+
+// Hash returns the hash of key with the window's seed, for the *Hash methods.
+func (c *ConcurrentWindow) Hash(key []byte) uint64 { return hash.Bytes(key, c.seed) }
+
+// HashString is Hash for a string key.
+func (c *ConcurrentWindow) HashString(key string) uint64 { return hash.String(key, c.seed) }
+
+// HashUint64 is Hash for x's eight little-endian bytes.
+func (c *ConcurrentWindow) HashUint64(x uint64) uint64 { return c.h64.Hash(x) }
+
+// Add adds key to the current slice's generation.
+func (c *ConcurrentWindow) Add(key []byte) { c.AddHash(hash.Bytes(key, c.seed)) }
+
+// AddString is Add for a string key.
+func (c *ConcurrentWindow) AddString(key string) { c.AddHash(hash.String(key, c.seed)) }
+
+// AddUint64 is Add for x's eight little-endian bytes.
+func (c *ConcurrentWindow) AddUint64(x uint64) { c.AddHash(c.h64.Hash(x)) }
+
+// AddHash is Add for a key whose hash (see Hash) is h.
+func (c *ConcurrentWindow) AddHash(h uint64) {
+	s := c.current()
+	insertAtomic(c.gens[s.cur].Blocks, h, c.t.K)
+	runtime.KeepAlive(c)
+}
+
+// AddNew adds key and reports whether it was new: not found in any live
+// generation. A key added by racing goroutines is reported new at least
+// once (unless a false positive hides it), and never after an add of it
+// has returned within its window.
+func (c *ConcurrentWindow) AddNew(key []byte) bool { return c.AddNewHash(hash.Bytes(key, c.seed)) }
+
+// AddNewString is AddNew for a string key.
+func (c *ConcurrentWindow) AddNewString(key string) bool {
+	return c.AddNewHash(hash.String(key, c.seed))
+}
+
+// AddNewUint64 is AddNew for x's eight little-endian bytes.
+func (c *ConcurrentWindow) AddNewUint64(x uint64) bool { return c.AddNewHash(c.h64.Hash(x)) }
+
+// AddNewHash is AddNew for a key whose hash (see Hash) is h: the older
+// live generations are looked up first, then the current one is tested and
+// set in one pass (only the racer that sets a missing bit sees it new).
+func (c *ConcurrentWindow) AddNewHash(h uint64) bool {
+	s := c.current()
+	seenBefore := c.lookupOlder(h, s)
+	isNew := addNewAtomic(c.gens[s.cur].Blocks, h, c.t.K)
+	runtime.KeepAlive(c)
+	return isNew && !seenBefore
+}
+
+// lookupOlder reports whether h is in a generation older than s's current
+// one that is live by the clock, with lookup's retry.
+func (c *ConcurrentWindow) lookupOlder(h uint64, s *windowState) bool {
+	for {
+		q := c.seq.Load()
+		st := c.state.Load()
+		e := c.epochAt(st, 0)
+		live := 0
+		if e-st.epoch < uint64(len(c.gens)) {
+			live = len(c.gens) - int(e-st.epoch)
+		}
+		i := st.cur
+		for range live {
+			if i != s.cur && probeAtomic(c.gens[i].Blocks, h, c.t.K) {
+				return true
+			}
+			i--
+			if i < 0 {
+				i = len(c.gens) - 1
+			}
+		}
+		if q&1 == 0 && c.seq.Load() == q {
+			return false
+		}
+		runtime.Gosched()
+	}
+}
+
+// Contains reports whether key may have been added within the window (see
+// Window.Contains).
+func (c *ConcurrentWindow) Contains(key []byte) bool { return c.ContainsHash(hash.Bytes(key, c.seed)) }
+
+// ContainsString is Contains for a string key.
+func (c *ConcurrentWindow) ContainsString(key string) bool {
+	return c.ContainsHash(hash.String(key, c.seed))
+}
+
+// ContainsUint64 is Contains for x's eight little-endian bytes.
+func (c *ConcurrentWindow) ContainsUint64(x uint64) bool { return c.ContainsHash(c.h64.Hash(x)) }
+
+// ContainsHash is Contains for a key whose hash (see Hash) is h.
+func (c *ConcurrentWindow) ContainsHash(h uint64) bool {
+	mustOpen(&c.core)
+	r := c.lookupOlder(h, &windowState{cur: -1})
+	runtime.KeepAlive(c)
+	return r
+}
+
+// ContainsHashes sets out[i] = ContainsHash(hs[i]) for every i and returns
+// how many are true, one key at a time (atomic loads; no SIMD batch kernel
+// yet). It panics if len(out) < len(hs).
+func (c *ConcurrentWindow) ContainsHashes(hs []uint64, out []bool) int {
+	if len(out) < len(hs) {
+		panic("blocked: ContainsHashes: len(out) < len(hs)")
+	}
+	mustOpen(&c.core)
+	none := windowState{cur: -1}
+	n := 0
+	for i, h := range hs {
+		out[i] = c.lookupOlder(h, &none)
+		if out[i] {
+			n++
+		}
+	}
+	runtime.KeepAlive(c)
+	return n
+}
+
+// Generations returns G.
+func (c *ConcurrentWindow) Generations() int { return len(c.gens) }
+
+// Slice returns a slice's duration, or 0 for a window that advances by
+// count.
+func (c *ConcurrentWindow) Slice() time.Duration { return c.slice }
+
+// Close releases the memory as Window.Close does. It must not run
+// concurrently with other methods.
+func (c *ConcurrentWindow) Close() error {
+	for i := range c.gens {
+		c.gens[i].Blocks = nil
+	}
+	return c.free()
+}

@@ -1,0 +1,179 @@
+package blocked
+
+import (
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestConcurrentWindowRaces runs adders, AddNew callers and a goroutine
+// moving a shared simulated clock across slice boundaries, under -race:
+// every key is found by a lookup that starts within the window after its
+// add returned, and AddNew never reports new a key whose add returned
+// within the window.
+func TestConcurrentWindowRaces(t *testing.T) {
+	const window = 3 * time.Second // G=4: 1 s slices
+	var nanos atomic.Int64
+	base := time.Unix(1_700_000_000, 0)
+	clock := func() time.Time { return base.Add(time.Duration(nanos.Load())) }
+	w, err := NewConcurrentWindow(50_000, 0.001, window, WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	perWorker := 20_000
+	if testing.Short() {
+		perWorker = 3_000
+	}
+	var stop atomic.Bool
+	var ticker sync.WaitGroup
+	ticker.Add(1)
+	go func() { // the clock: small steps, and jumps onto slice boundaries
+		defer ticker.Done()
+		rng := rand.New(rand.NewPCG(9, 9))
+		for !stop.Load() {
+			if rng.IntN(4) == 0 {
+				d := nanos.Load()
+				nanos.Store((d/int64(time.Second) + 1) * int64(time.Second))
+			} else {
+				nanos.Add(rng.Int64N(int64(time.Millisecond)))
+			}
+			time.Sleep(0) // yield only; the clock is simulated
+		}
+	}()
+	var wg sync.WaitGroup
+	var misses, newAgain atomic.Int64
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perWorker {
+				x := uint64(g)<<40 | uint64(i)
+				before := clock()
+				if g%2 == 0 {
+					w.AddUint64(x)
+				} else {
+					w.AddNewUint64(x)
+				}
+				found := w.ContainsUint64(x)
+				again := w.AddNewUint64(x)
+				if clock().Sub(before) <= window {
+					if !found {
+						misses.Add(1)
+					}
+					if again {
+						newAgain.Add(1)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	stop.Store(true)
+	ticker.Wait()
+	if misses.Load() != 0 || newAgain.Load() != 0 {
+		t.Fatalf("%d false negatives, %d keys new again inside their window", misses.Load(), newAgain.Load())
+	}
+	if nanos.Load() < int64(2*time.Second) {
+		t.Logf("the clock moved only %v", time.Duration(nanos.Load()))
+	}
+}
+
+// TestConcurrentWindowMatchesWindow: driven by one goroutine, the
+// concurrent form answers as Window does, by time and by count.
+func TestConcurrentWindowMatchesWindow(t *testing.T) {
+	for _, byCount := range []bool{false, true} {
+		clk := newSimClock()
+		window, opts := 4*time.Second, []Option{WithGenerations(5), WithClock(clk.Now), WithSeed(3)}
+		if byCount {
+			window, opts = 0, append(opts, WithSliceKeys(300))
+		}
+		w, err := NewWindow(1200, 0.01, window, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewConcurrentWindow(1200, 0.01, window, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(5, 6))
+		hs := make([]uint64, 50)
+		out1, out2 := make([]bool, 50), make([]bool, 50)
+		for step := range 3000 {
+			clk.now = clk.now.Add(time.Duration(rng.Int64N(int64(20 * time.Millisecond))))
+			x := rng.Uint64N(5000)
+			if a, b := w.AddNewUint64(x), c.AddNewUint64(x); a != b {
+				t.Fatalf("by count %v, step %d: AddNew %v and %v", byCount, step, a, b)
+			}
+			for i := range hs {
+				hs[i] = w.HashUint64(rng.Uint64N(5000))
+			}
+			if a, b := w.ContainsHashes(hs, out1), c.ContainsHashes(hs, out2); a != b {
+				t.Fatalf("by count %v, step %d: ContainsHashes %d and %d", byCount, step, a, b)
+			}
+		}
+		w.Close()
+		c.Close()
+	}
+}
+
+func TestConcurrentWindowAllocs(t *testing.T) {
+	clk := newSimClock()
+	c, err := NewConcurrentWindow(1000, 0.01, time.Minute, WithClock(clk.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	i := uint64(0)
+	if a := testing.AllocsPerRun(100, func() {
+		c.AddUint64(i)
+		c.AddNewUint64(i + 1)
+		_ = c.ContainsUint64(i)
+		i++
+	}); a != 0 {
+		t.Fatalf("%v allocations per run", a)
+	}
+}
+
+// TestConcurrentWindowRotationDuringLookup makes a rotation run between a
+// lookup's reading of the state and its probes (from inside the lookup's
+// clock reading, deterministically): the rotation clears the generation
+// the lookup is about to probe. The lookup may answer false only if the
+// key is out of its window by the last clock reading it made, so it must
+// look again after the rotation.
+func TestConcurrentWindowRotationDuringLookup(t *testing.T) {
+	origin := time.Unix(1_700_000_000, 0)
+	now := origin
+	var hook func()
+	var last time.Time
+	clock := func() time.Time {
+		r := now
+		if h := hook; h != nil {
+			hook = nil
+			h()
+		}
+		last = r
+		return r
+	}
+	c, err := NewConcurrentWindow(100, 0.001, 3*time.Second, WithClock(clock)) // G=4, 1 s slices
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	now = origin.Add(900 * time.Millisecond)
+	c.AddString("k") // in its window until 3.9 s
+	now = origin.Add(3500 * time.Millisecond)
+	if !c.ContainsString("k") {
+		t.Fatal("key not found at 3.5 s")
+	}
+	hook = func() {
+		now = origin.Add(4 * time.Second) // a boundary: k's generation is reused
+		c.AddString("other")
+	}
+	found := c.ContainsString("k")
+	if !found && last.Sub(origin) < 3900*time.Millisecond {
+		t.Fatalf("a lookup that read the clock at %v missed a key in its window until 3.9 s", last.Sub(origin))
+	}
+}

@@ -1,0 +1,190 @@
+package blocked
+
+import (
+	"encoding"
+	"io"
+	"runtime"
+	"time"
+
+	"github.com/sift-go/sift/internal/format"
+	"github.com/sift-go/sift/internal/kernel"
+)
+
+// Params of a window's header (FORMAT.md, kind 7).
+const (
+	winParamBlocks    = 0 // blocks per generation, 1..MaxBlocks
+	winParamK         = 1 // probes per key, 1..MaxK
+	winParamGens      = 2 // generations G, 2..MaxGenerations
+	winParamSlice     = 3 // slice duration in nanoseconds (time mode), else 0
+	winParamSliceKeys = 4 // adds per slice (count mode), else 0
+	winParamCur       = 5 // index of the current generation, < G
+	winParamStart     = 6 // time mode: start of the current slice, Unix ns (int64 bits); count mode: adds in the current slice
+	winParamCapacity  = 7 // keys each generation was sized for, >= 1
+)
+
+var (
+	_ encoding.BinaryMarshaler   = (*Window)(nil)
+	_ encoding.BinaryAppender    = (*Window)(nil)
+	_ encoding.BinaryUnmarshaler = (*Window)(nil)
+	_ io.WriterTo                = (*Window)(nil)
+)
+
+// windowHeader returns w's format header.
+func (w *Window) header() format.Header {
+	h := format.Header{Kind: format.KindWindow, Hash: format.HashXXH3, Seed: w.seed}
+	h.Params[winParamBlocks] = uint64(len(w.gens[0].Blocks))
+	h.Params[winParamK] = uint64(w.t.K)
+	h.Params[winParamGens] = uint64(len(w.gens))
+	h.Params[winParamSlice] = uint64(w.slice)
+	h.Params[winParamSliceKeys] = w.sliceKeys
+	h.Params[winParamCur] = uint64(w.cur)
+	if w.slice != 0 {
+		h.Params[winParamStart] = uint64(w.start)
+	} else {
+		h.Params[winParamStart] = w.added
+	}
+	h.Params[winParamCapacity] = w.capacity
+	return h
+}
+
+// MarshalBinary returns the window in sift's file format (FORMAT.md, kind
+// 7): a 128-byte header with the generations' geometry, the slice length,
+// the current generation and the start of the current slice, then the G
+// generations' blocks. A window read back resumes where it was: keys added
+// within the window before the save are still found, by the clock. For a
+// closed or zero Window it returns an error wrapping ErrClosed.
+func (w *Window) MarshalBinary() ([]byte, error) {
+	return w.AppendBinary(make([]byte, 0, format.HeaderSize+len(w.words)*8))
+}
+
+// AppendBinary appends MarshalBinary's bytes to b (encoding.BinaryAppender).
+func (w *Window) AppendBinary(b []byte) ([]byte, error) {
+	if w.closed() {
+		return b, errorf(ErrClosed, "cannot encode a closed or zero window")
+	}
+	payload := format.WordBytes(w.words)
+	b = format.AppendHeader(b, w.header(), payload)
+	b = append(b, payload...)
+	runtime.KeepAlive(w)
+	return b, nil
+}
+
+// WriteTo writes MarshalBinary's bytes to w without copying the blocks.
+func (w *Window) WriteTo(dst io.Writer) (int64, error) {
+	if w.closed() {
+		return 0, errorf(ErrClosed, "cannot encode a closed or zero window")
+	}
+	n, err := format.Write(dst, w.header(), format.WordBytes(w.words))
+	runtime.KeepAlive(w)
+	return n, err
+}
+
+// windowParams checks a window header against its payload length.
+func windowParams(h format.Header, payloadLen uint64) (blocks uint64, k, g int, err error) {
+	p := h.Params
+	if h.Hash != format.HashXXH3 {
+		return 0, 0, 0, errorf(ErrCorrupt, "hash algorithm %v, windows use %v", h.Hash, format.HashXXH3)
+	}
+	switch {
+	case p[winParamK] < 1 || p[winParamK] > MaxK:
+		return 0, 0, 0, errorf(ErrCorrupt, "k = %d is not in 1..%d", p[winParamK], MaxK)
+	case p[winParamGens] < 2 || p[winParamGens] > MaxGenerations:
+		return 0, 0, 0, errorf(ErrCorrupt, "%d generations is not in 2..%d", p[winParamGens], MaxGenerations)
+	case p[winParamBlocks] < 1 || p[winParamBlocks] > MaxBlocks/p[winParamGens]:
+		return 0, 0, 0, errorf(ErrCorrupt, "%d blocks per generation is not in 1..%d", p[winParamBlocks], MaxBlocks/p[winParamGens])
+	case p[winParamBlocks]*p[winParamGens] > uint64(maxPlatformBlocks):
+		return 0, 0, 0, errorf(ErrTooLarge, "%d blocks do not fit in this platform's memory", p[winParamBlocks]*p[winParamGens])
+	case payloadLen != p[winParamBlocks]*p[winParamGens]*kernel.BlockBytes:
+		return 0, 0, 0, errorf(ErrCorrupt, "payload of %d bytes does not hold %d generations of %d blocks", payloadLen, p[winParamGens], p[winParamBlocks])
+	case (p[winParamSlice] == 0) == (p[winParamSliceKeys] == 0):
+		return 0, 0, 0, errorf(ErrCorrupt, "slice of %d ns and of %d keys: exactly one must be set", p[winParamSlice], p[winParamSliceKeys])
+	case p[winParamSlice] > 1<<62:
+		return 0, 0, 0, errorf(ErrCorrupt, "slice of %d ns is out of range", p[winParamSlice])
+	case p[winParamCur] >= p[winParamGens]:
+		return 0, 0, 0, errorf(ErrCorrupt, "current generation %d of %d", p[winParamCur], p[winParamGens])
+	case p[winParamSliceKeys] != 0 && p[winParamStart] > p[winParamSliceKeys]:
+		return 0, 0, 0, errorf(ErrCorrupt, "%d adds in a slice of %d", p[winParamStart], p[winParamSliceKeys])
+	case p[winParamCapacity] < 1:
+		return 0, 0, 0, errorf(ErrCorrupt, "a capacity of 0 keys per generation")
+	}
+	return p[winParamBlocks], int(p[winParamK]), int(p[winParamGens]), nil
+}
+
+// decodeWindow makes a Window of its own memory from one encoding's header
+// and payload.
+func decodeWindow(h format.Header, payload []byte, o options) (*Window, error) {
+	blocks, k, g, err := windowParams(h, uint64(len(payload)))
+	if err != nil {
+		return nil, err
+	}
+	p := h.Params
+	w := &Window{slice: time.Duration(p[winParamSlice]), sliceKeys: p[winParamSliceKeys], capacity: p[winParamCapacity], cur: int(p[winParamCur])}
+	o.seed = h.Seed
+	if err := w.allocGens(blocks, k, g, o); err != nil {
+		return nil, err
+	}
+	if w.slice != 0 {
+		w.start = int64(p[winParamStart])
+	} else {
+		w.added = p[winParamStart]
+	}
+	src, _ := format.Words(payload)
+	copy(w.words, src)
+	return w, nil
+}
+
+// ReadWindow reads one window from r, as MarshalBinary or WriteTo wrote it,
+// reading exactly its bytes. It checks every field and both checksums, and
+// resumes the window by the clock (WithClock, default time.Now): the
+// generations whose slices ended while it was stored are skipped by
+// lookups and cleared by the next add. Memory grows only as bytes arrive.
+// Options: WithClock, WithMaxSize (refuses a larger payload before reading
+// it), WithoutChecksum.
+func ReadWindow(r io.Reader, opts ...Option) (*Window, error) {
+	o := collect(opts)
+	h, payload, _, err := format.Read(r, format.KindWindow, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
+	if err != nil {
+		return nil, prefix(err)
+	}
+	return decodeWindow(h, payload, o)
+}
+
+// UnmarshalBinary replaces w with the window encoded in data, which must be
+// exactly one encoding. It keeps w's clock (time.Now for a zero Window) and
+// its WithMaxSize bound. On error w is unchanged.
+func (w *Window) UnmarshalBinary(data []byte) error {
+	h, payload, n, err := format.Decode(data, format.KindWindow, w.limit())
+	if err != nil {
+		return prefix(err)
+	}
+	if n != len(data) {
+		return errorf(ErrCorrupt, "%d bytes after the window", len(data)-n)
+	}
+	o := options{maxBytes: w.maxBytes}
+	o.win.clock = w.clock
+	d, err := decodeWindow(h, payload, o)
+	if err != nil {
+		return err
+	}
+	old := w.region
+	*w = *d // d is fresh and unshared: this moves it into w
+	_ = old.Free()
+	return nil
+}
+
+// WindowFromBytes returns the window encoded in data, which must be exactly
+// one encoding, as a Window of its own memory (a window is written to as
+// time passes, so it never uses data in place): it is UnmarshalBinary into
+// a new Window, for sift.Open and sift.FromBytes. Options: WithClock,
+// WithMaxSize, WithoutChecksum.
+func WindowFromBytes(data []byte, opts ...Option) (*Window, error) {
+	o := collect(opts)
+	h, payload, n, err := format.Decode(data, format.KindWindow, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
+	if err != nil {
+		return nil, prefix(err)
+	}
+	if n != len(data) {
+		return nil, errorf(ErrCorrupt, "%d bytes after the window", len(data)-n)
+	}
+	return decodeWindow(h, payload, o)
+}

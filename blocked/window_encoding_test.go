@@ -1,0 +1,207 @@
+package blocked
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/sift-go/sift/internal/format"
+)
+
+// TestWindowRoundTrip saves a window, reads it back under the same clock
+// moved on, and checks that it resumes: keys inside their window are found,
+// keys past it are forgotten, and adds go on in the right generation.
+func TestWindowRoundTrip(t *testing.T) {
+	clk := newSimClock()
+	w, err := NewWindow(3000, 0.001, 3*time.Second, WithClock(clk.Now), WithSeed(42)) // G=4, 1 s slices
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	origin := clk.now
+	for i := range 3000 { // 3 s of adds, one a millisecond
+		clk.now = origin.Add(time.Duration(i) * time.Millisecond)
+		w.AddUint64(uint64(i))
+	}
+	enc, err := w.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if n, err := w.WriteTo(&buf); err != nil || n != int64(len(enc)) || !bytes.Equal(buf.Bytes(), enc) {
+		t.Fatalf("WriteTo: %d, %v, equal %v", n, err, bytes.Equal(buf.Bytes(), enc))
+	}
+	// The server restarts 1.5 s later: keys added at 1.5 s and later
+	// (within the 3 s window) are still found.
+	clk.now = origin.Add(4500 * time.Millisecond)
+	r, err := ReadWindow(bytes.NewReader(enc), WithClock(clk.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.Generations() != 4 || r.Slice() != time.Second || r.Seed() != 42 || r.K() != w.K() || r.Blocks() != w.Blocks() || r.Capacity() != w.Capacity() {
+		t.Fatalf("read back G=%d slice %v seed %d k %d blocks %d", r.Generations(), r.Slice(), r.Seed(), r.K(), r.Blocks())
+	}
+	for i := 1500; i < 3000; i++ {
+		if !r.ContainsUint64(uint64(i)) {
+			t.Fatalf("key added at %d ms lost after the restart", i)
+		}
+	}
+	found := 0
+	for i := range 1000 { // added in slice 0, reused at 4 s
+		if r.ContainsUint64(uint64(i)) {
+			found++
+		}
+	}
+	if found > 20 {
+		t.Fatalf("%d of 1000 keys of slice 0 still found at 4.5 s", found)
+	}
+	r.AddUint64(1 << 40)
+	if !r.ContainsUint64(1<<40) || !r.ContainsUint64(2999) {
+		t.Fatal("adds after the restart")
+	}
+	// UnmarshalBinary into a zero Window and into the original.
+	var z Window
+	z.clock = clk.Now // a zero Window reads time.Now; this test's clock is simulated
+	if err := z.UnmarshalBinary(enc); err != nil || !z.ContainsUint64(2999) {
+		t.Fatalf("UnmarshalBinary into a zero Window: %v", err)
+	}
+	z.Close()
+	if err := w.UnmarshalBinary(enc); err != nil || !w.ContainsUint64(2999) {
+		t.Fatalf("UnmarshalBinary: %v", err)
+	}
+	// Count mode keeps its adds within the slice.
+	c, err := NewWindow(0, 0.01, 0, WithSliceKeys(10), WithGenerations(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := range 25 {
+		c.AddUint64(uint64(i))
+	}
+	enc, _ = c.MarshalBinary()
+	d, err := ReadWindow(bytes.NewReader(enc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if d.SliceKeys() != 10 || d.SliceAdds() != 5 || d.cur != c.cur {
+		t.Fatalf("count mode read back: slice keys %d, adds %d, cur %d (want %d)", d.SliceKeys(), d.SliceAdds(), d.cur, c.cur)
+	}
+	if again, _ := d.MarshalBinary(); !bytes.Equal(again, enc) {
+		t.Fatal("re-encoding differs")
+	}
+}
+
+// TestWindowDecodeErrors feeds the decoders every truncation of a valid
+// encoding, and headers with each parameter made impossible (with valid
+// CRCs): each is a clear error, never a panic or a window.
+func TestWindowDecodeErrors(t *testing.T) {
+	clk := newSimClock()
+	w, err := NewWindow(100, 0.01, time.Minute, WithClock(clk.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.AddString("x")
+	enc, _ := w.MarshalBinary()
+	for n := 0; n < len(enc); n++ {
+		if _, err := ReadWindow(bytes.NewReader(enc[:n])); err == nil {
+			t.Fatalf("ReadWindow of %d of %d bytes: no error", n, len(enc))
+		}
+		var z Window
+		if err := z.UnmarshalBinary(enc[:n]); err == nil {
+			t.Fatalf("UnmarshalBinary of %d of %d bytes: no error", n, len(enc))
+		}
+		if _, err := WindowFromBytes(enc[:n]); err == nil {
+			t.Fatalf("WindowFromBytes of %d of %d bytes: no error", n, len(enc))
+		}
+	}
+	var z Window
+	if err := z.UnmarshalBinary(append(enc[:len(enc):len(enc)], 0)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("trailing byte: %v", err)
+	}
+	if _, err := WindowFromBytes(append(enc[:len(enc):len(enc)], 0)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("WindowFromBytes, trailing byte: %v", err)
+	}
+	h, payload, _, err := format.Decode(enc, format.KindWindow, format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		param int
+		value uint64
+		want  error
+	}{
+		{"blocks 0", winParamBlocks, 0, ErrCorrupt},
+		{"blocks mismatch", winParamBlocks, h.Params[winParamBlocks] + 1, ErrCorrupt},
+		{"blocks huge", winParamBlocks, 1 << 62, ErrCorrupt},
+		{"k 0", winParamK, 0, ErrCorrupt},
+		{"k 17", winParamK, 17, ErrCorrupt},
+		{"generations 1", winParamGens, 1, ErrCorrupt},
+		{"generations 65", winParamGens, 65, ErrCorrupt},
+		{"generations 2", winParamGens, 2, ErrCorrupt}, // payload size no longer matches
+		{"no slice", winParamSlice, 0, ErrCorrupt},
+		{"slice and slice keys", winParamSliceKeys, 5, ErrCorrupt},
+		{"slice huge", winParamSlice, 1 << 63, ErrCorrupt},
+		{"current out of range", winParamCur, 4, ErrCorrupt},
+		{"capacity 0", winParamCapacity, 0, ErrCorrupt},
+	} {
+		bad := h
+		bad.Params[c.param] = c.value
+		b := format.Encode(bad, payload)
+		if _, err := ReadWindow(bytes.NewReader(b)); !errors.Is(err, c.want) {
+			t.Errorf("%s: ReadWindow: %v, want %v", c.name, err, c.want)
+		}
+		var z Window
+		if err := z.UnmarshalBinary(b); !errors.Is(err, c.want) {
+			t.Errorf("%s: UnmarshalBinary: %v, want %v", c.name, err, c.want)
+		}
+		if _, err := WindowFromBytes(b); !errors.Is(err, c.want) {
+			t.Errorf("%s: WindowFromBytes: %v, want %v", c.name, err, c.want)
+		}
+	}
+	// A start time anywhere in int64's range is accepted and never
+	// overflows the clock arithmetic.
+	for _, start := range []uint64{0, 1 << 63, 1<<63 - 1, ^uint64(0)} {
+		bad := h
+		bad.Params[winParamStart] = start
+		r, err := ReadWindow(bytes.NewReader(format.Encode(bad, payload)), WithClock(clk.Now))
+		if err != nil {
+			t.Fatalf("start %#x: %v", start, err)
+		}
+		r.AddString("y")
+		if !r.ContainsString("y") {
+			t.Fatalf("start %#x: key just added not found", start)
+		}
+		r.Close()
+	}
+	// Count mode: adds beyond the slice.
+	c, _ := NewWindow(0, 0.01, 0, WithSliceKeys(10))
+	defer c.Close()
+	ce, _ := c.MarshalBinary()
+	ch, cp, _, _ := format.Decode(ce, format.KindWindow, format.Options{})
+	ch.Params[winParamStart] = 11
+	if _, err := ReadWindow(bytes.NewReader(format.Encode(ch, cp))); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("adds beyond the slice: %v", err)
+	}
+	// Another kind, and a limit.
+	bf, _ := New(10, 0.01)
+	be, _ := bf.MarshalBinary()
+	if _, err := ReadWindow(bytes.NewReader(be)); !errors.Is(err, ErrKind) {
+		t.Errorf("a blocked filter: %v", err)
+	}
+	if _, err := ReadWindow(bytes.NewReader(enc), WithMaxSize(64)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("WithMaxSize: %v", err)
+	}
+	// Closed windows do not encode.
+	w.Close()
+	if _, err := w.MarshalBinary(); !errors.Is(err, ErrClosed) {
+		t.Errorf("MarshalBinary of a closed window: %v", err)
+	}
+	if _, err := w.WriteTo(&bytes.Buffer{}); !errors.Is(err, ErrClosed) {
+		t.Errorf("WriteTo of a closed window: %v", err)
+	}
+}

@@ -1,0 +1,395 @@
+package blocked
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// simClock is a clock the tests move by hand.
+type simClock struct{ now time.Time }
+
+func (c *simClock) Now() time.Time { return c.now }
+
+func newSimClock() *simClock { return &simClock{now: time.Unix(1_700_000_000, 0)} }
+
+// TestWindowGuarantee adds keys under a clock that jumps by random steps,
+// many of them landing exactly on slice boundaries or one nanosecond either
+// side, and checks after every step that every key whose last add is within
+// the window is found (single-key, batch and AddNew's answer), and that
+// keys whose last add is more than window + slice ago are found no more
+// often than false positives explain.
+func TestWindowGuarantee(t *testing.T) {
+	for _, g := range []int{2, 3, 4, 7} {
+		t.Run("G="+string(rune('0'+g)), func(t *testing.T) {
+			const window = 6 * time.Second
+			clk := newSimClock()
+			w, err := NewWindow(3000, 0.01, window, WithGenerations(g), WithClock(clk.Now), WithSeed(uint64(g)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			slice := w.Slice()
+			if slice != window/time.Duration(g-1) || w.Window() != window {
+				t.Fatalf("slice %v, window %v", slice, w.Window())
+			}
+			rng := rand.New(rand.NewPCG(uint64(g), 1))
+			lastAdd := map[uint64]time.Time{}
+			origin := clk.now
+			steps := 3000
+			if testing.Short() {
+				steps = 600
+			}
+			var stale, staleFound int
+			hs := make([]uint64, 0, 64)
+			out := make([]bool, 64)
+			for step := 0; step < steps; step++ {
+				switch rng.IntN(6) {
+				case 0: // exactly onto a slice boundary (relative to the creation time)
+					next := clk.now.Sub(origin)/slice + 1
+					clk.now = origin.Add(next * slice)
+				case 1: // one nanosecond before or after a boundary
+					next := clk.now.Sub(origin)/slice + 1
+					clk.now = origin.Add(next*slice + time.Duration(rng.IntN(3)-1))
+				case 2: // a long jump, past the whole window sometimes
+					clk.now = clk.now.Add(time.Duration(rng.Int64N(int64(2 * window))))
+				case 3: // no move
+				default:
+					clk.now = clk.now.Add(time.Duration(rng.Int64N(int64(slice / 3))))
+				}
+				// Some adds, some of them repeats of known keys.
+				for range rng.IntN(8) {
+					var x uint64
+					if len(lastAdd) > 0 && rng.IntN(3) == 0 {
+						x = rng.Uint64N(uint64(step + 1))
+					} else {
+						x = rng.Uint64()
+					}
+					h := w.HashUint64(x)
+					inWindow := false
+					if at, ok := lastAdd[h]; ok && clk.now.Sub(at) <= window {
+						inWindow = true
+					}
+					if isNew := w.AddNewHash(h); isNew && inWindow {
+						t.Fatalf("step %d: AddNew reports a key added %v ago as new (window %v)", step, clk.now.Sub(lastAdd[h]), window)
+					}
+					lastAdd[h] = clk.now
+				}
+				// Every key inside its window is found; the stale ones rarely.
+				hs = hs[:0]
+				for h, at := range lastAdd {
+					age := clk.now.Sub(at)
+					switch {
+					case age <= window:
+						if !w.ContainsHash(h) {
+							t.Fatalf("step %d: false negative for a key added %v ago (window %v, slice %v)", step, age, window, slice)
+						}
+						if len(hs) < cap(hs) {
+							hs = append(hs, h)
+						}
+					case age > window+slice:
+						stale++
+						if w.ContainsHash(h) {
+							staleFound++
+						}
+						delete(lastAdd, h)
+					}
+				}
+				if n := w.ContainsHashes(hs, out); n != len(hs) {
+					t.Fatalf("step %d: ContainsHashes found %d of %d keys inside the window", step, n, len(hs))
+				}
+			}
+			if stale < 500 {
+				t.Fatalf("only %d stale keys checked", stale)
+			}
+			if staleFound > stale/20 {
+				t.Fatalf("%d of %d keys older than window+slice still found", staleFound, stale)
+			}
+		})
+	}
+}
+
+// TestWindowFPR fills a window at a steady rate, n keys per window, and
+// measures the false-positive rate at its fullest (just before a rotation,
+// when every generation holds one slice of keys): it must be at most the
+// target, with a tolerance of 10% of it (at 2e5 queries and a rate of 1%
+// the standard deviation is 2.2% of the target).
+func TestWindowFPR(t *testing.T) {
+	n, queries := uint64(200_000), 200_000
+	if testing.Short() {
+		n, queries = 30_000, 50_000
+	}
+	for _, fpp := range []float64{0.01, 0.001} {
+		for _, g := range []int{2, 4, 8} {
+			clk := newSimClock()
+			const window = time.Hour
+			w, err := NewWindow(n, fpp, window, WithGenerations(g), WithClock(clk.Now))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// G slices of n/(G-1) keys each, the last ending just before
+			// the next boundary: G full generations.
+			perSlice := n / uint64(g-1)
+			step := w.Slice() / time.Duration(perSlice+1)
+			x := uint64(0)
+			for s := 0; s < g; s++ {
+				start := clk.now
+				for range perSlice {
+					clk.now = clk.now.Add(step)
+					w.AddUint64(x)
+					x++
+				}
+				clk.now = start.Add(w.Slice())
+			}
+			clk.now = clk.now.Add(-1) // the last slice's last nanosecond
+			fp := 0
+			for i := range queries {
+				if w.ContainsUint64(1<<62 + uint64(i)) {
+					fp++
+				}
+			}
+			rate := float64(fp) / float64(queries)
+			t.Logf("fpp %g, G=%d: %d blocks, measured %.5f", fpp, g, w.Blocks(), rate)
+			tol := 0.1 * fpp
+			if fpp*float64(queries) < 200 {
+				tol = 0.3 * fpp
+			}
+			if rate > fpp+tol {
+				t.Errorf("fpp %g, G=%d: measured false-positive rate %.5f above the target", fpp, g, rate)
+			}
+			// The newest keys of the window are all found.
+			for i := x - perSlice*uint64(g-1); i < x; i++ {
+				if !w.ContainsUint64(i) {
+					t.Fatalf("fpp %g, G=%d: false negative for key %d", fpp, g, i)
+				}
+			}
+			w.Close()
+		}
+	}
+}
+
+// TestWindowSliceKeys checks a window advancing by count: a key is found
+// for (G-1)·k adds after its add and gone after G·k.
+func TestWindowSliceKeys(t *testing.T) {
+	const k, g = 100, 4
+	w, err := NewWindow(0, 0.001, 0, WithSliceKeys(k), WithGenerations(g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if w.Capacity() != k || w.SliceKeys() != k || w.Window() != 0 {
+		t.Fatalf("capacity %d, slice keys %d, window %v", w.Capacity(), w.SliceKeys(), w.Window())
+	}
+	const total = 5000
+	seen := 0 // false positives of AddNew
+	for i := uint64(0); i < total; i++ {
+		if !w.AddNewUint64(i) {
+			seen++
+		}
+		// Keys i-(G-1)k+1 .. i are found.
+		for j := uint64(0); j < (g-1)*k && j <= i; j++ {
+			if !w.ContainsUint64(i - j) {
+				t.Fatalf("after add %d: key %d (%d adds ago) not found", i, i-j, j)
+			}
+		}
+	}
+	if seen > total/200 {
+		t.Fatalf("AddNew reported %d of %d distinct keys as seen", seen, total)
+	}
+	gone := 0
+	for i := uint64(0); i < total-g*k; i++ {
+		if !w.ContainsUint64(i) {
+			gone++
+		}
+	}
+	if gone < (total-g*k)*95/100 {
+		t.Fatalf("only %d of %d old keys forgotten", gone, total-g*k)
+	}
+}
+
+// TestWindowForgets checks the exact rotation: a key is found up to the
+// end of the G-1 slices after its own, and not after its generation's
+// reuse, whether or not an add happened in between.
+func TestWindowForgets(t *testing.T) {
+	for _, addBetween := range []bool{false, true} {
+		clk := newSimClock()
+		w, err := NewWindow(100, 0.0001, 3*time.Second, WithClock(clk.Now)) // G=4, 1 s slices
+		if err != nil {
+			t.Fatal(err)
+		}
+		origin := clk.now
+		clk.now = origin.Add(500 * time.Millisecond)
+		w.AddString("k")
+		for _, c := range []struct {
+			at    time.Duration
+			found bool
+		}{
+			{999 * time.Millisecond, true},
+			{time.Second, true},
+			{3500 * time.Millisecond, true},
+			{4*time.Second - 1, true},
+			{4 * time.Second, false},
+			{9 * time.Second, false},
+		} {
+			clk.now = origin.Add(c.at)
+			if addBetween {
+				w.AddString("other")
+			}
+			if got := w.ContainsString("k"); got != c.found {
+				t.Errorf("add between %v: at %v found %v, want %v", addBetween, c.at, got, c.found)
+			}
+		}
+		w.Close()
+	}
+}
+
+// TestWindowClockBack: a clock going back neither loses keys nor panics.
+func TestWindowClockBack(t *testing.T) {
+	clk := newSimClock()
+	w, err := NewWindow(100, 0.01, time.Minute, WithClock(clk.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.AddString("a")
+	clk.now = clk.now.Add(-time.Hour)
+	w.AddString("b")
+	if !w.ContainsString("a") || !w.ContainsString("b") {
+		t.Fatal("keys lost after the clock went back")
+	}
+}
+
+func TestWindowErrors(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		n      uint64
+		fpp    float64
+		window time.Duration
+		opts   []Option
+		want   error
+	}{
+		{"generations 1", 10, 0.01, time.Second, []Option{WithGenerations(1)}, ErrInvalidOption},
+		{"generations 65", 10, 0.01, time.Second, []Option{WithGenerations(65)}, ErrInvalidOption},
+		{"negative window", 10, 0.01, -time.Second, nil, ErrInvalidOption},
+		{"zero window", 10, 0.01, 0, nil, ErrInvalidOption},
+		{"window shorter than slices", 10, 0.01, 2, nil, ErrInvalidOption},
+		{"window with slice keys", 10, 0.01, time.Second, []Option{WithSliceKeys(5)}, ErrInvalidOption},
+		{"fpp 0", 10, 0, time.Second, nil, ErrInvalidFPP},
+		{"fpp NaN", 10, nan(), time.Second, nil, ErrInvalidFPP},
+		{"fpp too low per generation", 10, 2e-8, time.Second, nil, ErrFPPTooLow},
+		{"max size", 1e6, 0.01, time.Second, []Option{WithMaxSize(1 << 20)}, ErrTooLarge},
+	} {
+		w, err := NewWindow(c.n, c.fpp, c.window, c.opts...)
+		if !errors.Is(err, c.want) || w != nil {
+			t.Errorf("%s: got %v, %v; want %v", c.name, w, err, c.want)
+		}
+	}
+}
+
+func nan() float64 { z := 0.0; return z / z }
+
+func TestWindowClosed(t *testing.T) {
+	w, err := NewWindow(10, 0.01, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	w.Close()
+	for name, f := range map[string]func(){
+		"Add":            func() { w.AddString("x") },
+		"AddNew":         func() { w.AddNewString("x") },
+		"Contains":       func() { w.ContainsString("x") },
+		"ContainsHashes": func() { w.ContainsHashes([]uint64{1, 2}, make([]bool, 2)) },
+	} {
+		func() {
+			defer func() {
+				r := recover()
+				if err, ok := r.(error); !ok || !errors.Is(err, ErrClosed) {
+					t.Errorf("%s on a closed window: recovered %v", name, r)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+func TestWindowAllocs(t *testing.T) {
+	clk := newSimClock()
+	w, err := NewWindow(1000, 0.01, time.Minute, WithClock(clk.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	key := []byte("key")
+	hs := []uint64{1, 2, 3, 4, 5}
+	out := make([]bool, len(hs))
+	i := 0
+	if a := testing.AllocsPerRun(100, func() {
+		clk.now = clk.now.Add(time.Second)
+		w.Add(key)
+		w.AddNewUint64(uint64(i))
+		_ = w.Contains(key)
+		_ = w.ContainsUint64(uint64(i))
+		i++
+	}); a != 0 {
+		t.Fatalf("%v allocations per run", a)
+	}
+	// Under -race the kernel wrappers' annotations (runtime.RaceReadRange)
+	// make the stack scratch of ContainsHashes escape.
+	if a := testing.AllocsPerRun(100, func() { w.ContainsHashes(hs, out) }); a != 0 && !raceEnabled {
+		t.Fatalf("ContainsHashes: %v allocations per run", a)
+	}
+}
+
+// TestWindowContainsHashes checks the batch against the single-key lookup
+// at lengths around the chunk size and the word width of the OR, with the
+// generations at every liveness (0..G live).
+func TestWindowContainsHashes(t *testing.T) {
+	clk := newSimClock()
+	w, err := NewWindow(4000, 0.2, 4*time.Second, WithGenerations(5), WithClock(clk.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var keys []uint64
+	for s := 0; s < 5; s++ { // one slice of keys in each generation
+		for range 1000 {
+			x := rng.Uint64()
+			keys = append(keys, x)
+			w.AddHash(x)
+		}
+		clk.now = clk.now.Add(time.Second)
+	}
+	clk.now = clk.now.Add(-1)
+	hs := make([]uint64, 2*windowChunk+9)
+	for i := range hs {
+		if i%2 == 0 {
+			hs[i] = keys[rng.IntN(len(keys))]
+		} else {
+			hs[i] = rng.Uint64()
+		}
+	}
+	out := make([]bool, len(hs)+1)
+	for elapsed := 0; elapsed <= 5; elapsed++ {
+		for _, n := range []int{0, 1, 2, 7, 8, 9, 63, windowChunk - 1, windowChunk, windowChunk + 1, len(hs)} {
+			out[n] = true // beyond len(hs): left alone
+			got := w.ContainsHashes(hs[:n], out)
+			want := 0
+			for i, h := range hs[:n] {
+				c := w.ContainsHash(h)
+				if c {
+					want++
+				}
+				if out[i] != c {
+					t.Fatalf("elapsed %d, n %d: out[%d] = %v, ContainsHash %v", elapsed, n, i, out[i], c)
+				}
+			}
+			if got != want || !out[n] {
+				t.Fatalf("elapsed %d, n %d: returned %d, want %d (out[n] %v)", elapsed, n, got, want, out[n])
+			}
+		}
+		clk.now = clk.now.Add(time.Second)
+	}
+}
