@@ -144,11 +144,11 @@ type filterStats struct {
 	kind         string
 	geometry     string // for example "15625 blocks x 512 bits, k=7"
 	payloadBytes int64  // the filter's memory, without the header
-	count        int64  // keys held: exact or estimated, see countExact
+	count        int64  // keys held: exact or estimated, see countExact; -1 unknown
 	countExact   bool
 	fill         float64 // fraction of bits set or of slots used
 	fillWhat     string  // what fill measures: "bits set", "slots used"
-	fpp          float64 // predicted false-positive rate at the current fill
+	fpp          float64 // predicted false-positive rate at the current fill; -1 unknown
 }
 
 // openFilter opens a filter file of any kind the command reads. want, when

@@ -140,9 +140,11 @@ func describe(w io.Writer, path, want string) error {
 			st = f.stats()
 			f.close()
 			row("geometry", "%s", st.geometry)
-			if st.countExact {
+			switch {
+			case st.count < 0: // unknown (a window: its keys age out)
+			case st.countExact:
 				row("keys", "%d", st.count)
-			} else {
+			default:
 				row("keys", "%d (estimated from the fill)", st.count)
 			}
 			if st.count > 0 {
@@ -152,7 +154,9 @@ func describe(w io.Writer, path, want string) error {
 				st.fill, st.fillWhat = bitFill(enc[h.PayloadOffset:]), "of bits set"
 			}
 			row("fill", "%.2f%% %s", 100*st.fill, st.fillWhat)
-			row("predicted FPR", "%.4g at this fill", st.fpp)
+			if st.fpp >= 0 {
+				row("predicted FPR", "%.4g at this fill", st.fpp)
+			}
 		} else {
 			openErr = filterErr(path, openErr)
 		}
