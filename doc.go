@@ -24,8 +24,8 @@
 //
 // # What this package holds
 //
-// Open and FromBytes serve a filter file of any kind that maps in place
-// (blocked, cuckoo, split-block) as one read-only View: the lookups, the
+// Open, Load and FromBytes serve a filter file of any kind that has a view
+// (blocked, cuckoo, split-block, window) as one read-only View: the lookups, the
 // kind's hash for batch lookups, the header's facts (Kind, Info) and Close,
 // for callers that serve a file without knowing its kind (package reload,
 // the sift command). A program that knows its kind can use that package's

@@ -112,8 +112,8 @@ func viewOwning(data []byte, region *mem.Region, err error, opts []Option) (*Vie
 }
 
 // FromBytes returns a View of the filter encoded in data, which must be
-// exactly one encoding of a blocked, cuckoo or split-block filter (as their
-// MarshalBinary and WriteTo write it). Like the kind's own FromBytes, the
+// exactly one encoding of a blocked, cuckoo, split-block or window filter
+// (as their MarshalBinary and WriteTo write it; a window is always copied). Like the kind's own FromBytes, the
 // View uses data in place when data starts at a 64-byte-aligned address on
 // a little-endian machine (data must then stay unmodified and alive while
 // the View is used), and copies it otherwise. Errors are Open's.

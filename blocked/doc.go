@@ -140,6 +140,19 @@
 // returned. AddNew and its variants add a key and report whether it was
 // new, in one call that is safe under races on a Concurrent.
 //
+// # Windows
+//
+// Window forgets: a key is found for a window W after its last add and
+// forgotten after at most W plus one slice. It is a ring of G generations
+// (WithGenerations, default 4), each a blocked filter for the keys of one
+// slice of W/(G-1); adds go to the newest, lookups probe the live ones, and
+// the oldest is cleared as the clock passes a slice boundary. Time comes
+// from WithClock (tests inject one) or advances by count (WithSliceKeys).
+// Sizing takes the expected keys per window and the rate over the whole
+// window, assuming a steady arrival rate; ConcurrentWindow adds with atomic
+// ORs and looks up without locks. A Window saves and loads in sift's format
+// (kind window), so a restarted server resumes its window.
+//
 // # Memory
 //
 // Blocks are 64-byte aligned, one cache line each. Filters of 4 MiB and more
