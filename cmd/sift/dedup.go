@@ -276,68 +276,24 @@ type deduper struct {
 	out     *bufio.Writer
 	p       *progress
 	printed int64
-
-	// The current batch: the raw lines back to back in text, line i at
-	// text[ends[i-1]:ends[i]], key i's hash at hs[i].
-	text  []byte
-	ends  []int
-	hs    []uint64
-	isNew []bool
+	b       lineBatch
 }
 
 func (d *deduper) run(lr *lineReader) error {
-	var lastBytes int64
-	for {
-		raw, key, ok := lr.next()
-		if !ok {
-			break
-		}
-		key = d.sel.key(key)
-		d.text = append(d.text, raw...)
-		d.ends = append(d.ends, len(d.text))
-		d.hs = append(d.hs, d.f.Hash(key))
-		// Run the batch when it is full or when the input has nothing
-		// buffered (reading on might block: answer what we have first).
-		if len(d.hs) == batchSize || len(d.text) >= maxBatchText || !lr.buffered() {
-			if err := d.flush(!lr.buffered()); err != nil {
-				return err
-			}
-			d.p.addBytes(lr.bytes - lastBytes)
-			lastBytes = lr.bytes
-		}
-	}
-	if err := d.flush(true); err != nil {
-		return err
-	}
-	d.p.addBytes(lr.bytes - lastBytes)
-	return lr.err
+	// The empty key counts as a key, as in awk: no test of b.empty.
+	return readBatches(lr, &d.b, d.sel, d.f.Hash, d.p, d.flush)
 }
 
 // flush adds the batch's keys, writes the lines whose key was new, and with
 // sync flushes the output too.
 func (d *deduper) flush(sync bool) error {
-	n := len(d.hs)
-	if n > 0 {
-		if cap(d.isNew) < n {
-			d.isNew = make([]bool, batchSize)
-		}
-		isNew := d.isNew[:n]
-		d.f.AddNewHashes(d.hs, isNew)
-		start := 0
-		for i := range n {
-			end := d.ends[i]
-			if isNew[i] {
-				d.printed++
-				line := d.text[start:end]
-				d.out.Write(line)
-				if !hasNewline(line) { // the last line of an input
-					d.out.WriteByte('\n')
-				}
-			}
-			start = end
-		}
+	if n := len(d.b.hs); n > 0 {
+		isNew := d.b.answers()
+		d.f.AddNewHashes(d.b.hs, isNew)
+		printed, _ := d.b.write(d.out, func(i int) (bool, error) { return isNew[i], nil })
+		d.printed += printed
 		d.p.addKeys(int64(n))
-		d.text, d.ends, d.hs = d.text[:0], d.ends[:0], d.hs[:0]
+		d.b.reset()
 	}
 	if sync {
 		if err := d.out.Flush(); err != nil {

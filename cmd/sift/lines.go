@@ -390,3 +390,86 @@ func fieldFlags(fv fieldValue, delim string) (fieldSelector, error) {
 	}
 	return sel, nil
 }
+
+// lineBatch is a batch of input lines on their way through a filter, for
+// query and dedup: the raw lines back to back in text (line i at
+// text[ends[i-1]:ends[i]]), key i's hash at hs[i], empty keys marked in
+// empty, and room for one answer a line.
+type lineBatch struct {
+	text  []byte
+	ends  []int
+	hs    []uint64
+	empty []bool
+	ans   []bool
+}
+
+// answers returns room for one answer per line of the batch.
+func (b *lineBatch) answers() []bool {
+	if cap(b.ans) < len(b.hs) {
+		b.ans = make([]bool, max(len(b.hs), batchSize))
+	}
+	return b.ans[:len(b.hs)]
+}
+
+// write writes each line of the batch for which pick(i) is true (ending a
+// last line without its terminator with one), and stops at the first
+// error pick returns; it returns how many lines it wrote.
+func (b *lineBatch) write(out *bufio.Writer, pick func(i int) (bool, error)) (int64, error) {
+	var n int64
+	start := 0
+	for i, end := range b.ends {
+		ok, err := pick(i)
+		if err != nil {
+			return n, err
+		}
+		if ok {
+			n++
+			if out != nil {
+				line := b.text[start:end]
+				out.Write(line)
+				if !hasNewline(line) { // the last line of an input
+					out.WriteByte('\n')
+				}
+			}
+		}
+		start = end
+	}
+	return n, nil
+}
+
+// reset empties the batch, keeping its memory.
+func (b *lineBatch) reset() {
+	b.text, b.ends, b.hs, b.empty = b.text[:0], b.ends[:0], b.hs[:0], b.empty[:0]
+}
+
+// readBatches reads lr's lines into b, each line's key chosen by sel and
+// hashed by hash, and calls flush when the batch is full or when the input
+// has nothing buffered (reading on might block: answer what there is
+// first; sync then asks flush to flush the output too), and once more at
+// the end. It reports the bytes read to p.
+func readBatches(lr *lineReader, b *lineBatch, sel fieldSelector, hash func(key []byte) uint64, p *progress, flush func(sync bool) error) error {
+	var lastBytes int64
+	for {
+		raw, key, ok := lr.next()
+		if !ok {
+			break
+		}
+		key = sel.key(key)
+		b.text = append(b.text, raw...)
+		b.ends = append(b.ends, len(b.text))
+		b.empty = append(b.empty, len(key) == 0)
+		b.hs = append(b.hs, hash(key))
+		if len(b.hs) == batchSize || len(b.text) >= maxBatchText || !lr.buffered() {
+			if err := flush(!lr.buffered()); err != nil {
+				return err
+			}
+			p.addBytes(lr.bytes - lastBytes)
+			lastBytes = lr.bytes
+		}
+	}
+	if err := flush(true); err != nil {
+		return err
+	}
+	p.addBytes(lr.bytes - lastBytes)
+	return lr.err
+}

@@ -158,81 +158,47 @@ type querier struct {
 	out       *bufio.Writer
 	p         *progress
 	selected  int64
-
-	// The current batch: the raw lines back to back in text, line i at
-	// text[ends[i-1]:ends[i]]; key i's hash at hs[i], empty keys marked
-	// in empty.
-	text  []byte
-	ends  []int
-	hs    []uint64
-	empty []bool
-	found []bool
+	b         lineBatch
 }
 
 func (q *querier) run(lr *lineReader) error {
-	var lastBytes int64
-	for {
-		raw, key, ok := lr.next()
-		if !ok {
-			break
-		}
-		key = q.sel.key(key)
-		q.text = append(q.text, raw...)
-		q.ends = append(q.ends, len(q.text))
-		q.empty = append(q.empty, len(key) == 0)
-		h := uint64(0)
-		if len(key) > 0 {
-			h = q.f.hash(key)
-		}
-		q.hs = append(q.hs, h)
-		// Run the batch when it is full or when the input has nothing
-		// buffered (reading on might block: answer what we have first).
-		if len(q.hs) == batchSize || len(q.text) >= maxBatchText || !lr.buffered() {
-			if err := q.flush(!lr.buffered()); err != nil {
-				return err
-			}
-			q.p.addBytes(lr.bytes - lastBytes)
-			lastBytes = lr.bytes
-		}
+	return readBatches(lr, &q.b, q.sel, q.hash, q.p, q.flush)
+}
+
+// hash hashes a key; an empty key (no such field) is never looked up.
+func (q *querier) hash(key []byte) uint64 {
+	if len(key) == 0 {
+		return 0
 	}
-	if err := q.flush(true); err != nil {
-		return err
-	}
-	q.p.addBytes(lr.bytes - lastBytes)
-	return lr.err
+	return q.f.hash(key)
 }
 
 // flush looks up the batch, writes the selected lines, and with sync flushes
 // the output too.
 func (q *querier) flush(sync bool) error {
-	n := len(q.hs)
-	if n > 0 {
-		if cap(q.found) < n {
-			q.found = make([]bool, batchSize)
+	if n := len(q.b.hs); n > 0 {
+		found := q.b.answers()
+		q.f.containsHashes(q.b.hs, found)
+		out := q.out
+		if q.countOnly {
+			out = nil
 		}
-		found := q.found[:n]
-		q.f.containsHashes(q.hs, found)
-		start := 0
-		for i := range n {
-			end := q.ends[i]
-			hit := found[i] && !q.empty[i]
-			if hit != q.invert {
-				q.selected++
+		selected, err := q.b.write(out, func(i int) (bool, error) {
+			if (found[i] && !q.b.empty[i]) != q.invert {
 				if q.quiet {
-					return errStop
+					return false, errStop
 				}
-				if !q.countOnly {
-					line := q.text[start:end]
-					q.out.Write(line)
-					if !hasNewline(line) { // the last line of an input
-						q.out.WriteByte('\n')
-					}
-				}
+				return true, nil
 			}
-			start = end
+			return false, nil
+		})
+		q.selected += selected
+		if err != nil {
+			q.selected++ // the line that stopped a quiet query was selected
+			return err
 		}
 		q.p.addKeys(int64(n))
-		q.text, q.ends, q.hs, q.empty = q.text[:0], q.ends[:0], q.hs[:0], q.empty[:0]
+		q.b.reset()
 	}
 	if sync && !q.countOnly {
 		if err := q.out.Flush(); err != nil {
