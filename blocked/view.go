@@ -47,17 +47,8 @@ type View struct {
 // Open reads files written by Filter and Concurrent (MarshalBinary,
 // WriteTo). On systems without mmap the file is read into memory instead.
 func Open(path string, opts ...Option) (*View, error) {
-	o := collect(opts)
 	data, region, err := mem.MapFile(path)
-	if err != nil {
-		return nil, prefix(err)
-	}
-	v, err := viewOf(data, region, o)
-	if err != nil {
-		_ = region.Free()
-		return nil, err
-	}
-	return v, nil
+	return viewFile(data, region, err, collect(opts))
 }
 
 // Load reads the filter file at path into memory of the process's own
@@ -70,8 +61,18 @@ func Open(path string, opts ...Option) (*View, error) {
 // regular file (an *fs.PathError, at once: it never blocks on a FIFO).
 // Close frees the copy. Options: WithoutChecksum, WithMaxSize.
 func Load(path string, opts ...Option) (*View, error) {
-	o := collect(opts)
 	data, region, _, err := mem.ReadFile(path)
+	v, err := viewFile(data, region, err, collect(opts))
+	if v != nil {
+		v.mapped = false // a copy, whatever memory holds it
+	}
+	return v, err
+}
+
+// viewFile is Open's and Load's View of a file's bytes, data in region, or
+// err (from mapping or reading them) under this package's prefix; the
+// region is freed when the View cannot be made.
+func viewFile(data []byte, region *mem.Region, err error, o options) (*View, error) {
 	if err != nil {
 		return nil, prefix(err)
 	}
@@ -80,7 +81,6 @@ func Load(path string, opts ...Option) (*View, error) {
 		_ = region.Free()
 		return nil, err
 	}
-	v.mapped = false // a copy, whatever memory holds it
 	return v, nil
 }
 

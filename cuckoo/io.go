@@ -219,22 +219,11 @@ func FromBytes(b []byte, opts ...Option) (*View, error) {
 // the file it opened.
 func Open(path string, opts ...Option) (*View, error) {
 	b, region, err := mem.MapFile(path)
-	if err != nil {
-		return nil, wrapDecode(err)
+	v, err := viewFile(b, region, err, opts)
+	if v != nil && v.f.region == region {
+		v.mapped = region.Mapped() && mem.FilesMapped
 	}
-	v, err := FromBytes(b, opts...)
-	if err != nil {
-		_ = region.Free()
-		return nil, err
-	}
-	if !aliases(v.f.t.Words, b) {
-		// The payload was copied (unaligned or big-endian): unmap now.
-		_ = region.Free()
-		return v, nil
-	}
-	v.f.setRegion(region)
-	v.mapped = region.Mapped() && mem.FilesMapped
-	return v, nil
+	return v, err
 }
 
 // Load reads the filter file at path into memory of the process's own
@@ -248,6 +237,15 @@ func Open(path string, opts ...Option) (*View, error) {
 // Close frees the copy. Options: WithoutChecksum, WithMaxSize.
 func Load(path string, opts ...Option) (*View, error) {
 	b, region, _, err := mem.ReadFile(path)
+	return viewFile(b, region, err, opts)
+}
+
+// viewFile is Open's and Load's View of a file's bytes, b in region, or err
+// (from mapping or reading them) wrapped as a decoding error. The View
+// keeps region when it reads b in place, and region is freed otherwise
+// (the payload was copied: unaligned or big-endian) or when the View
+// cannot be made.
+func viewFile(b []byte, region *mem.Region, err error, opts []Option) (*View, error) {
 	if err != nil {
 		return nil, wrapDecode(err)
 	}
@@ -257,7 +255,7 @@ func Load(path string, opts ...Option) (*View, error) {
 		return nil, err
 	}
 	if !aliases(v.f.t.Words, b) {
-		_ = region.Free() // the payload was copied again (big-endian)
+		_ = region.Free()
 		return v, nil
 	}
 	v.f.setRegion(region)

@@ -151,15 +151,7 @@ type View struct {
 // into memory instead.
 func Open(path string, opts ...Option) (*View, error) {
 	data, region, err := mem.MapFile(path)
-	if err != nil {
-		return nil, prefix(err)
-	}
-	v, err := viewOf(data, region, collect(opts))
-	if err != nil {
-		_ = region.Free()
-		return nil, err
-	}
-	return v, nil
+	return viewFile(data, region, err, collect(opts))
 }
 
 // Load reads the split-block filter file at path (sift's format) into
@@ -174,15 +166,25 @@ func Open(path string, opts ...Option) (*View, error) {
 // copy. Options: WithoutChecksum, WithMaxSize.
 func Load(path string, opts ...Option) (*View, error) {
 	data, region, _, err := mem.ReadFile(path)
+	v, err := viewFile(data, region, err, collect(opts))
+	if v != nil {
+		v.mapped = false // a copy, whatever memory holds it
+	}
+	return v, err
+}
+
+// viewFile is Open's and Load's View of a file's bytes, data in region, or
+// err (from mapping or reading them) under this package's prefix; the
+// region is freed when the View cannot be made.
+func viewFile(data []byte, region *mem.Region, err error, o options) (*View, error) {
 	if err != nil {
 		return nil, prefix(err)
 	}
-	v, err := viewOf(data, region, collect(opts))
+	v, err := viewOf(data, region, o)
 	if err != nil {
 		_ = region.Free()
 		return nil, err
 	}
-	v.mapped = false // a copy, whatever memory holds it
 	return v, nil
 }
 
