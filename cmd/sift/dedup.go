@@ -113,12 +113,7 @@ func runDedup(e *env) (int, error) {
 	}
 	defer f.Close()
 
-	mode := progressOff
-	if *showProgress {
-		mode = progressOn
-	} else if !isTerminal(e.stdout) {
-		mode = progressAuto
-	}
+	mode := filterProgress(*showProgress, e.stdout)
 	p := newProgress(e.stderr, mode, "de-duplicating", totalSize(ins))
 	defer p.finish()
 

@@ -218,3 +218,17 @@ func countString(n int64) string {
 	}
 	return fmt.Sprintf("%.2fG", float64(n)/1e9)
 }
+
+// filterProgress is the progress mode of the commands that stream lines
+// through a filter to stdout (query, dedup): shown with -progress, else
+// only when stdout is not a terminal (the lines printed would interleave
+// with the meter), else never.
+func filterProgress(show bool, stdout io.Writer) progressMode {
+	switch {
+	case show:
+		return progressOn
+	case !isTerminal(stdout):
+		return progressAuto
+	}
+	return progressOff
+}

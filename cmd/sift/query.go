@@ -97,12 +97,7 @@ func runQuery(e *env) (int, error) {
 	}
 	defer f.close()
 
-	mode := progressOff
-	if *showProgress {
-		mode = progressOn
-	} else if !isTerminal(e.stdout) {
-		mode = progressAuto
-	}
+	mode := filterProgress(*showProgress, e.stdout)
 	p := newProgress(e.stderr, mode, "querying", totalSize(ins))
 	defer p.finish()
 
