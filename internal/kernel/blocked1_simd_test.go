@@ -10,7 +10,7 @@ import (
 )
 
 // TestBlocked1K8 holds the single-key probe at k = 8 (the case that
-// blocked1_simd_amd64.go runs in Go when built with GOEXPERIMENT=simd)
+// blocked/inlineprobe_simd.go runs in Go when built with GOEXPERIMENT=simd)
 // equal to the generic probe, on blocks from empty to full, so that the
 // experiment's build and the default one are held to the same answers
 // (CI runs the kernel tests once with GOEXPERIMENT=simd).

@@ -1,0 +1,89 @@
+package blocked
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/sift-go/sift/internal/cpu"
+	"github.com/sift-go/sift/internal/kernel/kerneltest"
+)
+
+// TestProbe holds Probe.ContainsHash equal to Filter.ContainsHash on
+// filters from empty to overfull, for every kernel set this CPU has, and
+// checks when Probe is offered: only in a GOEXPERIMENT=simd build for
+// amd64 (simdProbeBuilt), with an assembly set, k = 8 and an open filter.
+// In other builds it checks that Probe is never offered.
+func TestProbe(t *testing.T) {
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		r := rand.New(rand.NewPCG(91, 92))
+		for _, k := range []int{7, 8, 9} {
+			for _, bits := range []uint64{BlockBits, 3 * BlockBits, 1000 * BlockBits} {
+				f, err := NewWithSize(bits, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, ok := f.Probe()
+				if want := simdProbeBuilt && impl != cpu.Generic && k == 8; ok != want {
+					t.Fatalf("k=%d bits=%d: Probe ok = %v, want %v", k, bits, ok, want)
+				}
+				if !ok {
+					if p != nil {
+						t.Fatalf("k=%d: Probe returned a non-nil Probe with ok = false", k)
+					}
+					f.Close()
+					continue
+				}
+				// From empty to about 30 keys a block (well past 1%).
+				added := make([]uint64, 0, 1024)
+				for fill := 0; fill < 6; fill++ {
+					for range 5000 {
+						h := r.Uint64()
+						if got, want := p.ContainsHash(h), f.ContainsHash(h); got != want {
+							t.Fatalf("k=%d blocks=%d fill=%d h=%#x: Probe %v, ContainsHash %v", k, f.Blocks(), fill, h, got, want)
+						}
+					}
+					for range int(f.Blocks()) * 5 {
+						h := r.Uint64()
+						f.AddHash(h)
+						if len(added) < cap(added) {
+							added = append(added, h)
+						}
+					}
+					for _, h := range added {
+						if !p.ContainsHash(h) {
+							t.Fatalf("k=%d: added %#x not found by the Probe", k, h)
+						}
+					}
+				}
+				f.Close()
+				if _, ok := f.Probe(); ok {
+					t.Fatal("Probe offered for a closed filter")
+				}
+				func() {
+					defer func() {
+						if recover() == nil {
+							t.Error("a Probe of a closed filter did not panic")
+						}
+					}()
+					p.ContainsHash(1)
+				}()
+			}
+		}
+	})
+}
+
+// TestProbeNil checks that a nil Probe panics instead of answering.
+func TestProbeNil(t *testing.T) {
+	defer func() {
+		v := recover()
+		if v == nil {
+			t.Fatal("nil Probe did not panic")
+		}
+		if err, ok := v.(error); !simdProbeBuilt && (!ok || !errors.Is(err, ErrClosed)) {
+			t.Fatalf("nil Probe panicked with %v, want ErrClosed", v)
+		}
+	}()
+	var p *Probe
+	p.ContainsHash(1)
+}

@@ -1,0 +1,53 @@
+//go:build gc && !purego && !race && goexperiment.simd && amd64
+
+package sbbf
+
+import (
+	"simd/archsimd"
+	"unsafe"
+
+	"github.com/sift-go/sift/internal/cpu"
+	"github.com/sift-go/sift/internal/kernel"
+)
+
+// simdProbeBuilt is whether this build has the inlinable probe.
+const simdProbeBuilt = true
+
+// simdProbeOK reports whether Probe.ContainsHash may probe bs: an open
+// filter, and an AVX2 or AVX-512 set for the single-key probe (so the CPU
+// has AVX2). Race builds leave the Probe out (the build tag): the kernels'
+// race annotation is a call, which would put ContainsHash over the
+// inlining budget.
+func simdProbeOK(bs []kernel.SBBFBlock) bool {
+	set, _ := kernel.Choice(kernel.OpSBBFContains1)
+	return len(bs) > 0 && (set == cpu.AVX2 || set == cpu.AVX512) && archsimd.X86.AVX2()
+}
+
+// simdSalts are the specification's salts for the probe's VPMULLD, and
+// simdOnes the per-lane ones it shifts into place, as vector variables
+// loaded once by init where the CPU has AVX2 (see blocked's Probe).
+var (
+	simdSalts archsimd.Uint32x8
+	simdOnes  archsimd.Uint32x8
+)
+
+func init() {
+	if archsimd.X86.AVX2() {
+		simdSalts = archsimd.LoadUint32x8(&kernel.SBBFSalts)
+		simdOnes = archsimd.LoadUint32x8(&[8]uint32{1, 1, 1, 1, 1, 1, 1, 1})
+	}
+}
+
+// ContainsHash reports whether a value whose hash is h may be in the
+// filter: Filter.ContainsHash's answer, inlined (see Probe). It panics on
+// a nil Probe, and on a Probe of a filter closed since.
+//
+// The probe is the AVX2 kernel's (VPBROADCASTD, VPMULLD by the salts,
+// VPSRLD 27, VPSLLVD of per-lane ones, VPTEST against the block) in
+// archsimd; its inliner cost is 53 of 80 (go build -gcflags=-m=2).
+func (p *Probe) ContainsHash(h uint64) bool {
+	bs := p.blocks
+	b := (*[8]uint32)(unsafe.Pointer(&bs[(h>>32)*uint64(len(bs))>>32]))
+	mask := simdOnes.ShiftLeft(archsimd.BroadcastUint32x8(uint32(h)).Mul(simdSalts).ShiftAllRight(27))
+	return mask.AndNot(archsimd.LoadUint32x8(b)).IsZero()
+}
