@@ -82,11 +82,14 @@ func runDedup(e *env) (int, error) {
 	state := fs.String("state", "", "")
 	showProgress := fs.Bool("progress", false, "")
 	field, delim := addFieldFlags(fs)
+	win := addWindowFlags(fs)
 	args, err := parseFlags(fs, e.args)
 	if errors.Is(err, errHelp) {
 		io.WriteString(e.stdout, dedupUsage)
 		if n.set && n.n > 0 {
-			if bits, k, err := blocked.OptimalSize(uint64(n.n), fpp.p); err == nil {
+			if win.window.set {
+				win.printSizes(e.stdout, n, *fpp)
+			} else if bits, k, err := blocked.OptimalSize(uint64(n.n), fpp.p); err == nil {
 				fmt.Fprintf(e.stdout, "\nFor -n %d -fpp %g: a filter of %s (k = %d); about %.0f new lines expected to be dropped as false positives.\n",
 					n.n, fpp.p, sizeString(int64(bits/8)), k, expectedFalseDrops(bits, k, uint64(n.n)))
 			}
@@ -96,7 +99,7 @@ func runDedup(e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	sel, err := fieldFlags(*field, *delim)
+	sel, wcfg, err := win.check(*field, *delim)
 	if err != nil {
 		return exitError, err
 	}
@@ -107,18 +110,29 @@ func runDedup(e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	f, err := dedupFilter(*state, n, *fpp)
-	if err != nil {
-		return exitError, err
+	d := &deduper{sel: sel}
+	var wd *windowDedup
+	if wcfg != nil {
+		if wd, err = newWindowDedup(*state, n, *fpp, *wcfg); err != nil {
+			return exitError, err
+		}
+		d.set, d.addNew = wd.w, wd.addNew
+	} else {
+		f, err := dedupFilter(*state, n, *fpp)
+		if err != nil {
+			return exitError, err
+		}
+		d.set = f
+		d.addNew = func(b *lineBatch, isNew []bool, _ *lineReader) { f.AddNewHashes(b.hs, isNew) }
 	}
-	defer f.Close()
+	defer d.set.Close()
 
 	mode := filterProgress(*showProgress, e.stdout)
 	p := newProgress(e.stderr, mode, "de-duplicating", totalSize(ins))
 	defer p.finish()
 
 	out := bufio.NewWriterSize(e.stdout, 256<<10)
-	d := &deduper{f: f, sel: sel, out: out, p: p}
+	d.out, d.p = out, p
 	skipped := 0
 	skip := func(err error) {
 		skipped++
@@ -136,9 +150,16 @@ func runDedup(e *env) (int, error) {
 		return exitError, err
 	}
 	if *state != "" {
-		if _, err := writeAtomic(*state, f.WriteTo); err != nil {
+		if _, err := writeAtomic(*state, d.set.WriteTo); err != nil {
 			return exitError, fmt.Errorf("writing -state: %w", err)
 		}
+	}
+	// Lines without a valid time were printed and their keys left out:
+	// the state keeps every other line's key, as after a skipped input.
+	if wd != nil && wd.badLines > 0 {
+		p.clearLine()
+		fmt.Fprintf(e.stderr, "sift dedup: %s\n", wd.badReport())
+		skipped++
 	}
 	switch {
 	case skipped > 0:
@@ -153,27 +174,10 @@ func runDedup(e *env) (int, error) {
 // file when it exists, checked against -n and -fpp when they were given;
 // otherwise a new one sized by them.
 func dedupFilter(state string, n countValue, fpp fppValue) (*blocked.Filter, error) {
-	if state != "" {
-		_, err := os.Stat(state)
-		switch {
-		case err == nil:
-			return loadState(state, n, fpp)
-		case !errors.Is(err, os.ErrNotExist):
-			return nil, fmt.Errorf("-state: %w", pathErr(err))
-		}
-		// A new state file is written at the end: fail now, before any
-		// line is printed, if its directory is not there.
-		if st, err := os.Stat(filepath.Dir(state)); err != nil {
-			return nil, fmt.Errorf("-state: %w", pathErr(err))
-		} else if !st.IsDir() {
-			return nil, fmt.Errorf("-state %s: %s is not a directory", state, filepath.Dir(state))
-		}
-	}
-	if !n.set {
-		if state != "" {
-			return nil, fmt.Errorf("-state %s does not exist yet: give -n, the expected number of distinct keys, to size it", state)
-		}
-		return nil, errors.New("-n is required: the expected number of distinct keys (run 'sift dedup -h' for usage)")
+	if exists, err := stateExists(state, n); err != nil {
+		return nil, err
+	} else if exists {
+		return loadState(state, n, fpp)
 	}
 	f, err := blocked.New(uint64(n.n), fpp.p)
 	if err != nil {
@@ -182,12 +186,43 @@ func dedupFilter(state string, n countValue, fpp fppValue) (*blocked.Filter, err
 	return f, nil
 }
 
+// stateExists reports whether the -state file exists. When it does not (or
+// no -state was given), -n must be: stateExists checks that, and that the
+// directory a new state file will be written to is there, so that sift
+// dedup fails before printing any line.
+func stateExists(state string, n countValue) (bool, error) {
+	if state != "" {
+		_, err := os.Stat(state)
+		switch {
+		case err == nil:
+			return true, nil
+		case !errors.Is(err, os.ErrNotExist):
+			return false, fmt.Errorf("-state: %w", pathErr(err))
+		}
+		if st, err := os.Stat(filepath.Dir(state)); err != nil {
+			return false, fmt.Errorf("-state: %w", pathErr(err))
+		} else if !st.IsDir() {
+			return false, fmt.Errorf("-state %s: %s is not a directory", state, filepath.Dir(state))
+		}
+	}
+	if !n.set {
+		if state != "" {
+			return false, fmt.Errorf("-state %s does not exist yet: give -n, the expected number of distinct keys, to size it", state)
+		}
+		return false, errors.New("-n is required: the expected number of distinct keys (run 'sift dedup -h' for usage)")
+	}
+	return false, nil
+}
+
 // loadState reads the blocked filter in path, refusing any other kind, and
 // one whose size differs from what -n and -fpp ask for (when given).
 func loadState(path string, n countValue, fpp fppValue) (*blocked.Filter, error) {
 	h, err := readHeader(path)
 	if err != nil {
 		return nil, fmt.Errorf("-state: %w", err)
+	}
+	if h.Kind == sift.KindWindow {
+		return nil, fmt.Errorf("-state %s: %w: it holds a window filter: give -window (its window) to de-duplicate over a window", path, sift.ErrKind)
 	}
 	if h.Kind != sift.KindBlocked {
 		return nil, fmt.Errorf("-state %s: %w: it holds a %v filter; sift dedup keeps a blocked filter", path, sift.ErrKind, h.Kind)
@@ -246,37 +281,56 @@ func capacity(bits uint64, k int, fpp float64) uint64 {
 // 64 intervals (the rate is smooth and convex in the fill, so the error is
 // far below the count's own spread).
 func expectedFalseDrops(bits uint64, k int, n uint64) float64 {
+	rate := func(x float64) float64 { return blocked.FalsePositiveRate(bits, k, uint64(x+0.5)) }
+	return integrate(rate, float64(n))
+}
+
+// integrate returns the integral of f over [0, x] by Simpson's rule on 64
+// intervals (0 for x <= 0).
+func integrate(f func(float64) float64, x float64) float64 {
 	const intervals = 64
-	if n == 0 {
+	if x <= 0 {
 		return 0
 	}
-	rate := func(x float64) float64 { return blocked.FalsePositiveRate(bits, k, uint64(x+0.5)) }
-	step := float64(n) / intervals
-	sum := rate(0) + rate(float64(n))
+	step := x / intervals
+	sum := f(0) + f(x)
 	for i := 1; i < intervals; i++ {
 		w := 2.0
 		if i%2 == 1 {
 			w = 4
 		}
-		sum += w * rate(float64(i)*step)
+		sum += w * f(float64(i)*step)
 	}
 	return sum * step / 3
 }
 
-// deduper runs lines through a filter's add-if-new in batches, keeping
+// keySet is what dedup keeps the keys seen in: a blocked.Filter, or with
+// -window a blocked.Window.
+type keySet interface {
+	Hash(key []byte) uint64
+	WriteTo(w io.Writer) (int64, error)
+	Close() error
+}
+
+// deduper runs lines through a key set's add-if-new in batches, keeping
 // their order, and prints those whose key was new.
 type deduper struct {
-	f       *blocked.Filter
+	set keySet
+	// addNew adds the keys of b's lines (read from lr) to set and sets
+	// isNew[i] for each line i that is to be printed.
+	addNew  func(b *lineBatch, isNew []bool, lr *lineReader)
 	sel     fieldSelector
 	out     *bufio.Writer
 	p       *progress
 	printed int64
 	b       lineBatch
+	lr      *lineReader
 }
 
 func (d *deduper) run(lr *lineReader) error {
+	d.lr = lr
 	// The empty key counts as a key, as in awk: no test of b.empty.
-	return readBatches(lr, &d.b, d.sel, d.f.Hash, d.p, d.flush)
+	return readBatches(lr, &d.b, d.sel, d.set.Hash, d.p, d.flush)
 }
 
 // flush adds the batch's keys, writes the lines whose key was new, and with
@@ -284,7 +338,7 @@ func (d *deduper) run(lr *lineReader) error {
 func (d *deduper) flush(sync bool) error {
 	if n := len(d.b.hs); n > 0 {
 		isNew := d.b.answers()
-		d.f.AddNewHashes(d.b.hs, isNew)
+		d.addNew(&d.b, isNew, d.lr)
 		printed, _ := d.b.write(d.out, func(i int) (bool, error) { return isNew[i], nil })
 		d.printed += printed
 		d.p.addKeys(int64(n))
