@@ -222,9 +222,11 @@ func TestDedupWindowForgets(t *testing.T) {
 		t.Errorf("exit %d stderr %q\ngot  %q\nwant %q", r.code, r.stderr, r.stdout, want)
 	}
 	// -window 1s with G = 4 is 3 slices of 333333334 ns (rounded up): a
-	// repeat exactly 1 s later is still remembered.
-	r = runInProcess("0 a\n1 a\n", "dedup", "-n", "100", "-window", "1s", "-f", "2", "-time-field", "1")
-	if r.stdout != "0 a\n" {
+	// repeat exactly 1 s later is still remembered, even from the last
+	// nanosecond of a slice of 333333333 ns (slices begin at multiples of
+	// the slice from the Unix epoch).
+	r = runInProcess("333333332 a\n1333333332 a\n", "dedup", "-n", "100", "-window", "1s", "-f", "2", "-time-field", "1", "-time-format", "unixns")
+	if r.stdout != "333333332 a\n" {
 		t.Errorf("repeat after exactly -window: got %q", r.stdout)
 	}
 }
