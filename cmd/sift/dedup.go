@@ -22,6 +22,8 @@ var dedupCmd = &command{
 // dedupUsage is dedup's help text (runDedup adds the expected false drops
 // for the -n and -fpp given with -h).
 const dedupUsage = `usage: sift dedup [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [INPUT...]
+       sift dedup -window D [-generations G] [-time-field N [-time-format F]]
+                  [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [INPUT...]
 
 Prints each line of the INPUT files (standard input when none is given, or
 for "-") the first time its key is seen, in input order and exactly as read:
@@ -62,9 +64,59 @@ empty key is a key like any other: the first line with it is printed.
               all printed, and their keys are kept)
   -progress   show progress on stderr even when it is not a terminal
 
+With -window D, keys are forgotten after a while: a line is printed when
+its key was not seen in the last D, so a key seen again after D is printed
+again (replay and retry suppression, "new in the last hour"). A key is
+remembered at least D and at most D + D/(G-1) after it was last seen, a
+dropped repeat being a sighting too; between the two bounds a repeat may be
+printed or not. The keys are held in a ring of G blocked generations
+(blocked.Window) that take turns over slices of D/(G-1): -n is the number
+of distinct keys per window D, each generation is sized for N/(G-1) of
+them, and -fpp is the false-positive rate over the whole window once it is
+full. So a steady stream of N new keys a window loses about 0.76% of them
+a window at 0.01 with G = 4 (0.076% at 0.001): 'sift dedup -n N -fpp P
+-window D -h' prints the number, the memory and the bounds for your
+sizes; a busier window than N loses more.
+
+  -window D       de-duplicate over a sliding window of D (90s, 15m, 24h,
+                  7d; rounded up to a multiple of G-1 nanoseconds)
+  -generations G  the window's generations, 2..64 (default 4): more
+                  forget sooner after D (by D/(G-1)) but take more memory
+                  (G tables of N/(G-1) keys) and probe G tables a line
+  -time-field N   a line's time is its field N, split as -f splits (with
+                  -d when given), not its arrival. Without it, the time is
+                  the arrival: the clock is read once per batch of lines,
+                  which were read together without waiting for input
+  -time-format F  how the time field is written: rfc3339
+                  (2026-11-25T10:00:00Z, 2026-11-25T11:00:00.25+01:00),
+                  unix, unixms, unixus, unixns (Unix seconds, milli-,
+                  micro-, nanoseconds, integers or decimals: 1764064800.25),
+                  or auto (the default): RFC 3339 when the fifth byte is
+                  "-", else a Unix time whose unit its integer part tells:
+                  below 1e11 seconds, then ms, us, ns
+
+With -time-field the window follows the data's clock: a log replayed
+tomorrow is de-duplicated as it was today. Times should come in order. A
+time earlier than one already seen is taken as the latest seen (the
+window's clock does not go back): a late line is judged as of that latest
+time, so its key is dropped only if seen within D before it, and is
+remembered from it. A line whose time field is missing or is not a time
+(or lies outside the years 1678 to 2262) is printed as it is and its key
+is not added; at the end sift dedup reports on stderr how many such lines
+there were and the first one, and exits with status 2 (the other lines
+are de-duplicated, and -state written, as usual). With -f, the key is the
+field alone; without -f it is the whole line, time included.
+
+-state FILE with -window keeps the window (a sift file of kind window,
+which sift info and sift query read): FILE must hold a window by time of
+the same D and G; -n, -fpp and -generations may be left out, as above.
+Keep to one time source for a state file: its slices are in the clock of
+the runs that wrote it (arrival, or the data's time).
+
 Lines are hashed and tested-and-added in batches of 1024 with the filter's
-batch add-if-new; output is buffered but flushed whenever the input would
-block, so sift dedup works on live streams (tail -f).
+batch add-if-new (with -window, one line at a time, in runs of lines with
+one time); output is buffered but flushed whenever the input would block,
+so sift dedup works on live streams (tail -f).
 
 An INPUT that cannot be read is reported on stderr and skipped, and the
 others are read, as grep does; the exit status is then 2.

@@ -433,6 +433,20 @@ func TestDedupWindowHelp(t *testing.T) {
 			t.Errorf("exit %d: stdout lacks %q:\n%s", r.code, s, clip(r.stdout[strings.LastIndex(r.stdout, "\n\n")+1:]))
 		}
 	}
+	// The usage's figures are windowFalseDrops'.
+	for _, c := range []struct {
+		fpp  float64
+		text string
+	}{{0.01, "0.76% of them\na window at 0.01"}, {0.001, "(0.076% at 0.001)"}} {
+		w, err := blocked.NewWindow(1e6, c.fpp, time.Hour, blocked.WithClock(func() time.Time { return time.Unix(0, 0) }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pct := fmt.Sprintf("%.2g%%", 100*windowFalseDrops(w, 1e6)/1e6)
+		if !strings.Contains(dedupUsage, c.text) || !strings.Contains(c.text, pct) {
+			t.Errorf("usage lacks %q, or it does not say %s", c.text, pct)
+		}
+	}
 }
 
 // TestDedupWindowFalseDrops streams distinct keys at a steady n a window
