@@ -372,7 +372,7 @@ func timeFormatOf(name string) timeFormat {
 
 // unixDigits is, for each Unix format, how many decimal digits of a
 // second its unit is (10^digits units a second).
-var unixDigits = map[timeFormat]int{timeUnix: 0, timeUnixMs: 3, timeUnixUs: 6, timeUnixNs: 9}
+var unixDigits = [...]int{timeUnix: 0, timeUnixMs: 3, timeUnixUs: 6, timeUnixNs: 9}
 
 // parseTime returns the time written in b in Unix nanoseconds, and false
 // when b is not a time in format f or lies outside int64 nanoseconds
