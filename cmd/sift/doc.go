@@ -173,7 +173,10 @@
 // multiple of G-1 nanoseconds); -n is then the distinct keys per window and
 // -fpp the rate over a full window, so a steady stream of -n new keys a
 // window loses about 0.76% of them at 0.01 and G = 4 ('sift dedup -n N -fpp
-// P -window D -h' prints the figure, the memory and the bounds). The time is
+// P -window D -h' prints the figure, the memory and the bounds). Each
+// generation holds one slice's keys, so a burst of more than -n/(G-1) keys in
+// one slice (a whole file read by arrival time) raises the rate: size -n for
+// (G-1) times the burst. The time is
 // the lines' arrival, read once per batch (a batch's lines were read
 // together, without waiting for input), or with -time-field N the line's
 // field N (split as -f splits), written as -time-format says: rfc3339, unix,
