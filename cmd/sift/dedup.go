@@ -272,24 +272,14 @@ func stateExists(state string, n countValue) (bool, error) {
 // loadState reads the blocked filter in path, refusing any other kind, and
 // one whose size differs from what -n and -fpp ask for (when given).
 func loadState(path string, n countValue, fpp fppValue) (*blocked.Filter, error) {
-	h, err := readHeader(path)
+	f, err := readState(path, sift.KindBlocked, func(have sift.Kind) string {
+		if have == sift.KindWindow {
+			return "it holds a window filter: give -window (its window) to de-duplicate over a window"
+		}
+		return fmt.Sprintf("it holds a %v filter; sift dedup keeps a blocked filter", have)
+	}, blocked.ReadFilter)
 	if err != nil {
-		return nil, fmt.Errorf("-state: %w", err)
-	}
-	if h.Kind == sift.KindWindow {
-		return nil, fmt.Errorf("-state %s: %w: it holds a window filter: give -window (its window) to de-duplicate over a window", path, sift.ErrKind)
-	}
-	if h.Kind != sift.KindBlocked {
-		return nil, fmt.Errorf("-state %s: %w: it holds a %v filter; sift dedup keeps a blocked filter", path, sift.ErrKind, h.Kind)
-	}
-	file, err := openInput(path)
-	if err != nil {
-		return nil, fmt.Errorf("-state: %w", err)
-	}
-	defer file.Close()
-	f, err := blocked.ReadFilter(bufio.NewReaderSize(file, 1<<20))
-	if err != nil {
-		return nil, fmt.Errorf("-state: %w", filterErr(path, err))
+		return nil, err
 	}
 	if n.set || fpp.set {
 		want := uint64(1)
@@ -308,6 +298,30 @@ func loadState(path string, n countValue, fpp fppValue) (*blocked.Filter, error)
 			return nil, fmt.Errorf("-state %s holds a filter of %d bits with k = %d, but -n %d -fpp %g ask for %d bits with k = %d: leave out -n and -fpp to use the file's size, or start a new state file",
 				path, haveBits, haveK, want, fpp.p, bits, k)
 		}
+	}
+	return f, nil
+}
+
+// readState decodes the state file path with read and opts, after checking
+// from its header that it holds a filter of kind want (refusing another
+// with ErrKind and the words other returns for it).
+func readState[T any](path string, want sift.Kind, other func(have sift.Kind) string, read func(io.Reader, ...blocked.Option) (T, error), opts ...blocked.Option) (T, error) {
+	var zero T
+	h, err := readHeader(path)
+	if err != nil {
+		return zero, fmt.Errorf("-state: %w", err)
+	}
+	if h.Kind != want {
+		return zero, fmt.Errorf("-state %s: %w: %s", path, sift.ErrKind, other(h.Kind))
+	}
+	file, err := openInput(path)
+	if err != nil {
+		return zero, fmt.Errorf("-state: %w", err)
+	}
+	defer file.Close()
+	f, err := read(bufio.NewReaderSize(file, 1<<20), opts...)
+	if err != nil {
+		return zero, fmt.Errorf("-state: %w", filterErr(path, err))
 	}
 	return f, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -195,21 +194,11 @@ func newWindowDedup(state string, n countValue, fpp fppValue, cfg windowConfig) 
 // differ from what the flags ask for (-generations, -n and -fpp only when
 // given).
 func loadWindowState(path string, n countValue, fpp fppValue, cfg windowConfig, clock func() time.Time) (*blocked.Window, error) {
-	h, err := readHeader(path)
+	w, err := readState(path, sift.KindWindow, func(have sift.Kind) string {
+		return fmt.Sprintf("it holds a %v filter; sift dedup -window keeps a window filter (leave out -window to use this one)", have)
+	}, blocked.ReadWindow, blocked.WithClock(clock))
 	if err != nil {
-		return nil, fmt.Errorf("-state: %w", err)
-	}
-	if h.Kind != sift.KindWindow {
-		return nil, fmt.Errorf("-state %s: %w: it holds a %v filter; sift dedup -window keeps a window filter (leave out -window to use this one)", path, sift.ErrKind, h.Kind)
-	}
-	file, err := openInput(path)
-	if err != nil {
-		return nil, fmt.Errorf("-state: %w", err)
-	}
-	defer file.Close()
-	w, err := blocked.ReadWindow(bufio.NewReaderSize(file, 1<<20), blocked.WithClock(clock))
-	if err != nil {
-		return nil, fmt.Errorf("-state: %w", filterErr(path, err))
+		return nil, err
 	}
 	if err := checkWindowState(path, w, n, fpp, cfg); err != nil {
 		w.Close()
