@@ -175,8 +175,8 @@
 // window loses about 0.76% of them at 0.01 and G = 4 ('sift dedup -n N -fpp
 // P -window D -h' prints the figure, the memory and the bounds). Each
 // generation holds one slice's keys, so a burst of more than -n/(G-1) keys in
-// one slice (a whole file read by arrival time) raises the rate: size -n for
-// (G-1) times the burst. The time is
+// one slice (a whole file read by arrival time) raises the rate: give -n of
+// (G-1) times the burst's distinct keys. The time is
 // the lines' arrival, read once per batch (a batch's lines were read
 // together, without waiting for input), or with -time-field N the line's
 // field N (split as -f splits), written as -time-format says: rfc3339, unix,
@@ -189,7 +189,7 @@
 // with status 2. -state FILE keeps the window (file kind window) between
 // runs; it must have been made with the same -window and -generations.
 //
-//	sift dedup -window 24h -f 2 -time-field 1 -state seen-24h.sift events.log
+//	sift dedup -n 1e6 -window 24h -f 2 -time-field 1 -state seen-24h.sift events.log
 //
 // # info
 //
