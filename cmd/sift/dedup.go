@@ -73,13 +73,13 @@ printed or not. The keys are held in a ring of G blocked generations
 (blocked.Window) that take turns over slices of D/(G-1): -n is the number
 of distinct keys per window D, each generation is sized for N/(G-1) of
 them, and -fpp is the false-positive rate over the whole window once it is
-full. So a steady stream of N new keys a window loses about 0.76% of them
-a window at 0.01 with G = 4 (0.076% at 0.001): 'sift dedup -n N -fpp P
--window D -h' prints the number, the memory and the bounds for your
-sizes. Each generation holds the keys of one slice: more than N/(G-1) keys
-in one slice raise the rate of the whole window. A file read by arrival
-time is one burst, all in one slice: give it -n of (G-1) times its
-distinct keys, or de-duplicate it by a -time-field.
+full. So of a steady N new keys a window, about 0.76% are dropped at
+0.01 with G = 4 (0.076% at 0.001): 'sift dedup -n N -fpp P -window D -h'
+prints the number, the memory and the bounds for your sizes. Each
+generation holds the keys of one slice: more than N/(G-1) keys in one
+slice raise the rate of the whole window. A file read by arrival time is
+one burst, all in one slice: give it -n of (G-1) times its distinct keys,
+or de-duplicate it by a -time-field.
 
   -window D       de-duplicate over a sliding window of D (90s, 15m, 24h,
                   7d; rounded up to a multiple of G-1 nanoseconds)

@@ -437,7 +437,7 @@ func TestDedupWindowHelp(t *testing.T) {
 	for _, c := range []struct {
 		fpp  float64
 		text string
-	}{{0.01, "0.76% of them\na window at 0.01"}, {0.001, "(0.076% at 0.001)"}} {
+	}{{0.01, "about 0.76% are dropped at\n0.01"}, {0.001, "(0.076% at 0.001)"}} {
 		w, err := blocked.NewWindow(1e6, c.fpp, time.Hour, blocked.WithClock(func() time.Time { return time.Unix(0, 0) }))
 		if err != nil {
 			t.Fatal(err)
