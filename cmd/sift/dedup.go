@@ -22,8 +22,9 @@ var dedupCmd = &command{
 // dedupUsage is dedup's help text (runDedup adds the expected false drops
 // for the -n and -fpp given with -h).
 const dedupUsage = `usage: sift dedup [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [INPUT...]
-       sift dedup -window D [-generations G] [-time-field N [-time-format F]]
-                  [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [INPUT...]
+       sift dedup -window D [-generations G] [-time-field N
+                  [-time-format F]] [-n N] [-fpp P] [-f N [-d C]]
+                  [-state FILE] [INPUT...]
 
 Prints each line of the INPUT files (standard input when none is given, or
 for "-") the first time its key is seen, in input order and exactly as read:
