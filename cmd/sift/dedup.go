@@ -22,6 +22,9 @@ var dedupCmd = &command{
 // dedupUsage is dedup's help text (runDedup adds the expected false drops
 // for the -n and -fpp given with -h).
 const dedupUsage = `usage: sift dedup [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [INPUT...]
+       sift dedup -window D [-generations G] [-time-field N
+                  [-time-format F]] [-n N] [-fpp P] [-f N [-d C]]
+                  [-state FILE] [INPUT...]
 
 Prints each line of the INPUT files (standard input when none is given, or
 for "-") the first time its key is seen, in input order and exactly as read:
@@ -62,9 +65,62 @@ empty key is a key like any other: the first line with it is printed.
               all printed, and their keys are kept)
   -progress   show progress on stderr even when it is not a terminal
 
+With -window D, keys are forgotten after a while: a line is printed when
+its key was not seen in the last D, so a key seen again after D is printed
+again (replay and retry suppression, "new in the last hour"). A key is
+remembered at least D and at most D + D/(G-1) after it was last seen, a
+dropped repeat being a sighting too; between the two bounds a repeat may be
+printed or not. The keys are held in a ring of G blocked generations
+(blocked.Window) that take turns over slices of D/(G-1): -n is the number
+of distinct keys per window D, each generation is sized for N/(G-1) of
+them, and -fpp is the false-positive rate over the whole window once it is
+full. So of a steady N new keys a window, about 0.76% are dropped at
+0.01 with G = 4 (0.076% at 0.001): 'sift dedup -n N -fpp P -window D -h'
+prints the number, the memory and the bounds for your sizes. Each
+generation holds the keys of one slice: more than N/(G-1) keys in one
+slice raise the rate of the whole window. A file read by arrival time is
+one burst, all in one slice: give it -n of (G-1) times its distinct keys,
+or de-duplicate it by a -time-field.
+
+  -window D       de-duplicate over a sliding window of D (90s, 15m, 24h,
+                  7d; rounded up to a multiple of G-1 nanoseconds)
+  -generations G  the window's generations, 2..64 (default 4): more
+                  forget sooner after D (by D/(G-1)) but take more memory
+                  (G tables of N/(G-1) keys) and probe G tables a line
+  -time-field N   a line's time is its field N, split as -f splits (with
+                  -d when given), not its arrival. Without it, the time is
+                  the arrival: the clock is read once per batch of lines,
+                  which were read together without waiting for input
+  -time-format F  how the time field is written: rfc3339
+                  (2026-11-25T10:00:00Z, 2026-11-25T11:00:00.25+01:00),
+                  unix, unixms, unixus, unixns (Unix seconds, milli-,
+                  micro-, nanoseconds, integers or decimals: 1764064800.25),
+                  or auto (the default): RFC 3339 when the fifth byte is
+                  "-", else a Unix time whose unit its integer part tells:
+                  below 1e11 seconds, then ms, us, ns
+
+With -time-field the window follows the data's clock: a log replayed
+tomorrow is de-duplicated as it was today. Times should come in order. A
+time earlier than one already seen is taken as the latest seen (the
+window's clock does not go back): a late line is judged as of that latest
+time, so its key is dropped only if seen within D before it, and is
+remembered from it. A line whose time field is missing or is not a time
+(or lies outside the years 1678 to 2262) is printed as it is and its key
+is not added; at the end sift dedup reports on stderr how many such lines
+there were and the first one, and exits with status 2 (the other lines
+are de-duplicated, and -state written, as usual). With -f, the key is the
+field alone; without -f it is the whole line, time included.
+
+-state FILE with -window keeps the window (a sift file of kind window,
+which sift info and sift query read): FILE must hold a window by time of
+the same D and G; -n, -fpp and -generations may be left out, as above.
+Keep to one time source for a state file: its slices are in the clock of
+the runs that wrote it (arrival, or the data's time).
+
 Lines are hashed and tested-and-added in batches of 1024 with the filter's
-batch add-if-new; output is buffered but flushed whenever the input would
-block, so sift dedup works on live streams (tail -f).
+batch add-if-new (with -window, one line at a time, in runs of lines with
+one time); output is buffered but flushed whenever the input would block,
+so sift dedup works on live streams (tail -f).
 
 An INPUT that cannot be read is reported on stderr and skipped, and the
 others are read, as grep does; the exit status is then 2.
@@ -82,11 +138,14 @@ func runDedup(e *env) (int, error) {
 	state := fs.String("state", "", "")
 	showProgress := fs.Bool("progress", false, "")
 	field, delim := addFieldFlags(fs)
+	win := addWindowFlags(fs)
 	args, err := parseFlags(fs, e.args)
 	if errors.Is(err, errHelp) {
 		io.WriteString(e.stdout, dedupUsage)
 		if n.set && n.n > 0 {
-			if bits, k, err := blocked.OptimalSize(uint64(n.n), fpp.p); err == nil {
+			if win.window.set {
+				win.printSizes(e.stdout, n, *fpp)
+			} else if bits, k, err := blocked.OptimalSize(uint64(n.n), fpp.p); err == nil {
 				fmt.Fprintf(e.stdout, "\nFor -n %d -fpp %g: a filter of %s (k = %d); about %.0f new lines expected to be dropped as false positives.\n",
 					n.n, fpp.p, sizeString(int64(bits/8)), k, expectedFalseDrops(bits, k, uint64(n.n)))
 			}
@@ -96,7 +155,7 @@ func runDedup(e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	sel, err := fieldFlags(*field, *delim)
+	sel, wcfg, err := win.check(*field, *delim)
 	if err != nil {
 		return exitError, err
 	}
@@ -107,18 +166,29 @@ func runDedup(e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	f, err := dedupFilter(*state, n, *fpp)
-	if err != nil {
-		return exitError, err
+	d := &deduper{sel: sel}
+	var wd *windowDedup
+	if wcfg != nil {
+		if wd, err = newWindowDedup(*state, n, *fpp, *wcfg); err != nil {
+			return exitError, err
+		}
+		d.set, d.addNew = wd.w, wd.addNew
+	} else {
+		f, err := dedupFilter(*state, n, *fpp)
+		if err != nil {
+			return exitError, err
+		}
+		d.set = f
+		d.addNew = func(b *lineBatch, isNew []bool, _ *lineReader) { f.AddNewHashes(b.hs, isNew) }
 	}
-	defer f.Close()
+	defer d.set.Close()
 
 	mode := filterProgress(*showProgress, e.stdout)
 	p := newProgress(e.stderr, mode, "de-duplicating", totalSize(ins))
 	defer p.finish()
 
 	out := bufio.NewWriterSize(e.stdout, 256<<10)
-	d := &deduper{f: f, sel: sel, out: out, p: p}
+	d.out, d.p = out, p
 	skipped := 0
 	skip := func(err error) {
 		skipped++
@@ -136,9 +206,16 @@ func runDedup(e *env) (int, error) {
 		return exitError, err
 	}
 	if *state != "" {
-		if _, err := writeAtomic(*state, f.WriteTo); err != nil {
+		if _, err := writeAtomic(*state, d.set.WriteTo); err != nil {
 			return exitError, fmt.Errorf("writing -state: %w", err)
 		}
+	}
+	// Lines without a valid time were printed and their keys left out:
+	// the state keeps every other line's key, as after a skipped input.
+	if wd != nil && wd.badLines > 0 {
+		p.clearLine()
+		fmt.Fprintf(e.stderr, "sift dedup: %s\n", wd.badReport())
+		skipped++
 	}
 	switch {
 	case skipped > 0:
@@ -153,27 +230,10 @@ func runDedup(e *env) (int, error) {
 // file when it exists, checked against -n and -fpp when they were given;
 // otherwise a new one sized by them.
 func dedupFilter(state string, n countValue, fpp fppValue) (*blocked.Filter, error) {
-	if state != "" {
-		_, err := os.Stat(state)
-		switch {
-		case err == nil:
-			return loadState(state, n, fpp)
-		case !errors.Is(err, os.ErrNotExist):
-			return nil, fmt.Errorf("-state: %w", pathErr(err))
-		}
-		// A new state file is written at the end: fail now, before any
-		// line is printed, if its directory is not there.
-		if st, err := os.Stat(filepath.Dir(state)); err != nil {
-			return nil, fmt.Errorf("-state: %w", pathErr(err))
-		} else if !st.IsDir() {
-			return nil, fmt.Errorf("-state %s: %s is not a directory", state, filepath.Dir(state))
-		}
-	}
-	if !n.set {
-		if state != "" {
-			return nil, fmt.Errorf("-state %s does not exist yet: give -n, the expected number of distinct keys, to size it", state)
-		}
-		return nil, errors.New("-n is required: the expected number of distinct keys (run 'sift dedup -h' for usage)")
+	if exists, err := stateExists(state, n); err != nil {
+		return nil, err
+	} else if exists {
+		return loadState(state, n, fpp)
 	}
 	f, err := blocked.New(uint64(n.n), fpp.p)
 	if err != nil {
@@ -182,24 +242,45 @@ func dedupFilter(state string, n countValue, fpp fppValue) (*blocked.Filter, err
 	return f, nil
 }
 
+// stateExists reports whether the -state file exists. When it does not (or
+// no -state was given), -n must be: stateExists checks that, and that the
+// directory a new state file will be written to is there, so that sift
+// dedup fails before printing any line.
+func stateExists(state string, n countValue) (bool, error) {
+	if state != "" {
+		_, err := os.Stat(state)
+		switch {
+		case err == nil:
+			return true, nil
+		case !errors.Is(err, os.ErrNotExist):
+			return false, fmt.Errorf("-state: %w", pathErr(err))
+		}
+		if st, err := os.Stat(filepath.Dir(state)); err != nil {
+			return false, fmt.Errorf("-state: %w", pathErr(err))
+		} else if !st.IsDir() {
+			return false, fmt.Errorf("-state %s: %s is not a directory", state, filepath.Dir(state))
+		}
+	}
+	if !n.set {
+		if state != "" {
+			return false, fmt.Errorf("-state %s does not exist yet: give -n, the expected number of distinct keys, to size it", state)
+		}
+		return false, errors.New("-n is required: the expected number of distinct keys (run 'sift dedup -h' for usage)")
+	}
+	return false, nil
+}
+
 // loadState reads the blocked filter in path, refusing any other kind, and
 // one whose size differs from what -n and -fpp ask for (when given).
 func loadState(path string, n countValue, fpp fppValue) (*blocked.Filter, error) {
-	h, err := readHeader(path)
+	f, err := readState(path, sift.KindBlocked, func(have sift.Kind) string {
+		if have == sift.KindWindow {
+			return "it holds a window filter: give -window (its window) to de-duplicate over a window"
+		}
+		return fmt.Sprintf("it holds a %v filter; sift dedup keeps a blocked filter", have)
+	}, blocked.ReadFilter)
 	if err != nil {
-		return nil, fmt.Errorf("-state: %w", err)
-	}
-	if h.Kind != sift.KindBlocked {
-		return nil, fmt.Errorf("-state %s: %w: it holds a %v filter; sift dedup keeps a blocked filter", path, sift.ErrKind, h.Kind)
-	}
-	file, err := openInput(path)
-	if err != nil {
-		return nil, fmt.Errorf("-state: %w", err)
-	}
-	defer file.Close()
-	f, err := blocked.ReadFilter(bufio.NewReaderSize(file, 1<<20))
-	if err != nil {
-		return nil, fmt.Errorf("-state: %w", filterErr(path, err))
+		return nil, err
 	}
 	if n.set || fpp.set {
 		want := uint64(1)
@@ -218,6 +299,30 @@ func loadState(path string, n countValue, fpp fppValue) (*blocked.Filter, error)
 			return nil, fmt.Errorf("-state %s holds a filter of %d bits with k = %d, but -n %d -fpp %g ask for %d bits with k = %d: leave out -n and -fpp to use the file's size, or start a new state file",
 				path, haveBits, haveK, want, fpp.p, bits, k)
 		}
+	}
+	return f, nil
+}
+
+// readState decodes the state file path with read and opts, after checking
+// from its header that it holds a filter of kind want (refusing another
+// with ErrKind and the words other returns for it).
+func readState[T any](path string, want sift.Kind, other func(have sift.Kind) string, read func(io.Reader, ...blocked.Option) (T, error), opts ...blocked.Option) (T, error) {
+	var zero T
+	h, err := readHeader(path)
+	if err != nil {
+		return zero, fmt.Errorf("-state: %w", err)
+	}
+	if h.Kind != want {
+		return zero, fmt.Errorf("-state %s: %w: %s", path, sift.ErrKind, other(h.Kind))
+	}
+	file, err := openInput(path)
+	if err != nil {
+		return zero, fmt.Errorf("-state: %w", err)
+	}
+	defer file.Close()
+	f, err := read(bufio.NewReaderSize(file, 1<<20), opts...)
+	if err != nil {
+		return zero, fmt.Errorf("-state: %w", filterErr(path, err))
 	}
 	return f, nil
 }
@@ -246,37 +351,56 @@ func capacity(bits uint64, k int, fpp float64) uint64 {
 // 64 intervals (the rate is smooth and convex in the fill, so the error is
 // far below the count's own spread).
 func expectedFalseDrops(bits uint64, k int, n uint64) float64 {
+	rate := func(x float64) float64 { return blocked.FalsePositiveRate(bits, k, uint64(x+0.5)) }
+	return integrate(rate, float64(n))
+}
+
+// integrate returns the integral of f over [0, x] by Simpson's rule on 64
+// intervals (0 for x <= 0).
+func integrate(f func(float64) float64, x float64) float64 {
 	const intervals = 64
-	if n == 0 {
+	if x <= 0 {
 		return 0
 	}
-	rate := func(x float64) float64 { return blocked.FalsePositiveRate(bits, k, uint64(x+0.5)) }
-	step := float64(n) / intervals
-	sum := rate(0) + rate(float64(n))
+	step := x / intervals
+	sum := f(0) + f(x)
 	for i := 1; i < intervals; i++ {
 		w := 2.0
 		if i%2 == 1 {
 			w = 4
 		}
-		sum += w * rate(float64(i)*step)
+		sum += w * f(float64(i)*step)
 	}
 	return sum * step / 3
 }
 
-// deduper runs lines through a filter's add-if-new in batches, keeping
+// keySet is what dedup keeps the keys seen in: a blocked.Filter, or with
+// -window a blocked.Window.
+type keySet interface {
+	Hash(key []byte) uint64
+	WriteTo(w io.Writer) (int64, error)
+	Close() error
+}
+
+// deduper runs lines through a key set's add-if-new in batches, keeping
 // their order, and prints those whose key was new.
 type deduper struct {
-	f       *blocked.Filter
+	set keySet
+	// addNew adds the keys of b's lines (read from lr) to set and sets
+	// isNew[i] for each line i that is to be printed.
+	addNew  func(b *lineBatch, isNew []bool, lr *lineReader)
 	sel     fieldSelector
 	out     *bufio.Writer
 	p       *progress
 	printed int64
 	b       lineBatch
+	lr      *lineReader
 }
 
 func (d *deduper) run(lr *lineReader) error {
+	d.lr = lr
 	// The empty key counts as a key, as in awk: no test of b.empty.
-	return readBatches(lr, &d.b, d.sel, d.f.Hash, d.p, d.flush)
+	return readBatches(lr, &d.b, d.sel, d.set.Hash, d.p, d.flush)
 }
 
 // flush adds the batch's keys, writes the lines whose key was new, and with
@@ -284,7 +408,7 @@ func (d *deduper) run(lr *lineReader) error {
 func (d *deduper) flush(sync bool) error {
 	if n := len(d.b.hs); n > 0 {
 		isNew := d.b.answers()
-		d.f.AddNewHashes(d.b.hs, isNew)
+		d.addNew(&d.b, isNew, d.lr)
 		printed, _ := d.b.write(d.out, func(i int) (bool, error) { return isNew[i], nil })
 		d.printed += printed
 		d.p.addKeys(int64(n))

@@ -8,6 +8,7 @@
 //	sift merge [-generation G] [-q] -o FILE SHARD.sift...
 //	sift query [-v] [-c] [-q] [-f N [-d C]] [-kind K | -guava] FILE [INPUT...]
 //	sift dedup [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [-progress] [INPUT...]
+//	sift dedup -window D [-generations G] [-time-field N [-time-format F]] [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [INPUT...]
 //	sift info [-kind K | -guava] FILE...
 //	sift bench [-n N] [-fpp P] [-kind blocked|cuckoo|classic|all] [-seed S] [-probes M]
 //	sift bench -kernels [-n N] [-seed S]
@@ -163,6 +164,32 @@
 // when none was, 2 on error.
 //
 //	zcat access-2026-11-25.log.gz | sift dedup -f 7 -state seen-urls.sift > new-urls.txt
+//
+// -window D de-duplicates over a sliding window instead: a line is printed
+// when its key was not seen in the last D, and a key is remembered at least
+// D and at most D + D/(G-1) after it was last seen (a dropped repeat is a
+// sighting too). The keys live in a blocked.Window of -generations G (default
+// 4) generations taking turns over slices of D/(G-1) (D is rounded up to a
+// multiple of G-1 nanoseconds); -n is then the distinct keys per window and
+// -fpp the rate over a full window, so a steady stream of -n new keys a
+// window loses about 0.76% of them at 0.01 and G = 4 ('sift dedup -n N -fpp
+// P -window D -h' prints the figure, the memory and the bounds). Each
+// generation holds one slice's keys, so a burst of more than -n/(G-1) keys in
+// one slice (a whole file read by arrival time) raises the rate: give -n of
+// (G-1) times the burst's distinct keys. The time is
+// the lines' arrival, read once per batch (a batch's lines were read
+// together, without waiting for input), or with -time-field N the line's
+// field N (split as -f splits), written as -time-format says: rfc3339, unix,
+// unixms, unixus, unixns (integers or decimals) or auto (the default: RFC
+// 3339 when the fifth byte is "-", else a Unix time whose size tells its
+// unit). The window's clock never goes back: a line with a time before the
+// latest seen is judged, and its key remembered, as of the latest time. A
+// line whose time is missing or not a time is printed, its key not added,
+// and counted: sift dedup then names the first such line on stderr and exits
+// with status 2. -state FILE keeps the window (file kind window) between
+// runs; it must have been made with the same -window and -generations.
+//
+//	sift dedup -n 1e6 -window 24h -f 2 -time-field 1 -state seen-24h.sift events.log
 //
 // # info
 //

@@ -1,0 +1,563 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/blocked"
+)
+
+// timedLine is one line of a synthetic timestamped log: its time, key and
+// sequence number (which makes every line's text unique, so that an output
+// line tells which input line it is).
+type timedLine struct {
+	t   int64 // Unix nanoseconds
+	key string
+	seq int
+}
+
+// timedLog returns count lines over keys keys whose times go up by random
+// steps of 0..maxStep (steps of 0 make runs of lines at one time), starting
+// at start, so that the gaps between sightings of a key fall inside,
+// around and beyond any window of a few hundred steps.
+func timedLog(rng *rand.Rand, count, keys int, start int64, maxStep time.Duration) []timedLine {
+	ls := make([]timedLine, count)
+	t := start
+	for i := range ls {
+		if rng.IntN(3) > 0 {
+			t += rng.Int64N(int64(maxStep) + 1)
+		}
+		ls[i] = timedLine{t: t, key: fmt.Sprintf("k%d", rng.IntN(keys)), seq: i}
+	}
+	return ls
+}
+
+// formatTimed writes ls as "TIME KEY SEQ" lines with the time in the given
+// -time-format.
+func formatTimed(ls []timedLine, format string) string {
+	var b strings.Builder
+	for i, l := range ls {
+		var ts string
+		switch format {
+		case "rfc3339":
+			// Alternate the zones and the fraction's length: all one time.
+			zone := time.FixedZone("", (i%5-2)*3600+(i%2)*1800)
+			layouts := []string{time.RFC3339Nano, "2006-01-02T15:04:05.000Z07:00", time.RFC3339}
+			layout := layouts[i%3]
+			tt := time.Unix(0, l.t).In(zone)
+			if layout != time.RFC3339Nano {
+				tt = tt.Truncate(time.Millisecond) // the times are ms multiples in this format
+			}
+			ts = tt.Format(layout)
+		case "unix", "unixms", "unixus":
+			sign, abs := "", l.t
+			if abs < 0 {
+				sign, abs = "-", -abs
+			}
+			switch format {
+			case "unix":
+				ts = fmt.Sprintf("%s%d.%09d", sign, abs/1e9, abs%1e9)
+				ts = strings.TrimRight(strings.TrimRight(ts, "0"), ".")
+			case "unixms":
+				ts = fmt.Sprintf("%s%d.%06d", sign, abs/1e6, abs%1e6)
+			default:
+				ts = fmt.Sprintf("%s%d", sign, abs/1e3)
+			}
+		case "unixns", "auto":
+			ts = strconv.FormatInt(l.t, 10)
+		}
+		fmt.Fprintf(&b, "%s %s %d\n", ts, l.key, l.seq)
+	}
+	return b.String()
+}
+
+// windowVerdicts is the reference: a map of each key's last sighting. A
+// line must be printed when its key was never seen or was last seen more
+// than window + window/(gens-1) before (forgotten), and must not be when
+// it was seen at most window before (remembered); in between either is
+// right. Every line is a sighting, printed or not. Times go back only as
+// the window treats them: a late line counts at the latest time seen.
+func windowVerdicts(ls []timedLine, window time.Duration, gens int) (mustPrint, mustDrop []bool) {
+	mustPrint, mustDrop = make([]bool, len(ls)), make([]bool, len(ls))
+	last := map[string]int64{}
+	latest := int64(math.MinInt64)
+	forget := int64(window + window/time.Duration(gens-1))
+	for i, l := range ls {
+		latest = max(latest, l.t)
+		s, seen := last[l.key]
+		switch {
+		case !seen || latest-s > forget:
+			mustPrint[i] = true
+		case latest-s <= int64(window):
+			mustDrop[i] = true
+		}
+		last[l.key] = latest
+	}
+	return mustPrint, mustDrop
+}
+
+// checkWindowOutput checks sift dedup's output against the verdicts: lines
+// in input order, each once, every must-print printed, no must-drop printed.
+// It returns how many lines were in the undecided zone.
+func checkWindowOutput(t *testing.T, out string, ls []timedLine, mustPrint, mustDrop []bool) {
+	t.Helper()
+	printed := make([]bool, len(ls))
+	prev := -1
+	for _, line := range lines(out) {
+		f := strings.Fields(line)
+		seq, err := strconv.Atoi(f[len(f)-1])
+		if err != nil || seq <= prev || seq >= len(ls) {
+			t.Fatalf("output line %q: out of order or not an input line", line)
+		}
+		prev = seq
+		printed[seq] = true
+	}
+	bad := 0
+	for i, l := range ls {
+		switch {
+		case mustPrint[i] && !printed[i]:
+			t.Errorf("line %d (%s at %d) was not printed, but its key was never seen or was forgotten", i, l.key, l.t)
+			bad++
+		case mustDrop[i] && printed[i]:
+			t.Errorf("line %d (%s at %d) was printed, but its key was seen within the window (a false negative)", i, l.key, l.t)
+			bad++
+		}
+		if bad > 10 {
+			t.FailNow()
+		}
+	}
+}
+
+// TestDedupWindowMatchesReference runs sift dedup -window -time-field over
+// synthetic logs whose keys repeat inside, around and beyond the window,
+// for several generations and time formats, and checks every line against
+// the map-with-times reference. The filters are sized far above the keys,
+// so no false positive is expected.
+func TestDedupWindowMatchesReference(t *testing.T) {
+	count := 20_000
+	if testing.Short() {
+		count = 4_000
+	}
+	for _, c := range []struct {
+		format  string
+		gens    int
+		window  time.Duration
+		maxStep time.Duration
+		start   int64
+	}{
+		{"unixns", 2, 100 * time.Second, time.Second, 1_764_000_000e9},
+		{"unix", 4, 90 * time.Second, 1500 * time.Millisecond, 1_764_000_123_456_789_000},
+		{"unixms", 8, time.Minute, 700 * time.Millisecond, 1_000_000_000_000_000},
+		{"unixus", 3, 50 * time.Second, time.Second, 1_764_000_000e9},
+		{"rfc3339", 4, 2 * time.Minute, 2 * time.Second, 1_764_000_000e9},
+		{"auto", 5, 77 * time.Second, time.Second, 1_764_000_000e9},
+		{"unix", 4, 100 * time.Second, time.Second, -1_000_000e9}, // before 1970
+	} {
+		name := fmt.Sprintf("%s G=%d W=%v", c.format, c.gens, c.window)
+		t.Run(name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(c.gens), uint64(c.window)))
+			// The mean step is maxStep/3: about as many keys as steps
+			// in 3 windows put a key's mean gap at one window.
+			ls := timedLog(rng, count, int(3*c.window/c.maxStep), c.start, c.maxStep)
+			if c.format == "rfc3339" || c.format == "unixus" {
+				for i := range ls {
+					ls[i].t -= ls[i].t % 1e6 // whole ms (rfc3339 below) or us
+				}
+			}
+			mustPrint, mustDrop := windowVerdicts(ls, c.window, c.gens)
+			var nPrint, nDrop int
+			for i := range ls {
+				nPrint += b2i(mustPrint[i])
+				nDrop += b2i(mustDrop[i])
+			}
+			// The log must exercise all three zones.
+			if nPrint < count/20 || nDrop < count/20 || nPrint+nDrop > count-count/50 {
+				t.Fatalf("log does not exercise the window: %d must print, %d must drop, %d either", nPrint, nDrop, count-nPrint-nDrop)
+			}
+			args := []string{"dedup", "-n", "1e5", "-window", c.window.String(), "-generations", strconv.Itoa(c.gens), "-f", "2", "-time-field", "1"}
+			if c.format != "auto" {
+				args = append(args, "-time-format", c.format)
+			}
+			r := runInProcess(formatTimed(ls, c.format), args...)
+			if r.code != exitOK || r.stderr != "" {
+				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+			}
+			checkWindowOutput(t, r.stdout, ls, mustPrint, mustDrop)
+			t.Logf("%d lines: %d must be printed, %d dropped, %d either; %d printed", count, nPrint, nDrop, count-nPrint-nDrop, len(lines(r.stdout)))
+		})
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestDedupWindowForgets pins the two bounds with hand-made times: a key
+// seen again within W is dropped, after more than W + W/(G-1) printed, and
+// a dropped repeat starts the key's window again.
+func TestDedupWindowForgets(t *testing.T) {
+	// -window 60s, G = 4: slices of 20 s; remembered 60 s, forgotten by 80 s.
+	in := "1000 a\n" + // new
+		"1060 a\n" + // 60 s after: remembered (dropped), and seen again
+		"1120 a\n" + // 60 s after the repeat: dropped
+		"1201 a\n" + // 81 s after: forgotten, printed
+		"1201 b\n" + // new
+		"1201 b\n" + // same time: dropped
+		"1300 b\n" // 99 s after: printed
+	want := "1000 a\n1201 a\n1201 b\n1300 b\n"
+	r := runInProcess(in, "dedup", "-n", "100", "-window", "60s", "-f", "2", "-time-field", "1")
+	if r.code != exitOK || r.stdout != want {
+		t.Errorf("exit %d stderr %q\ngot  %q\nwant %q", r.code, r.stderr, r.stdout, want)
+	}
+	// -window 1s with G = 4 is 3 slices of 333333334 ns (rounded up): a
+	// repeat exactly 1 s later is still remembered, even from the last
+	// nanosecond of a slice of 333333333 ns (slices begin at multiples of
+	// the slice from the Unix epoch).
+	r = runInProcess("333333332 a\n1333333332 a\n", "dedup", "-n", "100", "-window", "1s", "-f", "2", "-time-field", "1", "-time-format", "unixns")
+	if r.stdout != "333333332 a\n" {
+		t.Errorf("repeat after exactly -window: got %q", r.stdout)
+	}
+}
+
+// TestDedupWindowOutOfOrder checks what a time that goes back means: a late
+// line is judged, and its key remembered, as of the latest time seen.
+func TestDedupWindowOutOfOrder(t *testing.T) {
+	in := "100 a\n" +
+		"200 b\n" +
+		"50 a\n" + // late: as of 200, a was seen 100 s before: forgotten, printed
+		"250 a\n" + // 50 s after the late line's latest time: dropped
+		"150 b\n" + // late: as of 250, b was seen 50 s before: dropped
+		"150 c\n" // late and new: printed
+	want := "100 a\n200 b\n50 a\n150 c\n"
+	r := runInProcess(in, "dedup", "-n", "100", "-window", "60s", "-f", "2", "-time-field", "1")
+	if r.code != exitOK || r.stdout != want {
+		t.Errorf("exit %d stderr %q\ngot  %q\nwant %q", r.code, r.stderr, r.stdout, want)
+	}
+}
+
+// TestDedupWindowBadTimes checks lines whose time field is missing or not a
+// time: they are printed as they are, their keys not added, counted and
+// reported in one line on stderr naming the first, with exit 2; the state
+// is written with the other lines' keys.
+func TestDedupWindowBadTimes(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "w.sift")
+	in := "1000 a\n" +
+		"yesterday a\n" + // bad: printed though a was seen
+		"1001 a\n" + // dropped: a was seen at 1000
+		"\n" + // no field 1: bad
+		"1002\n" + // the whole line is field 1, the key (field 2) empty: a good line
+		"1003.5.5 b\n" + // bad
+		"1004 b\n" // new
+	file := writeFile(t, dir, "log.txt", []byte(in))
+	r := runInProcess("", "dedup", "-n", "100", "-window", "1h", "-f", "2", "-time-field", "1", "-state", state, file)
+	want := "1000 a\nyesterday a\n\n1002\n1003.5.5 b\n1004 b\n"
+	if r.code != exitError || r.stdout != want {
+		t.Errorf("exit %d\ngot  %q\nwant %q", r.code, r.stdout, want)
+	}
+	if !strings.Contains(r.stderr, "3 lines without a valid time in field 1") || !strings.Contains(r.stderr, "log.txt line 2") ||
+		!strings.Contains(r.stderr, `"yesterday"`) || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	w, err := blocked.ReadWindow(bytes.NewReader(mustRead(t, state)), blocked.WithClock(func() time.Time { return time.Unix(1004, 0) }))
+	if err != nil {
+		t.Fatalf("state not written: %v", err)
+	}
+	if !w.ContainsString("a") || !w.ContainsString("b") {
+		t.Errorf("state lacks the good lines' keys")
+	}
+	// A bad -time-format names what was expected, with the line of stdin.
+	r = runInProcess("1000 a\n2026-11-25T10:00:00Z b\n", "dedup", "-n", "100", "-window", "1h", "-f", "2", "-time-field", "1", "-time-format", "unix")
+	if r.code != exitError || r.stdout != "1000 a\n2026-11-25T10:00:00Z b\n" ||
+		!strings.Contains(r.stderr, "1 line without a valid time") || !strings.Contains(r.stderr, "standard input line 2") || !strings.Contains(r.stderr, "Unix time in seconds") {
+		t.Errorf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	// A time outside int64 nanoseconds is bad, not wrapped around.
+	r = runInProcess("9300000000 a\n2263-01-01T00:00:00Z b\n", "dedup", "-n", "100", "-window", "1h", "-f", "2", "-time-field", "1")
+	if r.code != exitError || !strings.Contains(r.stderr, "2 lines without a valid time") {
+		t.Errorf("out-of-range times: exit %d stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestDedupWindowState de-duplicates one timestamped log in two runs that
+// share a -state file: the two outputs together must meet the reference
+// over the whole log, as one run would.
+func TestDedupWindowState(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "w.sift")
+	rng := rand.New(rand.NewPCG(7, 8))
+	ls := timedLog(rng, 6000, 120, 1_764_000_000e9, time.Second)
+	mustPrint, mustDrop := windowVerdicts(ls, time.Minute, 4)
+	text := formatTimed(ls, "unixns")
+	cut := strings.Index(text, fmt.Sprintf(" %d\n", len(ls)/2)) + len(fmt.Sprint(len(ls)/2)) + 2
+	args := []string{"dedup", "-window", "1m", "-f", "2", "-time-field", "1", "-state", state}
+	r1 := runInProcess(text[:cut], append(args, "-n", "1e4")...)
+	if r1.code != exitOK {
+		t.Fatalf("run 1: exit %d: %s", r1.code, r1.stderr)
+	}
+	h, err := sift.InspectFile(state)
+	if err != nil || h.Kind != sift.KindWindow {
+		t.Fatalf("state: %v, %v", h.Kind, err)
+	}
+	r2 := runInProcess(text[cut:], args...) // -n from the file
+	if r2.code != exitOK {
+		t.Fatalf("run 2: exit %d: %s", r2.code, r2.stderr)
+	}
+	checkWindowOutput(t, r1.stdout+r2.stdout, ls, mustPrint, mustDrop)
+	// The same -n and -fpp, and -generations, are accepted.
+	r := runInProcess("", append(args, "-n", "1e4", "-fpp", "0.01", "-generations", "4")...)
+	if r.code != exitNoMatch || r.stderr != "" {
+		t.Errorf("run 3 (all seen): exit %d stderr %q", r.code, r.stderr)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("dir holds %d entries, want only the state", len(ents))
+	}
+}
+
+// TestDedupWindowArrival runs -window on arrival time with a simulated
+// clock and a -state file: a key is remembered within the window across
+// runs and printed again once the window has passed.
+func TestDedupWindowArrival(t *testing.T) {
+	defer func(old func() time.Time) { arrivalClock = old }(arrivalClock)
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	arrivalClock = func() time.Time { return now }
+	state := filepath.Join(t.TempDir(), "w.sift")
+	// -window 1h, G = 4: remembered 60 min, forgotten by 80.
+	steps := []struct {
+		after   time.Duration
+		in, out string
+	}{
+		{0, "a\nb\na\n", "a\nb\n"},
+		{30 * time.Minute, "a\nc\n", "c\n"},             // a seen 30 min before
+		{59 * time.Minute, "b\na\n", "b\n"},             // b seen 89 min before, a 59
+		{3 * time.Hour, "a\nb\nc\nd\n", "a\nb\nc\nd\n"}, // all forgotten
+		{time.Minute, "d\n", ""},
+	}
+	for i, s := range steps {
+		now = now.Add(s.after)
+		args := []string{"dedup", "-window", "1h", "-state", state}
+		if i == 0 {
+			args = append(args, "-n", "1000")
+		}
+		r := runInProcess(s.in, args...)
+		if r.stdout != s.out || r.stderr != "" {
+			t.Errorf("run %d, %v later: got %q, want %q (stderr %q)", i, s.after, r.stdout, s.out, r.stderr)
+		}
+	}
+}
+
+// TestDedupWindowBadFlags checks that bad window flags and mismatched state
+// files fail with one line and exit 2, before printing anything.
+func TestDedupWindowBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	blockedState := filepath.Join(dir, "blocked.sift")
+	if r := runInProcess("a\n", "dedup", "-n", "1000", "-state", blockedState); r.code != exitOK {
+		t.Fatal(r.stderr)
+	}
+	winState := filepath.Join(dir, "window.sift")
+	if r := runInProcess("a\n", "dedup", "-n", "1000", "-window", "1h", "-state", winState); r.code != exitOK {
+		t.Fatal(r.stderr)
+	}
+	countWin, err := blocked.NewWindow(100, 0.01, 0, blocked.WithSliceKeys(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := countWin.MarshalBinary()
+	countState := writeFile(t, dir, "count.sift", data)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-n", "10", "-window", "0"}, "not a positive duration"},
+		{[]string{"-n", "10", "-window", "-1s"}, "not a positive duration"},
+		{[]string{"-n", "10", "-window", "soon"}, "not a duration"},
+		{[]string{"-n", "10", "-window", "1h", "-generations", "1"}, "not in 2..64"},
+		{[]string{"-n", "10", "-window", "1h", "-generations", "65"}, "not in 2..64"},
+		{[]string{"-n", "10", "-window", "1h", "-generations", "x"}, "not a whole number"},
+		{[]string{"-n", "10", "-generations", "4"}, "-generations needs -window"},
+		{[]string{"-n", "10", "-time-field", "1"}, "-time-field needs -window"},
+		{[]string{"-n", "10", "-window", "1h", "-time-format", "unix"}, "-time-format needs -time-field"},
+		{[]string{"-n", "10", "-window", "1h", "-time-field", "1", "-time-format", "iso"}, "not one of auto, rfc3339"},
+		{[]string{"-n", "10", "-window", "1h", "-time-field", "0"}, "numbered from 1"},
+		{[]string{"-n", "10", "-window", "1h", "-time-field", "2", "-d", "ab"}, "one byte"},
+		{[]string{"-n", "10", "-window", "1h", "-d", ","}, "-d needs -f"},
+		{[]string{"-n", "10", "-window", "1h", "-fpp", "1e-9"}, "-fpp"},
+		{[]string{"-window", "1h"}, "-n is required"},
+		{[]string{"-window", "1h", "-state", blockedState}, "holds a blocked filter; sift dedup -window keeps a window filter"},
+		{[]string{"-state", winState}, "holds a window filter: give -window"},
+		{[]string{"-window", "2h", "-state", winState}, "holds a window of 1h0m0s (3 slices of 20m0s), but -window 2h0m0s asks for 3 slices of 40m0s"},
+		{[]string{"-window", "1h", "-generations", "5", "-state", winState}, "window of 4 generations, but -generations is 5"},
+		{[]string{"-window", "1h", "-n", "1e6", "-state", winState}, "leave out -n and -fpp"},
+		{[]string{"-window", "1h", "-fpp", "0.001", "-state", winState}, "leave out -n and -fpp"},
+		{[]string{"-window", "1h", "-state", countState}, "advances every 10 keys"},
+		{[]string{"-window", "1h", "-state", filepath.Join(dir, "new.sift")}, "does not exist yet"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			r := runInProcess("a\n", append([]string{"dedup"}, c.args...)...)
+			if r.code != exitError || !strings.Contains(r.stderr, c.want) || strings.Count(r.stderr, "\n") != 1 || r.stdout != "" {
+				t.Errorf("exit %d stdout %q stderr %q, want 2 and one line with %q", r.code, r.stdout, r.stderr, c.want)
+			}
+		})
+	}
+	// -d with -time-field alone splits the time field; the key is the line.
+	r := runInProcess("5,a\n6,a\n6,b\n", "dedup", "-n", "10", "-window", "1h", "-time-field", "1", "-d", ",")
+	if r.code != exitOK || r.stdout != "5,a\n6,a\n6,b\n" || r.stderr != "" {
+		t.Errorf("-d with -time-field: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	// -window 7d is a week.
+	r = runInProcess("0 a\n604800 a\n604900 a\n", "dedup", "-n", "10", "-window", "7d", "-f", "2", "-time-field", "1", "-generations", "2")
+	if r.stdout != "0 a\n" {
+		t.Errorf("-window 7d: got %q", r.stdout)
+	}
+}
+
+// TestDedupWindowHelp checks that -h with -n and -window prints the window's
+// size, its forget bound and the expected false drops.
+func TestDedupWindowHelp(t *testing.T) {
+	r := runInProcess("", "dedup", "-n", "1e6", "-window", "1h", "-h")
+	for _, s := range []string{"usage: sift dedup", "-window 1h0m0s -generations 4: 4 generations of", "at least 1h0m0s and at most 1h20m0s", "expected to be dropped"} {
+		if r.code != 0 || !strings.Contains(r.stdout, s) {
+			t.Errorf("exit %d: stdout lacks %q:\n%s", r.code, s, clip(r.stdout[strings.LastIndex(r.stdout, "\n\n")+1:]))
+		}
+	}
+	// The usage's figures are windowFalseDrops'.
+	for _, c := range []struct {
+		fpp  float64
+		text string
+	}{{0.01, "about 0.76% are dropped at\n0.01"}, {0.001, "(0.076% at 0.001)"}} {
+		w, err := blocked.NewWindow(1e6, c.fpp, time.Hour, blocked.WithClock(func() time.Time { return time.Unix(0, 0) }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pct := fmt.Sprintf("%.2g%%", 100*windowFalseDrops(w, 1e6)/1e6)
+		if !strings.Contains(dedupUsage, c.text) || !strings.Contains(c.text, pct) {
+			t.Errorf("usage lacks %q, or it does not say %s", c.text, pct)
+		}
+	}
+}
+
+// TestDedupWindowFalseDrops streams distinct keys at a steady n a window
+// through a window sized for n: the keys dropped once the window is full are
+// about as many as windowFalseDrops predicts (the figure -h prints).
+func TestDedupWindowFalseDrops(t *testing.T) {
+	n, windows := 40_000, 5
+	if testing.Short() {
+		n, windows = 8_000, 4
+	}
+	const window = time.Hour
+	var in strings.Builder
+	step := int64(window) / int64(n)
+	for i := range n * windows {
+		fmt.Fprintf(&in, "%d https://example.com/item/%d\n", int64(i)*step, i)
+	}
+	r := runInProcess(in.String(), "dedup", "-n", strconv.Itoa(n), "-window", "1h", "-f", "2", "-time-field", "1", "-time-format", "unixns")
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	printed := map[int]bool{}
+	for _, l := range lines(r.stdout) {
+		i, _ := strconv.Atoi(l[strings.LastIndexByte(l, '/')+1:])
+		printed[i] = true
+	}
+	drops := 0
+	for i := n; i < n*windows; i++ { // after the first window
+		if !printed[i] {
+			drops++
+		}
+	}
+	w, err := blocked.NewWindow(uint64(n), 0.01, window, blocked.WithClock(func() time.Time { return time.Unix(0, 0) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	predicted := float64(windows-1) * windowFalseDrops(w, uint64(n))
+	if slack := 6*math.Sqrt(predicted) + 3; math.Abs(float64(drops)-predicted) > slack {
+		t.Errorf("%d false drops among %d new keys in full windows, predicted %.1f", drops, n*(windows-1), predicted)
+	}
+	t.Logf("%d new keys in full windows: %d false drops, predicted %.1f", n*(windows-1), drops, predicted)
+}
+
+// TestParseTime checks the time formats, and that the allocation-free
+// RFC 3339 reader agrees with time.Parse wherever it answers, on random
+// valid times and on mutations of them.
+func TestParseTime(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		format timeFormat
+		want   int64
+		ok     bool
+	}{
+		{"2026-11-25T10:00:00Z", timeRFC3339, 1795600800e9, true},
+		{"2026-11-25T10:00:00.5Z", timeRFC3339, 1795600800e9 + 5e8, true},
+		{"2026-11-25T11:30:00.000000001+01:30", timeRFC3339, 1795600800e9 + 1, true},
+		{"2026-11-25T10:00:00,5Z", timeRFC3339, 1795600800e9 + 5e8, true}, // time.Parse's comma
+		{"2026-11-25 10:00:00Z", timeRFC3339, 0, false},
+		{"2026-02-29T10:00:00Z", timeRFC3339, 0, false},
+		{"1764064800", timeUnix, 1764064800e9, true},
+		{"1764064800.25", timeUnix, 1764064800e9 + 25e7, true},
+		{"-1.5", timeUnix, -15e8, true},
+		{"1764064800123", timeUnixMs, 1764064800123e6, true},
+		{"1764064800123.4567", timeUnixMs, 1764064800123e6 + 456700, true},
+		{"1764064800123456", timeUnixUs, 1764064800123456e3, true},
+		{"1764064800123456789", timeUnixNs, 1764064800123456789, true},
+		{"1764064800123456789.9", timeUnixNs, 1764064800123456789, true},
+		{"1764064800", timeAuto, 1764064800e9, true},
+		{"1764064800123", timeAuto, 1764064800123e6, true},
+		{"1764064800123456", timeAuto, 1764064800123456e3, true},
+		{"1764064800123456789", timeAuto, 1764064800123456789, true},
+		{"2026-11-25T10:00:00Z", timeAuto, 1795600800e9, true},
+		{"9223372036", timeUnix, 9223372036e9, true}, // 2262-04-11
+		{"9223372037", timeUnix, 0, false},
+		{"9223372036854775807", timeUnixNs, math.MaxInt64, true},
+		{"9223372036854775808", timeUnixNs, 0, false},
+		{"99999999999999999999999", timeUnixNs, 0, false},
+		{"", timeAuto, 0, false},
+		{"-", timeUnix, 0, false},
+		{"1.", timeUnix, 0, false},
+		{".5", timeUnix, 0, false},
+		{"1e9", timeUnix, 0, false},
+		{"+5", timeUnix, 0, false},
+		{"12:00", timeAuto, 0, false},
+	} {
+		got, ok := parseTime([]byte(c.in), c.format)
+		if ok != c.ok || got != c.want {
+			t.Errorf("parseTime(%q, %s) = %d, %v; want %d, %v", c.in, timeFormatNames[c.format], got, ok, c.want, c.ok)
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	fast := 0
+	for i := range 200_000 {
+		// Years 1678..2262 mostly, some beyond.
+		sec := rng.Int64N(600*365*86400) - 292*365*86400
+		tt := time.Unix(sec, rng.Int64N(1e9)).In(time.FixedZone("", (rng.IntN(48)-24)*1800))
+		layout := []string{time.RFC3339, time.RFC3339Nano, "2006-01-02T15:04:05.000Z07:00"}[i%3]
+		b := []byte(tt.Format(layout))
+		if i%2 == 1 { // mutate a byte
+			b[rng.IntN(len(b))] = "0123456789:-+.TZtz ,"[rng.IntN(20)]
+		}
+		got, ok := fastRFC3339(b)
+		if !ok {
+			continue
+		}
+		fast++
+		want, err := time.Parse(time.RFC3339, string(b))
+		if err != nil || want.UnixNano() != got {
+			t.Fatalf("fastRFC3339(%q) = %d; time.Parse: %v, %v", b, got, want.UnixNano(), err)
+		}
+	}
+	if fast < 100_000 {
+		t.Errorf("the fast path answered only %d of 200000", fast)
+	}
+}
