@@ -163,6 +163,22 @@
 // and other keys can still be added (before, the ninth copy went to the
 // victim slot and every later Add failed). Each copy needs its own Remove.
 //
+// # Add if new
+//
+// AddNew, AddNewString, AddNewUint64 and AddNewHash add a key only when the
+// filter does not already report it present (its fingerprint in one of its
+// buckets or in the victim slot), reading its two buckets once, and return
+// true when they added it: a de-duplicating loop emits the keys they call
+// new, repeated keys take no second slot, and ErrDuplicateLimit never
+// comes. A new key that is a false positive is reported not new, at the
+// filter's FPP. Errors are Add's: ErrFull for a new key while the victim
+// slot is in use (a present key still gets false and no error). The batch
+// AddNewHashes answers, key by key, what one-at-a-time calls in order
+// would (a hash repeated in the batch is new once) and builds the same
+// table, on AddHashes' pipeline. Concurrent has the same methods; racing
+// calls for one key report it new at least once, and never after an add
+// of it has returned (see Concurrent.AddNewHash).
+//
 // # Memory, closing and zero values
 //
 // Bucket arrays of 4 MiB and more live in anonymous memory mapped outside
