@@ -36,6 +36,10 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
+// aheadInsert is the insert kernels' prefetch distance in keys (a
+// multiple of 8).
+const aheadInsert = 64
+
 // insert512 writes cuckooInsert{8,16}AVX512 (ifNew false) or
 // cuckooInsertNew{8,16}AVX512.
 func insert512(w width, ifNew bool) {
@@ -86,11 +90,11 @@ func insert512(w width, ifNew bool) {
 	Label(name + "_loop")
 	CMPQ(length, U8(8))
 	JB(LabelRef(name + "_done"))
-	CMPQ(length, U32(ahead512+8))
+	CMPQ(length, U32(aheadInsert+8))
 	JB(LabelRef(name + "_group"))
 	{
 		h := ZMM()
-		VMOVDQU64(Mem{Base: hs, Disp: 8 * ahead512}, h)
+		VMOVDQU64(Mem{Base: hs, Disp: 8 * aheadInsert}, h)
 		i1, i2, _ := buckets512(c, h)
 		prefetch512(c.words, i1, i2, scale)
 	}

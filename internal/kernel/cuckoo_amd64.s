@@ -619,9 +619,9 @@ TEXT ·cuckooInsert8AVX512(SB), NOSPLIT, $0-48
 cuckooInsert8AVX512_loop:
 	CMPQ          DX, $0x08
 	JB            cuckooInsert8AVX512_done
-	CMPQ          DX, $0x00000028
+	CMPQ          DX, $0x00000048
 	JB            cuckooInsert8AVX512_group
-	VMOVDQU64     256(CX), Z13
+	VMOVDQU64     512(CX), Z13
 	VPSRLQ        $0x20, Z13, Z15
 	VPMULUDQ      Z0, Z15, Z14
 	VPSRLQ        $0x20, Z14, Z14
@@ -775,9 +775,9 @@ TEXT ·cuckooInsertNew8AVX512(SB), NOSPLIT, $0-80
 cuckooInsertNew8AVX512_loop:
 	CMPQ          DX, $0x08
 	JB            cuckooInsertNew8AVX512_done
-	CMPQ          DX, $0x00000028
+	CMPQ          DX, $0x00000048
 	JB            cuckooInsertNew8AVX512_group
-	VMOVDQU64     256(CX), Z13
+	VMOVDQU64     512(CX), Z13
 	VPSRLQ        $0x20, Z13, Z15
 	VPMULUDQ      Z0, Z15, Z14
 	VPSRLQ        $0x20, Z14, Z14
@@ -1518,9 +1518,9 @@ TEXT ·cuckooInsert16AVX512(SB), NOSPLIT, $0-48
 cuckooInsert16AVX512_loop:
 	CMPQ          DX, $0x08
 	JB            cuckooInsert16AVX512_done
-	CMPQ          DX, $0x00000028
+	CMPQ          DX, $0x00000048
 	JB            cuckooInsert16AVX512_group
-	VMOVDQU64     256(CX), Z5
+	VMOVDQU64     512(CX), Z5
 	VPSRLQ        $0x20, Z5, Z14
 	VPMULUDQ      Z0, Z14, Z13
 	VPSRLQ        $0x20, Z13, Z13
@@ -1667,9 +1667,9 @@ TEXT ·cuckooInsertNew16AVX512(SB), NOSPLIT, $0-80
 cuckooInsertNew16AVX512_loop:
 	CMPQ          DX, $0x08
 	JB            cuckooInsertNew16AVX512_done
-	CMPQ          DX, $0x00000028
+	CMPQ          DX, $0x00000048
 	JB            cuckooInsertNew16AVX512_group
-	VMOVDQU64     256(CX), Z5
+	VMOVDQU64     512(CX), Z5
 	VPSRLQ        $0x20, Z5, Z14
 	VPMULUDQ      Z0, Z14, Z13
 	VPSRLQ        $0x20, Z13, Z13

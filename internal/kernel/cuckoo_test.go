@@ -496,7 +496,7 @@ func refInsert(tb *kernel.CuckooTable, h uint64, ifNew bool) (added, ok bool) {
 // TestCuckooInsertEquivalence runs CuckooInsert (the kernel of the set in
 // use) and CuckooInsertGeneric on copies of tables filled to several
 // loads, both widths, bucket counts from 1 up, with keys that repeat,
-// share buckets and are already present, both forms (add, add-if-new), 0..70
+// share buckets and are already present, both forms (add, add-if-new), 0..90
 // keys a call: n, added, out and every table word must agree, nothing past
 // the table or out[:n] may change, the keys gone through must equal a
 // loop of single adds (refInsert), and the group at n (if a whole one)
@@ -550,7 +550,7 @@ func insertCase(t *testing.T, rng *rand.Rand, n uint64, fpBits uint, load int, i
 		return &kernel.CuckooTable{Words: w[:nw], Buckets: n, FPBits: fpBits}
 	}
 	prng := rand.New(rand.NewPCG(uint64(n), uint64(load)))
-	for length := 0; length <= 70; length++ {
+	for length := 0; length <= 90; length++ { // past the prefetch distance, 64
 		if n > 5000 && length%16 != 6 {
 			continue // large tables: a few lengths (copying them is slow)
 		}
