@@ -142,6 +142,16 @@
 // full bucket pairs, whose fingerprints' alternate buckets, where a
 // relocation looks first, are prefetched too (kernel.CuckooAlternates).
 // Generic builds load a group's buckets before inserting it instead.
+// Where the avx512 kernels run (with AVX-512 CD) and the table has at least
+// 4096 buckets, the keys below 3/4 load go through an insert kernel
+// instead (kernel.CuckooInsert): eight keys a step, both buckets of each
+// gathered, the emptier one's lowest free slot filled, and the eight
+// buckets scattered back, the buckets of the keys 64 on prefetched. Its
+// placement is add's, so the table stays bit for bit that of the loop of
+// AddHash: a group of eight in which two keys share a bucket (and must see
+// each other's writes in order) or a key must relocate is handed back to
+// the runs above, and the kernel goes on after it. Other kernel sets (avx2,
+// neon, generic) keep the runs.
 //
 // What an insert costs depends on the load. Up to about 3/4 load nearly
 // every key finds room in one of its buckets, and the cost is flat: the

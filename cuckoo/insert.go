@@ -210,7 +210,8 @@ const (
 // that key alone goes through the eviction code (addFull), and the next
 // run starts after it. Only the eviction code parks a victim, so the
 // victim slot is checked once per call and after each such key, not per
-// key.
+// key. Below 3/4 load, where an insert kernel runs (see addVector), it
+// takes the place of the pipeline.
 func (f *Filter) AddHashes(hs []uint64) (int, error) {
 	if f.t.Buckets == 0 {
 		return 0, errClosed

@@ -669,8 +669,8 @@ func TestCuckooInsertPanicsAndAllocs(t *testing.T) {
 
 // BenchmarkCuckooInsert fills a 16-bit table from empty to a quarter of its
 // slots with CuckooInsert (the kernel set in use; groups it stops at are
-// skipped), per set: the kernel's own cost per key, in cache (2^10
-// buckets, 8 KiB) and beyond L2 (2^18, 2 MiB).
+// skipped), per set, as an add and as add-if-new: the kernel's own cost
+// per key, in cache (2^10 buckets, 8 KiB) and beyond L2 (2^18, 2 MiB).
 func BenchmarkCuckooInsert(b *testing.B) {
 	for _, n := range []uint64{1 << 10, 1 << 18} {
 		tb := &kernel.CuckooTable{Words: make([]uint64, n), Buckets: n, FPBits: 16}
@@ -679,17 +679,25 @@ func BenchmarkCuckooInsert(b *testing.B) {
 		for i := range hs {
 			hs[i] = rng.Uint64()
 		}
-		b.Run(fmt.Sprintf("buckets=%d", n), func(b *testing.B) {
-			kerneltest.Bench(b, func(b *testing.B, impl string) {
-				for b.Loop() {
-					clear(tb.Words)
-					for part := hs; len(part) >= 8; {
-						m, _ := kernel.CuckooInsert(tb, part, nil)
-						part = part[min(len(part), m+8):]
+		out := make([]bool, len(hs))
+		for _, op := range []string{"add", "addnew"} {
+			b.Run(fmt.Sprintf("buckets=%d/op=%s", n, op), func(b *testing.B) {
+				kerneltest.Bench(b, func(b *testing.B, impl string) {
+					for b.Loop() {
+						clear(tb.Words)
+						for part, o := hs, out; len(part) >= 8; {
+							var m int
+							if op == "add" {
+								m, _ = kernel.CuckooInsert(tb, part, nil)
+							} else {
+								m, _ = kernel.CuckooInsert(tb, part, o)
+							}
+							part, o = part[min(len(part), m+8):], o[min(len(o), m+8):]
+						}
 					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(hs)), "ns/key")
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(hs)), "ns/key")
+				})
 			})
-		})
+		}
 	}
 }
