@@ -240,3 +240,58 @@ func BenchmarkConcurrent(b *testing.B) {
 		f.Close()
 	}
 }
+
+// BenchmarkAddNew compares add-if-new with a plain add: each iteration
+// resets a 16-bit filter and fills it to 3/4 load with new keys, one at a
+// time (call=single: AddHash, AddNewHash) or in one batch (call=batch:
+// AddHashes, AddNewHashes). Every key is new, so add-if-new does all of
+// the add's work plus its test.
+//
+//	go test -run '^$' -bench AddNew -count 5 ./cuckoo
+func BenchmarkAddNew(b *testing.B) {
+	caps := benchCaps
+	if testing.Short() {
+		caps = caps[:1]
+	}
+	for _, c := range caps {
+		f, err := New(c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		hs := make([]uint64, 3*f.Capacity()/4)
+		for i := range hs {
+			hs[i] = f.HashUint64(uint64(i))
+		}
+		out := make([]bool, len(hs))
+		for _, call := range []string{"single", "batch"} {
+			for _, op := range []string{"add", "addnew"} {
+				b.Run(fmt.Sprintf("n=%.0e/fpbits=16/call=%s/op=%s", float64(c), call, op), func(b *testing.B) {
+					cpu0 := startCPU()
+					for b.Loop() {
+						f.Reset()
+						var err error
+						switch {
+						case call == "batch" && op == "add":
+							_, err = f.AddHashes(hs)
+						case call == "batch":
+							_, err = f.AddNewHashes(hs, out)
+						case op == "add":
+							for _, h := range hs {
+								err = f.AddHash(h)
+							}
+						default:
+							for _, h := range hs {
+								_, err = f.AddNewHash(h)
+							}
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					perKey(b, b.N*len(hs), cpu0)
+				})
+			}
+		}
+		f.Close()
+	}
+}

@@ -215,13 +215,32 @@ func (p *prefetcher) locate(lo int) {
 // into a free slot of the emptier of buckets i1 and i2, retrying while
 // other writers change the chosen word; false when both are full.
 func (c *Concurrent) casInsertEither(i1, i2, fp uint64) bool {
+	return c.casInsert(i1, i2, fp, false) == casPlaced
+}
+
+// What casInsert did.
+const (
+	casFull    = iota // both buckets were full: nothing changed
+	casPlaced         // fp was placed
+	casPresent        // (ifNew) fp was in one of the buckets: nothing changed
+)
+
+// casInsert is casInsertEither, and with ifNew an insert that does nothing
+// when fp is in either bucket, tested on the same loads as the free slots:
+// a compare-and-swap that places fp has checked, in the words it read, that
+// neither held fp, and the word it swaps was unchanged meanwhile.
+func (c *Concurrent) casInsert(i1, i2, fp uint64, ifNew bool) int {
 	f := c.f
 	w1, w2 := &f.t.Words[i1>>f.wordShift], &f.t.Words[i2>>f.wordShift]
 	for {
 		old1, old2 := atomic.LoadUint64(w1), atomic.LoadUint64(w2)
-		f1, f2 := f.emptyLanes(old1>>((i1&f.wordMask)<<5)), f.emptyLanes(old2>>((i2&f.wordMask)<<5))
+		b1, b2 := old1>>((i1&f.wordMask)<<5), old2>>((i2&f.wordMask)<<5)
+		if ifNew && f.matchLanes(b1, fp)|f.matchLanes(b2, fp) != 0 {
+			return casPresent
+		}
+		f1, f2 := f.emptyLanes(b1), f.emptyLanes(b2)
 		if f1|f2 == 0 {
-			return false
+			return casFull
 		}
 		i, free := emptier(i1, f1, i2, f2)
 		w, old := w1, old1
@@ -229,7 +248,7 @@ func (c *Concurrent) casInsertEither(i1, i2, fp uint64) bool {
 			w, old = w2, old2
 		}
 		if atomic.CompareAndSwapUint64(w, old, old|fp<<f.laneShift(i, free)) {
-			return true
+			return casPlaced
 		}
 	}
 }
@@ -255,27 +274,50 @@ func (c *Concurrent) casDelete(i, fp uint64) bool {
 // (ErrFull once the victim slot is in use, ErrDuplicateLimit, and no key is
 // ever lost).
 func (c *Concurrent) AddHash(h uint64) error {
+	_, err := c.add(h, false)
+	return err
+}
+
+// add is AddHash and, with ifNew, AddNewHash.
+func (c *Concurrent) add(h uint64, ifNew bool) (bool, error) {
 	f := c.open()
 	if f == nil {
-		return errClosed
+		return false, errClosed
 	}
 	if c.victim.Load() != 0 {
-		return ErrFull
+		if ifNew && c.ContainsHash(h) {
+			return false, nil
+		}
+		return false, ErrFull
 	}
 	i1, fp, i2 := f.locate(h)
 	c.mu.RLock()
-	ok := c.casInsertEither(i1, i2, fp)
+	// The victim changes only under the exclusive lock: if a relocation
+	// parked this very fingerprint since the check above, it is present.
+	r := casPresent
+	if !ifNew || c.victim.Load() != kernel.CuckooTag(fp, min(i1, i2)) {
+		r = c.casInsert(i1, i2, fp, ifNew)
+	}
 	c.mu.RUnlock()
-	if ok {
+	switch r {
+	case casPlaced:
 		c.count.Add(1)
-		return nil
+		return true, nil
+	case casPresent:
+		return false, nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.victim.Load() != 0 {
-		return ErrFull
+		if ifNew && c.probe(h) {
+			return false, nil
+		}
+		return false, ErrFull
 	}
-	if !c.casInsertEither(i1, i2, fp) {
+	switch c.casInsert(i1, i2, fp, ifNew) {
+	case casPresent:
+		return false, nil
+	case casFull:
 		// Both buckets are full, and no shared-lock writer runs now: the
 		// insert is Filter's (see insertFull), with atomic stores (f is
 		// shared), inside an odd sequence number so that lock-free
@@ -290,11 +332,11 @@ func (c *Concurrent) AddHash(h uint64) error {
 		}
 		c.seq.Add(1)
 		if !ok {
-			return ErrDuplicateLimit
+			return false, ErrDuplicateLimit
 		}
 	}
 	c.count.Add(1)
-	return nil
+	return true, nil
 }
 
 // Add adds key (see AddHash).

@@ -419,7 +419,7 @@ func TestAllocs(t *testing.T) {
 	out := make([]bool, 64)
 	var sink bool
 	// The calls that pass stack buffers to a kernel.
-	stackBuffers := map[string]bool{"AddHashes": true, "Concurrent.ContainsHashes": true, "Concurrent.AddHashes": true}
+	stackBuffers := map[string]bool{"AddHashes": true, "AddNewHashes": true, "Concurrent.ContainsHashes": true, "Concurrent.AddHashes": true, "Concurrent.AddNewHashes": true}
 	for name, fn := range map[string]func(){
 		"ContainsHash":   func() { sink = f.ContainsHash(12345) },
 		"Contains":       func() { sink = f.Contains(key) },
@@ -430,6 +430,18 @@ func TestAllocs(t *testing.T) {
 		"AddHashes": func() {
 			f.Reset()
 			_, _ = f.AddHashes(hs)
+		},
+		"AddNewHash":   func() { sink, _ = f.AddNewUint64(7); f.RemoveUint64(7) },
+		"AddNewString": func() { sink, _ = f.AddNewString("some key"); f.RemoveString("some key") },
+		"AddNewHashes": func() {
+			f.Reset()
+			_, _ = f.AddNewHashes(hs, out)
+			_, _ = f.AddNewHashes(hs, out)
+		},
+		"Concurrent.AddNewHash": func() { sink, _ = c.AddNewUint64(7); c.RemoveUint64(7) },
+		"Concurrent.AddNewHashes": func() {
+			c.Reset()
+			_, _ = c.AddNewHashes(hs, out)
 		},
 		"Concurrent.ContainsHashes": func() { c.ContainsHashes(hs, out) },
 		"Concurrent.AddHashes": func() {

@@ -142,6 +142,16 @@
 // full bucket pairs, whose fingerprints' alternate buckets, where a
 // relocation looks first, are prefetched too (kernel.CuckooAlternates).
 // Generic builds load a group's buckets before inserting it instead.
+// Where the avx512 kernels run (with AVX-512 CD) and the table has at least
+// 4096 buckets, the keys below 3/4 load go through an insert kernel
+// instead (kernel.CuckooInsert): eight keys a step, both buckets of each
+// gathered, the emptier one's lowest free slot filled, and the eight
+// buckets scattered back, the buckets of the keys 64 on prefetched. Its
+// placement is add's, so the table stays bit for bit that of the loop of
+// AddHash: a group of eight in which two keys share a bucket (and must see
+// each other's writes in order) or a key must relocate is handed back to
+// the runs above, and the kernel goes on after it. Other kernel sets (avx2,
+// neon, generic) keep the runs.
 //
 // What an insert costs depends on the load. Up to about 3/4 load nearly
 // every key finds room in one of its buckets, and the cost is flat: the
@@ -162,6 +172,22 @@
 // two buckets; a ninth Add returns ErrDuplicateLimit and changes nothing,
 // and other keys can still be added (before, the ninth copy went to the
 // victim slot and every later Add failed). Each copy needs its own Remove.
+//
+// # Add if new
+//
+// AddNew, AddNewString, AddNewUint64 and AddNewHash add a key only when the
+// filter does not already report it present (its fingerprint in one of its
+// buckets or in the victim slot), reading its two buckets once, and return
+// true when they added it: a de-duplicating loop emits the keys they call
+// new, repeated keys take no second slot, and ErrDuplicateLimit never
+// comes. A new key that is a false positive is reported not new, at the
+// filter's FPP. Errors are Add's: ErrFull for a new key while the victim
+// slot is in use (a present key still gets false and no error). The batch
+// AddNewHashes answers, key by key, what one-at-a-time calls in order
+// would (a hash repeated in the batch is new once) and builds the same
+// table, on AddHashes' pipeline. Concurrent has the same methods; racing
+// calls for one key report it new at least once, and never after an add
+// of it has returned (see Concurrent.AddNewHash).
 //
 // # Memory, closing and zero values
 //

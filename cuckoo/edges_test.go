@@ -141,6 +141,19 @@ func checkFilterUnusable(t *testing.T, name string, f *Filter) {
 	wantErr(t, name+".AddString", f.AddString("x"), ErrClosed)
 	_, err := f.AddHashes(hs)
 	wantErr(t, name+".AddHashes", err, ErrClosed)
+	for what, add := range map[string]func() (bool, error){
+		"AddNew":       func() (bool, error) { return f.AddNew([]byte("x")) },
+		"AddNewString": func() (bool, error) { return f.AddNewString("x") },
+		"AddNewUint64": func() (bool, error) { return f.AddNewUint64(1) },
+		"AddNewHash":   func() (bool, error) { return f.AddNewHash(1) },
+		"AddNewHashes": func() (bool, error) { n, err := f.AddNewHashes(hs, out); return n != 0, err },
+	} {
+		isNew, err := add()
+		wantErr(t, name+"."+what, err, ErrClosed)
+		if isNew {
+			t.Errorf("%s.%s: true", name, what)
+		}
+	}
 	_, err = f.MarshalBinary()
 	wantErr(t, name+".MarshalBinary", err, ErrClosed)
 	_, err = f.WriteTo(&bytes.Buffer{})
@@ -172,6 +185,19 @@ func checkConcurrentUnusable(t *testing.T, name string, c *Concurrent, closed bo
 	wantErr(t, name+".AddUint64", c.AddUint64(1), ErrClosed)
 	_, err := c.AddHashes(hs)
 	wantErr(t, name+".AddHashes", err, ErrClosed)
+	for what, add := range map[string]func() (bool, error){
+		"AddNew":       func() (bool, error) { return c.AddNew([]byte("x")) },
+		"AddNewString": func() (bool, error) { return c.AddNewString("x") },
+		"AddNewUint64": func() (bool, error) { return c.AddNewUint64(1) },
+		"AddNewHash":   func() (bool, error) { return c.AddNewHash(1) },
+		"AddNewHashes": func() (bool, error) { n, err := c.AddNewHashes(hs, out); return n != 0, err },
+	} {
+		isNew, err := add()
+		wantErr(t, name+"."+what, err, ErrClosed)
+		if isNew {
+			t.Errorf("%s.%s: true", name, what)
+		}
+	}
 	_, err = c.MarshalBinary()
 	wantErr(t, name+".MarshalBinary", err, ErrClosed)
 	_, err = c.WriteTo(&bytes.Buffer{})

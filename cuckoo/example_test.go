@@ -77,6 +77,34 @@ func ExampleFilter_AddHashes() {
 	// 1 <nil> 9
 }
 
+// AddNewString adds a key only the first time: a de-duplicating loop
+// prints each line once, and repeats take no slots.
+func ExampleFilter_AddNewString() {
+	f, _ := cuckoo.New(1000)
+	for _, line := range []string{"a", "b", "a", "c", "b", "a"} {
+		isNew, err := f.AddNewString(line)
+		if err != nil {
+			panic(err) // ErrFull: no room for a new key
+		}
+		if isNew {
+			fmt.Print(line, " ")
+		}
+	}
+	fmt.Println(f.Count())
+	// Output: a b c 3
+}
+
+// AddNewHashes answers for a batch what AddNewHash would one key at a
+// time: a hash repeated in the batch is new once.
+func ExampleFilter_AddNewHashes() {
+	f, _ := cuckoo.New(1000)
+	hs := []uint64{f.HashUint64(1), f.HashUint64(2), f.HashUint64(1), f.HashUint64(3)}
+	out := make([]bool, len(hs))
+	n, err := f.AddNewHashes(hs, out)
+	fmt.Println(n, err, out, f.Count())
+	// Output: 4 <nil> [true true false true] 3
+}
+
 func ExampleFilter_MarshalBinary() {
 	f, _ := cuckoo.New(100, cuckoo.WithSeed(42))
 	_ = f.AddString("k")

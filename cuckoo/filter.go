@@ -266,7 +266,8 @@ func (f *Filter) Clone() *Filter {
 //
 // Afterwards the filter has no buckets, like the zero Filter, and using it
 // fails loudly, never touching freed memory: Add and its forms, AddHashes,
-// MarshalBinary and WriteTo return an error wrapping sift.ErrClosed;
+// AddNew and its forms, AddNewHashes, MarshalBinary and WriteTo return an
+// error wrapping sift.ErrClosed;
 // Remove and its forms, ContainsHashes, Reset, Clone, LoadFactor, FPP and
 // BitsPerKey panic with such an error; the single-key Contains methods
 // panic with a nil dereference (their probe has no check to spare: see the

@@ -27,18 +27,27 @@ import (
 // Adding the same key 8 times (2 buckets × 4 slots; or 8 keys sharing both
 // buckets and the fingerprint) fills both its buckets: a ninth Add of it
 // returns ErrDuplicateLimit, and other keys can still be added.
-func (f *Filter) AddHash(h uint64) error { return f.add(h, addHash) }
+func (f *Filter) AddHash(h uint64) error {
+	_, err := f.add(h, addHash)
+	return err
+}
 
 // What add is given (the branches on it go the same way at every call
 // site, so they are predicted).
 const (
-	addKey  = iota // x is the key (AddUint64): hash it, then find its buckets
-	addHash        // x is the key's hash (AddHash): find its buckets
+	addKey  = 0 // x is the key (AddUint64): hash it, then find its buckets
+	addHash = 1 // x is the key's hash (AddHash): find its buckets
+	// addIfNew, or-ed into either: add nothing when the key is present
+	// (AddNewHash).
+	addIfNew = 2
 )
 
 // add is AddHash (how addHash) and AddUint64 (addKey: x is hashed here, so
-// that AddUint64 is not a call of a call; see probe). AddHashes has its
-// own loop for the same placement (addRun16, addRun8).
+// that AddUint64 is not a call of a call; see probe), and with addIfNew
+// the insert of AddNewHash, which tests the two loaded buckets for the
+// fingerprint first. It reports whether it added the key (false, with a
+// nil error, only for a key found with addIfNew). AddHashes has its own
+// loop for the same placement (addRun16, addRun8).
 //
 // The common path, a free slot in either bucket, is one flat function with
 // straight-line code per fingerprint width, as in probe; only the relocation
@@ -60,15 +69,18 @@ const (
 // (add, then an insert of located buckets, reading shift amounts and lane
 // constants from f);
 // it is now about half that in one (see the package doc for figures).
-func (f *Filter) add(x uint64, how int) error {
+func (f *Filter) add(x uint64, how int) (bool, error) {
 	if f.t.Buckets == 0 {
-		return errClosed
+		return false, errClosed
 	}
 	if f.t.Victim != 0 {
-		return ErrFull
+		if how&addIfNew != 0 {
+			return f.fullAddNew(x, how)
+		}
+		return false, ErrFull
 	}
 	h := x
-	if how == addKey {
+	if how&addHash == 0 {
 		h = f.h64.Hash(x)
 	}
 	n := f.t.Buckets
@@ -79,6 +91,13 @@ func (f *Filter) add(x uint64, how int) error {
 		b1, b2 := f.w32[i1^w32Flip], f.w32[i2^w32Flip]
 		const lo, hi = 0x01010101, 0x80808080
 		const low = hi - lo // the low 7 bits of every lane
+		if how&addIfNew != 0 {
+			pat := uint32(fp) * lo
+			x1, x2 := b1^pat, b2^pat
+			if ((x1-lo)&^x1|(x2-lo)&^x2)&hi != 0 {
+				return false, nil
+			}
+		}
 		e1, e2 := ^((b1&low+low)|b1)&hi, ^((b2&low+low)|b2)&hi
 		if e1|e2 == 0 {
 			return f.addFull(i1, i2, fp, uint64(b1), uint64(b2))
@@ -93,6 +112,13 @@ func (f *Filter) add(x uint64, how int) error {
 		b1, b2 := f.t.Words[i1], f.t.Words[i2]
 		const lo, hi = 0x0001000100010001, 0x8000800080008000
 		const low = hi - lo // the low 15 bits of every lane
+		if how&addIfNew != 0 {
+			pat := fp * lo
+			x1, x2 := b1^pat, b2^pat
+			if ((x1-lo)&^x1|(x2-lo)&^x2)&hi != 0 {
+				return false, nil
+			}
+		}
 		e1, e2 := ^((b1&low+low)|b1)&hi, ^((b2&low+low)|b2)&hi
 		if e1|e2 == 0 {
 			return f.addFull(i1, i2, fp, b1, b2)
@@ -103,33 +129,35 @@ func (f *Filter) add(x uint64, how int) error {
 	}
 	f.count++
 	runtime.KeepAlive(f) // see probe
-	return nil
+	return true, nil
 }
 
 // addFull is add's insert into a full bucket pair (see insertFull), with
 // the count and the victim updated; its caller checked that the victim
-// slot is free.
-func (f *Filter) addFull(i1, i2, fp, b1, b2 uint64) error {
+// slot is free. It reports whether it added fp: false only with
+// ErrDuplicateLimit.
+func (f *Filter) addFull(i1, i2, fp, b1, b2 uint64) (bool, error) {
 	v, ok := f.insertFull(i1, i2, fp, b1, b2)
 	if !ok {
-		return ErrDuplicateLimit
+		return false, ErrDuplicateLimit
 	}
 	f.t.Victim = v
 	f.count++
-	return nil
+	return true, nil
 }
 
 // Add adds key. See AddHash for the errors and the duplicate limit.
-func (f *Filter) Add(key []byte) error { return f.add(hash.Bytes(key, f.seed), addHash) }
+func (f *Filter) Add(key []byte) error { return f.AddHash(hash.Bytes(key, f.seed)) }
 
 // AddString adds key. See AddHash.
-func (f *Filter) AddString(key string) error {
-	return f.add(hash.String(key, f.seed), addHash)
-}
+func (f *Filter) AddString(key string) error { return f.AddHash(hash.String(key, f.seed)) }
 
 // AddUint64 adds key, the same key as Add of its 8 little-endian bytes. See
 // AddHash.
-func (f *Filter) AddUint64(key uint64) error { return f.add(key, addKey) }
+func (f *Filter) AddUint64(key uint64) error {
+	_, err := f.add(key, addKey)
+	return err
+}
 
 // splitLoc returns the two buckets kernel.CuckooLocate packed into l as
 // i1 | i2<<32.
@@ -182,7 +210,8 @@ const (
 // that key alone goes through the eviction code (addFull), and the next
 // run starts after it. Only the eviction code parks a victim, so the
 // victim slot is checked once per call and after each such key, not per
-// key.
+// key. Below 3/4 load, where an insert kernel runs (see addVector), it
+// takes the place of the pipeline.
 func (f *Filter) AddHashes(hs []uint64) (int, error) {
 	if f.t.Buckets == 0 {
 		return 0, errClosed
@@ -190,25 +219,92 @@ func (f *Filter) AddHashes(hs []uint64) (int, error) {
 	if f.t.Victim != 0 && len(hs) > 0 {
 		return 0, ErrFull
 	}
+	return f.addBatch(hs, nil)
+}
+
+// addBatch is AddHashes (out nil) and, with out (len(hs) answers), the
+// batch of AddNewHashes, on a filter whose victim slot is free: the two
+// stages of the pipeline, each side of 3/4 load. It returns how many keys
+// of hs it went through and the error that stopped it; ErrFull means that
+// the victim was parked by the key before hs[n].
+func (f *Filter) addBatch(hs []uint64, out []bool) (int, error) {
 	scanFrom := 3 * f.Capacity() / 4
 	done := 0
 	if f.count < scanFrom {
-		n, err := f.addGroups(hs, addAhead, scanFrom, true)
+		var n int
+		var err error
+		if f.t.Buckets >= vectorMinBuckets && kernel.CuckooInsertKernel() {
+			n, err = f.addVector(hs, out, scanFrom)
+		} else {
+			n, err = f.addGroups(hs, out, addAhead, scanFrom, true)
+		}
 		if done = n; err != nil || done == len(hs) {
 			return done, err
 		}
 	}
-	n, err := f.addGroups(hs[done:], addAheadFull, scanFrom, false)
+	if out != nil {
+		out = out[done:]
+	}
+	n, err := f.addGroups(hs[done:], out, addAheadFull, scanFrom, false)
 	return done + n, err
 }
 
+// vectorMinBuckets is the fewest buckets for which AddHashes runs the
+// vector insert kernel (see addVector): it stops at every group of eight
+// keys that share a bucket, which for n buckets is about 120/n of the
+// groups (3% at 4096). (A variable for the tests, which also run the
+// kernel on small tables.)
+var vectorMinBuckets uint64 = 4096
+
+// addVector is the stage of addBatch below scanFrom where an insert
+// kernel runs (kernel.CuckooInsert: AVX-512, eight keys at a time, placed
+// exactly as add places them, with the buckets of the keys 64 on
+// prefetched). The kernel stops before a group of eight in which two keys
+// share a bucket or a key must relocate; that group (or the tail of fewer
+// than eight keys) goes through addRuns, and the kernel goes on after
+// it. The kernel is given at most scanFrom - count keys, so that the
+// stage ends within a group of scanFrom. It returns as addGroups does.
+func (f *Filter) addVector(hs []uint64, out []bool, scanFrom uint64) (int, error) {
+	done := 0
+	for done < len(hs) && f.count < scanFrom {
+		part := hs[done:min(len(hs), done+int(min(scanFrom-f.count, 1<<30)))]
+		var o []bool
+		if out != nil {
+			o = out[done : done+len(part)]
+		}
+		n, added := kernel.CuckooInsert(&f.t, part, o)
+		f.count += uint64(added)
+		done += n
+		if n == len(part) {
+			continue
+		}
+		// The group the kernel stopped at (its buckets are prefetched).
+		g := min(len(part)-n, 8)
+		if out != nil {
+			o = out[done : done+g]
+		}
+		var locs [8]uint64
+		kernel.CuckooLocateGeneric(&f.t, hs[done:done+g], locs[:g])
+		m, err := f.addRuns(hs[done:done+g], locs[:g], o)
+		done += m
+		if err != nil {
+			return done, err
+		}
+		if f.t.Victim != 0 && done < len(hs) {
+			return done, ErrFull
+		}
+	}
+	return done, nil
+}
+
 // addGroups is the pipeline of AddHashes with groups of g keys (at most
-// addAhead), for hs. With below true it is the stage below scanFrom: it
+// addAhead), for hs; with out, that of AddNewHashes (see addBatch). With
+// below true it is the stage below scanFrom: it
 // returns at the first group boundary where the count has reached
 // scanFrom (the keys after it go to the next stage). Otherwise it scans
 // for full bucket pairs from scanFrom on. It returns how many keys of hs
-// it added and the error that stopped it, as AddHashes does.
-func (f *Filter) addGroups(hs []uint64, g int, scanFrom uint64, below bool) (int, error) {
+// it went through and the error that stopped it, as addBatch does.
+func (f *Filter) addGroups(hs []uint64, out []bool, g int, scanFrom uint64, below bool) (int, error) {
 	prefetched := kernel.CuckooLocatePrefetches()
 	var locs [3][addAhead]uint64
 	var is, bs [2 * addAhead]uint64
@@ -253,33 +349,67 @@ func (f *Filter) addGroups(hs []uint64, g int, scanFrom uint64, below bool) (int
 			}
 			f.touched = touched
 		}
-		for len(cur) > 0 {
-			// The keys up to the first one whose buckets are both full
-			// go in as one run, with no call per key; that key then goes
-			// through the eviction code, as in add.
-			var n int
-			if f.t.FPBits == 8 {
-				n = addRun8(f.w32, cur, batch)
-			} else {
-				n = addRun16(f.t.Words, cur, batch)
-			}
-			f.count += uint64(n)
-			done += n
-			if n == len(cur) {
-				break
-			}
-			i1, i2 := splitLoc(batch[n])
-			fp := kernel.CuckooFingerprint(cur[n], f.fpMax)
-			if err := f.addFull(i1, i2, fp, f.bucket(i1), f.bucket(i2)); err != nil {
-				return done, err
-			}
-			done++
-			cur, batch = cur[n+1:], batch[n+1:]
-			// Only the eviction code parks a victim: from then on every
-			// Add is ErrFull.
-			if f.t.Victim != 0 && done < len(hs) {
-				return done, ErrFull
-			}
+		var o []bool
+		if out != nil {
+			o = out[done : done+len(cur)]
+		}
+		n, err := f.addRuns(cur, batch, o)
+		done += n
+		if err != nil {
+			return done, err
+		}
+		// Only the eviction code parks a victim: from then on every
+		// Add is ErrFull.
+		if f.t.Victim != 0 && done < len(hs) {
+			return done, ErrFull
+		}
+	}
+	runtime.KeepAlive(f) // see probe
+	return done, nil
+}
+
+// addRuns inserts the keys of cur, whose buckets kernel.CuckooLocate (or
+// its Go twin) put in batch, as runs: the keys up to the first one whose
+// buckets are both full go in as one run, with no call per key; that key
+// then goes through the eviction code, as in add. For AddNewHashes (out:
+// len(cur) answers) the runs pass over keys found in their buckets
+// (addNewRun16, addNewRun8) and stop only at a new key with both full. It
+// returns how many keys it went through and the eviction code's error; it
+// stops after a key that parked a victim (the caller returns ErrFull if
+// keys remain).
+func (f *Filter) addRuns(cur, batch []uint64, out []bool) (int, error) {
+	done := 0
+	for len(cur) > 0 {
+		var n, added int
+		switch {
+		case out == nil && f.t.FPBits == 8:
+			n = addRun8(f.w32, cur, batch)
+			added = n
+		case out == nil:
+			n = addRun16(f.t.Words, cur, batch)
+			added = n
+		case f.t.FPBits == 8:
+			n, added = addNewRun8(f.w32, cur, batch, out[done:done+len(cur)])
+		default:
+			n, added = addNewRun16(f.t.Words, cur, batch, out[done:done+len(cur)])
+		}
+		f.count += uint64(added)
+		done += n
+		if n == len(cur) {
+			break
+		}
+		i1, i2 := splitLoc(batch[n])
+		fp := kernel.CuckooFingerprint(cur[n], f.fpMax)
+		if _, err := f.addFull(i1, i2, fp, f.bucket(i1), f.bucket(i2)); err != nil {
+			return done, err
+		}
+		if out != nil {
+			out[done] = true
+		}
+		done++
+		cur, batch = cur[n+1:], batch[n+1:]
+		if f.t.Victim != 0 {
+			break
 		}
 	}
 	runtime.KeepAlive(f) // see probe

@@ -20,12 +20,26 @@ import (
 // use must add nothing and return ErrFull.
 func TestAddHashesMatchesAddHash(t *testing.T) {
 	kerneltest.Run(t, func(t *testing.T, impl string) {
-		for _, fb := range []int{8, 16} {
-			for _, capacity := range []uint64{1, 7, 100, 5003} {
-				batchMatchesLoop(t, fb, capacity)
+		for _, vmin := range []uint64{vectorMinBuckets, 1} {
+			defer setVectorMin(vmin)()
+			for _, fb := range []int{8, 16} {
+				for _, capacity := range []uint64{1, 7, 100, 5003, 20011} {
+					if capacity > 5003 && (vmin == 1 || testing.Short()) {
+						continue // vmin 1 runs the kernel on the small ones
+					}
+					batchMatchesLoop(t, fb, capacity)
+				}
 			}
 		}
 	})
+}
+
+// setVectorMin sets vectorMinBuckets (1: AddHashes runs the vector insert
+// kernel, where there is one, on every table) and returns the restore.
+func setVectorMin(n uint64) (restore func()) {
+	old := vectorMinBuckets
+	vectorMinBuckets = n
+	return func() { vectorMinBuckets = old }
 }
 
 func batchMatchesLoop(t *testing.T, fb int, capacity uint64) {

@@ -116,5 +116,6 @@ func (f *Filter) insertFingerprint(i1, i2, fp uint64) error {
 		f.count++
 		return nil
 	}
-	return f.addFull(i1, i2, fp, f.bucket(i1), f.bucket(i2))
+	_, err := f.addFull(i1, i2, fp, f.bucket(i1), f.bucket(i2))
+	return err
 }

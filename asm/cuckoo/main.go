@@ -51,6 +51,8 @@ func main() {
 		alternates(w)
 		kernel512(w)
 		locate512(w)
+		insert512(w, false)
+		insert512(w, true)
 	}
 	Generate()
 }

@@ -54,6 +54,26 @@ package kernel
 // for a relocation about to start from is[k]. It panics if len(bs) <
 // len(is) or len(alts) < 4*len(is).
 
+// # Insert contract
+//
+// CuckooInsert(t, hs, out) places keys of hs into the table exactly as a
+// loop of cuckoo.Filter.AddHash would, for as long as no key needs more
+// than its own two buckets: each key's fingerprint goes into the lowest
+// free slot of the emptier of its buckets (the first on a tie; the
+// comparison of their free-slot masks as numbers, see package cuckoo). It
+// works in groups of eight keys, in order, and stops before the first
+// group in which two of the sixteen bucket indexes are equal (two keys
+// share a bucket, whose writes the later key must see, or a key's two
+// buckets are one) or a key to place has both buckets full (it must
+// relocate), and before any tail of fewer than eight keys. It returns how
+// many keys it went through, n (a multiple of eight), and how many of them
+// it added. With out nil it adds every key (added == n). With out, it is
+// add-if-new: a key whose fingerprint is in one of its buckets is left
+// out, out[i] is set for every i < n (true: added), and it panics if
+// len(out) < len(hs). It does not look at the victim: the caller's victim
+// slot must be free. Buckets must be at least 1; the kernels neither
+// allocate nor retain their arguments.
+
 // MaxCuckooBuckets is the largest bucket count the 32-bit index math covers.
 const MaxCuckooBuckets = 1<<32 - 1
 
@@ -157,3 +177,22 @@ func CuckooAlternates(t *CuckooTable, is, bs, alts []uint64) {
 	}
 	cuckooAlternates(t, is, bs[:len(is)], alts[:4*len(is)])
 }
+
+// CuckooInsert places keys of hs into t as the insert contract in the
+// package doc says, with the kernel set in use, and returns how many it went
+// through and how many it added. Without an insert kernel (see
+// CuckooInsertKernel) it runs CuckooInsertGeneric.
+func CuckooInsert(t *CuckooTable, hs []uint64, out []bool) (n, added int) {
+	if out != nil {
+		if len(out) < len(hs) {
+			panic("kernel: CuckooInsert: len(out) < len(hs)")
+		}
+		out = out[:len(hs)]
+	}
+	return cuckooInsert(t, hs, out)
+}
+
+// CuckooInsertKernel reports whether CuckooInsert runs an assembly kernel
+// with the kernel set in use (today: avx512, with AVX-512 CD). Where it
+// does not, callers have faster loops of their own than the generic twin.
+func CuckooInsertKernel() bool { return cuckooInsertKernel() }

@@ -591,6 +591,326 @@ cuckooLocate8AVX512_done:
 	VZEROUPPER
 	RET
 
+// func cuckooInsert8AVX512(words *uint64, buckets uint64, hs []uint64) int
+// Requires: AVX, AVX512BW, AVX512CD, AVX512DQ, AVX512F, AVX512VL, MMX+
+TEXT ·cuckooInsert8AVX512(SB), NOSPLIT, $0-48
+	MOVQ         words+0(FP), AX
+	MOVQ         buckets+8(FP), CX
+	VPBROADCASTQ CX, Z0
+	MOVQ         $0x00000000000000ff, CX
+	VPBROADCASTQ CX, Z1
+	MOVQ         $0x0000000000000001, CX
+	VPBROADCASTQ CX, Z2
+	MOVQ         $0x000000009e3779b1, CX
+	VPBROADCASTQ CX, Z3
+	MOVQ         $0x0000000000000000, CX
+	VPBROADCASTQ CX, Z4
+	MOVQ         $0x0808080808080808, CX
+	VPBROADCASTQ CX, Z5
+	VPUNPCKLQDQ  Z5, Z4, Z4
+	VPXORQ       Z6, Z6, Z6
+	MOVQ         $0x00000000ffffffff, CX
+	VPBROADCASTQ CX, Z5
+	MOVQ         hs_base+16(FP), CX
+	MOVQ         hs_len+24(FP), DX
+	ANDQ         $-8, DX
+	XORQ         BX, BX
+
+cuckooInsert8AVX512_loop:
+	CMPQ          DX, $0x08
+	JB            cuckooInsert8AVX512_done
+	CMPQ          DX, $0x00000048
+	JB            cuckooInsert8AVX512_group
+	VMOVDQU64     512(CX), Z13
+	VPSRLQ        $0x20, Z13, Z15
+	VPMULUDQ      Z0, Z15, Z14
+	VPSRLQ        $0x20, Z14, Z14
+	VPMULUDQ      Z1, Z13, Z13
+	VPSRLQ        $0x20, Z13, Z13
+	VPADDQ        Z2, Z13, Z13
+	VPMULUDQ      Z3, Z13, Z15
+	VPMULUDQ      Z0, Z15, Z15
+	VPSRLQ        $0x20, Z15, Z15
+	VPSUBQ        Z14, Z15, Z15
+	VPADDQ        Z0, Z15, Z13
+	VPMINUQ       Z15, Z13, Z13
+	VMOVQ         X14, SI
+	PREFETCHT0    (AX)(SI*4)
+	VPEXTRQ       $0x01, X14, SI
+	PREFETCHT0    (AX)(SI*4)
+	VEXTRACTI32X4 $0x01, Z14, X7
+	VMOVQ         X7, SI
+	PREFETCHT0    (AX)(SI*4)
+	VPEXTRQ       $0x01, X7, SI
+	PREFETCHT0    (AX)(SI*4)
+	VEXTRACTI32X4 $0x02, Z14, X7
+	VMOVQ         X7, SI
+	PREFETCHT0    (AX)(SI*4)
+	VPEXTRQ       $0x01, X7, SI
+	PREFETCHT0    (AX)(SI*4)
+	VEXTRACTI32X4 $0x03, Z14, X7
+	VMOVQ         X7, SI
+	PREFETCHT0    (AX)(SI*4)
+	VPEXTRQ       $0x01, X7, SI
+	PREFETCHT0    (AX)(SI*4)
+	VMOVQ         X13, SI
+	PREFETCHT0    (AX)(SI*4)
+	VPEXTRQ       $0x01, X13, SI
+	PREFETCHT0    (AX)(SI*4)
+	VEXTRACTI32X4 $0x01, Z13, X7
+	VMOVQ         X7, SI
+	PREFETCHT0    (AX)(SI*4)
+	VPEXTRQ       $0x01, X7, SI
+	PREFETCHT0    (AX)(SI*4)
+	VEXTRACTI32X4 $0x02, Z13, X7
+	VMOVQ         X7, SI
+	PREFETCHT0    (AX)(SI*4)
+	VPEXTRQ       $0x01, X7, SI
+	PREFETCHT0    (AX)(SI*4)
+	VEXTRACTI32X4 $0x03, Z13, X7
+	VMOVQ         X7, SI
+	PREFETCHT0    (AX)(SI*4)
+	VPEXTRQ       $0x01, X7, SI
+	PREFETCHT0    (AX)(SI*4)
+
+cuckooInsert8AVX512_group:
+	VMOVDQU64 (CX), Z13
+	VPSRLQ    $0x20, Z13, Z15
+	VPMULUDQ  Z0, Z15, Z14
+	VPSRLQ    $0x20, Z14, Z14
+	VPMULUDQ  Z1, Z13, Z16
+	VPSRLQ    $0x20, Z16, Z16
+	VPADDQ    Z2, Z16, Z16
+	VPMULUDQ  Z3, Z16, Z15
+	VPMULUDQ  Z0, Z15, Z15
+	VPSRLQ    $0x20, Z15, Z15
+	VPSUBQ    Z14, Z15, Z15
+	VPADDQ    Z0, Z15, Z13
+	VPMINUQ   Z15, Z13, Z13
+
+	// Any bucket index twice among the sixteen: stop.
+	VPMOVQD      Z14, Y7
+	VPMOVQD      Z13, Y15
+	VINSERTI64X4 $0x01, Y15, Z7, Z15
+	VPCONFLICTD  Z15, Z15
+	VPTESTMD     Z15, Z15, K1
+	KORTESTW     K1, K1
+	JNZ          cuckooInsert8AVX512_done
+
+	// Gather both buckets; empty slots as all-ones lanes.
+	KXNORB     K2, K2, K2
+	VPXORD     Y8, Y8, Y8
+	VPGATHERQD (AX)(Z14*4), K2, Y8
+	VPMOVZXDQ  Y8, Z15
+	VPCMPEQB   Z6, Z15, K1
+	VPMOVM2B   K1, Z17
+	VPANDQ     Z5, Z17, Z17
+	KXNORB     K3, K3, K3
+	VPXORD     Y9, Y9, Y9
+	VPGATHERQD (AX)(Z13*4), K3, Y9
+	VPMOVZXDQ  Y9, Z18
+	VPCMPEQB   Z6, Z18, K1
+	VPMOVM2B   K1, Z19
+	VPANDQ     Z5, Z19, Z19
+	VPSHUFB    Z4, Z16, Z16
+	KXNORB     K4, K4, K4
+
+	// A key to store with no empty slot in either bucket: stop.
+	VPORQ     Z19, Z17, Z20
+	VPTESTNMQ Z20, Z20, K4, K1
+	KORTESTB  K1, K1
+	JNZ       cuckooInsert8AVX512_done
+
+	// The emptier bucket (the second if z1 < z2), its lowest free slot.
+	VPCMPUQ     $0x01, Z19, Z17, K1
+	VPBLENDMQ   Z13, Z14, K1, Z10
+	VPBLENDMQ   Z18, Z15, K1, Z11
+	VPBLENDMQ   Z19, Z17, K1, Z12
+	VPSUBQ      Z12, Z6, Z13
+	VPANDQ      Z12, Z13, Z13
+	VPSLLQ      $0x08, Z13, Z14
+	VPSUBQ      Z13, Z14, Z14
+	VPANDQ      Z16, Z14, Z14
+	VPORQ       Z14, Z11, Z11
+	VPMOVQD     Z11, Y7
+	VPSCATTERQD Y7, K4, (AX)(Z10*4)
+	ADDQ        $0x40, CX
+	ADDQ        $0x08, BX
+	SUBQ        $0x08, DX
+	JMP         cuckooInsert8AVX512_loop
+
+cuckooInsert8AVX512_done:
+	MOVQ BX, ret+40(FP)
+	VZEROUPPER
+	RET
+
+// func cuckooInsertNew8AVX512(words *uint64, buckets uint64, hs []uint64, out []bool) (n int, added int)
+// Requires: AVX, AVX512BW, AVX512CD, AVX512DQ, AVX512F, AVX512VL, BMI2, MMX+, POPCNT
+TEXT ·cuckooInsertNew8AVX512(SB), NOSPLIT, $0-80
+	MOVQ         words+0(FP), AX
+	MOVQ         buckets+8(FP), CX
+	VPBROADCASTQ CX, Z0
+	MOVQ         $0x00000000000000ff, CX
+	VPBROADCASTQ CX, Z1
+	MOVQ         $0x0000000000000001, CX
+	VPBROADCASTQ CX, Z2
+	MOVQ         $0x000000009e3779b1, CX
+	VPBROADCASTQ CX, Z3
+	MOVQ         $0x0000000000000000, CX
+	VPBROADCASTQ CX, Z4
+	MOVQ         $0x0808080808080808, CX
+	VPBROADCASTQ CX, Z5
+	VPUNPCKLQDQ  Z5, Z4, Z4
+	VPXORQ       Z6, Z6, Z6
+	MOVQ         $0x00000000ffffffff, CX
+	VPBROADCASTQ CX, Z5
+	MOVQ         hs_base+16(FP), CX
+	MOVQ         hs_len+24(FP), DX
+	ANDQ         $-8, DX
+	MOVQ         out_base+40(FP), BX
+	XORQ         SI, SI
+	MOVQ         $0x0101010101010101, DI
+	XORQ         R8, R8
+
+cuckooInsertNew8AVX512_loop:
+	CMPQ          DX, $0x08
+	JB            cuckooInsertNew8AVX512_done
+	CMPQ          DX, $0x00000048
+	JB            cuckooInsertNew8AVX512_group
+	VMOVDQU64     512(CX), Z13
+	VPSRLQ        $0x20, Z13, Z15
+	VPMULUDQ      Z0, Z15, Z14
+	VPSRLQ        $0x20, Z14, Z14
+	VPMULUDQ      Z1, Z13, Z13
+	VPSRLQ        $0x20, Z13, Z13
+	VPADDQ        Z2, Z13, Z13
+	VPMULUDQ      Z3, Z13, Z15
+	VPMULUDQ      Z0, Z15, Z15
+	VPSRLQ        $0x20, Z15, Z15
+	VPSUBQ        Z14, Z15, Z15
+	VPADDQ        Z0, Z15, Z13
+	VPMINUQ       Z15, Z13, Z13
+	VMOVQ         X14, R9
+	PREFETCHT0    (AX)(R9*4)
+	VPEXTRQ       $0x01, X14, R9
+	PREFETCHT0    (AX)(R9*4)
+	VEXTRACTI32X4 $0x01, Z14, X7
+	VMOVQ         X7, R9
+	PREFETCHT0    (AX)(R9*4)
+	VPEXTRQ       $0x01, X7, R9
+	PREFETCHT0    (AX)(R9*4)
+	VEXTRACTI32X4 $0x02, Z14, X7
+	VMOVQ         X7, R9
+	PREFETCHT0    (AX)(R9*4)
+	VPEXTRQ       $0x01, X7, R9
+	PREFETCHT0    (AX)(R9*4)
+	VEXTRACTI32X4 $0x03, Z14, X7
+	VMOVQ         X7, R9
+	PREFETCHT0    (AX)(R9*4)
+	VPEXTRQ       $0x01, X7, R9
+	PREFETCHT0    (AX)(R9*4)
+	VMOVQ         X13, R9
+	PREFETCHT0    (AX)(R9*4)
+	VPEXTRQ       $0x01, X13, R9
+	PREFETCHT0    (AX)(R9*4)
+	VEXTRACTI32X4 $0x01, Z13, X7
+	VMOVQ         X7, R9
+	PREFETCHT0    (AX)(R9*4)
+	VPEXTRQ       $0x01, X7, R9
+	PREFETCHT0    (AX)(R9*4)
+	VEXTRACTI32X4 $0x02, Z13, X7
+	VMOVQ         X7, R9
+	PREFETCHT0    (AX)(R9*4)
+	VPEXTRQ       $0x01, X7, R9
+	PREFETCHT0    (AX)(R9*4)
+	VEXTRACTI32X4 $0x03, Z13, X7
+	VMOVQ         X7, R9
+	PREFETCHT0    (AX)(R9*4)
+	VPEXTRQ       $0x01, X7, R9
+	PREFETCHT0    (AX)(R9*4)
+
+cuckooInsertNew8AVX512_group:
+	VMOVDQU64 (CX), Z13
+	VPSRLQ    $0x20, Z13, Z15
+	VPMULUDQ  Z0, Z15, Z14
+	VPSRLQ    $0x20, Z14, Z14
+	VPMULUDQ  Z1, Z13, Z16
+	VPSRLQ    $0x20, Z16, Z16
+	VPADDQ    Z2, Z16, Z16
+	VPMULUDQ  Z3, Z16, Z15
+	VPMULUDQ  Z0, Z15, Z15
+	VPSRLQ    $0x20, Z15, Z15
+	VPSUBQ    Z14, Z15, Z15
+	VPADDQ    Z0, Z15, Z13
+	VPMINUQ   Z15, Z13, Z13
+
+	// Any bucket index twice among the sixteen: stop.
+	VPMOVQD      Z14, Y7
+	VPMOVQD      Z13, Y15
+	VINSERTI64X4 $0x01, Y15, Z7, Z15
+	VPCONFLICTD  Z15, Z15
+	VPTESTMD     Z15, Z15, K1
+	KORTESTW     K1, K1
+	JNZ          cuckooInsertNew8AVX512_done
+
+	// Gather both buckets; empty slots as all-ones lanes.
+	KXNORB     K2, K2, K2
+	VPXORD     Y8, Y8, Y8
+	VPGATHERQD (AX)(Z14*4), K2, Y8
+	VPMOVZXDQ  Y8, Z15
+	VPCMPEQB   Z6, Z15, K1
+	VPMOVM2B   K1, Z17
+	VPANDQ     Z5, Z17, Z17
+	KXNORB     K3, K3, K3
+	VPXORD     Y9, Y9, Y9
+	VPGATHERQD (AX)(Z13*4), K3, Y9
+	VPMOVZXDQ  Y9, Z18
+	VPCMPEQB   Z6, Z18, K1
+	VPMOVM2B   K1, Z19
+	VPANDQ     Z5, Z19, Z19
+	VPSHUFB    Z4, Z16, Z16
+	VPCMPEQB   Z16, Z15, K1
+	VPCMPEQB   Z16, Z18, K4
+	KORQ       K4, K1, K1
+	VPMOVM2B   K1, Z20
+	VPTESTNMQ  Z20, Z20, K1
+
+	// A key to store with no empty slot in either bucket: stop.
+	VPORQ     Z19, Z17, Z20
+	VPTESTNMQ Z20, Z20, K1, K4
+	KORTESTB  K4, K4
+	JNZ       cuckooInsertNew8AVX512_done
+
+	// The emptier bucket (the second if z1 < z2), its lowest free slot.
+	VPCMPUQ     $0x01, Z19, Z17, K4
+	VPBLENDMQ   Z13, Z14, K4, Z10
+	VPBLENDMQ   Z18, Z15, K4, Z11
+	VPBLENDMQ   Z19, Z17, K4, Z12
+	VPSUBQ      Z12, Z6, Z13
+	VPANDQ      Z12, Z13, Z13
+	VPSLLQ      $0x08, Z13, Z14
+	VPSUBQ      Z13, Z14, Z14
+	VPANDQ      Z16, Z14, Z14
+	VPORQ       Z14, Z11, Z11
+	KMOVB       K1, R9
+	POPCNTL     R9, R10
+	ADDQ        R10, SI
+	PDEPQ       DI, R9, R9
+	MOVQ        R9, (BX)
+	VPMOVQD     Z11, Y7
+	VPSCATTERQD Y7, K1, (AX)(Z10*4)
+	ADDQ        $0x40, CX
+	ADDQ        $0x08, BX
+	ADDQ        $0x08, R8
+	SUBQ        $0x08, DX
+	JMP         cuckooInsertNew8AVX512_loop
+
+cuckooInsertNew8AVX512_done:
+	MOVQ R8, n+64(FP)
+	MOVQ SI, added+72(FP)
+	VZEROUPPER
+	RET
+
 // func cuckooContains16AVX2(words *uint64, buckets uint64, victim uint64, hs []uint64, out []bool) int
 // Requires: AVX, AVX2, BMI2, MMX+
 TEXT ·cuckooContains16AVX2(SB), NOSPLIT, $0-80
@@ -1169,5 +1489,311 @@ cuckooLocate16AVX512_loop:
 	JMP           cuckooLocate16AVX512_loop
 
 cuckooLocate16AVX512_done:
+	VZEROUPPER
+	RET
+
+// func cuckooInsert16AVX512(words *uint64, buckets uint64, hs []uint64) int
+// Requires: AVX, AVX512BW, AVX512CD, AVX512DQ, AVX512F, MMX+
+TEXT ·cuckooInsert16AVX512(SB), NOSPLIT, $0-48
+	MOVQ         words+0(FP), AX
+	MOVQ         buckets+8(FP), CX
+	VPBROADCASTQ CX, Z0
+	MOVQ         $0x000000000000ffff, CX
+	VPBROADCASTQ CX, Z1
+	MOVQ         $0x0000000000000001, CX
+	VPBROADCASTQ CX, Z2
+	MOVQ         $0x000000009e3779b1, CX
+	VPBROADCASTQ CX, Z3
+	MOVQ         $0x0100010001000100, CX
+	VPBROADCASTQ CX, Z4
+	MOVQ         $0x0908090809080908, CX
+	VPBROADCASTQ CX, Z5
+	VPUNPCKLQDQ  Z5, Z4, Z4
+	VPXORQ       Z6, Z6, Z6
+	MOVQ         hs_base+16(FP), CX
+	MOVQ         hs_len+24(FP), DX
+	ANDQ         $-8, DX
+	XORQ         BX, BX
+
+cuckooInsert16AVX512_loop:
+	CMPQ          DX, $0x08
+	JB            cuckooInsert16AVX512_done
+	CMPQ          DX, $0x00000048
+	JB            cuckooInsert16AVX512_group
+	VMOVDQU64     512(CX), Z5
+	VPSRLQ        $0x20, Z5, Z14
+	VPMULUDQ      Z0, Z14, Z13
+	VPSRLQ        $0x20, Z13, Z13
+	VPMULUDQ      Z1, Z5, Z5
+	VPSRLQ        $0x20, Z5, Z5
+	VPADDQ        Z2, Z5, Z5
+	VPMULUDQ      Z3, Z5, Z14
+	VPMULUDQ      Z0, Z14, Z14
+	VPSRLQ        $0x20, Z14, Z14
+	VPSUBQ        Z13, Z14, Z14
+	VPADDQ        Z0, Z14, Z5
+	VPMINUQ       Z14, Z5, Z5
+	VMOVQ         X13, SI
+	PREFETCHT0    (AX)(SI*8)
+	VPEXTRQ       $0x01, X13, SI
+	PREFETCHT0    (AX)(SI*8)
+	VEXTRACTI32X4 $0x01, Z13, X7
+	VMOVQ         X7, SI
+	PREFETCHT0    (AX)(SI*8)
+	VPEXTRQ       $0x01, X7, SI
+	PREFETCHT0    (AX)(SI*8)
+	VEXTRACTI32X4 $0x02, Z13, X7
+	VMOVQ         X7, SI
+	PREFETCHT0    (AX)(SI*8)
+	VPEXTRQ       $0x01, X7, SI
+	PREFETCHT0    (AX)(SI*8)
+	VEXTRACTI32X4 $0x03, Z13, X7
+	VMOVQ         X7, SI
+	PREFETCHT0    (AX)(SI*8)
+	VPEXTRQ       $0x01, X7, SI
+	PREFETCHT0    (AX)(SI*8)
+	VMOVQ         X5, SI
+	PREFETCHT0    (AX)(SI*8)
+	VPEXTRQ       $0x01, X5, SI
+	PREFETCHT0    (AX)(SI*8)
+	VEXTRACTI32X4 $0x01, Z5, X7
+	VMOVQ         X7, SI
+	PREFETCHT0    (AX)(SI*8)
+	VPEXTRQ       $0x01, X7, SI
+	PREFETCHT0    (AX)(SI*8)
+	VEXTRACTI32X4 $0x02, Z5, X7
+	VMOVQ         X7, SI
+	PREFETCHT0    (AX)(SI*8)
+	VPEXTRQ       $0x01, X7, SI
+	PREFETCHT0    (AX)(SI*8)
+	VEXTRACTI32X4 $0x03, Z5, X5
+	VMOVQ         X5, SI
+	PREFETCHT0    (AX)(SI*8)
+	VPEXTRQ       $0x01, X5, SI
+	PREFETCHT0    (AX)(SI*8)
+
+cuckooInsert16AVX512_group:
+	VMOVDQU64 (CX), Z5
+	VPSRLQ    $0x20, Z5, Z14
+	VPMULUDQ  Z0, Z14, Z13
+	VPSRLQ    $0x20, Z13, Z13
+	VPMULUDQ  Z1, Z5, Z15
+	VPSRLQ    $0x20, Z15, Z15
+	VPADDQ    Z2, Z15, Z15
+	VPMULUDQ  Z3, Z15, Z14
+	VPMULUDQ  Z0, Z14, Z14
+	VPSRLQ    $0x20, Z14, Z14
+	VPSUBQ    Z13, Z14, Z14
+	VPADDQ    Z0, Z14, Z5
+	VPMINUQ   Z14, Z5, Z5
+
+	// Any bucket index twice among the sixteen: stop.
+	VPMOVQD      Z13, Y7
+	VPMOVQD      Z5, Y14
+	VINSERTI64X4 $0x01, Y14, Z7, Z14
+	VPCONFLICTD  Z14, Z14
+	VPTESTMD     Z14, Z14, K1
+	KORTESTW     K1, K1
+	JNZ          cuckooInsert16AVX512_done
+
+	// Gather both buckets; empty slots as all-ones lanes.
+	KXNORB     K2, K2, K2
+	VPXORQ     Z8, Z8, Z8
+	VPGATHERQQ (AX)(Z13*8), K2, Z8
+	VPCMPEQW   Z6, Z8, K1
+	VPMOVM2W   K1, Z14
+	KXNORB     K3, K3, K3
+	VPXORQ     Z9, Z9, Z9
+	VPGATHERQQ (AX)(Z5*8), K3, Z9
+	VPCMPEQW   Z6, Z9, K1
+	VPMOVM2W   K1, Z16
+	VPSHUFB    Z4, Z15, Z15
+	KXNORB     K4, K4, K4
+
+	// A key to store with no empty slot in either bucket: stop.
+	VPORQ     Z16, Z14, Z17
+	VPTESTNMQ Z17, Z17, K4, K1
+	KORTESTB  K1, K1
+	JNZ       cuckooInsert16AVX512_done
+
+	// The emptier bucket (the second if z1 < z2), its lowest free slot.
+	VPCMPUQ     $0x01, Z16, Z14, K1
+	VPBLENDMQ   Z5, Z13, K1, Z10
+	VPBLENDMQ   Z9, Z8, K1, Z11
+	VPBLENDMQ   Z16, Z14, K1, Z12
+	VPSUBQ      Z12, Z6, Z5
+	VPANDQ      Z12, Z5, Z5
+	VPSLLQ      $0x10, Z5, Z13
+	VPSUBQ      Z5, Z13, Z13
+	VPANDQ      Z15, Z13, Z13
+	VPORQ       Z13, Z11, Z11
+	VPSCATTERQQ Z11, K4, (AX)(Z10*8)
+	ADDQ        $0x40, CX
+	ADDQ        $0x08, BX
+	SUBQ        $0x08, DX
+	JMP         cuckooInsert16AVX512_loop
+
+cuckooInsert16AVX512_done:
+	MOVQ BX, ret+40(FP)
+	VZEROUPPER
+	RET
+
+// func cuckooInsertNew16AVX512(words *uint64, buckets uint64, hs []uint64, out []bool) (n int, added int)
+// Requires: AVX, AVX512BW, AVX512CD, AVX512DQ, AVX512F, BMI2, MMX+, POPCNT
+TEXT ·cuckooInsertNew16AVX512(SB), NOSPLIT, $0-80
+	MOVQ         words+0(FP), AX
+	MOVQ         buckets+8(FP), CX
+	VPBROADCASTQ CX, Z0
+	MOVQ         $0x000000000000ffff, CX
+	VPBROADCASTQ CX, Z1
+	MOVQ         $0x0000000000000001, CX
+	VPBROADCASTQ CX, Z2
+	MOVQ         $0x000000009e3779b1, CX
+	VPBROADCASTQ CX, Z3
+	MOVQ         $0x0100010001000100, CX
+	VPBROADCASTQ CX, Z4
+	MOVQ         $0x0908090809080908, CX
+	VPBROADCASTQ CX, Z5
+	VPUNPCKLQDQ  Z5, Z4, Z4
+	VPXORQ       Z6, Z6, Z6
+	MOVQ         hs_base+16(FP), CX
+	MOVQ         hs_len+24(FP), DX
+	ANDQ         $-8, DX
+	MOVQ         out_base+40(FP), BX
+	XORQ         SI, SI
+	MOVQ         $0x0101010101010101, DI
+	XORQ         R8, R8
+
+cuckooInsertNew16AVX512_loop:
+	CMPQ          DX, $0x08
+	JB            cuckooInsertNew16AVX512_done
+	CMPQ          DX, $0x00000048
+	JB            cuckooInsertNew16AVX512_group
+	VMOVDQU64     512(CX), Z5
+	VPSRLQ        $0x20, Z5, Z14
+	VPMULUDQ      Z0, Z14, Z13
+	VPSRLQ        $0x20, Z13, Z13
+	VPMULUDQ      Z1, Z5, Z5
+	VPSRLQ        $0x20, Z5, Z5
+	VPADDQ        Z2, Z5, Z5
+	VPMULUDQ      Z3, Z5, Z14
+	VPMULUDQ      Z0, Z14, Z14
+	VPSRLQ        $0x20, Z14, Z14
+	VPSUBQ        Z13, Z14, Z14
+	VPADDQ        Z0, Z14, Z5
+	VPMINUQ       Z14, Z5, Z5
+	VMOVQ         X13, R9
+	PREFETCHT0    (AX)(R9*8)
+	VPEXTRQ       $0x01, X13, R9
+	PREFETCHT0    (AX)(R9*8)
+	VEXTRACTI32X4 $0x01, Z13, X7
+	VMOVQ         X7, R9
+	PREFETCHT0    (AX)(R9*8)
+	VPEXTRQ       $0x01, X7, R9
+	PREFETCHT0    (AX)(R9*8)
+	VEXTRACTI32X4 $0x02, Z13, X7
+	VMOVQ         X7, R9
+	PREFETCHT0    (AX)(R9*8)
+	VPEXTRQ       $0x01, X7, R9
+	PREFETCHT0    (AX)(R9*8)
+	VEXTRACTI32X4 $0x03, Z13, X7
+	VMOVQ         X7, R9
+	PREFETCHT0    (AX)(R9*8)
+	VPEXTRQ       $0x01, X7, R9
+	PREFETCHT0    (AX)(R9*8)
+	VMOVQ         X5, R9
+	PREFETCHT0    (AX)(R9*8)
+	VPEXTRQ       $0x01, X5, R9
+	PREFETCHT0    (AX)(R9*8)
+	VEXTRACTI32X4 $0x01, Z5, X7
+	VMOVQ         X7, R9
+	PREFETCHT0    (AX)(R9*8)
+	VPEXTRQ       $0x01, X7, R9
+	PREFETCHT0    (AX)(R9*8)
+	VEXTRACTI32X4 $0x02, Z5, X7
+	VMOVQ         X7, R9
+	PREFETCHT0    (AX)(R9*8)
+	VPEXTRQ       $0x01, X7, R9
+	PREFETCHT0    (AX)(R9*8)
+	VEXTRACTI32X4 $0x03, Z5, X5
+	VMOVQ         X5, R9
+	PREFETCHT0    (AX)(R9*8)
+	VPEXTRQ       $0x01, X5, R9
+	PREFETCHT0    (AX)(R9*8)
+
+cuckooInsertNew16AVX512_group:
+	VMOVDQU64 (CX), Z5
+	VPSRLQ    $0x20, Z5, Z14
+	VPMULUDQ  Z0, Z14, Z13
+	VPSRLQ    $0x20, Z13, Z13
+	VPMULUDQ  Z1, Z5, Z15
+	VPSRLQ    $0x20, Z15, Z15
+	VPADDQ    Z2, Z15, Z15
+	VPMULUDQ  Z3, Z15, Z14
+	VPMULUDQ  Z0, Z14, Z14
+	VPSRLQ    $0x20, Z14, Z14
+	VPSUBQ    Z13, Z14, Z14
+	VPADDQ    Z0, Z14, Z5
+	VPMINUQ   Z14, Z5, Z5
+
+	// Any bucket index twice among the sixteen: stop.
+	VPMOVQD      Z13, Y7
+	VPMOVQD      Z5, Y14
+	VINSERTI64X4 $0x01, Y14, Z7, Z14
+	VPCONFLICTD  Z14, Z14
+	VPTESTMD     Z14, Z14, K1
+	KORTESTW     K1, K1
+	JNZ          cuckooInsertNew16AVX512_done
+
+	// Gather both buckets; empty slots as all-ones lanes.
+	KXNORB     K2, K2, K2
+	VPXORQ     Z8, Z8, Z8
+	VPGATHERQQ (AX)(Z13*8), K2, Z8
+	VPCMPEQW   Z6, Z8, K1
+	VPMOVM2W   K1, Z14
+	KXNORB     K3, K3, K3
+	VPXORQ     Z9, Z9, Z9
+	VPGATHERQQ (AX)(Z5*8), K3, Z9
+	VPCMPEQW   Z6, Z9, K1
+	VPMOVM2W   K1, Z16
+	VPSHUFB    Z4, Z15, Z15
+	VPCMPEQW   Z15, Z8, K1
+	VPCMPEQW   Z15, Z9, K4
+	KORD       K4, K1, K1
+	VPMOVM2W   K1, Z17
+	VPTESTNMQ  Z17, Z17, K1
+
+	// A key to store with no empty slot in either bucket: stop.
+	VPORQ     Z16, Z14, Z17
+	VPTESTNMQ Z17, Z17, K1, K4
+	KORTESTB  K4, K4
+	JNZ       cuckooInsertNew16AVX512_done
+
+	// The emptier bucket (the second if z1 < z2), its lowest free slot.
+	VPCMPUQ     $0x01, Z16, Z14, K4
+	VPBLENDMQ   Z5, Z13, K4, Z10
+	VPBLENDMQ   Z9, Z8, K4, Z11
+	VPBLENDMQ   Z16, Z14, K4, Z12
+	VPSUBQ      Z12, Z6, Z5
+	VPANDQ      Z12, Z5, Z5
+	VPSLLQ      $0x10, Z5, Z13
+	VPSUBQ      Z5, Z13, Z13
+	VPANDQ      Z15, Z13, Z13
+	VPORQ       Z13, Z11, Z11
+	KMOVB       K1, R9
+	POPCNTL     R9, R10
+	ADDQ        R10, SI
+	PDEPQ       DI, R9, R9
+	MOVQ        R9, (BX)
+	VPSCATTERQQ Z11, K1, (AX)(Z10*8)
+	ADDQ        $0x40, CX
+	ADDQ        $0x08, BX
+	ADDQ        $0x08, R8
+	SUBQ        $0x08, DX
+	JMP         cuckooInsertNew16AVX512_loop
+
+cuckooInsertNew16AVX512_done:
+	MOVQ R8, n+64(FP)
+	MOVQ SI, added+72(FP)
 	VZEROUPPER
 	RET

@@ -114,3 +114,11 @@ func cuckooAlternates8(words *uint64, buckets uint64, is []uint64, bs []uint64, 
 //
 //go:noescape
 func cuckooAlternates16(words *uint64, buckets uint64, is []uint64, bs []uint64, alts []uint64)
+
+// There is no NEON insert kernel (CuckooInsert): cuckoo.Filter.AddHashes
+// keeps its Go loop on arm64.
+func cuckooInsert(t *CuckooTable, hs []uint64, out []bool) (int, int) {
+	return CuckooInsertGeneric(t, hs, out)
+}
+
+func cuckooInsertKernel() bool { return false }

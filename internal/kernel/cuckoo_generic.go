@@ -1,5 +1,7 @@
 package kernel
 
+import "math/bits"
+
 // cuckooBatchMin is the batch length below which the dispatchers stay in Go:
 // an assembly call costs more than it saves for a handful of keys.
 var cuckooBatchMin = 16
@@ -72,4 +74,67 @@ func CuckooAlternatesGeneric(t *CuckooTable, is, bs, alts []uint64) {
 			a[s] = CuckooAlt(i, b>>(f*uint64(s))&fpMax, n)
 		}
 	}
+}
+
+// CuckooInsertGeneric is the reference CuckooInsert (see the insert
+// contract in the package doc), the portable twin of the assembly insert
+// kernels: the same groups, the same stops, the same table. It panics if
+// out is not nil and len(out) < len(hs).
+func CuckooInsertGeneric(t *CuckooTable, hs []uint64, out []bool) (n, added int) {
+	if out != nil {
+		out = out[:len(hs)]
+	}
+	nb := t.Buckets
+	fb := uint64(t.FPBits)
+	fpMax := uint64(1)<<fb - 1
+	var wordShift, wordMask, lo, hi uint64 = 0, 0, cuckooLo16, cuckooHi16
+	if fb == 8 {
+		wordShift, wordMask, lo, hi = 1, 1, cuckooLo8, cuckooHi8
+	}
+	bucket := func(i uint64) uint64 {
+		return t.Words[i>>wordShift] >> ((i & wordMask) << 5) & (hi | (hi - lo))
+	}
+	// empty returns the top bit of every empty lane of bucket value b.
+	empty := func(b uint64) uint64 { return ^((b&(hi-lo) + (hi - lo)) | b) & hi }
+	for ; n+8 <= len(hs); n += 8 {
+		var idx [16]uint64
+		var fps, b1, b2, e1, e2 [8]uint64
+		var present [8]bool
+		for k, h := range hs[n : n+8] {
+			i1 := CuckooIndex(h, nb)
+			fps[k] = CuckooFingerprint(h, fpMax)
+			idx[k], idx[8+k] = i1, CuckooAlt(i1, fps[k], nb)
+		}
+		for a := range idx {
+			for b := a + 1; b < len(idx); b++ {
+				if idx[a] == idx[b] {
+					return n, added
+				}
+			}
+		}
+		for k := range fps {
+			b1[k], b2[k] = bucket(idx[k]), bucket(idx[8+k])
+			e1[k], e2[k] = empty(b1[k]), empty(b2[k])
+			present[k] = out != nil && empty(b1[k]^fps[k]*lo)|empty(b2[k]^fps[k]*lo) != 0
+			if !present[k] && e1[k]|e2[k] == 0 {
+				return n, added
+			}
+		}
+		for k, fp := range fps {
+			if out != nil {
+				out[n+k] = !present[k]
+			}
+			if present[k] {
+				continue
+			}
+			i, e := idx[k], e1[k]
+			if e1[k] < e2[k] {
+				i, e = idx[8+k], e2[k]
+			}
+			slot := uint64(bits.TrailingZeros64(e)) / fb // the lane of e's lowest bit
+			t.Words[i>>wordShift] |= fp << ((i&wordMask)<<5 + slot*fb)
+			added++
+		}
+	}
+	return n, added
 }

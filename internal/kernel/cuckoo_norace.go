@@ -7,3 +7,5 @@ func cuckooRaceAccess(hs []uint64, out []bool) {}
 func cuckooRaceLocate(hs, locs []uint64) {}
 
 func cuckooRaceAlternates(is, bs, alts []uint64) {}
+
+func cuckooRaceInsert(hs []uint64, out []bool) {}

@@ -13,3 +13,9 @@ func cuckooLocatePrefetches() bool { return false }
 func cuckooAlternates(t *CuckooTable, is, bs, alts []uint64) {
 	CuckooAlternatesGeneric(t, is, bs, alts)
 }
+
+func cuckooInsert(t *CuckooTable, hs []uint64, out []bool) (int, int) {
+	return CuckooInsertGeneric(t, hs, out)
+}
+
+func cuckooInsertKernel() bool { return false }

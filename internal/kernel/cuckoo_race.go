@@ -33,3 +33,14 @@ func cuckooRaceAlternates(is, bs, alts []uint64) {
 	runtime.RaceReadRange(unsafe.Pointer(&bs[0]), 8*len(is))
 	runtime.RaceWriteRange(unsafe.Pointer(&alts[0]), 8*4*len(is))
 }
+
+// cuckooRaceInsert is cuckooRaceAccess for CuckooInsert, whose out may be
+// nil. (The buckets it writes are not annotated, as in cuckooRaceAccess.)
+func cuckooRaceInsert(hs []uint64, out []bool) {
+	if len(hs) > 0 {
+		runtime.RaceReadRange(unsafe.Pointer(&hs[0]), 8*len(hs))
+		if out != nil {
+			runtime.RaceWriteRange(unsafe.Pointer(&out[0]), len(out))
+		}
+	}
+}

@@ -37,6 +37,20 @@ func cuckooContains8AVX512(words *uint64, buckets uint64, victim uint64, hs []ui
 //go:noescape
 func cuckooLocate8AVX512(words *uint64, buckets uint64, hs []uint64, locs []uint64)
 
+// cuckooInsert8AVX512 inserts the hashes of hs[:len(hs)&^7], eight at a time, into a
+// table of 8-bit fingerprints as a loop of single adds would, and returns how
+// many it went through: it stops before the first group of eight in which two
+// keys share a bucket or a key (not present) has both buckets full.
+//
+//go:noescape
+func cuckooInsert8AVX512(words *uint64, buckets uint64, hs []uint64) int
+
+// out[i] is set for each key gone through (true: added), and added counts
+// the trues. len(out) >= len(hs).
+//
+//go:noescape
+func cuckooInsertNew8AVX512(words *uint64, buckets uint64, hs []uint64, out []bool) (n int, added int)
+
 // cuckooContains16AVX2 probes len(hs)&^3 hashes against a table of 16-bit fingerprints,
 // writes out[i] for each, and returns how many are present. len(out) >= len(hs).
 //
@@ -69,3 +83,17 @@ func cuckooContains16AVX512(words *uint64, buckets uint64, victim uint64, hs []u
 //
 //go:noescape
 func cuckooLocate16AVX512(words *uint64, buckets uint64, hs []uint64, locs []uint64)
+
+// cuckooInsert16AVX512 inserts the hashes of hs[:len(hs)&^7], eight at a time, into a
+// table of 16-bit fingerprints as a loop of single adds would, and returns how
+// many it went through: it stops before the first group of eight in which two
+// keys share a bucket or a key (not present) has both buckets full.
+//
+//go:noescape
+func cuckooInsert16AVX512(words *uint64, buckets uint64, hs []uint64) int
+
+// out[i] is set for each key gone through (true: added), and added counts
+// the trues. len(out) >= len(hs).
+//
+//go:noescape
+func cuckooInsertNew16AVX512(words *uint64, buckets uint64, hs []uint64, out []bool) (n int, added int)
