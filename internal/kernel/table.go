@@ -18,7 +18,7 @@ const (
 	OpBlockedAdd                 // blocked AddHashes: BlockedAdd
 	OpBlockedContains            // blocked ContainsHashes: BlockedContains
 	OpCuckooContains             // cuckoo ContainsHashes: CuckooContains
-	OpCuckooAdd                  // cuckoo AddHashes: CuckooLocate and CuckooAlternates
+	OpCuckooAdd                  // cuckoo AddHashes, AddNewHashes: CuckooLocate, CuckooAlternates, CuckooInsert
 	OpSBBFAdd1                   // split-block AddHash: SBBFAdd1
 	OpSBBFContains1              // split-block ContainsHash: SBBFContains1
 	OpSBBFAdd                    // split-block AddHashes: SBBFAdd
