@@ -124,6 +124,10 @@ func main() {
 	genSingle(true)
 	genSingleWide(false)
 	genSingleWide(true)
+	genAddNew(false, *dist)
+	genAddNew(true, *dist)
+	genSingleAddNew()
+	genSingleAddNewWide()
 
 	// A fixed header (no output paths in it) so check.sh can regenerate
 	// into a temporary directory and compare byte for byte.
@@ -150,6 +154,7 @@ func main() {
 // kern holds the registers of one kernel function.
 type kern struct {
 	contains bool
+	addNew   bool          // the add-if-new kernel (addnew.go)
 	blocks   reg.GPVirtual // base of the block array
 	nblocks  reg.GPVirtual // block count, <= 2^32
 	hs       reg.GPVirtual // base of the hashes
@@ -358,6 +363,10 @@ func (g *kern) mask(d int, two bool) (lo, hi reg.VecVirtual) {
 
 // key inserts or probes hs[i+d].
 func (g *kern) key(d int, two bool) {
+	if g.addNew {
+		g.addNewKey(d, two)
+		return
+	}
 	a := g.blockOffset(d)
 	lo, hi := g.mask(d, two)
 	b0 := operand.Mem{Base: g.blocks, Index: a, Scale: 1}

@@ -23,6 +23,8 @@ const (
 	OpSBBFContains1              // split-block ContainsHash: SBBFContains1
 	OpSBBFAdd                    // split-block AddHashes: SBBFAdd
 	OpSBBFContains               // split-block ContainsHashes: SBBFContains
+	OpBlockedAddNew1             // blocked AddNewHash: BlockedAddNew1
+	OpBlockedAddNew              // blocked AddNewHashes: BlockedAddNew
 	NumOps                       // the number of operations
 )
 
@@ -30,6 +32,7 @@ var opNames = [NumOps]string{
 	"blocked.AddHash", "blocked.ContainsHash", "blocked.AddHashes", "blocked.ContainsHashes",
 	"cuckoo.ContainsHashes", "cuckoo.AddHashes",
 	"sbbf.AddHash", "sbbf.ContainsHash", "sbbf.AddHashes", "sbbf.ContainsHashes",
+	"blocked.AddNewHash", "blocked.AddNewHashes",
 }
 
 // String returns the operation's name, "blocked.AddHashes".
@@ -51,7 +54,7 @@ func kernelFor(op Op, set string) string {
 	switch {
 	case set == cpu.AVX512 && (op == OpSBBFAdd1 || op == OpSBBFContains1):
 		return cpu.AVX2
-	case set == cpu.NEON && (op == OpBlockedAdd1 || op == OpBlockedContains1 || op == OpSBBFAdd1 || op == OpSBBFContains1):
+	case set == cpu.NEON && (op == OpBlockedAdd1 || op == OpBlockedContains1 || op == OpBlockedAddNew1 || op == OpSBBFAdd1 || op == OpSBBFContains1):
 		return cpu.Generic
 	}
 	return set
@@ -124,6 +127,10 @@ var table = []tableEntry{
 			OpSBBFContains1:    {cpu.AVX2},
 			OpSBBFAdd:          avx2First,
 			OpSBBFContains:     avx2First,
+			// Add-if-new, not measured on Intel: it follows the add it
+			// fuses with a test (AddHash avx512, AddHashes avx2).
+			OpBlockedAddNew1: avx512First,
+			OpBlockedAddNew:  avx2First,
 		},
 	},
 	// AMD Zen 4 (family 25, models with AVX-512; Zen 3 in the same
@@ -138,6 +145,7 @@ var table = []tableEntry{
 			OpCuckooContains: avx512First, OpCuckooAdd: avx512First,
 			OpSBBFAdd1: {cpu.AVX2}, OpSBBFContains1: {cpu.AVX2},
 			OpSBBFAdd: avx512First, OpSBBFContains: avx512First,
+			OpBlockedAddNew1: avx512First, OpBlockedAddNew: avx512First,
 		},
 	},
 	// AMD Zen 5 (family 26). Measured on the 2-core development VM
@@ -178,6 +186,7 @@ var table = []tableEntry{
 			OpCuckooContains: avx512First, OpCuckooAdd: avx512First,
 			OpSBBFAdd1: {cpu.AVX2}, OpSBBFContains1: {cpu.AVX2},
 			OpSBBFAdd: avx2First, OpSBBFContains: avx2First,
+			OpBlockedAddNew1: avx512First, OpBlockedAddNew: avx512First, // ADDNEW-ZEN5
 		},
 	},
 }
