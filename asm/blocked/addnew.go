@@ -41,6 +41,10 @@ import (
 
 // genAddNew writes blockedAddNewAVX2 (wide false) or blockedAddNewAVX512.
 func genAddNew(wide bool, dist int) {
+	if wide {
+		low7Mem = c.ConstData("addNewLow7", operand.U64(0x7f7f7f7f7f7f7f7f))
+		high1Mem = c.ConstData("addNewHigh1", operand.U64(0x8080808080808080))
+	}
 	name, sig := "blockedAddNewAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int"
 	doc := "blockedAddNewAVX2 inserts hs[:n] in order into the nblocks blocks at blocks with k probes per key, sets out[i] to whether key i was new (one of its bits clear before its insert), and returns the number of trues; tab is avx2Tables[k]."
 	if wide {
@@ -106,7 +110,7 @@ func genAddNew(wide bool, dist int) {
 	c.CMPQ(k, operand.Imm(8))
 	c.JGT(operand.LabelRef(name + "_k16"))
 	if wide {
-		g.wideLoops(name+"_k8", false, dist)
+		g.wideAddNewLoops(name+"_k8", dist)
 	} else {
 		g.loops(name+"_k8", false, dist)
 	}
@@ -174,6 +178,198 @@ func (g *kern) wideAddNewKey(d int, a reg.GPVirtual, two bool) {
 	c.KORTESTB(held, held)
 	c.SETCC(operand.Mem{Base: g.out, Index: g.i, Scale: 1, Disp: d})
 	c.SBBQ(operand.I8(-1), g.count)
+}
+
+// low7Mem and high1Mem are 0x7f and 0x80 in every byte, for packing the
+// answers of 8 keys (wideAddNewGroup).
+var low7Mem, high1Mem operand.Mem
+
+// ringSlots is the number of 64-byte slots of the offset ring of
+// wideAddNewLoops: a power of 2 above dist/8.
+const ringSlots = 8
+
+// wideAddNewLoops emits the AVX-512 add-if-new loops for k <= 8. They are
+// wideLoops' (groups of 8 keys, the group dist keys on prefetched) with
+// the block offsets computed once: the prefetching step stores the 8
+// offsets it computed for the group dist keys on into a ring of 64-byte
+// slots on the stack, and a group reads its own offsets back from there
+// with 8 scalar loads (the store was made dist/8 groups earlier, so it
+// has left the store buffer and no forwarding stalls) instead of
+// recomputing them with vector instructions (VPMULUDQ, shifts, three
+// VEXTRACTI32X4, VMOVQ and VPEXTRQ: about 2.5 vector uops a key). The
+// add kernel computes them twice; the add-if-new kernel spends what this
+// saves on its test. The first groups, up to dist keys, fill the ring
+// before the loop; the last keys that fill no group run one at a time.
+func (g *kern) wideAddNewLoops(p string, dist int) {
+	if dist%8 != 0 || dist/8 >= ringSlots {
+		panic("blocked: the add-if-new ring needs dist a multiple of 8 below 8*ringSlots")
+	}
+	c.Comment("Constants of the packed answers: the probe lanes' opmask in every byte.")
+	held8 := c.AllocLocal(8)
+	g.held8Mem = held8
+	{
+		r1, t := c.GP64(), c.GP64()
+		c.KMOVB(g.round1, r1.As32())
+		c.MOVQ(operand.U64(0x0101010101010101), t)
+		c.IMULQ(r1, t)
+		c.MOVQ(t, held8)
+	}
+	c.Comment("The offset ring: 64-byte aligned slots on the stack.")
+	raw := c.AllocLocal(64*ringSlots + 64)
+	ring := c.GP64()
+	c.LEAQ(raw, ring)
+	c.ADDQ(operand.Imm(63), ring)
+	c.ANDQ(operand.I32(-64), ring)
+	// slot is the ring slot of the group at i+d (i+d a multiple of 8).
+	slot := func(d int) operand.Mem {
+		s := c.GP64()
+		c.MOVQ(g.i, s)
+		c.SHLQ(operand.U8(3), s)
+		if d != 0 {
+			c.ADDQ(operand.U32(8*d), s)
+		}
+		c.ANDQ(operand.U32(64*ringSlots-1), s)
+		return operand.Mem{Base: ring, Index: s, Scale: 1}
+	}
+	store := func(d int) (lane func(j int) reg.GPVirtual) {
+		z := c.ZMM()
+		c.VMOVDQU64(g.hash(d), z)
+		c.VPSRLQ(operand.U8(32), z, z)
+		c.VPMULUDQ(g.nblocksZ, z, z)
+		c.VPSRLQ(operand.U8(26), z, z)
+		c.VPANDQ(g.m64, z, z)
+		c.VMOVDQA64(z, slot(d))
+		var parts [4]reg.VecVirtual
+		parts[0] = z.AsX().(reg.VecVirtual)
+		for q := 1; q < 4; q++ {
+			parts[q] = c.XMM()
+			c.VEXTRACTI32X4(operand.U8(q), z, parts[q])
+		}
+		return func(j int) reg.GPVirtual {
+			r := c.GP64()
+			if j%2 == 0 {
+				c.VMOVQ(parts[j/2], r)
+			} else {
+				c.VPEXTRQ(operand.U8(1), parts[j/2], r)
+			}
+			return r
+		}
+	}
+	lim := c.GP64()
+
+	c.Commentf("Fill the ring with the offsets of the groups below %d keys.", dist)
+	c.MOVQ(g.n, lim)
+	c.SUBQ(operand.Imm(8), lim)
+	c.Label(p + "_fill")
+	c.CMPQ(g.i, lim)
+	c.JGT(operand.LabelRef(p + "_filled"))
+	c.CMPQ(g.i, operand.U32(dist))
+	c.JGE(operand.LabelRef(p + "_filled"))
+	{
+		z := c.ZMM()
+		c.VMOVDQU64(g.hash(0), z)
+		c.VPSRLQ(operand.U8(32), z, z)
+		c.VPMULUDQ(g.nblocksZ, z, z)
+		c.VPSRLQ(operand.U8(26), z, z)
+		c.VPANDQ(g.m64, z, z)
+		c.VMOVDQA64(z, slot(0))
+	}
+	c.ADDQ(operand.Imm(8), g.i)
+	c.JMP(operand.LabelRef(p + "_fill"))
+	c.Label(p + "_filled")
+	c.XORQ(g.i, g.i)
+
+	c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d and keeping its offsets.", dist, dist)
+	c.MOVQ(g.n, lim)
+	c.SUBQ(operand.Imm(uint64(dist+8)), lim)
+	c.CMPQ(g.i, lim)
+	c.JGT(operand.LabelRef(p + "_groups"))
+	c.Label(p + "_prefetching")
+	ahead := store(dist)
+	for j := 0; j < 8; j++ {
+		c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
+	}
+	g.wideAddNewGroup(slot(0))
+	c.ADDQ(operand.Imm(8), g.i)
+	c.CMPQ(g.i, lim)
+	c.JLE(operand.LabelRef(p + "_prefetching"))
+
+	c.Comment("Groups of 8 while i+8 <= n, offsets in the ring.")
+	c.Label(p + "_groups")
+	c.MOVQ(g.n, lim)
+	c.SUBQ(operand.Imm(8), lim)
+	c.CMPQ(g.i, lim)
+	c.JGT(operand.LabelRef(p + "_tail"))
+	c.Label(p + "_group_loop")
+	g.wideAddNewGroup(slot(0))
+	c.ADDQ(operand.Imm(8), g.i)
+	c.CMPQ(g.i, lim)
+	c.JLE(operand.LabelRef(p + "_group_loop"))
+
+	c.Comment("The last keys, one at a time.")
+	c.Label(p + "_tail")
+	c.CMPQ(g.i, g.n)
+	c.JGE(operand.LabelRef(p + "_end"))
+	c.Label(p + "_tail_loop")
+	g.wideAddNewKey(0, g.blockOffset(0), false)
+	c.INCQ(g.i)
+	c.CMPQ(g.i, g.n)
+	c.JLT(operand.LabelRef(p + "_tail_loop"))
+	c.Label(p + "_end")
+}
+
+// wideAddNewGroup inserts the 8 keys hs[i..i+8) for k <= 8, whose block
+// offsets are the 8 qwords at offs, in order, and writes their 8 answers
+// with one 8-byte store. Each key's VPTESTMQ against its block in memory
+// gives the opmask of the probe lanes that hold their bit (one bit a lane
+// for k <= 8), then the block is ORed and stored. KUNPCKBW/WD/DQ gather
+// the 8 opmasks into one 64-bit mask, byte j for key j, and KMOVQ moves it
+// to a general register; a byte equals the probe lanes' opmask exactly
+// when the key was present. XOR with that opmask in every byte leaves a
+// nonzero byte for each new key, and ((x & 0x7f..) + 0x7f..) | x has the
+// top bit of each nonzero byte set: masked and shifted down, one 0 or 1 a
+// byte, stored at out[i], and POPCNT counts it. Against a KORTESTB, SETCC
+// and SBBQ a key this is about 1.5 uops a key instead of 4, and no flags.
+func (g *kern) wideAddNewGroup(offs operand.Mem) {
+	var held [8]reg.OpmaskVirtual
+	var pairs [4]reg.OpmaskVirtual
+	var quads [2]reg.OpmaskVirtual
+	for j := 0; j < 8; j++ {
+		a := c.GP64()
+		o := offs
+		o.Disp += 8 * j
+		c.MOVQ(o, a)
+		blk := operand.Mem{Base: g.blocks, Index: a, Scale: 1}
+		c1, _ := wideCounts(g.hash(j), g.saltsZ, false)
+		m := c.ZMM()
+		c.VPSLLVQ_Z(c1, g.onesZ, g.round1, m)
+		held[j] = c.K()
+		c.VPTESTMQ(blk, m, held[j])
+		c.VPORQ(blk, m, m)
+		c.VMOVDQU64(m, blk)
+		if j%2 == 1 {
+			pairs[j/2] = c.K()
+			c.KUNPCKBW(held[j-1], held[j], pairs[j/2]) // low byte: key j-1
+		}
+		if j%4 == 3 {
+			quads[j/4] = c.K()
+			c.KUNPCKWD(pairs[j/2-1], pairs[j/2], quads[j/4])
+		}
+	}
+	all := c.K()
+	c.KUNPCKDQ(quads[0], quads[1], all)
+	x, t := c.GP64(), c.GP64()
+	c.KMOVQ(all, x)
+	c.XORQ(g.held8Mem, x) // byte j nonzero: key j was new
+	c.MOVQ(x, t)
+	c.ANDQ(low7Mem, t)
+	c.ADDQ(low7Mem, t)
+	c.ORQ(x, t)
+	c.ANDQ(high1Mem, t) // the top bit of each nonzero byte
+	c.SHRQ(operand.U8(7), t)
+	c.MOVQ(t, operand.Mem{Base: g.out, Index: g.i, Scale: 1})
+	c.POPCNTQ(t, t)
+	c.ADDQ(t, g.count)
 }
 
 // genSingleAddNew writes blockedAddNew1AVX2, the entry point of the
@@ -321,7 +517,17 @@ func genSingleAddNewWide() {
 	m := c.ZMM()
 	c.VPBROADCASTQ(oneMem, m)
 	c.VPSLLVQ(counts, m, m)
-	wideTestAndSet(blk, m)
+	// One bit in each of the 8 lanes: VPTESTMQ against the block in
+	// memory gives the lanes that hold theirs, all 8 (CF) when the key
+	// was present; two instructions fewer than wideTestAndSet.
+	held := c.K()
+	c.VPTESTMQ(blk, m, held)
+	c.VPORQ(blk, m, m)
+	c.VMOVDQU64(m, blk)
+	c.KORTESTB(held, held)
+	c.SETCC(paramMem("ret"))
+	c.VZEROUPPER()
+	c.RET()
 
 	c.Label(name + "_general")
 	c.Comment("Any other k: the Go twin if k is not in 1..16, else both rounds under the probe opmasks.")

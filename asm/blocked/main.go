@@ -170,6 +170,9 @@ type kern struct {
 	wide                         bool
 	saltsZ, onesZ, nblocksZ, m64 reg.VecVirtual
 	round1, round2, notRound1    reg.OpmaskVirtual
+
+	// The add-if-new kernel's probe opmask in every byte (addnew.go).
+	held8Mem operand.Mem
 }
 
 func gen(contains, wide bool, dist int) {

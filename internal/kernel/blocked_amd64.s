@@ -2928,9 +2928,15 @@ blockedAddNewAVX2_done:
 	VZEROUPPER
 	RET
 
+DATA addNewLow7<>+0(SB)/8, $0x7f7f7f7f7f7f7f7f
+GLOBL addNewLow7<>(SB), RODATA|NOPTR, $8
+
+DATA addNewHigh1<>+0(SB)/8, $0x8080808080808080
+GLOBL addNewHigh1<>(SB), RODATA|NOPTR, $8
+
 // func blockedAddNewAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool) int
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·blockedAddNewAVX512(SB), NOSPLIT, $0-56
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, BMI2, MMX+, POPCNT
+TEXT ·blockedAddNewAVX512(SB), NOSPLIT, $584-56
 	MOVQ blocks+0(FP), AX
 	MOVQ nblocks+8(FP), CX
 	MOVQ hs+24(FP), DX
@@ -2978,10 +2984,45 @@ blockedAddNewAVX512_prologue_done:
 	CMPQ R9, $0x08
 	JGT  blockedAddNewAVX512_k16
 
-	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
-	MOVQ BX, R9
-	SUBQ $0x38, R9
-	CMPQ SI, R9
+	// Constants of the packed answers: the probe lanes' opmask in every byte.
+	KMOVB K1, R9
+	MOVQ  $0x0101010101010101, R10
+	IMULQ R9, R10
+	MOVQ  R10, (SP)
+
+	// The offset ring: 64-byte aligned slots on the stack.
+	LEAQ 8(SP), R9
+	ADDQ $0x3f, R9
+	ANDQ $-64, R9
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ BX, R10
+	SUBQ $0x08, R10
+
+blockedAddNewAVX512_k8_fill:
+	CMPQ      SI, R10
+	JGT       blockedAddNewAVX512_k8_filled
+	CMPQ      SI, $0x00000030
+	JGE       blockedAddNewAVX512_k8_filled
+	VMOVDQU64 (DX)(SI*8), Z4
+	VPSRLQ    $0x20, Z4, Z4
+	VPMULUDQ  Z2, Z4, Z4
+	VPSRLQ    $0x1a, Z4, Z4
+	VPANDQ    Z3, Z4, Z4
+	MOVQ      SI, R11
+	SHLQ      $0x03, R11
+	ANDQ      $0x000001ff, R11
+	VMOVDQA64 Z4, (R9)(R11*1)
+	ADDQ      $0x08, SI
+	JMP       blockedAddNewAVX512_k8_fill
+
+blockedAddNewAVX512_k8_filled:
+	XORQ SI, SI
+
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48 and keeping its offsets.
+	MOVQ BX, R10
+	SUBQ $0x38, R10
+	CMPQ SI, R10
 	JGT  blockedAddNewAVX512_k8_groups
 
 blockedAddNewAVX512_k8_prefetching:
@@ -2990,280 +3031,231 @@ blockedAddNewAVX512_k8_prefetching:
 	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ADDQ          $0x00000180, R11
+	ANDQ          $0x000001ff, R11
+	VMOVDQA64     Z4, (R9)(R11*1)
 	VEXTRACTI32X4 $0x01, Z4, X5
 	VEXTRACTI32X4 $0x02, Z4, X6
 	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R10
-	PREFETCHT0    (AX)(R10*1)
-	VPEXTRQ       $0x01, X4, R10
-	PREFETCHT0    (AX)(R10*1)
-	VMOVQ         X5, R10
-	PREFETCHT0    (AX)(R10*1)
-	VPEXTRQ       $0x01, X5, R10
-	PREFETCHT0    (AX)(R10*1)
-	VMOVQ         X6, R10
-	PREFETCHT0    (AX)(R10*1)
-	VPEXTRQ       $0x01, X6, R10
-	PREFETCHT0    (AX)(R10*1)
-	VMOVQ         X7, R10
-	PREFETCHT0    (AX)(R10*1)
-	VPEXTRQ       $0x01, X7, R10
-	PREFETCHT0    (AX)(R10*1)
-	VMOVDQU64     (DX)(SI*8), Z4
-	VPSRLQ        $0x20, Z4, Z4
-	VPMULUDQ      Z2, Z4, Z4
-	VPSRLQ        $0x1a, Z4, Z4
-	VPANDQ        Z3, Z4, Z4
-	VEXTRACTI32X4 $0x01, Z4, X5
-	VEXTRACTI32X4 $0x02, Z4, X6
-	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R10
-	VPBROADCASTD  (DX)(SI*8), Y8
-	VPMULLD       Y0, Y8, Y8
-	VPSRLD        $0x1a, Y8, Y8
-	VPMOVZXDQ     Y8, Z8
-	VPSLLVQ.Z     Z8, Z1, K1, Z8
-	VMOVDQU64     (AX)(R10*1), Z9
-	VPANDNQ       Z8, Z9, Z10
-	VPTESTNMQ     Z10, Z10, K2
-	VPORQ         Z9, Z8, Z8
-	VMOVDQU64     Z8, (AX)(R10*1)
-	KORTESTB      K2, K2
-	SETCC         (DI)(SI*1)
-	SBBQ          $-1, R8
-	VPEXTRQ       $0x01, X4, R10
+	VMOVQ         X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ANDQ          $0x000001ff, R11
+	MOVQ          (R9)(R11*1), R12
+	VPBROADCASTD  (DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPTESTMQ      (AX)(R12*1), Z4, K2
+	VPORQ         (AX)(R12*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R12*1)
+	MOVQ          8(R9)(R11*1), R12
 	VPBROADCASTD  8(DX)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
 	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VMOVDQU64     (AX)(R10*1), Z8
-	VPANDNQ       Z4, Z8, Z9
-	VPTESTNMQ     Z9, Z9, K2
-	VPORQ         Z8, Z4, Z4
-	VMOVDQU64     Z4, (AX)(R10*1)
-	KORTESTB      K2, K2
-	SETCC         1(DI)(SI*1)
-	SBBQ          $-1, R8
-	VMOVQ         X5, R10
+	VPTESTMQ      (AX)(R12*1), Z4, K3
+	VPORQ         (AX)(R12*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R12*1)
+	KUNPCKBW      K2, K3, K2
+	MOVQ          16(R9)(R11*1), R12
 	VPBROADCASTD  16(DX)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
 	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VMOVDQU64     (AX)(R10*1), Z8
-	VPANDNQ       Z4, Z8, Z9
-	VPTESTNMQ     Z9, Z9, K2
-	VPORQ         Z8, Z4, Z4
-	VMOVDQU64     Z4, (AX)(R10*1)
-	KORTESTB      K2, K2
-	SETCC         2(DI)(SI*1)
-	SBBQ          $-1, R8
-	VPEXTRQ       $0x01, X5, R10
+	VPTESTMQ      (AX)(R12*1), Z4, K3
+	VPORQ         (AX)(R12*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R12*1)
+	MOVQ          24(R9)(R11*1), R12
 	VPBROADCASTD  24(DX)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
 	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VMOVDQU64     (AX)(R10*1), Z5
-	VPANDNQ       Z4, Z5, Z8
-	VPTESTNMQ     Z8, Z8, K2
-	VPORQ         Z5, Z4, Z4
-	VMOVDQU64     Z4, (AX)(R10*1)
-	KORTESTB      K2, K2
-	SETCC         3(DI)(SI*1)
-	SBBQ          $-1, R8
-	VMOVQ         X6, R10
+	VPTESTMQ      (AX)(R12*1), Z4, K4
+	VPORQ         (AX)(R12*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R12*1)
+	KUNPCKBW      K3, K4, K3
+	KUNPCKWD      K2, K3, K2
+	MOVQ          32(R9)(R11*1), R12
 	VPBROADCASTD  32(DX)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
 	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VMOVDQU64     (AX)(R10*1), Z5
-	VPANDNQ       Z4, Z5, Z8
-	VPTESTNMQ     Z8, Z8, K2
-	VPORQ         Z5, Z4, Z4
-	VMOVDQU64     Z4, (AX)(R10*1)
-	KORTESTB      K2, K2
-	SETCC         4(DI)(SI*1)
-	SBBQ          $-1, R8
-	VPEXTRQ       $0x01, X6, R10
+	VPTESTMQ      (AX)(R12*1), Z4, K3
+	VPORQ         (AX)(R12*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R12*1)
+	MOVQ          40(R9)(R11*1), R12
 	VPBROADCASTD  40(DX)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
 	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VMOVDQU64     (AX)(R10*1), Z5
-	VPANDNQ       Z4, Z5, Z6
-	VPTESTNMQ     Z6, Z6, K2
-	VPORQ         Z5, Z4, Z4
-	VMOVDQU64     Z4, (AX)(R10*1)
-	KORTESTB      K2, K2
-	SETCC         5(DI)(SI*1)
-	SBBQ          $-1, R8
-	VMOVQ         X7, R10
+	VPTESTMQ      (AX)(R12*1), Z4, K4
+	VPORQ         (AX)(R12*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R12*1)
+	KUNPCKBW      K3, K4, K3
+	MOVQ          48(R9)(R11*1), R12
 	VPBROADCASTD  48(DX)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
 	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VMOVDQU64     (AX)(R10*1), Z5
-	VPANDNQ       Z4, Z5, Z6
-	VPTESTNMQ     Z6, Z6, K2
-	VPORQ         Z5, Z4, Z4
-	VMOVDQU64     Z4, (AX)(R10*1)
-	KORTESTB      K2, K2
-	SETCC         6(DI)(SI*1)
-	SBBQ          $-1, R8
-	VPEXTRQ       $0x01, X7, R10
+	VPTESTMQ      (AX)(R12*1), Z4, K4
+	VPORQ         (AX)(R12*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R12*1)
+	MOVQ          56(R9)(R11*1), R11
 	VPBROADCASTD  56(DX)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
 	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VMOVDQU64     (AX)(R10*1), Z5
-	VPANDNQ       Z4, Z5, Z6
-	VPTESTNMQ     Z6, Z6, K2
-	VPORQ         Z5, Z4, Z4
-	VMOVDQU64     Z4, (AX)(R10*1)
-	KORTESTB      K2, K2
-	SETCC         7(DI)(SI*1)
-	SBBQ          $-1, R8
+	VPTESTMQ      (AX)(R11*1), Z4, K5
+	VPORQ         (AX)(R11*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R11*1)
+	KUNPCKBW      K4, K5, K4
+	KUNPCKWD      K3, K4, K3
+	KUNPCKDQ      K2, K3, K2
+	KMOVQ         K2, R11
+	XORQ          (SP), R11
+	MOVQ          R11, R12
+	ANDQ          addNewLow7<>+0(SB), R12
+	ADDQ          addNewLow7<>+0(SB), R12
+	ORQ           R11, R12
+	ANDQ          addNewHigh1<>+0(SB), R12
+	SHRQ          $0x07, R12
+	MOVQ          R12, (DI)(SI*1)
+	POPCNTQ       R12, R12
+	ADDQ          R12, R8
 	ADDQ          $0x08, SI
-	CMPQ          SI, R9
+	CMPQ          SI, R10
 	JLE           blockedAddNewAVX512_k8_prefetching
 
-	// Groups of 8 while i+8 <= n, already prefetched.
+	// Groups of 8 while i+8 <= n, offsets in the ring.
 blockedAddNewAVX512_k8_groups:
-	MOVQ BX, R9
-	SUBQ $0x08, R9
-	CMPQ SI, R9
+	MOVQ BX, R10
+	SUBQ $0x08, R10
+	CMPQ SI, R10
 	JGT  blockedAddNewAVX512_k8_tail
 
 blockedAddNewAVX512_k8_group_loop:
-	VMOVDQU64     (DX)(SI*8), Z4
-	VPSRLQ        $0x20, Z4, Z4
-	VPMULUDQ      Z2, Z4, Z4
-	VPSRLQ        $0x1a, Z4, Z4
-	VPANDQ        Z3, Z4, Z4
-	VEXTRACTI32X4 $0x01, Z4, X5
-	VEXTRACTI32X4 $0x02, Z4, X6
-	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R10
-	VPBROADCASTD  (DX)(SI*8), Y8
-	VPMULLD       Y0, Y8, Y8
-	VPSRLD        $0x1a, Y8, Y8
-	VPMOVZXDQ     Y8, Z8
-	VPSLLVQ.Z     Z8, Z1, K1, Z8
-	VMOVDQU64     (AX)(R10*1), Z9
-	VPANDNQ       Z8, Z9, Z10
-	VPTESTNMQ     Z10, Z10, K2
-	VPORQ         Z9, Z8, Z8
-	VMOVDQU64     Z8, (AX)(R10*1)
-	KORTESTB      K2, K2
-	SETCC         (DI)(SI*1)
-	SBBQ          $-1, R8
-	VPEXTRQ       $0x01, X4, R10
-	VPBROADCASTD  8(DX)(SI*8), Y4
-	VPMULLD       Y0, Y4, Y4
-	VPSRLD        $0x1a, Y4, Y4
-	VPMOVZXDQ     Y4, Z4
-	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VMOVDQU64     (AX)(R10*1), Z8
-	VPANDNQ       Z4, Z8, Z9
-	VPTESTNMQ     Z9, Z9, K2
-	VPORQ         Z8, Z4, Z4
-	VMOVDQU64     Z4, (AX)(R10*1)
-	KORTESTB      K2, K2
-	SETCC         1(DI)(SI*1)
-	SBBQ          $-1, R8
-	VMOVQ         X5, R10
-	VPBROADCASTD  16(DX)(SI*8), Y4
-	VPMULLD       Y0, Y4, Y4
-	VPSRLD        $0x1a, Y4, Y4
-	VPMOVZXDQ     Y4, Z4
-	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VMOVDQU64     (AX)(R10*1), Z8
-	VPANDNQ       Z4, Z8, Z9
-	VPTESTNMQ     Z9, Z9, K2
-	VPORQ         Z8, Z4, Z4
-	VMOVDQU64     Z4, (AX)(R10*1)
-	KORTESTB      K2, K2
-	SETCC         2(DI)(SI*1)
-	SBBQ          $-1, R8
-	VPEXTRQ       $0x01, X5, R10
-	VPBROADCASTD  24(DX)(SI*8), Y4
-	VPMULLD       Y0, Y4, Y4
-	VPSRLD        $0x1a, Y4, Y4
-	VPMOVZXDQ     Y4, Z4
-	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VMOVDQU64     (AX)(R10*1), Z5
-	VPANDNQ       Z4, Z5, Z8
-	VPTESTNMQ     Z8, Z8, K2
-	VPORQ         Z5, Z4, Z4
-	VMOVDQU64     Z4, (AX)(R10*1)
-	KORTESTB      K2, K2
-	SETCC         3(DI)(SI*1)
-	SBBQ          $-1, R8
-	VMOVQ         X6, R10
-	VPBROADCASTD  32(DX)(SI*8), Y4
-	VPMULLD       Y0, Y4, Y4
-	VPSRLD        $0x1a, Y4, Y4
-	VPMOVZXDQ     Y4, Z4
-	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VMOVDQU64     (AX)(R10*1), Z5
-	VPANDNQ       Z4, Z5, Z8
-	VPTESTNMQ     Z8, Z8, K2
-	VPORQ         Z5, Z4, Z4
-	VMOVDQU64     Z4, (AX)(R10*1)
-	KORTESTB      K2, K2
-	SETCC         4(DI)(SI*1)
-	SBBQ          $-1, R8
-	VPEXTRQ       $0x01, X6, R10
-	VPBROADCASTD  40(DX)(SI*8), Y4
-	VPMULLD       Y0, Y4, Y4
-	VPSRLD        $0x1a, Y4, Y4
-	VPMOVZXDQ     Y4, Z4
-	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VMOVDQU64     (AX)(R10*1), Z5
-	VPANDNQ       Z4, Z5, Z6
-	VPTESTNMQ     Z6, Z6, K2
-	VPORQ         Z5, Z4, Z4
-	VMOVDQU64     Z4, (AX)(R10*1)
-	KORTESTB      K2, K2
-	SETCC         5(DI)(SI*1)
-	SBBQ          $-1, R8
-	VMOVQ         X7, R10
-	VPBROADCASTD  48(DX)(SI*8), Y4
-	VPMULLD       Y0, Y4, Y4
-	VPSRLD        $0x1a, Y4, Y4
-	VPMOVZXDQ     Y4, Z4
-	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VMOVDQU64     (AX)(R10*1), Z5
-	VPANDNQ       Z4, Z5, Z6
-	VPTESTNMQ     Z6, Z6, K2
-	VPORQ         Z5, Z4, Z4
-	VMOVDQU64     Z4, (AX)(R10*1)
-	KORTESTB      K2, K2
-	SETCC         6(DI)(SI*1)
-	SBBQ          $-1, R8
-	VPEXTRQ       $0x01, X7, R10
-	VPBROADCASTD  56(DX)(SI*8), Y4
-	VPMULLD       Y0, Y4, Y4
-	VPSRLD        $0x1a, Y4, Y4
-	VPMOVZXDQ     Y4, Z4
-	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VMOVDQU64     (AX)(R10*1), Z5
-	VPANDNQ       Z4, Z5, Z6
-	VPTESTNMQ     Z6, Z6, K2
-	VPORQ         Z5, Z4, Z4
-	VMOVDQU64     Z4, (AX)(R10*1)
-	KORTESTB      K2, K2
-	SETCC         7(DI)(SI*1)
-	SBBQ          $-1, R8
-	ADDQ          $0x08, SI
-	CMPQ          SI, R9
-	JLE           blockedAddNewAVX512_k8_group_loop
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R9)(R11*1), R12
+	VPBROADCASTD (DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPTESTMQ     (AX)(R12*1), Z2, K2
+	VPORQ        (AX)(R12*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R12*1)
+	MOVQ         8(R9)(R11*1), R12
+	VPBROADCASTD 8(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPTESTMQ     (AX)(R12*1), Z2, K3
+	VPORQ        (AX)(R12*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R12*1)
+	KUNPCKBW     K2, K3, K2
+	MOVQ         16(R9)(R11*1), R12
+	VPBROADCASTD 16(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPTESTMQ     (AX)(R12*1), Z2, K3
+	VPORQ        (AX)(R12*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R12*1)
+	MOVQ         24(R9)(R11*1), R12
+	VPBROADCASTD 24(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPTESTMQ     (AX)(R12*1), Z2, K4
+	VPORQ        (AX)(R12*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R12*1)
+	KUNPCKBW     K3, K4, K3
+	KUNPCKWD     K2, K3, K2
+	MOVQ         32(R9)(R11*1), R12
+	VPBROADCASTD 32(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPTESTMQ     (AX)(R12*1), Z2, K3
+	VPORQ        (AX)(R12*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R12*1)
+	MOVQ         40(R9)(R11*1), R12
+	VPBROADCASTD 40(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPTESTMQ     (AX)(R12*1), Z2, K4
+	VPORQ        (AX)(R12*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R12*1)
+	KUNPCKBW     K3, K4, K3
+	MOVQ         48(R9)(R11*1), R12
+	VPBROADCASTD 48(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPTESTMQ     (AX)(R12*1), Z2, K4
+	VPORQ        (AX)(R12*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R12*1)
+	MOVQ         56(R9)(R11*1), R11
+	VPBROADCASTD 56(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPTESTMQ     (AX)(R11*1), Z2, K5
+	VPORQ        (AX)(R11*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R11*1)
+	KUNPCKBW     K4, K5, K4
+	KUNPCKWD     K3, K4, K3
+	KUNPCKDQ     K2, K3, K2
+	KMOVQ        K2, R11
+	XORQ         (SP), R11
+	MOVQ         R11, R12
+	ANDQ         addNewLow7<>+0(SB), R12
+	ADDQ         addNewLow7<>+0(SB), R12
+	ORQ          R11, R12
+	ANDQ         addNewHigh1<>+0(SB), R12
+	SHRQ         $0x07, R12
+	MOVQ         R12, (DI)(SI*1)
+	POPCNTQ      R12, R12
+	ADDQ         R12, R8
+	ADDQ         $0x08, SI
+	CMPQ         SI, R10
+	JLE          blockedAddNewAVX512_k8_group_loop
 
 	// The last keys, one at a time.
 blockedAddNewAVX512_k8_tail:
@@ -3811,13 +3803,11 @@ TEXT ·blockedAddNew1AVX512(SB), NOSPLIT, $0-17
 	VPMOVZXDQ    Y0, Z0
 	VPBROADCASTQ one<>+0(SB), Z1
 	VPSLLVQ      Z0, Z1, Z1
-	VMOVDQU64    (DX), Z0
-	VPANDNQ      Z1, Z0, Z2
-	VPORQ        Z0, Z1, Z1
+	VPTESTMQ     (DX), Z1, K1
+	VPORQ        (DX), Z1, Z1
 	VMOVDQU64    Z1, (DX)
-	VPTESTMQ     Z2, Z2, K1
 	KORTESTB     K1, K1
-	SETNE        ret+16(FP)
+	SETCC        ret+16(FP)
 	VZEROUPPER
 	RET
 
