@@ -343,9 +343,14 @@ func (g *kern) wideAddNewGroup(offs operand.Mem) {
 		c1, _ := wideCounts(g.hash(j), g.saltsZ, false)
 		m := c.ZMM()
 		c.VPSLLVQ_Z(c1, g.onesZ, g.round1, m)
+		// One load of the block: testing and ORing against memory (two
+		// loads of the line) measured 1.19x the add kernel at n = 1e6,
+		// this 1.08x (BenchmarkBlockedAddNew, medians of 5 interleaved).
 		held[j] = c.K()
-		c.VPTESTMQ(blk, m, held[j])
-		c.VPORQ(blk, m, m)
+		w := c.ZMM()
+		c.VMOVDQU64(blk, w)
+		c.VPTESTMQ(w, m, held[j])
+		c.VPORQ(w, m, m)
 		c.VMOVDQU64(m, blk)
 		if j%2 == 1 {
 			pairs[j/2] = c.K()

@@ -3064,8 +3064,9 @@ blockedAddNewAVX512_k8_prefetching:
 	VPSRLD        $0x1a, Y4, Y4
 	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VPTESTMQ      (AX)(R12*1), Z4, K2
-	VPORQ         (AX)(R12*1), Z4, Z4
+	VMOVDQU64     (AX)(R12*1), Z5
+	VPTESTMQ      Z5, Z4, K2
+	VPORQ         Z5, Z4, Z4
 	VMOVDQU64     Z4, (AX)(R12*1)
 	MOVQ          8(R9)(R11*1), R12
 	VPBROADCASTD  8(DX)(SI*8), Y4
@@ -3073,8 +3074,9 @@ blockedAddNewAVX512_k8_prefetching:
 	VPSRLD        $0x1a, Y4, Y4
 	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VPTESTMQ      (AX)(R12*1), Z4, K3
-	VPORQ         (AX)(R12*1), Z4, Z4
+	VMOVDQU64     (AX)(R12*1), Z5
+	VPTESTMQ      Z5, Z4, K3
+	VPORQ         Z5, Z4, Z4
 	VMOVDQU64     Z4, (AX)(R12*1)
 	KUNPCKBW      K2, K3, K2
 	MOVQ          16(R9)(R11*1), R12
@@ -3083,8 +3085,9 @@ blockedAddNewAVX512_k8_prefetching:
 	VPSRLD        $0x1a, Y4, Y4
 	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VPTESTMQ      (AX)(R12*1), Z4, K3
-	VPORQ         (AX)(R12*1), Z4, Z4
+	VMOVDQU64     (AX)(R12*1), Z5
+	VPTESTMQ      Z5, Z4, K3
+	VPORQ         Z5, Z4, Z4
 	VMOVDQU64     Z4, (AX)(R12*1)
 	MOVQ          24(R9)(R11*1), R12
 	VPBROADCASTD  24(DX)(SI*8), Y4
@@ -3092,8 +3095,9 @@ blockedAddNewAVX512_k8_prefetching:
 	VPSRLD        $0x1a, Y4, Y4
 	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VPTESTMQ      (AX)(R12*1), Z4, K4
-	VPORQ         (AX)(R12*1), Z4, Z4
+	VMOVDQU64     (AX)(R12*1), Z5
+	VPTESTMQ      Z5, Z4, K4
+	VPORQ         Z5, Z4, Z4
 	VMOVDQU64     Z4, (AX)(R12*1)
 	KUNPCKBW      K3, K4, K3
 	KUNPCKWD      K2, K3, K2
@@ -3103,8 +3107,9 @@ blockedAddNewAVX512_k8_prefetching:
 	VPSRLD        $0x1a, Y4, Y4
 	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VPTESTMQ      (AX)(R12*1), Z4, K3
-	VPORQ         (AX)(R12*1), Z4, Z4
+	VMOVDQU64     (AX)(R12*1), Z5
+	VPTESTMQ      Z5, Z4, K3
+	VPORQ         Z5, Z4, Z4
 	VMOVDQU64     Z4, (AX)(R12*1)
 	MOVQ          40(R9)(R11*1), R12
 	VPBROADCASTD  40(DX)(SI*8), Y4
@@ -3112,8 +3117,9 @@ blockedAddNewAVX512_k8_prefetching:
 	VPSRLD        $0x1a, Y4, Y4
 	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VPTESTMQ      (AX)(R12*1), Z4, K4
-	VPORQ         (AX)(R12*1), Z4, Z4
+	VMOVDQU64     (AX)(R12*1), Z5
+	VPTESTMQ      Z5, Z4, K4
+	VPORQ         Z5, Z4, Z4
 	VMOVDQU64     Z4, (AX)(R12*1)
 	KUNPCKBW      K3, K4, K3
 	MOVQ          48(R9)(R11*1), R12
@@ -3122,8 +3128,9 @@ blockedAddNewAVX512_k8_prefetching:
 	VPSRLD        $0x1a, Y4, Y4
 	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VPTESTMQ      (AX)(R12*1), Z4, K4
-	VPORQ         (AX)(R12*1), Z4, Z4
+	VMOVDQU64     (AX)(R12*1), Z5
+	VPTESTMQ      Z5, Z4, K4
+	VPORQ         Z5, Z4, Z4
 	VMOVDQU64     Z4, (AX)(R12*1)
 	MOVQ          56(R9)(R11*1), R11
 	VPBROADCASTD  56(DX)(SI*8), Y4
@@ -3131,8 +3138,9 @@ blockedAddNewAVX512_k8_prefetching:
 	VPSRLD        $0x1a, Y4, Y4
 	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VPTESTMQ      (AX)(R11*1), Z4, K5
-	VPORQ         (AX)(R11*1), Z4, Z4
+	VMOVDQU64     (AX)(R11*1), Z5
+	VPTESTMQ      Z5, Z4, K5
+	VPORQ         Z5, Z4, Z4
 	VMOVDQU64     Z4, (AX)(R11*1)
 	KUNPCKBW      K4, K5, K4
 	KUNPCKWD      K3, K4, K3
@@ -3169,8 +3177,9 @@ blockedAddNewAVX512_k8_group_loop:
 	VPSRLD       $0x1a, Y2, Y2
 	VPMOVZXDQ    Y2, Z2
 	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	VPTESTMQ     (AX)(R12*1), Z2, K2
-	VPORQ        (AX)(R12*1), Z2, Z2
+	VMOVDQU64    (AX)(R12*1), Z3
+	VPTESTMQ     Z3, Z2, K2
+	VPORQ        Z3, Z2, Z2
 	VMOVDQU64    Z2, (AX)(R12*1)
 	MOVQ         8(R9)(R11*1), R12
 	VPBROADCASTD 8(DX)(SI*8), Y2
@@ -3178,8 +3187,9 @@ blockedAddNewAVX512_k8_group_loop:
 	VPSRLD       $0x1a, Y2, Y2
 	VPMOVZXDQ    Y2, Z2
 	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	VPTESTMQ     (AX)(R12*1), Z2, K3
-	VPORQ        (AX)(R12*1), Z2, Z2
+	VMOVDQU64    (AX)(R12*1), Z3
+	VPTESTMQ     Z3, Z2, K3
+	VPORQ        Z3, Z2, Z2
 	VMOVDQU64    Z2, (AX)(R12*1)
 	KUNPCKBW     K2, K3, K2
 	MOVQ         16(R9)(R11*1), R12
@@ -3188,8 +3198,9 @@ blockedAddNewAVX512_k8_group_loop:
 	VPSRLD       $0x1a, Y2, Y2
 	VPMOVZXDQ    Y2, Z2
 	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	VPTESTMQ     (AX)(R12*1), Z2, K3
-	VPORQ        (AX)(R12*1), Z2, Z2
+	VMOVDQU64    (AX)(R12*1), Z3
+	VPTESTMQ     Z3, Z2, K3
+	VPORQ        Z3, Z2, Z2
 	VMOVDQU64    Z2, (AX)(R12*1)
 	MOVQ         24(R9)(R11*1), R12
 	VPBROADCASTD 24(DX)(SI*8), Y2
@@ -3197,8 +3208,9 @@ blockedAddNewAVX512_k8_group_loop:
 	VPSRLD       $0x1a, Y2, Y2
 	VPMOVZXDQ    Y2, Z2
 	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	VPTESTMQ     (AX)(R12*1), Z2, K4
-	VPORQ        (AX)(R12*1), Z2, Z2
+	VMOVDQU64    (AX)(R12*1), Z3
+	VPTESTMQ     Z3, Z2, K4
+	VPORQ        Z3, Z2, Z2
 	VMOVDQU64    Z2, (AX)(R12*1)
 	KUNPCKBW     K3, K4, K3
 	KUNPCKWD     K2, K3, K2
@@ -3208,8 +3220,9 @@ blockedAddNewAVX512_k8_group_loop:
 	VPSRLD       $0x1a, Y2, Y2
 	VPMOVZXDQ    Y2, Z2
 	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	VPTESTMQ     (AX)(R12*1), Z2, K3
-	VPORQ        (AX)(R12*1), Z2, Z2
+	VMOVDQU64    (AX)(R12*1), Z3
+	VPTESTMQ     Z3, Z2, K3
+	VPORQ        Z3, Z2, Z2
 	VMOVDQU64    Z2, (AX)(R12*1)
 	MOVQ         40(R9)(R11*1), R12
 	VPBROADCASTD 40(DX)(SI*8), Y2
@@ -3217,8 +3230,9 @@ blockedAddNewAVX512_k8_group_loop:
 	VPSRLD       $0x1a, Y2, Y2
 	VPMOVZXDQ    Y2, Z2
 	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	VPTESTMQ     (AX)(R12*1), Z2, K4
-	VPORQ        (AX)(R12*1), Z2, Z2
+	VMOVDQU64    (AX)(R12*1), Z3
+	VPTESTMQ     Z3, Z2, K4
+	VPORQ        Z3, Z2, Z2
 	VMOVDQU64    Z2, (AX)(R12*1)
 	KUNPCKBW     K3, K4, K3
 	MOVQ         48(R9)(R11*1), R12
@@ -3227,8 +3241,9 @@ blockedAddNewAVX512_k8_group_loop:
 	VPSRLD       $0x1a, Y2, Y2
 	VPMOVZXDQ    Y2, Z2
 	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	VPTESTMQ     (AX)(R12*1), Z2, K4
-	VPORQ        (AX)(R12*1), Z2, Z2
+	VMOVDQU64    (AX)(R12*1), Z3
+	VPTESTMQ     Z3, Z2, K4
+	VPORQ        Z3, Z2, Z2
 	VMOVDQU64    Z2, (AX)(R12*1)
 	MOVQ         56(R9)(R11*1), R11
 	VPBROADCASTD 56(DX)(SI*8), Y2
@@ -3236,8 +3251,9 @@ blockedAddNewAVX512_k8_group_loop:
 	VPSRLD       $0x1a, Y2, Y2
 	VPMOVZXDQ    Y2, Z2
 	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	VPTESTMQ     (AX)(R11*1), Z2, K5
-	VPORQ        (AX)(R11*1), Z2, Z2
+	VMOVDQU64    (AX)(R11*1), Z3
+	VPTESTMQ     Z3, Z2, K5
+	VPORQ        Z3, Z2, Z2
 	VMOVDQU64    Z2, (AX)(R11*1)
 	KUNPCKBW     K4, K5, K4
 	KUNPCKWD     K3, K4, K3
