@@ -3819,8 +3819,9 @@ TEXT ·blockedAddNew1AVX512(SB), NOSPLIT, $0-17
 	VPMOVZXDQ    Y0, Z0
 	VPBROADCASTQ one<>+0(SB), Z1
 	VPSLLVQ      Z0, Z1, Z1
-	VPTESTMQ     (DX), Z1, K1
-	VPORQ        (DX), Z1, Z1
+	VMOVDQU64    (DX), Z0
+	VPTESTMQ     Z0, Z1, K1
+	VPORQ        Z0, Z1, Z1
 	VMOVDQU64    Z1, (DX)
 	KORTESTB     K1, K1
 	SETCC        ret+16(FP)
