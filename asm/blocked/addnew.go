@@ -14,14 +14,19 @@ package main
 //
 // Batch: blockedAddNewAVX2 and blockedAddNewAVX512 run the add kernels'
 // loops (prologue of prefetches, unrolled or 8-key groups with prefetch
-// dist keys ahead, tail), with addNewKey or wideAddNewKey for the key.
-// out[i] is written byte by byte and the count of trues returned:
+// dist keys ahead, tail). Per key:
 //
 //	AVX2:    VMOVDQU x2, VPANDN x2, VPOR, VPOR x2, VMOVDQU x2 (store),
-//	         VPTEST, SETNE, MOVB, ADDQ
-//	AVX-512: VMOVDQU64, VPANDNQ, VPTESTNMQ (lanes without a miss),
-//	         VPORQ, VMOVDQU64 (store), KORTESTB (CF: no lane missed),
-//	         SETCC out[i], SBBQ $-1 (count += 1 - CF)
+//	         VPTEST, SETNE out[i]; the trues are counted after the loops
+//	         (countOut: VPSADBW over out)
+//	AVX-512, k <= 8 (wideAddNewLoops, wideAddNewGroup): the offsets
+//	         computed once into a ring, VMOVDQU64, VPTESTMQ (lanes that
+//	         hold their bit), VPORQ, VMOVDQU64 (store); 8 answers packed
+//	         into one store
+//	AVX-512, k > 8 and the last keys of a call (wideAddNewKey):
+//	         VMOVDQU64, VPANDNQ, VPTESTNMQ (lanes without a miss), VPORQ,
+//	         VMOVDQU64 (store), KORTESTB (CF: no lane missed), SETCC
+//	         out[i], SBBQ $-1 (count += 1 - CF)
 //
 // Single key: blockedAddNew1AVX2 and blockedAddNew1AVX512, entered as
 // blockedAdd1AVX2 is (genSingle): the AVX2 entry point compares
@@ -123,6 +128,9 @@ func genAddNew(wide bool, dist int) {
 	}
 
 	c.Label(name + "_done")
+	if !wide {
+		g.countOut(name)
+	}
 	c.Store(g.count, c.ReturnIndex(0))
 	c.VZEROUPPER()
 	c.RET()
@@ -145,12 +153,47 @@ func (g *kern) addNewKey(d int, two bool) {
 	c.VPOR(hi, w1, w1)
 	c.VMOVDQU(w0, b0)
 	c.VMOVDQU(w1, b1)
-	t := c.GP64()
-	c.XORL(t.As32(), t.As32())
 	c.VPTEST(x0, x0)
-	c.SETNE(t.As8())
-	c.MOVB(t.As8(), operand.Mem{Base: g.out, Index: g.i, Scale: 1, Disp: d})
-	c.ADDQ(t, g.count)
+	c.SETNE(operand.Mem{Base: g.out, Index: g.i, Scale: 1, Disp: d})
+}
+
+// countOut sets g.count to the number of true bytes of out[:n] (the AVX2
+// kernel counts after its loops, not per key: VPSADBW adds 32 answers an
+// instruction, where a count per key was 2 more instructions a key).
+func (g *kern) countOut(p string) {
+	c.Comment("Count the answers: VPSADBW sums 32 bytes of out at a time, then the last bytes one by one.")
+	acc, t := c.YMM(), c.YMM()
+	c.VPXOR(acc, acc, acc)
+	c.XORQ(g.i, g.i)
+	lim := c.GP64()
+	c.MOVQ(g.n, lim)
+	c.SUBQ(operand.Imm(32), lim)
+	c.CMPQ(g.i, lim)
+	c.JGT(operand.LabelRef(p + "_count_sum"))
+	c.Label(p + "_count32")
+	c.VPSADBW(operand.Mem{Base: g.out, Index: g.i, Scale: 1}, g.zero, t)
+	c.VPADDQ(t, acc, acc)
+	c.ADDQ(operand.Imm(32), g.i)
+	c.CMPQ(g.i, lim)
+	c.JLE(operand.LabelRef(p + "_count32"))
+	c.Label(p + "_count_sum")
+	hi := c.XMM()
+	c.VEXTRACTI128(operand.U8(1), acc, hi)
+	lo := acc.AsX()
+	c.VPADDQ(hi, lo, lo)
+	c.VPSRLDQ(operand.U8(8), lo, hi)
+	c.VPADDQ(hi, lo, lo)
+	c.VMOVQ(lo, g.count)
+	c.CMPQ(g.i, g.n)
+	c.JGE(operand.LabelRef(p + "_counted"))
+	c.Label(p + "_count1")
+	b := c.GP64()
+	c.MOVBQZX(operand.Mem{Base: g.out, Index: g.i, Scale: 1}, b)
+	c.ADDQ(b, g.count)
+	c.INCQ(g.i)
+	c.CMPQ(g.i, g.n)
+	c.JLT(operand.LabelRef(p + "_count1"))
+	c.Label(p + "_counted")
 }
 
 // wideAddNewKey is wideKey for the AVX-512 add-if-new kernel.

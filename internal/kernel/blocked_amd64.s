@@ -2413,12 +2413,12 @@ TEXT ·blockedAddNewAVX2(SB), NOSPLIT, $0-64
 	JEQ   blockedAddNewAVX2_prologue_done
 
 blockedAddNewAVX2_prologue:
-	MOVQ       (DX)(SI*8), R10
-	SHRQ       $0x20, R10
-	IMULQ      CX, R10
-	SHRQ       $0x1a, R10
-	ANDQ       $-64, R10
-	PREFETCHT0 (AX)(R10*1)
+	MOVQ       (DX)(SI*8), R8
+	SHRQ       $0x20, R8
+	IMULQ      CX, R8
+	SHRQ       $0x1a, R8
+	ANDQ       $-64, R8
+	PREFETCHT0 (AX)(R8*1)
 	INCQ       SI
 	CMPQ       SI, BX
 	JGE        blockedAddNewAVX2_prologue_done
@@ -2433,194 +2433,18 @@ blockedAddNewAVX2_prologue_done:
 	JGT  blockedAddNewAVX2_k16
 
 	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
-	MOVQ BX, R9
-	SUBQ $0x34, R9
-	CMPQ SI, R9
+	MOVQ BX, R8
+	SUBQ $0x34, R8
+	CMPQ SI, R8
 	JGT  blockedAddNewAVX2_k8_one
 
 blockedAddNewAVX2_k8_unrolled:
-	MOVQ         384(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	PREFETCHT0   (AX)(R10*1)
-	MOVQ         (DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	VPBROADCASTD (DX)(SI*8), Y4
-	VPMULLD      Y1, Y4, Y4
-	VPSRLD       $0x1a, Y4, Y4
-	VPBLENDD     $0xaa, Y0, Y4, Y5
-	VPSRLQ       $0x20, Y4, Y4
-	VPSLLVQ      Y5, Y2, Y5
-	VPSLLVQ      Y4, Y3, Y4
-	VMOVDQU      (AX)(R10*1), Y6
-	VMOVDQU      32(AX)(R10*1), Y7
-	VPANDN       Y5, Y6, Y8
-	VPANDN       Y4, Y7, Y9
-	VPOR         Y9, Y8, Y8
-	VPOR         Y5, Y6, Y6
-	VPOR         Y4, Y7, Y7
-	VMOVDQU      Y6, (AX)(R10*1)
-	VMOVDQU      Y7, 32(AX)(R10*1)
-	XORL         R10, R10
-	VPTEST       Y8, Y8
-	SETNE        R10
-	MOVB         R10, (DI)(SI*1)
-	ADDQ         R10, R8
-	MOVQ         392(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	PREFETCHT0   (AX)(R10*1)
-	MOVQ         8(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	VPBROADCASTD 8(DX)(SI*8), Y4
-	VPMULLD      Y1, Y4, Y4
-	VPSRLD       $0x1a, Y4, Y4
-	VPBLENDD     $0xaa, Y0, Y4, Y5
-	VPSRLQ       $0x20, Y4, Y4
-	VPSLLVQ      Y5, Y2, Y5
-	VPSLLVQ      Y4, Y3, Y4
-	VMOVDQU      (AX)(R10*1), Y6
-	VMOVDQU      32(AX)(R10*1), Y7
-	VPANDN       Y5, Y6, Y8
-	VPANDN       Y4, Y7, Y9
-	VPOR         Y9, Y8, Y8
-	VPOR         Y5, Y6, Y6
-	VPOR         Y4, Y7, Y7
-	VMOVDQU      Y6, (AX)(R10*1)
-	VMOVDQU      Y7, 32(AX)(R10*1)
-	XORL         R10, R10
-	VPTEST       Y8, Y8
-	SETNE        R10
-	MOVB         R10, 1(DI)(SI*1)
-	ADDQ         R10, R8
-	MOVQ         400(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	PREFETCHT0   (AX)(R10*1)
-	MOVQ         16(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	VPBROADCASTD 16(DX)(SI*8), Y4
-	VPMULLD      Y1, Y4, Y4
-	VPSRLD       $0x1a, Y4, Y4
-	VPBLENDD     $0xaa, Y0, Y4, Y5
-	VPSRLQ       $0x20, Y4, Y4
-	VPSLLVQ      Y5, Y2, Y5
-	VPSLLVQ      Y4, Y3, Y4
-	VMOVDQU      (AX)(R10*1), Y6
-	VMOVDQU      32(AX)(R10*1), Y7
-	VPANDN       Y5, Y6, Y8
-	VPANDN       Y4, Y7, Y9
-	VPOR         Y9, Y8, Y8
-	VPOR         Y5, Y6, Y6
-	VPOR         Y4, Y7, Y7
-	VMOVDQU      Y6, (AX)(R10*1)
-	VMOVDQU      Y7, 32(AX)(R10*1)
-	XORL         R10, R10
-	VPTEST       Y8, Y8
-	SETNE        R10
-	MOVB         R10, 2(DI)(SI*1)
-	ADDQ         R10, R8
-	MOVQ         408(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	PREFETCHT0   (AX)(R10*1)
-	MOVQ         24(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	VPBROADCASTD 24(DX)(SI*8), Y4
-	VPMULLD      Y1, Y4, Y4
-	VPSRLD       $0x1a, Y4, Y4
-	VPBLENDD     $0xaa, Y0, Y4, Y5
-	VPSRLQ       $0x20, Y4, Y4
-	VPSLLVQ      Y5, Y2, Y5
-	VPSLLVQ      Y4, Y3, Y4
-	VMOVDQU      (AX)(R10*1), Y6
-	VMOVDQU      32(AX)(R10*1), Y7
-	VPANDN       Y5, Y6, Y8
-	VPANDN       Y4, Y7, Y9
-	VPOR         Y9, Y8, Y8
-	VPOR         Y5, Y6, Y6
-	VPOR         Y4, Y7, Y7
-	VMOVDQU      Y6, (AX)(R10*1)
-	VMOVDQU      Y7, 32(AX)(R10*1)
-	XORL         R10, R10
-	VPTEST       Y8, Y8
-	SETNE        R10
-	MOVB         R10, 3(DI)(SI*1)
-	ADDQ         R10, R8
-	ADDQ         $0x04, SI
-	CMPQ         SI, R9
-	JLE          blockedAddNewAVX2_k8_unrolled
-
-	// One key a step while i+48 < n, prefetching key i+48.
-blockedAddNewAVX2_k8_one:
-	MOVQ BX, R9
-	SUBQ $0x30, R9
-	CMPQ SI, R9
-	JGE  blockedAddNewAVX2_k8_tail
-
-blockedAddNewAVX2_k8_one_loop:
-	MOVQ         384(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	PREFETCHT0   (AX)(R10*1)
-	MOVQ         (DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	VPBROADCASTD (DX)(SI*8), Y4
-	VPMULLD      Y1, Y4, Y4
-	VPSRLD       $0x1a, Y4, Y4
-	VPBLENDD     $0xaa, Y0, Y4, Y5
-	VPSRLQ       $0x20, Y4, Y4
-	VPSLLVQ      Y5, Y2, Y5
-	VPSLLVQ      Y4, Y3, Y4
-	VMOVDQU      (AX)(R10*1), Y6
-	VMOVDQU      32(AX)(R10*1), Y7
-	VPANDN       Y5, Y6, Y8
-	VPANDN       Y4, Y7, Y9
-	VPOR         Y9, Y8, Y8
-	VPOR         Y5, Y6, Y6
-	VPOR         Y4, Y7, Y7
-	VMOVDQU      Y6, (AX)(R10*1)
-	VMOVDQU      Y7, 32(AX)(R10*1)
-	XORL         R10, R10
-	VPTEST       Y8, Y8
-	SETNE        R10
-	MOVB         R10, (DI)(SI*1)
-	ADDQ         R10, R8
-	INCQ         SI
-	CMPQ         SI, R9
-	JLT          blockedAddNewAVX2_k8_one_loop
-
-	// The last keys, already prefetched.
-blockedAddNewAVX2_k8_tail:
-	CMPQ SI, BX
-	JGE  blockedAddNewAVX2_k8_end
-
-blockedAddNewAVX2_k8_tail_loop:
+	MOVQ         384(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
 	MOVQ         (DX)(SI*8), R9
 	SHRQ         $0x20, R9
 	IMULQ        CX, R9
@@ -2642,11 +2466,169 @@ blockedAddNewAVX2_k8_tail_loop:
 	VPOR         Y4, Y7, Y7
 	VMOVDQU      Y6, (AX)(R9*1)
 	VMOVDQU      Y7, 32(AX)(R9*1)
-	XORL         R9, R9
 	VPTEST       Y8, Y8
-	SETNE        R9
-	MOVB         R9, (DI)(SI*1)
-	ADDQ         R9, R8
+	SETNE        (DI)(SI*1)
+	MOVQ         392(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         8(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 8(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R9*1), Y6
+	VMOVDQU      32(AX)(R9*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R9*1)
+	VMOVDQU      Y7, 32(AX)(R9*1)
+	VPTEST       Y8, Y8
+	SETNE        1(DI)(SI*1)
+	MOVQ         400(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         16(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 16(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R9*1), Y6
+	VMOVDQU      32(AX)(R9*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R9*1)
+	VMOVDQU      Y7, 32(AX)(R9*1)
+	VPTEST       Y8, Y8
+	SETNE        2(DI)(SI*1)
+	MOVQ         408(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         24(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 24(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R9*1), Y6
+	VMOVDQU      32(AX)(R9*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R9*1)
+	VMOVDQU      Y7, 32(AX)(R9*1)
+	VPTEST       Y8, Y8
+	SETNE        3(DI)(SI*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, R8
+	JLE          blockedAddNewAVX2_k8_unrolled
+
+	// One key a step while i+48 < n, prefetching key i+48.
+blockedAddNewAVX2_k8_one:
+	MOVQ BX, R8
+	SUBQ $0x30, R8
+	CMPQ SI, R8
+	JGE  blockedAddNewAVX2_k8_tail
+
+blockedAddNewAVX2_k8_one_loop:
+	MOVQ         384(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         (DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R9*1), Y6
+	VMOVDQU      32(AX)(R9*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R9*1)
+	VMOVDQU      Y7, 32(AX)(R9*1)
+	VPTEST       Y8, Y8
+	SETNE        (DI)(SI*1)
+	INCQ         SI
+	CMPQ         SI, R8
+	JLT          blockedAddNewAVX2_k8_one_loop
+
+	// The last keys, already prefetched.
+blockedAddNewAVX2_k8_tail:
+	CMPQ SI, BX
+	JGE  blockedAddNewAVX2_k8_end
+
+blockedAddNewAVX2_k8_tail_loop:
+	MOVQ         (DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R8*1), Y6
+	VMOVDQU      32(AX)(R8*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R8*1)
+	VMOVDQU      Y7, 32(AX)(R8*1)
+	VPTEST       Y8, Y8
+	SETNE        (DI)(SI*1)
 	INCQ         SI
 	CMPQ         SI, BX
 	JLT          blockedAddNewAVX2_k8_tail_loop
@@ -2656,234 +2638,18 @@ blockedAddNewAVX2_k8_end:
 
 blockedAddNewAVX2_k16:
 	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
-	MOVQ BX, R9
-	SUBQ $0x34, R9
-	CMPQ SI, R9
+	MOVQ BX, R8
+	SUBQ $0x34, R8
+	CMPQ SI, R8
 	JGT  blockedAddNewAVX2_k16_one
 
 blockedAddNewAVX2_k16_unrolled:
-	MOVQ         384(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	PREFETCHT0   (AX)(R10*1)
-	MOVQ         (DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	VPBROADCASTD (DX)(SI*8), Y7
-	VPMULLD      Y1, Y7, Y8
-	VPSRLD       $0x1a, Y8, Y8
-	VPBLENDD     $0xaa, Y0, Y8, Y9
-	VPSRLQ       $0x20, Y8, Y8
-	VPSLLVQ      Y9, Y2, Y9
-	VPSLLVQ      Y8, Y3, Y8
-	VPMULLD      Y4, Y7, Y7
-	VPSRLD       $0x1a, Y7, Y7
-	VPBLENDD     $0xaa, Y0, Y7, Y10
-	VPSRLQ       $0x20, Y7, Y7
-	VPSLLVQ      Y10, Y5, Y10
-	VPSLLVQ      Y7, Y6, Y7
-	VPOR         Y10, Y9, Y9
-	VPOR         Y7, Y8, Y8
-	VMOVDQU      (AX)(R10*1), Y7
-	VMOVDQU      32(AX)(R10*1), Y10
-	VPANDN       Y9, Y7, Y11
-	VPANDN       Y8, Y10, Y12
-	VPOR         Y12, Y11, Y11
-	VPOR         Y9, Y7, Y7
-	VPOR         Y8, Y10, Y10
-	VMOVDQU      Y7, (AX)(R10*1)
-	VMOVDQU      Y10, 32(AX)(R10*1)
-	XORL         R10, R10
-	VPTEST       Y11, Y11
-	SETNE        R10
-	MOVB         R10, (DI)(SI*1)
-	ADDQ         R10, R8
-	MOVQ         392(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	PREFETCHT0   (AX)(R10*1)
-	MOVQ         8(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	VPBROADCASTD 8(DX)(SI*8), Y7
-	VPMULLD      Y1, Y7, Y8
-	VPSRLD       $0x1a, Y8, Y8
-	VPBLENDD     $0xaa, Y0, Y8, Y9
-	VPSRLQ       $0x20, Y8, Y8
-	VPSLLVQ      Y9, Y2, Y9
-	VPSLLVQ      Y8, Y3, Y8
-	VPMULLD      Y4, Y7, Y7
-	VPSRLD       $0x1a, Y7, Y7
-	VPBLENDD     $0xaa, Y0, Y7, Y10
-	VPSRLQ       $0x20, Y7, Y7
-	VPSLLVQ      Y10, Y5, Y10
-	VPSLLVQ      Y7, Y6, Y7
-	VPOR         Y10, Y9, Y9
-	VPOR         Y7, Y8, Y8
-	VMOVDQU      (AX)(R10*1), Y7
-	VMOVDQU      32(AX)(R10*1), Y10
-	VPANDN       Y9, Y7, Y11
-	VPANDN       Y8, Y10, Y12
-	VPOR         Y12, Y11, Y11
-	VPOR         Y9, Y7, Y7
-	VPOR         Y8, Y10, Y10
-	VMOVDQU      Y7, (AX)(R10*1)
-	VMOVDQU      Y10, 32(AX)(R10*1)
-	XORL         R10, R10
-	VPTEST       Y11, Y11
-	SETNE        R10
-	MOVB         R10, 1(DI)(SI*1)
-	ADDQ         R10, R8
-	MOVQ         400(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	PREFETCHT0   (AX)(R10*1)
-	MOVQ         16(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	VPBROADCASTD 16(DX)(SI*8), Y7
-	VPMULLD      Y1, Y7, Y8
-	VPSRLD       $0x1a, Y8, Y8
-	VPBLENDD     $0xaa, Y0, Y8, Y9
-	VPSRLQ       $0x20, Y8, Y8
-	VPSLLVQ      Y9, Y2, Y9
-	VPSLLVQ      Y8, Y3, Y8
-	VPMULLD      Y4, Y7, Y7
-	VPSRLD       $0x1a, Y7, Y7
-	VPBLENDD     $0xaa, Y0, Y7, Y10
-	VPSRLQ       $0x20, Y7, Y7
-	VPSLLVQ      Y10, Y5, Y10
-	VPSLLVQ      Y7, Y6, Y7
-	VPOR         Y10, Y9, Y9
-	VPOR         Y7, Y8, Y8
-	VMOVDQU      (AX)(R10*1), Y7
-	VMOVDQU      32(AX)(R10*1), Y10
-	VPANDN       Y9, Y7, Y11
-	VPANDN       Y8, Y10, Y12
-	VPOR         Y12, Y11, Y11
-	VPOR         Y9, Y7, Y7
-	VPOR         Y8, Y10, Y10
-	VMOVDQU      Y7, (AX)(R10*1)
-	VMOVDQU      Y10, 32(AX)(R10*1)
-	XORL         R10, R10
-	VPTEST       Y11, Y11
-	SETNE        R10
-	MOVB         R10, 2(DI)(SI*1)
-	ADDQ         R10, R8
-	MOVQ         408(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	PREFETCHT0   (AX)(R10*1)
-	MOVQ         24(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	VPBROADCASTD 24(DX)(SI*8), Y7
-	VPMULLD      Y1, Y7, Y8
-	VPSRLD       $0x1a, Y8, Y8
-	VPBLENDD     $0xaa, Y0, Y8, Y9
-	VPSRLQ       $0x20, Y8, Y8
-	VPSLLVQ      Y9, Y2, Y9
-	VPSLLVQ      Y8, Y3, Y8
-	VPMULLD      Y4, Y7, Y7
-	VPSRLD       $0x1a, Y7, Y7
-	VPBLENDD     $0xaa, Y0, Y7, Y10
-	VPSRLQ       $0x20, Y7, Y7
-	VPSLLVQ      Y10, Y5, Y10
-	VPSLLVQ      Y7, Y6, Y7
-	VPOR         Y10, Y9, Y9
-	VPOR         Y7, Y8, Y8
-	VMOVDQU      (AX)(R10*1), Y7
-	VMOVDQU      32(AX)(R10*1), Y10
-	VPANDN       Y9, Y7, Y11
-	VPANDN       Y8, Y10, Y12
-	VPOR         Y12, Y11, Y11
-	VPOR         Y9, Y7, Y7
-	VPOR         Y8, Y10, Y10
-	VMOVDQU      Y7, (AX)(R10*1)
-	VMOVDQU      Y10, 32(AX)(R10*1)
-	XORL         R10, R10
-	VPTEST       Y11, Y11
-	SETNE        R10
-	MOVB         R10, 3(DI)(SI*1)
-	ADDQ         R10, R8
-	ADDQ         $0x04, SI
-	CMPQ         SI, R9
-	JLE          blockedAddNewAVX2_k16_unrolled
-
-	// One key a step while i+48 < n, prefetching key i+48.
-blockedAddNewAVX2_k16_one:
-	MOVQ BX, R9
-	SUBQ $0x30, R9
-	CMPQ SI, R9
-	JGE  blockedAddNewAVX2_k16_tail
-
-blockedAddNewAVX2_k16_one_loop:
-	MOVQ         384(DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	PREFETCHT0   (AX)(R10*1)
-	MOVQ         (DX)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	VPBROADCASTD (DX)(SI*8), Y7
-	VPMULLD      Y1, Y7, Y8
-	VPSRLD       $0x1a, Y8, Y8
-	VPBLENDD     $0xaa, Y0, Y8, Y9
-	VPSRLQ       $0x20, Y8, Y8
-	VPSLLVQ      Y9, Y2, Y9
-	VPSLLVQ      Y8, Y3, Y8
-	VPMULLD      Y4, Y7, Y7
-	VPSRLD       $0x1a, Y7, Y7
-	VPBLENDD     $0xaa, Y0, Y7, Y10
-	VPSRLQ       $0x20, Y7, Y7
-	VPSLLVQ      Y10, Y5, Y10
-	VPSLLVQ      Y7, Y6, Y7
-	VPOR         Y10, Y9, Y9
-	VPOR         Y7, Y8, Y8
-	VMOVDQU      (AX)(R10*1), Y7
-	VMOVDQU      32(AX)(R10*1), Y10
-	VPANDN       Y9, Y7, Y11
-	VPANDN       Y8, Y10, Y12
-	VPOR         Y12, Y11, Y11
-	VPOR         Y9, Y7, Y7
-	VPOR         Y8, Y10, Y10
-	VMOVDQU      Y7, (AX)(R10*1)
-	VMOVDQU      Y10, 32(AX)(R10*1)
-	XORL         R10, R10
-	VPTEST       Y11, Y11
-	SETNE        R10
-	MOVB         R10, (DI)(SI*1)
-	ADDQ         R10, R8
-	INCQ         SI
-	CMPQ         SI, R9
-	JLT          blockedAddNewAVX2_k16_one_loop
-
-	// The last keys, already prefetched.
-blockedAddNewAVX2_k16_tail:
-	CMPQ SI, BX
-	JGE  blockedAddNewAVX2_k16_end
-
-blockedAddNewAVX2_k16_tail_loop:
+	MOVQ         384(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
 	MOVQ         (DX)(SI*8), R9
 	SHRQ         $0x20, R9
 	IMULQ        CX, R9
@@ -2913,17 +2679,247 @@ blockedAddNewAVX2_k16_tail_loop:
 	VPOR         Y8, Y10, Y10
 	VMOVDQU      Y7, (AX)(R9*1)
 	VMOVDQU      Y10, 32(AX)(R9*1)
-	XORL         R9, R9
 	VPTEST       Y11, Y11
-	SETNE        R9
-	MOVB         R9, (DI)(SI*1)
-	ADDQ         R9, R8
+	SETNE        (DI)(SI*1)
+	MOVQ         392(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         8(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 8(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R9*1), Y7
+	VMOVDQU      32(AX)(R9*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R9*1)
+	VMOVDQU      Y10, 32(AX)(R9*1)
+	VPTEST       Y11, Y11
+	SETNE        1(DI)(SI*1)
+	MOVQ         400(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         16(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 16(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R9*1), Y7
+	VMOVDQU      32(AX)(R9*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R9*1)
+	VMOVDQU      Y10, 32(AX)(R9*1)
+	VPTEST       Y11, Y11
+	SETNE        2(DI)(SI*1)
+	MOVQ         408(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         24(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 24(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R9*1), Y7
+	VMOVDQU      32(AX)(R9*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R9*1)
+	VMOVDQU      Y10, 32(AX)(R9*1)
+	VPTEST       Y11, Y11
+	SETNE        3(DI)(SI*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, R8
+	JLE          blockedAddNewAVX2_k16_unrolled
+
+	// One key a step while i+48 < n, prefetching key i+48.
+blockedAddNewAVX2_k16_one:
+	MOVQ BX, R8
+	SUBQ $0x30, R8
+	CMPQ SI, R8
+	JGE  blockedAddNewAVX2_k16_tail
+
+blockedAddNewAVX2_k16_one_loop:
+	MOVQ         384(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         (DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD (DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R9*1), Y7
+	VMOVDQU      32(AX)(R9*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R9*1)
+	VMOVDQU      Y10, 32(AX)(R9*1)
+	VPTEST       Y11, Y11
+	SETNE        (DI)(SI*1)
+	INCQ         SI
+	CMPQ         SI, R8
+	JLT          blockedAddNewAVX2_k16_one_loop
+
+	// The last keys, already prefetched.
+blockedAddNewAVX2_k16_tail:
+	CMPQ SI, BX
+	JGE  blockedAddNewAVX2_k16_end
+
+blockedAddNewAVX2_k16_tail_loop:
+	MOVQ         (DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD (DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R8*1), Y7
+	VMOVDQU      32(AX)(R8*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R8*1)
+	VMOVDQU      Y10, 32(AX)(R8*1)
+	VPTEST       Y11, Y11
+	SETNE        (DI)(SI*1)
 	INCQ         SI
 	CMPQ         SI, BX
 	JLT          blockedAddNewAVX2_k16_tail_loop
 
 blockedAddNewAVX2_k16_end:
 blockedAddNewAVX2_done:
+	// Count the answers: VPSADBW sums 32 bytes of out at a time, then the last bytes one by one.
+	VPXOR Y1, Y1, Y1
+	XORQ  SI, SI
+	MOVQ  BX, AX
+	SUBQ  $0x20, AX
+	CMPQ  SI, AX
+	JGT   blockedAddNewAVX2_count_sum
+
+blockedAddNewAVX2_count32:
+	VPSADBW (DI)(SI*1), Y0, Y2
+	VPADDQ  Y2, Y1, Y1
+	ADDQ    $0x20, SI
+	CMPQ    SI, AX
+	JLE     blockedAddNewAVX2_count32
+
+blockedAddNewAVX2_count_sum:
+	VEXTRACTI128 $0x01, Y1, X0
+	VPADDQ       X0, X1, X1
+	VPSRLDQ      $0x08, X1, X0
+	VPADDQ       X0, X1, X1
+	VMOVQ        X1, R8
+	CMPQ         SI, BX
+	JGE          blockedAddNewAVX2_counted
+
+blockedAddNewAVX2_count1:
+	MOVBQZX (DI)(SI*1), AX
+	ADDQ    AX, R8
+	INCQ    SI
+	CMPQ    SI, BX
+	JLT     blockedAddNewAVX2_count1
+
+blockedAddNewAVX2_counted:
 	MOVQ R8, ret+56(FP)
 	VZEROUPPER
 	RET
