@@ -52,6 +52,9 @@
 // of the first `dist` keys, then each step prefetches the block of key
 // i+dist, and the last dist keys run without. Nothing is read before hs or
 // past its end, and out is written byte by byte.
+//
+// The add-if-new kernels (single key and batch, AVX2 and AVX-512) are
+// described in addnew.go.
 package main
 
 import (
