@@ -43,7 +43,15 @@ func (f *Filter) AddNewUint64(x uint64) bool { return f.AddNewHash(f.h64.Hash(x)
 // with AVX2 or AVX-512 an assembly kernel that builds the mask as AddHash's
 // does, loads the block once, tests, ORs and stores it; elsewhere the
 // fused Go probe (block and bit positions computed once, each word read,
-// tested and written). MEASURED-SINGLE
+// tested and written).
+//
+// Measured against AddHash into an empty filter, 1%, in thread CPU time
+// (`go test -run '^$' -bench AddNewPaired -benchtime 6x ./blocked`, whose
+// loop branches on each answer as a de-duplicating loop does; AMD EPYC
+// Zen 5, 2 shared vCPUs, medians of 5 runs interleaved with the code
+// before this kernel): 1.21x
+// at n = 1e6 and 1.19x at 1e7, where the contains-then-add it replaced
+// took 2.35x and 2.09x.
 func (f *Filter) AddNewHash(h uint64) bool {
 	// BlockedAddNew1 keeps &f.t, so f, alive to its end.
 	return kernel.BlockedAddNew1(&f.t, h)
@@ -59,8 +67,14 @@ func (f *Filter) AddNewHash(h uint64) bool {
 // kernel set is in use: AddHashes' loop (masks built in vector registers,
 // blocks prefetched 48 keys ahead) with a key step that loads the block,
 // tests the mask, ORs and stores it, key after key, so a later key reads
-// an earlier one's store. MEASURED-BATCH Without assembly it is a loop of
-// AddNewHash.
+// an earlier one's store. Without assembly it is a loop of AddNewHash.
+//
+// Measured against AddHashes as AddNewHash is (BenchmarkAddNewPaired, one
+// call for all n keys): 1.16x at n = 1e6 and 1.14x at 1e7, where the
+// lookup, deferred adds and one-at-a-time path for keys sharing a block
+// that it replaced took 3.85x and 2.94x. The kernels alone, in calls of
+// 1024 keys as sift dedup makes: 1.12x at both sizes
+// (internal/kernel/addnew_amd64.go).
 func (f *Filter) AddNewHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: AddNewHashes: len(out) < len(hs)")
