@@ -43,6 +43,17 @@ func BenchmarkAddNewPaired(b *testing.B) {
 					}
 				}
 			}},
+			// The answers unused: the call's own cost, without the
+			// caller's branch on each answer.
+			{"single-unused", func() {
+				for _, h := range hs {
+					f.AddHash(h)
+				}
+			}, func() {
+				for _, h := range hs {
+					f.AddNewHash(h)
+				}
+			}},
 			{"batch", func() { f.AddHashes(hs) }, func() { sink += f.AddNewHashes(hs, out) }},
 		} {
 			b.Run(fmt.Sprintf("n=%.0e/call=%s", float64(n), pair.name), func(b *testing.B) {
