@@ -4,7 +4,6 @@ import (
 	"runtime"
 
 	"github.com/sift-go/sift/hash"
-	"github.com/sift-go/sift/internal/cpu"
 	"github.com/sift-go/sift/internal/kernel"
 )
 
@@ -38,32 +37,24 @@ func (f *Filter) AddNewString(key string) bool { return f.AddNewHash(hash.String
 func (f *Filter) AddNewUint64(x uint64) bool { return f.AddNewHash(f.h64.Hash(x)) }
 
 // AddNewHash is AddNew for a key whose hash (see Hash) is h: it equals
-// !ContainsHash(h) followed by AddHash(h).
+// !ContainsHash(h) followed by AddHash(h), in one probe of the block.
 //
-// Where the single-key assembly kernels run (amd64 with AVX2 or AVX-512)
-// it is exactly those two calls, without a branch between them: the second
-// finds the block in L1. The fused Go probe (addNew: block and bit
-// positions computed once, each word read, tested and written) measured
-// 3.7x a plain AddHash there, the two kernel calls 1.8x (BenchmarkAddNew,
-// n = 1e6, 1%, AMD EPYC Zen 5); a fused test-and-set assembly kernel is
-// what would bring it to AddHash's cost. Elsewhere the single-key kernels
-// are Go and the fused Go probe runs.
+// It is one call of kernel.BlockedAddNew1, a fused test-and-set: on amd64
+// with AVX2 or AVX-512 an assembly kernel that builds the mask as AddHash's
+// does, loads the block once, tests, ORs and stores it; elsewhere the
+// fused Go probe (block and bit positions computed once, each word read,
+// tested and written).
+//
+// Measured against AddHash into an empty filter, 1%, in thread CPU time
+// (`go test -run '^$' -bench AddNewPaired -benchtime 6x ./blocked`, whose
+// loop branches on each answer as a de-duplicating loop does; AMD EPYC
+// Zen 5, 2 shared vCPUs, medians of 5 runs interleaved with the code
+// before this kernel): 1.21x
+// at n = 1e6 and 1.19x at 1e7, where the contains-then-add it replaced
+// took 2.35x and 2.09x.
 func (f *Filter) AddNewHash(h uint64) bool {
-	if singleKeyAsm() {
-		r := !kernel.BlockedContains1(&f.t, h)
-		kernel.BlockedAdd1(&f.t, h)
-		return r
-	}
-	r := addNew(f.t.Blocks, h, f.t.K)
-	runtime.KeepAlive(f)
-	return r
-}
-
-// singleKeyAsm reports whether kernel.BlockedContains1 and BlockedAdd1 run
-// assembly: on amd64 whenever a SIMD kernel set is in use
-// (internal/kernel/blocked_amd64.go); on arm64 they are Go.
-func singleKeyAsm() bool {
-	return runtime.GOARCH == "amd64" && kernel.Impl() != cpu.Generic
+	// BlockedAddNew1 keeps &f.t, so f, alive to its end.
+	return kernel.BlockedAddNew1(&f.t, h)
 }
 
 // AddNewHashes sets out[i] = AddNewHash(hs[i]) for i in order and returns
@@ -72,11 +63,21 @@ func singleKeyAsm() bool {
 // block see each other's bits. It panics if len(out) < len(hs); out beyond
 // len(hs) is left alone.
 //
-// It looks up a chunk of keys with the SIMD batch kernel first (prefetched,
-// so the cache misses overlap), then adds, one at a time and in order, the
-// keys the lookup found absent: bits only get set during the call, so a key
-// present at the lookup is still present at its turn. The adds are Go; a
-// SIMD add-if-new kernel is not written yet.
+// Batches of two keys and more run kernel.BlockedAddNew where an assembly
+// kernel set is in use: AddHashes' loop (masks built in vector registers,
+// blocks prefetched 48 keys ahead) with a key step that loads the block,
+// tests the mask, ORs and stores it, key after key, so a later key reads
+// an earlier one's store. Without assembly it is a loop of AddNewHash.
+//
+// Measured against AddHashes as AddNewHash is (BenchmarkAddNewPaired, one
+// call for all n keys): 1.16x at n = 1e6 and 1.14x at 1e7, where the
+// lookup, deferred adds and one-at-a-time path for keys sharing a block
+// that it replaced took 3.85x and 2.94x. At 1e7 the ratio is bimodal:
+// in runs where AddHashes into the freshly cleared filter takes about
+// 1.5 ns a key instead of 2.5 (blocks still in cache), add-if-new gains
+// less: over 11 runs on a quieter machine 1.15-1.54x, median 1.35x.
+// The kernels alone, in calls of 1024 keys as sift dedup makes: 1.12x at
+// both sizes (internal/kernel/addnew_amd64.go).
 func (f *Filter) AddNewHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: AddNewHashes: len(out) < len(hs)")
@@ -84,73 +85,18 @@ func (f *Filter) AddNewHashes(hs []uint64, out []bool) int {
 	mustOpen(&f.core)
 	var n int
 	if useKernel(len(hs)) {
-		n = filterAddNewHashes(f.t.Blocks, f.t.K, hs, out)
+		n = kernel.BlockedAddNew(f.t.Blocks, f.t.K, hs, out)
 	} else {
-		n = addNewHashes(f.t.Blocks, f.t.K, hs, out, false, addNew)
+		out = out[:len(hs)]
+		for i, h := range hs {
+			r := kernel.BlockedAddNew1(&f.t, h)
+			out[i] = r
+			if r {
+				n++
+			}
+		}
 	}
 	runtime.KeepAlive(f)
-	return n
-}
-
-// filterAddNewHashes is Filter.AddNewHashes with the batch kernels. For
-// each chunk of addChunk keys it looks them all up (kernel.BlockedContains,
-// prefetched). A present key's answer is false. An absent key whose block
-// no earlier absent key of the chunk touched finds its block as the lookup
-// did, so its answer is true, and its add is deferred to one
-// kernel.BlockedAdd call with the others (adds commute: the order of ORs
-// does not change the bits). Any other absent key is answered one at a
-// time: the deferred adds are flushed first, then addNew tests and sets it
-// against the current block.
-//
-// The blocks touched are tracked in a 16384-bit set of block-index hashes
-// per chunk (at most 256 entries, so a key in an untouched block meets a
-// set bit about 1% of the time or less): a set bit only sends the key down
-// the exact one-at-a-time path, so a hash collision costs time, never a
-// wrong answer. Against an exact open-addressing set of block indexes
-// (whose probe loop mispredicts) the batch ran 6.2 against 15.7 ns a key
-// at n = 1e6 and 7.8 against 14.0 at 1e7 (BenchmarkAddNew, 1%, medians of
-// 3 interleaved runs, AMD EPYC Zen 5, 2 shared vCPUs).
-func filterAddNewHashes(blocks []kernel.Block, k int, hs []uint64, out []bool) int {
-	out = out[:len(hs)]
-	nb := uint64(len(blocks))
-	n := 0
-	var touched [256]uint64
-	var deferred [addChunk]uint64
-	for len(hs) > 0 {
-		c := min(len(hs), addChunk)
-		part, res := hs[:c], out[:c]
-		kernel.BlockedContains(blocks, k, part, res)
-		clear(touched[:])
-		nd := 0
-		for i, h := range part {
-			if res[i] {
-				res[i] = false
-				continue
-			}
-			s := kernel.BlockIndex(h, nb) * 0x9e3779b97f4a7c15 >> 50 // 14 bits
-			w, bit := s>>6, uint64(1)<<(s&63)
-			if touched[w]&bit == 0 {
-				touched[w] |= bit
-				deferred[nd] = h
-				nd++
-				res[i] = true
-				n++
-				continue
-			}
-			if nd > 0 {
-				kernel.BlockedAdd(blocks, k, deferred[:nd])
-				nd = 0
-			}
-			if addNew(blocks, h, k) {
-				res[i] = true
-				n++
-			}
-		}
-		if nd > 0 {
-			kernel.BlockedAdd(blocks, k, deferred[:nd])
-		}
-		hs, out = hs[c:], out[c:]
-	}
 	return n
 }
 
@@ -199,22 +145,22 @@ func (c *Concurrent) AddNewHashes(hs []uint64, out []bool) int {
 		panic("blocked: AddNewHashes: len(out) < len(hs)")
 	}
 	mustOpen(&c.core)
-	n := addNewHashes(c.t.Blocks, c.t.K, hs, out, c.batchKernel(len(hs)), addNewAtomic)
+	n := addNewHashes(c.t.Blocks, c.t.K, hs, out, c.batchKernel(len(hs)))
 	runtime.KeepAlive(c)
 	return n
 }
 
-// addNewHashes is the batch add-if-new of both types, add1 being addNew or
-// addNewAtomic. With lookup, each chunk of addChunk keys is first looked up
-// with the batch kernel, written into out (true: present), and only the
-// absent keys go through add1; a present key's answer is false, as add1's
-// would be (bits only get set). Without, every key goes through add1.
-func addNewHashes(blocks []kernel.Block, k int, hs []uint64, out []bool, lookup bool, add1 func([]kernel.Block, uint64, int) bool) int {
+// addNewHashes is Concurrent's batch add-if-new. With lookup, each chunk
+// of addChunk keys is first looked up with the batch kernel, written into
+// out (true: present), and only the absent keys go through addNewAtomic; a
+// present key's answer is false, as addNewAtomic's would be (bits only get
+// set). Without, every key goes through addNewAtomic.
+func addNewHashes(blocks []kernel.Block, k int, hs []uint64, out []bool, lookup bool) int {
 	out = out[:len(hs)]
 	n := 0
 	if !lookup {
 		for i, h := range hs {
-			r := add1(blocks, h, k)
+			r := addNewAtomic(blocks, h, k)
 			out[i] = r
 			if r {
 				n++
@@ -227,7 +173,7 @@ func addNewHashes(blocks []kernel.Block, k int, hs []uint64, out []bool, lookup 
 		part, res := hs[:c], out[:c]
 		kernel.BlockedContains(blocks, k, part, res)
 		for i, h := range part {
-			r := !res[i] && add1(blocks, h, k)
+			r := !res[i] && addNewAtomic(blocks, h, k)
 			res[i] = r
 			if r {
 				n++

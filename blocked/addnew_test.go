@@ -3,6 +3,10 @@ package blocked
 import (
 	"encoding/binary"
 	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -104,7 +108,8 @@ func testAddNewHash(t *testing.T, impl string) {
 }
 
 // TestAddNewHashes runs for every kernel: for batch lengths 0..600 (across
-// the chunk of addChunk keys), with in-batch duplicates and keys sharing
+// the kernels' loop boundaries, and Concurrent's chunk of addChunk keys),
+// with in-batch duplicates and keys sharing
 // blocks (1 and 3 blocks), the batch gives the answers, count and memory
 // image of AddNewHash calls in order.
 func TestAddNewHashes(t *testing.T) {
@@ -371,5 +376,28 @@ func TestConcurrentMergeStripes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestAddNewInlining: Filter.AddNewHash inlines, with
+// kernel.BlockedAddNew1 inlined into it, so an add-if-new is one call
+// (into the assembly kernel on amd64, the fused Go probe elsewhere), as
+// AddHash is (TestInlining).
+func TestAddNewInlining(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the compiler")
+	}
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	out, err := exec.Command(goBin, "build", "-gcflags=-m", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	text := string(out)
+	if !regexp.MustCompile(`(?m)can inline \(\*Filter\)\.AddNewHash( |$)`).MatchString(text) {
+		t.Error("(*Filter).AddNewHash is no longer inlinable")
+	}
+	line := lineAfter(t, "addnew.go", methodLine(t, "addnew.go", "func (f *Filter) AddNewHash("), "kernel.BlockedAddNew1(")
+	if !regexp.MustCompile(`addnew\.go:` + line + `:\d+: inlining call to kernel\.BlockedAddNew1`).MatchString(text) {
+		t.Error("(*Filter).AddNewHash does not inline kernel.BlockedAddNew1")
 	}
 }

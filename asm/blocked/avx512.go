@@ -214,6 +214,10 @@ func wideCounts(h operand.Op, salts reg.VecVirtual, two bool) (c1, c2 reg.VecVir
 // wideKey inserts or probes hs[i+d], whose block is at byte offset a,
 // with the AVX-512 sequence.
 func (g *kern) wideKey(d int, a reg.GPVirtual, two bool) {
+	if g.addNew {
+		g.wideAddNewKey(d, a, two)
+		return
+	}
 	blk := operand.Mem{Base: g.blocks, Index: a, Scale: 1}
 	c1, c2 := wideCounts(g.hash(d), g.saltsZ, two)
 	if !g.contains {

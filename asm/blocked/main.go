@@ -52,6 +52,9 @@
 // of the first `dist` keys, then each step prefetches the block of key
 // i+dist, and the last dist keys run without. Nothing is read before hs or
 // past its end, and out is written byte by byte.
+//
+// The add-if-new kernels (single key and batch, AVX2 and AVX-512) are
+// described in addnew.go.
 package main
 
 import (
@@ -124,6 +127,10 @@ func main() {
 	genSingle(true)
 	genSingleWide(false)
 	genSingleWide(true)
+	genAddNew(false, *dist)
+	genAddNew(true, *dist)
+	genSingleAddNew()
+	genSingleAddNewWide()
 
 	// A fixed header (no output paths in it) so check.sh can regenerate
 	// into a temporary directory and compare byte for byte.
@@ -150,6 +157,7 @@ func main() {
 // kern holds the registers of one kernel function.
 type kern struct {
 	contains bool
+	addNew   bool          // the add-if-new kernel (addnew.go)
 	blocks   reg.GPVirtual // base of the block array
 	nblocks  reg.GPVirtual // block count, <= 2^32
 	hs       reg.GPVirtual // base of the hashes
@@ -165,6 +173,9 @@ type kern struct {
 	wide                         bool
 	saltsZ, onesZ, nblocksZ, m64 reg.VecVirtual
 	round1, round2, notRound1    reg.OpmaskVirtual
+
+	// The add-if-new kernel's probe opmask in every byte (addnew.go).
+	held8Mem operand.Mem
 }
 
 func gen(contains, wide bool, dist int) {
@@ -358,6 +369,10 @@ func (g *kern) mask(d int, two bool) (lo, hi reg.VecVirtual) {
 
 // key inserts or probes hs[i+d].
 func (g *kern) key(d int, two bool) {
+	if g.addNew {
+		g.addNewKey(d, two)
+		return
+	}
 	a := g.blockOffset(d)
 	lo, hi := g.mask(d, two)
 	b0 := operand.Mem{Base: g.blocks, Index: a, Scale: 1}

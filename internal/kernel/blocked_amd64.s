@@ -2385,3 +2385,1476 @@ blockedContains1AVX512_general:
 
 blockedContains1AVX512_go:
 	JMP ·blockedContains1Go+0(SB)
+
+// func blockedAddNewAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int
+// Requires: AVX, AVX2, MMX+
+TEXT ·blockedAddNewAVX2(SB), NOSPLIT, $0-64
+	MOVQ blocks+0(FP), AX
+	MOVQ nblocks+8(FP), CX
+	MOVQ hs+32(FP), DX
+	MOVQ n+40(FP), BX
+	MOVQ out+48(FP), DI
+	MOVQ k+16(FP), R9
+	XORQ R8, R8
+	MOVQ tab+24(FP), SI
+
+	// Constants: salts in lane order [0 4 1 5 2 6 3 7], per-lane ones (0 in lanes >= k).
+	VPXOR   Y0, Y0, Y0
+	VMOVDQU (SI), Y1
+	VMOVDQU 64(SI), Y2
+	VMOVDQU 96(SI), Y3
+	VMOVDQU 32(SI), Y4
+	VMOVDQU 128(SI), Y5
+	VMOVDQU 160(SI), Y6
+
+	// Prologue: prefetch the blocks of the first min(n, dist) keys.
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedAddNewAVX2_prologue_done
+
+blockedAddNewAVX2_prologue:
+	MOVQ       (DX)(SI*8), R8
+	SHRQ       $0x20, R8
+	IMULQ      CX, R8
+	SHRQ       $0x1a, R8
+	ANDQ       $-64, R8
+	PREFETCHT0 (AX)(R8*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        blockedAddNewAVX2_prologue_done
+	CMPQ       SI, $0x00000030
+	JLT        blockedAddNewAVX2_prologue
+
+blockedAddNewAVX2_prologue_done:
+	XORQ SI, SI
+
+	// k > 8 takes the two-round loops; the choice is made once per call.
+	CMPQ R9, $0x08
+	JGT  blockedAddNewAVX2_k16
+
+	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
+	MOVQ BX, R8
+	SUBQ $0x34, R8
+	CMPQ SI, R8
+	JGT  blockedAddNewAVX2_k8_one
+
+blockedAddNewAVX2_k8_unrolled:
+	MOVQ         384(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         (DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R9*1), Y6
+	VMOVDQU      32(AX)(R9*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R9*1)
+	VMOVDQU      Y7, 32(AX)(R9*1)
+	VPTEST       Y8, Y8
+	SETNE        (DI)(SI*1)
+	MOVQ         392(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         8(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 8(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R9*1), Y6
+	VMOVDQU      32(AX)(R9*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R9*1)
+	VMOVDQU      Y7, 32(AX)(R9*1)
+	VPTEST       Y8, Y8
+	SETNE        1(DI)(SI*1)
+	MOVQ         400(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         16(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 16(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R9*1), Y6
+	VMOVDQU      32(AX)(R9*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R9*1)
+	VMOVDQU      Y7, 32(AX)(R9*1)
+	VPTEST       Y8, Y8
+	SETNE        2(DI)(SI*1)
+	MOVQ         408(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         24(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 24(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R9*1), Y6
+	VMOVDQU      32(AX)(R9*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R9*1)
+	VMOVDQU      Y7, 32(AX)(R9*1)
+	VPTEST       Y8, Y8
+	SETNE        3(DI)(SI*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, R8
+	JLE          blockedAddNewAVX2_k8_unrolled
+
+	// One key a step while i+48 < n, prefetching key i+48.
+blockedAddNewAVX2_k8_one:
+	MOVQ BX, R8
+	SUBQ $0x30, R8
+	CMPQ SI, R8
+	JGE  blockedAddNewAVX2_k8_tail
+
+blockedAddNewAVX2_k8_one_loop:
+	MOVQ         384(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         (DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R9*1), Y6
+	VMOVDQU      32(AX)(R9*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R9*1)
+	VMOVDQU      Y7, 32(AX)(R9*1)
+	VPTEST       Y8, Y8
+	SETNE        (DI)(SI*1)
+	INCQ         SI
+	CMPQ         SI, R8
+	JLT          blockedAddNewAVX2_k8_one_loop
+
+	// The last keys, already prefetched.
+blockedAddNewAVX2_k8_tail:
+	CMPQ SI, BX
+	JGE  blockedAddNewAVX2_k8_end
+
+blockedAddNewAVX2_k8_tail_loop:
+	MOVQ         (DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R8*1), Y6
+	VMOVDQU      32(AX)(R8*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R8*1)
+	VMOVDQU      Y7, 32(AX)(R8*1)
+	VPTEST       Y8, Y8
+	SETNE        (DI)(SI*1)
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedAddNewAVX2_k8_tail_loop
+
+blockedAddNewAVX2_k8_end:
+	JMP blockedAddNewAVX2_done
+
+blockedAddNewAVX2_k16:
+	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
+	MOVQ BX, R8
+	SUBQ $0x34, R8
+	CMPQ SI, R8
+	JGT  blockedAddNewAVX2_k16_one
+
+blockedAddNewAVX2_k16_unrolled:
+	MOVQ         384(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         (DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD (DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R9*1), Y7
+	VMOVDQU      32(AX)(R9*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R9*1)
+	VMOVDQU      Y10, 32(AX)(R9*1)
+	VPTEST       Y11, Y11
+	SETNE        (DI)(SI*1)
+	MOVQ         392(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         8(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 8(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R9*1), Y7
+	VMOVDQU      32(AX)(R9*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R9*1)
+	VMOVDQU      Y10, 32(AX)(R9*1)
+	VPTEST       Y11, Y11
+	SETNE        1(DI)(SI*1)
+	MOVQ         400(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         16(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 16(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R9*1), Y7
+	VMOVDQU      32(AX)(R9*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R9*1)
+	VMOVDQU      Y10, 32(AX)(R9*1)
+	VPTEST       Y11, Y11
+	SETNE        2(DI)(SI*1)
+	MOVQ         408(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         24(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 24(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R9*1), Y7
+	VMOVDQU      32(AX)(R9*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R9*1)
+	VMOVDQU      Y10, 32(AX)(R9*1)
+	VPTEST       Y11, Y11
+	SETNE        3(DI)(SI*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, R8
+	JLE          blockedAddNewAVX2_k16_unrolled
+
+	// One key a step while i+48 < n, prefetching key i+48.
+blockedAddNewAVX2_k16_one:
+	MOVQ BX, R8
+	SUBQ $0x30, R8
+	CMPQ SI, R8
+	JGE  blockedAddNewAVX2_k16_tail
+
+blockedAddNewAVX2_k16_one_loop:
+	MOVQ         384(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         (DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD (DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R9*1), Y7
+	VMOVDQU      32(AX)(R9*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R9*1)
+	VMOVDQU      Y10, 32(AX)(R9*1)
+	VPTEST       Y11, Y11
+	SETNE        (DI)(SI*1)
+	INCQ         SI
+	CMPQ         SI, R8
+	JLT          blockedAddNewAVX2_k16_one_loop
+
+	// The last keys, already prefetched.
+blockedAddNewAVX2_k16_tail:
+	CMPQ SI, BX
+	JGE  blockedAddNewAVX2_k16_end
+
+blockedAddNewAVX2_k16_tail_loop:
+	MOVQ         (DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD (DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R8*1), Y7
+	VMOVDQU      32(AX)(R8*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R8*1)
+	VMOVDQU      Y10, 32(AX)(R8*1)
+	VPTEST       Y11, Y11
+	SETNE        (DI)(SI*1)
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedAddNewAVX2_k16_tail_loop
+
+blockedAddNewAVX2_k16_end:
+blockedAddNewAVX2_done:
+	// Count the answers: VPSADBW sums 32 bytes of out at a time, then the last bytes one by one.
+	VPXOR Y1, Y1, Y1
+	XORQ  SI, SI
+	MOVQ  BX, AX
+	SUBQ  $0x20, AX
+	CMPQ  SI, AX
+	JGT   blockedAddNewAVX2_count_sum
+
+blockedAddNewAVX2_count32:
+	VPSADBW (DI)(SI*1), Y0, Y2
+	VPADDQ  Y2, Y1, Y1
+	ADDQ    $0x20, SI
+	CMPQ    SI, AX
+	JLE     blockedAddNewAVX2_count32
+
+blockedAddNewAVX2_count_sum:
+	VEXTRACTI128 $0x01, Y1, X0
+	VPADDQ       X0, X1, X1
+	VPSRLDQ      $0x08, X1, X0
+	VPADDQ       X0, X1, X1
+	VMOVQ        X1, R8
+	CMPQ         SI, BX
+	JGE          blockedAddNewAVX2_counted
+
+blockedAddNewAVX2_count1:
+	MOVBQZX (DI)(SI*1), AX
+	ADDQ    AX, R8
+	INCQ    SI
+	CMPQ    SI, BX
+	JLT     blockedAddNewAVX2_count1
+
+blockedAddNewAVX2_counted:
+	MOVQ R8, ret+56(FP)
+	VZEROUPPER
+	RET
+
+DATA addNewLow7<>+0(SB)/8, $0x7f7f7f7f7f7f7f7f
+GLOBL addNewLow7<>(SB), RODATA|NOPTR, $8
+
+DATA addNewHigh1<>+0(SB)/8, $0x8080808080808080
+GLOBL addNewHigh1<>(SB), RODATA|NOPTR, $8
+
+// func blockedAddNewAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool) int
+// Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, BMI2, MMX+, POPCNT
+TEXT ·blockedAddNewAVX512(SB), NOSPLIT, $584-56
+	MOVQ blocks+0(FP), AX
+	MOVQ nblocks+8(FP), CX
+	MOVQ hs+24(FP), DX
+	MOVQ n+32(FP), BX
+	MOVQ out+40(FP), DI
+	MOVQ k+16(FP), R9
+	XORQ R8, R8
+
+	// Constants: the 16 salts, per-lane ones, the opmasks of the probe lanes of each round.
+	VMOVDQU32    ·avx512Salts+0(SB), Z0
+	MOVQ         $0x0000000000000001, SI
+	VPBROADCASTQ SI, Z1
+	MOVL         $0x00000001, SI
+	SHLXL        R9, SI, SI
+	DECL         SI
+	KMOVW        SI, K1
+	KSHIFTRW     $0x08, K1, K2
+	KNOTB        K1, K3
+	VPBROADCASTQ CX, Z2
+	MOVQ         $-64, SI
+	VPBROADCASTQ SI, Z3
+
+	// Prologue: prefetch the blocks of the first min(n, dist) keys.
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedAddNewAVX512_prologue_done
+
+blockedAddNewAVX512_prologue:
+	MOVQ       (DX)(SI*8), R10
+	SHRQ       $0x20, R10
+	IMULQ      CX, R10
+	SHRQ       $0x1a, R10
+	ANDQ       $-64, R10
+	PREFETCHT0 (AX)(R10*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        blockedAddNewAVX512_prologue_done
+	CMPQ       SI, $0x00000030
+	JLT        blockedAddNewAVX512_prologue
+
+blockedAddNewAVX512_prologue_done:
+	XORQ SI, SI
+
+	// k > 8 takes the two-round loops; the choice is made once per call.
+	CMPQ R9, $0x08
+	JGT  blockedAddNewAVX512_k16
+
+	// Constants of the packed answers: the probe lanes' opmask in every byte.
+	KMOVB K1, R9
+	MOVQ  $0x0101010101010101, R10
+	IMULQ R9, R10
+	MOVQ  R10, (SP)
+
+	// The offset ring: 64-byte aligned slots on the stack.
+	LEAQ 8(SP), R9
+	ADDQ $0x3f, R9
+	ANDQ $-64, R9
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ BX, R10
+	SUBQ $0x08, R10
+
+blockedAddNewAVX512_k8_fill:
+	CMPQ      SI, R10
+	JGT       blockedAddNewAVX512_k8_filled
+	CMPQ      SI, $0x00000030
+	JGE       blockedAddNewAVX512_k8_filled
+	VMOVDQU64 (DX)(SI*8), Z4
+	VPSRLQ    $0x20, Z4, Z4
+	VPMULUDQ  Z2, Z4, Z4
+	VPSRLQ    $0x1a, Z4, Z4
+	VPANDQ    Z3, Z4, Z4
+	MOVQ      SI, R11
+	SHLQ      $0x03, R11
+	ANDQ      $0x000001ff, R11
+	VMOVDQA64 Z4, (R9)(R11*1)
+	ADDQ      $0x08, SI
+	JMP       blockedAddNewAVX512_k8_fill
+
+blockedAddNewAVX512_k8_filled:
+	XORQ SI, SI
+
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48 and keeping its offsets.
+	MOVQ BX, R10
+	SUBQ $0x38, R10
+	CMPQ SI, R10
+	JGT  blockedAddNewAVX512_k8_groups
+
+blockedAddNewAVX512_k8_prefetching:
+	VMOVDQU64     384(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ADDQ          $0x00000180, R11
+	ANDQ          $0x000001ff, R11
+	VMOVDQA64     Z4, (R9)(R11*1)
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ANDQ          $0x000001ff, R11
+	MOVQ          (R9)(R11*1), R12
+	VPBROADCASTD  (DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R12*1), Z5
+	VPTESTMQ      Z5, Z4, K2
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R12*1)
+	MOVQ          8(R9)(R11*1), R12
+	VPBROADCASTD  8(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R12*1), Z5
+	VPTESTMQ      Z5, Z4, K3
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R12*1)
+	KUNPCKBW      K2, K3, K2
+	MOVQ          16(R9)(R11*1), R12
+	VPBROADCASTD  16(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R12*1), Z5
+	VPTESTMQ      Z5, Z4, K3
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R12*1)
+	MOVQ          24(R9)(R11*1), R12
+	VPBROADCASTD  24(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R12*1), Z5
+	VPTESTMQ      Z5, Z4, K4
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R12*1)
+	KUNPCKBW      K3, K4, K3
+	KUNPCKWD      K2, K3, K2
+	MOVQ          32(R9)(R11*1), R12
+	VPBROADCASTD  32(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R12*1), Z5
+	VPTESTMQ      Z5, Z4, K3
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R12*1)
+	MOVQ          40(R9)(R11*1), R12
+	VPBROADCASTD  40(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R12*1), Z5
+	VPTESTMQ      Z5, Z4, K4
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R12*1)
+	KUNPCKBW      K3, K4, K3
+	MOVQ          48(R9)(R11*1), R12
+	VPBROADCASTD  48(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R12*1), Z5
+	VPTESTMQ      Z5, Z4, K4
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R12*1)
+	MOVQ          56(R9)(R11*1), R11
+	VPBROADCASTD  56(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R11*1), Z5
+	VPTESTMQ      Z5, Z4, K5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R11*1)
+	KUNPCKBW      K4, K5, K4
+	KUNPCKWD      K3, K4, K3
+	KUNPCKDQ      K2, K3, K2
+	KMOVQ         K2, R11
+	XORQ          (SP), R11
+	MOVQ          R11, R12
+	ANDQ          addNewLow7<>+0(SB), R12
+	ADDQ          addNewLow7<>+0(SB), R12
+	ORQ           R11, R12
+	ANDQ          addNewHigh1<>+0(SB), R12
+	SHRQ          $0x07, R12
+	MOVQ          R12, (DI)(SI*1)
+	POPCNTQ       R12, R12
+	ADDQ          R12, R8
+	ADDQ          $0x08, SI
+	CMPQ          SI, R10
+	JLE           blockedAddNewAVX512_k8_prefetching
+
+	// Groups of 8 while i+8 <= n, offsets in the ring.
+blockedAddNewAVX512_k8_groups:
+	MOVQ BX, R10
+	SUBQ $0x08, R10
+	CMPQ SI, R10
+	JGT  blockedAddNewAVX512_k8_tail
+
+blockedAddNewAVX512_k8_group_loop:
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R9)(R11*1), R12
+	VPBROADCASTD (DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VMOVDQU64    (AX)(R12*1), Z3
+	VPTESTMQ     Z3, Z2, K2
+	VPORQ        Z3, Z2, Z2
+	VMOVDQU64    Z2, (AX)(R12*1)
+	MOVQ         8(R9)(R11*1), R12
+	VPBROADCASTD 8(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VMOVDQU64    (AX)(R12*1), Z3
+	VPTESTMQ     Z3, Z2, K3
+	VPORQ        Z3, Z2, Z2
+	VMOVDQU64    Z2, (AX)(R12*1)
+	KUNPCKBW     K2, K3, K2
+	MOVQ         16(R9)(R11*1), R12
+	VPBROADCASTD 16(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VMOVDQU64    (AX)(R12*1), Z3
+	VPTESTMQ     Z3, Z2, K3
+	VPORQ        Z3, Z2, Z2
+	VMOVDQU64    Z2, (AX)(R12*1)
+	MOVQ         24(R9)(R11*1), R12
+	VPBROADCASTD 24(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VMOVDQU64    (AX)(R12*1), Z3
+	VPTESTMQ     Z3, Z2, K4
+	VPORQ        Z3, Z2, Z2
+	VMOVDQU64    Z2, (AX)(R12*1)
+	KUNPCKBW     K3, K4, K3
+	KUNPCKWD     K2, K3, K2
+	MOVQ         32(R9)(R11*1), R12
+	VPBROADCASTD 32(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VMOVDQU64    (AX)(R12*1), Z3
+	VPTESTMQ     Z3, Z2, K3
+	VPORQ        Z3, Z2, Z2
+	VMOVDQU64    Z2, (AX)(R12*1)
+	MOVQ         40(R9)(R11*1), R12
+	VPBROADCASTD 40(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VMOVDQU64    (AX)(R12*1), Z3
+	VPTESTMQ     Z3, Z2, K4
+	VPORQ        Z3, Z2, Z2
+	VMOVDQU64    Z2, (AX)(R12*1)
+	KUNPCKBW     K3, K4, K3
+	MOVQ         48(R9)(R11*1), R12
+	VPBROADCASTD 48(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VMOVDQU64    (AX)(R12*1), Z3
+	VPTESTMQ     Z3, Z2, K4
+	VPORQ        Z3, Z2, Z2
+	VMOVDQU64    Z2, (AX)(R12*1)
+	MOVQ         56(R9)(R11*1), R11
+	VPBROADCASTD 56(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VMOVDQU64    (AX)(R11*1), Z3
+	VPTESTMQ     Z3, Z2, K5
+	VPORQ        Z3, Z2, Z2
+	VMOVDQU64    Z2, (AX)(R11*1)
+	KUNPCKBW     K4, K5, K4
+	KUNPCKWD     K3, K4, K3
+	KUNPCKDQ     K2, K3, K2
+	KMOVQ        K2, R11
+	XORQ         (SP), R11
+	MOVQ         R11, R12
+	ANDQ         addNewLow7<>+0(SB), R12
+	ADDQ         addNewLow7<>+0(SB), R12
+	ORQ          R11, R12
+	ANDQ         addNewHigh1<>+0(SB), R12
+	SHRQ         $0x07, R12
+	MOVQ         R12, (DI)(SI*1)
+	POPCNTQ      R12, R12
+	ADDQ         R12, R8
+	ADDQ         $0x08, SI
+	CMPQ         SI, R10
+	JLE          blockedAddNewAVX512_k8_group_loop
+
+	// The last keys, one at a time.
+blockedAddNewAVX512_k8_tail:
+	CMPQ SI, BX
+	JGE  blockedAddNewAVX512_k8_end
+
+blockedAddNewAVX512_k8_tail_loop:
+	MOVQ         (DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD (DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VMOVDQU64    (AX)(R9*1), Z3
+	VPANDNQ      Z2, Z3, Z4
+	VPTESTNMQ    Z4, Z4, K2
+	VPORQ        Z3, Z2, Z2
+	VMOVDQU64    Z2, (AX)(R9*1)
+	KORTESTB     K2, K2
+	SETCC        (DI)(SI*1)
+	SBBQ         $-1, R8
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedAddNewAVX512_k8_tail_loop
+
+blockedAddNewAVX512_k8_end:
+	JMP blockedAddNewAVX512_done
+
+blockedAddNewAVX512_k16:
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	MOVQ BX, R9
+	SUBQ $0x38, R9
+	CMPQ SI, R9
+	JGT  blockedAddNewAVX512_k16_groups
+
+blockedAddNewAVX512_k16_prefetching:
+	VMOVDQU64     384(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DX)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VPSLLVQ       Z8, Z1, Z8
+	VPSLLVQ.Z     Z9, Z1, K2, Z9
+	VPORQ         Z9, Z8, Z8
+	VMOVDQU64     (AX)(R10*1), Z9
+	VPANDNQ       Z8, Z9, Z10
+	VPTESTNMQ     Z10, Z10, K1
+	VPORQ         Z9, Z8, Z8
+	VMOVDQU64     Z8, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         (DI)(SI*1)
+	SBBQ          $-1, R8
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z8
+	VPANDNQ       Z4, Z8, Z9
+	VPTESTNMQ     Z9, Z9, K1
+	VPORQ         Z8, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         1(DI)(SI*1)
+	SBBQ          $-1, R8
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z8
+	VPANDNQ       Z4, Z8, Z9
+	VPTESTNMQ     Z9, Z9, K1
+	VPORQ         Z8, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         2(DI)(SI*1)
+	SBBQ          $-1, R8
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPANDNQ       Z4, Z5, Z8
+	VPTESTNMQ     Z8, Z8, K1
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         3(DI)(SI*1)
+	SBBQ          $-1, R8
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPANDNQ       Z4, Z5, Z8
+	VPTESTNMQ     Z8, Z8, K1
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         4(DI)(SI*1)
+	SBBQ          $-1, R8
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPANDNQ       Z4, Z5, Z6
+	VPTESTNMQ     Z6, Z6, K1
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         5(DI)(SI*1)
+	SBBQ          $-1, R8
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPANDNQ       Z4, Z5, Z6
+	VPTESTNMQ     Z6, Z6, K1
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         6(DI)(SI*1)
+	SBBQ          $-1, R8
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPANDNQ       Z4, Z5, Z6
+	VPTESTNMQ     Z6, Z6, K1
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         7(DI)(SI*1)
+	SBBQ          $-1, R8
+	ADDQ          $0x08, SI
+	CMPQ          SI, R9
+	JLE           blockedAddNewAVX512_k16_prefetching
+
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedAddNewAVX512_k16_groups:
+	MOVQ BX, R9
+	SUBQ $0x08, R9
+	CMPQ SI, R9
+	JGT  blockedAddNewAVX512_k16_tail
+
+blockedAddNewAVX512_k16_group_loop:
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DX)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VPSLLVQ       Z8, Z1, Z8
+	VPSLLVQ.Z     Z9, Z1, K2, Z9
+	VPORQ         Z9, Z8, Z8
+	VMOVDQU64     (AX)(R10*1), Z9
+	VPANDNQ       Z8, Z9, Z10
+	VPTESTNMQ     Z10, Z10, K1
+	VPORQ         Z9, Z8, Z8
+	VMOVDQU64     Z8, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         (DI)(SI*1)
+	SBBQ          $-1, R8
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z8
+	VPANDNQ       Z4, Z8, Z9
+	VPTESTNMQ     Z9, Z9, K1
+	VPORQ         Z8, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         1(DI)(SI*1)
+	SBBQ          $-1, R8
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z8
+	VPANDNQ       Z4, Z8, Z9
+	VPTESTNMQ     Z9, Z9, K1
+	VPORQ         Z8, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         2(DI)(SI*1)
+	SBBQ          $-1, R8
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPANDNQ       Z4, Z5, Z8
+	VPTESTNMQ     Z8, Z8, K1
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         3(DI)(SI*1)
+	SBBQ          $-1, R8
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPANDNQ       Z4, Z5, Z8
+	VPTESTNMQ     Z8, Z8, K1
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         4(DI)(SI*1)
+	SBBQ          $-1, R8
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPANDNQ       Z4, Z5, Z6
+	VPTESTNMQ     Z6, Z6, K1
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         5(DI)(SI*1)
+	SBBQ          $-1, R8
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPANDNQ       Z4, Z5, Z6
+	VPTESTNMQ     Z6, Z6, K1
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         6(DI)(SI*1)
+	SBBQ          $-1, R8
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPANDNQ       Z4, Z5, Z6
+	VPTESTNMQ     Z6, Z6, K1
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         7(DI)(SI*1)
+	SBBQ          $-1, R8
+	ADDQ          $0x08, SI
+	CMPQ          SI, R9
+	JLE           blockedAddNewAVX512_k16_group_loop
+
+	// The last keys, one at a time.
+blockedAddNewAVX512_k16_tail:
+	CMPQ SI, BX
+	JGE  blockedAddNewAVX512_k16_end
+
+blockedAddNewAVX512_k16_tail_loop:
+	MOVQ          (DX)(SI*8), R9
+	SHRQ          $0x20, R9
+	IMULQ         CX, R9
+	SHRQ          $0x1a, R9
+	ANDQ          $-64, R9
+	VPBROADCASTD  (DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ       Z2, Z1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VMOVDQU64     (AX)(R9*1), Z3
+	VPANDNQ       Z2, Z3, Z4
+	VPTESTNMQ     Z4, Z4, K1
+	VPORQ         Z3, Z2, Z2
+	VMOVDQU64     Z2, (AX)(R9*1)
+	KORTESTB      K1, K1
+	SETCC         (DI)(SI*1)
+	SBBQ          $-1, R8
+	INCQ          SI
+	CMPQ          SI, BX
+	JLT           blockedAddNewAVX512_k16_tail_loop
+
+blockedAddNewAVX512_k16_end:
+blockedAddNewAVX512_done:
+	MOVQ R8, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func blockedAddNew1AVX2(t *BlockedTable, h uint64) bool
+// Requires: AVX, AVX2
+TEXT ·blockedAddNew1AVX2(SB), NOSPLIT, $0-17
+	// The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).
+	CMPB ·blockedAddNew1Set+0(SB), $0x02
+	JNE  blockedAddNew1AVX2_avx2
+	JMP  ·blockedAddNew1AVX512+0(SB)
+
+blockedAddNew1AVX2_avx2:
+	// The Go twin if the set is setGeneric, 0, or the filter has no blocks (checked before any vector register is touched).
+	CMPB  ·blockedAddNew1Set+0(SB), $0x00
+	JEQ   blockedAddNew1AVX2_go
+	MOVQ  t+0(FP), AX
+	MOVQ  8(AX), CX
+	TESTQ CX, CX
+	JEQ   blockedAddNew1AVX2_go
+	MOVQ  (AX), DX
+
+	// Block offset: ((h>>32)*nblocks>>32)*64.
+	MOVQ  h+8(FP), BX
+	SHRQ  $0x20, BX
+	IMULQ CX, BX
+	SHRQ  $0x1a, BX
+	ANDQ  $-64, BX
+	CMPQ  24(AX), $0x08
+	JNE   blockedAddNew1AVX2_general
+
+	// k = 8: every lane is a probe, the table is avx2Tables[8].
+	VPBROADCASTD h+8(FP), Y0
+	VPMULLD      ·avx2Tables+1536(SB), Y0, Y0
+	VPSRLQ       $0x3a, Y0, Y1
+	VPSLLQ       $0x20, Y0, Y0
+	VPSRLQ       $0x3a, Y0, Y0
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y2, Y1
+	VMOVDQU      (DX)(BX*1), Y2
+	VMOVDQU      32(DX)(BX*1), Y3
+	VPANDN       Y0, Y2, Y4
+	VPANDN       Y1, Y3, Y5
+	VPOR         Y0, Y2, Y2
+	VPOR         Y1, Y3, Y3
+	VMOVDQU      Y2, (DX)(BX*1)
+	VMOVDQU      Y3, 32(DX)(BX*1)
+	VPOR         Y5, Y4, Y4
+	VPTEST       Y4, Y4
+	SETNE        ret+16(FP)
+	VZEROUPPER
+	RET
+
+blockedAddNew1AVX2_general:
+	// Any other k: the Go twin if k is not in 1..16, else the table avx2Tables[k].
+	MOVQ         24(AX), AX
+	LEAQ         -1(AX), CX
+	CMPQ         CX, $0x0f
+	JHI          blockedAddNew1AVX2_go
+	LEAQ         ·avx2Tables+0(SB), SI
+	LEAQ         (AX)(AX*2), CX
+	SHLQ         $0x06, CX
+	ADDQ         CX, SI
+	VPBROADCASTD h+8(FP), Y0
+	VPMULLD      (SI), Y0, Y1
+	VPSRLQ       $0x3a, Y1, Y2
+	VPSLLQ       $0x20, Y1, Y1
+	VPSRLQ       $0x3a, Y1, Y1
+	VMOVDQU      64(SI), Y3
+	VMOVDQU      96(SI), Y4
+	VPSLLVQ      Y1, Y3, Y1
+	VPSLLVQ      Y2, Y4, Y2
+	CMPQ         AX, $0x08
+	JLE          blockedAddNew1AVX2_one_round
+	VPMULLD      32(SI), Y0, Y0
+	VPSRLQ       $0x3a, Y0, Y5
+	VPSLLQ       $0x20, Y0, Y0
+	VPSRLQ       $0x3a, Y0, Y0
+	VMOVDQU      128(SI), Y3
+	VMOVDQU      160(SI), Y4
+	VPSLLVQ      Y0, Y3, Y0
+	VPSLLVQ      Y5, Y4, Y5
+	VPOR         Y0, Y1, Y1
+	VPOR         Y5, Y2, Y2
+
+blockedAddNew1AVX2_one_round:
+	VMOVDQU (DX)(BX*1), Y0
+	VMOVDQU 32(DX)(BX*1), Y3
+	VPANDN  Y1, Y0, Y4
+	VPANDN  Y2, Y3, Y5
+	VPOR    Y1, Y0, Y0
+	VPOR    Y2, Y3, Y3
+	VMOVDQU Y0, (DX)(BX*1)
+	VMOVDQU Y3, 32(DX)(BX*1)
+	VPOR    Y5, Y4, Y4
+	VPTEST  Y4, Y4
+	SETNE   ret+16(FP)
+	VZEROUPPER
+	RET
+
+blockedAddNew1AVX2_go:
+	JMP ·blockedAddNew1Go+0(SB)
+
+// func blockedAddNew1AVX512(t *BlockedTable, h uint64) bool
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
+TEXT ·blockedAddNew1AVX512(SB), NOSPLIT, $0-17
+	MOVQ  t+0(FP), AX
+	MOVQ  8(AX), CX
+	TESTQ CX, CX
+	JEQ   blockedAddNew1AVX512_go
+
+	// Block address: base + ((h>>32)*nblocks>>32)*64.
+	MOVQ  h+8(FP), DX
+	SHRQ  $0x20, DX
+	IMULQ CX, DX
+	SHRQ  $0x1a, DX
+	ANDQ  $-64, DX
+	ADDQ  (AX), DX
+	CMPQ  24(AX), $0x08
+	JNE   blockedAddNew1AVX512_general
+
+	// k = 8: every lane is a probe.
+	VPBROADCASTD h+8(FP), Y0
+	VPMULLD      ·avx512Salts+0(SB), Y0, Y0
+	VPSRLD       $0x1a, Y0, Y0
+	VPMOVZXDQ    Y0, Z0
+	VPBROADCASTQ one<>+0(SB), Z1
+	VPSLLVQ      Z0, Z1, Z1
+	VMOVDQU64    (DX), Z0
+	VPTESTMQ     Z0, Z1, K1
+	VPORQ        Z0, Z1, Z1
+	VMOVDQU64    Z1, (DX)
+	KORTESTB     K1, K1
+	SETCC        ret+16(FP)
+	VZEROUPPER
+	RET
+
+blockedAddNew1AVX512_general:
+	// Any other k: the Go twin if k is not in 1..16, else both rounds under the probe opmasks.
+	MOVQ          24(AX), AX
+	LEAQ          -1(AX), CX
+	CMPQ          CX, $0x0f
+	JHI           blockedAddNew1AVX512_go
+	MOVL          $0x00000001, CX
+	SHLXL         AX, CX, AX
+	DECL          AX
+	KMOVW         AX, K1
+	KSHIFTRW      $0x08, K1, K2
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTD  h+8(FP), Z1
+	VPMULLD       Z0, Z1, Z1
+	VPSRLD        $0x1a, Z1, Z1
+	VPMOVZXDQ     Y1, Z0
+	VEXTRACTI64X4 $0x01, Z1, Y1
+	VPMOVZXDQ     Y1, Z1
+	VPBROADCASTQ  one<>+0(SB), Z2
+	VPSLLVQ.Z     Z0, Z2, K1, Z0
+	VPSLLVQ.Z     Z1, Z2, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	VMOVDQU64     (DX), Z1
+	VPANDNQ       Z0, Z1, Z2
+	VPORQ         Z1, Z0, Z0
+	VMOVDQU64     Z0, (DX)
+	VPTESTMQ      Z2, Z2, K1
+	KORTESTB      K1, K1
+	SETNE         ret+16(FP)
+	VZEROUPPER
+	RET
+
+blockedAddNew1AVX512_go:
+	JMP ·blockedAddNew1Go+0(SB)

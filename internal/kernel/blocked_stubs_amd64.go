@@ -43,3 +43,23 @@ func blockedAdd1AVX512(t *BlockedTable, h uint64)
 //
 //go:noescape
 func blockedContains1AVX512(t *BlockedTable, h uint64) bool
+
+// blockedAddNewAVX2 inserts hs[:n] in order into the nblocks blocks at blocks with k probes per key, sets out[i] to whether key i was new (one of its bits clear before its insert), and returns the number of trues; tab is avx2Tables[k].
+//
+//go:noescape
+func blockedAddNewAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int
+
+// blockedAddNewAVX512 is blockedAddNewAVX2 with the AVX-512 sequence (1 <= k <= 16, nblocks < 2^32).
+//
+//go:noescape
+func blockedAddNewAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool) int
+
+// blockedAddNew1AVX2 sets the t.K probe bits of h in its block of t.Blocks and reports whether one of them was clear; it jumps to blockedAddNew1Go if blockedAddNew1Set is generic, to blockedAddNew1AVX512 if it is avx512, and unless len(t.Blocks) > 0 and 1 <= t.K <= 16.
+//
+//go:noescape
+func blockedAddNew1AVX2(t *BlockedTable, h uint64) bool
+
+// blockedAddNew1AVX512 is blockedAddNew1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to blockedAddNew1Go unless len(t.Blocks) > 0 and 1 <= t.K <= 16.
+//
+//go:noescape
+func blockedAddNew1AVX512(t *BlockedTable, h uint64) bool

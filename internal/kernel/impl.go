@@ -39,6 +39,8 @@ var (
 	sbbfContains1Set    kernelSet // SBBFContains1
 	sbbfAddSet          kernelSet // SBBFAdd
 	sbbfContainsSet     kernelSet // SBBFContains
+	blockedAddNew1Set   kernelSet // BlockedAddNew1 (blocked AddNewHash)
+	blockedAddNewSet    kernelSet // BlockedAddNew (blocked AddNewHashes)
 )
 
 // opVars maps each Op to its variable.
@@ -53,6 +55,8 @@ var opVars = [NumOps]*kernelSet{
 	OpSBBFContains1:    &sbbfContains1Set,
 	OpSBBFAdd:          &sbbfAddSet,
 	OpSBBFContains:     &sbbfContainsSet,
+	OpBlockedAddNew1:   &blockedAddNew1Set,
+	OpBlockedAddNew:    &blockedAddNewSet,
 }
 
 // impl is cpu.Auto while the table chooses, else the set forced for every
