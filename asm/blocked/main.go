@@ -124,6 +124,7 @@ func main() {
 	genSingle(true)
 	genSingleWide(false)
 	genSingleWide(true)
+	genWindow()
 
 	// A fixed header (no output paths in it) so check.sh can regenerate
 	// into a temporary directory and compare byte for byte.

@@ -2385,3 +2385,843 @@ blockedContains1AVX512_general:
 
 blockedContains1AVX512_go:
 	JMP ·blockedContains1Go+0(SB)
+
+// func blockedContainsGens1AVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, h uint64) bool
+// Requires: AVX, AVX2
+TEXT ·blockedContainsGens1AVX2(SB), NOSPLIT, $0-57
+	MOVQ    blocks+0(FP), AX
+	MOVQ    nb+8(FP), CX
+	MOVQ    ngen+16(FP), DX
+	SHLQ    $0x06, DX
+	MOVQ    live+24(FP), BX
+	MOVQ    k+32(FP), SI
+	MOVQ    tab+40(FP), DI
+	VPXOR   Y0, Y0, Y0
+	VMOVDQU (DI), Y1
+	VMOVDQU 64(DI), Y2
+	VMOVDQU 96(DI), Y3
+	VMOVDQU 32(DI), Y4
+	VMOVDQU 128(DI), Y5
+	VMOVDQU 160(DI), Y6
+
+	// k > 8 builds a second round of the mask.
+	CMPQ         SI, $0x08
+	JGT          blockedContainsGens1AVX2_two_1
+	MOVQ         h+48(FP), SI
+	SHRQ         $0x20, SI
+	IMULQ        CX, SI
+	SHRQ         $0x20, SI
+	IMULQ        DX, SI
+	ADDQ         AX, SI
+	VPBROADCASTD h+48(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	MOVQ         BX, AX
+
+blockedContainsGens1AVX2_bits_3:
+	BSFQ    AX, R8
+	SHLQ    $0x06, R8
+	VMOVDQU (SI)(R8*1), Y2
+	VMOVDQU 32(SI)(R8*1), Y3
+	VPANDN  Y0, Y2, Y2
+	VPANDN  Y1, Y3, Y3
+	VPOR    Y3, Y2, Y2
+	VPTEST  Y2, Y2
+	JEQ     blockedContainsGens1AVX2_hit_2
+	LEAQ    -1(AX), R8
+	ANDQ    R8, AX
+	JNE     blockedContainsGens1AVX2_bits_3
+	MOVB    $0x00, ret+56(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX2_hit_2:
+	MOVB $0x01, ret+56(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX2_two_1:
+	MOVQ         h+48(FP), SI
+	SHRQ         $0x20, SI
+	IMULQ        CX, SI
+	SHRQ         $0x20, SI
+	IMULQ        DX, SI
+	ADDQ         AX, SI
+	VPBROADCASTD h+48(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	MOVQ         BX, AX
+
+blockedContainsGens1AVX2_bits_5:
+	BSFQ    AX, R8
+	SHLQ    $0x06, R8
+	VMOVDQU (SI)(R8*1), Y0
+	VMOVDQU 32(SI)(R8*1), Y2
+	VPANDN  Y8, Y0, Y0
+	VPANDN  Y1, Y2, Y2
+	VPOR    Y2, Y0, Y0
+	VPTEST  Y0, Y0
+	JEQ     blockedContainsGens1AVX2_hit_4
+	LEAQ    -1(AX), R8
+	ANDQ    R8, AX
+	JNE     blockedContainsGens1AVX2_bits_5
+	MOVB    $0x00, ret+56(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX2_hit_4:
+	MOVB $0x01, ret+56(FP)
+	VZEROUPPER
+	RET
+
+// func blockedContainsGensAVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int
+// Requires: AVX, AVX2, MMX+
+TEXT ·blockedContainsGensAVX2(SB), NOSPLIT, $8-80
+	MOVQ    blocks+0(FP), AX
+	MOVQ    nb+8(FP), CX
+	MOVQ    ngen+16(FP), DX
+	SHLQ    $0x06, DX
+	MOVQ    live+24(FP), BX
+	MOVQ    k+32(FP), SI
+	MOVQ    tab+40(FP), DI
+	VPXOR   Y0, Y0, Y0
+	VMOVDQU (DI), Y1
+	VMOVDQU 64(DI), Y2
+	VMOVDQU 96(DI), Y3
+	VMOVDQU 32(DI), Y4
+	VMOVDQU 128(DI), Y5
+	VMOVDQU 160(DI), Y6
+	MOVQ    hs+48(FP), DI
+	MOVQ    out+64(FP), R12
+	XORQ    R13, R13
+
+	// k > 8 takes the two-round loops; the choice is made once per call.
+	CMPQ SI, $0x08
+	JGT  blockedContainsGensAVX2_k16_1
+
+	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+	MOVQ n+56(FP), R14
+	CMPQ R14, $0x00000010
+	JLE  blockedContainsGensAVX2_prologue_3
+	MOVQ $0x00000010, R14
+
+blockedContainsGensAVX2_prologue_3:
+	XORQ  SI, SI
+	TESTQ R14, R14
+	JEQ   blockedContainsGensAVX2_prologue_done_4
+
+blockedContainsGensAVX2_prologue_loop_5:
+	MOVQ  (DI)(SI*8), R15
+	SHRQ  $0x20, R15
+	IMULQ CX, R15
+	SHRQ  $0x20, R15
+	IMULQ DX, R15
+	ADDQ  AX, R15
+	MOVQ  BX, BP
+
+blockedContainsGensAVX2_bits_6:
+	BSFQ       BP, R8
+	SHLQ       $0x06, R8
+	PREFETCHT0 (R15)(R8*1)
+	LEAQ       -1(BP), R8
+	ANDQ       R8, BP
+	JNE        blockedContainsGensAVX2_bits_6
+	INCQ       SI
+	CMPQ       SI, R14
+	JLT        blockedContainsGensAVX2_prologue_loop_5
+
+blockedContainsGensAVX2_prologue_done_4:
+	XORQ SI, SI
+
+	// One key a step while i+16 < n, prefetching key i+16.
+	MOVQ n+56(FP), R14
+	SUBQ $0x10, R14
+	CMPQ SI, R14
+	JGE  blockedContainsGensAVX2_tail_8
+
+blockedContainsGensAVX2_one_7:
+	MOVQ  128(DI)(SI*8), R8
+	SHRQ  $0x20, R8
+	IMULQ CX, R8
+	SHRQ  $0x20, R8
+	IMULQ DX, R8
+	ADDQ  AX, R8
+	MOVQ  BX, R15
+
+blockedContainsGensAVX2_bits_11:
+	BSFQ         R15, R9
+	SHLQ         $0x06, R9
+	PREFETCHT0   (R8)(R9*1)
+	LEAQ         -1(R15), R9
+	ANDQ         R9, R15
+	JNE          blockedContainsGensAVX2_bits_11
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	MOVQ         BX, R15
+
+blockedContainsGensAVX2_bits_14:
+	BSFQ    R15, R10
+	SHLQ    $0x06, R10
+	VMOVDQU (R8)(R10*1), Y6
+	VMOVDQU 32(R8)(R10*1), Y7
+	VPANDN  Y5, Y6, Y6
+	VPANDN  Y4, Y7, Y7
+	VPOR    Y7, Y6, Y6
+	VPTEST  Y6, Y6
+	JEQ     blockedContainsGensAVX2_hit_12
+	LEAQ    -1(R15), R10
+	ANDQ    R10, R15
+	JNE     blockedContainsGensAVX2_bits_14
+	MOVB    $0x00, (R12)(SI*1)
+	JMP     blockedContainsGensAVX2_next_13
+
+blockedContainsGensAVX2_hit_12:
+	MOVB $0x01, (R12)(SI*1)
+	INCQ R13
+
+blockedContainsGensAVX2_next_13:
+	INCQ SI
+	CMPQ SI, R14
+	JLT  blockedContainsGensAVX2_one_7
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX2_tail_8:
+	MOVQ n+56(FP), R14
+	CMPQ SI, R14
+	JGE  blockedContainsGensAVX2_end_10
+
+blockedContainsGensAVX2_tail_loop_9:
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	MOVQ         BX, R9
+
+blockedContainsGensAVX2_bits_17:
+	BSFQ    R9, R11
+	SHLQ    $0x06, R11
+	VMOVDQU (R8)(R11*1), Y6
+	VMOVDQU 32(R8)(R11*1), Y7
+	VPANDN  Y5, Y6, Y6
+	VPANDN  Y4, Y7, Y7
+	VPOR    Y7, Y6, Y6
+	VPTEST  Y6, Y6
+	JEQ     blockedContainsGensAVX2_hit_15
+	LEAQ    -1(R9), R11
+	ANDQ    R11, R9
+	JNE     blockedContainsGensAVX2_bits_17
+	MOVB    $0x00, (R12)(SI*1)
+	JMP     blockedContainsGensAVX2_next_16
+
+blockedContainsGensAVX2_hit_15:
+	MOVB $0x01, (R12)(SI*1)
+	INCQ R13
+
+blockedContainsGensAVX2_next_16:
+	INCQ SI
+	CMPQ SI, R14
+	JLT  blockedContainsGensAVX2_tail_loop_9
+
+blockedContainsGensAVX2_end_10:
+	JMP blockedContainsGensAVX2_done_2
+
+blockedContainsGensAVX2_k16_1:
+	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+	MOVQ n+56(FP), R8
+	CMPQ R8, $0x00000010
+	JLE  blockedContainsGensAVX2_prologue_18
+	MOVQ $0x00000010, R8
+
+blockedContainsGensAVX2_prologue_18:
+	XORQ  SI, SI
+	TESTQ R8, R8
+	JEQ   blockedContainsGensAVX2_prologue_done_19
+
+blockedContainsGensAVX2_prologue_loop_20:
+	MOVQ  (DI)(SI*8), R9
+	SHRQ  $0x20, R9
+	IMULQ CX, R9
+	SHRQ  $0x20, R9
+	IMULQ DX, R9
+	ADDQ  AX, R9
+	MOVQ  BX, R10
+
+blockedContainsGensAVX2_bits_21:
+	BSFQ       R10, R11
+	SHLQ       $0x06, R11
+	PREFETCHT0 (R9)(R11*1)
+	LEAQ       -1(R10), R11
+	ANDQ       R11, R10
+	JNE        blockedContainsGensAVX2_bits_21
+	INCQ       SI
+	CMPQ       SI, R8
+	JLT        blockedContainsGensAVX2_prologue_loop_20
+
+blockedContainsGensAVX2_prologue_done_19:
+	XORQ SI, SI
+
+	// One key a step while i+16 < n, prefetching key i+16.
+	MOVQ n+56(FP), R8
+	SUBQ $0x10, R8
+	CMPQ SI, R8
+	JGE  blockedContainsGensAVX2_tail_23
+
+blockedContainsGensAVX2_one_22:
+	MOVQ  128(DI)(SI*8), R9
+	SHRQ  $0x20, R9
+	IMULQ CX, R9
+	SHRQ  $0x20, R9
+	IMULQ DX, R9
+	ADDQ  AX, R9
+	MOVQ  BX, R10
+
+blockedContainsGensAVX2_bits_26:
+	BSFQ         R10, R14
+	SHLQ         $0x06, R14
+	PREFETCHT0   (R9)(R14*1)
+	LEAQ         -1(R10), R14
+	ANDQ         R14, R10
+	JNE          blockedContainsGensAVX2_bits_26
+	MOVQ         (DI)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x20, R9
+	IMULQ        DX, R9
+	ADDQ         AX, R9
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	MOVQ         BX, R10
+
+blockedContainsGensAVX2_bits_29:
+	BSFQ    R10, R15
+	SHLQ    $0x06, R15
+	VMOVDQU (R9)(R15*1), Y7
+	VMOVDQU 32(R9)(R15*1), Y10
+	VPANDN  Y9, Y7, Y7
+	VPANDN  Y8, Y10, Y10
+	VPOR    Y10, Y7, Y7
+	VPTEST  Y7, Y7
+	JEQ     blockedContainsGensAVX2_hit_27
+	LEAQ    -1(R10), R15
+	ANDQ    R15, R10
+	JNE     blockedContainsGensAVX2_bits_29
+	MOVB    $0x00, (R12)(SI*1)
+	JMP     blockedContainsGensAVX2_next_28
+
+blockedContainsGensAVX2_hit_27:
+	MOVB $0x01, (R12)(SI*1)
+	INCQ R13
+
+blockedContainsGensAVX2_next_28:
+	INCQ SI
+	CMPQ SI, R8
+	JLT  blockedContainsGensAVX2_one_22
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX2_tail_23:
+	MOVQ n+56(FP), R8
+	CMPQ SI, R8
+	JGE  blockedContainsGensAVX2_end_25
+
+blockedContainsGensAVX2_tail_loop_24:
+	MOVQ         (DI)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x20, R9
+	IMULQ        DX, R9
+	ADDQ         AX, R9
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	MOVQ         BX, R10
+
+blockedContainsGensAVX2_bits_32:
+	BSFQ    R10, BP
+	SHLQ    $0x06, BP
+	VMOVDQU (R9)(BP*1), Y7
+	VMOVDQU 32(R9)(BP*1), Y10
+	VPANDN  Y9, Y7, Y7
+	VPANDN  Y8, Y10, Y10
+	VPOR    Y10, Y7, Y7
+	VPTEST  Y7, Y7
+	JEQ     blockedContainsGensAVX2_hit_30
+	LEAQ    -1(R10), BP
+	ANDQ    BP, R10
+	JNE     blockedContainsGensAVX2_bits_32
+	MOVB    $0x00, (R12)(SI*1)
+	JMP     blockedContainsGensAVX2_next_31
+
+blockedContainsGensAVX2_hit_30:
+	MOVB $0x01, (R12)(SI*1)
+	INCQ R13
+
+blockedContainsGensAVX2_next_31:
+	INCQ SI
+	CMPQ SI, R8
+	JLT  blockedContainsGensAVX2_tail_loop_24
+
+blockedContainsGensAVX2_end_25:
+blockedContainsGensAVX2_done_2:
+	MOVQ R13, ret+72(FP)
+	VZEROUPPER
+	RET
+
+// func blockedContainsGens1AVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, h uint64) bool
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
+TEXT ·blockedContainsGens1AVX512(SB), NOSPLIT, $0-49
+	MOVQ         blocks+0(FP), AX
+	MOVQ         nb+8(FP), CX
+	MOVQ         ngen+16(FP), DX
+	SHLQ         $0x06, DX
+	MOVQ         live+24(FP), BX
+	MOVQ         k+32(FP), SI
+	VMOVDQU32    ·avx512Salts+0(SB), Z0
+	MOVQ         $0x0000000000000001, DI
+	VPBROADCASTQ DI, Z1
+	MOVL         $0x00000001, DI
+	SHLXL        SI, DI, DI
+	DECL         DI
+	KMOVW        DI, K1
+	KSHIFTRW     $0x08, K1, K2
+
+	// k > 8 builds a second round of the mask.
+	CMPQ         SI, $0x08
+	JGT          blockedContainsGens1AVX512_two_1
+	MOVQ         h+40(FP), SI
+	SHRQ         $0x20, SI
+	IMULQ        CX, SI
+	SHRQ         $0x20, SI
+	IMULQ        DX, SI
+	ADDQ         AX, SI
+	VPBROADCASTD h+40(FP), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z0
+	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	MOVQ         BX, AX
+
+blockedContainsGens1AVX512_bits_3:
+	BSFQ     AX, R8
+	SHLQ     $0x06, R8
+	VPANDQ   (SI)(R8*1), Z0, Z1
+	VPCMPEQQ Z0, Z1, K1
+	KORTESTB K1, K1
+	JCS      blockedContainsGens1AVX512_hit_2
+	LEAQ     -1(AX), R8
+	ANDQ     R8, AX
+	JNE      blockedContainsGens1AVX512_bits_3
+	MOVB     $0x00, ret+48(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX512_hit_2:
+	MOVB $0x01, ret+48(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX512_two_1:
+	MOVQ          h+40(FP), SI
+	SHRQ          $0x20, SI
+	IMULQ         CX, SI
+	SHRQ          $0x20, SI
+	IMULQ         DX, SI
+	ADDQ          AX, SI
+	VPBROADCASTD  h+40(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K1, Z0
+	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	MOVQ          BX, AX
+
+blockedContainsGens1AVX512_bits_5:
+	BSFQ     AX, R8
+	SHLQ     $0x06, R8
+	VPANDQ   (SI)(R8*1), Z0, Z1
+	VPCMPEQQ Z0, Z1, K1
+	KORTESTB K1, K1
+	JCS      blockedContainsGens1AVX512_hit_4
+	LEAQ     -1(AX), R8
+	ANDQ     R8, AX
+	JNE      blockedContainsGens1AVX512_bits_5
+	MOVB     $0x00, ret+48(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX512_hit_4:
+	MOVB $0x01, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func blockedContainsGensAVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, hs *uint64, n int, out *bool) int
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·blockedContainsGensAVX512(SB), NOSPLIT, $8-72
+	MOVQ         blocks+0(FP), AX
+	MOVQ         nb+8(FP), CX
+	MOVQ         ngen+16(FP), DX
+	SHLQ         $0x06, DX
+	MOVQ         live+24(FP), BX
+	MOVQ         k+32(FP), SI
+	VMOVDQU32    ·avx512Salts+0(SB), Z0
+	MOVQ         $0x0000000000000001, DI
+	VPBROADCASTQ DI, Z1
+	MOVL         $0x00000001, DI
+	SHLXL        SI, DI, DI
+	DECL         DI
+	KMOVW        DI, K1
+	KSHIFTRW     $0x08, K1, K2
+	MOVQ         hs+40(FP), DI
+	MOVQ         out+56(FP), R12
+	XORQ         R13, R13
+
+	// k > 8 takes the two-round loops; the choice is made once per call.
+	CMPQ SI, $0x08
+	JGT  blockedContainsGensAVX512_k16_1
+
+	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+	MOVQ n+48(FP), R14
+	CMPQ R14, $0x00000010
+	JLE  blockedContainsGensAVX512_prologue_3
+	MOVQ $0x00000010, R14
+
+blockedContainsGensAVX512_prologue_3:
+	XORQ  SI, SI
+	TESTQ R14, R14
+	JEQ   blockedContainsGensAVX512_prologue_done_4
+
+blockedContainsGensAVX512_prologue_loop_5:
+	MOVQ  (DI)(SI*8), R15
+	SHRQ  $0x20, R15
+	IMULQ CX, R15
+	SHRQ  $0x20, R15
+	IMULQ DX, R15
+	ADDQ  AX, R15
+	MOVQ  BX, BP
+
+blockedContainsGensAVX512_bits_6:
+	BSFQ       BP, R8
+	SHLQ       $0x06, R8
+	PREFETCHT0 (R15)(R8*1)
+	LEAQ       -1(BP), R8
+	ANDQ       R8, BP
+	JNE        blockedContainsGensAVX512_bits_6
+	INCQ       SI
+	CMPQ       SI, R14
+	JLT        blockedContainsGensAVX512_prologue_loop_5
+
+blockedContainsGensAVX512_prologue_done_4:
+	XORQ SI, SI
+
+	// One key a step while i+16 < n, prefetching key i+16.
+	MOVQ n+48(FP), R14
+	SUBQ $0x10, R14
+	CMPQ SI, R14
+	JGE  blockedContainsGensAVX512_tail_8
+
+blockedContainsGensAVX512_one_7:
+	MOVQ  128(DI)(SI*8), R8
+	SHRQ  $0x20, R8
+	IMULQ CX, R8
+	SHRQ  $0x20, R8
+	IMULQ DX, R8
+	ADDQ  AX, R8
+	MOVQ  BX, R15
+
+blockedContainsGensAVX512_bits_11:
+	BSFQ         R15, R9
+	SHLQ         $0x06, R9
+	PREFETCHT0   (R8)(R9*1)
+	LEAQ         -1(R15), R9
+	ANDQ         R9, R15
+	JNE          blockedContainsGensAVX512_bits_11
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	MOVQ         BX, R15
+
+blockedContainsGensAVX512_bits_14:
+	BSFQ     R15, R10
+	SHLQ     $0x06, R10
+	VPANDQ   (R8)(R10*1), Z2, Z3
+	VPCMPEQQ Z2, Z3, K2
+	KORTESTB K2, K2
+	JCS      blockedContainsGensAVX512_hit_12
+	LEAQ     -1(R15), R10
+	ANDQ     R10, R15
+	JNE      blockedContainsGensAVX512_bits_14
+	MOVB     $0x00, (R12)(SI*1)
+	JMP      blockedContainsGensAVX512_next_13
+
+blockedContainsGensAVX512_hit_12:
+	MOVB $0x01, (R12)(SI*1)
+	INCQ R13
+
+blockedContainsGensAVX512_next_13:
+	INCQ SI
+	CMPQ SI, R14
+	JLT  blockedContainsGensAVX512_one_7
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX512_tail_8:
+	MOVQ n+48(FP), R14
+	CMPQ SI, R14
+	JGE  blockedContainsGensAVX512_end_10
+
+blockedContainsGensAVX512_tail_loop_9:
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	MOVQ         BX, R9
+
+blockedContainsGensAVX512_bits_17:
+	BSFQ     R9, R11
+	SHLQ     $0x06, R11
+	VPANDQ   (R8)(R11*1), Z2, Z3
+	VPCMPEQQ Z2, Z3, K2
+	KORTESTB K2, K2
+	JCS      blockedContainsGensAVX512_hit_15
+	LEAQ     -1(R9), R11
+	ANDQ     R11, R9
+	JNE      blockedContainsGensAVX512_bits_17
+	MOVB     $0x00, (R12)(SI*1)
+	JMP      blockedContainsGensAVX512_next_16
+
+blockedContainsGensAVX512_hit_15:
+	MOVB $0x01, (R12)(SI*1)
+	INCQ R13
+
+blockedContainsGensAVX512_next_16:
+	INCQ SI
+	CMPQ SI, R14
+	JLT  blockedContainsGensAVX512_tail_loop_9
+
+blockedContainsGensAVX512_end_10:
+	JMP blockedContainsGensAVX512_done_2
+
+blockedContainsGensAVX512_k16_1:
+	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+	MOVQ n+48(FP), R8
+	CMPQ R8, $0x00000010
+	JLE  blockedContainsGensAVX512_prologue_18
+	MOVQ $0x00000010, R8
+
+blockedContainsGensAVX512_prologue_18:
+	XORQ  SI, SI
+	TESTQ R8, R8
+	JEQ   blockedContainsGensAVX512_prologue_done_19
+
+blockedContainsGensAVX512_prologue_loop_20:
+	MOVQ  (DI)(SI*8), R9
+	SHRQ  $0x20, R9
+	IMULQ CX, R9
+	SHRQ  $0x20, R9
+	IMULQ DX, R9
+	ADDQ  AX, R9
+	MOVQ  BX, R10
+
+blockedContainsGensAVX512_bits_21:
+	BSFQ       R10, R11
+	SHLQ       $0x06, R11
+	PREFETCHT0 (R9)(R11*1)
+	LEAQ       -1(R10), R11
+	ANDQ       R11, R10
+	JNE        blockedContainsGensAVX512_bits_21
+	INCQ       SI
+	CMPQ       SI, R8
+	JLT        blockedContainsGensAVX512_prologue_loop_20
+
+blockedContainsGensAVX512_prologue_done_19:
+	XORQ SI, SI
+
+	// One key a step while i+16 < n, prefetching key i+16.
+	MOVQ n+48(FP), R8
+	SUBQ $0x10, R8
+	CMPQ SI, R8
+	JGE  blockedContainsGensAVX512_tail_23
+
+blockedContainsGensAVX512_one_22:
+	MOVQ  128(DI)(SI*8), R9
+	SHRQ  $0x20, R9
+	IMULQ CX, R9
+	SHRQ  $0x20, R9
+	IMULQ DX, R9
+	ADDQ  AX, R9
+	MOVQ  BX, R10
+
+blockedContainsGensAVX512_bits_26:
+	BSFQ          R10, R14
+	SHLQ          $0x06, R14
+	PREFETCHT0    (R9)(R14*1)
+	LEAQ          -1(R10), R14
+	ANDQ          R14, R10
+	JNE           blockedContainsGensAVX512_bits_26
+	MOVQ          (DI)(SI*8), R9
+	SHRQ          $0x20, R9
+	IMULQ         CX, R9
+	SHRQ          $0x20, R9
+	IMULQ         DX, R9
+	ADDQ          AX, R9
+	VPBROADCASTD  (DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	MOVQ          BX, R10
+
+blockedContainsGensAVX512_bits_29:
+	BSFQ     R10, R15
+	SHLQ     $0x06, R15
+	VPANDQ   (R9)(R15*1), Z2, Z3
+	VPCMPEQQ Z2, Z3, K3
+	KORTESTB K3, K3
+	JCS      blockedContainsGensAVX512_hit_27
+	LEAQ     -1(R10), R15
+	ANDQ     R15, R10
+	JNE      blockedContainsGensAVX512_bits_29
+	MOVB     $0x00, (R12)(SI*1)
+	JMP      blockedContainsGensAVX512_next_28
+
+blockedContainsGensAVX512_hit_27:
+	MOVB $0x01, (R12)(SI*1)
+	INCQ R13
+
+blockedContainsGensAVX512_next_28:
+	INCQ SI
+	CMPQ SI, R8
+	JLT  blockedContainsGensAVX512_one_22
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX512_tail_23:
+	MOVQ n+48(FP), R8
+	CMPQ SI, R8
+	JGE  blockedContainsGensAVX512_end_25
+
+blockedContainsGensAVX512_tail_loop_24:
+	MOVQ          (DI)(SI*8), R9
+	SHRQ          $0x20, R9
+	IMULQ         CX, R9
+	SHRQ          $0x20, R9
+	IMULQ         DX, R9
+	ADDQ          AX, R9
+	VPBROADCASTD  (DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	MOVQ          BX, R10
+
+blockedContainsGensAVX512_bits_32:
+	BSFQ     R10, BP
+	SHLQ     $0x06, BP
+	VPANDQ   (R9)(BP*1), Z2, Z3
+	VPCMPEQQ Z2, Z3, K3
+	KORTESTB K3, K3
+	JCS      blockedContainsGensAVX512_hit_30
+	LEAQ     -1(R10), BP
+	ANDQ     BP, R10
+	JNE      blockedContainsGensAVX512_bits_32
+	MOVB     $0x00, (R12)(SI*1)
+	JMP      blockedContainsGensAVX512_next_31
+
+blockedContainsGensAVX512_hit_30:
+	MOVB $0x01, (R12)(SI*1)
+	INCQ R13
+
+blockedContainsGensAVX512_next_31:
+	INCQ SI
+	CMPQ SI, R8
+	JLT  blockedContainsGensAVX512_tail_loop_24
+
+blockedContainsGensAVX512_end_25:
+blockedContainsGensAVX512_done_2:
+	MOVQ R13, ret+64(FP)
+	VZEROUPPER
+	RET

@@ -43,3 +43,23 @@ func blockedAdd1AVX512(t *BlockedTable, h uint64)
 //
 //go:noescape
 func blockedContains1AVX512(t *BlockedTable, h uint64) bool
+
+// blockedContainsGens1AVX2 reports whether h is present in a generation of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16); tab is avx2Tables[k].
+//
+//go:noescape
+func blockedContainsGens1AVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, h uint64) bool
+
+// blockedContainsGensAVX2 probes hs[:n] in the generations of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues; tab is avx2Tables[k].
+//
+//go:noescape
+func blockedContainsGensAVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int
+
+// blockedContainsGens1AVX512 reports whether h is present in a generation of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16).
+//
+//go:noescape
+func blockedContainsGens1AVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, h uint64) bool
+
+// blockedContainsGensAVX512 probes hs[:n] in the generations of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues.
+//
+//go:noescape
+func blockedContainsGensAVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, hs *uint64, n int, out *bool) int

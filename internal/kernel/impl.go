@@ -53,6 +53,8 @@ var opVars = [NumOps]*kernelSet{
 	OpSBBFContains1:    &sbbfContains1Set,
 	OpSBBFAdd:          &sbbfAddSet,
 	OpSBBFContains:     &sbbfContainsSet,
+	OpWindowContains1:  &windowContains1Set,
+	OpWindowContains:   &windowContainsSet,
 }
 
 // impl is cpu.Auto while the table chooses, else the set forced for every

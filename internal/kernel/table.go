@@ -23,6 +23,8 @@ const (
 	OpSBBFContains1              // split-block ContainsHash: SBBFContains1
 	OpSBBFAdd                    // split-block AddHashes: SBBFAdd
 	OpSBBFContains               // split-block ContainsHashes: SBBFContains
+	OpWindowContains1            // blocked Window ContainsHash: BlockedContainsGens1
+	OpWindowContains             // blocked Window ContainsHashes: BlockedContainsGens
 	NumOps                       // the number of operations
 )
 
@@ -30,6 +32,7 @@ var opNames = [NumOps]string{
 	"blocked.AddHash", "blocked.ContainsHash", "blocked.AddHashes", "blocked.ContainsHashes",
 	"cuckoo.ContainsHashes", "cuckoo.AddHashes",
 	"sbbf.AddHash", "sbbf.ContainsHash", "sbbf.AddHashes", "sbbf.ContainsHashes",
+	"window.ContainsHash", "window.ContainsHashes",
 }
 
 // String returns the operation's name, "blocked.AddHashes".
@@ -51,7 +54,8 @@ func kernelFor(op Op, set string) string {
 	switch {
 	case set == cpu.AVX512 && (op == OpSBBFAdd1 || op == OpSBBFContains1):
 		return cpu.AVX2
-	case set == cpu.NEON && (op == OpBlockedAdd1 || op == OpBlockedContains1 || op == OpSBBFAdd1 || op == OpSBBFContains1):
+	case set == cpu.NEON && (op == OpBlockedAdd1 || op == OpBlockedContains1 || op == OpSBBFAdd1 || op == OpSBBFContains1 ||
+		op == OpWindowContains1 || op == OpWindowContains):
 		return cpu.Generic
 	}
 	return set
@@ -124,6 +128,10 @@ var table = []tableEntry{
 			OpSBBFContains1:    {cpu.AVX2},
 			OpSBBFAdd:          avx2First,
 			OpSBBFContains:     avx2First,
+			// Unmeasured on Intel: the windowed probes follow blocked's
+			// single-key and batch choices above.
+			OpWindowContains1: avx512First,
+			OpWindowContains:  avx2First,
 		},
 	},
 	// AMD Zen 4 (family 25, models with AVX-512; Zen 3 in the same
@@ -138,6 +146,8 @@ var table = []tableEntry{
 			OpCuckooContains: avx512First, OpCuckooAdd: avx512First,
 			OpSBBFAdd1: {cpu.AVX2}, OpSBBFContains1: {cpu.AVX2},
 			OpSBBFAdd: avx512First, OpSBBFContains: avx512First,
+			// The windowed probes, unmeasured on Zen 4: Zen 5's choice.
+			OpWindowContains1: avx512First, OpWindowContains: avx512First,
 		},
 	},
 	// AMD Zen 5 (family 26). Measured on the 2-core development VM
@@ -178,6 +188,7 @@ var table = []tableEntry{
 			OpCuckooContains: avx512First, OpCuckooAdd: avx512First,
 			OpSBBFAdd1: {cpu.AVX2}, OpSBBFContains1: {cpu.AVX2},
 			OpSBBFAdd: avx2First, OpSBBFContains: avx2First,
+			OpWindowContains1: avx512First, OpWindowContains: avx512First,
 		},
 	},
 }

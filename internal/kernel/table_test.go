@@ -34,6 +34,7 @@ func TestTableKnownCPUs(t *testing.T) {
 		OpCuckooContains: cpu.AVX512, OpCuckooAdd: cpu.AVX2,
 		OpSBBFAdd1: cpu.AVX2, OpSBBFContains1: cpu.AVX2,
 		OpSBBFAdd: cpu.AVX2, OpSBBFContains: cpu.AVX2,
+		OpWindowContains1: cpu.AVX512, OpWindowContains: cpu.AVX2,
 	}
 	if got != want {
 		t.Errorf("Intel family 6 model 167 with AVX-512: got %v, want %v", got, want)

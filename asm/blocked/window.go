@@ -1,0 +1,354 @@
+package main
+
+// The windowed probe kernels: a key's blocks in g interleaved generations
+// (internal/kernel/window.go: block i of generation j at blocks[i*g+j]) are
+// probed with one block-index computation and one mask, for the
+// generations whose bits are set in live.
+//
+// Per key: base = blocks + ((h>>32)*nb>>32)*g*64 (two scalar IMULQs, exact
+// for any nb <= 2^32 and g <= 64), the mask as in the blocked kernels (the
+// AVX2 set's two YMM halves from avx2Tables[k], the AVX-512 set's one ZMM
+// zero-masked to the probe lanes), then a loop over the set bits of live:
+// BSFQ picks generation j, the block at base+64*j is tested and a hit ends
+// the loop. The test is, AVX-512: VPANDQ of the block (a memory operand)
+// with the mask, VPCMPEQQ with the mask into an opmask, KORTESTB (CF: all 8
+// lanes equal, every probe bit present); AVX2: two loads, two VPANDNs
+// (mask &^ block), a VPOR and a VPTEST (ZF: nothing missing). BSFQ and the
+// LEAQ/ANDQ that clears the lowest bit need no BMI.
+//
+// The batch kernels prefetch, winDist keys ahead, the line of every live
+// generation of the key (a second bit loop, PREFETCHT0 each): a key's lines
+// are adjacent, so they share a DRAM row, and far fewer keys than the
+// blocked kernels' 48 keep as many lines in flight. k > 8 takes a second
+// copy of the loops (two mask rounds), chosen once per call.
+
+import (
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// winDist is the windowed batch kernels' prefetch distance in keys.
+const winDist = 16
+
+// win holds the registers of one windowed kernel.
+type win struct {
+	name  string
+	wide  bool
+	batch bool
+
+	blocks, nb, stride, live reg.GPVirtual
+	hs, out, count, i        reg.GPVirtual
+
+	// AVX2 constants (from avx2Tables[k]).
+	zero  reg.VecVirtual
+	salts [2]reg.VecVirtual
+	ones  [2][2]reg.VecVirtual
+	// AVX-512 constants.
+	saltsZ, onesZ  reg.VecVirtual
+	round1, round2 reg.OpmaskVirtual
+
+	labels int
+}
+
+func (w *win) label(s string) string {
+	w.labels++
+	return w.name + "_" + s + "_" + itoa(w.labels)
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+// genWindow writes the four windowed probe kernels.
+func genWindow() {
+	for _, wide := range []bool{false, true} {
+		genWindowKernel(wide, false)
+		genWindowKernel(wide, true)
+	}
+}
+
+func genWindowKernel(wide, batch bool) {
+	w := &win{wide: wide, batch: batch}
+	set, tab := "AVX2", ", tab *uint32"
+	if wide {
+		set, tab = "AVX512", ""
+	}
+	if batch {
+		w.name = "blockedContainsGens" + set
+		c.Function(w.name)
+		c.SignatureExpr("func(blocks *uint64, nb uint64, ngen int, live uint64, k int" + tab + ", hs *uint64, n int, out *bool) int")
+		c.Doc(w.name + " probes hs[:n] in the generations of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues" + docTab(wide) + ".")
+	} else {
+		w.name = "blockedContainsGens1" + set
+		c.Function(w.name)
+		c.SignatureExpr("func(blocks *uint64, nb uint64, ngen int, live uint64, k int" + tab + ", h uint64) bool")
+		c.Doc(w.name + " reports whether h is present in a generation of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16)" + docTab(wide) + ".")
+	}
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
+
+	w.blocks, w.nb, w.stride, w.live = c.GP64(), c.GP64(), c.GP64(), c.GP64()
+	c.Load(c.Param("blocks"), w.blocks)
+	c.Load(c.Param("nb"), w.nb)
+	c.Load(c.Param("ngen"), w.stride)
+	c.SHLQ(operand.Imm(6), w.stride) // g*64
+	c.Load(c.Param("live"), w.live)
+	k := c.GP64()
+	c.Load(c.Param("k"), k)
+	w.consts(k)
+
+	if !batch {
+		c.Comment("k > 8 builds a second round of the mask.")
+		two := w.label("two")
+		c.CMPQ(k, operand.Imm(8))
+		c.JGT(operand.LabelRef(two))
+		w.single(false)
+		c.Label(two)
+		w.single(true)
+		return
+	}
+
+	w.hs, w.out, w.count, w.i = c.GP64(), c.GP64(), c.GP64(), c.GP64()
+	c.Load(c.Param("hs"), w.hs)
+	c.Load(c.Param("out"), w.out)
+	c.XORQ(w.count, w.count)
+
+	c.Comment("k > 8 takes the two-round loops; the choice is made once per call.")
+	two, done := w.label("k16"), w.label("done")
+	c.CMPQ(k, operand.Imm(8))
+	c.JGT(operand.LabelRef(two))
+	w.loops(false)
+	c.JMP(operand.LabelRef(done))
+	c.Label(two)
+	w.loops(true)
+	c.Label(done)
+	c.Store(w.count, c.ReturnIndex(0))
+	c.VZEROUPPER()
+	c.RET()
+}
+
+func docTab(wide bool) string {
+	if wide {
+		return ""
+	}
+	return "; tab is avx2Tables[k]"
+}
+
+// consts loads the mask constants.
+func (w *win) consts(k reg.GPVirtual) {
+	if w.wide {
+		w.saltsZ = c.ZMM()
+		c.VMOVDQU32(saltsMem(0), w.saltsZ)
+		one := c.GP64()
+		c.MOVQ(operand.U64(1), one)
+		w.onesZ = c.ZMM()
+		c.VPBROADCASTQ(one, w.onesZ)
+		w.round1, w.round2 = probeMasks(k)
+		return
+	}
+	tab := c.GP64()
+	c.Load(c.Param("tab"), tab)
+	w.zero = c.YMM()
+	c.VPXOR(w.zero, w.zero, w.zero)
+	for r := 0; r < 2; r++ {
+		w.salts[r] = c.YMM()
+		c.VMOVDQU(operand.Mem{Base: tab, Disp: []int{offSalts1, offSalts2}[r]}, w.salts[r])
+		for h := 0; h < 2; h++ {
+			w.ones[r][h] = c.YMM()
+			c.VMOVDQU(operand.Mem{Base: tab, Disp: []int{offOnes1, offOnes2}[r] + 32*h}, w.ones[r][h])
+		}
+	}
+}
+
+// base returns the address of the first of the g blocks of the hash at
+// h: blocks + ((h>>32)*nb>>32)*g*64.
+func (w *win) base(h operand.Mem) reg.GPVirtual {
+	a := c.GP64()
+	c.MOVQ(h, a)
+	c.SHRQ(operand.Imm(32), a)
+	c.IMULQ(w.nb, a)
+	c.SHRQ(operand.Imm(32), a)
+	c.IMULQ(w.stride, a)
+	c.ADDQ(w.blocks, a)
+	return a
+}
+
+// hash is the memory operand of hs[i+d].
+func (w *win) hash(d int) operand.Mem {
+	return operand.Mem{Base: w.hs, Index: w.i, Scale: 8, Disp: 8 * d}
+}
+
+// bitLoop emits a loop over the set bits of live: body gets the byte
+// offset 64*j of generation j and the label to leave the loop by when the
+// caller jumps out; the loop falls through when the bits run out.
+func (w *win) bitLoop(body func(off reg.GPVirtual)) {
+	m := c.GP64()
+	c.MOVQ(w.live, m)
+	loop := w.label("bits")
+	c.Label(loop)
+	j := c.GP64()
+	c.BSFQ(m, j)
+	c.SHLQ(operand.Imm(6), j)
+	body(j)
+	c.LEAQ(operand.Mem{Base: m, Disp: -1}, j) // j is free again
+	c.ANDQ(j, m)
+	c.JNE(operand.LabelRef(loop))
+}
+
+// prefetch issues PREFETCHT0 for the live lines of hs[i+d].
+func (w *win) prefetch(d int) {
+	a := w.base(w.hash(d))
+	w.bitLoop(func(off reg.GPVirtual) {
+		c.PREFETCHT0(operand.Mem{Base: a, Index: off, Scale: 1})
+	})
+}
+
+// mask is a key's probe bits: the AVX2 set's two halves, or one ZMM.
+type mask struct{ lo, hi, z reg.VecVirtual }
+
+// mask builds the probe bits of the hash at h.
+func (w *win) mask(h operand.Mem, two bool) mask {
+	if w.wide {
+		c1, c2 := wideCounts(h, w.saltsZ, two)
+		m := c.ZMM()
+		c.VPSLLVQ_Z(c1, w.onesZ, w.round1, m)
+		if two {
+			m2 := c.ZMM()
+			c.VPSLLVQ_Z(c2, w.onesZ, w.round2, m2)
+			c.VPORQ(m2, m, m)
+		}
+		return mask{z: m}
+	}
+	rounds := 1
+	if two {
+		rounds = 2
+	}
+	var lo, hi reg.VecVirtual
+	bc := c.YMM()
+	c.VPBROADCASTD(h, bc)
+	for r := 0; r < rounds; r++ {
+		p := c.YMM()
+		c.VPMULLD(w.salts[r], bc, p)
+		c.VPSRLD(operand.Imm(26), p, p)
+		l, hh := c.YMM(), c.YMM()
+		c.VPBLENDD(operand.Imm(0xaa), w.zero, p, l)
+		c.VPSRLQ(operand.Imm(32), p, hh)
+		c.VPSLLVQ(l, w.ones[r][0], l)
+		c.VPSLLVQ(hh, w.ones[r][1], hh)
+		if r == 0 {
+			lo, hi = l, hh
+		} else {
+			c.VPOR(l, lo, lo)
+			c.VPOR(hh, hi, hi)
+		}
+	}
+	return mask{lo: lo, hi: hi}
+}
+
+// test tests m against the block at base+off and jumps to hit when every
+// probe bit is set.
+func (w *win) test(m mask, base, off reg.GPVirtual, hit string) {
+	blk := operand.Mem{Base: base, Index: off, Scale: 1}
+	if w.wide {
+		t := c.ZMM()
+		c.VPANDQ(blk, m.z, t)
+		eq := c.K()
+		c.VPCMPEQQ(m.z, t, eq)
+		c.KORTESTB(eq, eq)
+		c.JCS(operand.LabelRef(hit)) // CF: all 8 lanes equal
+		return
+	}
+	w0, w1 := c.YMM(), c.YMM()
+	c.VMOVDQU(blk, w0)
+	c.VMOVDQU(operand.Mem{Base: base, Index: off, Scale: 1, Disp: 32}, w1)
+	c.VPANDN(m.lo, w0, w0) // mask &^ block
+	c.VPANDN(m.hi, w1, w1)
+	c.VPOR(w1, w0, w0)
+	c.VPTEST(w0, w0)
+	c.JEQ(operand.LabelRef(hit)) // ZF: nothing missing
+}
+
+// single emits the single-key body for one or two rounds and returns.
+func (w *win) single(two bool) {
+	h := paramMem("h")
+	base := w.base(h)
+	m := w.mask(h, two)
+	hit := w.label("hit")
+	w.bitLoop(func(off reg.GPVirtual) { w.test(m, base, off, hit) })
+	c.MOVB(operand.U8(0), paramMem("ret"))
+	c.VZEROUPPER()
+	c.RET()
+	c.Label(hit)
+	c.MOVB(operand.U8(1), paramMem("ret"))
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// key probes hs[i] and stores its answer.
+func (w *win) key(two bool) {
+	base := w.base(w.hash(0))
+	m := w.mask(w.hash(0), two)
+	hit, next := w.label("hit"), w.label("next")
+	w.bitLoop(func(off reg.GPVirtual) { w.test(m, base, off, hit) })
+	res := operand.Mem{Base: w.out, Index: w.i, Scale: 1}
+	c.MOVB(operand.U8(0), res)
+	c.JMP(operand.LabelRef(next))
+	c.Label(hit)
+	c.MOVB(operand.U8(1), res)
+	c.INCQ(w.count)
+	c.Label(next)
+}
+
+// loops emits the batch loops of one round count: a prologue that
+// prefetches the first keys, one key a step with the prefetch of key
+// i+winDist while there is one, then the rest. n is read from the
+// arguments where it is needed, to spare a register.
+func (w *win) loops(two bool) {
+	lim := c.GP64()
+	pro, proDone := w.label("prologue"), w.label("prologue_done")
+	c.Commentf("Prologue: prefetch the live lines of the first min(n, %d) keys.", winDist)
+	c.Load(c.Param("n"), lim)
+	c.CMPQ(lim, operand.U32(winDist))
+	c.JLE(operand.LabelRef(pro))
+	c.MOVQ(operand.U32(winDist), lim)
+	c.Label(pro)
+	c.XORQ(w.i, w.i)
+	c.TESTQ(lim, lim)
+	c.JEQ(operand.LabelRef(proDone))
+	pl := w.label("prologue_loop")
+	c.Label(pl)
+	w.prefetch(0)
+	c.INCQ(w.i)
+	c.CMPQ(w.i, lim)
+	c.JLT(operand.LabelRef(pl))
+	c.Label(proDone)
+	c.XORQ(w.i, w.i)
+
+	one, tail, tailLoop, end := w.label("one"), w.label("tail"), w.label("tail_loop"), w.label("end")
+	c.Commentf("One key a step while i+%d < n, prefetching key i+%d.", winDist, winDist)
+	c.Load(c.Param("n"), lim)
+	c.SUBQ(operand.Imm(winDist), lim)
+	c.CMPQ(w.i, lim)
+	c.JGE(operand.LabelRef(tail))
+	c.Label(one)
+	w.prefetch(winDist)
+	w.key(two)
+	c.INCQ(w.i)
+	c.CMPQ(w.i, lim)
+	c.JLT(operand.LabelRef(one))
+	c.Comment("The last keys, already prefetched.")
+	c.Label(tail)
+	c.Load(c.Param("n"), lim)
+	c.CMPQ(w.i, lim)
+	c.JGE(operand.LabelRef(end))
+	c.Label(tailLoop)
+	w.key(two)
+	c.INCQ(w.i)
+	c.CMPQ(w.i, lim)
+	c.JLT(operand.LabelRef(tailLoop))
+	c.Label(end)
+}
