@@ -32,9 +32,9 @@ var (
 // windowHeader returns w's format header.
 func (w *Window) header() format.Header {
 	h := format.Header{Kind: format.KindWindow, Hash: format.HashXXH3, Seed: w.seed}
-	h.Params[winParamBlocks] = uint64(len(w.gens[0].Blocks))
+	h.Params[winParamBlocks] = w.nb
 	h.Params[winParamK] = uint64(w.t.K)
-	h.Params[winParamGens] = uint64(len(w.gens))
+	h.Params[winParamGens] = uint64(w.g)
 	h.Params[winParamSlice] = uint64(w.slice)
 	h.Params[winParamSliceKeys] = w.sliceKeys
 	h.Params[winParamCur] = uint64(w.cur)
@@ -49,8 +49,8 @@ func (w *Window) header() format.Header {
 
 // MarshalBinary returns the window in sift's file format (FORMAT.md, kind
 // 7): a 128-byte header with the generations' geometry, the slice length,
-// the current generation and the start of the current slice, then the G
-// generations' blocks. A window read back resumes where it was: keys added
+// the current generation and the start of the current slice, then the
+// table of the G interleaved generations' blocks, as in memory. A window read back resumes where it was: keys added
 // within the window before the save are still found, by the clock. For a
 // closed or zero Window it returns an error wrapping ErrClosed.
 func (w *Window) MarshalBinary() ([]byte, error) {

@@ -363,7 +363,7 @@ func TestWindowContainsHashes(t *testing.T) {
 		clk.now = clk.now.Add(time.Second)
 	}
 	clk.now = clk.now.Add(-1)
-	hs := make([]uint64, 2*windowChunk+9)
+	hs := make([]uint64, 2*1024+9)
 	for i := range hs {
 		if i%2 == 0 {
 			hs[i] = keys[rng.IntN(len(keys))]
@@ -373,7 +373,7 @@ func TestWindowContainsHashes(t *testing.T) {
 	}
 	out := make([]bool, len(hs)+1)
 	for elapsed := 0; elapsed <= 5; elapsed++ {
-		for _, n := range []int{0, 1, 2, 7, 8, 9, 63, windowChunk - 1, windowChunk, windowChunk + 1, len(hs)} {
+		for _, n := range []int{0, 1, 2, 7, 8, 9, 63, 1023, 1024, 1025, len(hs)} {
 			out[n] = true // beyond len(hs): left alone
 			got := w.ContainsHashes(hs[:n], out)
 			want := 0
