@@ -3,6 +3,7 @@ package blocked
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -391,5 +392,79 @@ func TestWindowContainsHashes(t *testing.T) {
 			}
 		}
 		clk.now = clk.now.Add(time.Second)
+	}
+}
+
+// TestWindowAddNewHashes checks that the batch add-if-new gives the
+// answers of one-at-a-time AddNewHash calls in order, and leaves the same
+// table, in both modes: by count (rotating inside a batch) and by time
+// (one clock reading a batch, the clock moving between batches).
+func TestWindowAddNewHashes(t *testing.T) {
+	for _, byCount := range []bool{true, false} {
+		clk := newSimClock()
+		mk := func() *Window {
+			opts := []Option{WithGenerations(3), WithClock(clk.Now), WithSeed(5)}
+			window := 3 * time.Second
+			if byCount {
+				opts, window = append(opts, WithSliceKeys(50)), 0
+			}
+			w, err := NewWindow(150, 0.01, window, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w
+		}
+		a, b := mk(), mk()
+		rng := rand.New(rand.NewPCG(1, 2))
+		pool := make([]uint64, 120)
+		for i := range pool {
+			pool[i] = rng.Uint64()
+		}
+		out := make([]bool, 301)
+		for round := range 40 {
+			n := rng.IntN(300)
+			hs := make([]uint64, n)
+			for i := range hs {
+				hs[i] = pool[rng.IntN(len(pool))] // repeats inside and across batches
+			}
+			out[n] = true
+			got := b.AddNewHashes(hs, out)
+			want := 0
+			for i, h := range hs {
+				isNew := a.AddNewHash(h)
+				if isNew {
+					want++
+				}
+				if out[i] != isNew {
+					t.Fatalf("byCount %v, round %d: out[%d] = %v, AddNewHash %v", byCount, round, i, out[i], isNew)
+				}
+			}
+			if got != want || !out[n] {
+				t.Fatalf("byCount %v, round %d: returned %d, want %d (out[n] %v)", byCount, round, got, want, out[n])
+			}
+			if !slices.Equal(a.words, b.words) || a.cur != b.cur || a.added != b.added {
+				t.Fatalf("byCount %v, round %d: tables differ", byCount, round)
+			}
+			clk.now = clk.now.Add(time.Duration(rng.IntN(1500)) * time.Millisecond)
+		}
+		a.Close()
+		b.Close()
+	}
+}
+
+// TestWindowLiveGens checks liveGens against a loop over the ring.
+func TestWindowLiveGens(t *testing.T) {
+	for g := 1; g <= MaxGenerations; g++ {
+		for cur := range g {
+			for live := 0; live <= g; live++ {
+				var want uint64
+				for a := range live {
+					want |= 1 << uint((cur-a+g)%g)
+				}
+				if got := liveGens(g, cur, live); got != want {
+					t.Fatalf("liveGens(%d, %d, %d) = %#x, want %#x", g, cur, live, got, want)
+				}
+			}
+		}
 	}
 }
