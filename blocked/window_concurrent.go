@@ -35,6 +35,8 @@ type ConcurrentWindow struct {
 	sliceKeys uint64
 	capacity  uint64
 	clock     func() time.Time
+	// expiryOnAdd: lookups read no clock (WithExpiryOnAdd).
+	expiryOnAdd bool
 	// state is the current slice: published whole after each rotation.
 	state atomic.Pointer[windowState]
 	// seq is odd while a rotation clears generations, and counts them.
@@ -58,7 +60,7 @@ func NewConcurrentWindow(n uint64, fpp float64, window time.Duration, opts ...Op
 	if err != nil {
 		return nil, err
 	}
-	c := &ConcurrentWindow{core: w.core, g: w.g, nb: w.nb, slice: w.slice, sliceKeys: w.sliceKeys, capacity: w.capacity, clock: w.clock}
+	c := &ConcurrentWindow{core: w.core, g: w.g, nb: w.nb, slice: w.slice, sliceKeys: w.sliceKeys, capacity: w.capacity, clock: w.clock, expiryOnAdd: w.expiryOnAdd}
 	c.state.Store(&windowState{start: w.start})
 	return c, nil
 }
@@ -191,8 +193,7 @@ func (c *ConcurrentWindow) lookupOlder(h uint64, s *windowState) bool {
 	for {
 		q := c.seq.Load()
 		st := c.state.Load()
-		e := c.epochAt(st, 0)
-		live := liveGens(c.g, st.cur, c.liveAt(st, e))
+		live := liveGens(c.g, st.cur, c.liveAt(st, c.lookupEpoch(st)))
 		if s.cur >= 0 {
 			live &^= 1 << uint(s.cur)
 		}
@@ -211,6 +212,15 @@ func (c *ConcurrentWindow) lookupOlder(h uint64, s *windowState) bool {
 		}
 		runtime.Gosched()
 	}
+}
+
+// lookupEpoch returns the epoch a lookup of state s runs at: by the
+// clock, or s's own with WithExpiryOnAdd.
+func (c *ConcurrentWindow) lookupEpoch(s *windowState) uint64 {
+	if c.expiryOnAdd {
+		return s.epoch
+	}
+	return c.epochAt(s, 0)
 }
 
 // liveAt returns how many generations of state s are live at epoch e (see
@@ -245,7 +255,7 @@ func (c *ConcurrentWindow) ContainsHash(h uint64) bool {
 	if !raceEnabled {
 		q := c.seq.Load()
 		st := c.state.Load()
-		live := liveGens(c.g, st.cur, c.liveAt(st, c.epochAt(st, 0)))
+		live := liveGens(c.g, st.cur, c.liveAt(st, c.lookupEpoch(st)))
 		if kernel.BlockedContainsGens1(c.t.Blocks, c.nb, c.g, live, c.t.K, h) {
 			runtime.KeepAlive(c)
 			return true
@@ -280,7 +290,7 @@ func (c *ConcurrentWindow) ContainsHashes(hs []uint64, out []bool) int {
 	if !raceEnabled && useKernel(len(hs)) {
 		q := c.seq.Load()
 		st := c.state.Load()
-		live := liveGens(c.g, st.cur, c.liveAt(st, c.epochAt(st, 0)))
+		live := liveGens(c.g, st.cur, c.liveAt(st, c.lookupEpoch(st)))
 		n = kernel.BlockedContainsGens(c.t.Blocks, c.nb, c.g, live, c.t.K, hs, out)
 		if q&1 != 0 || c.seq.Load() != q {
 			for i, h := range hs {

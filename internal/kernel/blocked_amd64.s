@@ -2420,27 +2420,26 @@ TEXT ·blockedContainsGens1AVX2(SB), NOSPLIT, $0-57
 	VPSRLQ       $0x20, Y1, Y1
 	VPSLLVQ      Y0, Y2, Y0
 	VPSLLVQ      Y1, Y3, Y1
-	MOVQ         BX, AX
+	XORL         AX, AX
+	MOVQ         BX, CX
 
-blockedContainsGens1AVX2_bits_3:
-	BSFQ    AX, R8
+blockedContainsGens1AVX2_bits_2:
+	BSFQ    CX, R8
 	SHLQ    $0x06, R8
 	VMOVDQU (SI)(R8*1), Y2
 	VMOVDQU 32(SI)(R8*1), Y3
 	VPANDN  Y0, Y2, Y2
 	VPANDN  Y1, Y3, Y3
 	VPOR    Y3, Y2, Y2
+	XORL    DX, DX
 	VPTEST  Y2, Y2
-	JEQ     blockedContainsGens1AVX2_hit_2
-	LEAQ    -1(AX), R8
-	ANDQ    R8, AX
-	JNE     blockedContainsGens1AVX2_bits_3
-	MOVB    $0x00, ret+56(FP)
-	VZEROUPPER
-	RET
-
-blockedContainsGens1AVX2_hit_2:
-	MOVB $0x01, ret+56(FP)
+	SETEQ   DL
+	ORL     DX, AX
+	LEAQ    -1(CX), R8
+	ANDQ    R8, CX
+	JNE     blockedContainsGens1AVX2_bits_2
+	TESTL   AX, AX
+	SETNE   ret+56(FP)
 	VZEROUPPER
 	RET
 
@@ -2466,27 +2465,26 @@ blockedContainsGens1AVX2_two_1:
 	VPSLLVQ      Y2, Y6, Y2
 	VPOR         Y0, Y8, Y8
 	VPOR         Y2, Y1, Y1
-	MOVQ         BX, AX
+	XORL         AX, AX
+	MOVQ         BX, CX
 
-blockedContainsGens1AVX2_bits_5:
-	BSFQ    AX, R8
+blockedContainsGens1AVX2_bits_3:
+	BSFQ    CX, R8
 	SHLQ    $0x06, R8
 	VMOVDQU (SI)(R8*1), Y0
 	VMOVDQU 32(SI)(R8*1), Y2
 	VPANDN  Y8, Y0, Y0
 	VPANDN  Y1, Y2, Y2
 	VPOR    Y2, Y0, Y0
+	XORL    DX, DX
 	VPTEST  Y0, Y0
-	JEQ     blockedContainsGens1AVX2_hit_4
-	LEAQ    -1(AX), R8
-	ANDQ    R8, AX
-	JNE     blockedContainsGens1AVX2_bits_5
-	MOVB    $0x00, ret+56(FP)
-	VZEROUPPER
-	RET
-
-blockedContainsGens1AVX2_hit_4:
-	MOVB $0x01, ret+56(FP)
+	SETEQ   DL
+	ORL     DX, AX
+	LEAQ    -1(CX), R8
+	ANDQ    R8, CX
+	JNE     blockedContainsGens1AVX2_bits_3
+	TESTL   AX, AX
+	SETNE   ret+56(FP)
 	VZEROUPPER
 	RET
 
@@ -2584,32 +2582,32 @@ blockedContainsGensAVX2_bits_11:
 	VPSRLQ       $0x20, Y4, Y4
 	VPSLLVQ      Y5, Y2, Y5
 	VPSLLVQ      Y4, Y3, Y4
-	MOVQ         BX, R15
+	XORL         R15, R15
+	MOVQ         BX, BP
 
-blockedContainsGensAVX2_bits_14:
-	BSFQ    R15, R10
+blockedContainsGensAVX2_bits_12:
+	BSFQ    BP, R10
 	SHLQ    $0x06, R10
 	VMOVDQU (R8)(R10*1), Y6
 	VMOVDQU 32(R8)(R10*1), Y7
 	VPANDN  Y5, Y6, Y6
 	VPANDN  Y4, Y7, Y7
 	VPOR    Y7, Y6, Y6
+	XORL    R10, R10
 	VPTEST  Y6, Y6
-	JEQ     blockedContainsGensAVX2_hit_12
-	LEAQ    -1(R15), R10
-	ANDQ    R10, R15
-	JNE     blockedContainsGensAVX2_bits_14
-	MOVB    $0x00, (R12)(SI*1)
-	JMP     blockedContainsGensAVX2_next_13
-
-blockedContainsGensAVX2_hit_12:
-	MOVB $0x01, (R12)(SI*1)
-	INCQ R13
-
-blockedContainsGensAVX2_next_13:
-	INCQ SI
-	CMPQ SI, R14
-	JLT  blockedContainsGensAVX2_one_7
+	SETEQ   R10
+	ORL     R10, R15
+	LEAQ    -1(BP), R10
+	ANDQ    R10, BP
+	JNE     blockedContainsGensAVX2_bits_12
+	TESTL   R15, R15
+	SETNE   R8
+	MOVB    R8, (R12)(SI*1)
+	MOVBLZX R8, R8
+	ADDQ    R8, R13
+	INCQ    SI
+	CMPQ    SI, R14
+	JLT     blockedContainsGensAVX2_one_7
 
 	// The last keys, already prefetched.
 blockedContainsGensAVX2_tail_8:
@@ -2631,32 +2629,32 @@ blockedContainsGensAVX2_tail_loop_9:
 	VPSRLQ       $0x20, Y4, Y4
 	VPSLLVQ      Y5, Y2, Y5
 	VPSLLVQ      Y4, Y3, Y4
-	MOVQ         BX, R9
+	XORL         R9, R9
+	MOVQ         BX, R10
 
-blockedContainsGensAVX2_bits_17:
-	BSFQ    R9, R11
+blockedContainsGensAVX2_bits_13:
+	BSFQ    R10, R11
 	SHLQ    $0x06, R11
 	VMOVDQU (R8)(R11*1), Y6
 	VMOVDQU 32(R8)(R11*1), Y7
 	VPANDN  Y5, Y6, Y6
 	VPANDN  Y4, Y7, Y7
 	VPOR    Y7, Y6, Y6
+	XORL    R11, R11
 	VPTEST  Y6, Y6
-	JEQ     blockedContainsGensAVX2_hit_15
-	LEAQ    -1(R9), R11
-	ANDQ    R11, R9
-	JNE     blockedContainsGensAVX2_bits_17
-	MOVB    $0x00, (R12)(SI*1)
-	JMP     blockedContainsGensAVX2_next_16
-
-blockedContainsGensAVX2_hit_15:
-	MOVB $0x01, (R12)(SI*1)
-	INCQ R13
-
-blockedContainsGensAVX2_next_16:
-	INCQ SI
-	CMPQ SI, R14
-	JLT  blockedContainsGensAVX2_tail_loop_9
+	SETEQ   R11
+	ORL     R11, R9
+	LEAQ    -1(R10), R11
+	ANDQ    R11, R10
+	JNE     blockedContainsGensAVX2_bits_13
+	TESTL   R9, R9
+	SETNE   R8
+	MOVB    R8, (R12)(SI*1)
+	MOVBLZX R8, R8
+	ADDQ    R8, R13
+	INCQ    SI
+	CMPQ    SI, R14
+	JLT     blockedContainsGensAVX2_tail_loop_9
 
 blockedContainsGensAVX2_end_10:
 	JMP blockedContainsGensAVX2_done_2
@@ -2665,15 +2663,15 @@ blockedContainsGensAVX2_k16_1:
 	// Prologue: prefetch the live lines of the first min(n, 16) keys.
 	MOVQ n+56(FP), R8
 	CMPQ R8, $0x00000010
-	JLE  blockedContainsGensAVX2_prologue_18
+	JLE  blockedContainsGensAVX2_prologue_14
 	MOVQ $0x00000010, R8
 
-blockedContainsGensAVX2_prologue_18:
+blockedContainsGensAVX2_prologue_14:
 	XORQ  SI, SI
 	TESTQ R8, R8
-	JEQ   blockedContainsGensAVX2_prologue_done_19
+	JEQ   blockedContainsGensAVX2_prologue_done_15
 
-blockedContainsGensAVX2_prologue_loop_20:
+blockedContainsGensAVX2_prologue_loop_16:
 	MOVQ  (DI)(SI*8), R9
 	SHRQ  $0x20, R9
 	IMULQ CX, R9
@@ -2682,27 +2680,27 @@ blockedContainsGensAVX2_prologue_loop_20:
 	ADDQ  AX, R9
 	MOVQ  BX, R10
 
-blockedContainsGensAVX2_bits_21:
+blockedContainsGensAVX2_bits_17:
 	BSFQ       R10, R11
 	SHLQ       $0x06, R11
 	PREFETCHT0 (R9)(R11*1)
 	LEAQ       -1(R10), R11
 	ANDQ       R11, R10
-	JNE        blockedContainsGensAVX2_bits_21
+	JNE        blockedContainsGensAVX2_bits_17
 	INCQ       SI
 	CMPQ       SI, R8
-	JLT        blockedContainsGensAVX2_prologue_loop_20
+	JLT        blockedContainsGensAVX2_prologue_loop_16
 
-blockedContainsGensAVX2_prologue_done_19:
+blockedContainsGensAVX2_prologue_done_15:
 	XORQ SI, SI
 
 	// One key a step while i+16 < n, prefetching key i+16.
 	MOVQ n+56(FP), R8
 	SUBQ $0x10, R8
 	CMPQ SI, R8
-	JGE  blockedContainsGensAVX2_tail_23
+	JGE  blockedContainsGensAVX2_tail_19
 
-blockedContainsGensAVX2_one_22:
+blockedContainsGensAVX2_one_18:
 	MOVQ  128(DI)(SI*8), R9
 	SHRQ  $0x20, R9
 	IMULQ CX, R9
@@ -2711,13 +2709,13 @@ blockedContainsGensAVX2_one_22:
 	ADDQ  AX, R9
 	MOVQ  BX, R10
 
-blockedContainsGensAVX2_bits_26:
+blockedContainsGensAVX2_bits_22:
 	BSFQ         R10, R14
 	SHLQ         $0x06, R14
 	PREFETCHT0   (R9)(R14*1)
 	LEAQ         -1(R10), R14
 	ANDQ         R14, R10
-	JNE          blockedContainsGensAVX2_bits_26
+	JNE          blockedContainsGensAVX2_bits_22
 	MOVQ         (DI)(SI*8), R9
 	SHRQ         $0x20, R9
 	IMULQ        CX, R9
@@ -2739,40 +2737,40 @@ blockedContainsGensAVX2_bits_26:
 	VPSLLVQ      Y7, Y6, Y7
 	VPOR         Y10, Y9, Y9
 	VPOR         Y7, Y8, Y8
-	MOVQ         BX, R10
+	XORL         R10, R10
+	MOVQ         BX, R11
 
-blockedContainsGensAVX2_bits_29:
-	BSFQ    R10, R15
+blockedContainsGensAVX2_bits_23:
+	BSFQ    R11, R15
 	SHLQ    $0x06, R15
 	VMOVDQU (R9)(R15*1), Y7
 	VMOVDQU 32(R9)(R15*1), Y10
 	VPANDN  Y9, Y7, Y7
 	VPANDN  Y8, Y10, Y10
 	VPOR    Y10, Y7, Y7
+	XORL    R15, R15
 	VPTEST  Y7, Y7
-	JEQ     blockedContainsGensAVX2_hit_27
-	LEAQ    -1(R10), R15
-	ANDQ    R15, R10
-	JNE     blockedContainsGensAVX2_bits_29
-	MOVB    $0x00, (R12)(SI*1)
-	JMP     blockedContainsGensAVX2_next_28
-
-blockedContainsGensAVX2_hit_27:
-	MOVB $0x01, (R12)(SI*1)
-	INCQ R13
-
-blockedContainsGensAVX2_next_28:
-	INCQ SI
-	CMPQ SI, R8
-	JLT  blockedContainsGensAVX2_one_22
+	SETEQ   R15
+	ORL     R15, R10
+	LEAQ    -1(R11), R15
+	ANDQ    R15, R11
+	JNE     blockedContainsGensAVX2_bits_23
+	TESTL   R10, R10
+	SETNE   R9
+	MOVB    R9, (R12)(SI*1)
+	MOVBLZX R9, R9
+	ADDQ    R9, R13
+	INCQ    SI
+	CMPQ    SI, R8
+	JLT     blockedContainsGensAVX2_one_18
 
 	// The last keys, already prefetched.
-blockedContainsGensAVX2_tail_23:
+blockedContainsGensAVX2_tail_19:
 	MOVQ n+56(FP), R8
 	CMPQ SI, R8
-	JGE  blockedContainsGensAVX2_end_25
+	JGE  blockedContainsGensAVX2_end_21
 
-blockedContainsGensAVX2_tail_loop_24:
+blockedContainsGensAVX2_tail_loop_20:
 	MOVQ         (DI)(SI*8), R9
 	SHRQ         $0x20, R9
 	IMULQ        CX, R9
@@ -2794,34 +2792,34 @@ blockedContainsGensAVX2_tail_loop_24:
 	VPSLLVQ      Y7, Y6, Y7
 	VPOR         Y10, Y9, Y9
 	VPOR         Y7, Y8, Y8
-	MOVQ         BX, R10
+	XORL         R10, R10
+	MOVQ         BX, R11
 
-blockedContainsGensAVX2_bits_32:
-	BSFQ    R10, BP
+blockedContainsGensAVX2_bits_24:
+	BSFQ    R11, BP
 	SHLQ    $0x06, BP
 	VMOVDQU (R9)(BP*1), Y7
 	VMOVDQU 32(R9)(BP*1), Y10
 	VPANDN  Y9, Y7, Y7
 	VPANDN  Y8, Y10, Y10
 	VPOR    Y10, Y7, Y7
+	XORL    R14, R14
 	VPTEST  Y7, Y7
-	JEQ     blockedContainsGensAVX2_hit_30
-	LEAQ    -1(R10), BP
-	ANDQ    BP, R10
-	JNE     blockedContainsGensAVX2_bits_32
-	MOVB    $0x00, (R12)(SI*1)
-	JMP     blockedContainsGensAVX2_next_31
+	SETEQ   R14
+	ORL     R14, R10
+	LEAQ    -1(R11), BP
+	ANDQ    BP, R11
+	JNE     blockedContainsGensAVX2_bits_24
+	TESTL   R10, R10
+	SETNE   R9
+	MOVB    R9, (R12)(SI*1)
+	MOVBLZX R9, R9
+	ADDQ    R9, R13
+	INCQ    SI
+	CMPQ    SI, R8
+	JLT     blockedContainsGensAVX2_tail_loop_20
 
-blockedContainsGensAVX2_hit_30:
-	MOVB $0x01, (R12)(SI*1)
-	INCQ R13
-
-blockedContainsGensAVX2_next_31:
-	INCQ SI
-	CMPQ SI, R8
-	JLT  blockedContainsGensAVX2_tail_loop_24
-
-blockedContainsGensAVX2_end_25:
+blockedContainsGensAVX2_end_21:
 blockedContainsGensAVX2_done_2:
 	MOVQ R13, ret+72(FP)
 	VZEROUPPER
@@ -2859,24 +2857,21 @@ TEXT ·blockedContainsGens1AVX512(SB), NOSPLIT, $0-49
 	VPSRLD       $0x1a, Y2, Y2
 	VPMOVZXDQ    Y2, Z0
 	VPSLLVQ.Z    Z0, Z1, K1, Z0
-	MOVQ         BX, AX
+	XORL         AX, AX
+	MOVQ         BX, CX
 
-blockedContainsGens1AVX512_bits_3:
-	BSFQ     AX, R8
+blockedContainsGens1AVX512_bits_2:
+	BSFQ     CX, R8
 	SHLQ     $0x06, R8
 	VPANDQ   (SI)(R8*1), Z0, Z1
 	VPCMPEQQ Z0, Z1, K1
 	KORTESTB K1, K1
-	JCS      blockedContainsGens1AVX512_hit_2
-	LEAQ     -1(AX), R8
-	ANDQ     R8, AX
-	JNE      blockedContainsGens1AVX512_bits_3
-	MOVB     $0x00, ret+48(FP)
-	VZEROUPPER
-	RET
-
-blockedContainsGens1AVX512_hit_2:
-	MOVB $0x01, ret+48(FP)
+	ADCL     $0x00, AX
+	LEAQ     -1(CX), R8
+	ANDQ     R8, CX
+	JNE      blockedContainsGens1AVX512_bits_2
+	TESTL    AX, AX
+	SETNE    ret+48(FP)
 	VZEROUPPER
 	RET
 
@@ -2896,24 +2891,21 @@ blockedContainsGens1AVX512_two_1:
 	VPSLLVQ.Z     Z0, Z1, K1, Z0
 	VPSLLVQ.Z     Z2, Z1, K2, Z1
 	VPORQ         Z1, Z0, Z0
-	MOVQ          BX, AX
+	XORL          AX, AX
+	MOVQ          BX, CX
 
-blockedContainsGens1AVX512_bits_5:
-	BSFQ     AX, R8
+blockedContainsGens1AVX512_bits_3:
+	BSFQ     CX, R8
 	SHLQ     $0x06, R8
 	VPANDQ   (SI)(R8*1), Z0, Z1
 	VPCMPEQQ Z0, Z1, K1
 	KORTESTB K1, K1
-	JCS      blockedContainsGens1AVX512_hit_4
-	LEAQ     -1(AX), R8
-	ANDQ     R8, AX
-	JNE      blockedContainsGens1AVX512_bits_5
-	MOVB     $0x00, ret+48(FP)
-	VZEROUPPER
-	RET
-
-blockedContainsGens1AVX512_hit_4:
-	MOVB $0x01, ret+48(FP)
+	ADCL     $0x00, AX
+	LEAQ     -1(CX), R8
+	ANDQ     R8, CX
+	JNE      blockedContainsGens1AVX512_bits_3
+	TESTL    AX, AX
+	SETNE    ret+48(FP)
 	VZEROUPPER
 	RET
 
@@ -3009,29 +3001,27 @@ blockedContainsGensAVX512_bits_11:
 	VPSRLD       $0x1a, Y2, Y2
 	VPMOVZXDQ    Y2, Z2
 	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	MOVQ         BX, R15
+	XORL         R15, R15
+	MOVQ         BX, BP
 
-blockedContainsGensAVX512_bits_14:
-	BSFQ     R15, R10
+blockedContainsGensAVX512_bits_12:
+	BSFQ     BP, R10
 	SHLQ     $0x06, R10
 	VPANDQ   (R8)(R10*1), Z2, Z3
 	VPCMPEQQ Z2, Z3, K2
 	KORTESTB K2, K2
-	JCS      blockedContainsGensAVX512_hit_12
-	LEAQ     -1(R15), R10
-	ANDQ     R10, R15
-	JNE      blockedContainsGensAVX512_bits_14
-	MOVB     $0x00, (R12)(SI*1)
-	JMP      blockedContainsGensAVX512_next_13
-
-blockedContainsGensAVX512_hit_12:
-	MOVB $0x01, (R12)(SI*1)
-	INCQ R13
-
-blockedContainsGensAVX512_next_13:
-	INCQ SI
-	CMPQ SI, R14
-	JLT  blockedContainsGensAVX512_one_7
+	ADCL     $0x00, R15
+	LEAQ     -1(BP), R10
+	ANDQ     R10, BP
+	JNE      blockedContainsGensAVX512_bits_12
+	TESTL    R15, R15
+	SETNE    R8
+	MOVB     R8, (R12)(SI*1)
+	MOVBLZX  R8, R8
+	ADDQ     R8, R13
+	INCQ     SI
+	CMPQ     SI, R14
+	JLT      blockedContainsGensAVX512_one_7
 
 	// The last keys, already prefetched.
 blockedContainsGensAVX512_tail_8:
@@ -3051,29 +3041,27 @@ blockedContainsGensAVX512_tail_loop_9:
 	VPSRLD       $0x1a, Y2, Y2
 	VPMOVZXDQ    Y2, Z2
 	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	MOVQ         BX, R9
+	XORL         R9, R9
+	MOVQ         BX, R10
 
-blockedContainsGensAVX512_bits_17:
-	BSFQ     R9, R11
+blockedContainsGensAVX512_bits_13:
+	BSFQ     R10, R11
 	SHLQ     $0x06, R11
 	VPANDQ   (R8)(R11*1), Z2, Z3
 	VPCMPEQQ Z2, Z3, K2
 	KORTESTB K2, K2
-	JCS      blockedContainsGensAVX512_hit_15
-	LEAQ     -1(R9), R11
-	ANDQ     R11, R9
-	JNE      blockedContainsGensAVX512_bits_17
-	MOVB     $0x00, (R12)(SI*1)
-	JMP      blockedContainsGensAVX512_next_16
-
-blockedContainsGensAVX512_hit_15:
-	MOVB $0x01, (R12)(SI*1)
-	INCQ R13
-
-blockedContainsGensAVX512_next_16:
-	INCQ SI
-	CMPQ SI, R14
-	JLT  blockedContainsGensAVX512_tail_loop_9
+	ADCL     $0x00, R9
+	LEAQ     -1(R10), R11
+	ANDQ     R11, R10
+	JNE      blockedContainsGensAVX512_bits_13
+	TESTL    R9, R9
+	SETNE    R8
+	MOVB     R8, (R12)(SI*1)
+	MOVBLZX  R8, R8
+	ADDQ     R8, R13
+	INCQ     SI
+	CMPQ     SI, R14
+	JLT      blockedContainsGensAVX512_tail_loop_9
 
 blockedContainsGensAVX512_end_10:
 	JMP blockedContainsGensAVX512_done_2
@@ -3082,15 +3070,15 @@ blockedContainsGensAVX512_k16_1:
 	// Prologue: prefetch the live lines of the first min(n, 16) keys.
 	MOVQ n+48(FP), R8
 	CMPQ R8, $0x00000010
-	JLE  blockedContainsGensAVX512_prologue_18
+	JLE  blockedContainsGensAVX512_prologue_14
 	MOVQ $0x00000010, R8
 
-blockedContainsGensAVX512_prologue_18:
+blockedContainsGensAVX512_prologue_14:
 	XORQ  SI, SI
 	TESTQ R8, R8
-	JEQ   blockedContainsGensAVX512_prologue_done_19
+	JEQ   blockedContainsGensAVX512_prologue_done_15
 
-blockedContainsGensAVX512_prologue_loop_20:
+blockedContainsGensAVX512_prologue_loop_16:
 	MOVQ  (DI)(SI*8), R9
 	SHRQ  $0x20, R9
 	IMULQ CX, R9
@@ -3099,27 +3087,27 @@ blockedContainsGensAVX512_prologue_loop_20:
 	ADDQ  AX, R9
 	MOVQ  BX, R10
 
-blockedContainsGensAVX512_bits_21:
+blockedContainsGensAVX512_bits_17:
 	BSFQ       R10, R11
 	SHLQ       $0x06, R11
 	PREFETCHT0 (R9)(R11*1)
 	LEAQ       -1(R10), R11
 	ANDQ       R11, R10
-	JNE        blockedContainsGensAVX512_bits_21
+	JNE        blockedContainsGensAVX512_bits_17
 	INCQ       SI
 	CMPQ       SI, R8
-	JLT        blockedContainsGensAVX512_prologue_loop_20
+	JLT        blockedContainsGensAVX512_prologue_loop_16
 
-blockedContainsGensAVX512_prologue_done_19:
+blockedContainsGensAVX512_prologue_done_15:
 	XORQ SI, SI
 
 	// One key a step while i+16 < n, prefetching key i+16.
 	MOVQ n+48(FP), R8
 	SUBQ $0x10, R8
 	CMPQ SI, R8
-	JGE  blockedContainsGensAVX512_tail_23
+	JGE  blockedContainsGensAVX512_tail_19
 
-blockedContainsGensAVX512_one_22:
+blockedContainsGensAVX512_one_18:
 	MOVQ  128(DI)(SI*8), R9
 	SHRQ  $0x20, R9
 	IMULQ CX, R9
@@ -3128,13 +3116,13 @@ blockedContainsGensAVX512_one_22:
 	ADDQ  AX, R9
 	MOVQ  BX, R10
 
-blockedContainsGensAVX512_bits_26:
+blockedContainsGensAVX512_bits_22:
 	BSFQ          R10, R14
 	SHLQ          $0x06, R14
 	PREFETCHT0    (R9)(R14*1)
 	LEAQ          -1(R10), R14
 	ANDQ          R14, R10
-	JNE           blockedContainsGensAVX512_bits_26
+	JNE           blockedContainsGensAVX512_bits_22
 	MOVQ          (DI)(SI*8), R9
 	SHRQ          $0x20, R9
 	IMULQ         CX, R9
@@ -3150,37 +3138,35 @@ blockedContainsGensAVX512_bits_26:
 	VPSLLVQ.Z     Z2, Z1, K1, Z2
 	VPSLLVQ.Z     Z3, Z1, K2, Z3
 	VPORQ         Z3, Z2, Z2
-	MOVQ          BX, R10
+	XORL          R10, R10
+	MOVQ          BX, R11
 
-blockedContainsGensAVX512_bits_29:
-	BSFQ     R10, R15
+blockedContainsGensAVX512_bits_23:
+	BSFQ     R11, R15
 	SHLQ     $0x06, R15
 	VPANDQ   (R9)(R15*1), Z2, Z3
 	VPCMPEQQ Z2, Z3, K3
 	KORTESTB K3, K3
-	JCS      blockedContainsGensAVX512_hit_27
-	LEAQ     -1(R10), R15
-	ANDQ     R15, R10
-	JNE      blockedContainsGensAVX512_bits_29
-	MOVB     $0x00, (R12)(SI*1)
-	JMP      blockedContainsGensAVX512_next_28
-
-blockedContainsGensAVX512_hit_27:
-	MOVB $0x01, (R12)(SI*1)
-	INCQ R13
-
-blockedContainsGensAVX512_next_28:
-	INCQ SI
-	CMPQ SI, R8
-	JLT  blockedContainsGensAVX512_one_22
+	ADCL     $0x00, R10
+	LEAQ     -1(R11), R15
+	ANDQ     R15, R11
+	JNE      blockedContainsGensAVX512_bits_23
+	TESTL    R10, R10
+	SETNE    R9
+	MOVB     R9, (R12)(SI*1)
+	MOVBLZX  R9, R9
+	ADDQ     R9, R13
+	INCQ     SI
+	CMPQ     SI, R8
+	JLT      blockedContainsGensAVX512_one_18
 
 	// The last keys, already prefetched.
-blockedContainsGensAVX512_tail_23:
+blockedContainsGensAVX512_tail_19:
 	MOVQ n+48(FP), R8
 	CMPQ SI, R8
-	JGE  blockedContainsGensAVX512_end_25
+	JGE  blockedContainsGensAVX512_end_21
 
-blockedContainsGensAVX512_tail_loop_24:
+blockedContainsGensAVX512_tail_loop_20:
 	MOVQ          (DI)(SI*8), R9
 	SHRQ          $0x20, R9
 	IMULQ         CX, R9
@@ -3196,31 +3182,29 @@ blockedContainsGensAVX512_tail_loop_24:
 	VPSLLVQ.Z     Z2, Z1, K1, Z2
 	VPSLLVQ.Z     Z3, Z1, K2, Z3
 	VPORQ         Z3, Z2, Z2
-	MOVQ          BX, R10
+	XORL          R10, R10
+	MOVQ          BX, R11
 
-blockedContainsGensAVX512_bits_32:
-	BSFQ     R10, BP
+blockedContainsGensAVX512_bits_24:
+	BSFQ     R11, BP
 	SHLQ     $0x06, BP
 	VPANDQ   (R9)(BP*1), Z2, Z3
 	VPCMPEQQ Z2, Z3, K3
 	KORTESTB K3, K3
-	JCS      blockedContainsGensAVX512_hit_30
-	LEAQ     -1(R10), BP
-	ANDQ     BP, R10
-	JNE      blockedContainsGensAVX512_bits_32
-	MOVB     $0x00, (R12)(SI*1)
-	JMP      blockedContainsGensAVX512_next_31
+	ADCL     $0x00, R10
+	LEAQ     -1(R11), BP
+	ANDQ     BP, R11
+	JNE      blockedContainsGensAVX512_bits_24
+	TESTL    R10, R10
+	SETNE    R9
+	MOVB     R9, (R12)(SI*1)
+	MOVBLZX  R9, R9
+	ADDQ     R9, R13
+	INCQ     SI
+	CMPQ     SI, R8
+	JLT      blockedContainsGensAVX512_tail_loop_20
 
-blockedContainsGensAVX512_hit_30:
-	MOVB $0x01, (R12)(SI*1)
-	INCQ R13
-
-blockedContainsGensAVX512_next_31:
-	INCQ SI
-	CMPQ SI, R8
-	JLT  blockedContainsGensAVX512_tail_loop_24
-
-blockedContainsGensAVX512_end_25:
+blockedContainsGensAVX512_end_21:
 blockedContainsGensAVX512_done_2:
 	MOVQ R13, ret+64(FP)
 	VZEROUPPER
