@@ -21,12 +21,31 @@ func newSimClock() *simClock { return &simClock{now: time.Unix(1_700_000_000, 0)
 // the window is found (single-key, batch and AddNew's answer), and that
 // keys whose last add is more than window + slice ago are found no more
 // often than false positives explain.
+//
+// With WithExpiryOnAdd the same holds, but a stale key is only counted
+// once an add has followed the clock's move (lookups read no clock).
 func TestWindowGuarantee(t *testing.T) {
-	for _, g := range []int{2, 3, 4, 7} {
-		t.Run("G="+string(rune('0'+g)), func(t *testing.T) {
+	for _, expiry := range []bool{false, true} {
+		for _, g := range []int{2, 3, 4, 7} {
+			name := "G=" + string(rune('0'+g))
+			if expiry {
+				name += "/expiry-on-add"
+			}
+			t.Run(name, func(t *testing.T) { testWindowGuarantee(t, g, expiry) })
+		}
+	}
+}
+
+func testWindowGuarantee(t *testing.T, g int, expiry bool) {
+	{
+		{
 			const window = 6 * time.Second
 			clk := newSimClock()
-			w, err := NewWindow(3000, 0.01, window, WithGenerations(g), WithClock(clk.Now), WithSeed(uint64(g)))
+			opts := []Option{WithGenerations(g), WithClock(clk.Now), WithSeed(uint64(g))}
+			if expiry {
+				opts = append(opts, WithExpiryOnAdd())
+			}
+			w, err := NewWindow(3000, 0.01, window, opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +79,8 @@ func TestWindowGuarantee(t *testing.T) {
 					clk.now = clk.now.Add(time.Duration(rng.Int64N(int64(slice / 3))))
 				}
 				// Some adds, some of them repeats of known keys.
-				for range rng.IntN(8) {
+				adds := rng.IntN(8)
+				for range adds {
 					var x uint64
 					if len(lastAdd) > 0 && rng.IntN(3) == 0 {
 						x = rng.Uint64N(uint64(step + 1))
@@ -90,9 +110,11 @@ func TestWindowGuarantee(t *testing.T) {
 							hs = append(hs, h)
 						}
 					case age > window+slice:
-						stale++
-						if w.ContainsHash(h) {
-							staleFound++
+						if !expiry || adds > 0 {
+							stale++
+							if w.ContainsHash(h) {
+								staleFound++
+							}
 						}
 						delete(lastAdd, h)
 					}
@@ -107,7 +129,45 @@ func TestWindowGuarantee(t *testing.T) {
 			if staleFound > stale/20 {
 				t.Fatalf("%d of %d keys older than window+slice still found", staleFound, stale)
 			}
-		})
+		}
+	}
+}
+
+// TestWindowExpiryOnAdd checks WithExpiryOnAdd: lookups never read the
+// clock, a key stays found past W + one slice until an add rotates the
+// window, and is forgotten by that add.
+func TestWindowExpiryOnAdd(t *testing.T) {
+	clk := newSimClock()
+	reads := 0
+	clock := func() time.Time { reads++; return clk.now }
+	w, err := NewWindow(100, 0.001, 3*time.Second, WithClock(clock), WithExpiryOnAdd()) // G=4, 1 s slices
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	c, err := NewConcurrentWindow(100, 0.001, 3*time.Second, WithClock(clock), WithExpiryOnAdd())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	origin := clk.now
+	w.AddString("k")
+	c.AddString("k")
+	clk.now = origin.Add(10 * time.Second) // far past W + one slice
+	reads = 0
+	hs := make([]uint64, 40)
+	hs[0] = w.HashString("k")
+	out := make([]bool, len(hs))
+	if !w.ContainsString("k") || !c.ContainsString("k") || w.ContainsHashes(hs, out) == 0 || c.ContainsHashes(hs, out) == 0 {
+		t.Fatal("a key was forgotten before any add rotated the window")
+	}
+	if reads != 0 {
+		t.Fatalf("lookups read the clock %d times", reads)
+	}
+	w.AddString("other")
+	c.AddString("other")
+	if w.ContainsString("k") || c.ContainsString("k") {
+		t.Fatal("a key older than W + one slice is still found after an add")
 	}
 }
 
