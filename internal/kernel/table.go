@@ -47,7 +47,7 @@ func (op Op) String() string {
 // set itself, or the set it falls back to where it has no kernel of its
 // own for op. The avx512 set has no single-key split-block kernel (the
 // AVX2 one runs: asm/sbbf's doc says why), and arm64 runs the Go
-// single-key twins (blocked_arm64.go). CuckooAlternates has no AVX-512
+// single-key twins (blocked_arm64.go, window_arm64.go). CuckooAlternates has no AVX-512
 // kernel either, but the avx512 set's locate kernel makes it count as
 // avx512 for OpCuckooAdd.
 func kernelFor(op Op, set string) string {
@@ -55,7 +55,7 @@ func kernelFor(op Op, set string) string {
 	case set == cpu.AVX512 && (op == OpSBBFAdd1 || op == OpSBBFContains1):
 		return cpu.AVX2
 	case set == cpu.NEON && (op == OpBlockedAdd1 || op == OpBlockedContains1 || op == OpSBBFAdd1 || op == OpSBBFContains1 ||
-		op == OpWindowContains1 || op == OpWindowContains):
+		op == OpWindowContains1):
 		return cpu.Generic
 	}
 	return set

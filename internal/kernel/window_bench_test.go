@@ -43,7 +43,7 @@ func BenchmarkWindowKernels(b *testing.B) {
 			out := make([]bool, 1024)
 			live := uint64(1)<<g - 1
 			kerneltest.Bench(b, func(b *testing.B, impl string) {
-				for _, op := range []string{"gens1", "gens1-live1", "asm1", "blocked1", "gens", "blocked"} {
+				for _, op := range []string{"gens1", "gens1-live1", "blocked1", "gens", "blocked"} {
 					b.Run(fmt.Sprintf("MB=%d/G=%d/op=%s", blocks*64>>20, g, op), func(b *testing.B) {
 						runtime.LockOSThread()
 						defer runtime.UnlockOSThread()
@@ -58,9 +58,6 @@ func BenchmarkWindowKernels(b *testing.B) {
 								keys++
 							case "gens1-live1": // one generation probed: the code path's cost
 								kernel.BlockedContainsGens1(tab, uint64(nb), g, 1, 8, qs[j])
-								keys++
-							case "asm1": // the AVX-512 kernel called directly
-								kernel.GensAsm1AVX512(&tab[0][0], uint64(nb), g, live, 8, qs[j])
 								keys++
 							case "blocked1":
 								kernel.BlockedContains1(&bt, qs[j])

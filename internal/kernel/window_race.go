@@ -1,4 +1,4 @@
-//go:build gc && !purego && amd64 && race
+//go:build gc && !purego && (amd64 || arm64) && race
 
 package kernel
 
