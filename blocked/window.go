@@ -77,12 +77,12 @@ func WithSliceKeys(k uint64) Option {
 //
 // It is a ring of G blocked generations of equal size, interleaved in one
 // table: block i of generation j is the table's block i·G+j, so the G
-// blocks a key may be in are adjacent (64·G bytes) and a lookup computes
-// one address and one mask for all of them (the windowed kernels of
-// internal/kernel). Time is cut into
-// slices of W/(G-1) (or of a number of adds, see WithSliceKeys); adds go to
-// the current slice's generation, and when a slice ends, the oldest
-// generation is cleared and becomes the current one. A lookup ORs over the
+// blocks a key may be in are adjacent (64·G bytes), and a lookup computes
+// one address and one mask for all of them (internal/kernel's windowed
+// kernels, SIMD for single keys and batches). Time is cut into slices of
+// W/(G-1) (or of a number of adds, see WithSliceKeys); adds go to the
+// current slice's generation, and when a slice ends, the oldest generation
+// is cleared and becomes the current one. A lookup ORs over the
 // generations still live. A key added during slice s stays in its
 // generation until that generation is reused G slices later, so it is found
 // for the rest of slice s and the G-1 slices after it: at least (G-1)
@@ -90,12 +90,21 @@ func WithSliceKeys(k uint64) Option {
 //
 // The rotation is lazy: the first add after a slice boundary clears the
 // generations whose slices have ended. A generation's blocks are every
-// G-th block of the table, so clearing one is a strided clear: one 64-byte
-// block in every G (clearGen has its measured cost). Lookups never
-// write: they read the same clock and skip the generations that the next
-// add would clear, so a lookup never misses a key inside its guaranteed
-// window whatever the timing of the adds and of the rotation. A clock that
-// goes back is treated as standing still at the latest slice seen.
+// G-th block of the table, so clearing one is a strided clear, one 64-byte
+// block in every G: a few times slower than a contiguous clear of the same
+// bytes (BenchmarkWindowRotate; clearGen has the figures), paid once a
+// slice by the add that crosses the boundary. Lookups never write: they
+// read the same clock and skip the generations that the next add would
+// clear, so a lookup never misses a key inside its guaranteed window
+// whatever the timing of the adds and of the rotation. A clock that goes
+// back is treated as standing still at the latest slice seen.
+//
+// The clock: a lookup reads it once (a batch once a call). time.Now, the
+// default, can cost more than the lookup itself (BenchmarkTimeNow: 127-148
+// ns on the development VM, whose clock source is kvm-clock; about 20 ns
+// with a TSC clock source). WithExpiryOnAdd removes the read from lookups
+// without weakening the guarantee; a window that advances by count
+// (WithSliceKeys) reads no clock at all.
 //
 // Sizing (NewWindow) assumes keys arrive at a steady rate: each generation
 // holds the keys of one slice, n/(G-1) for n keys per window. Bursts that
@@ -118,7 +127,7 @@ type Window struct {
 	// capacity is the keys each generation was sized for.
 	capacity uint64
 	clock    func() time.Time
-	// cur is the index in gens of the current generation.
+	// cur is the current generation, 0..G-1.
 	cur int
 	// start is the start of the current slice (time mode), in Unix
 	// nanoseconds.
@@ -216,8 +225,13 @@ func (w *Window) elapsed() uint64 {
 	if now < w.start {
 		return 0
 	}
-	// Exact in uint64 for any two int64 values with now >= start.
-	return (uint64(now) - uint64(w.start)) / uint64(w.slice)
+	// Exact in uint64 for any two int64 values with now >= start. Inside
+	// the current slice (most lookups) there is no division.
+	d := uint64(now) - uint64(w.start)
+	if d < uint64(w.slice) {
+		return 0
+	}
+	return d / uint64(w.slice)
 }
 
 // live returns how many generations, counting back from the current one,

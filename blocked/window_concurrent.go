@@ -75,7 +75,11 @@ func (c *ConcurrentWindow) epochAt(s *windowState, n uint64) uint64 {
 	if now < s.start {
 		return s.epoch
 	}
-	return s.epoch + (uint64(now)-uint64(s.start))/uint64(c.slice)
+	d := uint64(now) - uint64(s.start)
+	if d < uint64(c.slice) {
+		return s.epoch // inside the slice: no division
+	}
+	return s.epoch + d/uint64(c.slice)
 }
 
 // rotate moves the window on to epoch e, clearing the generations of the
