@@ -120,6 +120,9 @@ type Window struct {
 	// g is the number of generations G, nb the blocks of each.
 	g  int
 	nb uint64
+	// wt is the table the single-key lookups read (core's blocks, nb, g
+	// and k through one pointer); Close empties it with core's.
+	wt kernel.WindowTable
 	// slice is a slice's duration (time mode), or 0 (count mode).
 	slice time.Duration
 	// sliceKeys is a slice's adds (count mode), or 0 (time mode).
@@ -213,6 +216,7 @@ func (w *Window) allocGens(blocks uint64, k, g int, o options) error {
 func (w *Window) setGens(g int) {
 	w.g = g
 	w.nb = uint64(len(w.t.Blocks) / g)
+	w.wt = kernel.WindowTable{Blocks: w.t.Blocks, NB: w.nb, G: g, K: w.t.K}
 }
 
 // elapsed returns how many slices have ended since the current one began,
@@ -411,9 +415,7 @@ func (w *Window) ContainsUint64(x uint64) bool { return w.ContainsHash(w.h64.Has
 // ContainsHash is Contains for a key whose hash (see Hash) is h.
 func (w *Window) ContainsHash(h uint64) bool {
 	mustOpen(&w.core)
-	r := kernel.BlockedContainsGens1(w.t.Blocks, w.nb, w.g, liveGens(w.g, w.cur, w.live()), w.t.K, h)
-	runtime.KeepAlive(w)
-	return r
+	return kernel.BlockedContainsGensT(&w.wt, liveGens(w.g, w.cur, w.live()), h)
 }
 
 // ContainsHashes sets out[i] = ContainsHash(hs[i]) for every i and returns
@@ -471,5 +473,6 @@ func (w *Window) SizeBytes() uint64 { return uint64(len(w.t.Blocks)) * kernel.Bl
 // error wrapping ErrClosed, and the encoders return such an error. Close is
 // harmless more than once.
 func (w *Window) Close() error {
+	w.wt.Blocks = nil
 	return w.free()
 }

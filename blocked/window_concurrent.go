@@ -31,6 +31,7 @@ type ConcurrentWindow struct {
 	core      // the interleaved generations, as Window's
 	g         int
 	nb        uint64
+	wt        kernel.WindowTable // as Window's
 	slice     time.Duration
 	sliceKeys uint64
 	capacity  uint64
@@ -60,7 +61,7 @@ func NewConcurrentWindow(n uint64, fpp float64, window time.Duration, opts ...Op
 	if err != nil {
 		return nil, err
 	}
-	c := &ConcurrentWindow{core: w.core, g: w.g, nb: w.nb, slice: w.slice, sliceKeys: w.sliceKeys, capacity: w.capacity, clock: w.clock, expiryOnAdd: w.expiryOnAdd}
+	c := &ConcurrentWindow{core: w.core, g: w.g, nb: w.nb, wt: w.wt, slice: w.slice, sliceKeys: w.sliceKeys, capacity: w.capacity, clock: w.clock, expiryOnAdd: w.expiryOnAdd}
 	c.state.Store(&windowState{start: w.start})
 	return c, nil
 }
@@ -260,7 +261,7 @@ func (c *ConcurrentWindow) ContainsHash(h uint64) bool {
 		q := c.seq.Load()
 		st := c.state.Load()
 		live := liveGens(c.g, st.cur, c.liveAt(st, c.lookupEpoch(st)))
-		if kernel.BlockedContainsGens1(c.t.Blocks, c.nb, c.g, live, c.t.K, h) {
+		if kernel.BlockedContainsGensT(&c.wt, live, h) {
 			runtime.KeepAlive(c)
 			return true
 		}
@@ -346,5 +347,6 @@ func (c *ConcurrentWindow) Slice() time.Duration { return c.slice }
 // Close releases the memory as Window.Close does. It must not run
 // concurrently with other methods.
 func (c *ConcurrentWindow) Close() error {
+	c.wt.Blocks = nil
 	return c.free()
 }

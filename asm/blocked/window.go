@@ -23,7 +23,11 @@ package main
 // copy of the loops (two mask rounds), chosen once per call.
 
 import (
+	"go/token"
+	"go/types"
+
 	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/gotypes"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -49,6 +53,9 @@ type win struct {
 	round1, round2 reg.OpmaskVirtual
 
 	labels int
+	// tabReg holds avx2Tables[k] where the AVX2 kernel computes it (the
+	// table entry), else nil: the tab argument.
+	tabReg reg.GPVirtual
 	// fixed is G while emitting the straight-line copy for live = all of
 	// G generations, else 0.
 	fixed int
@@ -72,6 +79,7 @@ func genWindow() {
 		genWindowKernel(wide, false)
 		genWindowKernel(wide, true)
 	}
+	genWindowTable()
 }
 
 func genWindowKernel(wide, batch bool) {
@@ -153,8 +161,11 @@ func (w *win) consts(k reg.GPVirtual) {
 		w.round1, w.round2 = probeMasks(k)
 		return
 	}
-	tab := c.GP64()
-	c.Load(c.Param("tab"), tab)
+	tab := w.tabReg
+	if tab == nil {
+		tab = c.GP64()
+		c.Load(c.Param("tab"), tab)
+	}
 	w.zero = c.YMM()
 	c.VPXOR(w.zero, w.zero, w.zero)
 	for r := 0; r < 2; r++ {
@@ -407,4 +418,99 @@ func (w *win) loopsAt(two bool) {
 	c.CMPQ(w.i, lim)
 	c.JLT(operand.LabelRef(tailLoop))
 	c.Label(end)
+}
+
+// genWindowTable writes blockedContainsGensT, the single-key entry that
+// internal/kernel's BlockedContainsGensT (an inlined wrapper, so a lookup
+// is one call, as blocked's BlockedContains1) calls with a *WindowTable:
+// the blocks, the blocks per generation, G and k read through one pointer
+// instead of six arguments. It checks the operation's kernel set
+// (windowContains1Set: generic, 0, tail-jumps to the Go twin; avx512, 2,
+// runs the AVX-512 body; else the AVX2 one) and the table (blocks, G in
+// 1..64, len(Blocks) = NB*G, k in 1..16; else the Go twin, which panics
+// as the contract says) before touching a vector register, masks live to
+// G bits (BZHIQ) and answers false for no live generation.
+func genWindowTable() {
+	name := "blockedContainsGensT"
+	c.Function(name)
+	c.Attributes(attr.NOSPLIT)
+	c.Signature(windowTableSignature())
+	c.Doc(name + " reports whether h is present in a generation of live of the table t (see internal/kernel's WindowTable); it jumps to blockedContainsGensTGo if windowContains1Set is generic or t is not a valid table.")
+	c.Pragma("noescape")
+	goPath := operand.LabelRef(name + "_go")
+	set := operand.Mem{Symbol: operand.Symbol{Name: "·windowContains1Set"}, Base: reg.StaticBase}
+	c.CMPB(set, operand.Imm(setGeneric))
+	c.JEQ(goPath)
+	t := c.GP64()
+	c.Load(c.Param("t"), t)
+	n, g, nb, k, x := c.GP64(), c.GP64(), c.GP64(), c.GP64(), c.GP64()
+	c.MOVQ(operand.Mem{Base: t, Disp: 8}, n) // len(t.Blocks)
+	c.TESTQ(n, n)
+	c.JEQ(goPath)
+	c.MOVQ(operand.Mem{Base: t, Disp: 32}, g) // t.G
+	c.LEAQ(operand.Mem{Base: g, Disp: -1}, x)
+	c.CMPQ(x, operand.Imm(63))
+	c.JHI(goPath)
+	c.MOVQ(operand.Mem{Base: t, Disp: 24}, nb) // t.NB
+	c.MOVQ(nb, x)
+	c.IMULQ(g, x)
+	c.CMPQ(x, n)
+	c.JNE(goPath)
+	c.MOVQ(operand.Mem{Base: t, Disp: 40}, k) // t.K
+	c.LEAQ(operand.Mem{Base: k, Disp: -1}, x)
+	c.CMPQ(x, operand.Imm(maxK-1))
+	c.JHI(goPath)
+	live := c.GP64()
+	c.Load(c.Param("live"), live)
+	c.BZHIQ(g, live, live) // the bits below G (all for G = 64)
+	c.JNE(operand.LabelRef(name + "_live"))
+	c.MOVB(operand.U8(0), paramMem("ret"))
+	c.RET()
+	c.Label(name + "_live")
+	blocks := c.GP64()
+	c.MOVQ(operand.Mem{Base: t}, blocks)
+	c.SHLQ(operand.Imm(6), g) // the stride, 64*G
+	c.CMPB(set, operand.Imm(setAVX512))
+	c.JNE(operand.LabelRef(name + "_avx2"))
+	for _, wide := range []bool{true, false} {
+		w := &win{name: name + "_avx512", wide: wide, blocks: blocks, nb: nb, stride: g, live: live}
+		if !wide {
+			c.Label(name + "_avx2")
+			w.name = name + "_avx2"
+			w.tabReg = c.GP64()
+			c.LEAQ(operand.Mem{Symbol: operand.Symbol{Name: "·avx2Tables"}, Base: reg.StaticBase}, w.tabReg)
+			c.LEAQ(operand.Mem{Base: k, Index: k, Scale: 2}, x)
+			c.SHLQ(operand.Imm(6), x) // k*192
+			c.ADDQ(x, w.tabReg)
+		}
+		w.consts(k)
+		two := w.label("two")
+		c.CMPQ(k, operand.Imm(8))
+		c.JGT(operand.LabelRef(two))
+		w.fixedCopies(true, func() { w.single(false) })
+		c.Label(two)
+		w.fixedCopies(true, func() { w.single(true) })
+	}
+	c.Label(name + "_go")
+	tailJump("·blockedContainsGensTGo")
+}
+
+// windowTableSignature is func(t *WindowTable, live, h uint64) bool with
+// WindowTable internal/kernel's struct{Blocks []Block; NB uint64; G, K int}.
+func windowTableSignature() *gotypes.Signature {
+	pkg := types.NewPackage("github.com/sift-go/sift/internal/kernel", "kernel")
+	block := types.NewNamed(types.NewTypeName(token.NoPos, pkg, "Block", nil), types.NewArray(types.Typ[types.Uint64], 8), nil)
+	table := types.NewNamed(types.NewTypeName(token.NoPos, pkg, "WindowTable", nil), types.NewStruct([]*types.Var{
+		types.NewField(token.NoPos, pkg, "Blocks", types.NewSlice(block), false),
+		types.NewField(token.NoPos, pkg, "NB", types.Typ[types.Uint64], false),
+		types.NewField(token.NoPos, pkg, "G", types.Typ[types.Int], false),
+		types.NewField(token.NoPos, pkg, "K", types.Typ[types.Int], false),
+	}, nil), nil)
+	params := types.NewTuple(
+		types.NewParam(token.NoPos, pkg, "t", types.NewPointer(table)),
+		types.NewParam(token.NoPos, pkg, "live", types.Typ[types.Uint64]),
+		types.NewParam(token.NoPos, pkg, "h", types.Typ[types.Uint64]),
+	)
+	results := types.NewTuple(types.NewParam(token.NoPos, pkg, "", types.Typ[types.Bool]))
+	return gotypes.NewSignature(pkg, types.NewSignatureType(nil, nil, nil, params, results, false))
 }

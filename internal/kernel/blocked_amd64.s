@@ -4775,3 +4775,575 @@ blockedContainsGensAVX512_done_2:
 	MOVQ R13, ret+64(FP)
 	VZEROUPPER
 	RET
+
+// func blockedContainsGensT(t *WindowTable, live uint64, h uint64) bool
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
+TEXT ·blockedContainsGensT(SB), NOSPLIT, $0-25
+	CMPB  ·windowContains1Set+0(SB), $0x00
+	JEQ   blockedContainsGensT_go
+	MOVQ  t+0(FP), AX
+	MOVQ  8(AX), CX
+	TESTQ CX, CX
+	JEQ   blockedContainsGensT_go
+	MOVQ  32(AX), DX
+	LEAQ  -1(DX), SI
+	CMPQ  SI, $0x3f
+	JHI   blockedContainsGensT_go
+	MOVQ  24(AX), BX
+	MOVQ  BX, SI
+	IMULQ DX, SI
+	CMPQ  SI, CX
+	JNE   blockedContainsGensT_go
+	MOVQ  40(AX), CX
+	LEAQ  -1(CX), SI
+	CMPQ  SI, $0x0f
+	JHI   blockedContainsGensT_go
+	MOVQ  live+8(FP), R8
+	BZHIQ DX, R8, R8
+	JNE   blockedContainsGensT_live
+	MOVB  $0x00, ret+24(FP)
+	RET
+
+blockedContainsGensT_live:
+	MOVQ         (AX), AX
+	SHLQ         $0x06, DX
+	CMPB         ·windowContains1Set+0(SB), $0x02
+	JNE          blockedContainsGensT_avx2
+	VMOVDQU32    ·avx512Salts+0(SB), Z0
+	MOVQ         $0x0000000000000001, SI
+	VPBROADCASTQ SI, Z1
+	MOVL         $0x00000001, SI
+	SHLXL        CX, SI, SI
+	DECL         SI
+	KMOVW        SI, K1
+	KSHIFTRW     $0x08, K1, K2
+	CMPQ         CX, $0x08
+	JGT          blockedContainsGensT_avx512_two_1
+	CMPQ         DX, $0x00000080
+	JNE          blockedContainsGensT_avx512_not_g_4
+	CMPQ         R8, $0x00000003
+	JNE          blockedContainsGensT_avx512_any_live_2
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z0
+	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	XORL         AX, AX
+	VPANDQ       (CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	VPANDQ       64(CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	TESTL        AX, AX
+	SETNE        ret+24(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGensT_avx512_not_g_4:
+	CMPQ         DX, $0x00000100
+	JNE          blockedContainsGensT_avx512_not_g_5
+	CMPQ         R8, $0x0000000f
+	JNE          blockedContainsGensT_avx512_any_live_2
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z0
+	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	XORL         AX, AX
+	VPANDQ       (CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	VPANDQ       64(CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	VPANDQ       128(CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	VPANDQ       192(CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	TESTL        AX, AX
+	SETNE        ret+24(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGensT_avx512_not_g_5:
+blockedContainsGensT_avx512_any_live_2:
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z0
+	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	XORL         AX, AX
+	MOVQ         R8, DX
+
+blockedContainsGensT_avx512_bits_6:
+	BSFQ     DX, DI
+	SHLQ     $0x06, DI
+	VPANDQ   (CX)(DI*1), Z0, Z1
+	VPCMPEQQ Z0, Z1, K1
+	KORTESTB K1, K1
+	ADCL     $0x00, AX
+	LEAQ     -1(DX), DI
+	ANDQ     DI, DX
+	JNE      blockedContainsGensT_avx512_bits_6
+	TESTL    AX, AX
+	SETNE    ret+24(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGensT_avx512_two_1:
+	CMPQ          DX, $0x00000080
+	JNE           blockedContainsGensT_avx512_not_g_9
+	CMPQ          R8, $0x00000003
+	JNE           blockedContainsGensT_avx512_any_live_7
+	MOVQ          h+16(FP), CX
+	SHRQ          $0x20, CX
+	IMULQ         BX, CX
+	SHRQ          $0x20, CX
+	IMULQ         DX, CX
+	ADDQ          AX, CX
+	VPBROADCASTD  h+16(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K1, Z0
+	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	XORL          AX, AX
+	VPANDQ        (CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	VPANDQ        64(CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	TESTL         AX, AX
+	SETNE         ret+24(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGensT_avx512_not_g_9:
+	CMPQ          DX, $0x00000100
+	JNE           blockedContainsGensT_avx512_not_g_10
+	CMPQ          R8, $0x0000000f
+	JNE           blockedContainsGensT_avx512_any_live_7
+	MOVQ          h+16(FP), CX
+	SHRQ          $0x20, CX
+	IMULQ         BX, CX
+	SHRQ          $0x20, CX
+	IMULQ         DX, CX
+	ADDQ          AX, CX
+	VPBROADCASTD  h+16(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K1, Z0
+	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	XORL          AX, AX
+	VPANDQ        (CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	VPANDQ        64(CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	VPANDQ        128(CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	VPANDQ        192(CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	TESTL         AX, AX
+	SETNE         ret+24(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGensT_avx512_not_g_10:
+blockedContainsGensT_avx512_any_live_7:
+	MOVQ          h+16(FP), CX
+	SHRQ          $0x20, CX
+	IMULQ         BX, CX
+	SHRQ          $0x20, CX
+	IMULQ         DX, CX
+	ADDQ          AX, CX
+	VPBROADCASTD  h+16(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K1, Z0
+	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	XORL          AX, AX
+	MOVQ          R8, DX
+
+blockedContainsGensT_avx512_bits_11:
+	BSFQ     DX, DI
+	SHLQ     $0x06, DI
+	VPANDQ   (CX)(DI*1), Z0, Z1
+	VPCMPEQQ Z0, Z1, K1
+	KORTESTB K1, K1
+	ADCL     $0x00, AX
+	LEAQ     -1(DX), DI
+	ANDQ     DI, DX
+	JNE      blockedContainsGensT_avx512_bits_11
+	TESTL    AX, AX
+	SETNE    ret+24(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGensT_avx2:
+	LEAQ         ·avx2Tables+0(SB), DI
+	LEAQ         (CX)(CX*2), SI
+	SHLQ         $0x06, SI
+	ADDQ         SI, DI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (DI), Y1
+	VMOVDQU      64(DI), Y2
+	VMOVDQU      96(DI), Y3
+	VMOVDQU      32(DI), Y4
+	VMOVDQU      128(DI), Y5
+	VMOVDQU      160(DI), Y6
+	CMPQ         CX, $0x08
+	JGT          blockedContainsGensT_avx2_two_1
+	CMPQ         DX, $0x00000080
+	JNE          blockedContainsGensT_avx2_not_g_4
+	CMPQ         R8, $0x00000003
+	JNE          blockedContainsGensT_avx2_any_live_2
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	XORL         AX, AX
+	VMOVDQU      (CX), Y2
+	VMOVDQU      32(CX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         DX, DX
+	VPTEST       Y2, Y2
+	SETEQ        DL
+	ORL          DX, AX
+	VMOVDQU      64(CX), Y2
+	VMOVDQU      96(CX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         CX, CX
+	VPTEST       Y2, Y2
+	SETEQ        CL
+	ORL          CX, AX
+	TESTL        AX, AX
+	SETNE        ret+24(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGensT_avx2_not_g_4:
+	CMPQ         DX, $0x00000100
+	JNE          blockedContainsGensT_avx2_not_g_5
+	CMPQ         R8, $0x0000000f
+	JNE          blockedContainsGensT_avx2_any_live_2
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	XORL         AX, AX
+	VMOVDQU      (CX), Y2
+	VMOVDQU      32(CX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         DX, DX
+	VPTEST       Y2, Y2
+	SETEQ        DL
+	ORL          DX, AX
+	VMOVDQU      64(CX), Y2
+	VMOVDQU      96(CX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         DX, DX
+	VPTEST       Y2, Y2
+	SETEQ        DL
+	ORL          DX, AX
+	VMOVDQU      128(CX), Y2
+	VMOVDQU      160(CX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         DX, DX
+	VPTEST       Y2, Y2
+	SETEQ        DL
+	ORL          DX, AX
+	VMOVDQU      192(CX), Y2
+	VMOVDQU      224(CX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         CX, CX
+	VPTEST       Y2, Y2
+	SETEQ        CL
+	ORL          CX, AX
+	TESTL        AX, AX
+	SETNE        ret+24(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGensT_avx2_not_g_5:
+blockedContainsGensT_avx2_any_live_2:
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	XORL         AX, AX
+	MOVQ         R8, DX
+
+blockedContainsGensT_avx2_bits_6:
+	BSFQ    DX, R9
+	SHLQ    $0x06, R9
+	VMOVDQU (CX)(R9*1), Y2
+	VMOVDQU 32(CX)(R9*1), Y3
+	VPANDN  Y0, Y2, Y2
+	VPANDN  Y1, Y3, Y3
+	VPOR    Y3, Y2, Y2
+	XORL    BX, BX
+	VPTEST  Y2, Y2
+	SETEQ   BL
+	ORL     BX, AX
+	LEAQ    -1(DX), R9
+	ANDQ    R9, DX
+	JNE     blockedContainsGensT_avx2_bits_6
+	TESTL   AX, AX
+	SETNE   ret+24(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGensT_avx2_two_1:
+	CMPQ         DX, $0x00000080
+	JNE          blockedContainsGensT_avx2_not_g_9
+	CMPQ         R8, $0x00000003
+	JNE          blockedContainsGensT_avx2_any_live_7
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	XORL         AX, AX
+	VMOVDQU      (CX), Y0
+	VMOVDQU      32(CX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         DX, DX
+	VPTEST       Y0, Y0
+	SETEQ        DL
+	ORL          DX, AX
+	VMOVDQU      64(CX), Y0
+	VMOVDQU      96(CX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         CX, CX
+	VPTEST       Y0, Y0
+	SETEQ        CL
+	ORL          CX, AX
+	TESTL        AX, AX
+	SETNE        ret+24(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGensT_avx2_not_g_9:
+	CMPQ         DX, $0x00000100
+	JNE          blockedContainsGensT_avx2_not_g_10
+	CMPQ         R8, $0x0000000f
+	JNE          blockedContainsGensT_avx2_any_live_7
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	XORL         AX, AX
+	VMOVDQU      (CX), Y0
+	VMOVDQU      32(CX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         DX, DX
+	VPTEST       Y0, Y0
+	SETEQ        DL
+	ORL          DX, AX
+	VMOVDQU      64(CX), Y0
+	VMOVDQU      96(CX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         DX, DX
+	VPTEST       Y0, Y0
+	SETEQ        DL
+	ORL          DX, AX
+	VMOVDQU      128(CX), Y0
+	VMOVDQU      160(CX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         DX, DX
+	VPTEST       Y0, Y0
+	SETEQ        DL
+	ORL          DX, AX
+	VMOVDQU      192(CX), Y0
+	VMOVDQU      224(CX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         CX, CX
+	VPTEST       Y0, Y0
+	SETEQ        CL
+	ORL          CX, AX
+	TESTL        AX, AX
+	SETNE        ret+24(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGensT_avx2_not_g_10:
+blockedContainsGensT_avx2_any_live_7:
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	XORL         AX, AX
+	MOVQ         R8, DX
+
+blockedContainsGensT_avx2_bits_11:
+	BSFQ    DX, R9
+	SHLQ    $0x06, R9
+	VMOVDQU (CX)(R9*1), Y0
+	VMOVDQU 32(CX)(R9*1), Y2
+	VPANDN  Y8, Y0, Y0
+	VPANDN  Y1, Y2, Y2
+	VPOR    Y2, Y0, Y0
+	XORL    BX, BX
+	VPTEST  Y0, Y0
+	SETEQ   BL
+	ORL     BX, AX
+	LEAQ    -1(DX), R9
+	ANDQ    R9, DX
+	JNE     blockedContainsGensT_avx2_bits_11
+	TESTL   AX, AX
+	SETNE   ret+24(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGensT_go:
+	JMP ·blockedContainsGensTGo+0(SB)

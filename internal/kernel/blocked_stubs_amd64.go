@@ -63,3 +63,8 @@ func blockedContainsGens1AVX512(blocks *uint64, nb uint64, ngen int, live uint64
 //
 //go:noescape
 func blockedContainsGensAVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, hs *uint64, n int, out *bool) int
+
+// blockedContainsGensT reports whether h is present in a generation of live of the table t (see internal/kernel's WindowTable); it jumps to blockedContainsGensTGo if windowContains1Set is generic or t is not a valid table.
+//
+//go:noescape
+func blockedContainsGensT(t *WindowTable, live uint64, h uint64) bool

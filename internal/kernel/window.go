@@ -1,5 +1,7 @@
 package kernel
 
+import "runtime"
+
 // # Windowed (multi-generation) blocked filters
 //
 // A windowed filter (package blocked's Window) keeps g generations of nb
@@ -53,6 +55,29 @@ func BlockedContainsGens(blocks []Block, nb uint64, g int, live uint64, k int, h
 		return 0
 	}
 	return blockedContainsGens(blocks, nb, g, live, k, hs, out)
+}
+
+// WindowTable is a windowed filter's table for the single-key probe: the
+// interleaved blocks of G generations of NB blocks each and k, side by side
+// so that BlockedContainsGensT reads them through one pointer (every
+// argument of an assembly call is a store and a load: see BlockedTable).
+type WindowTable struct {
+	Blocks []Block
+	NB     uint64
+	G      int
+	K      int
+}
+
+// blockedContainsGensTGo is BlockedContainsGensT in Go: where there is no
+// assembly, and where the amd64 kernel jumps when it does not run (the
+// kernel set is generic, or t is not a valid table: checkGens panics). It
+// keeps t alive to its end.
+func blockedContainsGensTGo(t *WindowTable, live, h uint64) bool {
+	checkGens(t.Blocks, t.NB, t.G)
+	live = liveMask(t.G, live)
+	r := live != 0 && BlockedContainsGens1Generic(t.Blocks, t.NB, t.G, live, t.K, h)
+	runtime.KeepAlive(t)
+	return r
 }
 
 // checkGens panics with ErrNoBlocks if blocks is empty (a closed filter's),

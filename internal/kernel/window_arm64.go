@@ -10,6 +10,12 @@ package kernel
 // probe needs real arm64 hardware to measure; qemu-aarch64, where this
 // kernel is tested, proves correctness only.
 
+// BlockedContainsGensT is BlockedContainsGens1(t.Blocks, t.NB, t.G, live,
+// t.K, h) through one pointer (see the amd64 version); here the Go twin.
+func BlockedContainsGensT(t *WindowTable, live, h uint64) bool {
+	return blockedContainsGensTGo(t, live, h)
+}
+
 func blockedContainsGens1(blocks []Block, nb uint64, g int, live uint64, k int, h uint64) bool {
 	return BlockedContainsGens1Generic(blocks, nb, g, live, k, h)
 }

@@ -83,6 +83,10 @@ func checkGens(t *testing.T, blocks []kernel.Block, nb uint64, g int, live uint6
 		if got := kernel.BlockedContainsGens1(blocks, nb, g, live, k, h); got != want[i] {
 			t.Fatalf("nb=%d g=%d live=%#x k=%d: single-key answer (hash %#x) is %v, generic %v", nb, g, live, k, h, got, want[i])
 		}
+		tab := kernel.WindowTable{Blocks: blocks, NB: nb, G: g, K: k}
+		if got := kernel.BlockedContainsGensT(&tab, live, h); got != want[i] {
+			t.Fatalf("nb=%d g=%d live=%#x k=%d: table single-key answer (hash %#x) is %v, generic %v", nb, g, live, k, h, got, want[i])
+		}
 	}
 	if gotN != wantN {
 		t.Fatalf("nb=%d g=%d live=%#x k=%d len=%d: count %d, generic %d", nb, g, live, k, len(probes), gotN, wantN)
@@ -208,6 +212,10 @@ func TestWindowKernelsOneGeneration(t *testing.T) {
 						if got := kernel.BlockedContainsGens1(blocks, nb, g, live, k, h); got != want {
 							t.Fatalf("g=%d k=%d key in generation %d, live %#x: single %v, want %v", g, k, j, live, got, want)
 						}
+						tab := kernel.WindowTable{Blocks: blocks, NB: nb, G: g, K: k}
+						if got := kernel.BlockedContainsGensT(&tab, live, h); got != want {
+							t.Fatalf("g=%d k=%d key in generation %d, live %#x: table single %v, want %v", g, k, j, live, got, want)
+						}
 						out := []bool{false}
 						if kernel.BlockedContainsGens(blocks, nb, g, live, k, hs[i:i+1], out); out[0] != want {
 							t.Fatalf("g=%d k=%d key in generation %d, live %#x: batch %v, want %v", g, k, j, live, out[0], want)
@@ -226,9 +234,11 @@ func TestWindowKernelsAllocs(t *testing.T) {
 		blocks, keys := gensFilter(r, 100, 4, 8, 100)
 		probes := gensProbes(r, keys, 256)
 		out := make([]bool, len(probes))
+		tab := kernel.WindowTable{Blocks: blocks, NB: 100, G: 4, K: 8}
 		if a := testing.AllocsPerRun(10, func() {
 			kernel.BlockedContainsGens(blocks, 100, 4, 0b1011, 8, probes, out)
 			kernel.BlockedContainsGens1(blocks, 100, 4, 0b1011, 8, probes[0])
+			kernel.BlockedContainsGensT(&tab, 0b1011, probes[0])
 		}); a != 0 {
 			t.Fatalf("%v allocations a call", a)
 		}
@@ -252,6 +262,9 @@ func TestWindowKernelsMisuse(t *testing.T) {
 	mustPanic("empty batch", func() { kernel.BlockedContainsGens(nil, 3, 4, 1, 8, make([]uint64, 3), make([]bool, 3)) })
 	mustPanic("empty single", func() { kernel.BlockedContainsGens1(nil, 3, 4, 1, 8, 1) })
 	mustPanic("length", func() { kernel.BlockedContainsGens1(blocks, 4, 4, 1, 8, 1) })
+	mustPanic("table, empty", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{NB: 3, G: 4, K: 8}, 1, 1) })
+	mustPanic("table, length", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{Blocks: blocks, NB: 4, G: 4, K: 8}, 1, 1) })
+	mustPanic("table, generations", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{Blocks: blocks, NB: 0, G: 0, K: 8}, 1, 1) })
 	mustPanic("add new, empty", func() { kernel.BlockedAddNewGens1(nil, 3, 4, 1, 0, 8, 1) })
 }
 
