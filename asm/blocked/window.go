@@ -420,63 +420,73 @@ func (w *win) loopsAt(two bool) {
 	c.Label(end)
 }
 
-// genWindowTable writes blockedContainsGensT, the single-key entry that
-// internal/kernel's BlockedContainsGensT (an inlined wrapper, so a lookup
-// is one call, as blocked's BlockedContains1) calls with a *WindowTable:
-// the blocks, the blocks per generation, G and k read through one pointer
-// instead of six arguments. It checks the operation's kernel set
-// (windowContains1Set: generic, 0, tail-jumps to the Go twin; avx512, 2,
-// runs the AVX-512 body; else the AVX2 one) and the table (blocks, G in
-// 1..64, len(Blocks) = NB*G, k in 1..16; else the Go twin, which panics
-// as the contract says) before touching a vector register, masks live to
-// G bits (BZHIQ) and answers false for no live generation.
+// genWindowTable writes windowContains1AVX2 and windowContains1AVX512, the
+// single-key entry that internal/kernel's BlockedContainsGensT (an inlined
+// wrapper, so a lookup is one call, as blocked's BlockedContains1) calls
+// with a *WindowTable: the blocks, the blocks per generation, G and k read
+// through one pointer instead of six arguments. windowContains1AVX2 checks
+// the operation's kernel set (windowContains1Set: avx512, 2, tail-jumps to
+// windowContains1AVX512; generic, 0, to the Go twin); both check the table
+// (blocks, G in 1..64, len(Blocks) = NB*G, k in 1..16; else the Go twin,
+// which panics as the contract says) before touching a vector register,
+// mask live to G bits (BZHIQ) and answer false for no live generation.
 func genWindowTable() {
-	name := "blockedContainsGensT"
-	c.Function(name)
-	c.Attributes(attr.NOSPLIT)
-	c.Signature(windowTableSignature())
-	c.Doc(name + " reports whether h is present in a generation of live of the table t (see internal/kernel's WindowTable); it jumps to blockedContainsGensTGo if windowContains1Set is generic or t is not a valid table.")
-	c.Pragma("noescape")
-	goPath := operand.LabelRef(name + "_go")
-	set := operand.Mem{Symbol: operand.Symbol{Name: "·windowContains1Set"}, Base: reg.StaticBase}
-	c.CMPB(set, operand.Imm(setGeneric))
-	c.JEQ(goPath)
-	t := c.GP64()
-	c.Load(c.Param("t"), t)
-	n, g, nb, k, x := c.GP64(), c.GP64(), c.GP64(), c.GP64(), c.GP64()
-	c.MOVQ(operand.Mem{Base: t, Disp: 8}, n) // len(t.Blocks)
-	c.TESTQ(n, n)
-	c.JEQ(goPath)
-	c.MOVQ(operand.Mem{Base: t, Disp: 32}, g) // t.G
-	c.LEAQ(operand.Mem{Base: g, Disp: -1}, x)
-	c.CMPQ(x, operand.Imm(63))
-	c.JHI(goPath)
-	c.MOVQ(operand.Mem{Base: t, Disp: 24}, nb) // t.NB
-	c.MOVQ(nb, x)
-	c.IMULQ(g, x)
-	c.CMPQ(x, n)
-	c.JNE(goPath)
-	c.MOVQ(operand.Mem{Base: t, Disp: 40}, k) // t.K
-	c.LEAQ(operand.Mem{Base: k, Disp: -1}, x)
-	c.CMPQ(x, operand.Imm(maxK-1))
-	c.JHI(goPath)
-	live := c.GP64()
-	c.Load(c.Param("live"), live)
-	c.BZHIQ(g, live, live) // the bits below G (all for G = 64)
-	c.JNE(operand.LabelRef(name + "_live"))
-	c.MOVB(operand.U8(0), paramMem("ret"))
-	c.RET()
-	c.Label(name + "_live")
-	blocks := c.GP64()
-	c.MOVQ(operand.Mem{Base: t}, blocks)
-	c.SHLQ(operand.Imm(6), g) // the stride, 64*G
-	c.CMPB(set, operand.Imm(setAVX512))
-	c.JNE(operand.LabelRef(name + "_avx2"))
-	for _, wide := range []bool{true, false} {
-		w := &win{name: name + "_avx512", wide: wide, blocks: blocks, nb: nb, stride: g, live: live}
+	for _, wide := range []bool{false, true} {
+		name := "windowContains1AVX2"
+		doc := name + " reports whether h is present in a generation of live of the table t (see internal/kernel's WindowTable); it jumps to windowContains1AVX512 if windowContains1Set is avx512, and to windowContains1Go if it is generic or t is not a valid table."
+		if wide {
+			name = "windowContains1AVX512"
+			doc = name + " is windowContains1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to windowContains1Go if t is not a valid table."
+		}
+		c.Function(name)
+		c.Attributes(attr.NOSPLIT)
+		c.Signature(windowTableSignature())
+		c.Doc(doc)
+		c.Pragma("noescape")
+		goPath := operand.LabelRef(name + "_go")
 		if !wide {
+			set := operand.Mem{Symbol: operand.Symbol{Name: "·windowContains1Set"}, Base: reg.StaticBase}
+			c.Comment("The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).")
+			c.CMPB(set, operand.Imm(setAVX512))
+			c.JNE(operand.LabelRef(name + "_avx2"))
+			tailJump("·windowContains1AVX512")
 			c.Label(name + "_avx2")
-			w.name = name + "_avx2"
+			c.CMPB(set, operand.Imm(setGeneric))
+			c.JEQ(goPath)
+		}
+		c.Comment("The table: the Go twin unless it is valid (checked before any vector register is touched).")
+		t := c.GP64()
+		c.Load(c.Param("t"), t)
+		n, g, nb, k, x := c.GP64(), c.GP64(), c.GP64(), c.GP64(), c.GP64()
+		c.MOVQ(operand.Mem{Base: t, Disp: 8}, n) // len(t.Blocks)
+		c.TESTQ(n, n)
+		c.JEQ(goPath)
+		c.MOVQ(operand.Mem{Base: t, Disp: 32}, g) // t.G
+		c.LEAQ(operand.Mem{Base: g, Disp: -1}, x)
+		c.CMPQ(x, operand.Imm(63))
+		c.JHI(goPath)
+		c.MOVQ(operand.Mem{Base: t, Disp: 24}, nb) // t.NB
+		c.MOVQ(nb, x)
+		c.IMULQ(g, x)
+		c.CMPQ(x, n)
+		c.JNE(goPath)
+		c.MOVQ(operand.Mem{Base: t, Disp: 40}, k) // t.K
+		c.LEAQ(operand.Mem{Base: k, Disp: -1}, x)
+		c.CMPQ(x, operand.Imm(maxK-1))
+		c.JHI(goPath)
+		live := c.GP64()
+		c.Load(c.Param("live"), live)
+		c.BZHIQ(g, live, live) // the bits below G (all for G = 64)
+		c.JNE(operand.LabelRef(name + "_live"))
+		c.MOVB(operand.U8(0), paramMem("ret"))
+		c.VZEROUPPER() // no vector register was touched; asmcheck_test wants it before every RET
+		c.RET()
+		c.Label(name + "_live")
+		blocks := c.GP64()
+		c.MOVQ(operand.Mem{Base: t}, blocks)
+		c.SHLQ(operand.Imm(6), g) // the stride, 64*G
+		w := &win{name: name, wide: wide, blocks: blocks, nb: nb, stride: g, live: live}
+		if !wide {
 			w.tabReg = c.GP64()
 			c.LEAQ(operand.Mem{Symbol: operand.Symbol{Name: "·avx2Tables"}, Base: reg.StaticBase}, w.tabReg)
 			c.LEAQ(operand.Mem{Base: k, Index: k, Scale: 2}, x)
@@ -490,9 +500,9 @@ func genWindowTable() {
 		w.fixedCopies(true, func() { w.single(false) })
 		c.Label(two)
 		w.fixedCopies(true, func() { w.single(true) })
+		c.Label(name + "_go")
+		tailJump("·windowContains1Go")
 	}
-	c.Label(name + "_go")
-	tailJump("·blockedContainsGensTGo")
 }
 
 // windowTableSignature is func(t *WindowTable, live, h uint64) bool with

@@ -4776,276 +4776,63 @@ blockedContainsGensAVX512_done_2:
 	VZEROUPPER
 	RET
 
-// func blockedContainsGensT(t *WindowTable, live uint64, h uint64) bool
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
-TEXT ·blockedContainsGensT(SB), NOSPLIT, $0-25
-	CMPB  ·windowContains1Set+0(SB), $0x00
-	JEQ   blockedContainsGensT_go
+// func windowContains1AVX2(t *WindowTable, live uint64, h uint64) bool
+// Requires: AVX, AVX2, BMI2
+TEXT ·windowContains1AVX2(SB), NOSPLIT, $0-25
+	// The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).
+	CMPB ·windowContains1Set+0(SB), $0x02
+	JNE  windowContains1AVX2_avx2
+	JMP  ·windowContains1AVX512+0(SB)
+
+windowContains1AVX2_avx2:
+	CMPB ·windowContains1Set+0(SB), $0x00
+	JEQ  windowContains1AVX2_go
+
+	// The table: the Go twin unless it is valid (checked before any vector register is touched).
 	MOVQ  t+0(FP), AX
 	MOVQ  8(AX), CX
 	TESTQ CX, CX
-	JEQ   blockedContainsGensT_go
+	JEQ   windowContains1AVX2_go
 	MOVQ  32(AX), DX
 	LEAQ  -1(DX), SI
 	CMPQ  SI, $0x3f
-	JHI   blockedContainsGensT_go
+	JHI   windowContains1AVX2_go
 	MOVQ  24(AX), BX
 	MOVQ  BX, SI
 	IMULQ DX, SI
 	CMPQ  SI, CX
-	JNE   blockedContainsGensT_go
+	JNE   windowContains1AVX2_go
 	MOVQ  40(AX), CX
 	LEAQ  -1(CX), SI
 	CMPQ  SI, $0x0f
-	JHI   blockedContainsGensT_go
+	JHI   windowContains1AVX2_go
 	MOVQ  live+8(FP), R8
 	BZHIQ DX, R8, R8
-	JNE   blockedContainsGensT_live
+	JNE   windowContains1AVX2_live
 	MOVB  $0x00, ret+24(FP)
+	VZEROUPPER
 	RET
 
-blockedContainsGensT_live:
+windowContains1AVX2_live:
 	MOVQ         (AX), AX
 	SHLQ         $0x06, DX
-	CMPB         ·windowContains1Set+0(SB), $0x02
-	JNE          blockedContainsGensT_avx2
-	VMOVDQU32    ·avx512Salts+0(SB), Z0
-	MOVQ         $0x0000000000000001, SI
-	VPBROADCASTQ SI, Z1
-	MOVL         $0x00000001, SI
-	SHLXL        CX, SI, SI
-	DECL         SI
-	KMOVW        SI, K1
-	KSHIFTRW     $0x08, K1, K2
-	CMPQ         CX, $0x08
-	JGT          blockedContainsGensT_avx512_two_1
-	CMPQ         DX, $0x00000080
-	JNE          blockedContainsGensT_avx512_not_g_4
-	CMPQ         R8, $0x00000003
-	JNE          blockedContainsGensT_avx512_any_live_2
-	MOVQ         h+16(FP), CX
-	SHRQ         $0x20, CX
-	IMULQ        BX, CX
-	SHRQ         $0x20, CX
-	IMULQ        DX, CX
-	ADDQ         AX, CX
-	VPBROADCASTD h+16(FP), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z0
-	VPSLLVQ.Z    Z0, Z1, K1, Z0
-	XORL         AX, AX
-	VPANDQ       (CX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	VPANDQ       64(CX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	TESTL        AX, AX
-	SETNE        ret+24(FP)
-	VZEROUPPER
-	RET
-
-blockedContainsGensT_avx512_not_g_4:
-	CMPQ         DX, $0x00000100
-	JNE          blockedContainsGensT_avx512_not_g_5
-	CMPQ         R8, $0x0000000f
-	JNE          blockedContainsGensT_avx512_any_live_2
-	MOVQ         h+16(FP), CX
-	SHRQ         $0x20, CX
-	IMULQ        BX, CX
-	SHRQ         $0x20, CX
-	IMULQ        DX, CX
-	ADDQ         AX, CX
-	VPBROADCASTD h+16(FP), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z0
-	VPSLLVQ.Z    Z0, Z1, K1, Z0
-	XORL         AX, AX
-	VPANDQ       (CX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	VPANDQ       64(CX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	VPANDQ       128(CX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	VPANDQ       192(CX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	TESTL        AX, AX
-	SETNE        ret+24(FP)
-	VZEROUPPER
-	RET
-
-blockedContainsGensT_avx512_not_g_5:
-blockedContainsGensT_avx512_any_live_2:
-	MOVQ         h+16(FP), CX
-	SHRQ         $0x20, CX
-	IMULQ        BX, CX
-	SHRQ         $0x20, CX
-	IMULQ        DX, CX
-	ADDQ         AX, CX
-	VPBROADCASTD h+16(FP), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z0
-	VPSLLVQ.Z    Z0, Z1, K1, Z0
-	XORL         AX, AX
-	MOVQ         R8, DX
-
-blockedContainsGensT_avx512_bits_6:
-	BSFQ     DX, DI
-	SHLQ     $0x06, DI
-	VPANDQ   (CX)(DI*1), Z0, Z1
-	VPCMPEQQ Z0, Z1, K1
-	KORTESTB K1, K1
-	ADCL     $0x00, AX
-	LEAQ     -1(DX), DI
-	ANDQ     DI, DX
-	JNE      blockedContainsGensT_avx512_bits_6
-	TESTL    AX, AX
-	SETNE    ret+24(FP)
-	VZEROUPPER
-	RET
-
-blockedContainsGensT_avx512_two_1:
-	CMPQ          DX, $0x00000080
-	JNE           blockedContainsGensT_avx512_not_g_9
-	CMPQ          R8, $0x00000003
-	JNE           blockedContainsGensT_avx512_any_live_7
-	MOVQ          h+16(FP), CX
-	SHRQ          $0x20, CX
-	IMULQ         BX, CX
-	SHRQ          $0x20, CX
-	IMULQ         DX, CX
-	ADDQ          AX, CX
-	VPBROADCASTD  h+16(FP), Z2
-	VPMULLD       Z0, Z2, Z2
-	VPSRLD        $0x1a, Z2, Z2
-	VPMOVZXDQ     Y2, Z0
-	VEXTRACTI64X4 $0x01, Z2, Y2
-	VPMOVZXDQ     Y2, Z2
-	VPSLLVQ.Z     Z0, Z1, K1, Z0
-	VPSLLVQ.Z     Z2, Z1, K2, Z1
-	VPORQ         Z1, Z0, Z0
-	XORL          AX, AX
-	VPANDQ        (CX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	VPANDQ        64(CX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	TESTL         AX, AX
-	SETNE         ret+24(FP)
-	VZEROUPPER
-	RET
-
-blockedContainsGensT_avx512_not_g_9:
-	CMPQ          DX, $0x00000100
-	JNE           blockedContainsGensT_avx512_not_g_10
-	CMPQ          R8, $0x0000000f
-	JNE           blockedContainsGensT_avx512_any_live_7
-	MOVQ          h+16(FP), CX
-	SHRQ          $0x20, CX
-	IMULQ         BX, CX
-	SHRQ          $0x20, CX
-	IMULQ         DX, CX
-	ADDQ          AX, CX
-	VPBROADCASTD  h+16(FP), Z2
-	VPMULLD       Z0, Z2, Z2
-	VPSRLD        $0x1a, Z2, Z2
-	VPMOVZXDQ     Y2, Z0
-	VEXTRACTI64X4 $0x01, Z2, Y2
-	VPMOVZXDQ     Y2, Z2
-	VPSLLVQ.Z     Z0, Z1, K1, Z0
-	VPSLLVQ.Z     Z2, Z1, K2, Z1
-	VPORQ         Z1, Z0, Z0
-	XORL          AX, AX
-	VPANDQ        (CX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	VPANDQ        64(CX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	VPANDQ        128(CX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	VPANDQ        192(CX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	TESTL         AX, AX
-	SETNE         ret+24(FP)
-	VZEROUPPER
-	RET
-
-blockedContainsGensT_avx512_not_g_10:
-blockedContainsGensT_avx512_any_live_7:
-	MOVQ          h+16(FP), CX
-	SHRQ          $0x20, CX
-	IMULQ         BX, CX
-	SHRQ          $0x20, CX
-	IMULQ         DX, CX
-	ADDQ          AX, CX
-	VPBROADCASTD  h+16(FP), Z2
-	VPMULLD       Z0, Z2, Z2
-	VPSRLD        $0x1a, Z2, Z2
-	VPMOVZXDQ     Y2, Z0
-	VEXTRACTI64X4 $0x01, Z2, Y2
-	VPMOVZXDQ     Y2, Z2
-	VPSLLVQ.Z     Z0, Z1, K1, Z0
-	VPSLLVQ.Z     Z2, Z1, K2, Z1
-	VPORQ         Z1, Z0, Z0
-	XORL          AX, AX
-	MOVQ          R8, DX
-
-blockedContainsGensT_avx512_bits_11:
-	BSFQ     DX, DI
-	SHLQ     $0x06, DI
-	VPANDQ   (CX)(DI*1), Z0, Z1
-	VPCMPEQQ Z0, Z1, K1
-	KORTESTB K1, K1
-	ADCL     $0x00, AX
-	LEAQ     -1(DX), DI
-	ANDQ     DI, DX
-	JNE      blockedContainsGensT_avx512_bits_11
-	TESTL    AX, AX
-	SETNE    ret+24(FP)
-	VZEROUPPER
-	RET
-
-blockedContainsGensT_avx2:
-	LEAQ         ·avx2Tables+0(SB), DI
+	LEAQ         ·avx2Tables+0(SB), R9
 	LEAQ         (CX)(CX*2), SI
 	SHLQ         $0x06, SI
-	ADDQ         SI, DI
+	ADDQ         SI, R9
 	VPXOR        Y0, Y0, Y0
-	VMOVDQU      (DI), Y1
-	VMOVDQU      64(DI), Y2
-	VMOVDQU      96(DI), Y3
-	VMOVDQU      32(DI), Y4
-	VMOVDQU      128(DI), Y5
-	VMOVDQU      160(DI), Y6
+	VMOVDQU      (R9), Y1
+	VMOVDQU      64(R9), Y2
+	VMOVDQU      96(R9), Y3
+	VMOVDQU      32(R9), Y4
+	VMOVDQU      128(R9), Y5
+	VMOVDQU      160(R9), Y6
 	CMPQ         CX, $0x08
-	JGT          blockedContainsGensT_avx2_two_1
+	JGT          windowContains1AVX2_two_1
 	CMPQ         DX, $0x00000080
-	JNE          blockedContainsGensT_avx2_not_g_4
+	JNE          windowContains1AVX2_not_g_4
 	CMPQ         R8, $0x00000003
-	JNE          blockedContainsGensT_avx2_any_live_2
+	JNE          windowContains1AVX2_any_live_2
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
@@ -5083,11 +4870,11 @@ blockedContainsGensT_avx2:
 	VZEROUPPER
 	RET
 
-blockedContainsGensT_avx2_not_g_4:
+windowContains1AVX2_not_g_4:
 	CMPQ         DX, $0x00000100
-	JNE          blockedContainsGensT_avx2_not_g_5
+	JNE          windowContains1AVX2_not_g_5
 	CMPQ         R8, $0x0000000f
-	JNE          blockedContainsGensT_avx2_any_live_2
+	JNE          windowContains1AVX2_any_live_2
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
@@ -5143,8 +4930,8 @@ blockedContainsGensT_avx2_not_g_4:
 	VZEROUPPER
 	RET
 
-blockedContainsGensT_avx2_not_g_5:
-blockedContainsGensT_avx2_any_live_2:
+windowContains1AVX2_not_g_5:
+windowContains1AVX2_any_live_2:
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
@@ -5161,11 +4948,11 @@ blockedContainsGensT_avx2_any_live_2:
 	XORL         AX, AX
 	MOVQ         R8, DX
 
-blockedContainsGensT_avx2_bits_6:
-	BSFQ    DX, R9
-	SHLQ    $0x06, R9
-	VMOVDQU (CX)(R9*1), Y2
-	VMOVDQU 32(CX)(R9*1), Y3
+windowContains1AVX2_bits_6:
+	BSFQ    DX, DI
+	SHLQ    $0x06, DI
+	VMOVDQU (CX)(DI*1), Y2
+	VMOVDQU 32(CX)(DI*1), Y3
 	VPANDN  Y0, Y2, Y2
 	VPANDN  Y1, Y3, Y3
 	VPOR    Y3, Y2, Y2
@@ -5173,19 +4960,19 @@ blockedContainsGensT_avx2_bits_6:
 	VPTEST  Y2, Y2
 	SETEQ   BL
 	ORL     BX, AX
-	LEAQ    -1(DX), R9
-	ANDQ    R9, DX
-	JNE     blockedContainsGensT_avx2_bits_6
+	LEAQ    -1(DX), DI
+	ANDQ    DI, DX
+	JNE     windowContains1AVX2_bits_6
 	TESTL   AX, AX
 	SETNE   ret+24(FP)
 	VZEROUPPER
 	RET
 
-blockedContainsGensT_avx2_two_1:
+windowContains1AVX2_two_1:
 	CMPQ         DX, $0x00000080
-	JNE          blockedContainsGensT_avx2_not_g_9
+	JNE          windowContains1AVX2_not_g_9
 	CMPQ         R8, $0x00000003
-	JNE          blockedContainsGensT_avx2_any_live_7
+	JNE          windowContains1AVX2_any_live_7
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
@@ -5231,11 +5018,11 @@ blockedContainsGensT_avx2_two_1:
 	VZEROUPPER
 	RET
 
-blockedContainsGensT_avx2_not_g_9:
+windowContains1AVX2_not_g_9:
 	CMPQ         DX, $0x00000100
-	JNE          blockedContainsGensT_avx2_not_g_10
+	JNE          windowContains1AVX2_not_g_10
 	CMPQ         R8, $0x0000000f
-	JNE          blockedContainsGensT_avx2_any_live_7
+	JNE          windowContains1AVX2_any_live_7
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
@@ -5299,8 +5086,8 @@ blockedContainsGensT_avx2_not_g_9:
 	VZEROUPPER
 	RET
 
-blockedContainsGensT_avx2_not_g_10:
-blockedContainsGensT_avx2_any_live_7:
+windowContains1AVX2_not_g_10:
+windowContains1AVX2_any_live_7:
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
@@ -5325,11 +5112,11 @@ blockedContainsGensT_avx2_any_live_7:
 	XORL         AX, AX
 	MOVQ         R8, DX
 
-blockedContainsGensT_avx2_bits_11:
-	BSFQ    DX, R9
-	SHLQ    $0x06, R9
-	VMOVDQU (CX)(R9*1), Y0
-	VMOVDQU 32(CX)(R9*1), Y2
+windowContains1AVX2_bits_11:
+	BSFQ    DX, DI
+	SHLQ    $0x06, DI
+	VMOVDQU (CX)(DI*1), Y0
+	VMOVDQU 32(CX)(DI*1), Y2
 	VPANDN  Y8, Y0, Y0
 	VPANDN  Y1, Y2, Y2
 	VPOR    Y2, Y0, Y0
@@ -5337,13 +5124,266 @@ blockedContainsGensT_avx2_bits_11:
 	VPTEST  Y0, Y0
 	SETEQ   BL
 	ORL     BX, AX
-	LEAQ    -1(DX), R9
-	ANDQ    R9, DX
-	JNE     blockedContainsGensT_avx2_bits_11
+	LEAQ    -1(DX), DI
+	ANDQ    DI, DX
+	JNE     windowContains1AVX2_bits_11
 	TESTL   AX, AX
 	SETNE   ret+24(FP)
 	VZEROUPPER
 	RET
 
-blockedContainsGensT_go:
-	JMP ·blockedContainsGensTGo+0(SB)
+windowContains1AVX2_go:
+	JMP ·windowContains1Go+0(SB)
+
+// func windowContains1AVX512(t *WindowTable, live uint64, h uint64) bool
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
+TEXT ·windowContains1AVX512(SB), NOSPLIT, $0-25
+	// The table: the Go twin unless it is valid (checked before any vector register is touched).
+	MOVQ  t+0(FP), AX
+	MOVQ  8(AX), CX
+	TESTQ CX, CX
+	JEQ   windowContains1AVX512_go
+	MOVQ  32(AX), DX
+	LEAQ  -1(DX), SI
+	CMPQ  SI, $0x3f
+	JHI   windowContains1AVX512_go
+	MOVQ  24(AX), BX
+	MOVQ  BX, SI
+	IMULQ DX, SI
+	CMPQ  SI, CX
+	JNE   windowContains1AVX512_go
+	MOVQ  40(AX), CX
+	LEAQ  -1(CX), SI
+	CMPQ  SI, $0x0f
+	JHI   windowContains1AVX512_go
+	MOVQ  live+8(FP), SI
+	BZHIQ DX, SI, SI
+	JNE   windowContains1AVX512_live
+	MOVB  $0x00, ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_live:
+	MOVQ         (AX), AX
+	SHLQ         $0x06, DX
+	VMOVDQU32    ·avx512Salts+0(SB), Z0
+	MOVQ         $0x0000000000000001, R8
+	VPBROADCASTQ R8, Z1
+	MOVL         $0x00000001, R8
+	SHLXL        CX, R8, R8
+	DECL         R8
+	KMOVW        R8, K1
+	KSHIFTRW     $0x08, K1, K2
+	CMPQ         CX, $0x08
+	JGT          windowContains1AVX512_two_1
+	CMPQ         DX, $0x00000080
+	JNE          windowContains1AVX512_not_g_4
+	CMPQ         SI, $0x00000003
+	JNE          windowContains1AVX512_any_live_2
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z0
+	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	XORL         AX, AX
+	VPANDQ       (CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	VPANDQ       64(CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	TESTL        AX, AX
+	SETNE        ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_not_g_4:
+	CMPQ         DX, $0x00000100
+	JNE          windowContains1AVX512_not_g_5
+	CMPQ         SI, $0x0000000f
+	JNE          windowContains1AVX512_any_live_2
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z0
+	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	XORL         AX, AX
+	VPANDQ       (CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	VPANDQ       64(CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	VPANDQ       128(CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	VPANDQ       192(CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	TESTL        AX, AX
+	SETNE        ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_not_g_5:
+windowContains1AVX512_any_live_2:
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z0
+	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	XORL         AX, AX
+	MOVQ         SI, DX
+
+windowContains1AVX512_bits_6:
+	BSFQ     DX, DI
+	SHLQ     $0x06, DI
+	VPANDQ   (CX)(DI*1), Z0, Z1
+	VPCMPEQQ Z0, Z1, K1
+	KORTESTB K1, K1
+	ADCL     $0x00, AX
+	LEAQ     -1(DX), DI
+	ANDQ     DI, DX
+	JNE      windowContains1AVX512_bits_6
+	TESTL    AX, AX
+	SETNE    ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_two_1:
+	CMPQ          DX, $0x00000080
+	JNE           windowContains1AVX512_not_g_9
+	CMPQ          SI, $0x00000003
+	JNE           windowContains1AVX512_any_live_7
+	MOVQ          h+16(FP), CX
+	SHRQ          $0x20, CX
+	IMULQ         BX, CX
+	SHRQ          $0x20, CX
+	IMULQ         DX, CX
+	ADDQ          AX, CX
+	VPBROADCASTD  h+16(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K1, Z0
+	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	XORL          AX, AX
+	VPANDQ        (CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	VPANDQ        64(CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	TESTL         AX, AX
+	SETNE         ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_not_g_9:
+	CMPQ          DX, $0x00000100
+	JNE           windowContains1AVX512_not_g_10
+	CMPQ          SI, $0x0000000f
+	JNE           windowContains1AVX512_any_live_7
+	MOVQ          h+16(FP), CX
+	SHRQ          $0x20, CX
+	IMULQ         BX, CX
+	SHRQ          $0x20, CX
+	IMULQ         DX, CX
+	ADDQ          AX, CX
+	VPBROADCASTD  h+16(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K1, Z0
+	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	XORL          AX, AX
+	VPANDQ        (CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	VPANDQ        64(CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	VPANDQ        128(CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	VPANDQ        192(CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	TESTL         AX, AX
+	SETNE         ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_not_g_10:
+windowContains1AVX512_any_live_7:
+	MOVQ          h+16(FP), CX
+	SHRQ          $0x20, CX
+	IMULQ         BX, CX
+	SHRQ          $0x20, CX
+	IMULQ         DX, CX
+	ADDQ          AX, CX
+	VPBROADCASTD  h+16(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K1, Z0
+	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	XORL          AX, AX
+	MOVQ          SI, DX
+
+windowContains1AVX512_bits_11:
+	BSFQ     DX, DI
+	SHLQ     $0x06, DI
+	VPANDQ   (CX)(DI*1), Z0, Z1
+	VPCMPEQQ Z0, Z1, K1
+	KORTESTB K1, K1
+	ADCL     $0x00, AX
+	LEAQ     -1(DX), DI
+	ANDQ     DI, DX
+	JNE      windowContains1AVX512_bits_11
+	TESTL    AX, AX
+	SETNE    ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_go:
+	JMP ·windowContains1Go+0(SB)

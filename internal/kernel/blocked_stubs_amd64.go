@@ -64,7 +64,12 @@ func blockedContainsGens1AVX512(blocks *uint64, nb uint64, ngen int, live uint64
 //go:noescape
 func blockedContainsGensAVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, hs *uint64, n int, out *bool) int
 
-// blockedContainsGensT reports whether h is present in a generation of live of the table t (see internal/kernel's WindowTable); it jumps to blockedContainsGensTGo if windowContains1Set is generic or t is not a valid table.
+// windowContains1AVX2 reports whether h is present in a generation of live of the table t (see internal/kernel's WindowTable); it jumps to windowContains1AVX512 if windowContains1Set is avx512, and to windowContains1Go if it is generic or t is not a valid table.
 //
 //go:noescape
-func blockedContainsGensT(t *WindowTable, live uint64, h uint64) bool
+func windowContains1AVX2(t *WindowTable, live uint64, h uint64) bool
+
+// windowContains1AVX512 is windowContains1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to windowContains1Go if t is not a valid table.
+//
+//go:noescape
+func windowContains1AVX512(t *WindowTable, live uint64, h uint64) bool

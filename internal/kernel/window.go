@@ -16,7 +16,7 @@ import "runtime"
 
 // The kernel sets of the windowed operations (see impl.go's opVars).
 var (
-	windowContains1Set kernelSet // BlockedContainsGens1 (Window ContainsHash)
+	windowContains1Set kernelSet // BlockedContainsGens1, BlockedContainsGensT (Window ContainsHash)
 	windowContainsSet  kernelSet // BlockedContainsGens (Window ContainsHashes)
 )
 
@@ -68,11 +68,11 @@ type WindowTable struct {
 	K      int
 }
 
-// blockedContainsGensTGo is BlockedContainsGensT in Go: where there is no
+// windowContains1Go is BlockedContainsGensT in Go: where there is no
 // assembly, and where the amd64 kernel jumps when it does not run (the
 // kernel set is generic, or t is not a valid table: checkGens panics). It
 // keeps t alive to its end.
-func blockedContainsGensTGo(t *WindowTable, live, h uint64) bool {
+func windowContains1Go(t *WindowTable, live, h uint64) bool {
 	checkGens(t.Blocks, t.NB, t.G)
 	live = liveMask(t.G, live)
 	r := live != 0 && BlockedContainsGens1Generic(t.Blocks, t.NB, t.G, live, t.K, h)

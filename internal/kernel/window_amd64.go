@@ -7,14 +7,14 @@ import "unsafe"
 // BlockedContainsGensT is BlockedContainsGens1(t.Blocks, t.NB, t.G, live,
 // t.K, h): the single-key windowed probe through one pointer, for
 // Window.ContainsHash. It inlines, so a lookup is one call of the assembly
-// entry blockedContainsGensT, which checks the kernel set and the table
+// entry windowContains1AVX2, which checks the kernel set and the table
 // itself (asm/blocked/window.go) and keeps t alive as BlockedContains1
 // does. It panics with ErrNoBlocks if t.Blocks is empty.
 func BlockedContainsGensT(t *WindowTable, live, h uint64) bool {
 	if raceEnabled {
 		raceGens1(t.Blocks, t.NB, t.G, h)
 	}
-	return blockedContainsGensT(t, live, h)
+	return windowContains1AVX2(t, live, h)
 }
 
 // The entry reads t.NB, t.G and t.K at bytes 24, 32 and 40 of *WindowTable

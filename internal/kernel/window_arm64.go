@@ -13,7 +13,7 @@ package kernel
 // BlockedContainsGensT is BlockedContainsGens1(t.Blocks, t.NB, t.G, live,
 // t.K, h) through one pointer (see the amd64 version); here the Go twin.
 func BlockedContainsGensT(t *WindowTable, live, h uint64) bool {
-	return blockedContainsGensTGo(t, live, h)
+	return windowContains1Go(t, live, h)
 }
 
 func blockedContainsGens1(blocks []Block, nb uint64, g int, live uint64, k int, h uint64) bool {
