@@ -101,8 +101,8 @@ func WithSliceKeys(k uint64) Option {
 //
 // The clock: a lookup reads it once (a batch once a call). time.Now, the
 // default, can cost more than the lookup itself (BenchmarkTimeNow: 127-148
-// ns on the development VM, whose clock source is kvm-clock; about 20 ns
-// with a TSC clock source). WithExpiryOnAdd removes the read from lookups
+// ns on the development VM, AMD EPYC, whose clock source is kvm-clock; a
+// machine with a TSC clock source reads it faster, not measured here). WithExpiryOnAdd removes the read from lookups
 // without weakening the guarantee; a window that advances by count
 // (WithSliceKeys) reads no clock at all.
 //
