@@ -102,9 +102,10 @@ func WithSliceKeys(k uint64) Option {
 // The clock: a lookup reads it once (a batch once a call). time.Now, the
 // default, can cost more than the lookup itself (BenchmarkTimeNow: 127-148
 // ns on the development VM, AMD EPYC, whose clock source is kvm-clock; a
-// machine with a TSC clock source reads it faster, not measured here). WithExpiryOnAdd removes the read from lookups
-// without weakening the guarantee; a window that advances by count
-// (WithSliceKeys) reads no clock at all.
+// machine with a TSC clock source reads it faster, not measured here).
+// WithExpiryOnAdd removes the read from lookups without weakening the
+// guarantee; a window that advances by count (WithSliceKeys) reads no
+// clock at all.
 //
 // Sizing (NewWindow) assumes keys arrive at a steady rate: each generation
 // holds the keys of one slice, n/(G-1) for n keys per window. Bursts that
