@@ -3,6 +3,7 @@ package blocked
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -14,7 +15,12 @@ import (
 // are random hashes, almost all absent, the Window's worst case: every live
 // generation is probed. impl=window reads a simulated clock, which costs
 // nothing, so it measures the probes; impl=window-now reads time.Now, as a
-// Window does by default, once per ContainsHash and once per batch.
+// Window does by default, once per ContainsHash and once per batch;
+// impl=window-expiry has time.Now as its clock but WithExpiryOnAdd, so its
+// lookups read no clock.
+//
+// Besides wall ns/key it reports thread-CPU ns/key (cpu-ns/key), which
+// time spent descheduled on a shared machine does not inflate.
 func BenchmarkWindowContains(b *testing.B) {
 	for _, n := range []uint64{1e6, 1e7} {
 		for _, g := range []int{2, 4} {
@@ -48,7 +54,7 @@ func benchWindowContains(b *testing.B, n uint64, g int) {
 		qs[i] = rng.Uint64()
 	}
 	out := make([]bool, 1024)
-	for _, impl := range []string{"window", "window-now", "filter"} {
+	for _, impl := range []string{"window", "window-now", "window-expiry", "filter"} {
 		contains := w.ContainsHash
 		containsHashes := w.ContainsHashes
 		switch impl {
@@ -59,25 +65,85 @@ func benchWindowContains(b *testing.B, n uint64, g int) {
 			// Serve with the real clock, inside the current slice.
 			w.clock = time.Now
 			w.start = time.Now().UnixNano()
+		case "window-expiry":
+			// The real clock, but lookups read none (WithExpiryOnAdd).
+			w.expiryOnAdd = true
 		}
 		name := fmt.Sprintf("n=%.0e/G=%d/impl=%s", float64(n), g, impl)
 		b.Run(name+"/op=ContainsHash", func(b *testing.B) {
-			i := 0
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			i, cpu := 0, windowThreadCPU()
 			for b.Loop() {
 				contains(qs[i&(len(qs)-1)])
 				i++
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(i), "ns/key")
+			reportWindowBench(b, i, cpu)
 		})
 		b.Run(name+"/op=ContainsHashes", func(b *testing.B) {
-			i, keys := 0, 0
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			i, keys, cpu := 0, 0, windowThreadCPU()
 			for b.Loop() {
 				j := i & (len(qs)/len(out) - 1) * len(out)
 				containsHashes(qs[j:j+len(out)], out)
 				i++
 				keys += len(out)
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(keys), "ns/key")
+			reportWindowBench(b, keys, cpu)
 		})
+	}
+}
+
+// reportWindowBench reports wall and thread-CPU ns/key for keys lookups
+// since the thread CPU reading cpu.
+func reportWindowBench(b *testing.B, keys int, cpu int64) {
+	if cpu >= 0 {
+		b.ReportMetric(float64(windowThreadCPU()-cpu)/float64(keys), "cpu-ns/key")
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(keys), "ns/key")
+}
+
+// BenchmarkTimeNow is the cost of one clock reading, which a Window's
+// lookups pay unless WithExpiryOnAdd (or a count-driven window).
+func BenchmarkTimeNow(b *testing.B) {
+	var sink int64
+	for b.Loop() {
+		sink += time.Now().UnixNano()
+	}
+	_ = sink
+}
+
+// BenchmarkWindowRotate is the cost of a rotation: clearing one
+// generation, every G-th block of the interleaved table (clearGen), against
+// a contiguous clear of the same bytes (what the generation-after-generation
+// layout did), per generation and per byte cleared.
+func BenchmarkWindowRotate(b *testing.B) {
+	for _, n := range []uint64{1e6, 1e7} {
+		for _, g := range []int{2, 4, 8} {
+			w, err := NewWindow(n, 0.01, 0, WithGenerations(g), WithSliceKeys(n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			genBytes := float64(w.nb * BlockBits / 8)
+			name := fmt.Sprintf("n=%.0e/G=%d", float64(n), g)
+			b.Run(name+"/clear=strided", func(b *testing.B) {
+				j := 0
+				for b.Loop() {
+					w.clearGen(j)
+					j = (j + 1) % g
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/genBytes, "ns/B")
+			})
+			b.Run(name+"/clear=contiguous", func(b *testing.B) {
+				j := 0
+				for b.Loop() {
+					clear(w.t.Blocks[uint64(j)*w.nb : uint64(j+1)*w.nb])
+					j = (j + 1) % g
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/genBytes, "ns/B")
+			})
+			w.Close()
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package blocked
 
 import (
+	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -27,12 +28,16 @@ import (
 // It has the guarantees and sizing of Window (see NewWindow); it is not
 // encoded (save a Window). Do not copy a ConcurrentWindow value.
 type ConcurrentWindow struct {
-	core
-	gens      []kernel.BlockedTable
+	core      // the interleaved generations, as Window's
+	g         int
+	nb        uint64
+	wt        kernel.WindowTable // as Window's
 	slice     time.Duration
 	sliceKeys uint64
 	capacity  uint64
 	clock     func() time.Time
+	// expiryOnAdd: lookups read no clock (WithExpiryOnAdd).
+	expiryOnAdd bool
 	// state is the current slice: published whole after each rotation.
 	state atomic.Pointer[windowState]
 	// seq is odd while a rotation clears generations, and counts them.
@@ -56,7 +61,7 @@ func NewConcurrentWindow(n uint64, fpp float64, window time.Duration, opts ...Op
 	if err != nil {
 		return nil, err
 	}
-	c := &ConcurrentWindow{core: w.core, gens: w.gens, slice: w.slice, sliceKeys: w.sliceKeys, capacity: w.capacity, clock: w.clock}
+	c := &ConcurrentWindow{core: w.core, g: w.g, nb: w.nb, wt: w.wt, slice: w.slice, sliceKeys: w.sliceKeys, capacity: w.capacity, clock: w.clock, expiryOnAdd: w.expiryOnAdd}
 	c.state.Store(&windowState{start: w.start})
 	return c, nil
 }
@@ -71,7 +76,11 @@ func (c *ConcurrentWindow) epochAt(s *windowState, n uint64) uint64 {
 	if now < s.start {
 		return s.epoch
 	}
-	return s.epoch + (uint64(now)-uint64(s.start))/uint64(c.slice)
+	d := uint64(now) - uint64(s.start)
+	if d < uint64(c.slice) {
+		return s.epoch // inside the slice: no division
+	}
+	return s.epoch + d/uint64(c.slice)
 }
 
 // rotate moves the window on to epoch e, clearing the generations of the
@@ -84,7 +93,7 @@ func (c *ConcurrentWindow) rotate(e uint64) {
 		return
 	}
 	steps := e - s.epoch
-	g := len(c.gens)
+	g := c.g
 	c.seq.Add(1) // odd: clearing
 	cur := s.cur
 	for i := uint64(0); i < min(steps, uint64(g)); i++ {
@@ -92,9 +101,12 @@ func (c *ConcurrentWindow) rotate(e uint64) {
 		if cur == g {
 			cur = 0
 		}
-		n := len(c.words) / g
-		for j := range c.words[cur*n : (cur+1)*n] {
-			atomic.StoreUint64(&c.words[cur*n+j], 0)
+		// Generation cur: every g-th block, word by word.
+		bs := c.t.Blocks
+		for b := cur; b < len(bs); b += g {
+			for w := range bs[b] {
+				atomic.StoreUint64(&bs[b][w], 0)
+			}
 		}
 	}
 	if steps > uint64(g) {
@@ -143,8 +155,16 @@ func (c *ConcurrentWindow) AddUint64(x uint64) { c.AddHash(c.h64.Hash(x)) }
 // AddHash is Add for a key whose hash (see Hash) is h.
 func (c *ConcurrentWindow) AddHash(h uint64) {
 	s := c.current()
-	insertAtomic(c.gens[s.cur].Blocks, h, c.t.K)
+	insertAtomic(c.genBlock(s.cur, h), h, c.t.K)
 	runtime.KeepAlive(c)
+}
+
+// genBlock returns h's block of generation j as a one-block slice, for the
+// atomic probes (which pick the block by the slice's length: here the
+// only one).
+func (c *ConcurrentWindow) genBlock(j int, h uint64) []kernel.Block {
+	i := kernel.GenBlock(c.nb, c.g, j, h)
+	return c.t.Blocks[i : i+1 : i+1]
 }
 
 // AddNew adds key and reports whether it was new: not found in any live
@@ -167,7 +187,7 @@ func (c *ConcurrentWindow) AddNewUint64(x uint64) bool { return c.AddNewHash(c.h
 func (c *ConcurrentWindow) AddNewHash(h uint64) bool {
 	s := c.current()
 	seenBefore := c.lookupOlder(h, s)
-	isNew := addNewAtomic(c.gens[s.cur].Blocks, h, c.t.K)
+	isNew := addNewAtomic(c.genBlock(s.cur, h), h, c.t.K)
 	runtime.KeepAlive(c)
 	return isNew && !seenBefore
 }
@@ -178,19 +198,18 @@ func (c *ConcurrentWindow) lookupOlder(h uint64, s *windowState) bool {
 	for {
 		q := c.seq.Load()
 		st := c.state.Load()
-		e := c.epochAt(st, 0)
-		live := 0
-		if e-st.epoch < uint64(len(c.gens)) {
-			live = len(c.gens) - int(e-st.epoch)
+		live := liveGens(c.g, st.cur, c.liveAt(st, c.lookupEpoch(st)))
+		if s.cur >= 0 {
+			live &^= 1 << uint(s.cur)
 		}
-		i := st.cur
-		for range live {
-			if i != s.cur && probeAtomic(c.gens[i].Blocks, h, c.t.K) {
+		if len(c.t.Blocks) == 0 {
+			panic(errUse)
+		}
+		base := kernel.GenBlock(c.nb, c.g, 0, h)
+		group := c.t.Blocks[base : base+uint64(c.g)]
+		for ; live != 0; live &= live - 1 {
+			if probeAtomic(group[bits.TrailingZeros64(live):][:1], h, c.t.K) {
 				return true
-			}
-			i--
-			if i < 0 {
-				i = len(c.gens) - 1
 			}
 		}
 		if q&1 == 0 && c.seq.Load() == q {
@@ -198,6 +217,24 @@ func (c *ConcurrentWindow) lookupOlder(h uint64, s *windowState) bool {
 		}
 		runtime.Gosched()
 	}
+}
+
+// lookupEpoch returns the epoch a lookup of state s runs at: by the
+// clock, or s's own with WithExpiryOnAdd.
+func (c *ConcurrentWindow) lookupEpoch(s *windowState) uint64 {
+	if c.expiryOnAdd {
+		return s.epoch
+	}
+	return c.epochAt(s, 0)
+}
+
+// liveAt returns how many generations of state s are live at epoch e (see
+// Window.live).
+func (c *ConcurrentWindow) liveAt(s *windowState, e uint64) int {
+	if e-s.epoch >= uint64(c.g) {
+		return 0
+	}
+	return c.g - int(e-s.epoch)
 }
 
 // Contains reports whether key may have been added within the window (see
@@ -212,24 +249,65 @@ func (c *ConcurrentWindow) ContainsString(key string) bool {
 // ContainsUint64 is Contains for x's eight little-endian bytes.
 func (c *ConcurrentWindow) ContainsUint64(x uint64) bool { return c.ContainsHash(c.h64.Hash(x)) }
 
-// ContainsHash is Contains for a key whose hash (see Hash) is h.
+// ContainsHash is Contains for a key whose hash (see Hash) is h. It runs
+// the single-key windowed kernel (plain loads: a bit an add sets while it
+// reads may be missed, so the lookup answers as if it ran before that add,
+// as Concurrent's lookups do) and, where it misses while a rotation was
+// clearing, looks again with atomic loads. Under the race detector it uses
+// the atomic probes only (see race.go).
 func (c *ConcurrentWindow) ContainsHash(h uint64) bool {
 	mustOpen(&c.core)
+	if !raceEnabled {
+		q := c.seq.Load()
+		st := c.state.Load()
+		live := liveGens(c.g, st.cur, c.liveAt(st, c.lookupEpoch(st)))
+		if kernel.BlockedContainsGensT(&c.wt, live, h) {
+			runtime.KeepAlive(c)
+			return true
+		}
+		if q&1 == 0 && c.seq.Load() == q {
+			runtime.KeepAlive(c)
+			return false
+		}
+	}
 	r := c.lookupOlder(h, &windowState{cur: -1})
 	runtime.KeepAlive(c)
 	return r
 }
 
 // ContainsHashes sets out[i] = ContainsHash(hs[i]) for every i and returns
-// how many are true, one key at a time (atomic loads; no SIMD batch kernel
-// yet). It panics if len(out) < len(hs).
+// how many are true. It reads the state and the clock once and probes the
+// whole batch with the windowed batch kernel (prefetched; plain loads, so
+// a lookup racing an add answers as if it ran before or after that add);
+// if a rotation was clearing meanwhile (the sequence number was odd or
+// changed), the keys it missed are looked up again one at a time, with
+// ContainsHash's retry. Under the race detector, or for batches too small
+// for the kernel, every key takes the atomic path. It panics if len(out) <
+// len(hs).
 func (c *ConcurrentWindow) ContainsHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: ContainsHashes: len(out) < len(hs)")
 	}
 	mustOpen(&c.core)
+	out = out[:len(hs)]
 	none := windowState{cur: -1}
 	n := 0
+	if !raceEnabled && useKernel(len(hs)) {
+		q := c.seq.Load()
+		st := c.state.Load()
+		live := liveGens(c.g, st.cur, c.liveAt(st, c.lookupEpoch(st)))
+		n = kernel.BlockedContainsGens(c.t.Blocks, c.nb, c.g, live, c.t.K, hs, out)
+		if q&1 != 0 || c.seq.Load() != q {
+			for i, h := range hs {
+				if !out[i] && c.lookupOlder(h, &none) {
+					out[i] = true
+					n++
+				}
+			}
+		}
+		runtime.KeepAlive(c)
+		return n
+	}
 	for i, h := range hs {
 		out[i] = c.lookupOlder(h, &none)
 		if out[i] {
@@ -240,8 +318,27 @@ func (c *ConcurrentWindow) ContainsHashes(hs []uint64, out []bool) int {
 	return n
 }
 
+// AddNewHashes sets out[i] = AddNewHash(hs[i]) for i in order and returns
+// how many are true: one AddNewHash a key, so the answers are those of the
+// one-at-a-time calls in order, each with AddNewHash's guarantee under
+// races. It panics if len(out) < len(hs); out beyond len(hs) is left
+// alone.
+func (c *ConcurrentWindow) AddNewHashes(hs []uint64, out []bool) int {
+	if len(out) < len(hs) {
+		panic("blocked: AddNewHashes: len(out) < len(hs)")
+	}
+	n := 0
+	for i, h := range hs {
+		out[i] = c.AddNewHash(h)
+		if out[i] {
+			n++
+		}
+	}
+	return n
+}
+
 // Generations returns G.
-func (c *ConcurrentWindow) Generations() int { return len(c.gens) }
+func (c *ConcurrentWindow) Generations() int { return c.g }
 
 // Slice returns a slice's duration, or 0 for a window that advances by
 // count.
@@ -250,8 +347,6 @@ func (c *ConcurrentWindow) Slice() time.Duration { return c.slice }
 // Close releases the memory as Window.Close does. It must not run
 // concurrently with other methods.
 func (c *ConcurrentWindow) Close() error {
-	for i := range c.gens {
-		c.gens[i].Blocks = nil
-	}
+	c.wt.Blocks = nil
 	return c.free()
 }

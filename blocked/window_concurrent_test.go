@@ -177,3 +177,83 @@ func TestConcurrentWindowRotationDuringLookup(t *testing.T) {
 		t.Fatalf("a lookup that read the clock at %v missed a key in its window until 3.9 s", last.Sub(origin))
 	}
 }
+
+// TestConcurrentWindowRotationDuringBatchLookup is
+// TestConcurrentWindowRotationDuringLookup for ContainsHashes: a rotation
+// that clears the generation of a key inside its window while the batch
+// kernel runs (here: between the lookup's state and clock readings) must
+// send the misses to the retry. Without the retry the batch misses "k".
+func TestConcurrentWindowRotationDuringBatchLookup(t *testing.T) {
+	origin := time.Unix(1_700_000_000, 0)
+	now := origin
+	var hook func()
+	var last time.Time
+	clock := func() time.Time {
+		r := now
+		if h := hook; h != nil {
+			hook = nil
+			h()
+		}
+		last = r
+		return r
+	}
+	c, err := NewConcurrentWindow(100, 0.001, 3*time.Second, WithClock(clock)) // G=4, 1 s slices
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	now = origin.Add(900 * time.Millisecond)
+	c.AddString("k")
+	now = origin.Add(3500 * time.Millisecond)
+	hs := make([]uint64, 64)
+	for i := range hs {
+		hs[i] = uint64(i) * 0x9e3779b97f4a7c15
+	}
+	hs[17] = c.HashString("k")
+	out := make([]bool, len(hs))
+	if c.ContainsHashes(hs, out); !out[17] {
+		t.Fatal("key not found at 3.5 s")
+	}
+	hook = func() {
+		now = origin.Add(4 * time.Second) // a boundary: k's generation is reused
+		c.AddString("other")
+	}
+	c.ContainsHashes(hs, out)
+	if !out[17] && last.Sub(origin) < 3900*time.Millisecond {
+		t.Fatalf("a batch lookup that read the clock at %v missed a key in its window until 3.9 s", last.Sub(origin))
+	}
+}
+
+// TestConcurrentWindowAddNewHashes checks the batch add-if-new against
+// one-at-a-time calls on a twin.
+func TestConcurrentWindowAddNewHashes(t *testing.T) {
+	mk := func() *ConcurrentWindow {
+		c, err := NewConcurrentWindow(150, 0.01, 0, WithGenerations(3), WithSliceKeys(40), WithSeed(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	a, b := mk(), mk()
+	defer a.Close()
+	defer b.Close()
+	hs := make([]uint64, 500)
+	for i := range hs {
+		hs[i] = uint64(i%170) * 0x9e3779b97f4a7c15
+	}
+	out := make([]bool, len(hs))
+	got := b.AddNewHashes(hs, out)
+	want := 0
+	for i, h := range hs {
+		isNew := a.AddNewHash(h)
+		if isNew {
+			want++
+		}
+		if out[i] != isNew {
+			t.Fatalf("out[%d] = %v, AddNewHash %v", i, out[i], isNew)
+		}
+	}
+	if got != want {
+		t.Fatalf("returned %d, want %d", got, want)
+	}
+}

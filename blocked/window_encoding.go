@@ -32,9 +32,9 @@ var (
 // windowHeader returns w's format header.
 func (w *Window) header() format.Header {
 	h := format.Header{Kind: format.KindWindow, Hash: format.HashXXH3, Seed: w.seed}
-	h.Params[winParamBlocks] = uint64(len(w.gens[0].Blocks))
+	h.Params[winParamBlocks] = w.nb
 	h.Params[winParamK] = uint64(w.t.K)
-	h.Params[winParamGens] = uint64(len(w.gens))
+	h.Params[winParamGens] = uint64(w.g)
 	h.Params[winParamSlice] = uint64(w.slice)
 	h.Params[winParamSliceKeys] = w.sliceKeys
 	h.Params[winParamCur] = uint64(w.cur)
@@ -49,8 +49,8 @@ func (w *Window) header() format.Header {
 
 // MarshalBinary returns the window in sift's file format (FORMAT.md, kind
 // 7): a 128-byte header with the generations' geometry, the slice length,
-// the current generation and the start of the current slice, then the G
-// generations' blocks. A window read back resumes where it was: keys added
+// the current generation and the start of the current slice, then the
+// table of the G interleaved generations' blocks, as in memory. A window read back resumes where it was: keys added
 // within the window before the save are still found, by the clock. For a
 // closed or zero Window it returns an error wrapping ErrClosed.
 func (w *Window) MarshalBinary() ([]byte, error) {
@@ -138,8 +138,8 @@ func decodeWindow(h format.Header, payload []byte, o options) (*Window, error) {
 // resumes the window by the clock (WithClock, default time.Now): the
 // generations whose slices ended while it was stored are skipped by
 // lookups and cleared by the next add. Memory grows only as bytes arrive.
-// Options: WithClock, WithMaxSize (refuses a larger payload before reading
-// it), WithoutChecksum.
+// Options: WithClock, WithExpiryOnAdd, WithMaxSize (refuses a larger
+// payload before reading it), WithoutChecksum.
 func ReadWindow(r io.Reader, opts ...Option) (*Window, error) {
 	o := collect(opts)
 	h, payload, _, err := format.Read(r, format.KindWindow, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
@@ -150,8 +150,8 @@ func ReadWindow(r io.Reader, opts ...Option) (*Window, error) {
 }
 
 // UnmarshalBinary replaces w with the window encoded in data, which must be
-// exactly one encoding. It keeps w's clock (time.Now for a zero Window) and
-// its WithMaxSize bound. On error w is unchanged.
+// exactly one encoding. It keeps w's clock (time.Now for a zero Window),
+// its WithExpiryOnAdd and its WithMaxSize bound. On error w is unchanged.
 func (w *Window) UnmarshalBinary(data []byte) error {
 	h, payload, n, err := format.Decode(data, format.KindWindow, w.limit())
 	if err != nil {
@@ -162,6 +162,7 @@ func (w *Window) UnmarshalBinary(data []byte) error {
 	}
 	o := options{maxBytes: w.maxBytes}
 	o.win.clock = w.clock
+	o.win.expiryOnAdd = w.expiryOnAdd
 	d, err := decodeWindow(h, payload, o)
 	if err != nil {
 		return err
@@ -176,7 +177,7 @@ func (w *Window) UnmarshalBinary(data []byte) error {
 // one encoding, as a Window of its own memory (a window is written to as
 // time passes, so it never uses data in place): it is UnmarshalBinary into
 // a new Window, for sift.Open and sift.FromBytes. Options: WithClock,
-// WithMaxSize, WithoutChecksum.
+// WithExpiryOnAdd, WithMaxSize, WithoutChecksum.
 func WindowFromBytes(data []byte, opts ...Option) (*Window, error) {
 	o := collect(opts)
 	h, payload, n, err := format.Decode(data, format.KindWindow, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})

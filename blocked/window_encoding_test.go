@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sift-go/sift/internal/format"
+	"github.com/sift-go/sift/internal/kernel"
 )
 
 // TestWindowRoundTrip saves a window, reads it back under the same clock
@@ -203,5 +204,46 @@ func TestWindowDecodeErrors(t *testing.T) {
 	}
 	if _, err := w.WriteTo(&bytes.Buffer{}); !errors.Is(err, ErrClosed) {
 		t.Errorf("WriteTo of a closed window: %v", err)
+	}
+}
+
+// TestWindowLayout pins the payload layout of FORMAT.md's kind 7: the G
+// generations interleaved, block i of generation j at 64·(i·G+j). One key
+// added in each of three slices must set bits in exactly the block of its
+// own generation; every other byte stays zero.
+func TestWindowLayout(t *testing.T) {
+	const g = 3
+	w, err := NewWindow(3*500, 0.01, 0, WithGenerations(g), WithSliceKeys(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	keys := []uint64{0x1234_5678_9abc_def0, 0x8000_0000_1111_1111, 0xffff_ffff_2222_2222}
+	for _, h := range keys {
+		w.AddHash(h) // one add a slice: key j in generation j
+	}
+	enc, err := w.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload := enc[format.HeaderSize:]
+	nb := w.Blocks() / g
+	want := make([]byte, len(payload))
+	for j, h := range keys {
+		i := (h >> 32) * nb >> 32
+		m := kernel.BlockMask(h, w.K())
+		off := 64 * (i*g + uint64(j))
+		for word, bits := range m {
+			for b := range 8 {
+				want[off+uint64(8*word+b)] |= byte(bits >> (8 * b))
+			}
+		}
+	}
+	if !bytes.Equal(payload, want) {
+		for o := range payload {
+			if payload[o] != want[o] {
+				t.Fatalf("payload byte %d (block %d) is %#x, want %#x", o, o/64, payload[o], want[o])
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@ package blocked
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -20,12 +21,31 @@ func newSimClock() *simClock { return &simClock{now: time.Unix(1_700_000_000, 0)
 // the window is found (single-key, batch and AddNew's answer), and that
 // keys whose last add is more than window + slice ago are found no more
 // often than false positives explain.
+//
+// With WithExpiryOnAdd the same holds, but a stale key is only counted
+// once an add has followed the clock's move (lookups read no clock).
 func TestWindowGuarantee(t *testing.T) {
-	for _, g := range []int{2, 3, 4, 7} {
-		t.Run("G="+string(rune('0'+g)), func(t *testing.T) {
+	for _, expiry := range []bool{false, true} {
+		for _, g := range []int{2, 3, 4, 7} {
+			name := "G=" + string(rune('0'+g))
+			if expiry {
+				name += "/expiry-on-add"
+			}
+			t.Run(name, func(t *testing.T) { testWindowGuarantee(t, g, expiry) })
+		}
+	}
+}
+
+func testWindowGuarantee(t *testing.T, g int, expiry bool) {
+	{
+		{
 			const window = 6 * time.Second
 			clk := newSimClock()
-			w, err := NewWindow(3000, 0.01, window, WithGenerations(g), WithClock(clk.Now), WithSeed(uint64(g)))
+			opts := []Option{WithGenerations(g), WithClock(clk.Now), WithSeed(uint64(g))}
+			if expiry {
+				opts = append(opts, WithExpiryOnAdd())
+			}
+			w, err := NewWindow(3000, 0.01, window, opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +79,8 @@ func TestWindowGuarantee(t *testing.T) {
 					clk.now = clk.now.Add(time.Duration(rng.Int64N(int64(slice / 3))))
 				}
 				// Some adds, some of them repeats of known keys.
-				for range rng.IntN(8) {
+				adds := rng.IntN(8)
+				for range adds {
 					var x uint64
 					if len(lastAdd) > 0 && rng.IntN(3) == 0 {
 						x = rng.Uint64N(uint64(step + 1))
@@ -89,9 +110,11 @@ func TestWindowGuarantee(t *testing.T) {
 							hs = append(hs, h)
 						}
 					case age > window+slice:
-						stale++
-						if w.ContainsHash(h) {
-							staleFound++
+						if !expiry || adds > 0 {
+							stale++
+							if w.ContainsHash(h) {
+								staleFound++
+							}
 						}
 						delete(lastAdd, h)
 					}
@@ -106,7 +129,45 @@ func TestWindowGuarantee(t *testing.T) {
 			if staleFound > stale/20 {
 				t.Fatalf("%d of %d keys older than window+slice still found", staleFound, stale)
 			}
-		})
+		}
+	}
+}
+
+// TestWindowExpiryOnAdd checks WithExpiryOnAdd: lookups never read the
+// clock, a key stays found past W + one slice until an add rotates the
+// window, and is forgotten by that add.
+func TestWindowExpiryOnAdd(t *testing.T) {
+	clk := newSimClock()
+	reads := 0
+	clock := func() time.Time { reads++; return clk.now }
+	w, err := NewWindow(100, 0.001, 3*time.Second, WithClock(clock), WithExpiryOnAdd()) // G=4, 1 s slices
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	c, err := NewConcurrentWindow(100, 0.001, 3*time.Second, WithClock(clock), WithExpiryOnAdd())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	origin := clk.now
+	w.AddString("k")
+	c.AddString("k")
+	clk.now = origin.Add(10 * time.Second) // far past W + one slice
+	reads = 0
+	hs := make([]uint64, 40)
+	hs[0] = w.HashString("k")
+	out := make([]bool, len(hs))
+	if !w.ContainsString("k") || !c.ContainsString("k") || w.ContainsHashes(hs, out) == 0 || c.ContainsHashes(hs, out) == 0 {
+		t.Fatal("a key was forgotten before any add rotated the window")
+	}
+	if reads != 0 {
+		t.Fatalf("lookups read the clock %d times", reads)
+	}
+	w.AddString("other")
+	c.AddString("other")
+	if w.ContainsString("k") || c.ContainsString("k") {
+		t.Fatal("a key older than W + one slice is still found after an add")
 	}
 }
 
@@ -363,7 +424,7 @@ func TestWindowContainsHashes(t *testing.T) {
 		clk.now = clk.now.Add(time.Second)
 	}
 	clk.now = clk.now.Add(-1)
-	hs := make([]uint64, 2*windowChunk+9)
+	hs := make([]uint64, 2*1024+9)
 	for i := range hs {
 		if i%2 == 0 {
 			hs[i] = keys[rng.IntN(len(keys))]
@@ -373,7 +434,7 @@ func TestWindowContainsHashes(t *testing.T) {
 	}
 	out := make([]bool, len(hs)+1)
 	for elapsed := 0; elapsed <= 5; elapsed++ {
-		for _, n := range []int{0, 1, 2, 7, 8, 9, 63, windowChunk - 1, windowChunk, windowChunk + 1, len(hs)} {
+		for _, n := range []int{0, 1, 2, 7, 8, 9, 63, 1023, 1024, 1025, len(hs)} {
 			out[n] = true // beyond len(hs): left alone
 			got := w.ContainsHashes(hs[:n], out)
 			want := 0
@@ -391,5 +452,79 @@ func TestWindowContainsHashes(t *testing.T) {
 			}
 		}
 		clk.now = clk.now.Add(time.Second)
+	}
+}
+
+// TestWindowAddNewHashes checks that the batch add-if-new gives the
+// answers of one-at-a-time AddNewHash calls in order, and leaves the same
+// table, in both modes: by count (rotating inside a batch) and by time
+// (one clock reading a batch, the clock moving between batches).
+func TestWindowAddNewHashes(t *testing.T) {
+	for _, byCount := range []bool{true, false} {
+		clk := newSimClock()
+		mk := func() *Window {
+			opts := []Option{WithGenerations(3), WithClock(clk.Now), WithSeed(5)}
+			window := 3 * time.Second
+			if byCount {
+				opts, window = append(opts, WithSliceKeys(50)), 0
+			}
+			w, err := NewWindow(150, 0.01, window, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w
+		}
+		a, b := mk(), mk()
+		rng := rand.New(rand.NewPCG(1, 2))
+		pool := make([]uint64, 120)
+		for i := range pool {
+			pool[i] = rng.Uint64()
+		}
+		out := make([]bool, 301)
+		for round := range 40 {
+			n := rng.IntN(300)
+			hs := make([]uint64, n)
+			for i := range hs {
+				hs[i] = pool[rng.IntN(len(pool))] // repeats inside and across batches
+			}
+			out[n] = true
+			got := b.AddNewHashes(hs, out)
+			want := 0
+			for i, h := range hs {
+				isNew := a.AddNewHash(h)
+				if isNew {
+					want++
+				}
+				if out[i] != isNew {
+					t.Fatalf("byCount %v, round %d: out[%d] = %v, AddNewHash %v", byCount, round, i, out[i], isNew)
+				}
+			}
+			if got != want || !out[n] {
+				t.Fatalf("byCount %v, round %d: returned %d, want %d (out[n] %v)", byCount, round, got, want, out[n])
+			}
+			if !slices.Equal(a.words, b.words) || a.cur != b.cur || a.added != b.added {
+				t.Fatalf("byCount %v, round %d: tables differ", byCount, round)
+			}
+			clk.now = clk.now.Add(time.Duration(rng.IntN(1500)) * time.Millisecond)
+		}
+		a.Close()
+		b.Close()
+	}
+}
+
+// TestWindowLiveGens checks liveGens against a loop over the ring.
+func TestWindowLiveGens(t *testing.T) {
+	for g := 1; g <= MaxGenerations; g++ {
+		for cur := range g {
+			for live := 0; live <= g; live++ {
+				var want uint64
+				for a := range live {
+					want |= 1 << uint((cur-a+g)%g)
+				}
+				if got := liveGens(g, cur, live); got != want {
+					t.Fatalf("liveGens(%d, %d, %d) = %#x, want %#x", g, cur, live, got, want)
+				}
+			}
+		}
 	}
 }

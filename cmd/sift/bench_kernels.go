@@ -49,6 +49,9 @@ type kernelFixture struct {
 	bl   *blocked.Filter
 	ck   *cuckoo.Filter
 	sbbf []kernel.SBBFBlock
+	// win is a window of 4 generations advancing by count, holding the n
+	// keys in 3 slices: all live, every lookup probes all 4.
+	win *blocked.Window
 }
 
 // kernelMeasure runs one operation with the kernel set in use and returns
@@ -158,6 +161,24 @@ var kernelMeasures = [kernel.NumOps]kernelMeasure{
 		d := now() - start
 		return d, len(fx.sample), falseNegatives(len(fx.sample)-isNew, len(fx.sample))
 	},
+	kernel.OpWindowContains1: func(fx *kernelFixture, now func() time.Duration) (time.Duration, int, error) {
+		found := 0
+		start := now()
+		for _, h := range fx.sample {
+			if fx.win.ContainsHash(h) {
+				found++
+			}
+		}
+		d := now() - start
+		return d, len(fx.sample), falseNegatives(found, len(fx.sample))
+	},
+	kernel.OpWindowContains: func(fx *kernelFixture, now func() time.Duration) (time.Duration, int, error) {
+		found := 0
+		start := now()
+		batches(fx.sample, func(hs []uint64) { found += fx.win.ContainsHashes(hs, fx.out) })
+		d := now() - start
+		return d, len(fx.sample), falseNegatives(found, len(fx.sample))
+	},
 }
 
 func falseNegatives(found, keys int) error {
@@ -196,12 +217,19 @@ func newKernelFixture(n int, seed uint64) (*kernelFixture, error) {
 	// A split-block filter of 10 bits a key (about 1% false positives).
 	fx.sbbf = make([]kernel.SBBFBlock, (10*n+255)/256)
 	batches(fx.hs, func(hs []uint64) { kernel.SBBFAdd(fx.sbbf, hs) })
+	if fx.win, err = blocked.NewWindow(uint64(n), 0.01, 0, blocked.WithGenerations(4), blocked.WithSliceKeys(uint64(n)/3+1)); err != nil {
+		return nil, err
+	}
+	for _, h := range fx.hs {
+		fx.win.AddHash(h)
+	}
 	return fx, nil
 }
 
 func (fx *kernelFixture) close() {
 	fx.bl.Close()
 	fx.ck.Close()
+	fx.win.Close()
 }
 
 // kernelRow is one operation at one size: the median ns/key of each set

@@ -3858,3 +3858,3005 @@ blockedAddNew1AVX512_general:
 
 blockedAddNew1AVX512_go:
 	JMP ·blockedAddNew1Go+0(SB)
+
+// func blockedContainsGens1AVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, h uint64) bool
+// Requires: AVX, AVX2
+TEXT ·blockedContainsGens1AVX2(SB), NOSPLIT, $0-57
+	MOVQ    blocks+0(FP), AX
+	MOVQ    nb+8(FP), CX
+	MOVQ    ngen+16(FP), DX
+	SHLQ    $0x06, DX
+	MOVQ    live+24(FP), BX
+	MOVQ    k+32(FP), SI
+	MOVQ    tab+40(FP), DI
+	VPXOR   Y0, Y0, Y0
+	VMOVDQU (DI), Y1
+	VMOVDQU 64(DI), Y2
+	VMOVDQU 96(DI), Y3
+	VMOVDQU 32(DI), Y4
+	VMOVDQU 128(DI), Y5
+	VMOVDQU 160(DI), Y6
+
+	// k > 8 builds a second round of the mask.
+	CMPQ         SI, $0x08
+	JGT          blockedContainsGens1AVX2_two_1
+	CMPQ         DX, $0x00000080
+	JNE          blockedContainsGens1AVX2_not_g_4
+	CMPQ         BX, $0x00000003
+	JNE          blockedContainsGens1AVX2_any_live_2
+	MOVQ         h+48(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+48(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	XORL         AX, AX
+	VMOVDQU      (BX), Y2
+	VMOVDQU      32(BX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         CX, CX
+	VPTEST       Y2, Y2
+	SETEQ        CL
+	ORL          CX, AX
+	VMOVDQU      64(BX), Y2
+	VMOVDQU      96(BX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         CX, CX
+	VPTEST       Y2, Y2
+	SETEQ        CL
+	ORL          CX, AX
+	TESTL        AX, AX
+	SETNE        ret+56(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX2_not_g_4:
+	CMPQ         DX, $0x00000100
+	JNE          blockedContainsGens1AVX2_not_g_5
+	CMPQ         BX, $0x0000000f
+	JNE          blockedContainsGens1AVX2_any_live_2
+	MOVQ         h+48(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+48(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	XORL         AX, AX
+	VMOVDQU      (BX), Y2
+	VMOVDQU      32(BX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         CX, CX
+	VPTEST       Y2, Y2
+	SETEQ        CL
+	ORL          CX, AX
+	VMOVDQU      64(BX), Y2
+	VMOVDQU      96(BX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         CX, CX
+	VPTEST       Y2, Y2
+	SETEQ        CL
+	ORL          CX, AX
+	VMOVDQU      128(BX), Y2
+	VMOVDQU      160(BX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         CX, CX
+	VPTEST       Y2, Y2
+	SETEQ        CL
+	ORL          CX, AX
+	VMOVDQU      192(BX), Y2
+	VMOVDQU      224(BX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         CX, CX
+	VPTEST       Y2, Y2
+	SETEQ        CL
+	ORL          CX, AX
+	TESTL        AX, AX
+	SETNE        ret+56(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX2_not_g_5:
+blockedContainsGens1AVX2_any_live_2:
+	MOVQ         h+48(FP), SI
+	SHRQ         $0x20, SI
+	IMULQ        CX, SI
+	SHRQ         $0x20, SI
+	IMULQ        DX, SI
+	ADDQ         AX, SI
+	VPBROADCASTD h+48(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	XORL         AX, AX
+	MOVQ         BX, CX
+
+blockedContainsGens1AVX2_bits_6:
+	BSFQ    CX, R8
+	SHLQ    $0x06, R8
+	VMOVDQU (SI)(R8*1), Y2
+	VMOVDQU 32(SI)(R8*1), Y3
+	VPANDN  Y0, Y2, Y2
+	VPANDN  Y1, Y3, Y3
+	VPOR    Y3, Y2, Y2
+	XORL    DX, DX
+	VPTEST  Y2, Y2
+	SETEQ   DL
+	ORL     DX, AX
+	LEAQ    -1(CX), R8
+	ANDQ    R8, CX
+	JNE     blockedContainsGens1AVX2_bits_6
+	TESTL   AX, AX
+	SETNE   ret+56(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX2_two_1:
+	CMPQ         DX, $0x00000080
+	JNE          blockedContainsGens1AVX2_not_g_9
+	CMPQ         BX, $0x00000003
+	JNE          blockedContainsGens1AVX2_any_live_7
+	MOVQ         h+48(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+48(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	XORL         AX, AX
+	VMOVDQU      (BX), Y0
+	VMOVDQU      32(BX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         CX, CX
+	VPTEST       Y0, Y0
+	SETEQ        CL
+	ORL          CX, AX
+	VMOVDQU      64(BX), Y0
+	VMOVDQU      96(BX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         CX, CX
+	VPTEST       Y0, Y0
+	SETEQ        CL
+	ORL          CX, AX
+	TESTL        AX, AX
+	SETNE        ret+56(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX2_not_g_9:
+	CMPQ         DX, $0x00000100
+	JNE          blockedContainsGens1AVX2_not_g_10
+	CMPQ         BX, $0x0000000f
+	JNE          blockedContainsGens1AVX2_any_live_7
+	MOVQ         h+48(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+48(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	XORL         AX, AX
+	VMOVDQU      (BX), Y0
+	VMOVDQU      32(BX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         CX, CX
+	VPTEST       Y0, Y0
+	SETEQ        CL
+	ORL          CX, AX
+	VMOVDQU      64(BX), Y0
+	VMOVDQU      96(BX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         CX, CX
+	VPTEST       Y0, Y0
+	SETEQ        CL
+	ORL          CX, AX
+	VMOVDQU      128(BX), Y0
+	VMOVDQU      160(BX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         CX, CX
+	VPTEST       Y0, Y0
+	SETEQ        CL
+	ORL          CX, AX
+	VMOVDQU      192(BX), Y0
+	VMOVDQU      224(BX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         CX, CX
+	VPTEST       Y0, Y0
+	SETEQ        CL
+	ORL          CX, AX
+	TESTL        AX, AX
+	SETNE        ret+56(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX2_not_g_10:
+blockedContainsGens1AVX2_any_live_7:
+	MOVQ         h+48(FP), SI
+	SHRQ         $0x20, SI
+	IMULQ        CX, SI
+	SHRQ         $0x20, SI
+	IMULQ        DX, SI
+	ADDQ         AX, SI
+	VPBROADCASTD h+48(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	XORL         AX, AX
+	MOVQ         BX, CX
+
+blockedContainsGens1AVX2_bits_11:
+	BSFQ    CX, R8
+	SHLQ    $0x06, R8
+	VMOVDQU (SI)(R8*1), Y0
+	VMOVDQU 32(SI)(R8*1), Y2
+	VPANDN  Y8, Y0, Y0
+	VPANDN  Y1, Y2, Y2
+	VPOR    Y2, Y0, Y0
+	XORL    DX, DX
+	VPTEST  Y0, Y0
+	SETEQ   DL
+	ORL     DX, AX
+	LEAQ    -1(CX), R8
+	ANDQ    R8, CX
+	JNE     blockedContainsGens1AVX2_bits_11
+	TESTL   AX, AX
+	SETNE   ret+56(FP)
+	VZEROUPPER
+	RET
+
+// func blockedContainsGensAVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int
+// Requires: AVX, AVX2, MMX+
+TEXT ·blockedContainsGensAVX2(SB), NOSPLIT, $8-80
+	MOVQ    blocks+0(FP), AX
+	MOVQ    nb+8(FP), CX
+	MOVQ    ngen+16(FP), DX
+	SHLQ    $0x06, DX
+	MOVQ    live+24(FP), BX
+	MOVQ    k+32(FP), SI
+	MOVQ    tab+40(FP), DI
+	VPXOR   Y0, Y0, Y0
+	VMOVDQU (DI), Y1
+	VMOVDQU 64(DI), Y2
+	VMOVDQU 96(DI), Y3
+	VMOVDQU 32(DI), Y4
+	VMOVDQU 128(DI), Y5
+	VMOVDQU 160(DI), Y6
+	MOVQ    hs+48(FP), DI
+	MOVQ    out+64(FP), R12
+	XORQ    R13, R13
+
+	// k > 8 takes the two-round loops; the choice is made once per call.
+	CMPQ SI, $0x08
+	JGT  blockedContainsGensAVX2_k16_1
+	CMPQ DX, $0x00000080
+	JNE  blockedContainsGensAVX2_not_g_5
+	CMPQ BX, $0x00000003
+	JNE  blockedContainsGensAVX2_any_live_3
+
+	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+	MOVQ n+56(FP), BX
+	CMPQ BX, $0x00000010
+	JLE  blockedContainsGensAVX2_prologue_6
+	MOVQ $0x00000010, BX
+
+blockedContainsGensAVX2_prologue_6:
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedContainsGensAVX2_prologue_done_7
+
+blockedContainsGensAVX2_prologue_loop_8:
+	MOVQ       (DI)(SI*8), R8
+	SHRQ       $0x20, R8
+	IMULQ      CX, R8
+	SHRQ       $0x20, R8
+	IMULQ      DX, R8
+	ADDQ       AX, R8
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(R8)
+	INCQ       SI
+	CMPQ       SI, BX
+	JLT        blockedContainsGensAVX2_prologue_loop_8
+
+blockedContainsGensAVX2_prologue_done_7:
+	XORQ SI, SI
+
+	// One key a step while i+16 < n, prefetching key i+16.
+	MOVQ n+56(FP), BX
+	SUBQ $0x10, BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX2_tail_10
+
+blockedContainsGensAVX2_one_9:
+	MOVQ         128(DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	PREFETCHT0   (R8)
+	PREFETCHT0   64(R8)
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	XORL         R9, R9
+	VMOVDQU      (R8), Y6
+	VMOVDQU      32(R8), Y7
+	VPANDN       Y5, Y6, Y6
+	VPANDN       Y4, Y7, Y7
+	VPOR         Y7, Y6, Y6
+	XORL         R10, R10
+	VPTEST       Y6, Y6
+	SETEQ        R10
+	ORL          R10, R9
+	VMOVDQU      64(R8), Y6
+	VMOVDQU      96(R8), Y7
+	VPANDN       Y5, Y6, Y6
+	VPANDN       Y4, Y7, Y7
+	VPOR         Y7, Y6, Y6
+	XORL         R8, R8
+	VPTEST       Y6, Y6
+	SETEQ        R8
+	ORL          R8, R9
+	TESTL        R9, R9
+	SETNE        R8
+	MOVB         R8, (R12)(SI*1)
+	MOVBLZX      R8, R8
+	ADDQ         R8, R13
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX2_one_9
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX2_tail_10:
+	MOVQ n+56(FP), BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX2_end_12
+
+blockedContainsGensAVX2_tail_loop_11:
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	XORL         R9, R9
+	VMOVDQU      (R8), Y6
+	VMOVDQU      32(R8), Y7
+	VPANDN       Y5, Y6, Y6
+	VPANDN       Y4, Y7, Y7
+	VPOR         Y7, Y6, Y6
+	XORL         R10, R10
+	VPTEST       Y6, Y6
+	SETEQ        R10
+	ORL          R10, R9
+	VMOVDQU      64(R8), Y6
+	VMOVDQU      96(R8), Y7
+	VPANDN       Y5, Y6, Y6
+	VPANDN       Y4, Y7, Y7
+	VPOR         Y7, Y6, Y6
+	XORL         R8, R8
+	VPTEST       Y6, Y6
+	SETEQ        R8
+	ORL          R8, R9
+	TESTL        R9, R9
+	SETNE        R8
+	MOVB         R8, (R12)(SI*1)
+	MOVBLZX      R8, R8
+	ADDQ         R8, R13
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX2_tail_loop_11
+
+blockedContainsGensAVX2_end_12:
+	JMP blockedContainsGensAVX2_copies_end_4
+
+blockedContainsGensAVX2_not_g_5:
+	CMPQ DX, $0x00000100
+	JNE  blockedContainsGensAVX2_not_g_13
+	CMPQ BX, $0x0000000f
+	JNE  blockedContainsGensAVX2_any_live_3
+
+	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+	MOVQ n+56(FP), BX
+	CMPQ BX, $0x00000010
+	JLE  blockedContainsGensAVX2_prologue_14
+	MOVQ $0x00000010, BX
+
+blockedContainsGensAVX2_prologue_14:
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedContainsGensAVX2_prologue_done_15
+
+blockedContainsGensAVX2_prologue_loop_16:
+	MOVQ       (DI)(SI*8), R8
+	SHRQ       $0x20, R8
+	IMULQ      CX, R8
+	SHRQ       $0x20, R8
+	IMULQ      DX, R8
+	ADDQ       AX, R8
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 128(R8)
+	PREFETCHT0 192(R8)
+	INCQ       SI
+	CMPQ       SI, BX
+	JLT        blockedContainsGensAVX2_prologue_loop_16
+
+blockedContainsGensAVX2_prologue_done_15:
+	XORQ SI, SI
+
+	// One key a step while i+16 < n, prefetching key i+16.
+	MOVQ n+56(FP), BX
+	SUBQ $0x10, BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX2_tail_18
+
+blockedContainsGensAVX2_one_17:
+	MOVQ         128(DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	PREFETCHT0   (R8)
+	PREFETCHT0   64(R8)
+	PREFETCHT0   128(R8)
+	PREFETCHT0   192(R8)
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	XORL         R9, R9
+	VMOVDQU      (R8), Y6
+	VMOVDQU      32(R8), Y7
+	VPANDN       Y5, Y6, Y6
+	VPANDN       Y4, Y7, Y7
+	VPOR         Y7, Y6, Y6
+	XORL         R10, R10
+	VPTEST       Y6, Y6
+	SETEQ        R10
+	ORL          R10, R9
+	VMOVDQU      64(R8), Y6
+	VMOVDQU      96(R8), Y7
+	VPANDN       Y5, Y6, Y6
+	VPANDN       Y4, Y7, Y7
+	VPOR         Y7, Y6, Y6
+	XORL         R10, R10
+	VPTEST       Y6, Y6
+	SETEQ        R10
+	ORL          R10, R9
+	VMOVDQU      128(R8), Y6
+	VMOVDQU      160(R8), Y7
+	VPANDN       Y5, Y6, Y6
+	VPANDN       Y4, Y7, Y7
+	VPOR         Y7, Y6, Y6
+	XORL         R10, R10
+	VPTEST       Y6, Y6
+	SETEQ        R10
+	ORL          R10, R9
+	VMOVDQU      192(R8), Y6
+	VMOVDQU      224(R8), Y7
+	VPANDN       Y5, Y6, Y6
+	VPANDN       Y4, Y7, Y7
+	VPOR         Y7, Y6, Y6
+	XORL         R8, R8
+	VPTEST       Y6, Y6
+	SETEQ        R8
+	ORL          R8, R9
+	TESTL        R9, R9
+	SETNE        R8
+	MOVB         R8, (R12)(SI*1)
+	MOVBLZX      R8, R8
+	ADDQ         R8, R13
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX2_one_17
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX2_tail_18:
+	MOVQ n+56(FP), BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX2_end_20
+
+blockedContainsGensAVX2_tail_loop_19:
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	XORL         R9, R9
+	VMOVDQU      (R8), Y6
+	VMOVDQU      32(R8), Y7
+	VPANDN       Y5, Y6, Y6
+	VPANDN       Y4, Y7, Y7
+	VPOR         Y7, Y6, Y6
+	XORL         R10, R10
+	VPTEST       Y6, Y6
+	SETEQ        R10
+	ORL          R10, R9
+	VMOVDQU      64(R8), Y6
+	VMOVDQU      96(R8), Y7
+	VPANDN       Y5, Y6, Y6
+	VPANDN       Y4, Y7, Y7
+	VPOR         Y7, Y6, Y6
+	XORL         R10, R10
+	VPTEST       Y6, Y6
+	SETEQ        R10
+	ORL          R10, R9
+	VMOVDQU      128(R8), Y6
+	VMOVDQU      160(R8), Y7
+	VPANDN       Y5, Y6, Y6
+	VPANDN       Y4, Y7, Y7
+	VPOR         Y7, Y6, Y6
+	XORL         R10, R10
+	VPTEST       Y6, Y6
+	SETEQ        R10
+	ORL          R10, R9
+	VMOVDQU      192(R8), Y6
+	VMOVDQU      224(R8), Y7
+	VPANDN       Y5, Y6, Y6
+	VPANDN       Y4, Y7, Y7
+	VPOR         Y7, Y6, Y6
+	XORL         R8, R8
+	VPTEST       Y6, Y6
+	SETEQ        R8
+	ORL          R8, R9
+	TESTL        R9, R9
+	SETNE        R8
+	MOVB         R8, (R12)(SI*1)
+	MOVBLZX      R8, R8
+	ADDQ         R8, R13
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX2_tail_loop_19
+
+blockedContainsGensAVX2_end_20:
+	JMP blockedContainsGensAVX2_copies_end_4
+
+blockedContainsGensAVX2_not_g_13:
+blockedContainsGensAVX2_any_live_3:
+	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+	MOVQ n+56(FP), R14
+	CMPQ R14, $0x00000010
+	JLE  blockedContainsGensAVX2_prologue_21
+	MOVQ $0x00000010, R14
+
+blockedContainsGensAVX2_prologue_21:
+	XORQ  SI, SI
+	TESTQ R14, R14
+	JEQ   blockedContainsGensAVX2_prologue_done_22
+
+blockedContainsGensAVX2_prologue_loop_23:
+	MOVQ  (DI)(SI*8), R15
+	SHRQ  $0x20, R15
+	IMULQ CX, R15
+	SHRQ  $0x20, R15
+	IMULQ DX, R15
+	ADDQ  AX, R15
+	MOVQ  BX, BP
+
+blockedContainsGensAVX2_bits_24:
+	BSFQ       BP, R8
+	SHLQ       $0x06, R8
+	PREFETCHT0 (R15)(R8*1)
+	LEAQ       -1(BP), R8
+	ANDQ       R8, BP
+	JNE        blockedContainsGensAVX2_bits_24
+	INCQ       SI
+	CMPQ       SI, R14
+	JLT        blockedContainsGensAVX2_prologue_loop_23
+
+blockedContainsGensAVX2_prologue_done_22:
+	XORQ SI, SI
+
+	// One key a step while i+16 < n, prefetching key i+16.
+	MOVQ n+56(FP), R14
+	SUBQ $0x10, R14
+	CMPQ SI, R14
+	JGE  blockedContainsGensAVX2_tail_26
+
+blockedContainsGensAVX2_one_25:
+	MOVQ  128(DI)(SI*8), R8
+	SHRQ  $0x20, R8
+	IMULQ CX, R8
+	SHRQ  $0x20, R8
+	IMULQ DX, R8
+	ADDQ  AX, R8
+	MOVQ  BX, R15
+
+blockedContainsGensAVX2_bits_29:
+	BSFQ         R15, R9
+	SHLQ         $0x06, R9
+	PREFETCHT0   (R8)(R9*1)
+	LEAQ         -1(R15), R9
+	ANDQ         R9, R15
+	JNE          blockedContainsGensAVX2_bits_29
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	XORL         R15, R15
+	MOVQ         BX, BP
+
+blockedContainsGensAVX2_bits_30:
+	BSFQ    BP, R10
+	SHLQ    $0x06, R10
+	VMOVDQU (R8)(R10*1), Y6
+	VMOVDQU 32(R8)(R10*1), Y7
+	VPANDN  Y5, Y6, Y6
+	VPANDN  Y4, Y7, Y7
+	VPOR    Y7, Y6, Y6
+	XORL    R10, R10
+	VPTEST  Y6, Y6
+	SETEQ   R10
+	ORL     R10, R15
+	LEAQ    -1(BP), R10
+	ANDQ    R10, BP
+	JNE     blockedContainsGensAVX2_bits_30
+	TESTL   R15, R15
+	SETNE   R8
+	MOVB    R8, (R12)(SI*1)
+	MOVBLZX R8, R8
+	ADDQ    R8, R13
+	INCQ    SI
+	CMPQ    SI, R14
+	JLT     blockedContainsGensAVX2_one_25
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX2_tail_26:
+	MOVQ n+56(FP), R14
+	CMPQ SI, R14
+	JGE  blockedContainsGensAVX2_end_28
+
+blockedContainsGensAVX2_tail_loop_27:
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	XORL         R9, R9
+	MOVQ         BX, R10
+
+blockedContainsGensAVX2_bits_31:
+	BSFQ    R10, R11
+	SHLQ    $0x06, R11
+	VMOVDQU (R8)(R11*1), Y6
+	VMOVDQU 32(R8)(R11*1), Y7
+	VPANDN  Y5, Y6, Y6
+	VPANDN  Y4, Y7, Y7
+	VPOR    Y7, Y6, Y6
+	XORL    R11, R11
+	VPTEST  Y6, Y6
+	SETEQ   R11
+	ORL     R11, R9
+	LEAQ    -1(R10), R11
+	ANDQ    R11, R10
+	JNE     blockedContainsGensAVX2_bits_31
+	TESTL   R9, R9
+	SETNE   R8
+	MOVB    R8, (R12)(SI*1)
+	MOVBLZX R8, R8
+	ADDQ    R8, R13
+	INCQ    SI
+	CMPQ    SI, R14
+	JLT     blockedContainsGensAVX2_tail_loop_27
+
+blockedContainsGensAVX2_end_28:
+blockedContainsGensAVX2_copies_end_4:
+	JMP blockedContainsGensAVX2_done_2
+
+blockedContainsGensAVX2_k16_1:
+	CMPQ DX, $0x00000080
+	JNE  blockedContainsGensAVX2_not_g_34
+	CMPQ BX, $0x00000003
+	JNE  blockedContainsGensAVX2_any_live_32
+
+	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+	MOVQ n+56(FP), BX
+	CMPQ BX, $0x00000010
+	JLE  blockedContainsGensAVX2_prologue_35
+	MOVQ $0x00000010, BX
+
+blockedContainsGensAVX2_prologue_35:
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedContainsGensAVX2_prologue_done_36
+
+blockedContainsGensAVX2_prologue_loop_37:
+	MOVQ       (DI)(SI*8), R8
+	SHRQ       $0x20, R8
+	IMULQ      CX, R8
+	SHRQ       $0x20, R8
+	IMULQ      DX, R8
+	ADDQ       AX, R8
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(R8)
+	INCQ       SI
+	CMPQ       SI, BX
+	JLT        blockedContainsGensAVX2_prologue_loop_37
+
+blockedContainsGensAVX2_prologue_done_36:
+	XORQ SI, SI
+
+	// One key a step while i+16 < n, prefetching key i+16.
+	MOVQ n+56(FP), BX
+	SUBQ $0x10, BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX2_tail_39
+
+blockedContainsGensAVX2_one_38:
+	MOVQ         128(DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	PREFETCHT0   (R8)
+	PREFETCHT0   64(R8)
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	XORL         R9, R9
+	VMOVDQU      (R8), Y7
+	VMOVDQU      32(R8), Y10
+	VPANDN       Y9, Y7, Y7
+	VPANDN       Y8, Y10, Y10
+	VPOR         Y10, Y7, Y7
+	XORL         R10, R10
+	VPTEST       Y7, Y7
+	SETEQ        R10
+	ORL          R10, R9
+	VMOVDQU      64(R8), Y7
+	VMOVDQU      96(R8), Y10
+	VPANDN       Y9, Y7, Y7
+	VPANDN       Y8, Y10, Y10
+	VPOR         Y10, Y7, Y7
+	XORL         R8, R8
+	VPTEST       Y7, Y7
+	SETEQ        R8
+	ORL          R8, R9
+	TESTL        R9, R9
+	SETNE        R8
+	MOVB         R8, (R12)(SI*1)
+	MOVBLZX      R8, R8
+	ADDQ         R8, R13
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX2_one_38
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX2_tail_39:
+	MOVQ n+56(FP), BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX2_end_41
+
+blockedContainsGensAVX2_tail_loop_40:
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	XORL         R9, R9
+	VMOVDQU      (R8), Y7
+	VMOVDQU      32(R8), Y10
+	VPANDN       Y9, Y7, Y7
+	VPANDN       Y8, Y10, Y10
+	VPOR         Y10, Y7, Y7
+	XORL         R10, R10
+	VPTEST       Y7, Y7
+	SETEQ        R10
+	ORL          R10, R9
+	VMOVDQU      64(R8), Y7
+	VMOVDQU      96(R8), Y10
+	VPANDN       Y9, Y7, Y7
+	VPANDN       Y8, Y10, Y10
+	VPOR         Y10, Y7, Y7
+	XORL         R8, R8
+	VPTEST       Y7, Y7
+	SETEQ        R8
+	ORL          R8, R9
+	TESTL        R9, R9
+	SETNE        R8
+	MOVB         R8, (R12)(SI*1)
+	MOVBLZX      R8, R8
+	ADDQ         R8, R13
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX2_tail_loop_40
+
+blockedContainsGensAVX2_end_41:
+	JMP blockedContainsGensAVX2_copies_end_33
+
+blockedContainsGensAVX2_not_g_34:
+	CMPQ DX, $0x00000100
+	JNE  blockedContainsGensAVX2_not_g_42
+	CMPQ BX, $0x0000000f
+	JNE  blockedContainsGensAVX2_any_live_32
+
+	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+	MOVQ n+56(FP), BX
+	CMPQ BX, $0x00000010
+	JLE  blockedContainsGensAVX2_prologue_43
+	MOVQ $0x00000010, BX
+
+blockedContainsGensAVX2_prologue_43:
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedContainsGensAVX2_prologue_done_44
+
+blockedContainsGensAVX2_prologue_loop_45:
+	MOVQ       (DI)(SI*8), R8
+	SHRQ       $0x20, R8
+	IMULQ      CX, R8
+	SHRQ       $0x20, R8
+	IMULQ      DX, R8
+	ADDQ       AX, R8
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 128(R8)
+	PREFETCHT0 192(R8)
+	INCQ       SI
+	CMPQ       SI, BX
+	JLT        blockedContainsGensAVX2_prologue_loop_45
+
+blockedContainsGensAVX2_prologue_done_44:
+	XORQ SI, SI
+
+	// One key a step while i+16 < n, prefetching key i+16.
+	MOVQ n+56(FP), BX
+	SUBQ $0x10, BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX2_tail_47
+
+blockedContainsGensAVX2_one_46:
+	MOVQ         128(DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	PREFETCHT0   (R8)
+	PREFETCHT0   64(R8)
+	PREFETCHT0   128(R8)
+	PREFETCHT0   192(R8)
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	XORL         R9, R9
+	VMOVDQU      (R8), Y7
+	VMOVDQU      32(R8), Y10
+	VPANDN       Y9, Y7, Y7
+	VPANDN       Y8, Y10, Y10
+	VPOR         Y10, Y7, Y7
+	XORL         R10, R10
+	VPTEST       Y7, Y7
+	SETEQ        R10
+	ORL          R10, R9
+	VMOVDQU      64(R8), Y7
+	VMOVDQU      96(R8), Y10
+	VPANDN       Y9, Y7, Y7
+	VPANDN       Y8, Y10, Y10
+	VPOR         Y10, Y7, Y7
+	XORL         R10, R10
+	VPTEST       Y7, Y7
+	SETEQ        R10
+	ORL          R10, R9
+	VMOVDQU      128(R8), Y7
+	VMOVDQU      160(R8), Y10
+	VPANDN       Y9, Y7, Y7
+	VPANDN       Y8, Y10, Y10
+	VPOR         Y10, Y7, Y7
+	XORL         R10, R10
+	VPTEST       Y7, Y7
+	SETEQ        R10
+	ORL          R10, R9
+	VMOVDQU      192(R8), Y7
+	VMOVDQU      224(R8), Y10
+	VPANDN       Y9, Y7, Y7
+	VPANDN       Y8, Y10, Y10
+	VPOR         Y10, Y7, Y7
+	XORL         R8, R8
+	VPTEST       Y7, Y7
+	SETEQ        R8
+	ORL          R8, R9
+	TESTL        R9, R9
+	SETNE        R8
+	MOVB         R8, (R12)(SI*1)
+	MOVBLZX      R8, R8
+	ADDQ         R8, R13
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX2_one_46
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX2_tail_47:
+	MOVQ n+56(FP), BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX2_end_49
+
+blockedContainsGensAVX2_tail_loop_48:
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	XORL         R9, R9
+	VMOVDQU      (R8), Y7
+	VMOVDQU      32(R8), Y10
+	VPANDN       Y9, Y7, Y7
+	VPANDN       Y8, Y10, Y10
+	VPOR         Y10, Y7, Y7
+	XORL         R10, R10
+	VPTEST       Y7, Y7
+	SETEQ        R10
+	ORL          R10, R9
+	VMOVDQU      64(R8), Y7
+	VMOVDQU      96(R8), Y10
+	VPANDN       Y9, Y7, Y7
+	VPANDN       Y8, Y10, Y10
+	VPOR         Y10, Y7, Y7
+	XORL         R10, R10
+	VPTEST       Y7, Y7
+	SETEQ        R10
+	ORL          R10, R9
+	VMOVDQU      128(R8), Y7
+	VMOVDQU      160(R8), Y10
+	VPANDN       Y9, Y7, Y7
+	VPANDN       Y8, Y10, Y10
+	VPOR         Y10, Y7, Y7
+	XORL         R10, R10
+	VPTEST       Y7, Y7
+	SETEQ        R10
+	ORL          R10, R9
+	VMOVDQU      192(R8), Y7
+	VMOVDQU      224(R8), Y10
+	VPANDN       Y9, Y7, Y7
+	VPANDN       Y8, Y10, Y10
+	VPOR         Y10, Y7, Y7
+	XORL         R8, R8
+	VPTEST       Y7, Y7
+	SETEQ        R8
+	ORL          R8, R9
+	TESTL        R9, R9
+	SETNE        R8
+	MOVB         R8, (R12)(SI*1)
+	MOVBLZX      R8, R8
+	ADDQ         R8, R13
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX2_tail_loop_48
+
+blockedContainsGensAVX2_end_49:
+	JMP blockedContainsGensAVX2_copies_end_33
+
+blockedContainsGensAVX2_not_g_42:
+blockedContainsGensAVX2_any_live_32:
+	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+	MOVQ n+56(FP), R8
+	CMPQ R8, $0x00000010
+	JLE  blockedContainsGensAVX2_prologue_50
+	MOVQ $0x00000010, R8
+
+blockedContainsGensAVX2_prologue_50:
+	XORQ  SI, SI
+	TESTQ R8, R8
+	JEQ   blockedContainsGensAVX2_prologue_done_51
+
+blockedContainsGensAVX2_prologue_loop_52:
+	MOVQ  (DI)(SI*8), R9
+	SHRQ  $0x20, R9
+	IMULQ CX, R9
+	SHRQ  $0x20, R9
+	IMULQ DX, R9
+	ADDQ  AX, R9
+	MOVQ  BX, R10
+
+blockedContainsGensAVX2_bits_53:
+	BSFQ       R10, R11
+	SHLQ       $0x06, R11
+	PREFETCHT0 (R9)(R11*1)
+	LEAQ       -1(R10), R11
+	ANDQ       R11, R10
+	JNE        blockedContainsGensAVX2_bits_53
+	INCQ       SI
+	CMPQ       SI, R8
+	JLT        blockedContainsGensAVX2_prologue_loop_52
+
+blockedContainsGensAVX2_prologue_done_51:
+	XORQ SI, SI
+
+	// One key a step while i+16 < n, prefetching key i+16.
+	MOVQ n+56(FP), R8
+	SUBQ $0x10, R8
+	CMPQ SI, R8
+	JGE  blockedContainsGensAVX2_tail_55
+
+blockedContainsGensAVX2_one_54:
+	MOVQ  128(DI)(SI*8), R9
+	SHRQ  $0x20, R9
+	IMULQ CX, R9
+	SHRQ  $0x20, R9
+	IMULQ DX, R9
+	ADDQ  AX, R9
+	MOVQ  BX, R10
+
+blockedContainsGensAVX2_bits_58:
+	BSFQ         R10, R14
+	SHLQ         $0x06, R14
+	PREFETCHT0   (R9)(R14*1)
+	LEAQ         -1(R10), R14
+	ANDQ         R14, R10
+	JNE          blockedContainsGensAVX2_bits_58
+	MOVQ         (DI)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x20, R9
+	IMULQ        DX, R9
+	ADDQ         AX, R9
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	XORL         R10, R10
+	MOVQ         BX, R11
+
+blockedContainsGensAVX2_bits_59:
+	BSFQ    R11, R15
+	SHLQ    $0x06, R15
+	VMOVDQU (R9)(R15*1), Y7
+	VMOVDQU 32(R9)(R15*1), Y10
+	VPANDN  Y9, Y7, Y7
+	VPANDN  Y8, Y10, Y10
+	VPOR    Y10, Y7, Y7
+	XORL    R15, R15
+	VPTEST  Y7, Y7
+	SETEQ   R15
+	ORL     R15, R10
+	LEAQ    -1(R11), R15
+	ANDQ    R15, R11
+	JNE     blockedContainsGensAVX2_bits_59
+	TESTL   R10, R10
+	SETNE   R9
+	MOVB    R9, (R12)(SI*1)
+	MOVBLZX R9, R9
+	ADDQ    R9, R13
+	INCQ    SI
+	CMPQ    SI, R8
+	JLT     blockedContainsGensAVX2_one_54
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX2_tail_55:
+	MOVQ n+56(FP), R8
+	CMPQ SI, R8
+	JGE  blockedContainsGensAVX2_end_57
+
+blockedContainsGensAVX2_tail_loop_56:
+	MOVQ         (DI)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x20, R9
+	IMULQ        DX, R9
+	ADDQ         AX, R9
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	XORL         R10, R10
+	MOVQ         BX, R11
+
+blockedContainsGensAVX2_bits_60:
+	BSFQ    R11, BP
+	SHLQ    $0x06, BP
+	VMOVDQU (R9)(BP*1), Y7
+	VMOVDQU 32(R9)(BP*1), Y10
+	VPANDN  Y9, Y7, Y7
+	VPANDN  Y8, Y10, Y10
+	VPOR    Y10, Y7, Y7
+	XORL    R14, R14
+	VPTEST  Y7, Y7
+	SETEQ   R14
+	ORL     R14, R10
+	LEAQ    -1(R11), BP
+	ANDQ    BP, R11
+	JNE     blockedContainsGensAVX2_bits_60
+	TESTL   R10, R10
+	SETNE   R9
+	MOVB    R9, (R12)(SI*1)
+	MOVBLZX R9, R9
+	ADDQ    R9, R13
+	INCQ    SI
+	CMPQ    SI, R8
+	JLT     blockedContainsGensAVX2_tail_loop_56
+
+blockedContainsGensAVX2_end_57:
+blockedContainsGensAVX2_copies_end_33:
+blockedContainsGensAVX2_done_2:
+	MOVQ R13, ret+72(FP)
+	VZEROUPPER
+	RET
+
+// func blockedContainsGens1AVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, h uint64) bool
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
+TEXT ·blockedContainsGens1AVX512(SB), NOSPLIT, $0-49
+	MOVQ         blocks+0(FP), AX
+	MOVQ         nb+8(FP), CX
+	MOVQ         ngen+16(FP), DX
+	SHLQ         $0x06, DX
+	MOVQ         live+24(FP), BX
+	MOVQ         k+32(FP), SI
+	VMOVDQU32    ·avx512Salts+0(SB), Z0
+	MOVQ         $0x0000000000000001, DI
+	VPBROADCASTQ DI, Z1
+	MOVL         $0x00000001, DI
+	SHLXL        SI, DI, DI
+	DECL         DI
+	KMOVW        DI, K1
+	KSHIFTRW     $0x08, K1, K2
+
+	// k > 8 builds a second round of the mask.
+	CMPQ         SI, $0x08
+	JGT          blockedContainsGens1AVX512_two_1
+	CMPQ         DX, $0x00000080
+	JNE          blockedContainsGens1AVX512_not_g_4
+	CMPQ         BX, $0x00000003
+	JNE          blockedContainsGens1AVX512_any_live_2
+	MOVQ         h+40(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+40(FP), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z0
+	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	XORL         AX, AX
+	VPANDQ       (BX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	VPANDQ       64(BX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	TESTL        AX, AX
+	SETNE        ret+48(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX512_not_g_4:
+	CMPQ         DX, $0x00000100
+	JNE          blockedContainsGens1AVX512_not_g_5
+	CMPQ         BX, $0x0000000f
+	JNE          blockedContainsGens1AVX512_any_live_2
+	MOVQ         h+40(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+40(FP), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z0
+	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	XORL         AX, AX
+	VPANDQ       (BX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	VPANDQ       64(BX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	VPANDQ       128(BX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	VPANDQ       192(BX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	TESTL        AX, AX
+	SETNE        ret+48(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX512_not_g_5:
+blockedContainsGens1AVX512_any_live_2:
+	MOVQ         h+40(FP), SI
+	SHRQ         $0x20, SI
+	IMULQ        CX, SI
+	SHRQ         $0x20, SI
+	IMULQ        DX, SI
+	ADDQ         AX, SI
+	VPBROADCASTD h+40(FP), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z0
+	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	XORL         AX, AX
+	MOVQ         BX, CX
+
+blockedContainsGens1AVX512_bits_6:
+	BSFQ     CX, R8
+	SHLQ     $0x06, R8
+	VPANDQ   (SI)(R8*1), Z0, Z1
+	VPCMPEQQ Z0, Z1, K1
+	KORTESTB K1, K1
+	ADCL     $0x00, AX
+	LEAQ     -1(CX), R8
+	ANDQ     R8, CX
+	JNE      blockedContainsGens1AVX512_bits_6
+	TESTL    AX, AX
+	SETNE    ret+48(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX512_two_1:
+	CMPQ          DX, $0x00000080
+	JNE           blockedContainsGens1AVX512_not_g_9
+	CMPQ          BX, $0x00000003
+	JNE           blockedContainsGens1AVX512_any_live_7
+	MOVQ          h+40(FP), BX
+	SHRQ          $0x20, BX
+	IMULQ         CX, BX
+	SHRQ          $0x20, BX
+	IMULQ         DX, BX
+	ADDQ          AX, BX
+	VPBROADCASTD  h+40(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K1, Z0
+	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	XORL          AX, AX
+	VPANDQ        (BX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	VPANDQ        64(BX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	TESTL         AX, AX
+	SETNE         ret+48(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX512_not_g_9:
+	CMPQ          DX, $0x00000100
+	JNE           blockedContainsGens1AVX512_not_g_10
+	CMPQ          BX, $0x0000000f
+	JNE           blockedContainsGens1AVX512_any_live_7
+	MOVQ          h+40(FP), BX
+	SHRQ          $0x20, BX
+	IMULQ         CX, BX
+	SHRQ          $0x20, BX
+	IMULQ         DX, BX
+	ADDQ          AX, BX
+	VPBROADCASTD  h+40(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K1, Z0
+	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	XORL          AX, AX
+	VPANDQ        (BX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	VPANDQ        64(BX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	VPANDQ        128(BX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	VPANDQ        192(BX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	TESTL         AX, AX
+	SETNE         ret+48(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX512_not_g_10:
+blockedContainsGens1AVX512_any_live_7:
+	MOVQ          h+40(FP), SI
+	SHRQ          $0x20, SI
+	IMULQ         CX, SI
+	SHRQ          $0x20, SI
+	IMULQ         DX, SI
+	ADDQ          AX, SI
+	VPBROADCASTD  h+40(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K1, Z0
+	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	XORL          AX, AX
+	MOVQ          BX, CX
+
+blockedContainsGens1AVX512_bits_11:
+	BSFQ     CX, R8
+	SHLQ     $0x06, R8
+	VPANDQ   (SI)(R8*1), Z0, Z1
+	VPCMPEQQ Z0, Z1, K1
+	KORTESTB K1, K1
+	ADCL     $0x00, AX
+	LEAQ     -1(CX), R8
+	ANDQ     R8, CX
+	JNE      blockedContainsGens1AVX512_bits_11
+	TESTL    AX, AX
+	SETNE    ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func blockedContainsGensAVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, hs *uint64, n int, out *bool) int
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·blockedContainsGensAVX512(SB), NOSPLIT, $8-72
+	MOVQ         blocks+0(FP), AX
+	MOVQ         nb+8(FP), CX
+	MOVQ         ngen+16(FP), DX
+	SHLQ         $0x06, DX
+	MOVQ         live+24(FP), BX
+	MOVQ         k+32(FP), SI
+	VMOVDQU32    ·avx512Salts+0(SB), Z0
+	MOVQ         $0x0000000000000001, DI
+	VPBROADCASTQ DI, Z1
+	MOVL         $0x00000001, DI
+	SHLXL        SI, DI, DI
+	DECL         DI
+	KMOVW        DI, K1
+	KSHIFTRW     $0x08, K1, K2
+	MOVQ         hs+40(FP), DI
+	MOVQ         out+56(FP), R12
+	XORQ         R13, R13
+
+	// k > 8 takes the two-round loops; the choice is made once per call.
+	CMPQ SI, $0x08
+	JGT  blockedContainsGensAVX512_k16_1
+	CMPQ DX, $0x00000080
+	JNE  blockedContainsGensAVX512_not_g_5
+	CMPQ BX, $0x00000003
+	JNE  blockedContainsGensAVX512_any_live_3
+
+	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+	MOVQ n+48(FP), BX
+	CMPQ BX, $0x00000010
+	JLE  blockedContainsGensAVX512_prologue_6
+	MOVQ $0x00000010, BX
+
+blockedContainsGensAVX512_prologue_6:
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedContainsGensAVX512_prologue_done_7
+
+blockedContainsGensAVX512_prologue_loop_8:
+	MOVQ       (DI)(SI*8), R8
+	SHRQ       $0x20, R8
+	IMULQ      CX, R8
+	SHRQ       $0x20, R8
+	IMULQ      DX, R8
+	ADDQ       AX, R8
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(R8)
+	INCQ       SI
+	CMPQ       SI, BX
+	JLT        blockedContainsGensAVX512_prologue_loop_8
+
+blockedContainsGensAVX512_prologue_done_7:
+	XORQ SI, SI
+
+	// One key a step while i+16 < n, prefetching key i+16.
+	MOVQ n+48(FP), BX
+	SUBQ $0x10, BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX512_tail_10
+
+blockedContainsGensAVX512_one_9:
+	MOVQ         128(DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	PREFETCHT0   (R8)
+	PREFETCHT0   64(R8)
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	XORL         R9, R9
+	VPANDQ       (R8), Z2, Z3
+	VPCMPEQQ     Z2, Z3, K2
+	KORTESTB     K2, K2
+	ADCL         $0x00, R9
+	VPANDQ       64(R8), Z2, Z3
+	VPCMPEQQ     Z2, Z3, K2
+	KORTESTB     K2, K2
+	ADCL         $0x00, R9
+	TESTL        R9, R9
+	SETNE        R8
+	MOVB         R8, (R12)(SI*1)
+	MOVBLZX      R8, R8
+	ADDQ         R8, R13
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX512_one_9
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX512_tail_10:
+	MOVQ n+48(FP), BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX512_end_12
+
+blockedContainsGensAVX512_tail_loop_11:
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	XORL         R9, R9
+	VPANDQ       (R8), Z2, Z3
+	VPCMPEQQ     Z2, Z3, K2
+	KORTESTB     K2, K2
+	ADCL         $0x00, R9
+	VPANDQ       64(R8), Z2, Z3
+	VPCMPEQQ     Z2, Z3, K2
+	KORTESTB     K2, K2
+	ADCL         $0x00, R9
+	TESTL        R9, R9
+	SETNE        R8
+	MOVB         R8, (R12)(SI*1)
+	MOVBLZX      R8, R8
+	ADDQ         R8, R13
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX512_tail_loop_11
+
+blockedContainsGensAVX512_end_12:
+	JMP blockedContainsGensAVX512_copies_end_4
+
+blockedContainsGensAVX512_not_g_5:
+	CMPQ DX, $0x00000100
+	JNE  blockedContainsGensAVX512_not_g_13
+	CMPQ BX, $0x0000000f
+	JNE  blockedContainsGensAVX512_any_live_3
+
+	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+	MOVQ n+48(FP), BX
+	CMPQ BX, $0x00000010
+	JLE  blockedContainsGensAVX512_prologue_14
+	MOVQ $0x00000010, BX
+
+blockedContainsGensAVX512_prologue_14:
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedContainsGensAVX512_prologue_done_15
+
+blockedContainsGensAVX512_prologue_loop_16:
+	MOVQ       (DI)(SI*8), R8
+	SHRQ       $0x20, R8
+	IMULQ      CX, R8
+	SHRQ       $0x20, R8
+	IMULQ      DX, R8
+	ADDQ       AX, R8
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 128(R8)
+	PREFETCHT0 192(R8)
+	INCQ       SI
+	CMPQ       SI, BX
+	JLT        blockedContainsGensAVX512_prologue_loop_16
+
+blockedContainsGensAVX512_prologue_done_15:
+	XORQ SI, SI
+
+	// One key a step while i+16 < n, prefetching key i+16.
+	MOVQ n+48(FP), BX
+	SUBQ $0x10, BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX512_tail_18
+
+blockedContainsGensAVX512_one_17:
+	MOVQ         128(DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	PREFETCHT0   (R8)
+	PREFETCHT0   64(R8)
+	PREFETCHT0   128(R8)
+	PREFETCHT0   192(R8)
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	XORL         R9, R9
+	VPANDQ       (R8), Z2, Z3
+	VPCMPEQQ     Z2, Z3, K2
+	KORTESTB     K2, K2
+	ADCL         $0x00, R9
+	VPANDQ       64(R8), Z2, Z3
+	VPCMPEQQ     Z2, Z3, K2
+	KORTESTB     K2, K2
+	ADCL         $0x00, R9
+	VPANDQ       128(R8), Z2, Z3
+	VPCMPEQQ     Z2, Z3, K2
+	KORTESTB     K2, K2
+	ADCL         $0x00, R9
+	VPANDQ       192(R8), Z2, Z3
+	VPCMPEQQ     Z2, Z3, K2
+	KORTESTB     K2, K2
+	ADCL         $0x00, R9
+	TESTL        R9, R9
+	SETNE        R8
+	MOVB         R8, (R12)(SI*1)
+	MOVBLZX      R8, R8
+	ADDQ         R8, R13
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX512_one_17
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX512_tail_18:
+	MOVQ n+48(FP), BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX512_end_20
+
+blockedContainsGensAVX512_tail_loop_19:
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	XORL         R9, R9
+	VPANDQ       (R8), Z2, Z3
+	VPCMPEQQ     Z2, Z3, K2
+	KORTESTB     K2, K2
+	ADCL         $0x00, R9
+	VPANDQ       64(R8), Z2, Z3
+	VPCMPEQQ     Z2, Z3, K2
+	KORTESTB     K2, K2
+	ADCL         $0x00, R9
+	VPANDQ       128(R8), Z2, Z3
+	VPCMPEQQ     Z2, Z3, K2
+	KORTESTB     K2, K2
+	ADCL         $0x00, R9
+	VPANDQ       192(R8), Z2, Z3
+	VPCMPEQQ     Z2, Z3, K2
+	KORTESTB     K2, K2
+	ADCL         $0x00, R9
+	TESTL        R9, R9
+	SETNE        R8
+	MOVB         R8, (R12)(SI*1)
+	MOVBLZX      R8, R8
+	ADDQ         R8, R13
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX512_tail_loop_19
+
+blockedContainsGensAVX512_end_20:
+	JMP blockedContainsGensAVX512_copies_end_4
+
+blockedContainsGensAVX512_not_g_13:
+blockedContainsGensAVX512_any_live_3:
+	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+	MOVQ n+48(FP), R14
+	CMPQ R14, $0x00000010
+	JLE  blockedContainsGensAVX512_prologue_21
+	MOVQ $0x00000010, R14
+
+blockedContainsGensAVX512_prologue_21:
+	XORQ  SI, SI
+	TESTQ R14, R14
+	JEQ   blockedContainsGensAVX512_prologue_done_22
+
+blockedContainsGensAVX512_prologue_loop_23:
+	MOVQ  (DI)(SI*8), R15
+	SHRQ  $0x20, R15
+	IMULQ CX, R15
+	SHRQ  $0x20, R15
+	IMULQ DX, R15
+	ADDQ  AX, R15
+	MOVQ  BX, BP
+
+blockedContainsGensAVX512_bits_24:
+	BSFQ       BP, R8
+	SHLQ       $0x06, R8
+	PREFETCHT0 (R15)(R8*1)
+	LEAQ       -1(BP), R8
+	ANDQ       R8, BP
+	JNE        blockedContainsGensAVX512_bits_24
+	INCQ       SI
+	CMPQ       SI, R14
+	JLT        blockedContainsGensAVX512_prologue_loop_23
+
+blockedContainsGensAVX512_prologue_done_22:
+	XORQ SI, SI
+
+	// One key a step while i+16 < n, prefetching key i+16.
+	MOVQ n+48(FP), R14
+	SUBQ $0x10, R14
+	CMPQ SI, R14
+	JGE  blockedContainsGensAVX512_tail_26
+
+blockedContainsGensAVX512_one_25:
+	MOVQ  128(DI)(SI*8), R8
+	SHRQ  $0x20, R8
+	IMULQ CX, R8
+	SHRQ  $0x20, R8
+	IMULQ DX, R8
+	ADDQ  AX, R8
+	MOVQ  BX, R15
+
+blockedContainsGensAVX512_bits_29:
+	BSFQ         R15, R9
+	SHLQ         $0x06, R9
+	PREFETCHT0   (R8)(R9*1)
+	LEAQ         -1(R15), R9
+	ANDQ         R9, R15
+	JNE          blockedContainsGensAVX512_bits_29
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	XORL         R15, R15
+	MOVQ         BX, BP
+
+blockedContainsGensAVX512_bits_30:
+	BSFQ     BP, R10
+	SHLQ     $0x06, R10
+	VPANDQ   (R8)(R10*1), Z2, Z3
+	VPCMPEQQ Z2, Z3, K2
+	KORTESTB K2, K2
+	ADCL     $0x00, R15
+	LEAQ     -1(BP), R10
+	ANDQ     R10, BP
+	JNE      blockedContainsGensAVX512_bits_30
+	TESTL    R15, R15
+	SETNE    R8
+	MOVB     R8, (R12)(SI*1)
+	MOVBLZX  R8, R8
+	ADDQ     R8, R13
+	INCQ     SI
+	CMPQ     SI, R14
+	JLT      blockedContainsGensAVX512_one_25
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX512_tail_26:
+	MOVQ n+48(FP), R14
+	CMPQ SI, R14
+	JGE  blockedContainsGensAVX512_end_28
+
+blockedContainsGensAVX512_tail_loop_27:
+	MOVQ         (DI)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x20, R8
+	IMULQ        DX, R8
+	ADDQ         AX, R8
+	VPBROADCASTD (DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	XORL         R9, R9
+	MOVQ         BX, R10
+
+blockedContainsGensAVX512_bits_31:
+	BSFQ     R10, R11
+	SHLQ     $0x06, R11
+	VPANDQ   (R8)(R11*1), Z2, Z3
+	VPCMPEQQ Z2, Z3, K2
+	KORTESTB K2, K2
+	ADCL     $0x00, R9
+	LEAQ     -1(R10), R11
+	ANDQ     R11, R10
+	JNE      blockedContainsGensAVX512_bits_31
+	TESTL    R9, R9
+	SETNE    R8
+	MOVB     R8, (R12)(SI*1)
+	MOVBLZX  R8, R8
+	ADDQ     R8, R13
+	INCQ     SI
+	CMPQ     SI, R14
+	JLT      blockedContainsGensAVX512_tail_loop_27
+
+blockedContainsGensAVX512_end_28:
+blockedContainsGensAVX512_copies_end_4:
+	JMP blockedContainsGensAVX512_done_2
+
+blockedContainsGensAVX512_k16_1:
+	CMPQ DX, $0x00000080
+	JNE  blockedContainsGensAVX512_not_g_34
+	CMPQ BX, $0x00000003
+	JNE  blockedContainsGensAVX512_any_live_32
+
+	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+	MOVQ n+48(FP), BX
+	CMPQ BX, $0x00000010
+	JLE  blockedContainsGensAVX512_prologue_35
+	MOVQ $0x00000010, BX
+
+blockedContainsGensAVX512_prologue_35:
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedContainsGensAVX512_prologue_done_36
+
+blockedContainsGensAVX512_prologue_loop_37:
+	MOVQ       (DI)(SI*8), R8
+	SHRQ       $0x20, R8
+	IMULQ      CX, R8
+	SHRQ       $0x20, R8
+	IMULQ      DX, R8
+	ADDQ       AX, R8
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(R8)
+	INCQ       SI
+	CMPQ       SI, BX
+	JLT        blockedContainsGensAVX512_prologue_loop_37
+
+blockedContainsGensAVX512_prologue_done_36:
+	XORQ SI, SI
+
+	// One key a step while i+16 < n, prefetching key i+16.
+	MOVQ n+48(FP), BX
+	SUBQ $0x10, BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX512_tail_39
+
+blockedContainsGensAVX512_one_38:
+	MOVQ          128(DI)(SI*8), R8
+	SHRQ          $0x20, R8
+	IMULQ         CX, R8
+	SHRQ          $0x20, R8
+	IMULQ         DX, R8
+	ADDQ          AX, R8
+	PREFETCHT0    (R8)
+	PREFETCHT0    64(R8)
+	MOVQ          (DI)(SI*8), R8
+	SHRQ          $0x20, R8
+	IMULQ         CX, R8
+	SHRQ          $0x20, R8
+	IMULQ         DX, R8
+	ADDQ          AX, R8
+	VPBROADCASTD  (DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	XORL          R9, R9
+	VPANDQ        (R8), Z2, Z3
+	VPCMPEQQ      Z2, Z3, K3
+	KORTESTB      K3, K3
+	ADCL          $0x00, R9
+	VPANDQ        64(R8), Z2, Z3
+	VPCMPEQQ      Z2, Z3, K3
+	KORTESTB      K3, K3
+	ADCL          $0x00, R9
+	TESTL         R9, R9
+	SETNE         R8
+	MOVB          R8, (R12)(SI*1)
+	MOVBLZX       R8, R8
+	ADDQ          R8, R13
+	INCQ          SI
+	CMPQ          SI, BX
+	JLT           blockedContainsGensAVX512_one_38
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX512_tail_39:
+	MOVQ n+48(FP), BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX512_end_41
+
+blockedContainsGensAVX512_tail_loop_40:
+	MOVQ          (DI)(SI*8), R8
+	SHRQ          $0x20, R8
+	IMULQ         CX, R8
+	SHRQ          $0x20, R8
+	IMULQ         DX, R8
+	ADDQ          AX, R8
+	VPBROADCASTD  (DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	XORL          R9, R9
+	VPANDQ        (R8), Z2, Z3
+	VPCMPEQQ      Z2, Z3, K3
+	KORTESTB      K3, K3
+	ADCL          $0x00, R9
+	VPANDQ        64(R8), Z2, Z3
+	VPCMPEQQ      Z2, Z3, K3
+	KORTESTB      K3, K3
+	ADCL          $0x00, R9
+	TESTL         R9, R9
+	SETNE         R8
+	MOVB          R8, (R12)(SI*1)
+	MOVBLZX       R8, R8
+	ADDQ          R8, R13
+	INCQ          SI
+	CMPQ          SI, BX
+	JLT           blockedContainsGensAVX512_tail_loop_40
+
+blockedContainsGensAVX512_end_41:
+	JMP blockedContainsGensAVX512_copies_end_33
+
+blockedContainsGensAVX512_not_g_34:
+	CMPQ DX, $0x00000100
+	JNE  blockedContainsGensAVX512_not_g_42
+	CMPQ BX, $0x0000000f
+	JNE  blockedContainsGensAVX512_any_live_32
+
+	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+	MOVQ n+48(FP), BX
+	CMPQ BX, $0x00000010
+	JLE  blockedContainsGensAVX512_prologue_43
+	MOVQ $0x00000010, BX
+
+blockedContainsGensAVX512_prologue_43:
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedContainsGensAVX512_prologue_done_44
+
+blockedContainsGensAVX512_prologue_loop_45:
+	MOVQ       (DI)(SI*8), R8
+	SHRQ       $0x20, R8
+	IMULQ      CX, R8
+	SHRQ       $0x20, R8
+	IMULQ      DX, R8
+	ADDQ       AX, R8
+	PREFETCHT0 (R8)
+	PREFETCHT0 64(R8)
+	PREFETCHT0 128(R8)
+	PREFETCHT0 192(R8)
+	INCQ       SI
+	CMPQ       SI, BX
+	JLT        blockedContainsGensAVX512_prologue_loop_45
+
+blockedContainsGensAVX512_prologue_done_44:
+	XORQ SI, SI
+
+	// One key a step while i+16 < n, prefetching key i+16.
+	MOVQ n+48(FP), BX
+	SUBQ $0x10, BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX512_tail_47
+
+blockedContainsGensAVX512_one_46:
+	MOVQ          128(DI)(SI*8), R8
+	SHRQ          $0x20, R8
+	IMULQ         CX, R8
+	SHRQ          $0x20, R8
+	IMULQ         DX, R8
+	ADDQ          AX, R8
+	PREFETCHT0    (R8)
+	PREFETCHT0    64(R8)
+	PREFETCHT0    128(R8)
+	PREFETCHT0    192(R8)
+	MOVQ          (DI)(SI*8), R8
+	SHRQ          $0x20, R8
+	IMULQ         CX, R8
+	SHRQ          $0x20, R8
+	IMULQ         DX, R8
+	ADDQ          AX, R8
+	VPBROADCASTD  (DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	XORL          R9, R9
+	VPANDQ        (R8), Z2, Z3
+	VPCMPEQQ      Z2, Z3, K3
+	KORTESTB      K3, K3
+	ADCL          $0x00, R9
+	VPANDQ        64(R8), Z2, Z3
+	VPCMPEQQ      Z2, Z3, K3
+	KORTESTB      K3, K3
+	ADCL          $0x00, R9
+	VPANDQ        128(R8), Z2, Z3
+	VPCMPEQQ      Z2, Z3, K3
+	KORTESTB      K3, K3
+	ADCL          $0x00, R9
+	VPANDQ        192(R8), Z2, Z3
+	VPCMPEQQ      Z2, Z3, K3
+	KORTESTB      K3, K3
+	ADCL          $0x00, R9
+	TESTL         R9, R9
+	SETNE         R8
+	MOVB          R8, (R12)(SI*1)
+	MOVBLZX       R8, R8
+	ADDQ          R8, R13
+	INCQ          SI
+	CMPQ          SI, BX
+	JLT           blockedContainsGensAVX512_one_46
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX512_tail_47:
+	MOVQ n+48(FP), BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX512_end_49
+
+blockedContainsGensAVX512_tail_loop_48:
+	MOVQ          (DI)(SI*8), R8
+	SHRQ          $0x20, R8
+	IMULQ         CX, R8
+	SHRQ          $0x20, R8
+	IMULQ         DX, R8
+	ADDQ          AX, R8
+	VPBROADCASTD  (DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	XORL          R9, R9
+	VPANDQ        (R8), Z2, Z3
+	VPCMPEQQ      Z2, Z3, K3
+	KORTESTB      K3, K3
+	ADCL          $0x00, R9
+	VPANDQ        64(R8), Z2, Z3
+	VPCMPEQQ      Z2, Z3, K3
+	KORTESTB      K3, K3
+	ADCL          $0x00, R9
+	VPANDQ        128(R8), Z2, Z3
+	VPCMPEQQ      Z2, Z3, K3
+	KORTESTB      K3, K3
+	ADCL          $0x00, R9
+	VPANDQ        192(R8), Z2, Z3
+	VPCMPEQQ      Z2, Z3, K3
+	KORTESTB      K3, K3
+	ADCL          $0x00, R9
+	TESTL         R9, R9
+	SETNE         R8
+	MOVB          R8, (R12)(SI*1)
+	MOVBLZX       R8, R8
+	ADDQ          R8, R13
+	INCQ          SI
+	CMPQ          SI, BX
+	JLT           blockedContainsGensAVX512_tail_loop_48
+
+blockedContainsGensAVX512_end_49:
+	JMP blockedContainsGensAVX512_copies_end_33
+
+blockedContainsGensAVX512_not_g_42:
+blockedContainsGensAVX512_any_live_32:
+	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+	MOVQ n+48(FP), R8
+	CMPQ R8, $0x00000010
+	JLE  blockedContainsGensAVX512_prologue_50
+	MOVQ $0x00000010, R8
+
+blockedContainsGensAVX512_prologue_50:
+	XORQ  SI, SI
+	TESTQ R8, R8
+	JEQ   blockedContainsGensAVX512_prologue_done_51
+
+blockedContainsGensAVX512_prologue_loop_52:
+	MOVQ  (DI)(SI*8), R9
+	SHRQ  $0x20, R9
+	IMULQ CX, R9
+	SHRQ  $0x20, R9
+	IMULQ DX, R9
+	ADDQ  AX, R9
+	MOVQ  BX, R10
+
+blockedContainsGensAVX512_bits_53:
+	BSFQ       R10, R11
+	SHLQ       $0x06, R11
+	PREFETCHT0 (R9)(R11*1)
+	LEAQ       -1(R10), R11
+	ANDQ       R11, R10
+	JNE        blockedContainsGensAVX512_bits_53
+	INCQ       SI
+	CMPQ       SI, R8
+	JLT        blockedContainsGensAVX512_prologue_loop_52
+
+blockedContainsGensAVX512_prologue_done_51:
+	XORQ SI, SI
+
+	// One key a step while i+16 < n, prefetching key i+16.
+	MOVQ n+48(FP), R8
+	SUBQ $0x10, R8
+	CMPQ SI, R8
+	JGE  blockedContainsGensAVX512_tail_55
+
+blockedContainsGensAVX512_one_54:
+	MOVQ  128(DI)(SI*8), R9
+	SHRQ  $0x20, R9
+	IMULQ CX, R9
+	SHRQ  $0x20, R9
+	IMULQ DX, R9
+	ADDQ  AX, R9
+	MOVQ  BX, R10
+
+blockedContainsGensAVX512_bits_58:
+	BSFQ          R10, R14
+	SHLQ          $0x06, R14
+	PREFETCHT0    (R9)(R14*1)
+	LEAQ          -1(R10), R14
+	ANDQ          R14, R10
+	JNE           blockedContainsGensAVX512_bits_58
+	MOVQ          (DI)(SI*8), R9
+	SHRQ          $0x20, R9
+	IMULQ         CX, R9
+	SHRQ          $0x20, R9
+	IMULQ         DX, R9
+	ADDQ          AX, R9
+	VPBROADCASTD  (DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	XORL          R10, R10
+	MOVQ          BX, R11
+
+blockedContainsGensAVX512_bits_59:
+	BSFQ     R11, R15
+	SHLQ     $0x06, R15
+	VPANDQ   (R9)(R15*1), Z2, Z3
+	VPCMPEQQ Z2, Z3, K3
+	KORTESTB K3, K3
+	ADCL     $0x00, R10
+	LEAQ     -1(R11), R15
+	ANDQ     R15, R11
+	JNE      blockedContainsGensAVX512_bits_59
+	TESTL    R10, R10
+	SETNE    R9
+	MOVB     R9, (R12)(SI*1)
+	MOVBLZX  R9, R9
+	ADDQ     R9, R13
+	INCQ     SI
+	CMPQ     SI, R8
+	JLT      blockedContainsGensAVX512_one_54
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX512_tail_55:
+	MOVQ n+48(FP), R8
+	CMPQ SI, R8
+	JGE  blockedContainsGensAVX512_end_57
+
+blockedContainsGensAVX512_tail_loop_56:
+	MOVQ          (DI)(SI*8), R9
+	SHRQ          $0x20, R9
+	IMULQ         CX, R9
+	SHRQ          $0x20, R9
+	IMULQ         DX, R9
+	ADDQ          AX, R9
+	VPBROADCASTD  (DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	XORL          R10, R10
+	MOVQ          BX, R11
+
+blockedContainsGensAVX512_bits_60:
+	BSFQ     R11, BP
+	SHLQ     $0x06, BP
+	VPANDQ   (R9)(BP*1), Z2, Z3
+	VPCMPEQQ Z2, Z3, K3
+	KORTESTB K3, K3
+	ADCL     $0x00, R10
+	LEAQ     -1(R11), BP
+	ANDQ     BP, R11
+	JNE      blockedContainsGensAVX512_bits_60
+	TESTL    R10, R10
+	SETNE    R9
+	MOVB     R9, (R12)(SI*1)
+	MOVBLZX  R9, R9
+	ADDQ     R9, R13
+	INCQ     SI
+	CMPQ     SI, R8
+	JLT      blockedContainsGensAVX512_tail_loop_56
+
+blockedContainsGensAVX512_end_57:
+blockedContainsGensAVX512_copies_end_33:
+blockedContainsGensAVX512_done_2:
+	MOVQ R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func windowContains1AVX2(t *WindowTable, live uint64, h uint64) bool
+// Requires: AVX, AVX2, BMI2
+TEXT ·windowContains1AVX2(SB), NOSPLIT, $0-25
+	// The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).
+	CMPB ·windowContains1Set+0(SB), $0x02
+	JNE  windowContains1AVX2_avx2
+	JMP  ·windowContains1AVX512+0(SB)
+
+windowContains1AVX2_avx2:
+	CMPB ·windowContains1Set+0(SB), $0x00
+	JEQ  windowContains1AVX2_go
+
+	// The table: the Go twin unless it is valid (checked before any vector register is touched).
+	MOVQ  t+0(FP), AX
+	MOVQ  8(AX), CX
+	TESTQ CX, CX
+	JEQ   windowContains1AVX2_go
+	MOVQ  32(AX), DX
+	LEAQ  -1(DX), SI
+	CMPQ  SI, $0x3f
+	JHI   windowContains1AVX2_go
+	MOVQ  24(AX), BX
+	MOVQ  BX, SI
+	IMULQ DX, SI
+	CMPQ  SI, CX
+	JNE   windowContains1AVX2_go
+	MOVQ  40(AX), CX
+	LEAQ  -1(CX), SI
+	CMPQ  SI, $0x0f
+	JHI   windowContains1AVX2_go
+	MOVQ  live+8(FP), R8
+	BZHIQ DX, R8, R8
+	JNE   windowContains1AVX2_live
+	MOVB  $0x00, ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX2_live:
+	MOVQ         (AX), AX
+	SHLQ         $0x06, DX
+	LEAQ         ·avx2Tables+0(SB), R9
+	LEAQ         (CX)(CX*2), SI
+	SHLQ         $0x06, SI
+	ADDQ         SI, R9
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (R9), Y1
+	VMOVDQU      64(R9), Y2
+	VMOVDQU      96(R9), Y3
+	VMOVDQU      32(R9), Y4
+	VMOVDQU      128(R9), Y5
+	VMOVDQU      160(R9), Y6
+	CMPQ         CX, $0x08
+	JGT          windowContains1AVX2_two_1
+	CMPQ         DX, $0x00000080
+	JNE          windowContains1AVX2_not_g_4
+	CMPQ         R8, $0x00000003
+	JNE          windowContains1AVX2_any_live_2
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	XORL         AX, AX
+	VMOVDQU      (CX), Y2
+	VMOVDQU      32(CX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         DX, DX
+	VPTEST       Y2, Y2
+	SETEQ        DL
+	ORL          DX, AX
+	VMOVDQU      64(CX), Y2
+	VMOVDQU      96(CX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         CX, CX
+	VPTEST       Y2, Y2
+	SETEQ        CL
+	ORL          CX, AX
+	TESTL        AX, AX
+	SETNE        ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX2_not_g_4:
+	CMPQ         DX, $0x00000100
+	JNE          windowContains1AVX2_not_g_5
+	CMPQ         R8, $0x0000000f
+	JNE          windowContains1AVX2_any_live_2
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	XORL         AX, AX
+	VMOVDQU      (CX), Y2
+	VMOVDQU      32(CX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         DX, DX
+	VPTEST       Y2, Y2
+	SETEQ        DL
+	ORL          DX, AX
+	VMOVDQU      64(CX), Y2
+	VMOVDQU      96(CX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         DX, DX
+	VPTEST       Y2, Y2
+	SETEQ        DL
+	ORL          DX, AX
+	VMOVDQU      128(CX), Y2
+	VMOVDQU      160(CX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         DX, DX
+	VPTEST       Y2, Y2
+	SETEQ        DL
+	ORL          DX, AX
+	VMOVDQU      192(CX), Y2
+	VMOVDQU      224(CX), Y3
+	VPANDN       Y0, Y2, Y2
+	VPANDN       Y1, Y3, Y3
+	VPOR         Y3, Y2, Y2
+	XORL         CX, CX
+	VPTEST       Y2, Y2
+	SETEQ        CL
+	ORL          CX, AX
+	TESTL        AX, AX
+	SETNE        ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX2_not_g_5:
+windowContains1AVX2_any_live_2:
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	XORL         AX, AX
+	MOVQ         R8, DX
+
+windowContains1AVX2_bits_6:
+	BSFQ    DX, DI
+	SHLQ    $0x06, DI
+	VMOVDQU (CX)(DI*1), Y2
+	VMOVDQU 32(CX)(DI*1), Y3
+	VPANDN  Y0, Y2, Y2
+	VPANDN  Y1, Y3, Y3
+	VPOR    Y3, Y2, Y2
+	XORL    BX, BX
+	VPTEST  Y2, Y2
+	SETEQ   BL
+	ORL     BX, AX
+	LEAQ    -1(DX), DI
+	ANDQ    DI, DX
+	JNE     windowContains1AVX2_bits_6
+	TESTL   AX, AX
+	SETNE   ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX2_two_1:
+	CMPQ         DX, $0x00000080
+	JNE          windowContains1AVX2_not_g_9
+	CMPQ         R8, $0x00000003
+	JNE          windowContains1AVX2_any_live_7
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	XORL         AX, AX
+	VMOVDQU      (CX), Y0
+	VMOVDQU      32(CX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         DX, DX
+	VPTEST       Y0, Y0
+	SETEQ        DL
+	ORL          DX, AX
+	VMOVDQU      64(CX), Y0
+	VMOVDQU      96(CX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         CX, CX
+	VPTEST       Y0, Y0
+	SETEQ        CL
+	ORL          CX, AX
+	TESTL        AX, AX
+	SETNE        ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX2_not_g_9:
+	CMPQ         DX, $0x00000100
+	JNE          windowContains1AVX2_not_g_10
+	CMPQ         R8, $0x0000000f
+	JNE          windowContains1AVX2_any_live_7
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	XORL         AX, AX
+	VMOVDQU      (CX), Y0
+	VMOVDQU      32(CX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         DX, DX
+	VPTEST       Y0, Y0
+	SETEQ        DL
+	ORL          DX, AX
+	VMOVDQU      64(CX), Y0
+	VMOVDQU      96(CX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         DX, DX
+	VPTEST       Y0, Y0
+	SETEQ        DL
+	ORL          DX, AX
+	VMOVDQU      128(CX), Y0
+	VMOVDQU      160(CX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         DX, DX
+	VPTEST       Y0, Y0
+	SETEQ        DL
+	ORL          DX, AX
+	VMOVDQU      192(CX), Y0
+	VMOVDQU      224(CX), Y2
+	VPANDN       Y8, Y0, Y0
+	VPANDN       Y1, Y2, Y2
+	VPOR         Y2, Y0, Y0
+	XORL         CX, CX
+	VPTEST       Y0, Y0
+	SETEQ        CL
+	ORL          CX, AX
+	TESTL        AX, AX
+	SETNE        ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX2_not_g_10:
+windowContains1AVX2_any_live_7:
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	XORL         AX, AX
+	MOVQ         R8, DX
+
+windowContains1AVX2_bits_11:
+	BSFQ    DX, DI
+	SHLQ    $0x06, DI
+	VMOVDQU (CX)(DI*1), Y0
+	VMOVDQU 32(CX)(DI*1), Y2
+	VPANDN  Y8, Y0, Y0
+	VPANDN  Y1, Y2, Y2
+	VPOR    Y2, Y0, Y0
+	XORL    BX, BX
+	VPTEST  Y0, Y0
+	SETEQ   BL
+	ORL     BX, AX
+	LEAQ    -1(DX), DI
+	ANDQ    DI, DX
+	JNE     windowContains1AVX2_bits_11
+	TESTL   AX, AX
+	SETNE   ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX2_go:
+	JMP ·windowContains1Go+0(SB)
+
+// func windowContains1AVX512(t *WindowTable, live uint64, h uint64) bool
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
+TEXT ·windowContains1AVX512(SB), NOSPLIT, $0-25
+	// The table: the Go twin unless it is valid (checked before any vector register is touched).
+	MOVQ  t+0(FP), AX
+	MOVQ  8(AX), CX
+	TESTQ CX, CX
+	JEQ   windowContains1AVX512_go
+	MOVQ  32(AX), DX
+	LEAQ  -1(DX), SI
+	CMPQ  SI, $0x3f
+	JHI   windowContains1AVX512_go
+	MOVQ  24(AX), BX
+	MOVQ  BX, SI
+	IMULQ DX, SI
+	CMPQ  SI, CX
+	JNE   windowContains1AVX512_go
+	MOVQ  40(AX), CX
+	LEAQ  -1(CX), SI
+	CMPQ  SI, $0x0f
+	JHI   windowContains1AVX512_go
+	MOVQ  live+8(FP), SI
+	BZHIQ DX, SI, SI
+	JNE   windowContains1AVX512_live
+	MOVB  $0x00, ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_live:
+	MOVQ         (AX), AX
+	SHLQ         $0x06, DX
+	VMOVDQU32    ·avx512Salts+0(SB), Z0
+	MOVQ         $0x0000000000000001, R8
+	VPBROADCASTQ R8, Z1
+	MOVL         $0x00000001, R8
+	SHLXL        CX, R8, R8
+	DECL         R8
+	KMOVW        R8, K1
+	KSHIFTRW     $0x08, K1, K2
+	CMPQ         CX, $0x08
+	JGT          windowContains1AVX512_two_1
+	CMPQ         DX, $0x00000080
+	JNE          windowContains1AVX512_not_g_4
+	CMPQ         SI, $0x00000003
+	JNE          windowContains1AVX512_any_live_2
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z0
+	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	XORL         AX, AX
+	VPANDQ       (CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	VPANDQ       64(CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	TESTL        AX, AX
+	SETNE        ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_not_g_4:
+	CMPQ         DX, $0x00000100
+	JNE          windowContains1AVX512_not_g_5
+	CMPQ         SI, $0x0000000f
+	JNE          windowContains1AVX512_any_live_2
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z0
+	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	XORL         AX, AX
+	VPANDQ       (CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	VPANDQ       64(CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	VPANDQ       128(CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	VPANDQ       192(CX), Z0, Z1
+	VPCMPEQQ     Z0, Z1, K1
+	KORTESTB     K1, K1
+	ADCL         $0x00, AX
+	TESTL        AX, AX
+	SETNE        ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_not_g_5:
+windowContains1AVX512_any_live_2:
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z0
+	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	XORL         AX, AX
+	MOVQ         SI, DX
+
+windowContains1AVX512_bits_6:
+	BSFQ     DX, DI
+	SHLQ     $0x06, DI
+	VPANDQ   (CX)(DI*1), Z0, Z1
+	VPCMPEQQ Z0, Z1, K1
+	KORTESTB K1, K1
+	ADCL     $0x00, AX
+	LEAQ     -1(DX), DI
+	ANDQ     DI, DX
+	JNE      windowContains1AVX512_bits_6
+	TESTL    AX, AX
+	SETNE    ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_two_1:
+	CMPQ          DX, $0x00000080
+	JNE           windowContains1AVX512_not_g_9
+	CMPQ          SI, $0x00000003
+	JNE           windowContains1AVX512_any_live_7
+	MOVQ          h+16(FP), CX
+	SHRQ          $0x20, CX
+	IMULQ         BX, CX
+	SHRQ          $0x20, CX
+	IMULQ         DX, CX
+	ADDQ          AX, CX
+	VPBROADCASTD  h+16(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K1, Z0
+	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	XORL          AX, AX
+	VPANDQ        (CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	VPANDQ        64(CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	TESTL         AX, AX
+	SETNE         ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_not_g_9:
+	CMPQ          DX, $0x00000100
+	JNE           windowContains1AVX512_not_g_10
+	CMPQ          SI, $0x0000000f
+	JNE           windowContains1AVX512_any_live_7
+	MOVQ          h+16(FP), CX
+	SHRQ          $0x20, CX
+	IMULQ         BX, CX
+	SHRQ          $0x20, CX
+	IMULQ         DX, CX
+	ADDQ          AX, CX
+	VPBROADCASTD  h+16(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K1, Z0
+	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	XORL          AX, AX
+	VPANDQ        (CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	VPANDQ        64(CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	VPANDQ        128(CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	VPANDQ        192(CX), Z0, Z1
+	VPCMPEQQ      Z0, Z1, K1
+	KORTESTB      K1, K1
+	ADCL          $0x00, AX
+	TESTL         AX, AX
+	SETNE         ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_not_g_10:
+windowContains1AVX512_any_live_7:
+	MOVQ          h+16(FP), CX
+	SHRQ          $0x20, CX
+	IMULQ         BX, CX
+	SHRQ          $0x20, CX
+	IMULQ         DX, CX
+	ADDQ          AX, CX
+	VPBROADCASTD  h+16(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K1, Z0
+	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	XORL          AX, AX
+	MOVQ          SI, DX
+
+windowContains1AVX512_bits_11:
+	BSFQ     DX, DI
+	SHLQ     $0x06, DI
+	VPANDQ   (CX)(DI*1), Z0, Z1
+	VPCMPEQQ Z0, Z1, K1
+	KORTESTB K1, K1
+	ADCL     $0x00, AX
+	LEAQ     -1(DX), DI
+	ANDQ     DI, DX
+	JNE      windowContains1AVX512_bits_11
+	TESTL    AX, AX
+	SETNE    ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_go:
+	JMP ·windowContains1Go+0(SB)

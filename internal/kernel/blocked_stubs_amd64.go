@@ -63,3 +63,33 @@ func blockedAddNew1AVX2(t *BlockedTable, h uint64) bool
 //
 //go:noescape
 func blockedAddNew1AVX512(t *BlockedTable, h uint64) bool
+
+// blockedContainsGens1AVX2 reports whether h is present in a generation of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16); tab is avx2Tables[k].
+//
+//go:noescape
+func blockedContainsGens1AVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, h uint64) bool
+
+// blockedContainsGensAVX2 probes hs[:n] in the generations of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues; tab is avx2Tables[k].
+//
+//go:noescape
+func blockedContainsGensAVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int
+
+// blockedContainsGens1AVX512 reports whether h is present in a generation of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16).
+//
+//go:noescape
+func blockedContainsGens1AVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, h uint64) bool
+
+// blockedContainsGensAVX512 probes hs[:n] in the generations of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues.
+//
+//go:noescape
+func blockedContainsGensAVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, hs *uint64, n int, out *bool) int
+
+// windowContains1AVX2 reports whether h is present in a generation of live of the table t (see internal/kernel's WindowTable); it jumps to windowContains1AVX512 if windowContains1Set is avx512, and to windowContains1Go if it is generic or t is not a valid table.
+//
+//go:noescape
+func windowContains1AVX2(t *WindowTable, live uint64, h uint64) bool
+
+// windowContains1AVX512 is windowContains1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to windowContains1Go if t is not a valid table.
+//
+//go:noescape
+func windowContains1AVX512(t *WindowTable, live uint64, h uint64) bool

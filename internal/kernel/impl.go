@@ -57,6 +57,8 @@ var opVars = [NumOps]*kernelSet{
 	OpSBBFContains:     &sbbfContainsSet,
 	OpBlockedAddNew1:   &blockedAddNew1Set,
 	OpBlockedAddNew:    &blockedAddNewSet,
+	OpWindowContains1:  &windowContains1Set,
+	OpWindowContains:   &windowContainsSet,
 }
 
 // impl is cpu.Auto while the table chooses, else the set forced for every

@@ -25,6 +25,8 @@ const (
 	OpSBBFContains               // split-block ContainsHashes: SBBFContains
 	OpBlockedAddNew1             // blocked AddNewHash: BlockedAddNew1
 	OpBlockedAddNew              // blocked AddNewHashes: BlockedAddNew
+	OpWindowContains1            // blocked Window ContainsHash: BlockedContainsGens1
+	OpWindowContains             // blocked Window ContainsHashes: BlockedContainsGens
 	NumOps                       // the number of operations
 )
 
@@ -33,6 +35,7 @@ var opNames = [NumOps]string{
 	"cuckoo.ContainsHashes", "cuckoo.AddHashes",
 	"sbbf.AddHash", "sbbf.ContainsHash", "sbbf.AddHashes", "sbbf.ContainsHashes",
 	"blocked.AddNewHash", "blocked.AddNewHashes",
+	"window.ContainsHash", "window.ContainsHashes",
 }
 
 // String returns the operation's name, "blocked.AddHashes".
@@ -47,14 +50,15 @@ func (op Op) String() string {
 // set itself, or the set it falls back to where it has no kernel of its
 // own for op. The avx512 set has no single-key split-block kernel (the
 // AVX2 one runs: asm/sbbf's doc says why), and arm64 runs the Go
-// single-key twins (blocked_arm64.go). CuckooAlternates has no AVX-512
+// single-key twins (blocked_arm64.go, window_arm64.go). CuckooAlternates has no AVX-512
 // kernel either, but the avx512 set's locate kernel makes it count as
 // avx512 for OpCuckooAdd.
 func kernelFor(op Op, set string) string {
 	switch {
 	case set == cpu.AVX512 && (op == OpSBBFAdd1 || op == OpSBBFContains1):
 		return cpu.AVX2
-	case set == cpu.NEON && (op == OpBlockedAdd1 || op == OpBlockedContains1 || op == OpBlockedAddNew1 || op == OpSBBFAdd1 || op == OpSBBFContains1):
+	case set == cpu.NEON && (op == OpBlockedAdd1 || op == OpBlockedContains1 || op == OpBlockedAddNew1 || op == OpSBBFAdd1 || op == OpSBBFContains1 ||
+		op == OpWindowContains1):
 		return cpu.Generic
 	}
 	return set
@@ -134,6 +138,10 @@ var table = []tableEntry{
 			// runs on port 5: worth measuring there.
 			OpBlockedAddNew1: avx512First,
 			OpBlockedAddNew:  avx2First,
+			// Unmeasured on Intel: the windowed probes follow blocked's
+			// single-key and batch choices above.
+			OpWindowContains1: avx512First,
+			OpWindowContains:  avx2First,
 		},
 	},
 	// AMD Zen 4 (family 25, models with AVX-512; Zen 3 in the same
@@ -150,6 +158,8 @@ var table = []tableEntry{
 			OpSBBFAdd: avx512First, OpSBBFContains: avx512First,
 			// Add-if-new, not measured on Zen 4: as blocked's adds.
 			OpBlockedAddNew1: avx512First, OpBlockedAddNew: avx512First,
+			// The windowed probes, unmeasured on Zen 4: Zen 5's choice.
+			OpWindowContains1: avx512First, OpWindowContains: avx512First,
 		},
 	},
 	// AMD Zen 5 (family 26). Measured on the 2-core development VM
@@ -197,6 +207,13 @@ var table = []tableEntry{
 			// 1.53/1.69, 1.57/1.66, 1.61/1.81 at 1e6 and 3.15/3.50,
 			// 2.92/2.64, 3.44/3.61 at 1e7: avx512 ahead in 11 of 12.
 			OpBlockedAddNew1: avx512First, OpBlockedAddNew: avx512First,
+			// The windowed probes, BenchmarkWindowContains (./blocked), 5
+			// interleaved runs of each set, thread-CPU ns/key medians,
+			// avx512 / avx2: ContainsHashes n=1e6 G=2 3.01 / 4.79, G=4
+			// 4.12 / 4.26, n=1e7 G=2 6.53 / 6.88, G=4 8.66 / 9.41;
+			// ContainsHash n=1e6 G=2 28.1 / 70.2, G=4 24.9 / 33.4, n=1e7
+			// G=2 106 / 130, G=4 105 / 102 (level).
+			OpWindowContains1: avx512First, OpWindowContains: avx512First,
 		},
 	},
 }

@@ -35,6 +35,7 @@ func TestTableKnownCPUs(t *testing.T) {
 		OpSBBFAdd1: cpu.AVX2, OpSBBFContains1: cpu.AVX2,
 		OpSBBFAdd: cpu.AVX2, OpSBBFContains: cpu.AVX2,
 		OpBlockedAddNew1: cpu.AVX512, OpBlockedAddNew: cpu.AVX2,
+		OpWindowContains1: cpu.AVX512, OpWindowContains: cpu.AVX2,
 	}
 	if got != want {
 		t.Errorf("Intel family 6 model 167 with AVX-512: got %v, want %v", got, want)

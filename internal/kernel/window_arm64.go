@@ -1,0 +1,37 @@
+//go:build gc && !purego
+
+package kernel
+
+// On arm64 the windowed batch probe runs the NEON kernel of window_arm64.s
+// (hand-written, after blocked_arm64.s: its table and mask, both probe
+// rounds always, the ones of probes j >= k being zero), and the single-key
+// probe its Go twin, as blocked's single-key calls do on arm64
+// (blocked_arm64.go): whether a NEON single-key kernel would beat the Go
+// probe needs real arm64 hardware to measure; qemu-aarch64, where this
+// kernel is tested, proves correctness only.
+
+// BlockedContainsGensT is BlockedContainsGens1(t.Blocks, t.NB, t.G, live,
+// t.K, h) through one pointer (see the amd64 version); here the Go twin.
+func BlockedContainsGensT(t *WindowTable, live, h uint64) bool {
+	return windowContains1Go(t, live, h)
+}
+
+func blockedContainsGens1(blocks []Block, nb uint64, g int, live uint64, k int, h uint64) bool {
+	return BlockedContainsGens1Generic(blocks, nb, g, live, k, h)
+}
+
+func blockedContainsGens(blocks []Block, nb uint64, g int, live uint64, k int, hs []uint64, out []bool) int {
+	if windowContainsSet == setNEON {
+		raceGens(blocks, hs, out)
+		return blockedContainsGensNEON(&blocks[0][0], nb, g, live, k, &neonTables[k].salts[0][0][0], &hs[0], len(hs), &out[0])
+	}
+	return BlockedContainsGensGeneric(blocks, nb, g, live, k, hs, out)
+}
+
+// blockedContainsGensNEON probes hs[:n] in the generations of live
+// (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks
+// at blocks, k probes per key, writes out[:n] and returns the number of
+// trues; tab is neonTables[k].
+//
+//go:noescape
+func blockedContainsGensNEON(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int

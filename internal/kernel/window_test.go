@@ -1,0 +1,299 @@
+package kernel_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/sift-go/sift/internal/kernel"
+	"github.com/sift-go/sift/internal/kernel/kerneltest"
+)
+
+// gensFilter returns g interleaved generations of nb blocks, each holding
+// about perGen random keys added with k probes (generation j's block i at
+// i*g+j), and the keys added to each generation.
+func gensFilter(r *rand.Rand, nb uint64, g, k, perGen int) ([]kernel.Block, [][]uint64) {
+	blocks := make([]kernel.Block, nb*uint64(g))
+	keys := make([][]uint64, g)
+	for j := range g {
+		keys[j] = randHashes(r, perGen)
+		for _, h := range keys[j] {
+			b := &blocks[kernel.GenBlock(nb, g, j, h)]
+			m := kernel.BlockMask(h, k)
+			for w := range b {
+				b[w] |= m[w]
+			}
+		}
+	}
+	return blocks, keys
+}
+
+// gensProbes returns n hashes: about a third from the generations' keys,
+// the rest random.
+func gensProbes(r *rand.Rand, keys [][]uint64, n int) []uint64 {
+	p := randHashes(r, n)
+	for i := 0; i < n; i += 3 {
+		gen := keys[r.IntN(len(keys))]
+		if len(gen) > 0 {
+			p[i] = gen[r.IntN(len(gen))]
+		}
+	}
+	return p
+}
+
+// liveShapes returns the live masks every test covers for g generations:
+// none, each single generation, all, the ring ranges a Window uses (every
+// current generation and live count, wrapping around), and random masks.
+func liveShapes(r *rand.Rand, g int) []uint64 {
+	all := uint64(1)<<uint(g) - 1
+	shapes := []uint64{0, all, all << 1, ^uint64(0)} // the last two have bits >= g
+	for j := range g {
+		shapes = append(shapes, 1<<uint(j))
+	}
+	for _, cur := range []int{0, g / 2, g - 1} {
+		for live := 1; live <= g; live++ {
+			shapes = append(shapes, ringMask(g, cur, live))
+		}
+	}
+	for range 4 {
+		shapes = append(shapes, r.Uint64())
+	}
+	return shapes
+}
+
+// ringMask is the mask of live generations cur, cur-1, ... mod g.
+func ringMask(g, cur, live int) uint64 {
+	var m uint64
+	for a := range live {
+		m |= 1 << uint((cur-a+g)%g)
+	}
+	return m
+}
+
+// checkGens compares the kernel in use with the generic twins on probes:
+// the batch answers and count, and the single-key answer of every probe.
+func checkGens(t *testing.T, blocks []kernel.Block, nb uint64, g int, live uint64, k int, probes []uint64, out []bool) {
+	t.Helper()
+	want := make([]bool, len(probes))
+	wantN := kernel.BlockedContainsGensGeneric(blocks, nb, g, live, k, probes, want)
+	gotN := kernel.BlockedContainsGens(blocks, nb, g, live, k, probes, out)
+	for i, h := range probes {
+		if out[i] != want[i] {
+			t.Fatalf("nb=%d g=%d live=%#x k=%d len=%d: batch answer %d (hash %#x) is %v, generic %v", nb, g, live, k, len(probes), i, h, out[i], want[i])
+		}
+		if got := kernel.BlockedContainsGens1(blocks, nb, g, live, k, h); got != want[i] {
+			t.Fatalf("nb=%d g=%d live=%#x k=%d: single-key answer (hash %#x) is %v, generic %v", nb, g, live, k, h, got, want[i])
+		}
+		tab := kernel.WindowTable{Blocks: blocks, NB: nb, G: g, K: k}
+		if got := kernel.BlockedContainsGensT(&tab, live, h); got != want[i] {
+			t.Fatalf("nb=%d g=%d live=%#x k=%d: table single-key answer (hash %#x) is %v, generic %v", nb, g, live, k, h, got, want[i])
+		}
+	}
+	if gotN != wantN {
+		t.Fatalf("nb=%d g=%d live=%#x k=%d len=%d: count %d, generic %d", nb, g, live, k, len(probes), gotN, wantN)
+	}
+}
+
+// TestWindowGenericReference checks the generic twins against the
+// definition: present in some live generation j, tested with BlockMask on
+// block GenBlock(nb, g, j, h).
+func TestWindowGenericReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, g := range []int{1, 2, 3, 4, 7, 64} {
+		for _, k := range []int{1, 8, 9, 16} {
+			nb := uint64(1 + r.IntN(50))
+			blocks, keys := gensFilter(r, nb, g, k, int(nb)*3)
+			probes := gensProbes(r, keys, 200)
+			for _, live := range liveShapes(r, g) {
+				out := make([]bool, len(probes))
+				n := kernel.BlockedContainsGensGeneric(blocks, nb, g, live, k, probes, out)
+				count := 0
+				for i, h := range probes {
+					want := false
+					for j := range g {
+						if live>>uint(j)&1 == 0 {
+							continue
+						}
+						b, m := blocks[kernel.GenBlock(nb, g, j, h)], kernel.BlockMask(h, k)
+						hit := true
+						for w := range b {
+							hit = hit && m[w]&^b[w] == 0
+						}
+						want = want || hit
+					}
+					if single := kernel.BlockedContainsGens1Generic(blocks, nb, g, live, k, h); out[i] != want || single != want {
+						t.Fatalf("g=%d k=%d live=%#x: hash %#x: batch %v, single %v, want %v", g, k, live, h, out[i], single, want)
+					}
+					if want {
+						count++
+					}
+				}
+				if n != count {
+					t.Fatalf("g=%d k=%d live=%#x: count %d, want %d", g, k, live, n, count)
+				}
+			}
+		}
+	}
+}
+
+// TestWindowKernelsLengths runs every batch length 0..600 (crossing the
+// prologue, the prefetching loop and the tail for any prefetch distance
+// below 300) on every kernel set, with a generation count, live mask and k
+// drawn per length, outputs guarded and hashes misaligned.
+func TestWindowKernelsLengths(t *testing.T) {
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		r := rand.New(rand.NewPCG(1, 2))
+		maxN := 600
+		if testing.Short() {
+			maxN = 300
+		}
+		for n := 0; n <= maxN; n++ {
+			g := 2 + r.IntN(kernel.MaxGenerations-1)
+			k := 1 + r.IntN(kernel.MaxK)
+			nb := uint64(1 + r.IntN(40))
+			blocks, keys := gensFilter(r, nb, g, k, int(nb)*2)
+			shapes := liveShapes(r, g)
+			live := shapes[r.IntN(len(shapes))]
+			probes := offsetHashes(gensProbes(r, keys, n), n%8)
+			out, guard := guardedOut(n, n%8)
+			checkGens(t, blocks, nb, g, live, k, probes, out)
+			guard(t)
+		}
+	})
+}
+
+// TestWindowKernelsShapes runs every k, a sample of generation counts
+// from 2 to 64 and every live-mask shape on every kernel set.
+func TestWindowKernelsShapes(t *testing.T) {
+	gs := []int{1, 2, 3, 4, 5, 7, 8, 9, 16, 31, 33, 63, 64}
+	if testing.Short() {
+		gs = []int{1, 2, 4, 7, 9, 64}
+	}
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		r := rand.New(rand.NewPCG(3, 4))
+		for _, g := range gs {
+			for k := 1; k <= kernel.MaxK; k++ {
+				nb := uint64(1 + r.IntN(30))
+				// Saturated generations answer true, sparse ones mostly
+				// false: both paths out of the generation loop are taken.
+				blocks, keys := gensFilter(r, nb, g, k, int(nb)*(1+r.IntN(20)))
+				probes := gensProbes(r, keys, 70)
+				for _, live := range liveShapes(r, g) {
+					out := make([]bool, len(probes))
+					checkGens(t, blocks, nb, g, live, k, probes, out)
+				}
+			}
+		}
+	})
+}
+
+// TestWindowKernelsOneGeneration checks that a key present in exactly one
+// generation is found by every kernel exactly when that generation is
+// live: the answer of each generation counts on its own.
+func TestWindowKernelsOneGeneration(t *testing.T) {
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		r := rand.New(rand.NewPCG(5, 6))
+		for _, g := range []int{2, 4, 13, 64} {
+			for _, k := range []int{1, 7, 8, 9, 16} {
+				nb := uint64(64)
+				blocks := make([]kernel.Block, nb*uint64(g))
+				hs := randHashes(r, 40)
+				for i, h := range hs {
+					j := i % g
+					b := &blocks[kernel.GenBlock(nb, g, j, h)]
+					m := kernel.BlockMask(h, k)
+					for w := range b {
+						b[w] |= m[w]
+					}
+				}
+				for i, h := range hs {
+					j := i % g
+					for _, live := range []uint64{1 << uint(j), ^uint64(1 << uint(j)), ringMask(g, j, 1), ringMask(g, (j+1)%g, g-1)} {
+						want := live>>uint(j)&1 != 0 || kernel.BlockedContainsGens1Generic(blocks, nb, g, live, k, h)
+						if got := kernel.BlockedContainsGens1(blocks, nb, g, live, k, h); got != want {
+							t.Fatalf("g=%d k=%d key in generation %d, live %#x: single %v, want %v", g, k, j, live, got, want)
+						}
+						tab := kernel.WindowTable{Blocks: blocks, NB: nb, G: g, K: k}
+						if got := kernel.BlockedContainsGensT(&tab, live, h); got != want {
+							t.Fatalf("g=%d k=%d key in generation %d, live %#x: table single %v, want %v", g, k, j, live, got, want)
+						}
+						out := []bool{false}
+						if kernel.BlockedContainsGens(blocks, nb, g, live, k, hs[i:i+1], out); out[0] != want {
+							t.Fatalf("g=%d k=%d key in generation %d, live %#x: batch %v, want %v", g, k, j, live, out[0], want)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestWindowKernelsAllocs checks that no windowed probe allocates.
+func TestWindowKernelsAllocs(t *testing.T) {
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		r := rand.New(rand.NewPCG(11, 12))
+		blocks, keys := gensFilter(r, 100, 4, 8, 100)
+		probes := gensProbes(r, keys, 256)
+		out := make([]bool, len(probes))
+		tab := kernel.WindowTable{Blocks: blocks, NB: 100, G: 4, K: 8}
+		if a := testing.AllocsPerRun(10, func() {
+			kernel.BlockedContainsGens(blocks, 100, 4, 0b1011, 8, probes, out)
+			kernel.BlockedContainsGens1(blocks, 100, 4, 0b1011, 8, probes[0])
+			kernel.BlockedContainsGensT(&tab, 0b1011, probes[0])
+		}); a != 0 {
+			t.Fatalf("%v allocations a call", a)
+		}
+	})
+}
+
+// TestWindowKernelsMisuse checks the panics of the contract: a short out,
+// an empty (closed) table, a length that is not nb*g.
+func TestWindowKernelsMisuse(t *testing.T) {
+	mustPanic := func(name string, f func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s did not panic", name)
+			}
+		}()
+		f()
+	}
+	blocks := make([]kernel.Block, 12)
+	mustPanic("short out", func() { kernel.BlockedContainsGens(blocks, 3, 4, 1, 8, make([]uint64, 3), make([]bool, 2)) })
+	mustPanic("empty batch", func() { kernel.BlockedContainsGens(nil, 3, 4, 1, 8, make([]uint64, 3), make([]bool, 3)) })
+	mustPanic("empty single", func() { kernel.BlockedContainsGens1(nil, 3, 4, 1, 8, 1) })
+	mustPanic("length", func() { kernel.BlockedContainsGens1(blocks, 4, 4, 1, 8, 1) })
+	mustPanic("table, empty", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{NB: 3, G: 4, K: 8}, 1, 1) })
+	mustPanic("table, length", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{Blocks: blocks, NB: 4, G: 4, K: 8}, 1, 1) })
+	mustPanic("table, generations", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{Blocks: blocks, NB: 0, G: 0, K: 8}, 1, 1) })
+	mustPanic("add new, empty", func() { kernel.BlockedAddNewGens1(nil, 3, 4, 1, 0, 8, 1) })
+}
+
+// TestAddNewGens1 checks the fused add-if-new against a lookup then an add.
+func TestAddNewGens1(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, g := range []int{2, 4, 64} {
+		for _, k := range []int{1, 8, 16} {
+			nb := uint64(20)
+			a, _ := gensFilter(r, nb, g, k, 40)
+			b := append([]kernel.Block(nil), a...)
+			for range 300 {
+				h := r.Uint64()
+				if r.IntN(4) == 0 {
+					h &= 0xffffffff00000000 | uint64(r.IntN(4)) // repeats
+				}
+				cur := r.IntN(g)
+				live := ringMask(g, cur, 1+r.IntN(g))
+				want := !kernel.BlockedContainsGens1Generic(a, nb, g, live, k, h)
+				kernel.BlockedAddGen1(a, nb, g, cur, k, h)
+				if got := kernel.BlockedAddNewGens1(b, nb, g, live, cur, k, h); got != want {
+					t.Fatalf("g=%d k=%d: AddNew %v, want %v", g, k, got, want)
+				}
+				for i := range a {
+					if a[i] != b[i] {
+						t.Fatalf("g=%d k=%d: block %d differs after add", g, k, i)
+					}
+				}
+			}
+		}
+	}
+}
