@@ -287,13 +287,11 @@ func (wd *windowDedup) addNew(b *lineBatch, isNew []bool, lr *lineReader) {
 }
 
 // addNewRun adds the keys hashed in hs, in order, to w at one time (its
-// clock's), setting isNew[i] when hs[i] was not found within the window.
-// One AddNewHash a key: a batch form of Window's add-if-new, reading the
-// clock once, can take its place.
+// clock's), setting isNew[i] when hs[i] was not found within the window:
+// Window.AddNewHashes, which reads the clock once and answers as one
+// AddNewHash a key would.
 func addNewRun(w *blocked.Window, hs []uint64, isNew []bool) {
-	for i, h := range hs {
-		isNew[i] = w.AddNewHash(h)
-	}
+	w.AddNewHashes(hs, isNew)
 }
 
 // badReport is the message for the lines without a valid time.
