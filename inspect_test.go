@@ -259,12 +259,14 @@ func TestKindNames(t *testing.T) {
 			t.Errorf("Kind(%d) = %q, the format says %q", v, got, name)
 		}
 	}
-	if known != len(kinds) {
-		t.Errorf("the format defines %d kinds, package sift has constants for %d", known, len(kinds))
+	// Kind 7 is retired (an unreleased window layout): named, refused,
+	// and without a constant here.
+	if known != len(kinds)+1 {
+		t.Errorf("the format defines %d kinds, package sift has constants for %d (and kind 7 is retired)", known, len(kinds))
 	}
 	for i, k := range kinds {
-		if int(k) != i+1 {
-			t.Errorf("kind %v = %d", k, k)
+		if want := i + 1 + i/6; int(k) != want {
+			t.Errorf("kind %v = %d, want %d", k, k, want)
 		}
 	}
 	if sift.HashXXH3.String() != "xxh3-64" || sift.HashMurmur3.String() != "murmur3_x64_128" || sift.HashXXH64.String() != "xxh64" {

@@ -10,7 +10,7 @@ import (
 	"github.com/sift-go/sift/internal/kernel"
 )
 
-// Params of a window's header (FORMAT.md, kind 7).
+// Params of a window's header (FORMAT.md, kind 8).
 const (
 	winParamBlocks    = 0 // blocks per generation, 1..MaxBlocks
 	winParamK         = 1 // probes per key, 1..MaxK

@@ -207,7 +207,7 @@ func TestWindowDecodeErrors(t *testing.T) {
 	}
 }
 
-// TestWindowLayout pins the payload layout of FORMAT.md's kind 7: the G
+// TestWindowLayout pins the payload layout of FORMAT.md's kind 8: the G
 // generations interleaved, block i of generation j at 64·(i·G+j). One key
 // added in each of three slices must set bits in exactly the block of its
 // own generation; every other byte stays zero.

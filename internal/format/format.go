@@ -56,10 +56,19 @@ const (
 	// KindSplitBlock is sbbf.Filter: Parquet's split-block Bloom
 	// filter, its bitset as the payload.
 	KindSplitBlock Kind = 6
+	// KindWindowV0 was blocked.Window's kind before its generations were
+	// interleaved, never released: readers refuse it (Retired) rather than
+	// read its blocks in the new order and miss keys.
+	KindWindowV0 Kind = 7
 	// KindWindow is blocked.Window: a ring of blocked generations that
-	// forgets keys after a window, with its slice times.
-	KindWindow Kind = 7
+	// forgets keys after a window, with its slice times, the generations
+	// interleaved block by block.
+	KindWindow Kind = 8
 )
+
+// Retired reports whether k is a kind this code knows but refuses to
+// read: KindWindowV0.
+func (k Kind) Retired() bool { return k == KindWindowV0 }
 
 // MaxKind is the highest kind this code knows.
 const MaxKind = KindWindow
@@ -99,6 +108,7 @@ var kinds = [MaxKind + 1]kindSpec{
 	KindClassic:  {"classic", func(p [NumParams]uint64) Geometry { return Geometry{Words: p[2], K: p[1]} }},
 	// 256-bit blocks: one bit in each of eight words.
 	KindSplitBlock: {"sbbf", func(p [NumParams]uint64) Geometry { return Geometry{Blocks: p[0], K: 8} }},
+	KindWindowV0:   {"window-v0", func(p [NumParams]uint64) Geometry { return Geometry{} }},
 	KindWindow:     {"window", func(p [NumParams]uint64) Geometry { return Geometry{Blocks: p[0], K: p[1]} }},
 }
 
@@ -284,6 +294,9 @@ func ParseHeader(b []byte, want Kind, opt Options) (h Header, payloadOff uint64,
 	}
 	if h.Kind < KindBlocked || h.Kind > MaxKind {
 		return h, 0, errf(errs.Corrupt, "unknown filter kind %d", uint8(h.Kind))
+	}
+	if h.Kind.Retired() {
+		return h, 0, errf(errs.Kind, "kind %d is a windowed filter in the layout of before sift's first release (generations one after another), which this version does not read: rebuild it", uint8(h.Kind))
 	}
 	if want != 0 && h.Kind != want {
 		return h, 0, errf(errs.Kind, "file holds a %v filter, want %v", h.Kind, want)
