@@ -138,7 +138,9 @@
 // (kernel.CuckooLocate); the current group's keys go in as runs, a tight
 // loop with two bucket loads and one write a key and no call, up to the
 // first key whose two buckets are both full, which alone goes through the
-// relocation code; and from 3/4 load on the next group is checked for
+// relocation code; and from 3/4 load on, where the bucket array is 4 MiB
+// or more (smaller ones stay in the caches, where this cost more than it
+// saved), the next group is checked for
 // full bucket pairs, whose fingerprints' alternate buckets, where a
 // relocation looks first, are prefetched too (kernel.CuckooAlternates).
 // Generic builds load a group's buckets before inserting it instead.

@@ -20,11 +20,16 @@ import (
 // use must add nothing and return ErrFull.
 func TestAddHashesMatchesAddHash(t *testing.T) {
 	kerneltest.Run(t, func(t *testing.T, impl string) {
-		for _, vmin := range []uint64{vectorMinBuckets, 1} {
-			defer setVectorMin(vmin)()
+		// The second pass runs the vector insert kernel on every table, the
+		// third the full-pair scan from 3/4 load on (see scanMinBytes).
+		for _, p := range []struct{ vmin, smin uint64 }{
+			{vectorMinBuckets, scanMinBytes}, {1, scanMinBytes}, {vectorMinBuckets, 0},
+		} {
+			defer setVectorMin(p.vmin)()
+			defer setScanMin(p.smin)()
 			for _, fb := range []int{8, 16} {
 				for _, capacity := range []uint64{1, 7, 100, 5003, 20011} {
-					if capacity > 5003 && (vmin == 1 || testing.Short()) {
+					if capacity > 5003 && (p.vmin == 1 || testing.Short()) {
 						continue // vmin 1 runs the kernel on the small ones
 					}
 					batchMatchesLoop(t, fb, capacity)
@@ -40,6 +45,14 @@ func setVectorMin(n uint64) (restore func()) {
 	old := vectorMinBuckets
 	vectorMinBuckets = n
 	return func() { vectorMinBuckets = old }
+}
+
+// setScanMin sets scanMinBytes (0: AddHashes scans for full bucket pairs
+// from 3/4 load on, on every table) and returns the restore.
+func setScanMin(n uint64) (restore func()) {
+	old := scanMinBytes
+	scanMinBytes = n
+	return func() { scanMinBytes = old }
 }
 
 func batchMatchesLoop(t *testing.T, fb int, capacity uint64) {
