@@ -247,6 +247,10 @@ func (f *Filter) addBatch(hs []uint64, out []bool) (int, error) {
 	if out != nil {
 		out = out[done:]
 	}
+	if out == nil && uint64(len(f.t.Words))*8 >= scanMinBytes && kernel.CuckooLocatePrefetches() {
+		n, err := f.addWalks(hs[done:], scanFrom)
+		return done + n, err
+	}
 	n, err := f.addGroups(hs[done:], out, addAheadFull, scanFrom, false)
 	return done + n, err
 }
