@@ -187,12 +187,20 @@ const (
 // AddHashes adds every hash of hs in order and returns how many were added.
 // It stops at the first error (ErrFull, ErrDuplicateLimit, or ErrClosed on
 // a closed or zero filter) and returns it:
-// hs[:n] are in the filter, hs[n:] are not. The result is exactly that of
-// calling AddHash for each hash in turn, down to the bit pattern of the
-// table; it is faster, because the keys that find room go in by a loop with
-// no call per key, and for filters larger than the caches because the
-// buckets the next keys need are on their way into the cache while the
-// current ones are inserted.
+// hs[:n] are in the filter, hs[n:] are not. ErrFull means that hs[n-1]
+// parked the victim (or that it was in use at the call, with n = 0);
+// ErrDuplicateLimit that both buckets of hs[n] hold only its fingerprint.
+// On bucket arrays under 4 MiB, and below 3/4 load on any, the result is
+// exactly that of calling AddHash for each hash in turn, down to the bit
+// pattern of the table. On arrays of 4 MiB and more, from 3/4 load on,
+// keys that must relocate do so with their walks overlapped (see
+// addWalks): the walks evict other fingerprints than AddHash's would, so
+// the table differs, and so may the key at which the filter fills (the
+// contract above holds either way). It is faster, because the keys that
+// find room go in by a loop with no call per key, and for filters larger
+// than the caches because the buckets the next keys need are on their way
+// into the cache while the current ones are inserted, and the relocations'
+// memory latencies overlap.
 //
 // It works in batches of addAhead keys (addAheadFull from 3/4 load on), as
 // a three-stage pipeline. While
@@ -213,7 +221,9 @@ const (
 // run starts after it. Only the eviction code parks a victim, so the
 // victim slot is checked once per call and after each such key, not per
 // key. Below 3/4 load, where an insert kernel runs (see addVector), it
-// takes the place of the pipeline.
+// takes the place of the pipeline; from 3/4 load on, on the arrays where
+// the scan runs, addWalks keeps up to eight walks in flight instead of
+// running each key's walk to its end before the next key.
 func (f *Filter) AddHashes(hs []uint64) (int, error) {
 	if f.t.Buckets == 0 {
 		return 0, errClosed
