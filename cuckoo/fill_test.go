@@ -219,3 +219,21 @@ func fewBuckets(t *testing.T, what string, fb int, c uint64, exact bool) {
 	}
 	allPresent(t, a, held, what)
 }
+
+// TestAddHashesFillPastFullLarge is TestAddHashesFillPastFull on a 16-bit
+// filter whose bucket array is over 4 MiB, where AddHashes overlaps walks
+// with its default thresholds (the other tests lower them).
+func TestAddHashesFillPastFullLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills a 2.2e6-key filter")
+	}
+	const c = 2_200_000
+	if f := mustNew(t, c); uint64(len(f.t.Words))*8 < scanMinBytes {
+		t.Fatalf("%d bytes: below scanMinBytes", len(f.t.Words)*8)
+	}
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		for _, chunk := range []int{0, 1000} {
+			fillPastFull(t, fmt.Sprintf("f=16 c=%d chunk=%d", c, chunk), 16, c, chunk, false)
+		}
+	})
+}
