@@ -163,8 +163,10 @@
 // each moved one step a round with the buckets its next step reads
 // prefetched, so that their memory latencies overlap instead of adding
 // up. Those walks evict other fingerprints than AddHash's, so the table
-// differs from a loop of AddHash there, and the filter may fill at another
-// key; the contract does not change: hs[:n] are in, counted and findable,
+// differs from a loop of AddHash there (and between builds with and
+// without an assembly kernel: purego and generic builds walk one key at a
+// time), and the filter may fill at another key; the contract does not
+// change: hs[:n] are in, counted and findable,
 // hs[n:] are not, ErrFull comes after the key that parked the victim and
 // ErrDuplicateLimit at a key whose buckets hold only its fingerprint.
 // Walks never park a victim while others are in flight: every write of
