@@ -91,7 +91,10 @@ func (f *Filter) fullAddNew(x uint64, how int) (bool, error) {
 // each other. It runs on AddHashes' pipeline (the buckets of the keys
 // ahead computed and prefetched by kernel.CuckooLocate), whose runs test
 // each key's two buckets for its fingerprint before placing it; while the
-// victim slot is in use it looks keys up one at a time.
+// victim slot is in use it looks keys up one at a time. It does not
+// overlap relocations as AddHashes does on large tables (each key's walk
+// ends before the next key is tested), so that this equality holds at
+// every size.
 func (f *Filter) AddNewHashes(hs []uint64, out []bool) (int, error) {
 	if len(out) < len(hs) {
 		panic("cuckoo: AddNewHashes: len(out) < len(hs)")

@@ -51,11 +51,16 @@ func addNewStream(rng *rand.Rand, n int) []uint64 {
 // key added stays present.
 func TestAddNewMatchesReference(t *testing.T) {
 	kerneltest.Run(t, func(t *testing.T, impl string) {
-		for _, vmin := range []uint64{vectorMinBuckets, 1} {
-			defer setVectorMin(vmin)()
+		// As in TestAddHashesMatchesAddHash: the vector kernel, then the
+		// full-pair scan, on every table.
+		for _, p := range []struct{ vmin, smin uint64 }{
+			{vectorMinBuckets, scanMinBytes}, {1, scanMinBytes}, {vectorMinBuckets, 0},
+		} {
+			defer setVectorMin(p.vmin)()
+			defer setScanMin(p.smin)()
 			for _, fb := range []int{8, 16} {
 				for _, capacity := range []uint64{1, 7, 100, 5003, 20011} {
-					if capacity > 5003 && (vmin == 1 || testing.Short()) {
+					if capacity > 5003 && (p.vmin == 1 || testing.Short()) {
 						continue // vmin 1 runs the kernel on the small ones
 					}
 					addNewMatches(t, fb, capacity)

@@ -132,13 +132,16 @@
 // (TestChurn). Add itself does not search (see searchNodes).
 //
 // AddHashes inserts a batch exactly as a loop of AddHash would (the same
-// table, bit for bit, and the same error at the same key), as a pipeline
+// table, bit for bit, and the same error at the same key) on bucket arrays
+// under 4 MiB and below 3/4 load on any, as a pipeline
 // over groups of 32 keys (16 from 3/4 load on): an assembly kernel
 // computes and prefetches the buckets of the group after next
 // (kernel.CuckooLocate); the current group's keys go in as runs, a tight
 // loop with two bucket loads and one write a key and no call, up to the
 // first key whose two buckets are both full, which alone goes through the
-// relocation code; and from 3/4 load on the next group is checked for
+// relocation code; and from 3/4 load on, where the bucket array is 4 MiB
+// or more (smaller ones stay in the caches, where this cost more than it
+// saved), the next group is checked for
 // full bucket pairs, whose fingerprints' alternate buckets, where a
 // relocation looks first, are prefetched too (kernel.CuckooAlternates).
 // Generic builds load a group's buckets before inserting it instead.
@@ -153,6 +156,24 @@
 // the runs above, and the kernel goes on after it. Other kernel sets (avx2,
 // neon, generic) keep the runs.
 //
+// On bucket arrays of 4 MiB and more, from 3/4 load on (with an assembly
+// kernel), AddHashes overlaps relocations: a key whose buckets are both
+// full and whose eight alternates have no room starts a walk that is left
+// in flight while the keys after it go in, up to eight walks at a time,
+// each moved one step a round with the buckets its next step reads
+// prefetched, so that their memory latencies overlap instead of adding
+// up. Those walks evict other fingerprints than AddHash's, so the table
+// differs from a loop of AddHash there (and between builds with and
+// without an assembly kernel: purego and generic builds walk one key at a
+// time), and the filter may fill at another key; the contract does not
+// change: hs[:n] are in, counted and findable,
+// hs[n:] are not, ErrFull comes after the key that parked the victim and
+// ErrDuplicateLimit at a key whose buckets hold only its fingerprint.
+// Walks never park a victim while others are in flight: every write of
+// the stage is logged, and a walk that runs out of kicks, a key at the
+// duplicate limit or a full log rolls the table back to the last point
+// with no walk in flight, and the keys from there go in one at a time.
+//
 // What an insert costs depends on the load. Up to about 3/4 load nearly
 // every key finds room in one of its buckets, and the cost is flat: the
 // two bucket reads and the write, plus the hash's index arithmetic and the
@@ -163,7 +184,8 @@
 // overlap. Between 90% and 95% load an insert costs about ten times what
 // it costs at low load, and more once the table is larger than the caches,
 // where each step is a trip to memory. Batching hides the latency of the
-// first two reads of each key, not that of a relocation chain. The
+// first two reads of each key, and on such tables overlaps the
+// relocation chains of different keys (not the steps of one chain). The
 // figures, per load band, for single and batch inserts, are in
 // bench/README.md (BenchmarkFillCurve).
 //
@@ -185,7 +207,7 @@
 // slot is in use (a present key still gets false and no error). The batch
 // AddNewHashes answers, key by key, what one-at-a-time calls in order
 // would (a hash repeated in the batch is new once) and builds the same
-// table, on AddHashes' pipeline. Concurrent has the same methods; racing
+// table, on AddHashes' pipeline (without its overlapped relocations). Concurrent has the same methods; racing
 // calls for one key report it new at least once, and never after an add
 // of it has returned (see Concurrent.AddNewHash).
 //

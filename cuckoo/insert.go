@@ -187,12 +187,20 @@ const (
 // AddHashes adds every hash of hs in order and returns how many were added.
 // It stops at the first error (ErrFull, ErrDuplicateLimit, or ErrClosed on
 // a closed or zero filter) and returns it:
-// hs[:n] are in the filter, hs[n:] are not. The result is exactly that of
-// calling AddHash for each hash in turn, down to the bit pattern of the
-// table; it is faster, because the keys that find room go in by a loop with
-// no call per key, and for filters larger than the caches because the
-// buckets the next keys need are on their way into the cache while the
-// current ones are inserted.
+// hs[:n] are in the filter, hs[n:] are not. ErrFull means that hs[n-1]
+// parked the victim (or that it was in use at the call, with n = 0);
+// ErrDuplicateLimit that both buckets of hs[n] hold only its fingerprint.
+// On bucket arrays under 4 MiB, and below 3/4 load on any, the result is
+// exactly that of calling AddHash for each hash in turn, down to the bit
+// pattern of the table. On arrays of 4 MiB and more, from 3/4 load on,
+// keys that must relocate do so with their walks overlapped (see
+// addWalks): the walks evict other fingerprints than AddHash's would, so
+// the table differs, and so may the key at which the filter fills (the
+// contract above holds either way). It is faster, because the keys that
+// find room go in by a loop with no call per key, and for filters larger
+// than the caches because the buckets the next keys need are on their way
+// into the cache while the current ones are inserted, and the relocations'
+// memory latencies overlap.
 //
 // It works in batches of addAhead keys (addAheadFull from 3/4 load on), as
 // a three-stage pipeline. While
@@ -200,10 +208,12 @@ const (
 // its keys' buckets and, with an assembly kernel (amd64, arm64),
 // prefetches them (a prefetch does not hold up the instructions after it
 // as a load does, so a whole batch of lines is in flight at once). From 3/4
-// load on, batch k+1, whose buckets have arrived by then, is scanned for
-// keys whose two buckets are both full: those will relocate, so the eight
-// buckets their fingerprints could move to are prefetched too
-// (kernel.CuckooAlternates). Without an assembly kernel (purego, other
+// load on, on bucket arrays of scanMinBytes (4 MiB) and more, batch k+1,
+// whose buckets have arrived by then, is scanned for keys whose two
+// buckets are both full: those will relocate, so the eight buckets their
+// fingerprints could move to are prefetched too (kernel.CuckooAlternates).
+// (On smaller arrays those buckets are in the caches, and the scan cost
+// more than it saved.) Without an assembly kernel (purego, other
 // architectures, SIFT_KERNEL=generic) a batch's buckets are loaded just
 // before it is inserted instead. Batch k itself goes in as runs (addRun16,
 // addRun8): each run places keys until one finds both its buckets full;
@@ -211,7 +221,9 @@ const (
 // run starts after it. Only the eviction code parks a victim, so the
 // victim slot is checked once per call and after each such key, not per
 // key. Below 3/4 load, where an insert kernel runs (see addVector), it
-// takes the place of the pipeline.
+// takes the place of the pipeline; from 3/4 load on, on the arrays where
+// the scan runs, addWalks keeps up to eight walks in flight instead of
+// running each key's walk to its end before the next key.
 func (f *Filter) AddHashes(hs []uint64) (int, error) {
 	if f.t.Buckets == 0 {
 		return 0, errClosed
@@ -245,9 +257,29 @@ func (f *Filter) addBatch(hs []uint64, out []bool) (int, error) {
 	if out != nil {
 		out = out[done:]
 	}
+	if out == nil && uint64(len(f.t.Words))*8 >= scanMinBytes && kernel.CuckooLocatePrefetches() {
+		n, err := f.addWalks(hs[done:], scanFrom)
+		return done + n, err
+	}
 	n, err := f.addGroups(hs[done:], out, addAheadFull, scanFrom, false)
 	return done + n, err
 }
+
+// scanMinBytes is the smallest bucket array, in bytes, on which AddHashes
+// scans each group for full bucket pairs from 3/4 load on and prefetches
+// their alternate buckets (see AddHashes). The prefetch pays only where
+// those buckets are not in the caches already, and the scan costs its
+// bucket reads and masks either way. Filling a 16-bit filter of 1e7 keys
+// (a 21 MB array) without the prefetch was 1.3-2.1x slower per key
+// between 0.76 and 0.95 load; filling one of 1e6 keys (2.1 MB) without the
+// scan was 1.2x faster between 0.76 and 0.85 load and level above (AMD
+// EPYC Zen 5, interleaved rounds: bench/README.md, "Cuckoo inserts"). At
+// 1e6 the time there goes to instructions, not to waiting: a 1e5-key
+// filter, whose 210 KB array is in L2, costs as much per key in those
+// bands. 4 MiB is also where the array leaves the Go heap for a mapping
+// (internal/mem.HugeThreshold). (A variable for the tests, which also run
+// the scan on small tables.)
+var scanMinBytes uint64 = 4 << 20
 
 // vectorMinBuckets is the fewest buckets for which AddHashes runs the
 // vector insert kernel (see addVector): it stops at every group of eight
@@ -301,11 +333,13 @@ func (f *Filter) addVector(hs []uint64, out []bool, scanFrom uint64) (int, error
 // addAhead), for hs; with out, that of AddNewHashes (see addBatch). With
 // below true it is the stage below scanFrom: it
 // returns at the first group boundary where the count has reached
-// scanFrom (the keys after it go to the next stage). Otherwise it scans
-// for full bucket pairs from scanFrom on. It returns how many keys of hs
-// it went through and the error that stopped it, as addBatch does.
+// scanFrom (the keys after it go to the next stage). Otherwise, on a
+// bucket array of scanMinBytes and more, it scans for full bucket pairs
+// from scanFrom on. It returns how many keys of hs it went through and the
+// error that stopped it, as addBatch does.
 func (f *Filter) addGroups(hs []uint64, out []bool, g int, scanFrom uint64, below bool) (int, error) {
 	prefetched := kernel.CuckooLocatePrefetches()
+	scan := prefetched && !below && uint64(len(f.t.Words))*8 >= scanMinBytes
 	var locs [3][addAhead]uint64
 	var is, bs [2 * addAhead]uint64
 	var alts [8 * addAhead]uint64
@@ -322,7 +356,7 @@ func (f *Filter) addGroups(hs []uint64, out []bool, g int, scanFrom uint64, belo
 			b := hs[lo:min(lo+g, len(hs))]
 			kernel.CuckooLocate(&f.t, b, locs[(k+2)%3][:len(b)])
 		}
-		if lo := done + g; prefetched && !below && f.count >= scanFrom && lo < len(hs) {
+		if lo := done + g; scan && f.count >= scanFrom && lo < len(hs) {
 			m := 0
 			for _, l := range locs[(k+1)%3][:min(g, len(hs)-lo)] {
 				i1, i2 := splitLoc(l)

@@ -1,0 +1,270 @@
+package cuckoo
+
+import (
+	"runtime"
+
+	"github.com/sift-go/sift/internal/kernel"
+)
+
+// The batch insert's overlapped relocations (addWalks).
+//
+// On a table larger than the caches a relocation walk waits, at every
+// step, for the four buckets the previous step points to: one memory
+// latency a step, and near full load a key takes several steps. One key's
+// steps depend on each other, but different keys' walks do not, so from
+// 3/4 load on, where such tables are scanned for full bucket pairs (see
+// scanMinBytes), AddHashes keeps up to walkSlots walks in flight while it
+// goes on inserting the keys after them: each round moves every walk one
+// step and prefetches the buckets its next step reads, so their latencies
+// overlap each other and the inserts.
+//
+// A walk in flight holds one fingerprint that is in no bucket, and
+// several walks can run out of kicks where one victim slot is all there is.
+// So walks never park a victim here: every write of the stage goes to an
+// undo log, and when a walk runs past MaxKicks steps, a key meets
+// ErrDuplicateLimit, or the log fills, the stage rolls the table, the count
+// and the kick PRNG back to the last point where no walk was in flight and
+// redoes the keys from there one at a time on addGroups' path, which parks
+// the victim and reports the errors exactly as AddHash does. Nothing reads
+// a Filter during AddHashes, so the fingerprints in flight need not be
+// findable until it returns, and at every return every key added is.
+
+// walkSlots is how many relocation walks addWalks keeps in flight.
+const walkSlots = 8
+
+// walkLog is the capacity of addWalks' undo log, in word writes. Past half
+// of it addWalks finishes the walks in flight and starts the log afresh.
+const walkLog = 1024
+
+// walk is a relocation in flight: fingerprint fp, evicted, wants a slot in
+// bucket i (full when last seen), after steps evictions.
+type walk struct{ fp, i, steps uint64 }
+
+// undoEntry is a word of the bucket array and its value before a write.
+type undoEntry struct{ w, old uint64 }
+
+// walker is addWalks' state: the walks in flight and the undo log since
+// the last point with none in flight.
+type walker struct {
+	f    *Filter
+	w    [walkSlots]walk
+	n    int
+	log  [walkLog]undoEntry
+	nlog int
+}
+
+// write sets word w of the bucket array to v, logging its old value.
+func (k *walker) write(w, v uint64) {
+	words := k.f.t.Words
+	k.log[k.nlog] = undoEntry{w, words[w]}
+	k.nlog++
+	words[w] = v
+}
+
+// place is Filter.place, logged.
+func (k *walker) place(i, free, fp uint64) {
+	f := k.f
+	w := i >> f.wordShift
+	k.write(w, f.t.Words[w]|fp<<f.laneShift(i, free))
+}
+
+// swap is Filter.swap, logged.
+func (k *walker) swap(i, s, fp uint64) uint64 {
+	f := k.f
+	w := i >> f.wordShift
+	sh := f.slotShift(i, s)
+	old := f.t.Words[w]
+	k.write(w, old&^(f.fpMax<<sh)|fp<<sh)
+	return old >> sh & f.fpMax
+}
+
+// moveOut is Filter.moveOut, logged.
+func (k *walker) moveOut(i, fp uint64) bool {
+	f := k.f
+	b := f.bucket(i)
+	fb := uint64(f.t.FPBits)
+	n := f.t.Buckets
+	for s := range uint64(SlotsPerBucket) {
+		e := b >> (s * fb) & f.fpMax
+		a := kernel.CuckooAlt(i, e, n)
+		if free := f.emptyLanes(f.bucket(a)); free != 0 {
+			k.place(a, free, e)
+			k.swap(i, s, fp)
+			return true
+		}
+	}
+	return false
+}
+
+// room reports whether the log has room for a key's writes or a round of
+// steps (at most two writes each).
+func (k *walker) room() bool { return k.nlog+2*walkSlots+4 <= walkLog }
+
+// add inserts the key of hash h, whose buckets are i1 and i2: into the
+// emptier bucket if either has room; else through the look-ahead of both
+// buckets; else it evicts a fingerprint and leaves the rest of the walk in
+// flight (after moving the walks in flight on until a slot frees). It
+// reports false, having counted nothing, where addWalks must roll back: the
+// key meets the duplicate limit, or a walk ran out of kicks.
+func (k *walker) add(h, i1, i2 uint64) bool {
+	f := k.f
+	b1, b2 := f.bucket(i1), f.bucket(i2)
+	e1, e2 := f.emptyLanes(b1), f.emptyLanes(b2)
+	fp := kernel.CuckooFingerprint(h, f.fpMax)
+	if e1|e2 != 0 {
+		i, free := emptier(i1, e1, i2, e2)
+		k.place(i, free, fp)
+		f.count++
+		return true
+	}
+	if mask, pat := f.bucketMask(), fp*f.lo; (b1^pat)&mask|(b2^pat)&mask == 0 {
+		return false
+	}
+	if k.moveOut(i2, fp) || k.moveOut(i1, fp) {
+		f.count++
+		return true
+	}
+	for k.n == walkSlots {
+		if !k.advance() {
+			return false
+		}
+	}
+	r := f.next()
+	i := i1
+	if r&1 != 0 {
+		i = i2
+	}
+	e := k.swap(i, r>>1&3, fp)
+	j := kernel.CuckooAlt(i, e, f.t.Buckets)
+	k.w[k.n] = walk{fp: e, i: j, steps: 1}
+	k.n++
+	f.count++
+	var is, bs [1]uint64
+	var alts [4]uint64
+	is[0], bs[0] = j, f.bucket(j)
+	kernel.CuckooAlternates(&f.t, is[:], bs[:], alts[:])
+	return true
+}
+
+// advance moves every walk in flight one step: a walk whose bucket's
+// fingerprints have room in an alternate ends there; the others evict a
+// slot chosen by the kick PRNG, and the four alternates of the bucket they
+// move to are prefetched. It reports false where a walk has run MaxKicks
+// steps or the log has no room for the round.
+func (k *walker) advance() bool {
+	if !k.room() {
+		return false
+	}
+	f := k.f
+	var is, bs [walkSlots]uint64
+	var alts [4 * walkSlots]uint64
+	m := 0
+	for j := 0; j < k.n; {
+		w := &k.w[j]
+		if k.moveOut(w.i, w.fp) {
+			k.n--
+			k.w[j] = k.w[k.n]
+			continue
+		}
+		if w.steps >= uint64(f.maxKicks) {
+			return false
+		}
+		e := k.swap(w.i, f.next()&3, w.fp)
+		w.i, w.fp, w.steps = kernel.CuckooAlt(w.i, e, f.t.Buckets), e, w.steps+1
+		is[m], bs[m] = w.i, f.bucket(w.i)
+		m++
+		j++
+	}
+	if m > 0 {
+		kernel.CuckooAlternates(&f.t, is[:m], bs[:m], alts[:4*m])
+	}
+	return true
+}
+
+// drain moves the walks in flight on until none is left, and reports
+// false where advance does.
+func (k *walker) drain() bool {
+	for k.n > 0 {
+		if !k.advance() {
+			return false
+		}
+	}
+	return true
+}
+
+// addWalks is the stage of AddHashes from scanFrom on, for tables of
+// scanMinBytes and more with a locate kernel that prefetches: addGroups'
+// pipeline (groups of addAheadFull, located two ahead, the next group
+// scanned for full bucket pairs and their alternates prefetched), with
+// the keys inserted by a walker (see the comment at the top of this file).
+// It returns as addGroups does.
+func (f *Filter) addWalks(hs []uint64, scanFrom uint64) (int, error) {
+	const g = addAheadFull
+	var k walker
+	k.f = f
+	var locs [3][g]uint64
+	var is, bs [2 * g]uint64
+	var alts [8 * g]uint64
+	// The checkpoint: where the log starts, with no walk in flight.
+	start, count, rng := 0, f.count, f.rng
+	for j := 0; j < 2 && j*g < len(hs); j++ {
+		b := hs[j*g : min((j+1)*g, len(hs))]
+		kernel.CuckooLocate(&f.t, b, locs[j][:len(b)])
+	}
+	done := 0
+	ok := true
+	for r := 0; ok && done < len(hs); r++ {
+		if lo := done + 2*g; lo < len(hs) {
+			b := hs[lo:min(lo+g, len(hs))]
+			kernel.CuckooLocate(&f.t, b, locs[(r+2)%3][:len(b)])
+		}
+		if lo := done + g; lo < len(hs) {
+			m := 0
+			for _, l := range locs[(r+1)%3][:min(g, len(hs)-lo)] {
+				i1, i2 := splitLoc(l)
+				b1, b2 := f.bucket(i1), f.bucket(i2)
+				if f.emptyLanes(b1)|f.emptyLanes(b2) == 0 {
+					is[m], bs[m], is[m+1], bs[m+1] = i1, b1, i2, b2
+					m += 2
+				}
+			}
+			if m > 0 {
+				kernel.CuckooAlternates(&f.t, is[:m], bs[:m], alts[:4*m])
+			}
+		}
+		if k.nlog > walkLog/2 {
+			if ok = k.drain(); !ok {
+				break
+			}
+			start, count, rng, k.nlog = done, f.count, f.rng, 0
+		}
+		cur := hs[done:min(done+g, len(hs))]
+		for j, l := range locs[r%3][:len(cur)] {
+			i1, i2 := splitLoc(l)
+			if ok = k.room() && k.add(cur[j], i1, i2); !ok {
+				break
+			}
+		}
+		if !ok {
+			break
+		}
+		done += len(cur)
+		if k.n > 0 {
+			ok = k.advance()
+		} else {
+			start, count, rng, k.nlog = done, f.count, f.rng, 0
+		}
+	}
+	if ok && k.drain() {
+		runtime.KeepAlive(f) // see probe
+		return len(hs), nil
+	}
+	// Roll back to the checkpoint and go on one key at a time.
+	words := f.t.Words
+	for j := k.nlog - 1; j >= 0; j-- {
+		words[k.log[j].w] = k.log[j].old
+	}
+	f.count, f.rng = count, rng
+	n, err := f.addGroups(hs[start:], nil, g, scanFrom, false)
+	return start + n, err
+}
