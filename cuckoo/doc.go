@@ -156,16 +156,17 @@
 // the runs above, and the kernel goes on after it. Other kernel sets (avx2,
 // neon, generic) keep the runs.
 //
-// On bucket arrays of 4 MiB and more, from 3/4 load on (with an assembly
-// kernel), AddHashes overlaps relocations: a key whose buckets are both
+// On bucket arrays of 4 MiB and more, from 3/4 load on, AddHashes
+// overlaps relocations: a key whose buckets are both
 // full and whose eight alternates have no room starts a walk that is left
 // in flight while the keys after it go in, up to eight walks at a time,
 // each moved one step a round with the buckets its next step reads
 // prefetched, so that their memory latencies overlap instead of adding
-// up. Those walks evict other fingerprints than AddHash's, so the table
-// differs from a loop of AddHash there (and between builds with and
-// without an assembly kernel: purego and generic builds walk one key at a
-// time), and the filter may fill at another key; the contract does not
+// up (builds without an assembly kernel walk the same way, without the
+// prefetch). Those walks evict other fingerprints than AddHash's, so the
+// table differs from a loop of AddHash there, and the filter may fill at
+// another key; it is the same table in every build and with every kernel
+// set, for the same keys in the same calls. The contract does not
 // change: hs[:n] are in, counted and findable,
 // hs[n:] are not, ErrFull comes after the key that parked the victim and
 // ErrDuplicateLimit at a key whose buckets hold only its fingerprint.

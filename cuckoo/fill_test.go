@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"testing"
 
@@ -223,6 +224,10 @@ func fewBuckets(t *testing.T, what string, fb int, c uint64, exact bool) {
 // TestAddHashesFillPastFullLarge is TestAddHashesFillPastFull on a 16-bit
 // filter whose bucket array is over 4 MiB, where AddHashes overlaps walks
 // with its default thresholds (the other tests lower them).
+// largeFillCRC is the CRC-32 (IEEE) of the filter TestAddHashesFillPastFullLarge
+// builds to 93% load in one AddHashes call.
+const largeFillCRC = 0x138c808d
+
 func TestAddHashesFillPastFullLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fills a 2.2e6-key filter")
@@ -234,6 +239,31 @@ func TestAddHashesFillPastFullLarge(t *testing.T) {
 	kerneltest.Run(t, func(t *testing.T, impl string) {
 		for _, chunk := range []int{0, 1000} {
 			fillPastFull(t, fmt.Sprintf("f=16 c=%d chunk=%d", c, chunk), 16, c, chunk, false)
+		}
+	})
+	// The overlapped walks run in every build, so a fill past 3/4 load
+	// gives the same table with every kernel set.
+	var first []byte
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		f := mustNew(t, c, WithSeed(5))
+		rng := rand.New(rand.NewPCG(5, 6))
+		hs := make([]uint64, f.Capacity()*93/100)
+		for i := range hs {
+			hs[i] = rng.Uint64()
+		}
+		if n, err := f.AddHashes(hs); err != nil || n != len(hs) {
+			t.Fatalf("AddHashes: %d of %d, %v", n, len(hs), err)
+		}
+		b, _ := f.MarshalBinary()
+		if first == nil {
+			first = b
+		} else if !bytes.Equal(b, first) {
+			t.Fatalf("impl=%s: the table differs from the first kernel set's", impl)
+		}
+		// And in every build (purego, other architectures): the table's
+		// checksum as this code computes it on amd64 with each set.
+		if got := crc32.ChecksumIEEE(b); got != largeFillCRC {
+			t.Errorf("impl=%s: table CRC %#x, want %#x", impl, got, largeFillCRC)
 		}
 	})
 }

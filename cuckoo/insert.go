@@ -196,7 +196,9 @@ const (
 // keys that must relocate do so with their walks overlapped (see
 // addWalks): the walks evict other fingerprints than AddHash's would, so
 // the table differs, and so may the key at which the filter fills (the
-// contract above holds either way). It is faster, because the keys that
+// contract above holds either way). The table still depends only on the
+// keys and on how they were split into calls, never on the build or the
+// kernel set (TestAddHashesFillPastFullLarge pins its checksum). It is faster, because the keys that
 // find room go in by a loop with no call per key, and for filters larger
 // than the caches because the buckets the next keys need are on their way
 // into the cache while the current ones are inserted, and the relocations'
@@ -243,21 +245,40 @@ func (f *Filter) addBatch(hs []uint64, out []bool) (int, error) {
 	scanFrom := 3 * f.Capacity() / 4
 	done := 0
 	if f.count < scanFrom {
+		// The first stage gets exactly the keys that bring the count to
+		// scanFrom (each key AddHashes takes adds one fingerprint or
+		// fails), so the second starts at the same key whatever the
+		// kernel set and its group size: the table then depends only on
+		// the keys and the calls, never on the build.
+		first := hs[:min(uint64(len(hs)), scanFrom-f.count)]
+		fout := out
+		if out != nil {
+			fout = out[:len(first)]
+		}
 		var n int
 		var err error
 		if f.t.Buckets >= vectorMinBuckets && kernel.CuckooInsertKernel() {
-			n, err = f.addVector(hs, out, scanFrom)
+			n, err = f.addVector(first, fout, scanFrom)
 		} else {
-			n, err = f.addGroups(hs, out, addAhead, scanFrom, true)
+			n, err = f.addGroups(first, fout, addAhead, scanFrom, true)
 		}
 		if done = n; err != nil || done == len(hs) {
 			return done, err
+		}
+		if f.t.Victim != 0 && out == nil {
+			// The first stage's last key parked the victim (below 3/4
+			// load, which repeated keys can do): AddHashes stops at the
+			// next key, as AddHash would. (AddNewHashes goes on in
+			// addGroups, which answers a present key false and no error.)
+			return done, ErrFull
 		}
 	}
 	if out != nil {
 		out = out[done:]
 	}
-	if out == nil && uint64(len(f.t.Words))*8 >= scanMinBytes && kernel.CuckooLocatePrefetches() {
+	// Every kernel set walks this way (generic ones without the prefetch),
+	// so the same keys give the same table in every build.
+	if out == nil && uint64(len(f.t.Words))*8 >= scanMinBytes {
 		n, err := f.addWalks(hs[done:], scanFrom)
 		return done + n, err
 	}
