@@ -1,9 +1,11 @@
 //go:build gc && !purego
 
 #include "textflag.h"
+#include "blocked_arm64.h"
 
 // NEON batch kernel of the windowed blocked filter (hand-written, after
-// blocked_arm64.s, whose mask construction and table it shares; see
+// blocked_arm64.s, whose mask construction (blocked_arm64.h) and table it
+// shares; see
 // window_arm64.go). For every key hash h:
 //
 //   base = blocks + ((h &^ 0xffffffff) umulh nb) * (ngen*64)
@@ -16,13 +18,6 @@
 // with no branch on the block's contents. The line of every live
 // generation of the key DIST keys ahead is prefetched (PRFM), as the amd64
 // kernels do.
-
-// MUL Vd.4S, Vn.4S, Vm.4S
-#define VMUL_S4(m, n, d) WORD $(0x4EA09C00 | ((m)<<16) | ((n)<<5) | (d))
-// USHL Vd.2D, Vn.2D, Vm.2D   (Vd = Vn << low byte of each lane of Vm)
-#define VUSHL_D2(m, n, d) WORD $(0x6EE04400 | ((m)<<16) | ((n)<<5) | (d))
-// BIC Vd.16B, Vn.16B, Vm.16B (Vd = Vn &^ Vm)
-#define VBIC_B16(m, n, d) WORD $(0x4E601C00 | ((m)<<16) | ((n)<<5) | (d))
 
 // Prefetch distance in keys (asm/blocked/window.go's winDist).
 #define DIST 16
@@ -52,36 +47,6 @@
 	UMULH NB, dst, dst;                \
 	MUL   STRIDE, dst, dst;            \
 	ADD   BLOCKS, dst, dst
-
-// MASK16: the probe bits of H, both rounds (salts V16..V19, ones V20..V27,
-// the ones zero for probes j >= k), into V7 (words 0-1), V8 (2-3),
-// V9 (4-5), V10 (6-7).
-#define MASK16 \
-	VDUP  H, V0.S4;               \
-	VMUL_S4(16, 0, 1);            \
-	VMUL_S4(17, 0, 2);            \
-	VUSHR $26, V1.S4, V3.S4;      \
-	VUSHR $58, V1.D2, V4.D2;      \
-	VUSHR $26, V2.S4, V5.S4;      \
-	VUSHR $58, V2.D2, V6.D2;      \
-	VUSHL_D2(3, 20, 7);           \
-	VUSHL_D2(4, 21, 8);           \
-	VUSHL_D2(5, 22, 9);           \
-	VUSHL_D2(6, 23, 10);          \
-	VMUL_S4(18, 0, 1);            \
-	VMUL_S4(19, 0, 2);            \
-	VUSHR $26, V1.S4, V3.S4;      \
-	VUSHR $58, V1.D2, V4.D2;      \
-	VUSHR $26, V2.S4, V5.S4;      \
-	VUSHR $58, V2.D2, V6.D2;      \
-	VUSHL_D2(3, 24, 3);           \
-	VUSHL_D2(4, 25, 4);           \
-	VUSHL_D2(5, 26, 5);           \
-	VUSHL_D2(6, 27, 6);           \
-	VORR  V3.B16, V7.B16, V7.B16; \
-	VORR  V4.B16, V8.B16, V8.B16; \
-	VORR  V5.B16, V9.B16, V9.B16; \
-	VORR  V6.B16, V10.B16, V10.B16
 
 // NEXTGEN: J = the byte offset 64*j of the lowest set bit j of M.
 #define NEXTGEN \
