@@ -395,22 +395,11 @@ func TestBlockedAddNew1HugeBlockCount(t *testing.T) {
 		for _, n := range []uint64{kernel.MaxBlocks, kernel.MaxBlocks - 1, 1<<31 + 12345, 3 << 30} {
 			for _, k := range []int{1, 7, 8, 9, 16} {
 				real := make([]kernel.Block, nb)
-				hdr := struct {
-					data     *kernel.Block
-					len, cap int
-				}{&real[0], int(n), int(n)}
-				huge := (*[]kernel.Block)(unsafe.Pointer(&hdr))
+				huge := unsafe.Slice(&real[0], n)
 				want := make([]kernel.Block, nb)
-				for i := 0; i < 200; i++ {
-					var h uint64
-					for {
-						h = r.Uint64N(1<<36) | uint64(r.Uint32())
-						if kernel.BlockIndex(h, n) < nb {
-							break
-						}
-					}
+				for _, h := range lowHashes(r, 200, n) {
 					w := refAddNew(want, n, k, h)
-					if got := kernel.BlockedAddNew1(&kernel.BlockedTable{Blocks: *huge, K: k}, h); got != w {
+					if got := kernel.BlockedAddNew1(&kernel.BlockedTable{Blocks: huge, K: k}, h); got != w {
 						t.Fatalf("nblocks=%d k=%d hash %#x: %v, want %v", n, k, h, got, w)
 					}
 				}

@@ -368,15 +368,7 @@ func TestBlockedHugeBlockCount(t *testing.T) {
 		const nb = 16
 		for _, n := range []uint64{kernel.MaxBlocks, kernel.MaxBlocks - 1, 1<<31 + 12345, 3 << 30} {
 			for _, k := range []int{1, 7, 8, 9, 16} {
-				hs := make([]uint64, 200)
-				for i := range hs {
-					for {
-						hs[i] = r.Uint64N(1<<36) | uint64(r.Uint32())
-						if kernel.BlockIndex(hs[i], n) < nb {
-							break
-						}
-					}
-				}
+				hs := lowHashes(r, 200, n)
 				want := make([]kernel.Block, nb)
 				for _, h := range hs[:100] {
 					b := &want[kernel.BlockIndex(h, n)]
@@ -510,30 +502,18 @@ func TestBlocked1HugeBlockCount(t *testing.T) {
 				real := make([]kernel.Block, nb)
 				// A slice header over real with length n (never indexed past
 				// the first nb blocks: the hashes below all land there).
-				hdr := struct {
-					data     *kernel.Block
-					len, cap int
-				}{&real[0], int(n), int(n)}
-				huge := (*[]kernel.Block)(unsafe.Pointer(&hdr))
+				huge := unsafe.Slice(&real[0], n)
 				want := make([]kernel.Block, nb)
-				hs := make([]uint64, 200)
-				for i := range hs {
-					for {
-						hs[i] = r.Uint64N(1<<36) | uint64(r.Uint32())
-						if kernel.BlockIndex(hs[i], n) < nb {
-							break
-						}
-					}
-				}
+				hs := lowHashes(r, 200, n)
 				for _, h := range hs[:100] {
-					kernel.BlockedAdd1(&kernel.BlockedTable{Blocks: *huge, K: k}, h)
+					kernel.BlockedAdd1(&kernel.BlockedTable{Blocks: huge, K: k}, h)
 					refAdd(want, n, k, h)
 				}
 				if !slices.Equal(real, want) {
 					t.Fatalf("nblocks=%d k=%d: insert image differs", n, k)
 				}
 				for _, h := range hs {
-					if got, w := kernel.BlockedContains1(&kernel.BlockedTable{Blocks: *huge, K: k}, h), refContains(want, n, k, h); got != w {
+					if got, w := kernel.BlockedContains1(&kernel.BlockedTable{Blocks: huge, K: k}, h), refContains(want, n, k, h); got != w {
 						t.Fatalf("nblocks=%d k=%d hash %#x: %v, want %v", n, k, h, got, w)
 					}
 				}

@@ -246,8 +246,10 @@ func TestSBBFAllocs(t *testing.T) {
 	})
 }
 
-// sbbfLowHashes returns n hashes whose blocks, among nb, are below 16.
-func sbbfLowHashes(r *rand.Rand, n int, nb uint64) []uint64 {
+// lowHashes returns n hashes whose blocks, among nb, are below 16: the
+// huge-block-count tests of every filter layout put 16 real blocks under a
+// slice header claiming nb.
+func lowHashes(r *rand.Rand, n int, nb uint64) []uint64 {
 	hs := make([]uint64, n)
 	for i := range hs {
 		for {
@@ -270,7 +272,7 @@ func TestSBBFHugeBlockCount(t *testing.T) {
 		}
 		r := rand.New(rand.NewPCG(43, 44))
 		for _, n := range []uint64{kernel.SBBFMaxBlocks, kernel.SBBFMaxBlocks - 1, 1<<30 + 12345, 3 << 29} {
-			hs := sbbfLowHashes(r, 300, n)
+			hs := lowHashes(r, 300, n)
 			want := make([]kernel.SBBFBlock, 16)
 			for _, h := range hs[:150] {
 				refSBBFAdd(want, n, h)
@@ -369,22 +371,18 @@ func TestSBBF1HugeBlockCount(t *testing.T) {
 		r := rand.New(rand.NewPCG(49, 50))
 		for _, n := range []uint64{kernel.SBBFMaxBlocks, kernel.SBBFMaxBlocks - 1, 1<<30 + 12345, 3 << 29} {
 			real := make([]kernel.SBBFBlock, 16)
-			hdr := struct {
-				data     *kernel.SBBFBlock
-				len, cap int
-			}{&real[0], int(n), int(n)}
-			huge := (*[]kernel.SBBFBlock)(unsafe.Pointer(&hdr))
+			huge := unsafe.Slice(&real[0], n)
 			want := make([]kernel.SBBFBlock, 16)
-			hs := sbbfLowHashes(r, 200, n)
+			hs := lowHashes(r, 200, n)
 			for _, h := range hs[:100] {
-				kernel.SBBFAdd1(huge, h)
+				kernel.SBBFAdd1(&huge, h)
 				refSBBFAdd(want, n, h)
 			}
 			if !slices.Equal(real, want) {
 				t.Fatalf("nblocks=%d: insert image differs", n)
 			}
 			for _, h := range hs {
-				if got, w := kernel.SBBFContains1(huge, h), refSBBFContains(want, n, h); got != w {
+				if got, w := kernel.SBBFContains1(&huge, h), refSBBFContains(want, n, h); got != w {
 					t.Fatalf("nblocks=%d hash %#x: %v, want %v", n, h, got, w)
 				}
 			}
