@@ -248,7 +248,7 @@ func (wd *windowDedup) addNew(b *lineBatch, isNew []bool, lr *lineReader) {
 		// time of hashing them (microseconds) of each one's arrival. One
 		// read per line would cost more than the add itself.
 		wd.now = arrivalClock().UnixNano()
-		addNewRun(wd.w, b.hs, isNew)
+		wd.w.AddNewHashes(b.hs, isNew)
 		return
 	}
 	n := len(b.hs)
@@ -269,8 +269,9 @@ func (wd *windowDedup) addNew(b *lineBatch, isNew []bool, lr *lineReader) {
 		}
 		wd.badLines++
 	}
-	// Runs of lines at one time go to the window together: a batch add that
-	// reads the clock once gives them the answers one add at a time would.
+	// Runs of lines at one time go to the window together: its batch
+	// add-if-new reads the clock once and gives them the answers one add
+	// at a time would.
 	for i := 0; i < n; {
 		if wd.bad[i] {
 			i++
@@ -281,17 +282,9 @@ func (wd *windowDedup) addNew(b *lineBatch, isNew []bool, lr *lineReader) {
 			j++
 		}
 		wd.now = wd.times[i]
-		addNewRun(wd.w, b.hs[i:j], isNew[i:j])
+		wd.w.AddNewHashes(b.hs[i:j], isNew[i:j])
 		i = j
 	}
-}
-
-// addNewRun adds the keys hashed in hs, in order, to w at one time (its
-// clock's), setting isNew[i] when hs[i] was not found within the window:
-// Window.AddNewHashes, which reads the clock once and answers as one
-// AddNewHash a key would.
-func addNewRun(w *blocked.Window, hs []uint64, isNew []bool) {
-	w.AddNewHashes(hs, isNew)
 }
 
 // badReport is the message for the lines without a valid time.
