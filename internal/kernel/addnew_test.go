@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-	"unsafe"
 
 	"github.com/sift-go/sift/internal/kernel"
 	"github.com/sift-go/sift/internal/kernel/kerneltest"
@@ -395,7 +394,7 @@ func TestBlockedAddNew1HugeBlockCount(t *testing.T) {
 		for _, n := range []uint64{kernel.MaxBlocks, kernel.MaxBlocks - 1, 1<<31 + 12345, 3 << 30} {
 			for _, k := range []int{1, 7, 8, 9, 16} {
 				real := make([]kernel.Block, nb)
-				huge := unsafe.Slice(&real[0], n)
+				huge := hugeSlice(real, n)
 				want := make([]kernel.Block, nb)
 				for _, h := range lowHashes(r, 200, n) {
 					w := refAddNew(want, n, k, h)

@@ -502,7 +502,7 @@ func TestBlocked1HugeBlockCount(t *testing.T) {
 				real := make([]kernel.Block, nb)
 				// A slice header over real with length n (never indexed past
 				// the first nb blocks: the hashes below all land there).
-				huge := unsafe.Slice(&real[0], n)
+				huge := hugeSlice(real, n)
 				want := make([]kernel.Block, nb)
 				hs := lowHashes(r, 200, n)
 				for _, h := range hs[:100] {
