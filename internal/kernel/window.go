@@ -4,15 +4,26 @@ import "runtime"
 
 // # Windowed (multi-generation) blocked filters
 //
-// A windowed filter (package blocked's Window) keeps g generations of nb
-// blocks each, interleaved: block i of generation j is blocks[i*g+j], so a
-// key's g blocks (its block index i = BlockIndex(h, nb) in every
-// generation) are adjacent, 64*g bytes from blocks[i*g]. A lookup probes
-// the generations whose bits are set in live (bit j: generation j) with one
-// mask and one address computation, and is true when the key is present in
-// any of them. Callers guarantee len(blocks) == nb*g, 1 <= nb <= MaxBlocks,
-// 1 <= g <= MaxGenerations and 1 <= k <= MaxK; bits of live at or above g
-// are ignored.
+// A windowed filter (package blocked's Window) keeps g generations, g a
+// power of two in 2..MaxGenerations, in one table of nb groups. A key's
+// group is i = BlockIndex(h, nb), and the group holds one lane of the key
+// for every generation, side by side: lanes are 512/WindowLanes(g) bits
+// (256 bits for g = 2, 128 bits for g >= 4), WindowLanes(g) to a 64-byte
+// line, and a group is WindowLines(g) = g/WindowLanes(g) lines, so
+// blocks[i*WindowLines(g) + j/WindowLanes(g)] holds generation j's lane,
+// lane number j%WindowLanes(g) of that line. At g = 2 and g = 4 a key's
+// generations are one cache line: a lookup of every generation reads one
+// line, as a lookup of a Filter does.
+//
+// A key's lane mask is its block mask (BlockMask: probe p sets one bit of
+// word p%8) folded onto the lane's words, probe p into word p%(8/L) for L
+// lanes a line; WindowMask repeats it in every lane of a line, so a kernel
+// tests all the lanes of a line with one AND. A key is present in
+// generation j when every bit of its lane mask is set in lane j. A lookup
+// probes the generations whose bits are set in live (bit j: generation j)
+// and is true when the key is present in any of them. Callers guarantee
+// len(blocks) == nb*WindowLines(g), 1 <= nb <= MaxBlocks, ValidGenerations(g)
+// and 1 <= k <= MaxK; bits of live at or above g are ignored.
 
 // The kernel sets of the windowed operations (see impl.go's opVars).
 var (
@@ -22,6 +33,46 @@ var (
 
 // MaxGenerations is the most generations the windowed kernels take.
 const MaxGenerations = 64
+
+// ValidGenerations reports whether g is a generation count the windowed
+// kernels take: a power of two in 2..MaxGenerations.
+func ValidGenerations(g int) bool {
+	return g >= 2 && g <= MaxGenerations && g&(g-1) == 0
+}
+
+// WindowLanes returns the lanes of one 64-byte line for g generations: 2
+// lanes of 256 bits for g = 2, else 4 of 128 bits. Narrower lanes would
+// cost more memory for the same rate than they save (a 64-bit lane needs
+// about a third more bits a key than a 512-bit block at 0.25%).
+func WindowLanes(g int) int {
+	if g == 2 {
+		return 2
+	}
+	return 4
+}
+
+// WindowLines returns the lines of a group for g generations: 1 for g <= 4,
+// g/4 above.
+func WindowLines(g int) int { return g / WindowLanes(g) }
+
+// WindowMask returns the mask of hash h with k probes for a table of g
+// generations: its block mask folded onto one lane (probe p in the lane's
+// word p%(8/WindowLanes(g))) and repeated in every lane of the line.
+func WindowMask(h uint64, k, g int) Block {
+	m := BlockMask(h, k)
+	return foldMask(&m, BlockWords/WindowLanes(g))
+}
+
+// foldMask folds m onto lanes of w words (w = 2 or 4) and repeats the lane.
+func foldMask(m *Block, w int) (r Block) {
+	for i := range m {
+		r[i%w] |= m[i]
+	}
+	for i := w; i < BlockWords; i++ {
+		r[i] = r[i%w]
+	}
+	return r
+}
 
 // liveMask returns live without the bits at or above g.
 func liveMask(g int, live uint64) uint64 {
@@ -81,63 +132,79 @@ func windowContains1Go(t *WindowTable, live, h uint64) bool {
 }
 
 // checkGens panics with ErrNoBlocks if blocks is empty (a closed filter's),
-// and if len(blocks) is not nb*g, so that no kernel reads outside blocks.
+// and if g is not a valid generation count or len(blocks) is not
+// nb*WindowLines(g), so that no kernel reads outside blocks.
 func checkGens(blocks []Block, nb uint64, g int) {
 	if len(blocks) == 0 {
 		panic(ErrNoBlocks)
 	}
-	if uint64(len(blocks)) != nb*uint64(g) || g < 1 || g > MaxGenerations {
-		panic("kernel: windowed probe: len(blocks) is not nb*g, or g is not in 1..64")
+	if !ValidGenerations(g) || uint64(len(blocks)) != nb*uint64(WindowLines(g)) {
+		panic("kernel: windowed probe: g is not a power of two in 2..64, or len(blocks) is not nb*WindowLines(g)")
 	}
 }
 
 // BlockedAddNewGens1 reports whether the key with hash h is absent from
 // every generation of live, and sets its bits in generation cur (< g),
-// computing its block index and mask once. It is Go on every
-// architecture (adds are not the windowed filter's hot path). It panics
-// with ErrNoBlocks if blocks is empty.
+// computing its group and mask once. It is Go on every architecture (adds
+// are not the windowed filter's hot path, and touch one line at g <= 4).
+// It panics with ErrNoBlocks if blocks is empty.
 func BlockedAddNewGens1(blocks []Block, nb uint64, g int, live uint64, cur, k int, h uint64) bool {
 	group := gensGroup(blocks, nb, g, h)
-	m := BlockMask(h, k)
-	seen := gensProbe(group, liveMask(g, live), &m)
-	b := &group[cur]
-	for w := range b {
-		b[w] |= m[w]
-	}
+	m := WindowMask(h, k, g)
+	seen := gensProbe(group, g, liveMask(g, live), &m)
+	orLane(group, g, cur, &m)
 	return !seen
 }
 
 // BlockedAddGen1 sets the bits of the key with hash h in generation cur
-// (< g): BlockedAdd1 on that generation's blocks. It panics with
-// ErrNoBlocks if blocks is empty.
+// (< g). It panics with ErrNoBlocks if blocks is empty.
 func BlockedAddGen1(blocks []Block, nb uint64, g int, cur, k int, h uint64) {
 	group := gensGroup(blocks, nb, g, h)
-	BlockedAdd1(&BlockedTable{Blocks: group[cur : cur+1], K: k}, h)
+	m := WindowMask(h, k, g)
+	orLane(group, g, cur, &m)
 }
 
-// GenBlock returns the index in blocks of the block of the key with hash h
-// in generation j: BlockIndex(h, nb)*g + j.
-func GenBlock(nb uint64, g, j int, h uint64) uint64 {
-	return BlockIndex(h, nb)*uint64(g) + uint64(j)
+// GenLane returns where generation j's lane of the key with hash h lies:
+// the index in blocks of its line and the index of its first word in that
+// line; the lane is 8/WindowLanes(g) words from there.
+func GenLane(nb uint64, g, j int, h uint64) (line uint64, word int) {
+	l := WindowLanes(g)
+	return BlockIndex(h, nb)*uint64(g/l) + uint64(j/l), j % l * (BlockWords / l)
 }
 
-// gensGroup returns the g blocks of h's block index, one per generation.
+// gensGroup returns the lines of h's group.
 func gensGroup(blocks []Block, nb uint64, g int, h uint64) []Block {
-	i := BlockIndex(h, nb) * uint64(g)
+	p := uint64(WindowLines(g))
+	i := BlockIndex(h, nb) * p
 	if i >= uint64(len(blocks)) {
 		panic(ErrNoBlocks)
 	}
-	return blocks[i : i+uint64(g) : i+uint64(g)]
+	return blocks[i : i+p : i+p]
 }
 
-// gensProbe reports whether every bit of m is set in a block of group
-// whose bit is set in live.
-func gensProbe(group []Block, live uint64, m *Block) bool {
+// orLane ORs the lane of m (a WindowMask) into generation j's lane of group.
+func orLane(group []Block, g, j int, m *Block) {
+	l := WindowLanes(g)
+	w := BlockWords / l
+	b := &group[j/l]
+	o := j % l * w
+	for i := o; i < o+w; i++ {
+		b[i] |= m[i]
+	}
+}
+
+// gensProbe reports whether every bit of the lane mask m (a WindowMask) is
+// set in the lane of a generation of group whose bit is set in live.
+func gensProbe(group []Block, g int, live uint64, m *Block) bool {
+	l := WindowLanes(g)
+	w := BlockWords / l
 	for ; live != 0; live &= live - 1 {
-		b := &group[trailingZeros(live)]
+		j := trailingZeros(live)
+		b := &group[j/l]
+		o := j % l * w
 		var miss uint64
-		for w := range b {
-			miss |= m[w] &^ b[w]
+		for i := o; i < o+w; i++ {
+			miss |= m[i] &^ b[i]
 		}
 		if miss == 0 {
 			return true

@@ -20,19 +20,19 @@ func threadCPU() int64 {
 	return ts.Nano()
 }
 
-// BenchmarkWindowKernels compares the windowed probes (G generations of
-// nb/G blocks, interleaved, every generation live) with the blocked probes
-// of one table of the same nb blocks, single-key and batch (1024 keys a
+// BenchmarkWindowKernels compares the windowed probes (G generations in
+// one table of 64-byte lines, every generation live) with the blocked
+// probes of the same table read as blocks, single-key and batch (1024 keys a
 // call), random absent keys: the windowed filter's worst case. Besides
 // wall ns/key it reports thread-CPU ns/key (cpu-ns/key), which time spent
 // descheduled on a shared machine does not inflate.
 func BenchmarkWindowKernels(b *testing.B) {
 	for _, blocks := range []int{36_000, 360_000} { // ~2.3 and 23 MB: 1e6 and 1e7 keys at 18 bits a key
-		for _, g := range []int{1, 2, 4} {
-			nb := blocks / g
-			tab := benchAlloc(nb * g)
+		for _, g := range []int{2, 4, 8} {
+			nb := blocks / kernel.WindowLines(g)
+			tab := benchAlloc(blocks)
 			r := rand.New(rand.NewPCG(1, 2))
-			for range nb * g * 4 {
+			for range blocks * 4 {
 				h := r.Uint64()
 				kernel.BlockedAdd(tab, 8, []uint64{h})
 			}

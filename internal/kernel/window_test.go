@@ -8,23 +8,90 @@ import (
 	"github.com/sift-go/sift/internal/kernel/kerneltest"
 )
 
-// gensFilter returns g interleaved generations of nb blocks, each holding
-// about perGen random keys added with k probes (generation j's block i at
-// i*g+j), and the keys added to each generation.
+// gensFilter returns a windowed table of g generations in nb groups, each
+// generation holding about perGen random keys added with k probes, and the
+// keys added to each generation.
 func gensFilter(r *rand.Rand, nb uint64, g, k, perGen int) ([]kernel.Block, [][]uint64) {
-	blocks := make([]kernel.Block, nb*uint64(g))
+	blocks := make([]kernel.Block, nb*uint64(kernel.WindowLines(g)))
 	keys := make([][]uint64, g)
 	for j := range g {
 		keys[j] = randHashes(r, perGen)
 		for _, h := range keys[j] {
-			b := &blocks[kernel.GenBlock(nb, g, j, h)]
-			m := kernel.BlockMask(h, k)
-			for w := range b {
-				b[w] |= m[w]
-			}
+			refAddLane(blocks, nb, g, j, k, h)
 		}
 	}
 	return blocks, keys
+}
+
+// refLane is the definition of a key's lane mask for lanes of w words:
+// probe p sets bit (uint32(h)*Salts[p])>>26 of word p%w.
+func refLane(h uint64, k, w int) []uint64 {
+	m := make([]uint64, w)
+	for p := range k {
+		m[p%w] |= 1 << (uint32(h) * kernel.Salts[p] >> 26)
+	}
+	return m
+}
+
+// refAddLane sets the key's lane mask in generation j's lane (GenLane).
+func refAddLane(blocks []kernel.Block, nb uint64, g, j, k int, h uint64) {
+	line, word := kernel.GenLane(nb, g, j, h)
+	for i, x := range refLane(h, k, kernel.BlockWords/kernel.WindowLanes(g)) {
+		blocks[line][word+i] |= x
+	}
+}
+
+// refInLane reports whether the key's lane mask is set in generation j's
+// lane.
+func refInLane(blocks []kernel.Block, nb uint64, g, j, k int, h uint64) bool {
+	line, word := kernel.GenLane(nb, g, j, h)
+	for i, x := range refLane(h, k, kernel.BlockWords/kernel.WindowLanes(g)) {
+		if x&^blocks[line][word+i] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// windowGens is every generation count the windowed kernels take.
+var windowGens = []int{2, 4, 8, 16, 32, 64}
+
+// TestWindowLayout pins the layout: lanes, lines and where GenLane puts a
+// generation, against the package doc's formulas.
+func TestWindowLayout(t *testing.T) {
+	for g := -1; g <= 130; g++ {
+		if got, want := kernel.ValidGenerations(g), g >= 2 && g <= 64 && g&(g-1) == 0; got != want {
+			t.Fatalf("ValidGenerations(%d) = %v", g, got)
+		}
+	}
+	for _, g := range windowGens {
+		l := 4
+		if g == 2 {
+			l = 2
+		}
+		if kernel.WindowLanes(g) != l || kernel.WindowLines(g) != g/l {
+			t.Fatalf("g=%d: %d lanes, %d lines", g, kernel.WindowLanes(g), kernel.WindowLines(g))
+		}
+		seen := map[[2]uint64]bool{}
+		const nb = 10
+		h := uint64(7) << 32 // group 0
+		for j := range g {
+			line, word := kernel.GenLane(nb, g, j, h)
+			if line != uint64(j/l) || word != j%l*(8/l) || seen[[2]uint64{line, uint64(word)}] {
+				t.Fatalf("g=%d: generation %d at line %d word %d", g, j, line, word)
+			}
+			seen[[2]uint64{line, uint64(word)}] = true
+		}
+		for _, k := range []int{1, 5, 8, 9, 16} {
+			m := kernel.WindowMask(h^0x9e3779b97f4a7c15, k, g)
+			lane := refLane(h^0x9e3779b97f4a7c15, k, 8/l)
+			for w := range m {
+				if m[w] != lane[w%(8/l)] {
+					t.Fatalf("g=%d k=%d: WindowMask word %d = %#x, want %#x", g, k, w, m[w], lane[w%(8/l)])
+				}
+			}
+		}
+	}
 }
 
 // gensProbes returns n hashes: about a third from the generations' keys,
@@ -94,11 +161,11 @@ func checkGens(t *testing.T, blocks []kernel.Block, nb uint64, g int, live uint6
 }
 
 // TestWindowGenericReference checks the generic twins against the
-// definition: present in some live generation j, tested with BlockMask on
-// block GenBlock(nb, g, j, h).
+// definition: present in some live generation j, its lane mask (refLane)
+// set in that generation's lane (GenLane).
 func TestWindowGenericReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, g := range []int{1, 2, 3, 4, 7, 64} {
+	for _, g := range windowGens {
 		for _, k := range []int{1, 8, 9, 16} {
 			nb := uint64(1 + r.IntN(50))
 			blocks, keys := gensFilter(r, nb, g, k, int(nb)*3)
@@ -113,12 +180,7 @@ func TestWindowGenericReference(t *testing.T) {
 						if live>>uint(j)&1 == 0 {
 							continue
 						}
-						b, m := blocks[kernel.GenBlock(nb, g, j, h)], kernel.BlockMask(h, k)
-						hit := true
-						for w := range b {
-							hit = hit && m[w]&^b[w] == 0
-						}
-						want = want || hit
+						want = want || refInLane(blocks, nb, g, j, k, h)
 					}
 					if single := kernel.BlockedContainsGens1Generic(blocks, nb, g, live, k, h); out[i] != want || single != want {
 						t.Fatalf("g=%d k=%d live=%#x: hash %#x: batch %v, single %v, want %v", g, k, live, h, out[i], single, want)
@@ -147,7 +209,7 @@ func TestWindowKernelsLengths(t *testing.T) {
 			maxN = 300
 		}
 		for n := 0; n <= maxN; n++ {
-			g := 2 + r.IntN(kernel.MaxGenerations-1)
+			g := windowGens[r.IntN(len(windowGens))]
 			k := 1 + r.IntN(kernel.MaxK)
 			nb := uint64(1 + r.IntN(40))
 			blocks, keys := gensFilter(r, nb, g, k, int(nb)*2)
@@ -161,12 +223,12 @@ func TestWindowKernelsLengths(t *testing.T) {
 	})
 }
 
-// TestWindowKernelsShapes runs every k, a sample of generation counts
-// from 2 to 64 and every live-mask shape on every kernel set.
+// TestWindowKernelsShapes runs every k, every generation count and every
+// live-mask shape on every kernel set.
 func TestWindowKernelsShapes(t *testing.T) {
-	gs := []int{1, 2, 3, 4, 5, 7, 8, 9, 16, 31, 33, 63, 64}
+	gs := windowGens
 	if testing.Short() {
-		gs = []int{1, 2, 4, 7, 9, 64}
+		gs = []int{2, 4, 8, 64}
 	}
 	kerneltest.Run(t, func(t *testing.T, impl string) {
 		r := rand.New(rand.NewPCG(3, 4))
@@ -192,18 +254,13 @@ func TestWindowKernelsShapes(t *testing.T) {
 func TestWindowKernelsOneGeneration(t *testing.T) {
 	kerneltest.Run(t, func(t *testing.T, impl string) {
 		r := rand.New(rand.NewPCG(5, 6))
-		for _, g := range []int{2, 4, 13, 64} {
+		for _, g := range []int{2, 4, 8, 64} {
 			for _, k := range []int{1, 7, 8, 9, 16} {
 				nb := uint64(64)
-				blocks := make([]kernel.Block, nb*uint64(g))
+				blocks := make([]kernel.Block, nb*uint64(kernel.WindowLines(g)))
 				hs := randHashes(r, 40)
 				for i, h := range hs {
-					j := i % g
-					b := &blocks[kernel.GenBlock(nb, g, j, h)]
-					m := kernel.BlockMask(h, k)
-					for w := range b {
-						b[w] |= m[w]
-					}
+					refAddLane(blocks, nb, g, i%g, k, h)
 				}
 				for i, h := range hs {
 					j := i % g
@@ -246,7 +303,8 @@ func TestWindowKernelsAllocs(t *testing.T) {
 }
 
 // TestWindowKernelsMisuse checks the panics of the contract: a short out,
-// an empty (closed) table, a length that is not nb*g.
+// an empty (closed) table, a length that is not nb*WindowLines(g), a
+// generation count that is not a power of two.
 func TestWindowKernelsMisuse(t *testing.T) {
 	mustPanic := func(name string, f func()) {
 		t.Helper()
@@ -257,7 +315,7 @@ func TestWindowKernelsMisuse(t *testing.T) {
 		}()
 		f()
 	}
-	blocks := make([]kernel.Block, 12)
+	blocks := make([]kernel.Block, 3)
 	mustPanic("short out", func() { kernel.BlockedContainsGens(blocks, 3, 4, 1, 8, make([]uint64, 3), make([]bool, 2)) })
 	mustPanic("empty batch", func() { kernel.BlockedContainsGens(nil, 3, 4, 1, 8, make([]uint64, 3), make([]bool, 3)) })
 	mustPanic("empty single", func() { kernel.BlockedContainsGens1(nil, 3, 4, 1, 8, 1) })
@@ -265,6 +323,9 @@ func TestWindowKernelsMisuse(t *testing.T) {
 	mustPanic("table, empty", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{NB: 3, G: 4, K: 8}, 1, 1) })
 	mustPanic("table, length", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{Blocks: blocks, NB: 4, G: 4, K: 8}, 1, 1) })
 	mustPanic("table, generations", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{Blocks: blocks, NB: 0, G: 0, K: 8}, 1, 1) })
+	mustPanic("three generations", func() { kernel.BlockedContainsGens1(blocks, 1, 3, 1, 8, 1) })
+	mustPanic("three generations, batch", func() { kernel.BlockedContainsGens(blocks, 1, 3, 1, 8, make([]uint64, 3), make([]bool, 3)) })
+	mustPanic("three generations, table", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{Blocks: blocks, NB: 1, G: 3, K: 8}, 1, 1) })
 	mustPanic("add new, empty", func() { kernel.BlockedAddNewGens1(nil, 3, 4, 1, 0, 8, 1) })
 }
 
