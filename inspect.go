@@ -28,7 +28,7 @@ const (
 	// KindWindow is blocked.Window: blocked generations that forget keys
 	// after a window. Open and FromBytes copy it (blocked.WindowFromBytes)
 	// and its lookups go on forgetting by time.Now.
-	KindWindow Kind = 8
+	KindWindow Kind = 9
 )
 
 // String returns the kind's name ("blocked", "cuckoo", ...), as the sift

@@ -27,10 +27,14 @@ type windowOptions struct {
 }
 
 // WithGenerations sets the number of generations G of a Window (default
-// DefaultGenerations; 2..MaxGenerations). A window of W is cut into G-1
-// slices of W/(G-1): more generations forget sooner after W (at most one
-// slice late) but cost more memory and more probes per lookup. Used only by
-// NewWindow.
+// DefaultGenerations; a power of two in 2..MaxGenerations: 2, 4, 8, 16, 32
+// or 64). A window of W is cut into G-1 slices of W/(G-1): more
+// generations forget sooner after W (at most one slice late), and cost
+// more probes per lookup: a lookup reads one 64-byte line at G = 2 and 4,
+// G/4 lines above. Memory is least at G = 4 and 8: for n = 1e6 per window
+// at 1%, 24.4, 20.8, 21.0, 23.0 and 30.2 bits a key at G = 2, 4, 8, 16
+// and 64; at 0.1%, 38.6, 34.7, 34.5, 37.5 and 49.3 (each generation holds
+// n/(G-1) keys at fpp/G). Used only by NewWindow.
 func WithGenerations(g int) Option {
 	return func(o *options) { o.win.generations = g }
 }
@@ -75,11 +79,16 @@ func WithSliceKeys(k uint64) Option {
 // least the window W after its last add and forgotten at most one slice
 // after that, W + W/(G-1).
 //
-// It is a ring of G blocked generations of equal size, interleaved in one
-// table: block i of generation j is the table's block i·G+j, so the G
-// blocks a key may be in are adjacent (64·G bytes), and a lookup computes
-// one address and one mask for all of them (internal/kernel's windowed
-// kernels, SIMD for single keys and batches). Time is cut into slices of
+// It is a ring of G blocked generations of equal size in one table of
+// groups: a key has one group, and the group holds the key's lane in every
+// generation side by side, a 128-bit lane (256-bit at G = 2) a generation,
+// four lanes (two at G = 2) to a 64-byte cache line. So a lookup of every
+// generation reads one cache line at G = 2 and 4 (G/4 lines above), as a
+// lookup of a Filter does, with one address and one mask for all of them
+// (internal/kernel's windowed kernels, SIMD for single keys and batches).
+// Narrow lanes cost memory: for the same rate a generation of 128-bit lanes
+// needs about 15% more bits a key than a Filter's 512-bit blocks at 0.25%
+// (G = 4 at 1% over the window), 256-bit lanes about 4% more at 0.5%. Time is cut into slices of
 // W/(G-1) (or of a number of adds, see WithSliceKeys); adds go to the
 // current slice's generation, and when a slice ends, the oldest generation
 // is cleared and becomes the current one. A lookup ORs over the
@@ -89,11 +98,10 @@ func WithSliceKeys(k uint64) Option {
 // slices = W after the add, and at most G slices = W + one slice.
 //
 // The rotation is lazy: the first add after a slice boundary clears the
-// generations whose slices have ended. A generation's blocks are every
-// G-th block of the table, so clearing one is a strided clear, one 64-byte
-// block in every G: 1.7-4x slower than a contiguous clear of the same bytes
-// (1.7 ms for n = 1e7 at 1% and G=4; clearGen has the figures), paid once
-// a slice by the add that crosses the boundary. Lookups never write: they
+// generations whose slices have ended. A generation's lanes are one lane
+// of every group, so clearing one writes into every line of the table at
+// G <= 4 (clearGen has the cost), paid once a slice by the add that
+// crosses the boundary. Lookups never write: they
 // read the same clock and skip the generations that the next add would
 // clear, so a lookup never misses a key inside its guaranteed window
 // whatever the timing of the adds and of the rotation. A clock that goes
@@ -117,8 +125,8 @@ func WithSliceKeys(k uint64) Option {
 // UnmarshalBinary) must not run concurrently with anything else. Do not
 // copy a Window value.
 type Window struct {
-	core // all G generations' blocks, block i of generation j at i·G+j
-	// g is the number of generations G, nb the blocks of each.
+	core // all G generations' lanes, in nb groups of kernel.WindowLines(G) lines
+	// g is the number of generations G, nb the number of groups.
 	g  int
 	nb uint64
 	// wt is the table the single-key lookups read (core's blocks, nb, g
@@ -146,7 +154,9 @@ type Window struct {
 // add, for n keys per window at a false-positive rate of at most fpp over
 // the whole window: each of the G generations (WithGenerations) is sized for
 // n/(G-1) keys (one slice's, at a steady rate) at the rate p with
-// 1-(1-p)^G = fpp, so a lookup that ORs the G generations stays within fpp.
+// 1-(1-p)^G = fpp, so a lookup that ORs the G generations stays within fpp
+// (WindowFalsePositiveRate is a generation's rate, with the margin New
+// sizes a Filter with).
 // window must be positive and at least G-1 nanoseconds, unless
 // WithSliceKeys makes the window count adds; then window must be 0. Errors
 // are New's and ErrInvalidOption for an option or window out of range.
@@ -158,8 +168,8 @@ func NewWindow(n uint64, fpp float64, window time.Duration, opts ...Option) (*Wi
 	if g == 0 {
 		g = DefaultGenerations
 	}
-	if g < 2 || g > MaxGenerations {
-		return nil, errorf(ErrInvalidOption, "%d generations is not in 2..%d", g, MaxGenerations)
+	if !kernel.ValidGenerations(g) {
+		return nil, errorf(ErrInvalidOption, "%d generations: a Window's generations are a power of two in 2..%d", g, MaxGenerations)
 	}
 	var slice time.Duration
 	switch {
@@ -178,12 +188,12 @@ func NewWindow(n uint64, fpp float64, window time.Duration, opts ...Option) (*Wi
 	if p < MinFPP {
 		return nil, errorf2(ErrFPPTooLow, ErrInvalidArgument, "%d generations need %.3g each for %g over the window, below MinFPP = %g", g, p, fpp, MinFPP)
 	}
-	blocks, k, err := optimalBlocks(capacity, p)
+	groups, k, err := windowGroups(capacity, p, g, blockLimit()/uint64(kernel.WindowLines(g)))
 	if err != nil {
 		return nil, err
 	}
 	w := &Window{slice: slice, sliceKeys: o.win.sliceKeys, capacity: capacity}
-	if err := w.allocGens(blocks, k, g, o); err != nil {
+	if err := w.allocGens(groups, k, g, o); err != nil {
 		return nil, err
 	}
 	if slice != 0 {
@@ -192,15 +202,17 @@ func NewWindow(n uint64, fpp float64, window time.Duration, opts ...Option) (*Wi
 	return w, nil
 }
 
-// allocGens gives w g zeroed generations of blocks blocks and its clock.
-func (w *Window) allocGens(blocks uint64, k, g int, o options) error {
-	if blocks > blockLimit()/uint64(g) {
-		return errorf(ErrTooLarge, "%d generations of %d blocks exceed the maximum of %d blocks", g, blocks, blockLimit())
+// allocGens gives w a zeroed table of groups groups for g generations and
+// its clock.
+func (w *Window) allocGens(groups uint64, k, g int, o options) error {
+	p := uint64(kernel.WindowLines(g))
+	if groups > blockLimit()/p {
+		return errorf(ErrTooLarge, "%d groups of %d lines for %d generations exceed the maximum of %d lines", groups, p, g, blockLimit())
 	}
-	if err := checkSize(blocks*uint64(g), k, o.maxBytes); err != nil {
+	if err := checkSize(groups*p, k, o.maxBytes); err != nil {
 		return err
 	}
-	if err := w.alloc(blocks*uint64(g), k, o.seed); err != nil {
+	if err := w.alloc(groups*p, k, o.seed); err != nil {
 		return err
 	}
 	w.maxBytes = o.maxBytes
@@ -213,10 +225,10 @@ func (w *Window) allocGens(blocks uint64, k, g int, o options) error {
 	return nil
 }
 
-// setGens records that core's blocks hold g interleaved generations.
+// setGens records that core's blocks hold the groups of g generations.
 func (w *Window) setGens(g int) {
 	w.g = g
-	w.nb = uint64(len(w.t.Blocks) / g)
+	w.nb = uint64(len(w.t.Blocks) / kernel.WindowLines(g))
 	w.wt = kernel.WindowTable{Blocks: w.t.Blocks, NB: w.nb, G: g, K: w.t.K}
 }
 
@@ -307,18 +319,22 @@ func (w *Window) advance() {
 	}
 }
 
-// clearGen clears generation j: blocks j, j+G, j+2G, ... A strided clear of
-// whole 64-byte blocks, 1.7-4x slower than a contiguous clear of the same
-// bytes (what the earlier generation-after-generation layout did), once a
-// slice. On the development VM (AMD EPYC Zen 5), median ms per rotation of
-// 5 runs of `go test -run XXX -bench WindowRotate -benchtime 20x
-// ./blocked`, strided / contiguous: n = 1e6 at 1% G=2 0.061 / 0.036, G=4
-// 0.093 / 0.036, G=8 0.168 / 0.050; n = 1e7 G=2 1.39 / 0.34, G=4 1.70 /
-// 0.80, G=8 2.45 / 1.04.
+// clearGen clears generation j: its lane in every group (see
+// kernel.GenLane), a strided clear that at G <= 4 writes into every line
+// of the table, once a slice. BenchmarkWindowRotate measures it against a
+// contiguous clear of the same bytes.
 func (w *Window) clearGen(j int) {
-	bs := w.t.Blocks
-	for i := j; i < len(bs); i += w.g {
-		bs[i] = kernel.Block{}
+	clearLanes(w.t.Blocks, w.g, j)
+}
+
+// clearLanes zeroes generation j's lane in every group of blocks.
+func clearLanes(bs []kernel.Block, g, j int) {
+	l := kernel.WindowLanes(g)
+	lw := kernel.BlockWords / l
+	o := j % l * lw
+	p := kernel.WindowLines(g)
+	for i := j / l; i < len(bs); i += p {
+		clear(bs[i][o : o+lw])
 	}
 }
 
@@ -463,8 +479,17 @@ func (w *Window) K() int { return w.t.K }
 // Seed returns the hash seed.
 func (w *Window) Seed() uint64 { return w.seed }
 
-// Blocks returns the blocks of all generations together.
+// Blocks returns the 64-byte lines of all generations together.
 func (w *Window) Blocks() uint64 { return uint64(len(w.t.Blocks)) }
+
+// Groups returns the groups of the table: each key has one, holding its
+// lane of every generation; a generation is one lane of every group (see
+// WindowFalsePositiveRate).
+func (w *Window) Groups() uint64 { return w.nb }
+
+// LaneBits returns the bits of one generation's lane: 256 at G = 2, 128
+// above.
+func (w *Window) LaneBits() int { return BlockBits / kernel.WindowLanes(w.g) }
 
 // SizeBytes returns the memory the blocks of all generations take.
 func (w *Window) SizeBytes() uint64 { return uint64(len(w.t.Blocks)) * kernel.BlockBytes }

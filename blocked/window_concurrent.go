@@ -101,10 +101,13 @@ func (c *ConcurrentWindow) rotate(e uint64) {
 		if cur == g {
 			cur = 0
 		}
-		// Generation cur: every g-th block, word by word.
+		// Generation cur: its lane of every group, word by word.
+		l := kernel.WindowLanes(g)
+		lw := kernel.BlockWords / l
+		o := cur % l * lw
 		bs := c.t.Blocks
-		for b := cur; b < len(bs); b += g {
-			for w := range bs[b] {
+		for b := cur / l; b < len(bs); b += kernel.WindowLines(g) {
+			for w := o; w < o+lw; w++ {
 				atomic.StoreUint64(&bs[b][w], 0)
 			}
 		}
@@ -155,16 +158,54 @@ func (c *ConcurrentWindow) AddUint64(x uint64) { c.AddHash(c.h64.Hash(x)) }
 // AddHash is Add for a key whose hash (see Hash) is h.
 func (c *ConcurrentWindow) AddHash(h uint64) {
 	s := c.current()
-	insertAtomic(c.genBlock(s.cur, h), h, c.t.K)
+	m := kernel.WindowMask(h, c.t.K, c.g)
+	insertLane(c.lane(s.cur, h), &m)
 	runtime.KeepAlive(c)
 }
 
-// genBlock returns h's block of generation j as a one-block slice, for the
-// atomic probes (which pick the block by the slice's length: here the
-// only one).
-func (c *ConcurrentWindow) genBlock(j int, h uint64) []kernel.Block {
-	i := kernel.GenBlock(c.nb, c.g, j, h)
-	return c.t.Blocks[i : i+1 : i+1]
+// lane returns h's lane of generation j: its words in the table.
+func (c *ConcurrentWindow) lane(j int, h uint64) []uint64 {
+	if len(c.t.Blocks) == 0 {
+		panic(errUse)
+	}
+	line, word := kernel.GenLane(c.nb, c.g, j, h)
+	w := word + kernel.BlockWords/kernel.WindowLanes(c.g)
+	return c.t.Blocks[line][word:w:w]
+}
+
+// insertLane ORs the lane mask m (a kernel.WindowMask) into lane with
+// atomic ORs, writing only the words that lack bits (as insertAtomic).
+func insertLane(lane []uint64, m *kernel.Block) {
+	for i := range lane {
+		if x := m[i]; atomic.LoadUint64(&lane[i])&x != x {
+			atomic.OrUint64(&lane[i], x)
+		}
+	}
+}
+
+// addNewLane is insertLane reporting whether this call set a bit that was
+// clear: from the old values OrUint64 returns, so of racing goroutines
+// setting the same clear bits exactly one sees each clear (addNewAtomic's
+// guarantee).
+func addNewLane(lane []uint64, m *kernel.Block) bool {
+	set := false
+	for i := range lane {
+		if x := m[i]; atomic.LoadUint64(&lane[i])&x != x && atomic.OrUint64(&lane[i], x)&x != x {
+			set = true
+		}
+	}
+	return set
+}
+
+// probeLane reports whether every bit of the lane mask m is set in lane,
+// with atomic loads.
+func probeLane(lane []uint64, m *kernel.Block) bool {
+	for i := range lane {
+		if atomic.LoadUint64(&lane[i])&m[i] != m[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // AddNew adds key and reports whether it was new: not found in any live
@@ -187,7 +228,8 @@ func (c *ConcurrentWindow) AddNewUint64(x uint64) bool { return c.AddNewHash(c.h
 func (c *ConcurrentWindow) AddNewHash(h uint64) bool {
 	s := c.current()
 	seenBefore := c.lookupOlder(h, s)
-	isNew := addNewAtomic(c.genBlock(s.cur, h), h, c.t.K)
+	m := kernel.WindowMask(h, c.t.K, c.g)
+	isNew := addNewLane(c.lane(s.cur, h), &m)
 	runtime.KeepAlive(c)
 	return isNew && !seenBefore
 }
@@ -202,13 +244,9 @@ func (c *ConcurrentWindow) lookupOlder(h uint64, s *windowState) bool {
 		if s.cur >= 0 {
 			live &^= 1 << uint(s.cur)
 		}
-		if len(c.t.Blocks) == 0 {
-			panic(errUse)
-		}
-		base := kernel.GenBlock(c.nb, c.g, 0, h)
-		group := c.t.Blocks[base : base+uint64(c.g)]
+		m := kernel.WindowMask(h, c.t.K, c.g)
 		for ; live != 0; live &= live - 1 {
-			if probeAtomic(group[bits.TrailingZeros64(live):][:1], h, c.t.K) {
+			if probeLane(c.lane(bits.TrailingZeros64(live), h), &m) {
 				return true
 			}
 		}

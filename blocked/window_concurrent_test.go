@@ -86,7 +86,7 @@ func TestConcurrentWindowRaces(t *testing.T) {
 func TestConcurrentWindowMatchesWindow(t *testing.T) {
 	for _, byCount := range []bool{false, true} {
 		clk := newSimClock()
-		window, opts := 4*time.Second, []Option{WithGenerations(5), WithClock(clk.Now), WithSeed(3)}
+		window, opts := 4*time.Second, []Option{WithGenerations(8), WithClock(clk.Now), WithSeed(3)}
 		if byCount {
 			window, opts = 0, append(opts, WithSliceKeys(300))
 		}
@@ -228,7 +228,7 @@ func TestConcurrentWindowRotationDuringBatchLookup(t *testing.T) {
 // one-at-a-time calls on a twin.
 func TestConcurrentWindowAddNewHashes(t *testing.T) {
 	mk := func() *ConcurrentWindow {
-		c, err := NewConcurrentWindow(150, 0.01, 0, WithGenerations(3), WithSliceKeys(40), WithSeed(3))
+		c, err := NewConcurrentWindow(150, 0.01, 0, WithGenerations(4), WithSliceKeys(40), WithSeed(3))
 		if err != nil {
 			t.Fatal(err)
 		}

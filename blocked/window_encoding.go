@@ -10,11 +10,11 @@ import (
 	"github.com/sift-go/sift/internal/kernel"
 )
 
-// Params of a window's header (FORMAT.md, kind 8).
+// Params of a window's header (FORMAT.md, kind 9).
 const (
-	winParamBlocks    = 0 // blocks per generation, 1..MaxBlocks
+	winParamGroups    = 0 // groups N, N·kernel.WindowLines(G) in 1..MaxBlocks
 	winParamK         = 1 // probes per key, 1..MaxK
-	winParamGens      = 2 // generations G, 2..MaxGenerations
+	winParamGens      = 2 // generations G, a power of two in 2..MaxGenerations
 	winParamSlice     = 3 // slice duration in nanoseconds (time mode), else 0
 	winParamSliceKeys = 4 // adds per slice (count mode), else 0
 	winParamCur       = 5 // index of the current generation, < G
@@ -32,7 +32,7 @@ var (
 // windowHeader returns w's format header.
 func (w *Window) header() format.Header {
 	h := format.Header{Kind: format.KindWindow, Hash: format.HashXXH3, Seed: w.seed}
-	h.Params[winParamBlocks] = w.nb
+	h.Params[winParamGroups] = w.nb
 	h.Params[winParamK] = uint64(w.t.K)
 	h.Params[winParamGens] = uint64(w.g)
 	h.Params[winParamSlice] = uint64(w.slice)
@@ -80,7 +80,7 @@ func (w *Window) WriteTo(dst io.Writer) (int64, error) {
 }
 
 // windowParams checks a window header against its payload length.
-func windowParams(h format.Header, payloadLen uint64) (blocks uint64, k, g int, err error) {
+func windowParams(h format.Header, payloadLen uint64) (groups uint64, k, g int, err error) {
 	p := h.Params
 	if h.Hash != format.HashXXH3 {
 		return 0, 0, 0, errorf(ErrCorrupt, "hash algorithm %v, windows use %v", h.Hash, format.HashXXH3)
@@ -88,14 +88,17 @@ func windowParams(h format.Header, payloadLen uint64) (blocks uint64, k, g int, 
 	switch {
 	case p[winParamK] < 1 || p[winParamK] > MaxK:
 		return 0, 0, 0, errorf(ErrCorrupt, "k = %d is not in 1..%d", p[winParamK], MaxK)
-	case p[winParamGens] < 2 || p[winParamGens] > MaxGenerations:
-		return 0, 0, 0, errorf(ErrCorrupt, "%d generations is not in 2..%d", p[winParamGens], MaxGenerations)
-	case p[winParamBlocks] < 1 || p[winParamBlocks] > MaxBlocks/p[winParamGens]:
-		return 0, 0, 0, errorf(ErrCorrupt, "%d blocks per generation is not in 1..%d", p[winParamBlocks], MaxBlocks/p[winParamGens])
-	case p[winParamBlocks]*p[winParamGens] > uint64(maxPlatformBlocks):
-		return 0, 0, 0, errorf(ErrTooLarge, "%d blocks do not fit in this platform's memory", p[winParamBlocks]*p[winParamGens])
-	case payloadLen != p[winParamBlocks]*p[winParamGens]*kernel.BlockBytes:
-		return 0, 0, 0, errorf(ErrCorrupt, "payload of %d bytes does not hold %d generations of %d blocks", payloadLen, p[winParamGens], p[winParamBlocks])
+	case p[winParamGens] > MaxGenerations || !kernel.ValidGenerations(int(p[winParamGens])):
+		return 0, 0, 0, errorf(ErrCorrupt, "%d generations is not a power of two in 2..%d", p[winParamGens], MaxGenerations)
+	}
+	lines := uint64(kernel.WindowLines(int(p[winParamGens])))
+	switch {
+	case p[winParamGroups] < 1 || p[winParamGroups] > MaxBlocks/lines:
+		return 0, 0, 0, errorf(ErrCorrupt, "%d groups is not in 1..%d", p[winParamGroups], MaxBlocks/lines)
+	case p[winParamGroups]*lines > uint64(maxPlatformBlocks):
+		return 0, 0, 0, errorf(ErrTooLarge, "%d lines do not fit in this platform's memory", p[winParamGroups]*lines)
+	case payloadLen != p[winParamGroups]*lines*kernel.BlockBytes:
+		return 0, 0, 0, errorf(ErrCorrupt, "payload of %d bytes does not hold %d groups of %d generations", payloadLen, p[winParamGroups], p[winParamGens])
 	case (p[winParamSlice] == 0) == (p[winParamSliceKeys] == 0):
 		return 0, 0, 0, errorf(ErrCorrupt, "slice of %d ns and of %d keys: exactly one must be set", p[winParamSlice], p[winParamSliceKeys])
 	case p[winParamSlice] > 1<<62:
@@ -107,20 +110,20 @@ func windowParams(h format.Header, payloadLen uint64) (blocks uint64, k, g int, 
 	case p[winParamCapacity] < 1:
 		return 0, 0, 0, errorf(ErrCorrupt, "a capacity of 0 keys per generation")
 	}
-	return p[winParamBlocks], int(p[winParamK]), int(p[winParamGens]), nil
+	return p[winParamGroups], int(p[winParamK]), int(p[winParamGens]), nil
 }
 
 // decodeWindow makes a Window of its own memory from one encoding's header
 // and payload.
 func decodeWindow(h format.Header, payload []byte, o options) (*Window, error) {
-	blocks, k, g, err := windowParams(h, uint64(len(payload)))
+	groups, k, g, err := windowParams(h, uint64(len(payload)))
 	if err != nil {
 		return nil, err
 	}
 	p := h.Params
 	w := &Window{slice: time.Duration(p[winParamSlice]), sliceKeys: p[winParamSliceKeys], capacity: p[winParamCapacity], cur: int(p[winParamCur])}
 	o.seed = h.Seed
-	if err := w.allocGens(blocks, k, g, o); err != nil {
+	if err := w.allocGens(groups, k, g, o); err != nil {
 		return nil, err
 	}
 	if w.slice != 0 {

@@ -3,11 +3,11 @@ package blocked
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/sift-go/sift/internal/format"
-	"github.com/sift-go/sift/internal/kernel"
 )
 
 // TestWindowRoundTrip saves a window, reads it back under the same clock
@@ -73,7 +73,7 @@ func TestWindowRoundTrip(t *testing.T) {
 		t.Fatalf("UnmarshalBinary: %v", err)
 	}
 	// Count mode keeps its adds within the slice.
-	c, err := NewWindow(0, 0.01, 0, WithSliceKeys(10), WithGenerations(3))
+	c, err := NewWindow(0, 0.01, 0, WithSliceKeys(10), WithGenerations(4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,14 +136,16 @@ func TestWindowDecodeErrors(t *testing.T) {
 		value uint64
 		want  error
 	}{
-		{"blocks 0", winParamBlocks, 0, ErrCorrupt},
-		{"blocks mismatch", winParamBlocks, h.Params[winParamBlocks] + 1, ErrCorrupt},
-		{"blocks huge", winParamBlocks, 1 << 62, ErrCorrupt},
+		{"groups 0", winParamGroups, 0, ErrCorrupt},
+		{"groups mismatch", winParamGroups, h.Params[winParamGroups] + 1, ErrCorrupt},
+		{"groups huge", winParamGroups, 1 << 62, ErrCorrupt},
 		{"k 0", winParamK, 0, ErrCorrupt},
 		{"k 17", winParamK, 17, ErrCorrupt},
 		{"generations 1", winParamGens, 1, ErrCorrupt},
 		{"generations 65", winParamGens, 65, ErrCorrupt},
-		{"generations 2", winParamGens, 2, ErrCorrupt}, // payload size no longer matches
+		{"generations 3", winParamGens, 3, ErrCorrupt}, // not a power of two
+		{"generations 6", winParamGens, 6, ErrCorrupt},
+		{"generations 8", winParamGens, 8, ErrCorrupt}, // two lines a group: the payload size no longer matches
 		{"no slice", winParamSlice, 0, ErrCorrupt},
 		{"slice and slice keys", winParamSliceKeys, 5, ErrCorrupt},
 		{"slice huge", winParamSlice, 1 << 63, ErrCorrupt},
@@ -207,43 +209,58 @@ func TestWindowDecodeErrors(t *testing.T) {
 	}
 }
 
-// TestWindowLayout pins the payload layout of FORMAT.md's kind 8: the G
-// generations interleaved, block i of generation j at 64·(i·G+j). One key
-// added in each of three slices must set bits in exactly the block of its
-// own generation; every other byte stays zero.
+// TestWindowLayout pins the payload layout of FORMAT.md's kind 9, computed
+// here from the format's text alone: a key's group i = (h>>32)·N>>32, the
+// lanes (2 of four words at G = 2, 4 of two words above) of P = G/L lines
+// a group, generation g's lane in line i·P + g/L, probe j's bit (x·salt[j]
+// mod 2^32)>>26 in word j mod W of the lane. One key added in each slice
+// must set exactly its bits in its own generation's lane; every other byte
+// stays zero.
 func TestWindowLayout(t *testing.T) {
-	const g = 3
-	w, err := NewWindow(3*500, 0.01, 0, WithGenerations(g), WithSliceKeys(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	keys := []uint64{0x1234_5678_9abc_def0, 0x8000_0000_1111_1111, 0xffff_ffff_2222_2222}
-	for _, h := range keys {
-		w.AddHash(h) // one add a slice: key j in generation j
-	}
-	enc, err := w.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	payload := enc[format.HeaderSize:]
-	nb := w.Blocks() / g
-	want := make([]byte, len(payload))
-	for j, h := range keys {
-		i := (h >> 32) * nb >> 32
-		m := kernel.BlockMask(h, w.K())
-		off := 64 * (i*g + uint64(j))
-		for word, bits := range m {
-			for b := range 8 {
-				want[off+uint64(8*word+b)] |= byte(bits >> (8 * b))
+	salt := [16]uint32{0xe56cc05b, 0xb97e54ed, 0xd11029a5, 0xf0594b3f, 0x3ef0d3f7, 0xdcec8bc1, 0xd24e2077, 0x2e6eab13,
+		0x36dfad11, 0xde4a21f9, 0x14d0d1a5, 0xc8e0e113, 0x141ce343, 0xa4792a01, 0x067fad21, 0xd415c1a5}
+	r := rand.New(rand.NewPCG(3, 9))
+	for _, g := range []int{2, 4, 8, 64} {
+		w, err := NewWindow(uint64(g-1)*500, 0.01, 0, WithGenerations(g), WithSliceKeys(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := make([]uint64, g)
+		for j := range keys {
+			keys[j] = r.Uint64()
+			w.AddHash(keys[j]) // one add a slice: key j in generation j
+		}
+		enc, err := w.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		payload := enc[format.HeaderSize:]
+		l := 4
+		if g == 2 {
+			l = 2
+		}
+		lines, words := uint64(g/l), 8/l
+		n := uint64(len(payload)) / 64 / lines
+		if h, _, _, err := format.Decode(enc, format.KindWindow, format.Options{}); err != nil || h.Params[0] != n || h.Kind != 9 {
+			t.Fatalf("G=%d: kind %d, param 0 %d, not the payload's %d groups (%v)", g, h.Kind, h.Params[0], n, err)
+		}
+		want := make([]byte, len(payload))
+		for gen, h := range keys {
+			i := (h >> 32) * n >> 32
+			line := i*lines + uint64(gen/l)
+			for j := range w.K() {
+				word := gen%l*words + j%words
+				bit := uint32(h) * salt[j] >> 26
+				want[64*line+uint64(8*word)+uint64(bit/8)] |= 1 << (bit % 8)
 			}
 		}
-	}
-	if !bytes.Equal(payload, want) {
-		for o := range payload {
-			if payload[o] != want[o] {
-				t.Fatalf("payload byte %d (block %d) is %#x, want %#x", o, o/64, payload[o], want[o])
+		if !bytes.Equal(payload, want) {
+			for o := range payload {
+				if payload[o] != want[o] {
+					t.Fatalf("G=%d: payload byte %d (line %d) is %#x, want %#x", g, o, o/64, payload[o], want[o])
+				}
 			}
 		}
+		w.Close()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -26,8 +27,8 @@ func newSimClock() *simClock { return &simClock{now: time.Unix(1_700_000_000, 0)
 // once an add has followed the clock's move (lookups read no clock).
 func TestWindowGuarantee(t *testing.T) {
 	for _, expiry := range []bool{false, true} {
-		for _, g := range []int{2, 3, 4, 7} {
-			name := "G=" + string(rune('0'+g))
+		for _, g := range []int{2, 4, 8, 16} {
+			name := "G=" + strconv.Itoa(g)
 			if expiry {
 				name += "/expiry-on-add"
 			}
@@ -39,7 +40,7 @@ func TestWindowGuarantee(t *testing.T) {
 func testWindowGuarantee(t *testing.T, g int, expiry bool) {
 	{
 		{
-			const window = 6 * time.Second
+			const window = 10500 * time.Millisecond // divisible by G-1 = 1, 3, 7 and 15
 			clk := newSimClock()
 			opts := []Option{WithGenerations(g), WithClock(clk.Now), WithSeed(uint64(g))}
 			if expiry {
@@ -332,6 +333,8 @@ func TestWindowErrors(t *testing.T) {
 	}{
 		{"generations 1", 10, 0.01, time.Second, []Option{WithGenerations(1)}, ErrInvalidOption},
 		{"generations 65", 10, 0.01, time.Second, []Option{WithGenerations(65)}, ErrInvalidOption},
+		{"generations 3", 10, 0.01, time.Second, []Option{WithGenerations(3)}, ErrInvalidOption},
+		{"generations 12", 10, 0.01, time.Second, []Option{WithGenerations(12)}, ErrInvalidOption},
 		{"negative window", 10, 0.01, -time.Second, nil, ErrInvalidOption},
 		{"zero window", 10, 0.01, 0, nil, ErrInvalidOption},
 		{"window shorter than slices", 10, 0.01, 2, nil, ErrInvalidOption},
@@ -408,14 +411,14 @@ func TestWindowAllocs(t *testing.T) {
 // generations at every liveness (0..G live).
 func TestWindowContainsHashes(t *testing.T) {
 	clk := newSimClock()
-	w, err := NewWindow(4000, 0.2, 4*time.Second, WithGenerations(5), WithClock(clk.Now))
+	w, err := NewWindow(4000, 0.2, 8*time.Second, WithGenerations(8), WithClock(clk.Now))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
 	rng := rand.New(rand.NewPCG(3, 4))
 	var keys []uint64
-	for s := 0; s < 5; s++ { // one slice of keys in each generation
+	for s := 0; s < 8; s++ { // one slice of keys in each generation
 		for range 1000 {
 			x := rng.Uint64()
 			keys = append(keys, x)
@@ -433,7 +436,7 @@ func TestWindowContainsHashes(t *testing.T) {
 		}
 	}
 	out := make([]bool, len(hs)+1)
-	for elapsed := 0; elapsed <= 5; elapsed++ {
+	for elapsed := 0; elapsed <= 8; elapsed++ {
 		for _, n := range []int{0, 1, 2, 7, 8, 9, 63, 1023, 1024, 1025, len(hs)} {
 			out[n] = true // beyond len(hs): left alone
 			got := w.ContainsHashes(hs[:n], out)
@@ -463,7 +466,7 @@ func TestWindowAddNewHashes(t *testing.T) {
 	for _, byCount := range []bool{true, false} {
 		clk := newSimClock()
 		mk := func() *Window {
-			opts := []Option{WithGenerations(3), WithClock(clk.Now), WithSeed(5)}
+			opts := []Option{WithGenerations(4), WithClock(clk.Now), WithSeed(5)}
 			window := 3 * time.Second
 			if byCount {
 				opts, window = append(opts, WithSliceKeys(50)), 0

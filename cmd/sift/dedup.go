@@ -84,9 +84,10 @@ or de-duplicate it by a -time-field.
 
   -window D       de-duplicate over a sliding window of D (90s, 15m, 24h,
                   7d; rounded up to a multiple of G-1 nanoseconds)
-  -generations G  the window's generations, 2..64 (default 4): more
-                  forget sooner after D (by D/(G-1)) but take more memory
-                  (G tables of N/(G-1) keys) and probe G tables a line
+  -generations G  the window's generations, 2, 4, 8, 16, 32 or 64
+                  (default 4): more forget sooner after D (by D/(G-1));
+                  G = 4 and 8 take the least memory; a line's lookup
+                  reads one cache line up to G = 4, G/4 above
   -time-field N   a line's time is its field N, split as -f splits (with
                   -d when given), not its arrival. Without it, the time is
                   the arrival: the clock is read once per batch of lines,

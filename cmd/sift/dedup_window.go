@@ -88,8 +88,8 @@ func (w *windowFlags) check(field fieldValue, delim string) (fieldSelector, *win
 		return sel, nil, nil
 	}
 	c := &windowConfig{window: w.window.d, gens: w.generations.n}
-	if w.generations.set && (c.gens < 2 || c.gens > blocked.MaxGenerations) {
-		return sel, nil, fmt.Errorf("-generations %d is not in 2..%d", c.gens, blocked.MaxGenerations)
+	if w.generations.set && !validGenerations(c.gens) {
+		return sel, nil, fmt.Errorf("-generations %d is not a power of two in 2..%d", c.gens, blocked.MaxGenerations)
 	}
 	if c.window > math.MaxInt64-blocked.MaxGenerations {
 		return sel, nil, fmt.Errorf("-window %v is too long", c.window)
@@ -106,12 +106,18 @@ func (w *windowFlags) check(field fieldValue, delim string) (fieldSelector, *win
 	return sel, c, nil
 }
 
+// validGenerations reports whether g is a generation count a
+// blocked.Window takes: a power of two in 2..MaxGenerations.
+func validGenerations(g int) bool {
+	return g >= 2 && g <= blocked.MaxGenerations && g&(g-1) == 0
+}
+
 // printSizes prints, for -h with -n, the window's memory, its forget bound
 // and the expected false drops.
 func (w *windowFlags) printSizes(out io.Writer, n countValue, fpp fppValue) {
 	c := windowConfig{window: w.window.d, gens: w.generations.n}
 	g := c.generations()
-	if w.generations.set && (g < 2 || g > blocked.MaxGenerations) {
+	if w.generations.set && !validGenerations(g) {
 		return
 	}
 	win, err := blocked.NewWindow(uint64(n.n), fpp.p, c.slice(g)*time.Duration(g-1), blocked.WithGenerations(g), blocked.WithClock(func() time.Time { return time.Unix(0, 0) }))
@@ -130,10 +136,9 @@ func (w *windowFlags) printSizes(out io.Writer, n countValue, fpp fppValue) {
 // current one, which fills from 0 to c while n/(G-1) keys arrive.
 func windowFalseDrops(w *blocked.Window, n uint64) float64 {
 	g := w.Generations()
-	bits := w.Blocks() / uint64(g) * blocked.BlockBits
-	full := 1 - math.Pow(1-blocked.FalsePositiveRate(bits, w.K(), w.Capacity()), float64(g-1))
+	full := 1 - math.Pow(1-blocked.WindowFalsePositiveRate(w.Groups(), w.K(), g, w.Capacity()), float64(g-1))
 	rate := func(x float64) float64 {
-		return 1 - (1-full)*(1-blocked.FalsePositiveRate(bits, w.K(), uint64(x+0.5)))
+		return 1 - (1-full)*(1-blocked.WindowFalsePositiveRate(w.Groups(), w.K(), g, uint64(x+0.5)))
 	}
 	c := float64(w.Capacity())
 	return float64(n) * integrate(rate, c) / c

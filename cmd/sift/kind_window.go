@@ -40,14 +40,13 @@ func (r windowReader) close() error { return r.w.Close() }
 
 func (r windowReader) stats() filterStats {
 	w := r.w
-	per := w.Blocks() / uint64(w.Generations())
 	every := fmt.Sprintf("a slice of %v", w.Slice())
 	if w.SliceKeys() != 0 {
 		every = fmt.Sprintf("a slice of %d keys", w.SliceKeys())
 	}
 	return filterStats{
 		kind:         "window",
-		geometry:     fmt.Sprintf("%d generations x %d block%s x 512 bits, k=%d, window %v (%s)", w.Generations(), per, plural(int(min(per, 2))), w.K(), w.Window().Round(time.Millisecond), every),
+		geometry:     fmt.Sprintf("%d generations x %d group%s x %d-bit lanes, k=%d, window %v (%s)", w.Generations(), w.Groups(), plural(int(min(w.Groups(), 2))), w.LaneBits(), w.K(), w.Window().Round(time.Millisecond), every),
 		payloadBytes: int64(w.SizeBytes()),
 		count:        -1,
 		fill:         -1, // info counts the set bits itself

@@ -60,15 +60,19 @@ const (
 	// interleaved, never released: readers refuse it (Retired) rather than
 	// read its blocks in the new order and miss keys.
 	KindWindowV0 Kind = 7
+	// KindWindowV1 was blocked.Window's kind while its generations were
+	// interleaved block by block (a key's G blocks side by side), never
+	// released: readers refuse it (Retired), as KindWindowV0.
+	KindWindowV1 Kind = 8
 	// KindWindow is blocked.Window: a ring of blocked generations that
-	// forgets keys after a window, with its slice times, the generations
-	// interleaved block by block.
-	KindWindow Kind = 8
+	// forgets keys after a window, with its slice times, a key's
+	// generations side by side as lanes of one group of cache lines.
+	KindWindow Kind = 9
 )
 
 // Retired reports whether k is a kind this code knows but refuses to
-// read: KindWindowV0.
-func (k Kind) Retired() bool { return k == KindWindowV0 }
+// read: KindWindowV0 and KindWindowV1.
+func (k Kind) Retired() bool { return k == KindWindowV0 || k == KindWindowV1 }
 
 // MaxKind is the highest kind this code knows.
 const MaxKind = KindWindow
@@ -78,7 +82,7 @@ const MaxKind = KindWindow
 // such parameter. The kind's decoder checks them against each other and
 // the payload.
 type Geometry struct {
-	Blocks          uint64 // blocked: 64-byte blocks (window: per generation); split-block: 32-byte blocks
+	Blocks          uint64 // blocked: 64-byte blocks (window: groups of a key's generations); split-block: 32-byte blocks
 	Buckets         uint64 // cuckoo: buckets of four slots
 	Counters        uint64 // counting: 4-bit counters
 	Words           uint64 // classic: 64-bit words
@@ -109,6 +113,7 @@ var kinds = [MaxKind + 1]kindSpec{
 	// 256-bit blocks: one bit in each of eight words.
 	KindSplitBlock: {"sbbf", func(p [NumParams]uint64) Geometry { return Geometry{Blocks: p[0], K: 8} }},
 	KindWindowV0:   {"window-v0", func(p [NumParams]uint64) Geometry { return Geometry{} }},
+	KindWindowV1:   {"window-v1", func(p [NumParams]uint64) Geometry { return Geometry{} }},
 	KindWindow:     {"window", func(p [NumParams]uint64) Geometry { return Geometry{Blocks: p[0], K: p[1]} }},
 }
 
@@ -296,7 +301,7 @@ func ParseHeader(b []byte, want Kind, opt Options) (h Header, payloadOff uint64,
 		return h, 0, errf(errs.Corrupt, "unknown filter kind %d", uint8(h.Kind))
 	}
 	if h.Kind.Retired() {
-		return h, 0, errf(errs.Kind, "kind %d is a windowed filter in the layout of before sift's first release (generations one after another), which this version does not read: rebuild it", uint8(h.Kind))
+		return h, 0, errf(errs.Kind, "kind %d is a windowed filter in a layout of before sift's first release (kind 7: generations one after another; kind 8: interleaved block by block), which this version does not read: rebuild it", uint8(h.Kind))
 	}
 	if want != 0 && h.Kind != want {
 		return h, 0, errf(errs.Kind, "file holds a %v filter, want %v", h.Kind, want)

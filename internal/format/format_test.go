@@ -393,15 +393,20 @@ func TestGenerationVersion2(t *testing.T) {
 	}
 }
 
-// TestRetiredKind: a record of kind 7 (the unreleased window layout) is
-// refused with an error that says to rebuild it, and is named.
+// TestRetiredKind: a record of kind 7 or 8 (the unreleased window
+// layouts) is refused with an error that says to rebuild it, and is named.
 func TestRetiredKind(t *testing.T) {
 	_, p := sample(64)
-	_, _, _, err := Decode(Encode(Header{Kind: KindWindowV0, Hash: HashXXH3}, p), 0, Options{})
-	if !errors.Is(err, errs.Kind) || !strings.Contains(err.Error(), "rebuild") {
-		t.Fatalf("kind 7: %v, want a kind error saying to rebuild", err)
+	for _, k := range []Kind{KindWindowV0, KindWindowV1} {
+		_, _, _, err := Decode(Encode(Header{Kind: k, Hash: HashXXH3}, p), 0, Options{})
+		if !errors.Is(err, errs.Kind) || !strings.Contains(err.Error(), "rebuild") {
+			t.Fatalf("kind %d: %v, want a kind error saying to rebuild", k, err)
+		}
+		if !k.Retired() {
+			t.Fatalf("kind %d is not retired", k)
+		}
 	}
-	if KindWindowV0.String() != "window-v0" || !KindWindowV0.Retired() || KindWindow.Retired() {
-		t.Fatal("kind 7's name or Retired")
+	if KindWindowV0.String() != "window-v0" || KindWindowV1.String() != "window-v1" || KindWindow.Retired() {
+		t.Fatal("the retired kinds' names, or Retired")
 	}
 }
