@@ -259,13 +259,13 @@ func TestKindNames(t *testing.T) {
 			t.Errorf("Kind(%d) = %q, the format says %q", v, got, name)
 		}
 	}
-	// Kind 7 is retired (an unreleased window layout): named, refused,
-	// and without a constant here.
-	if known != len(kinds)+1 {
-		t.Errorf("the format defines %d kinds, package sift has constants for %d (and kind 7 is retired)", known, len(kinds))
+	// Kinds 7 and 8 are retired (unreleased window layouts): named,
+	// refused, and without a constant here.
+	if known != len(kinds)+2 {
+		t.Errorf("the format defines %d kinds, package sift has constants for %d (and kinds 7 and 8 are retired)", known, len(kinds))
 	}
 	for i, k := range kinds {
-		if want := i + 1 + i/6; int(k) != want {
+		if want := i + 1 + i/6*2; int(k) != want {
 			t.Errorf("kind %v = %d, want %d", k, k, want)
 		}
 	}

@@ -333,6 +333,13 @@ func clearLanes(bs []kernel.Block, g, j int) {
 	lw := kernel.BlockWords / l
 	o := j % l * lw
 	p := kernel.WindowLines(g)
+	if lw == 2 { // two stores a line, not a call of clear
+		for i := j / l; i < len(bs); i += p {
+			b := &bs[i]
+			b[o&6], b[o&6+1] = 0, 0
+		}
+		return
+	}
 	for i := j / l; i < len(bs); i += p {
 		clear(bs[i][o : o+lw])
 	}

@@ -28,7 +28,7 @@ import (
 // It has the guarantees and sizing of Window (see NewWindow); it is not
 // encoded (save a Window). Do not copy a ConcurrentWindow value.
 type ConcurrentWindow struct {
-	core      // the interleaved generations, as Window's
+	core      // the generations' lanes in groups, as Window's
 	g         int
 	nb        uint64
 	wt        kernel.WindowTable // as Window's

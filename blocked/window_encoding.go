@@ -48,9 +48,10 @@ func (w *Window) header() format.Header {
 }
 
 // MarshalBinary returns the window in sift's file format (FORMAT.md, kind
-// 7): a 128-byte header with the generations' geometry, the slice length,
+// 9): a 128-byte header with the generations' geometry, the slice length,
 // the current generation and the start of the current slice, then the
-// table of the G interleaved generations' blocks, as in memory. A window read back resumes where it was: keys added
+// table of groups, a key's lanes of all G generations side by side, as in
+// memory. A window read back resumes where it was: keys added
 // within the window before the save are still found, by the clock. For a
 // closed or zero Window it returns an error wrapping ErrClosed.
 func (w *Window) MarshalBinary() ([]byte, error) {

@@ -74,8 +74,8 @@ printed or not. The keys are held in a ring of G blocked generations
 (blocked.Window) that take turns over slices of D/(G-1): -n is the number
 of distinct keys per window D, each generation is sized for N/(G-1) of
 them, and -fpp is the false-positive rate over the whole window once it is
-full. So of a steady N new keys a window, about 0.76% are dropped at
-0.01 with G = 4 (0.076% at 0.001): 'sift dedup -n N -fpp P -window D -h'
+full. So of a steady N new keys a window, about 0.77% are dropped at
+0.01 with G = 4 (0.075% at 0.001): 'sift dedup -n N -fpp P -window D -h'
 prints the number, the memory and the bounds for your sizes. Each
 generation holds the keys of one slice: more than N/(G-1) keys in one
 slice raise the rate of the whole window. A file read by arrival time is

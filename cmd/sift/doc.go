@@ -172,7 +172,7 @@
 // 4) generations taking turns over slices of D/(G-1) (D is rounded up to a
 // multiple of G-1 nanoseconds); -n is then the distinct keys per window and
 // -fpp the rate over a full window, so a steady stream of -n new keys a
-// window loses about 0.76% of them at 0.01 and G = 4 ('sift dedup -n N -fpp
+// window loses about 0.77% of them at 0.01 and G = 4 ('sift dedup -n N -fpp
 // P -window D -h' prints the figure, the memory and the bounds). Each
 // generation holds one slice's keys, so a burst of more than -n/(G-1) keys in
 // one slice (a whole file read by arrival time) raises the rate: give -n of
