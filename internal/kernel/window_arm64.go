@@ -3,8 +3,8 @@
 package kernel
 
 // On arm64 the windowed batch probe runs the NEON kernel of window_arm64.s
-// (hand-written, after blocked_arm64.s: its table and mask, both probe
-// rounds always, the ones of probes j >= k being zero, the mask folded
+// (hand-written, after blocked_arm64.s: its table and mask, a second
+// probe round and copy of the loops for k > 8, the mask folded
 // onto a lane: two Q registers for the 256-bit lanes of g = 2, one for the
 // 128-bit lanes of g >= 4), and the single-key probe its Go twin, as
 // blocked's single-key calls do on arm64 (blocked_arm64.go): whether a

@@ -11,9 +11,9 @@
 //   group = blocks + ((h &^ 0xffffffff) umulh nb) << SHIFT
 //
 // the address of the key's group, SHIFT = log2 of a group's bytes (6 for
-// ngen = 2 and 4, log2(16*ngen) above), then the mask of both probe rounds
-// (the table's ones are zero for probes j >= k, so one code path serves
-// every k) in V7..V10, folded onto a lane:
+// ngen = 2 and 4, log2(16*ngen) above), then the mask (MASK8, or MASK16
+// for k > 8: the table's ones are zero for probes j >= k) in V7..V10,
+// folded onto a lane:
 //
 //   ngen = 2: 256-bit lanes, two a line, generation j's at group + 32*j;
 //             the lane mask is V7|V9 (words 0-1), V8|V10 (words 2-3).
@@ -26,6 +26,8 @@
 // branch on the lanes' contents; the answer is V15's low bit. The lines of
 // the key DIST keys ahead that hold a live lane are prefetched (PRFM): one
 // line for ngen <= 4, the lines l with a live bit in live's nibble l above.
+// There is a copy of the loops for each of ngen = 2 / ngen >= 4 and
+// k <= 8 / k > 8, chosen once per call.
 
 // Prefetch distance in keys (asm/blocked/window.go's winDist).
 #define DIST 16
@@ -49,6 +51,7 @@
 #define M R16
 #define J R17
 #define NGEN R19
+#define K R20
 
 // GROUP(h, dst): dst = the address of h's group.
 #define GROUP(h, dst) \
@@ -108,12 +111,12 @@
 	VBIC_B16(11, 7, 11); \
 	LANEHIT
 
-// KEYSTART(FOLD): load the hash at HP (advancing HP), its group and lane
-// mask; M = live, V15 = 0.
-#define KEYSTART(FOLD) \
+// KEYSTART(MASK, FOLD): load the hash at HP (advancing HP), its group and
+// lane mask; M = live, V15 = 0.
+#define KEYSTART(MASK, FOLD) \
 	MOVD.P 8(HP), H;                 \
 	GROUP(H, ADDR);                  \
-	MASK16;                          \
+	MASK;                            \
 	FOLD;                            \
 	MOVD   LIVE, M;                  \
 	VEOR   V15.B16, V15.B16, V15.B16
@@ -131,6 +134,7 @@ TEXT ·blockedContainsGensNEON(SB), NOSPLIT|NOFRAME, $0-80
 	MOVD nb+8(FP), NB
 	MOVD ngen+16(FP), NGEN
 	MOVD live+24(FP), LIVE
+	MOVD k+32(FP), K
 	MOVD tab+40(FP), TAB
 	MOVD hs+48(FP), HP
 	MOVD n+56(FP), N
@@ -183,90 +187,181 @@ prologue_lines:
 prologue_done:
 	CMP $2, NGEN
 	BNE gens4
+	CMP $8, K
+	BGT gens2k16
 
-	// ngen = 2. The first N-DIST keys, prefetching the key DIST ahead.
+	// The first N-DIST keys, prefetching the key DIST ahead.
 	SUBS $DIST, N, LEFT
-	BLE  gens2_tail
+	BLE  gens2k8_tail
 
-gens2_main:
+gens2k8_main:
 	MOVD (DIST*8)(HP), T
 	GROUP(T, ADDR)
 	PRFM (ADDR), PLDL1KEEP
-	KEYSTART(FOLD2)
+	KEYSTART(MASK8, FOLD2)
 
-gens2_main_bits:
+gens2k8_main_bits:
 	NEXTBIT
 	TESTGEN2
 	CLEARLOW
-	CBNZ M, gens2_main_bits
+	CBNZ M, gens2k8_main_bits
 	KEYEND
 	SUBS $1, LEFT
-	BNE  gens2_main
+	BNE  gens2k8_main
 
-gens2_tail:
+gens2k8_tail:
 	// The last min(N, DIST) keys, already prefetched.
 	CMP  $DIST, N
 	MOVD $DIST, LEFT
 	CSEL LT, N, LEFT, LEFT
 	CBZ  LEFT, done
 
-gens2_tail_loop:
-	KEYSTART(FOLD2)
+gens2k8_tail_loop:
+	KEYSTART(MASK8, FOLD2)
 
-gens2_tail_bits:
+gens2k8_tail_bits:
 	NEXTBIT
 	TESTGEN2
 	CLEARLOW
-	CBNZ M, gens2_tail_bits
+	CBNZ M, gens2k8_tail_bits
 	KEYEND
 	SUBS $1, LEFT
-	BNE  gens2_tail_loop
+	BNE  gens2k8_tail_loop
+	B    done
+
+gens2k16:
+	// The first N-DIST keys, prefetching the key DIST ahead.
+	SUBS $DIST, N, LEFT
+	BLE  gens2k16_tail
+
+gens2k16_main:
+	MOVD (DIST*8)(HP), T
+	GROUP(T, ADDR)
+	PRFM (ADDR), PLDL1KEEP
+	KEYSTART(MASK16, FOLD2)
+
+gens2k16_main_bits:
+	NEXTBIT
+	TESTGEN2
+	CLEARLOW
+	CBNZ M, gens2k16_main_bits
+	KEYEND
+	SUBS $1, LEFT
+	BNE  gens2k16_main
+
+gens2k16_tail:
+	// The last min(N, DIST) keys, already prefetched.
+	CMP  $DIST, N
+	MOVD $DIST, LEFT
+	CSEL LT, N, LEFT, LEFT
+	CBZ  LEFT, done
+
+gens2k16_tail_loop:
+	KEYSTART(MASK16, FOLD2)
+
+gens2k16_tail_bits:
+	NEXTBIT
+	TESTGEN2
+	CLEARLOW
+	CBNZ M, gens2k16_tail_bits
+	KEYEND
+	SUBS $1, LEFT
+	BNE  gens2k16_tail_loop
 	B    done
 
 gens4:
-	// ngen >= 4. The first N-DIST keys, prefetching the key DIST ahead.
-	SUBS $DIST, N, LEFT
-	BLE  gens4_tail
+	CMP $8, K
+	BGT gens4k16
 
-gens4_main:
+	// The first N-DIST keys, prefetching the key DIST ahead.
+	SUBS $DIST, N, LEFT
+	BLE  gens4k8_tail
+
+gens4k8_main:
 	MOVD (DIST*8)(HP), T
 	GROUP(T, ADDR)
 	MOVD PLIVE, M
 
-gens4_main_lines:
+gens4k8_main_lines:
 	NEXTBIT
 	PREFETCHLINE
 	CLEARLOW
-	CBNZ M, gens4_main_lines
-	KEYSTART(FOLD4)
+	CBNZ M, gens4k8_main_lines
+	KEYSTART(MASK8, FOLD4)
 
-gens4_main_bits:
+gens4k8_main_bits:
 	NEXTBIT
 	TESTGEN4
 	CLEARLOW
-	CBNZ M, gens4_main_bits
+	CBNZ M, gens4k8_main_bits
 	KEYEND
 	SUBS $1, LEFT
-	BNE  gens4_main
+	BNE  gens4k8_main
 
-gens4_tail:
+gens4k8_tail:
 	// The last min(N, DIST) keys, already prefetched.
 	CMP  $DIST, N
 	MOVD $DIST, LEFT
 	CSEL LT, N, LEFT, LEFT
 	CBZ  LEFT, done
 
-gens4_tail_loop:
-	KEYSTART(FOLD4)
+gens4k8_tail_loop:
+	KEYSTART(MASK8, FOLD4)
 
-gens4_tail_bits:
+gens4k8_tail_bits:
 	NEXTBIT
 	TESTGEN4
 	CLEARLOW
-	CBNZ M, gens4_tail_bits
+	CBNZ M, gens4k8_tail_bits
 	KEYEND
 	SUBS $1, LEFT
-	BNE  gens4_tail_loop
+	BNE  gens4k8_tail_loop
+	B    done
+
+gens4k16:
+	// The first N-DIST keys, prefetching the key DIST ahead.
+	SUBS $DIST, N, LEFT
+	BLE  gens4k16_tail
+
+gens4k16_main:
+	MOVD (DIST*8)(HP), T
+	GROUP(T, ADDR)
+	MOVD PLIVE, M
+
+gens4k16_main_lines:
+	NEXTBIT
+	PREFETCHLINE
+	CLEARLOW
+	CBNZ M, gens4k16_main_lines
+	KEYSTART(MASK16, FOLD4)
+
+gens4k16_main_bits:
+	NEXTBIT
+	TESTGEN4
+	CLEARLOW
+	CBNZ M, gens4k16_main_bits
+	KEYEND
+	SUBS $1, LEFT
+	BNE  gens4k16_main
+
+gens4k16_tail:
+	// The last min(N, DIST) keys, already prefetched.
+	CMP  $DIST, N
+	MOVD $DIST, LEFT
+	CSEL LT, N, LEFT, LEFT
+	CBZ  LEFT, done
+
+gens4k16_tail_loop:
+	KEYSTART(MASK16, FOLD4)
+
+gens4k16_tail_bits:
+	NEXTBIT
+	TESTGEN4
+	CLEARLOW
+	CBNZ M, gens4k16_tail_bits
+	KEYEND
+	SUBS $1, LEFT
+	BNE  gens4k16_tail_loop
 
 done:
 	MOVD COUNT, ret+72(FP)
