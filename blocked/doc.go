@@ -144,9 +144,11 @@
 //
 // Window forgets: a key is found for a window W after its last add and
 // forgotten after at most W plus one slice. It is a ring of G generations
-// (WithGenerations, default 4), each a blocked filter for the keys of one
-// slice of W/(G-1); adds go to the newest, lookups probe the live ones, and
-// the oldest is cleared as the clock passes a slice boundary. Time comes
+// (WithGenerations, a power of two, default 4), each a blocked filter for
+// the keys of one slice of W/(G-1); adds go to the newest, lookups probe
+// the live ones, and the oldest is cleared as the clock passes a slice
+// boundary. A key's lanes in all generations share one cache line (G <= 4;
+// G/4 lines above), so a lookup reads what a Filter's does. Time comes
 // from WithClock (tests inject one) or advances by count (WithSliceKeys).
 // Sizing takes the expected keys per window and the rate over the whole
 // window, assuming a steady arrival rate; ConcurrentWindow adds with atomic
