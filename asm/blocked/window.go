@@ -1,26 +1,47 @@
 package main
 
-// The windowed probe kernels: a key's blocks in g interleaved generations
-// (internal/kernel/window.go: block i of generation j at blocks[i*g+j]) are
-// probed with one block-index computation and one mask, for the
-// generations whose bits are set in live.
+// The windowed probe kernels (internal/kernel/window.go): a key's
+// generations are the lanes of one group of WindowLines(G) 64-byte lines,
+// WindowLanes(G) lanes a line (two 256-bit lanes at G = 2, four 128-bit
+// lanes at G >= 4; generation j is lane j%L of line j/L), all tested with
+// one group-index computation and one mask.
 //
-// Per key: base = blocks + ((h>>32)*nb>>32)*g*64 (two scalar IMULQs, exact
-// for any nb <= 2^32 and g <= 64), the mask as in the blocked kernels (the
-// AVX2 set's two YMM halves from avx2Tables[k], the AVX-512 set's one ZMM
-// zero-masked to the probe lanes), then a loop over the set bits of live:
-// BSFQ picks generation j and the block at base+64*j is tested; every live
-// generation is tested, with no branch on the blocks' contents (see test). The test is, AVX-512: VPANDQ of the block (a memory operand)
-// with the mask, VPCMPEQQ with the mask into an opmask, KORTESTB (CF: all 8
-// lanes equal, every probe bit present); AVX2: two loads, two VPANDNs
-// (mask &^ block), a VPOR and a VPTEST (ZF: nothing missing). BSFQ and the
-// LEAQ/ANDQ that clears the lowest bit need no BMI.
+// Per key: the group's first line is at blocks + ((h>>32)*nb>>32)*P*64
+// (P = WindowLines(G); at G <= 4, P = 1, the offset is the blocked
+// kernels' ((h>>32)*nb>>26)&^63), exact for any nb <= 2^32. The mask is
+// the blocked kernels' (the AVX2 set's two YMM halves, words 0..3 and
+// 4..7, from avx2Tables[k]; the AVX-512 set's one ZMM zero-masked to the
+// probe lanes) folded onto a lane and repeated in every lane of the line,
+// as WindowMask: AVX-512, VSHUFI64X2 $0x4e (swap the 256-bit halves) and
+// VPORQ, and for 128-bit lanes VSHUFI64X2 $0xb1 (swap the 128-bit lanes of
+// each half) and VPORQ again; AVX2, VPOR of the halves, and for 128-bit
+// lanes VPERMQ $0x4e and VPOR. A line is tested whole:
 //
-// The batch kernels prefetch, winDist keys ahead, the line of every live
-// generation of the key (a second bit loop, PREFETCHT0 each): a key's lines
-// are adjacent, so they share a DRAM row, and far fewer keys than the
-// blocked kernels' 48 keep as many lines in flight. k > 8 takes a second
-// copy of the loops (two mask rounds), chosen once per call.
+//   - AVX-512: VPANDQ of the line (a memory operand) with the mask, VPCMPQ
+//     NE with the mask into an opmask (bit w: word w misses a probe bit),
+//     KSHIFTRB/KORB to OR each lane's words into its first bit (one round
+//     for 2-word lanes, two for 4-word lanes), then KTESTB with the opmask
+//     of the live lanes (built once a call, PDEPL of live onto the lanes'
+//     first bits): CF set when every live lane misses. At G >= 8 each live
+//     line's answer is KANDNB'ed (live lanes that hit) and KORB'ed into an
+//     accumulator.
+//   - AVX2, 128-bit lanes: VPAND of each 32-byte half with the mask and
+//     VPCMPEQQ with it (per word: nothing missing), VPUNPCKLQDQ/VPUNPCKHQDQ
+//     and VPAND pair the two words of every lane, VMOVMSKPD gives a bit a
+//     lane (in the order 0, 2, 1, 3: the live bits are permuted once a call
+//     to match), ANDed with live. 256-bit lanes (G = 2): VPTEST of each
+//     half against the mask (CF: the lane holds every bit), SETCS and ADCL
+//     gather the two answers, ANDed with live.
+//
+// No branch depends on the lines' contents. At G >= 8 a loop runs over the
+// lines of the group, four live bits a line, and reads only lines with a
+// live generation. The kernels run three copies of their body, chosen once
+// per call: G = 2, G = 4 (one line a key) and G >= 8, each for one and for
+// two mask rounds (k > 8).
+//
+// The batch kernels prefetch the key dist keys ahead: at G <= 4 its one
+// line, dist as the blocked kernels (defaultDist); at G >= 8 the lines of
+// its group with a live generation, winDist keys ahead.
 
 import (
 	"go/token"
@@ -32,17 +53,20 @@ import (
 	"github.com/mmcloughlin/avo/reg"
 )
 
-// winDist is the windowed batch kernels' prefetch distance in keys.
-const winDist = 16
+// winDist is the windowed batch kernels' prefetch distance in keys at
+// G >= 8 (G/4 lines a key).
+const winDist = 24
 
 // win holds the registers of one windowed kernel.
 type win struct {
 	name  string
 	wide  bool
 	batch bool
+	dist  int // prefetch distance at G <= 4
 
-	blocks, nb, stride, live reg.GPVirtual
-	hs, out, count, i        reg.GPVirtual
+	blocks, nb, ngen, live reg.GPVirtual
+	hs, out, count, i      reg.GPVirtual
+	done                   string // the batch kernels' exit label
 
 	// AVX2 constants (from avx2Tables[k]).
 	zero  reg.VecVirtual
@@ -56,9 +80,18 @@ type win struct {
 	// tabReg holds avx2Tables[k] where the AVX2 kernel computes it (the
 	// table entry), else nil: the tab argument.
 	tabReg reg.GPVirtual
-	// fixed is G while emitting the straight-line copy for live = all of
-	// G generations, else 0.
-	fixed int
+
+	// lanes is WindowLanes(G) while emitting the G = 2 (2) or G = 4 (4)
+	// copy, 0 while emitting the G >= 8 copy.
+	lanes int
+	// The per-call values of a copy: kLive, the AVX-512 one-line copies'
+	// opmask of the live lanes; sel, live with each nibble's bits 1 and 2
+	// swapped (the AVX2 lane order of VMOVMSKPD); m55, 0x55 for PDEPL
+	// (AVX-512, G >= 8); stride, P*64 (G >= 8).
+	kLive  reg.OpmaskVirtual
+	sel    reg.GPVirtual
+	m55    reg.GPVirtual
+	stride reg.GPVirtual
 }
 
 func (w *win) label(s string) string {
@@ -73,17 +106,17 @@ func itoa(i int) string {
 	return itoa(i/10) + string(rune('0'+i%10))
 }
 
-// genWindow writes the four windowed probe kernels.
-func genWindow() {
+// genWindow writes the six windowed probe kernels.
+func genWindow(dist int) {
 	for _, wide := range []bool{false, true} {
-		genWindowKernel(wide, false)
-		genWindowKernel(wide, true)
+		genWindowKernel(wide, false, dist)
+		genWindowKernel(wide, true, dist)
 	}
 	genWindowTable()
 }
 
-func genWindowKernel(wide, batch bool) {
-	w := &win{wide: wide, batch: batch}
+func genWindowKernel(wide, batch bool, dist int) {
+	w := &win{wide: wide, batch: batch, dist: dist}
 	set, tab := "AVX2", ", tab *uint32"
 	if wide {
 		set, tab = "AVX512", ""
@@ -92,51 +125,36 @@ func genWindowKernel(wide, batch bool) {
 		w.name = "blockedContainsGens" + set
 		c.Function(w.name)
 		c.SignatureExpr("func(blocks *uint64, nb uint64, ngen int, live uint64, k int" + tab + ", hs *uint64, n int, out *bool) int")
-		c.Doc(w.name + " probes hs[:n] in the generations of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues" + docTab(wide) + ".")
+		c.Doc(w.name + " probes hs[:n] in the generations of live (nonzero, bits < ngen) of a windowed table of nb groups at blocks (ngen generations, a power of two in 2..64), k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues" + docTab(wide) + ".")
 	} else {
 		w.name = "blockedContainsGens1" + set
 		c.Function(w.name)
 		c.SignatureExpr("func(blocks *uint64, nb uint64, ngen int, live uint64, k int" + tab + ", h uint64) bool")
-		c.Doc(w.name + " reports whether h is present in a generation of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16)" + docTab(wide) + ".")
+		c.Doc(w.name + " reports whether h is present in a generation of live (nonzero, bits < ngen) of a windowed table of nb groups at blocks (ngen generations, a power of two in 2..64), k probes per key (1 <= k <= 16)" + docTab(wide) + ".")
 	}
 	c.Attributes(attr.NOSPLIT)
 	c.Pragma("noescape")
 
-	w.blocks, w.nb, w.stride, w.live = c.GP64(), c.GP64(), c.GP64(), c.GP64()
+	w.blocks, w.nb, w.ngen, w.live = c.GP64(), c.GP64(), c.GP64(), c.GP64()
 	c.Load(c.Param("blocks"), w.blocks)
 	c.Load(c.Param("nb"), w.nb)
-	c.Load(c.Param("ngen"), w.stride)
-	c.SHLQ(operand.Imm(6), w.stride) // g*64
+	c.Load(c.Param("ngen"), w.ngen)
 	c.Load(c.Param("live"), w.live)
 	k := c.GP64()
 	c.Load(c.Param("k"), k)
 	w.consts(k)
 
 	if !batch {
-		c.Comment("k > 8 builds a second round of the mask.")
-		two := w.label("two")
-		c.CMPQ(k, operand.Imm(8))
-		c.JGT(operand.LabelRef(two))
-		w.fixedCopies(true, func() { w.single(false) })
-		c.Label(two)
-		w.fixedCopies(true, func() { w.single(true) })
+		w.copies(k, w.single)
 		return
 	}
-
 	w.hs, w.out, w.count, w.i = c.GP64(), c.GP64(), c.GP64(), c.GP64()
 	c.Load(c.Param("hs"), w.hs)
 	c.Load(c.Param("out"), w.out)
 	c.XORQ(w.count, w.count)
-
-	c.Comment("k > 8 takes the two-round loops; the choice is made once per call.")
-	two, done := w.label("k16"), w.label("done")
-	c.CMPQ(k, operand.Imm(8))
-	c.JGT(operand.LabelRef(two))
-	w.loops(false)
-	c.JMP(operand.LabelRef(done))
-	c.Label(two)
-	w.loops(true)
-	c.Label(done)
+	w.done = w.label("done")
+	w.copies(k, w.loopsAt)
+	c.Label(w.done)
 	c.Store(w.count, c.ReturnIndex(0))
 	c.VZEROUPPER()
 	c.RET()
@@ -178,15 +196,92 @@ func (w *win) consts(k reg.GPVirtual) {
 	}
 }
 
-// base returns the address of the first of the g blocks of the hash at
-// h: blocks + ((h>>32)*nb>>32)*g*64.
-func (w *win) base(h operand.Mem) reg.GPVirtual {
+// copies emits body(two) six times: for G = 2, G = 4 and G >= 8 (w.lanes
+// 2, 4, 0), each for k <= 8 and k > 8, after the per-call values of each
+// generation count. body ends in a return or, in the batch kernels, jumps
+// to w.done.
+func (w *win) copies(k reg.GPVirtual, body func(two bool)) {
+	rounds := func() {
+		two := w.label("two")
+		c.CMPQ(k, operand.Imm(8))
+		c.JGT(operand.LabelRef(two))
+		body(false)
+		c.Label(two)
+		body(true)
+	}
+	not2, not4 := w.label("not_g2"), w.label("g8")
+	c.Comment("G = 2: one line a key, two 256-bit lanes.")
+	c.CMPQ(w.ngen, operand.Imm(2))
+	c.JNE(operand.LabelRef(not2))
+	w.lanes = 2
+	w.setup()
+	rounds()
+	c.Label(not2)
+	c.Comment("G = 4: one line a key, four 128-bit lanes.")
+	c.CMPQ(w.ngen, operand.Imm(4))
+	c.JNE(operand.LabelRef(not4))
+	w.lanes = 4
+	w.setup()
+	rounds()
+	c.Label(not4)
+	c.Comment("G >= 8: G/4 lines a key, four 128-bit lanes each.")
+	w.lanes = 0
+	w.setup()
+	rounds()
+}
+
+// setup computes the per-call values of the copy for w.lanes.
+func (w *win) setup() {
+	if w.lanes == 0 {
+		w.stride = c.GP64()
+		c.MOVQ(w.ngen, w.stride)
+		c.SHLQ(operand.Imm(4), w.stride) // P*64 = G/4*64
+	}
+	if w.wide {
+		m := c.GP32()
+		if w.lanes == 0 {
+			w.m55 = m
+			c.MOVL(operand.U32(0x55), m)
+			return
+		}
+		c.MOVL(operand.U32(map[int]uint64{2: 0x11, 4: 0x55}[w.lanes]), m)
+		c.PDEPL(m, w.live.As32(), m) // live's bits onto the lanes' first words
+		w.kLive = c.K()
+		c.KMOVB(m, w.kLive)
+		return
+	}
+	if w.lanes == 2 {
+		return
+	}
+	// sel: each nibble of live with bits 1 and 2 swapped.
+	w.sel = c.GP64()
+	a, b := c.GP64(), c.GP64()
+	c.MOVQ(operand.U64(0x9999999999999999), a)
+	c.ANDQ(w.live, a)
+	c.MOVQ(operand.U64(0x2222222222222222), b)
+	c.MOVQ(w.live, w.sel)
+	c.SHRQ(operand.Imm(1), w.sel)
+	c.ANDQ(b, w.sel) // bit 2 -> 1
+	c.ANDQ(w.live, b)
+	c.SHLQ(operand.Imm(1), b) // bit 1 -> 2
+	c.ORQ(a, w.sel)
+	c.ORQ(b, w.sel)
+}
+
+// lineAddr returns the address of the first line of the group of the hash
+// at h: blocks + ((h>>32)*nb>>32)*P*64 (P = 1 while w.lanes != 0).
+func (w *win) lineAddr(h operand.Mem) reg.GPVirtual {
 	a := c.GP64()
 	c.MOVQ(h, a)
 	c.SHRQ(operand.Imm(32), a)
 	c.IMULQ(w.nb, a)
-	c.SHRQ(operand.Imm(32), a)
-	c.IMULQ(w.stride, a)
+	if w.lanes != 0 {
+		c.SHRQ(operand.Imm(26), a)
+		c.ANDQ(operand.I32(-64), a)
+	} else {
+		c.SHRQ(operand.Imm(32), a)
+		c.IMULQ(w.stride, a)
+	}
 	c.ADDQ(w.blocks, a)
 	return a
 }
@@ -196,35 +291,32 @@ func (w *win) hash(d int) operand.Mem {
 	return operand.Mem{Base: w.hs, Index: w.i, Scale: 8, Disp: 8 * d}
 }
 
-// gens emits body for each live generation of the key whose blocks start
-// at base: at(d) is the operand d bytes into the generation's block. With
-// w.fixed = 0 it is a loop over the set bits of live (BSFQ); with w.fixed
-// = G (a copy of the loops for live = all of G generations) it is
-// straight-line code at constant offsets, with no loop.
-func (w *win) gens(base reg.GPVirtual, body func(at func(d int) operand.Mem)) {
-	if w.fixed > 0 {
-		for j := range w.fixed {
-			body(func(d int) operand.Mem { return operand.Mem{Base: base, Disp: 64*j + d} })
-		}
-		return
-	}
-	m := c.GP64()
-	c.MOVQ(w.live, m)
-	loop := w.label("bits")
+// liveLines emits body(line) for each line of the group at a that holds
+// a live generation: a loop over the nibbles of s (live, or sel: the same
+// nibbles are zero), a and s advanced a line and a nibble a step. body
+// sees the line's nibble in the low 4 bits of s.
+func (w *win) liveLines(a, s reg.GPVirtual, body func(line operand.Mem)) {
+	loop, skip := w.label("lines"), w.label("dead_line")
 	c.Label(loop)
-	j := c.GP64()
-	c.BSFQ(m, j)
-	c.SHLQ(operand.Imm(6), j)
-	body(func(d int) operand.Mem { return operand.Mem{Base: base, Index: j, Scale: 1, Disp: d} })
-	c.LEAQ(operand.Mem{Base: m, Disp: -1}, j) // j is free again
-	c.ANDQ(j, m)
+	c.TESTL(operand.U32(0xf), s.As32())
+	c.JEQ(operand.LabelRef(skip))
+	body(operand.Mem{Base: a})
+	c.Label(skip)
+	c.ADDQ(operand.Imm(64), a)
+	c.SHRQ(operand.Imm(4), s)
 	c.JNE(operand.LabelRef(loop))
 }
 
 // prefetch issues PREFETCHT0 for the live lines of hs[i+d].
 func (w *win) prefetch(d int) {
-	a := w.base(w.hash(d))
-	w.gens(a, func(at func(int) operand.Mem) { c.PREFETCHT0(at(0)) })
+	a := w.lineAddr(w.hash(d))
+	if w.lanes != 0 {
+		c.PREFETCHT0(operand.Mem{Base: a})
+		return
+	}
+	s := c.GP64()
+	c.MOVQ(w.live, s)
+	w.liveLines(a, s, func(line operand.Mem) { c.PREFETCHT0(line) })
 }
 
 // mask is a key's probe bits: the AVX2 set's two halves, or one ZMM.
@@ -269,119 +361,160 @@ func (w *win) mask(h operand.Mem, two bool) mask {
 	return mask{lo: lo, hi: hi}
 }
 
-// test tests m against the generation's block (at(0)) and ORs the answer
-// (1: every probe bit set) into the low byte of acc. No branch depends on
-// the block (every live generation is tested, which an absent key, the
-// common case, needs anyway); the form that left at the first hit measured
-// no faster, within this VM's noise (BenchmarkWindowKernels).
-func (w *win) test(m mask, at func(int) operand.Mem, acc reg.GPVirtual) {
-	blk := at(0)
+// fold folds m onto the lanes and repeats it in every lane (WindowMask):
+// the AVX-512 mask in m.z, the AVX2 one's 256-bit half in m.lo.
+func (w *win) fold(m mask) mask {
+	narrow := w.lanes != 2 // 128-bit lanes
 	if w.wide {
-		t := c.ZMM()
-		c.VPANDQ(blk, m.z, t)
-		eq := c.K()
-		c.VPCMPEQQ(m.z, t, eq)
-		c.KORTESTB(eq, eq)
-		c.ADCL(operand.U8(0), acc.As32()) // CF: all 8 lanes equal
-		return
+		s := c.ZMM()
+		c.VSHUFI64X2(operand.U8(0x4e), m.z, m.z, s) // the halves swapped
+		c.VPORQ(s, m.z, m.z)
+		if narrow {
+			s2 := c.ZMM()
+			c.VSHUFI64X2(operand.U8(0xb1), m.z, m.z, s2) // the 128-bit lanes of each half swapped
+			c.VPORQ(s2, m.z, m.z)
+		}
+		return m
 	}
-	w0, w1 := c.YMM(), c.YMM()
-	c.VMOVDQU(blk, w0)
-	c.VMOVDQU(at(32), w1)
-	c.VPANDN(m.lo, w0, w0) // mask &^ block
-	c.VPANDN(m.hi, w1, w1)
-	c.VPOR(w1, w0, w0)
-	t := c.GP32()
-	c.XORL(t, t)
-	c.VPTEST(w0, w0)
-	c.SETEQ(t.As8()) // ZF: nothing missing
-	c.ORL(t, acc.As32())
+	c.VPOR(m.hi, m.lo, m.lo)
+	if narrow {
+		s := c.YMM()
+		c.VPERMQ(operand.U8(0x4e), m.lo, s) // the 128-bit lanes swapped
+		c.VPOR(s, m.lo, m.lo)
+	}
+	return m
 }
 
-// probe runs test over the live generations and returns the number of
-// generations that hold the key (the answer is whether it is nonzero).
-func (w *win) probe(h operand.Mem, two bool) reg.GPVirtual {
-	base := w.base(h)
-	m := w.mask(h, two)
-	acc := c.GP64()
-	c.XORL(acc.As32(), acc.As32())
-	w.gens(base, func(at func(int) operand.Mem) { w.test(m, at, acc) })
-	return acc
+// laneMiss returns the AVX-512 opmask of the lanes of line that miss a bit
+// of the folded mask m: for 128-bit lanes bit 2j for lane j, for 256-bit
+// lanes bits 0 and 4 (the other bits are not meaningful).
+func (w *win) laneMiss(line operand.Mem, m reg.VecVirtual) reg.OpmaskVirtual {
+	t := c.ZMM()
+	c.VPANDQ(line, m, t)
+	miss := c.K()
+	c.VPCMPQ(operand.U8(4), t, m, miss) // NE: the word misses a bit
+	k2 := c.K()
+	c.KSHIFTRB(operand.U8(1), miss, k2)
+	c.KORB(k2, miss, k2)
+	if w.lanes != 2 {
+		return k2
+	}
+	k4 := c.K()
+	c.KSHIFTRB(operand.U8(2), k2, k4)
+	c.KORB(k4, k2, k4)
+	return k4
 }
 
-// single emits the single-key body for one or two rounds and returns.
+// laneHits returns the AVX2 bits of the 128-bit lanes of line that hold
+// every bit of the folded mask f: bit 0 lane 0, bit 1 lane 2, bit 2 lane
+// 1, bit 3 lane 3 (sel's order).
+func (w *win) laneHits(line operand.Mem, f reg.VecVirtual) reg.GPVirtual {
+	t0, t1, x := c.YMM(), c.YMM(), c.YMM()
+	c.VPAND(line, f, t0)
+	c.VPCMPEQQ(f, t0, t0) // per word: nothing missing
+	hi := line
+	hi.Disp += 32
+	c.VPAND(hi, f, t1)
+	c.VPCMPEQQ(f, t1, t1)
+	c.VPUNPCKLQDQ(t1, t0, x)  // [t0.0 t1.0 | t0.2 t1.2]
+	c.VPUNPCKHQDQ(t1, t0, t0) // [t0.1 t1.1 | t0.3 t1.3]
+	c.VPAND(t0, x, x)
+	r := c.GP32()
+	c.VMOVMSKPD(x, r)
+	return r
+}
+
+// probe tests the hash at h in its live generations and leaves CF set when
+// it is present in one.
+func (w *win) probe(h operand.Mem, two bool) {
+	a := w.lineAddr(h)
+	m := w.fold(w.mask(h, two))
+	line := operand.Mem{Base: a}
+	switch {
+	case w.wide && w.lanes != 0:
+		miss := w.laneMiss(line, m.z)
+		c.KTESTB(w.kLive, miss) // CF: every live lane misses
+		c.CMC()
+	case w.wide:
+		acc := c.K()
+		c.KXORB(acc, acc, acc)
+		s := c.GP64()
+		c.MOVQ(w.live, s)
+		w.liveLines(a, s, func(line operand.Mem) {
+			r := c.GP32()
+			c.PDEPL(w.m55, s.As32(), r)
+			kl := c.K()
+			c.KMOVB(r, kl)
+			miss := w.laneMiss(line, m.z)
+			hit := c.K()
+			c.KANDNB(kl, miss, hit) // the live lanes that hold the key
+			c.KORB(hit, acc, acc)
+		})
+		r := c.GP32()
+		c.KMOVB(acc, r)
+		c.NEGL(r) // CF: r != 0
+	case w.lanes == 2:
+		r, t := c.GP32(), c.YMM()
+		c.XORL(r, r)
+		hi := line
+		hi.Disp = 32
+		c.VMOVDQU(hi, t)
+		c.VPTEST(m.lo, t) // CF: lane 1 holds the mask
+		c.SETCS(r.As8())
+		c.VMOVDQU(line, t)
+		c.VPTEST(m.lo, t)
+		c.ADCL(r, r) // bit 1: lane 1, bit 0: lane 0
+		c.ANDL(w.live.As32(), r)
+		c.NEGL(r)
+	case w.lanes == 4:
+		r := w.laneHits(line, m.lo)
+		c.ANDL(w.sel.As32(), r)
+		c.NEGL(r)
+	default:
+		acc := c.GP32()
+		c.XORL(acc, acc)
+		s := c.GP64()
+		c.MOVQ(w.sel, s)
+		w.liveLines(a, s, func(line operand.Mem) {
+			r := w.laneHits(line, m.lo)
+			c.ANDL(s.As32(), r)
+			c.ORL(r, acc)
+		})
+		c.NEGL(acc)
+	}
+}
+
+// single emits the single-key body and returns.
 func (w *win) single(two bool) {
-	acc := w.probe(paramMem("h"), two)
-	c.TESTL(acc.As32(), acc.As32())
-	c.SETNE(paramMem("ret"))
+	w.probe(paramMem("h"), two)
+	c.SETCS(paramMem("ret"))
 	c.VZEROUPPER()
 	c.RET()
 }
 
-// key probes hs[i] and stores its answer.
+// key probes hs[i] and stores and counts its answer.
 func (w *win) key(two bool) {
-	acc := w.probe(w.hash(0), two)
-	t := c.GP32()
-	c.TESTL(acc.As32(), acc.As32())
-	c.SETNE(t.As8())
-	c.MOVB(t.As8(), operand.Mem{Base: w.out, Index: w.i, Scale: 1})
-	c.MOVBLZX(t.As8(), t)
-	c.ADDQ(t.As64(), w.count)
+	w.probe(w.hash(0), two)
+	c.SETCS(operand.Mem{Base: w.out, Index: w.i, Scale: 1})
+	c.ADCQ(operand.Imm(0), w.count)
 }
 
-// loops emits the batch loops of one round count, in three copies: for
-// live = all of 2 and of 4 generations (the common cases: a Window's
-// generations are all live but after a slice boundary no add has crossed
-// yet; 4 is the default G), straight-line, and for any live mask, a loop
-// over its bits.
-//
-// Against the loop alone (BenchmarkWindowKernels, AMD EPYC Zen 5 VM, batch,
-// every generation live, thread-CPU ns/key, two interleaved runs):
-// 2.3 MB G=4 5.6-5.9 -> 3.2-3.9, G=2 3.8-4.0 -> 2.7-3.0; 23 MB G=4
-// 14-18 -> 6.0-8.7, G=2 9-11 -> 5.5-6.3 (the blocked batch kernel on a
-// table of the same size: 1.4-1.7 and 2.4-3.9).
-func (w *win) loops(two bool) {
-	w.fixedCopies(false, func() { w.loopsAt(two) })
-}
-
-// fixedCopies emits emit three times: for live = all of 2 generations,
-// all of 4 (w.fixed set: straight-line), and any live mask. ret: emit
-// ends in a return (else each copy continues after the last).
-func (w *win) fixedCopies(ret bool, emit func()) {
-	generic, end := w.label("any_live"), w.label("copies_end")
-	for _, g := range []int{2, 4} {
-		next := w.label("not_g")
-		c.CMPQ(w.stride, operand.U32(64*g))
-		c.JNE(operand.LabelRef(next))
-		c.CMPQ(w.live, operand.U32(1<<g-1))
-		c.JNE(operand.LabelRef(generic))
-		w.fixed = g
-		emit()
-		w.fixed = 0
-		if !ret {
-			c.JMP(operand.LabelRef(end))
-		}
-		c.Label(next)
-	}
-	c.Label(generic)
-	emit()
-	if !ret {
-		c.Label(end)
-	}
-}
-
-// loopsAt emits the batch loops of one round count: a prologue that
-// prefetches the first keys, one key a step with the prefetch of key
-// i+winDist while there is one, then the rest. n is read from the
-// arguments where it is needed, to spare a register.
+// loopsAt emits the batch loops of one copy: a prologue that prefetches
+// the first keys, one key a step with the prefetch of key i+dist while
+// there is one, then the rest; it ends with a jump to w.done. n is read
+// from the arguments where it is needed, to spare a register.
 func (w *win) loopsAt(two bool) {
+	dist := w.dist
+	if w.lanes == 0 {
+		dist = winDist
+	}
 	lim := c.GP64()
 	pro, proDone := w.label("prologue"), w.label("prologue_done")
-	c.Commentf("Prologue: prefetch the live lines of the first min(n, %d) keys.", winDist)
+	c.Commentf("Prologue: prefetch the live lines of the first min(n, %d) keys.", dist)
 	c.Load(c.Param("n"), lim)
-	c.CMPQ(lim, operand.U32(winDist))
+	c.CMPQ(lim, operand.U32(dist))
 	c.JLE(operand.LabelRef(pro))
-	c.MOVQ(operand.U32(winDist), lim)
+	c.MOVQ(operand.U32(dist), lim)
 	c.Label(pro)
 	c.XORQ(w.i, w.i)
 	c.TESTQ(lim, lim)
@@ -395,14 +528,14 @@ func (w *win) loopsAt(two bool) {
 	c.Label(proDone)
 	c.XORQ(w.i, w.i)
 
-	one, tail, tailLoop, end := w.label("one"), w.label("tail"), w.label("tail_loop"), w.label("end")
-	c.Commentf("One key a step while i+%d < n, prefetching key i+%d.", winDist, winDist)
+	one, tail, tailLoop := w.label("one"), w.label("tail"), w.label("tail_loop")
+	c.Commentf("One key a step while i+%d < n, prefetching key i+%d.", dist, dist)
 	c.Load(c.Param("n"), lim)
-	c.SUBQ(operand.Imm(winDist), lim)
+	c.SUBQ(operand.Imm(uint64(dist)), lim)
 	c.CMPQ(w.i, lim)
 	c.JGE(operand.LabelRef(tail))
 	c.Label(one)
-	w.prefetch(winDist)
+	w.prefetch(dist)
 	w.key(two)
 	c.INCQ(w.i)
 	c.CMPQ(w.i, lim)
@@ -411,25 +544,27 @@ func (w *win) loopsAt(two bool) {
 	c.Label(tail)
 	c.Load(c.Param("n"), lim)
 	c.CMPQ(w.i, lim)
-	c.JGE(operand.LabelRef(end))
+	c.JGE(operand.LabelRef(w.done))
 	c.Label(tailLoop)
 	w.key(two)
 	c.INCQ(w.i)
 	c.CMPQ(w.i, lim)
 	c.JLT(operand.LabelRef(tailLoop))
-	c.Label(end)
+	c.JMP(operand.LabelRef(w.done))
 }
 
 // genWindowTable writes windowContains1AVX2 and windowContains1AVX512, the
 // single-key entry that internal/kernel's BlockedContainsGensT (an inlined
 // wrapper, so a lookup is one call, as blocked's BlockedContains1) calls
-// with a *WindowTable: the blocks, the blocks per generation, G and k read
-// through one pointer instead of six arguments. windowContains1AVX2 checks
-// the operation's kernel set (windowContains1Set: avx512, 2, tail-jumps to
+// with a *WindowTable: the blocks, the group count, G and k read through
+// one pointer instead of six arguments. windowContains1AVX2 checks the
+// operation's kernel set (windowContains1Set: avx512, 2, tail-jumps to
 // windowContains1AVX512; generic, 0, to the Go twin); both check the table
-// (blocks, G in 1..64, len(Blocks) = NB*G, k in 1..16; else the Go twin,
-// which panics as the contract says) before touching a vector register,
-// mask live to G bits (BZHIQ) and answer false for no live generation.
+// (blocks, G a power of two in 2..64, NB in 1..2^32, len(Blocks) =
+// NB*WindowLines(G), computed as NB*((G+2)>>2), k in 1..16; else the Go
+// twin, which panics as the contract says) before touching a vector
+// register, mask live to G bits (BZHIQ) and answer false for no live
+// generation.
 func genWindowTable() {
 	for _, wide := range []bool{false, true} {
 		name := "windowContains1AVX2"
@@ -461,13 +596,20 @@ func genWindowTable() {
 		c.MOVQ(operand.Mem{Base: t, Disp: 8}, n) // len(t.Blocks)
 		c.TESTQ(n, n)
 		c.JEQ(goPath)
-		c.MOVQ(operand.Mem{Base: t, Disp: 32}, g) // t.G
-		c.LEAQ(operand.Mem{Base: g, Disp: -1}, x)
-		c.CMPQ(x, operand.Imm(63))
+		c.MOVQ(operand.Mem{Base: t, Disp: 32}, g) // t.G: a power of two in 2..64
+		c.LEAQ(operand.Mem{Base: g, Disp: -2}, x)
+		c.CMPQ(x, operand.Imm(62))
 		c.JHI(goPath)
-		c.MOVQ(operand.Mem{Base: t, Disp: 24}, nb) // t.NB
-		c.MOVQ(nb, x)
-		c.IMULQ(g, x)
+		c.LEAQ(operand.Mem{Base: g, Disp: -1}, x)
+		c.TESTQ(g, x)
+		c.JNE(goPath)
+		c.MOVQ(operand.Mem{Base: t, Disp: 24}, nb) // t.NB in 1..2^32
+		c.LEAQ(operand.Mem{Base: nb, Disp: -1}, x)
+		c.SHRQ(operand.Imm(32), x)
+		c.JNE(goPath)
+		c.LEAQ(operand.Mem{Base: g, Disp: 2}, x)
+		c.SHRQ(operand.Imm(2), x) // WindowLines(G)
+		c.IMULQ(nb, x)
 		c.CMPQ(x, n)
 		c.JNE(goPath)
 		c.MOVQ(operand.Mem{Base: t, Disp: 40}, k) // t.K
@@ -484,8 +626,7 @@ func genWindowTable() {
 		c.Label(name + "_live")
 		blocks := c.GP64()
 		c.MOVQ(operand.Mem{Base: t}, blocks)
-		c.SHLQ(operand.Imm(6), g) // the stride, 64*G
-		w := &win{name: name, wide: wide, blocks: blocks, nb: nb, stride: g, live: live}
+		w := &win{name: name, wide: wide, blocks: blocks, nb: nb, ngen: g, live: live}
 		if !wide {
 			w.tabReg = c.GP64()
 			c.LEAQ(operand.Mem{Symbol: operand.Symbol{Name: "·avx2Tables"}, Base: reg.StaticBase}, w.tabReg)
@@ -494,12 +635,7 @@ func genWindowTable() {
 			c.ADDQ(x, w.tabReg)
 		}
 		w.consts(k)
-		two := w.label("two")
-		c.CMPQ(k, operand.Imm(8))
-		c.JGT(operand.LabelRef(two))
-		w.fixedCopies(true, func() { w.single(false) })
-		c.Label(two)
-		w.fixedCopies(true, func() { w.single(true) })
+		w.copies(k, w.single)
 		c.Label(name + "_go")
 		tailJump("·windowContains1Go")
 	}
