@@ -84,14 +84,14 @@ type win struct {
 	// lanes is WindowLanes(G) while emitting the G = 2 (2) or G = 4 (4)
 	// copy, 0 while emitting the G >= 8 copy.
 	lanes int
-	// The per-call values of a copy: kLive, the AVX-512 one-line copies'
-	// opmask of the live lanes; sel, live with each nibble's bits 1 and 2
-	// swapped (the AVX2 lane order of VMOVMSKPD); m55, 0x55 for PDEPL
-	// (AVX-512, G >= 8); stride, P*64 (G >= 8).
-	kLive  reg.OpmaskVirtual
-	sel    reg.GPVirtual
-	m55    reg.GPVirtual
-	stride reg.GPVirtual
+	// The per-call values of a copy: sel, the live bits in the order of
+	// the lane bits that the line test gives (AVX-512: live; AVX2, 128-bit
+	// lanes: each nibble's bits 1 and 2 swapped, VMOVMSKPD's order); lut,
+	// the address of the AVX-512 lane table for the copy's lanes; stride,
+	// P*64 (G >= 8); nbZ and m64, nb and -64 in every qword (the AVX-512
+	// batch kernels at G <= 4, which compute 8 keys' offsets at once).
+	sel, lut, stride reg.GPVirtual
+	nbZ, m64         reg.VecVirtual
 }
 
 func (w *win) label(s string) string {
@@ -106,8 +106,42 @@ func itoa(i int) string {
 	return itoa(i/10) + string(rune('0'+i%10))
 }
 
+// laneHitsMem is winLaneHits, the AVX-512 kernels' lane table: byte e of
+// its first 256 is the 4 lanes of a 128-bit-lane line (bit j: lane j) whose
+// two words have no bit set in e (bit w: word w misses a mask bit), byte
+// 256+e the same for the 2 lanes of a 256-bit-lane line.
+var laneHitsMem operand.Mem
+
+// laneHitsTable returns winLaneHits's bytes.
+func laneHitsTable() []byte {
+	t := make([]byte, 512)
+	for e := range 256 {
+		for j := range 4 {
+			if e>>(2*j)&3 == 0 {
+				t[e] |= 1 << j
+			}
+		}
+		for j := range 2 {
+			if e>>(4*j)&15 == 0 {
+				t[256+e] |= 1 << j
+			}
+		}
+	}
+	return t
+}
+
 // genWindow writes the six windowed probe kernels.
 func genWindow(dist int) {
+	laneHitsMem = c.StaticGlobal("winLaneHits")
+	c.DataAttributes(attr.RODATA | attr.NOPTR)
+	t := laneHitsTable()
+	for i := 0; i < len(t); i += 8 {
+		var q uint64
+		for b := range 8 {
+			q |= uint64(t[i+b]) << (8 * b)
+		}
+		c.AppendDatum(operand.U64(q))
+	}
 	for _, wide := range []bool{false, true} {
 		genWindowKernel(wide, false, dist)
 		genWindowKernel(wide, true, dist)
@@ -238,16 +272,21 @@ func (w *win) setup() {
 		c.SHLQ(operand.Imm(4), w.stride) // P*64 = G/4*64
 	}
 	if w.wide {
-		m := c.GP32()
-		if w.lanes == 0 {
-			w.m55 = m
-			c.MOVL(operand.U32(0x55), m)
-			return
+		w.sel = w.live
+		w.lut = c.GP64()
+		lut := laneHitsMem
+		if w.lanes == 2 {
+			lut.Disp += 256
 		}
-		c.MOVL(operand.U32(map[int]uint64{2: 0x11, 4: 0x55}[w.lanes]), m)
-		c.PDEPL(m, w.live.As32(), m) // live's bits onto the lanes' first words
-		w.kLive = c.K()
-		c.KMOVB(m, w.kLive)
+		c.LEAQ(lut, w.lut)
+		if w.batch && w.lanes != 0 {
+			w.nbZ = c.ZMM()
+			c.VPBROADCASTQ(w.nb, w.nbZ)
+			m := c.GP64()
+			c.MOVQ(operand.I64(-64), m)
+			w.m64 = c.ZMM()
+			c.VPBROADCASTQ(m, w.m64)
+		}
 		return
 	}
 	if w.lanes == 2 {
@@ -385,24 +424,22 @@ func (w *win) fold(m mask) mask {
 	return m
 }
 
-// laneMiss returns the AVX-512 opmask of the lanes of line that miss a bit
-// of the folded mask m: for 128-bit lanes bit 2j for lane j, for 256-bit
-// lanes bits 0 and 4 (the other bits are not meaningful).
-func (w *win) laneMiss(line operand.Mem, m reg.VecVirtual) reg.OpmaskVirtual {
-	t := c.ZMM()
-	c.VPANDQ(line, m, t)
-	miss := c.K()
-	c.VPCMPQ(operand.U8(4), t, m, miss) // NE: the word misses a bit
-	k2 := c.K()
-	c.KSHIFTRB(operand.U8(1), miss, k2)
-	c.KORB(k2, miss, k2)
-	if w.lanes != 2 {
-		return k2
+// lineHits returns the bits of the lanes of line that hold every bit of
+// the folded mask m, in sel's order: AVX-512 (any lanes, from the lane
+// table: the opmask of the words that miss a bit, KMOVB, MOVBLZX) and
+// AVX2 for 128-bit lanes.
+func (w *win) lineHits(line operand.Mem, m mask) reg.GPVirtual {
+	if !w.wide {
+		return w.laneHits(line, m.lo)
 	}
-	k4 := c.K()
-	c.KSHIFTRB(operand.U8(2), k2, k4)
-	c.KORB(k4, k2, k4)
-	return k4
+	t := c.ZMM()
+	c.VPANDQ(line, m.z, t)
+	miss := c.K()
+	c.VPCMPQ(operand.U8(4), t, m.z, miss) // NE: the word misses a bit
+	r := c.GP32()
+	c.KMOVB(miss, r)
+	c.MOVBLZX(operand.Mem{Base: w.lut, Index: r.As64(), Scale: 1}, r)
+	return r
 }
 
 // laneHits returns the AVX2 bits of the 128-bit lanes of line that hold
@@ -425,78 +462,141 @@ func (w *win) laneHits(line operand.Mem, f reg.VecVirtual) reg.GPVirtual {
 }
 
 // probe tests the hash at h in its live generations and leaves CF set when
-// it is present in one.
-func (w *win) probe(h operand.Mem, two bool) {
-	a := w.lineAddr(h)
+// it is present in one. line is its line at G <= 4, or nil: computed here.
+func (w *win) probe(h operand.Mem, two bool, line *operand.Mem) {
+	if line == nil {
+		a := w.lineAddr(h)
+		line = &operand.Mem{Base: a}
+	}
 	m := w.fold(w.mask(h, two))
-	line := operand.Mem{Base: a}
 	switch {
-	case w.wide && w.lanes != 0:
-		miss := w.laneMiss(line, m.z)
-		c.KTESTB(w.kLive, miss) // CF: every live lane misses
-		c.CMC()
-	case w.wide:
-		acc := c.K()
-		c.KXORB(acc, acc, acc)
-		s := c.GP64()
-		c.MOVQ(w.live, s)
-		w.liveLines(a, s, func(line operand.Mem) {
-			r := c.GP32()
-			c.PDEPL(w.m55, s.As32(), r)
-			kl := c.K()
-			c.KMOVB(r, kl)
-			miss := w.laneMiss(line, m.z)
-			hit := c.K()
-			c.KANDNB(kl, miss, hit) // the live lanes that hold the key
-			c.KORB(hit, acc, acc)
-		})
-		r := c.GP32()
-		c.KMOVB(acc, r)
-		c.NEGL(r) // CF: r != 0
-	case w.lanes == 2:
-		r, t := c.GP32(), c.YMM()
-		c.XORL(r, r)
-		hi := line
-		hi.Disp = 32
-		c.VMOVDQU(hi, t)
-		c.VPTEST(m.lo, t) // CF: lane 1 holds the mask
-		c.SETCS(r.As8())
-		c.VMOVDQU(line, t)
-		c.VPTEST(m.lo, t)
-		c.ADCL(r, r) // bit 1: lane 1, bit 0: lane 0
-		c.ANDL(w.live.As32(), r)
-		c.NEGL(r)
-	case w.lanes == 4:
-		r := w.laneHits(line, m.lo)
-		c.ANDL(w.sel.As32(), r)
-		c.NEGL(r)
-	default:
+	case w.lanes == 0:
 		acc := c.GP32()
 		c.XORL(acc, acc)
 		s := c.GP64()
 		c.MOVQ(w.sel, s)
-		w.liveLines(a, s, func(line operand.Mem) {
-			r := w.laneHits(line, m.lo)
+		w.liveLines(line.Base.(reg.GPVirtual), s, func(line operand.Mem) {
+			r := w.lineHits(line, m)
 			c.ANDL(s.As32(), r)
 			c.ORL(r, acc)
 		})
-		c.NEGL(acc)
+		c.NEGL(acc) // CF: acc != 0
+	case w.lanes == 2 && !w.wide:
+		r, t := c.GP32(), c.YMM()
+		c.XORL(r, r)
+		hi := *line
+		hi.Disp += 32
+		c.VMOVDQU(hi, t)
+		c.VPTEST(m.lo, t) // CF: lane 1 holds the mask
+		c.SETCS(r.As8())
+		c.VMOVDQU(*line, t)
+		c.VPTEST(m.lo, t)
+		c.ADCL(r, r) // bit 1: lane 1, bit 0: lane 0
+		c.ANDL(w.live.As32(), r)
+		c.NEGL(r)
+	default:
+		r := w.lineHits(*line, m)
+		c.ANDL(w.sel.As32(), r)
+		c.NEGL(r)
 	}
 }
 
 // single emits the single-key body and returns.
 func (w *win) single(two bool) {
-	w.probe(paramMem("h"), two)
+	w.probe(paramMem("h"), two, nil)
 	c.SETCS(paramMem("ret"))
 	c.VZEROUPPER()
 	c.RET()
 }
 
-// key probes hs[i] and stores and counts its answer.
-func (w *win) key(two bool) {
-	w.probe(w.hash(0), two)
-	c.SETCS(operand.Mem{Base: w.out, Index: w.i, Scale: 1})
+// key probes hs[i+d] and stores and counts its answer; off is its line's
+// offset from blocks, or nil (computed here).
+func (w *win) key(d int, off reg.GPVirtual, two bool) {
+	var line *operand.Mem
+	if off != nil {
+		line = &operand.Mem{Base: w.blocks, Index: off, Scale: 1}
+	}
+	w.probe(w.hash(d), two, line)
+	c.SETCS(operand.Mem{Base: w.out, Index: w.i, Scale: 1, Disp: d})
 	c.ADCQ(operand.Imm(0), w.count)
+}
+
+// groupOffsets computes the line offsets of the 8 keys hs[i+d..i+d+8) at
+// G <= 4 (AVX-512): ((h>>32)*nb>>26)&^63 in qword lanes, as the blocked
+// kernels' groupOffsets (VPMULUDQ: exact for nb < 2^32, which the Go side
+// checks). It returns a function that moves lane j to a general register.
+func (w *win) groupOffsets(d int) func(j int) reg.GPVirtual {
+	z := c.ZMM()
+	c.VMOVDQU64(w.hash(d), z)
+	c.VPSRLQ(operand.U8(32), z, z)
+	c.VPMULUDQ(w.nbZ, z, z)
+	c.VPSRLQ(operand.U8(26), z, z)
+	c.VPANDQ(w.m64, z, z)
+	var parts [4]reg.VecVirtual
+	parts[0] = z.AsX().(reg.VecVirtual)
+	for q := 1; q < 4; q++ {
+		parts[q] = c.XMM()
+		c.VEXTRACTI32X4(operand.U8(q), z, parts[q])
+	}
+	return func(j int) reg.GPVirtual {
+		r := c.GP64()
+		if j%2 == 0 {
+			c.VMOVQ(parts[j/2], r)
+		} else {
+			c.VPEXTRQ(operand.U8(1), parts[j/2], r)
+		}
+		return r
+	}
+}
+
+// groupLoops emits the AVX-512 loops at G <= 4 after the prologue: groups
+// of 8 keys whose offsets are computed at once, each prefetching the
+// group dist keys on, then groups already prefetched, then the last keys
+// one at a time; it ends with a jump to w.done.
+func (w *win) groupLoops(two bool) {
+	lim := c.GP64()
+	pf, groups, groupLoop, tail, tailLoop := w.label("prefetching"), w.label("groups"), w.label("group_loop"), w.label("tail"), w.label("tail_loop")
+	group := func() {
+		off := w.groupOffsets(0)
+		for j := 0; j < 8; j++ {
+			w.key(j, off(j), two)
+		}
+		c.ADDQ(operand.Imm(8), w.i)
+	}
+	c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", w.dist, w.dist)
+	c.Load(c.Param("n"), lim)
+	c.SUBQ(operand.Imm(uint64(w.dist+8)), lim)
+	c.CMPQ(w.i, lim)
+	c.JGT(operand.LabelRef(groups))
+	c.Label(pf)
+	ahead := w.groupOffsets(w.dist)
+	for j := 0; j < 8; j++ {
+		c.PREFETCHT0(operand.Mem{Base: w.blocks, Index: ahead(j), Scale: 1})
+	}
+	group()
+	c.CMPQ(w.i, lim)
+	c.JLE(operand.LabelRef(pf))
+	c.Comment("Groups of 8 while i+8 <= n, already prefetched.")
+	c.Label(groups)
+	c.Load(c.Param("n"), lim)
+	c.SUBQ(operand.Imm(8), lim)
+	c.CMPQ(w.i, lim)
+	c.JGT(operand.LabelRef(tail))
+	c.Label(groupLoop)
+	group()
+	c.CMPQ(w.i, lim)
+	c.JLE(operand.LabelRef(groupLoop))
+	c.Comment("The last keys, one at a time.")
+	c.Label(tail)
+	c.Load(c.Param("n"), lim)
+	c.CMPQ(w.i, lim)
+	c.JGE(operand.LabelRef(w.done))
+	c.Label(tailLoop)
+	w.key(0, nil, two)
+	c.INCQ(w.i)
+	c.CMPQ(w.i, lim)
+	c.JLT(operand.LabelRef(tailLoop))
+	c.JMP(operand.LabelRef(w.done))
 }
 
 // loopsAt emits the batch loops of one copy: a prologue that prefetches
@@ -527,6 +627,10 @@ func (w *win) loopsAt(two bool) {
 	c.JLT(operand.LabelRef(pl))
 	c.Label(proDone)
 	c.XORQ(w.i, w.i)
+	if w.wide && w.lanes != 0 {
+		w.groupLoops(two)
+		return
+	}
 
 	one, tail, tailLoop := w.label("one"), w.label("tail"), w.label("tail_loop")
 	c.Commentf("One key a step while i+%d < n, prefetching key i+%d.", dist, dist)
@@ -536,7 +640,7 @@ func (w *win) loopsAt(two bool) {
 	c.JGE(operand.LabelRef(tail))
 	c.Label(one)
 	w.prefetch(dist)
-	w.key(two)
+	w.key(0, nil, two)
 	c.INCQ(w.i)
 	c.CMPQ(w.i, lim)
 	c.JLT(operand.LabelRef(one))
@@ -546,7 +650,7 @@ func (w *win) loopsAt(two bool) {
 	c.CMPQ(w.i, lim)
 	c.JGE(operand.LabelRef(w.done))
 	c.Label(tailLoop)
-	w.key(two)
+	w.key(0, nil, two)
 	c.INCQ(w.i)
 	c.CMPQ(w.i, lim)
 	c.JLT(operand.LabelRef(tailLoop))

@@ -3859,6 +3859,72 @@ blockedAddNew1AVX512_general:
 blockedAddNew1AVX512_go:
 	JMP ·blockedAddNew1Go+0(SB)
 
+DATA winLaneHits<>+0(SB)/8, $0x0c0c0c0d0e0e0e0f
+DATA winLaneHits<>+8(SB)/8, $0x0c0c0c0d0c0c0c0d
+DATA winLaneHits<>+16(SB)/8, $0x080808090a0a0a0b
+DATA winLaneHits<>+24(SB)/8, $0x0808080908080809
+DATA winLaneHits<>+32(SB)/8, $0x080808090a0a0a0b
+DATA winLaneHits<>+40(SB)/8, $0x0808080908080809
+DATA winLaneHits<>+48(SB)/8, $0x080808090a0a0a0b
+DATA winLaneHits<>+56(SB)/8, $0x0808080908080809
+DATA winLaneHits<>+64(SB)/8, $0x0404040506060607
+DATA winLaneHits<>+72(SB)/8, $0x0404040504040405
+DATA winLaneHits<>+80(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+88(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+96(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+104(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+112(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+120(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+128(SB)/8, $0x0404040506060607
+DATA winLaneHits<>+136(SB)/8, $0x0404040504040405
+DATA winLaneHits<>+144(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+152(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+160(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+168(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+176(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+184(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+192(SB)/8, $0x0404040506060607
+DATA winLaneHits<>+200(SB)/8, $0x0404040504040405
+DATA winLaneHits<>+208(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+216(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+224(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+232(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+240(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+248(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+256(SB)/8, $0x0202020202020203
+DATA winLaneHits<>+264(SB)/8, $0x0202020202020202
+DATA winLaneHits<>+272(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+280(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+288(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+296(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+304(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+312(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+320(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+328(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+336(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+344(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+352(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+360(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+368(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+376(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+384(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+392(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+400(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+408(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+416(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+424(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+432(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+440(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+448(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+456(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+464(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+472(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+480(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+488(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+496(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+504(SB)/8, $0x0000000000000000
+GLOBL winLaneHits<>(SB), RODATA|NOPTR, $512
+
 // func blockedContainsGens1AVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, h uint64) bool
 // Requires: AVX, AVX2
 TEXT ·blockedContainsGens1AVX2(SB), NOSPLIT, $0-57
@@ -5019,17 +5085,15 @@ TEXT ·blockedContainsGens1AVX512(SB), NOSPLIT, $0-49
 	// G = 2: one line a key, two 256-bit lanes.
 	CMPQ         DX, $0x02
 	JNE          blockedContainsGens1AVX512_not_g2_1
-	MOVL         $0x00000011, DX
-	PDEPL        DX, BX, DX
-	KMOVB        DX, K3
+	LEAQ         winLaneHits<>+256(SB), DX
 	CMPQ         SI, $0x08
 	JGT          blockedContainsGens1AVX512_two_3
-	MOVQ         h+40(FP), DX
-	SHRQ         $0x20, DX
-	IMULQ        CX, DX
-	SHRQ         $0x1a, DX
-	ANDQ         $-64, DX
-	ADDQ         AX, DX
+	MOVQ         h+40(FP), SI
+	SHRQ         $0x20, SI
+	IMULQ        CX, SI
+	SHRQ         $0x1a, SI
+	ANDQ         $-64, SI
+	ADDQ         AX, SI
 	VPBROADCASTD h+40(FP), Y2
 	VPMULLD      Y0, Y2, Y2
 	VPSRLD       $0x1a, Y2, Y2
@@ -5037,25 +5101,23 @@ TEXT ·blockedContainsGens1AVX512(SB), NOSPLIT, $0-49
 	VPSLLVQ.Z    Z0, Z1, K1, Z0
 	VSHUFI64X2   $0x4e, Z0, Z0, Z1
 	VPORQ        Z1, Z0, Z0
-	VPANDQ       (DX), Z0, Z1
+	VPANDQ       (SI), Z0, Z1
 	VPCMPQ       $0x04, Z1, Z0, K1
-	KSHIFTRB     $0x01, K1, K2
-	KORB         K2, K1, K2
-	KSHIFTRB     $0x02, K2, K1
-	KORB         K1, K2, K1
-	KTESTB       K3, K1
-	CMC
+	KMOVB        K1, AX
+	MOVBLZX      (DX)(AX*1), AX
+	ANDL         BX, AX
+	NEGL         AX
 	SETCS        ret+48(FP)
 	VZEROUPPER
 	RET
 
 blockedContainsGens1AVX512_two_3:
-	MOVQ          h+40(FP), DX
-	SHRQ          $0x20, DX
-	IMULQ         CX, DX
-	SHRQ          $0x1a, DX
-	ANDQ          $-64, DX
-	ADDQ          AX, DX
+	MOVQ          h+40(FP), SI
+	SHRQ          $0x20, SI
+	IMULQ         CX, SI
+	SHRQ          $0x1a, SI
+	ANDQ          $-64, SI
+	ADDQ          AX, SI
 	VPBROADCASTD  h+40(FP), Z2
 	VPMULLD       Z0, Z2, Z2
 	VPSRLD        $0x1a, Z2, Z2
@@ -5067,14 +5129,12 @@ blockedContainsGens1AVX512_two_3:
 	VPORQ         Z1, Z0, Z0
 	VSHUFI64X2    $0x4e, Z0, Z0, Z1
 	VPORQ         Z1, Z0, Z0
-	VPANDQ        (DX), Z0, Z1
+	VPANDQ        (SI), Z0, Z1
 	VPCMPQ        $0x04, Z1, Z0, K1
-	KSHIFTRB      $0x01, K1, K2
-	KORB          K2, K1, K2
-	KSHIFTRB      $0x02, K2, K1
-	KORB          K1, K2, K1
-	KTESTB        K3, K1
-	CMC
+	KMOVB         K1, AX
+	MOVBLZX       (DX)(AX*1), AX
+	ANDL          BX, AX
+	NEGL          AX
 	SETCS         ret+48(FP)
 	VZEROUPPER
 	RET
@@ -5083,17 +5143,15 @@ blockedContainsGens1AVX512_not_g2_1:
 	// G = 4: one line a key, four 128-bit lanes.
 	CMPQ         DX, $0x04
 	JNE          blockedContainsGens1AVX512_g8_2
-	MOVL         $0x00000055, DX
-	PDEPL        DX, BX, DX
-	KMOVB        DX, K3
+	LEAQ         winLaneHits<>+0(SB), DX
 	CMPQ         SI, $0x08
 	JGT          blockedContainsGens1AVX512_two_4
-	MOVQ         h+40(FP), DX
-	SHRQ         $0x20, DX
-	IMULQ        CX, DX
-	SHRQ         $0x1a, DX
-	ANDQ         $-64, DX
-	ADDQ         AX, DX
+	MOVQ         h+40(FP), SI
+	SHRQ         $0x20, SI
+	IMULQ        CX, SI
+	SHRQ         $0x1a, SI
+	ANDQ         $-64, SI
+	ADDQ         AX, SI
 	VPBROADCASTD h+40(FP), Y2
 	VPMULLD      Y0, Y2, Y2
 	VPSRLD       $0x1a, Y2, Y2
@@ -5103,23 +5161,23 @@ blockedContainsGens1AVX512_not_g2_1:
 	VPORQ        Z1, Z0, Z0
 	VSHUFI64X2   $0xb1, Z0, Z0, Z1
 	VPORQ        Z1, Z0, Z0
-	VPANDQ       (DX), Z0, Z1
+	VPANDQ       (SI), Z0, Z1
 	VPCMPQ       $0x04, Z1, Z0, K1
-	KSHIFTRB     $0x01, K1, K2
-	KORB         K2, K1, K2
-	KTESTB       K3, K2
-	CMC
+	KMOVB        K1, AX
+	MOVBLZX      (DX)(AX*1), AX
+	ANDL         BX, AX
+	NEGL         AX
 	SETCS        ret+48(FP)
 	VZEROUPPER
 	RET
 
 blockedContainsGens1AVX512_two_4:
-	MOVQ          h+40(FP), DX
-	SHRQ          $0x20, DX
-	IMULQ         CX, DX
-	SHRQ          $0x1a, DX
-	ANDQ          $-64, DX
-	ADDQ          AX, DX
+	MOVQ          h+40(FP), SI
+	SHRQ          $0x20, SI
+	IMULQ         CX, SI
+	SHRQ          $0x1a, SI
+	ANDQ          $-64, SI
+	ADDQ          AX, SI
 	VPBROADCASTD  h+40(FP), Z2
 	VPMULLD       Z0, Z2, Z2
 	VPSRLD        $0x1a, Z2, Z2
@@ -5133,12 +5191,12 @@ blockedContainsGens1AVX512_two_4:
 	VPORQ         Z1, Z0, Z0
 	VSHUFI64X2    $0xb1, Z0, Z0, Z1
 	VPORQ         Z1, Z0, Z0
-	VPANDQ        (DX), Z0, Z1
+	VPANDQ        (SI), Z0, Z1
 	VPCMPQ        $0x04, Z1, Z0, K1
-	KSHIFTRB      $0x01, K1, K2
-	KORB          K2, K1, K2
-	KTESTB        K3, K2
-	CMC
+	KMOVB         K1, AX
+	MOVBLZX       (DX)(AX*1), AX
+	ANDL          BX, AX
+	NEGL          AX
 	SETCS         ret+48(FP)
 	VZEROUPPER
 	RET
@@ -5146,7 +5204,7 @@ blockedContainsGens1AVX512_two_4:
 blockedContainsGens1AVX512_g8_2:
 	// G >= 8: G/4 lines a key, four 128-bit lanes each.
 	SHLQ         $0x04, DX
-	MOVL         $0x00000055, DI
+	LEAQ         winLaneHits<>+0(SB), DI
 	CMPQ         SI, $0x08
 	JGT          blockedContainsGens1AVX512_two_5
 	MOVQ         h+40(FP), SI
@@ -5164,26 +5222,23 @@ blockedContainsGens1AVX512_g8_2:
 	VPORQ        Z1, Z0, Z0
 	VSHUFI64X2   $0xb1, Z0, Z0, Z1
 	VPORQ        Z1, Z0, Z0
-	KXORB        K3, K3, K3
-	MOVQ         BX, AX
+	XORL         AX, AX
+	MOVQ         BX, CX
 
 blockedContainsGens1AVX512_lines_6:
-	TESTL    $0x0000000f, AX
-	JEQ      blockedContainsGens1AVX512_dead_line_7
-	PDEPL    DI, AX, CX
-	KMOVB    CX, K1
-	VPANDQ   (SI), Z0, Z1
-	VPCMPQ   $0x04, Z1, Z0, K2
-	KSHIFTRB $0x01, K2, K4
-	KORB     K4, K2, K4
-	KANDNB   K1, K4, K1
-	KORB     K1, K3, K3
+	TESTL   $0x0000000f, CX
+	JEQ     blockedContainsGens1AVX512_dead_line_7
+	VPANDQ  (SI), Z0, Z1
+	VPCMPQ  $0x04, Z1, Z0, K1
+	KMOVB   K1, DX
+	MOVBLZX (DI)(DX*1), DX
+	ANDL    CX, DX
+	ORL     DX, AX
 
 blockedContainsGens1AVX512_dead_line_7:
 	ADDQ  $0x40, SI
-	SHRQ  $0x04, AX
+	SHRQ  $0x04, CX
 	JNE   blockedContainsGens1AVX512_lines_6
-	KMOVB K3, AX
 	NEGL  AX
 	SETCS ret+48(FP)
 	VZEROUPPER
@@ -5209,26 +5264,23 @@ blockedContainsGens1AVX512_two_5:
 	VPORQ         Z1, Z0, Z0
 	VSHUFI64X2    $0xb1, Z0, Z0, Z1
 	VPORQ         Z1, Z0, Z0
-	KXORB         K3, K3, K3
-	MOVQ          BX, AX
+	XORL          AX, AX
+	MOVQ          BX, CX
 
 blockedContainsGens1AVX512_lines_8:
-	TESTL    $0x0000000f, AX
-	JEQ      blockedContainsGens1AVX512_dead_line_9
-	PDEPL    DI, AX, CX
-	KMOVB    CX, K1
-	VPANDQ   (SI), Z0, Z1
-	VPCMPQ   $0x04, Z1, Z0, K2
-	KSHIFTRB $0x01, K2, K4
-	KORB     K4, K2, K4
-	KANDNB   K1, K4, K1
-	KORB     K1, K3, K3
+	TESTL   $0x0000000f, CX
+	JEQ     blockedContainsGens1AVX512_dead_line_9
+	VPANDQ  (SI), Z0, Z1
+	VPCMPQ  $0x04, Z1, Z0, K1
+	KMOVB   K1, DX
+	MOVBLZX (DI)(DX*1), DX
+	ANDL    CX, DX
+	ORL     DX, AX
 
 blockedContainsGens1AVX512_dead_line_9:
 	ADDQ  $0x40, SI
-	SHRQ  $0x04, AX
+	SHRQ  $0x04, CX
 	JNE   blockedContainsGens1AVX512_lines_8
-	KMOVB K3, AX
 	NEGL  AX
 	SETCS ret+48(FP)
 	VZEROUPPER
@@ -5255,94 +5307,373 @@ TEXT ·blockedContainsGensAVX512(SB), NOSPLIT, $0-72
 	XORQ         R9, R9
 
 	// G = 2: one line a key, two 256-bit lanes.
-	CMPQ  DX, $0x02
-	JNE   blockedContainsGensAVX512_not_g2_2
-	MOVL  $0x00000011, DX
-	PDEPL DX, BX, DX
-	KMOVB DX, K3
-	CMPQ  SI, $0x08
-	JGT   blockedContainsGensAVX512_two_4
+	CMPQ         DX, $0x02
+	JNE          blockedContainsGensAVX512_not_g2_2
+	LEAQ         winLaneHits<>+256(SB), DX
+	VPBROADCASTQ CX, Z2
+	MOVQ         $-64, R10
+	VPBROADCASTQ R10, Z3
+	CMPQ         SI, $0x08
+	JGT          blockedContainsGensAVX512_two_4
 
 	// Prologue: prefetch the live lines of the first min(n, 48) keys.
-	MOVQ n+48(FP), DX
-	CMPQ DX, $0x00000030
+	MOVQ n+48(FP), R10
+	CMPQ R10, $0x00000030
 	JLE  blockedContainsGensAVX512_prologue_5
-	MOVQ $0x00000030, DX
+	MOVQ $0x00000030, R10
 
 blockedContainsGensAVX512_prologue_5:
 	XORQ  SI, SI
-	TESTQ DX, DX
+	TESTQ R10, R10
 	JEQ   blockedContainsGensAVX512_prologue_done_6
 
 blockedContainsGensAVX512_prologue_loop_7:
-	MOVQ       (DI)(SI*8), BX
-	SHRQ       $0x20, BX
-	IMULQ      CX, BX
-	SHRQ       $0x1a, BX
-	ANDQ       $-64, BX
-	ADDQ       AX, BX
-	PREFETCHT0 (BX)
+	MOVQ       (DI)(SI*8), R11
+	SHRQ       $0x20, R11
+	IMULQ      CX, R11
+	SHRQ       $0x1a, R11
+	ANDQ       $-64, R11
+	ADDQ       AX, R11
+	PREFETCHT0 (R11)
 	INCQ       SI
-	CMPQ       SI, DX
+	CMPQ       SI, R10
 	JLT        blockedContainsGensAVX512_prologue_loop_7
 
 blockedContainsGensAVX512_prologue_done_6:
 	XORQ SI, SI
 
-	// One key a step while i+48 < n, prefetching key i+48.
-	MOVQ n+48(FP), DX
-	SUBQ $0x30, DX
-	CMPQ SI, DX
-	JGE  blockedContainsGensAVX512_tail_9
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	MOVQ n+48(FP), R10
+	SUBQ $0x38, R10
+	CMPQ SI, R10
+	JGT  blockedContainsGensAVX512_groups_9
 
-blockedContainsGensAVX512_one_8:
-	MOVQ         384(DI)(SI*8), BX
-	SHRQ         $0x20, BX
-	IMULQ        CX, BX
-	SHRQ         $0x1a, BX
-	ANDQ         $-64, BX
-	ADDQ         AX, BX
-	PREFETCHT0   (BX)
-	MOVQ         (DI)(SI*8), BX
-	SHRQ         $0x20, BX
-	IMULQ        CX, BX
-	SHRQ         $0x1a, BX
-	ANDQ         $-64, BX
-	ADDQ         AX, BX
-	VPBROADCASTD (DI)(SI*8), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z2
-	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	VSHUFI64X2   $0x4e, Z2, Z2, Z3
-	VPORQ        Z3, Z2, Z2
-	VPANDQ       (BX), Z2, Z3
-	VPCMPQ       $0x04, Z3, Z2, K2
-	KSHIFTRB     $0x01, K2, K4
-	KORB         K4, K2, K4
-	KSHIFTRB     $0x02, K4, K2
-	KORB         K2, K4, K2
-	KTESTB       K3, K2
-	CMC
-	SETCS        (R8)(SI*1)
-	ADCQ         $0x00, R9
-	INCQ         SI
-	CMPQ         SI, DX
-	JLT          blockedContainsGensAVX512_one_8
+blockedContainsGensAVX512_prefetching_8:
+	VMOVDQU64     384(DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	VPBROADCASTD  (DI)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R11*1), Z8, Z9
+	VPCMPQ        $0x04, Z9, Z8, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         (R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X4, R11
+	VPBROADCASTD  8(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z8
+	VPCMPQ        $0x04, Z8, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         1(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X5, R11
+	VPBROADCASTD  16(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z8
+	VPCMPQ        $0x04, Z8, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         2(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X5, R11
+	VPBROADCASTD  24(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         3(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X6, R11
+	VPBROADCASTD  32(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         4(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X6, R11
+	VPBROADCASTD  40(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         5(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X7, R11
+	VPBROADCASTD  48(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         6(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X7, R11
+	VPBROADCASTD  56(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         7(R8)(SI*1)
+	ADCQ          $0x00, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, R10
+	JLE           blockedContainsGensAVX512_prefetching_8
 
-	// The last keys, already prefetched.
-blockedContainsGensAVX512_tail_9:
-	MOVQ n+48(FP), DX
-	CMPQ SI, DX
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedContainsGensAVX512_groups_9:
+	MOVQ n+48(FP), R10
+	SUBQ $0x08, R10
+	CMPQ SI, R10
+	JGT  blockedContainsGensAVX512_tail_11
+
+blockedContainsGensAVX512_group_loop_10:
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	VPBROADCASTD  (DI)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R11*1), Z8, Z9
+	VPCMPQ        $0x04, Z9, Z8, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         (R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X4, R11
+	VPBROADCASTD  8(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z8
+	VPCMPQ        $0x04, Z8, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         1(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X5, R11
+	VPBROADCASTD  16(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z8
+	VPCMPQ        $0x04, Z8, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         2(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X5, R11
+	VPBROADCASTD  24(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         3(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X6, R11
+	VPBROADCASTD  32(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         4(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X6, R11
+	VPBROADCASTD  40(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         5(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X7, R11
+	VPBROADCASTD  48(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         6(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X7, R11
+	VPBROADCASTD  56(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         7(R8)(SI*1)
+	ADCQ          $0x00, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, R10
+	JLE           blockedContainsGensAVX512_group_loop_10
+
+	// The last keys, one at a time.
+blockedContainsGensAVX512_tail_11:
+	MOVQ n+48(FP), R10
+	CMPQ SI, R10
 	JGE  blockedContainsGensAVX512_done_1
 
-blockedContainsGensAVX512_tail_loop_10:
-	MOVQ         (DI)(SI*8), BX
-	SHRQ         $0x20, BX
-	IMULQ        CX, BX
-	SHRQ         $0x1a, BX
-	ANDQ         $-64, BX
-	ADDQ         AX, BX
+blockedContainsGensAVX512_tail_loop_12:
+	MOVQ         (DI)(SI*8), R11
+	SHRQ         $0x20, R11
+	IMULQ        CX, R11
+	SHRQ         $0x1a, R11
+	ANDQ         $-64, R11
+	ADDQ         AX, R11
 	VPBROADCASTD (DI)(SI*8), Y2
 	VPMULLD      Y0, Y2, Y2
 	VPSRLD       $0x1a, Y2, Y2
@@ -5350,106 +5681,442 @@ blockedContainsGensAVX512_tail_loop_10:
 	VPSLLVQ.Z    Z2, Z1, K1, Z2
 	VSHUFI64X2   $0x4e, Z2, Z2, Z3
 	VPORQ        Z3, Z2, Z2
-	VPANDQ       (BX), Z2, Z3
+	VPANDQ       (R11), Z2, Z3
 	VPCMPQ       $0x04, Z3, Z2, K2
-	KSHIFTRB     $0x01, K2, K4
-	KORB         K4, K2, K4
-	KSHIFTRB     $0x02, K4, K2
-	KORB         K2, K4, K2
-	KTESTB       K3, K2
-	CMC
+	KMOVB        K2, R11
+	MOVBLZX      (DX)(R11*1), R11
+	ANDL         BX, R11
+	NEGL         R11
 	SETCS        (R8)(SI*1)
 	ADCQ         $0x00, R9
 	INCQ         SI
-	CMPQ         SI, DX
-	JLT          blockedContainsGensAVX512_tail_loop_10
+	CMPQ         SI, R10
+	JLT          blockedContainsGensAVX512_tail_loop_12
 	JMP          blockedContainsGensAVX512_done_1
 
 blockedContainsGensAVX512_two_4:
 	// Prologue: prefetch the live lines of the first min(n, 48) keys.
-	MOVQ n+48(FP), DX
-	CMPQ DX, $0x00000030
-	JLE  blockedContainsGensAVX512_prologue_11
-	MOVQ $0x00000030, DX
+	MOVQ n+48(FP), R10
+	CMPQ R10, $0x00000030
+	JLE  blockedContainsGensAVX512_prologue_13
+	MOVQ $0x00000030, R10
 
-blockedContainsGensAVX512_prologue_11:
+blockedContainsGensAVX512_prologue_13:
 	XORQ  SI, SI
-	TESTQ DX, DX
-	JEQ   blockedContainsGensAVX512_prologue_done_12
+	TESTQ R10, R10
+	JEQ   blockedContainsGensAVX512_prologue_done_14
 
-blockedContainsGensAVX512_prologue_loop_13:
-	MOVQ       (DI)(SI*8), BX
-	SHRQ       $0x20, BX
-	IMULQ      CX, BX
-	SHRQ       $0x1a, BX
-	ANDQ       $-64, BX
-	ADDQ       AX, BX
-	PREFETCHT0 (BX)
+blockedContainsGensAVX512_prologue_loop_15:
+	MOVQ       (DI)(SI*8), R11
+	SHRQ       $0x20, R11
+	IMULQ      CX, R11
+	SHRQ       $0x1a, R11
+	ANDQ       $-64, R11
+	ADDQ       AX, R11
+	PREFETCHT0 (R11)
 	INCQ       SI
-	CMPQ       SI, DX
-	JLT        blockedContainsGensAVX512_prologue_loop_13
+	CMPQ       SI, R10
+	JLT        blockedContainsGensAVX512_prologue_loop_15
 
-blockedContainsGensAVX512_prologue_done_12:
+blockedContainsGensAVX512_prologue_done_14:
 	XORQ SI, SI
 
-	// One key a step while i+48 < n, prefetching key i+48.
-	MOVQ n+48(FP), DX
-	SUBQ $0x30, DX
-	CMPQ SI, DX
-	JGE  blockedContainsGensAVX512_tail_15
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	MOVQ n+48(FP), R10
+	SUBQ $0x38, R10
+	CMPQ SI, R10
+	JGT  blockedContainsGensAVX512_groups_17
 
-blockedContainsGensAVX512_one_14:
-	MOVQ          384(DI)(SI*8), BX
-	SHRQ          $0x20, BX
-	IMULQ         CX, BX
-	SHRQ          $0x1a, BX
-	ANDQ          $-64, BX
-	ADDQ          AX, BX
-	PREFETCHT0    (BX)
-	MOVQ          (DI)(SI*8), BX
-	SHRQ          $0x20, BX
-	IMULQ         CX, BX
-	SHRQ          $0x1a, BX
-	ANDQ          $-64, BX
-	ADDQ          AX, BX
-	VPBROADCASTD  (DI)(SI*8), Z3
-	VPMULLD       Z0, Z3, Z3
-	VPSRLD        $0x1a, Z3, Z3
-	VPMOVZXDQ     Y3, Z2
-	VEXTRACTI64X4 $0x01, Z3, Y3
-	VPMOVZXDQ     Y3, Z3
-	VPSLLVQ.Z     Z2, Z1, K1, Z2
-	VPSLLVQ.Z     Z3, Z1, K2, Z3
-	VPORQ         Z3, Z2, Z2
-	VSHUFI64X2    $0x4e, Z2, Z2, Z3
-	VPORQ         Z3, Z2, Z2
-	VPANDQ        (BX), Z2, Z3
-	VPCMPQ        $0x04, Z3, Z2, K4
-	KSHIFTRB      $0x01, K4, K5
-	KORB          K5, K4, K5
-	KSHIFTRB      $0x02, K5, K4
-	KORB          K4, K5, K4
-	KTESTB        K3, K4
-	CMC
+blockedContainsGensAVX512_prefetching_16:
+	VMOVDQU64     384(DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	VPBROADCASTD  (DI)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VPSLLVQ.Z     Z9, Z1, K2, Z9
+	VPORQ         Z9, Z8, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R11*1), Z8, Z9
+	VPCMPQ        $0x04, Z9, Z8, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
 	SETCS         (R8)(SI*1)
 	ADCQ          $0x00, R9
-	INCQ          SI
-	CMPQ          SI, DX
-	JLT           blockedContainsGensAVX512_one_14
+	VPEXTRQ       $0x01, X4, R11
+	VPBROADCASTD  8(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z8
+	VPCMPQ        $0x04, Z8, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         1(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X5, R11
+	VPBROADCASTD  16(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z8
+	VPCMPQ        $0x04, Z8, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         2(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X5, R11
+	VPBROADCASTD  24(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         3(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X6, R11
+	VPBROADCASTD  32(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         4(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X6, R11
+	VPBROADCASTD  40(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         5(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X7, R11
+	VPBROADCASTD  48(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         6(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X7, R11
+	VPBROADCASTD  56(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         7(R8)(SI*1)
+	ADCQ          $0x00, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, R10
+	JLE           blockedContainsGensAVX512_prefetching_16
 
-	// The last keys, already prefetched.
-blockedContainsGensAVX512_tail_15:
-	MOVQ n+48(FP), DX
-	CMPQ SI, DX
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedContainsGensAVX512_groups_17:
+	MOVQ n+48(FP), R10
+	SUBQ $0x08, R10
+	CMPQ SI, R10
+	JGT  blockedContainsGensAVX512_tail_19
+
+blockedContainsGensAVX512_group_loop_18:
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	VPBROADCASTD  (DI)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VPSLLVQ.Z     Z9, Z1, K2, Z9
+	VPORQ         Z9, Z8, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R11*1), Z8, Z9
+	VPCMPQ        $0x04, Z9, Z8, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         (R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X4, R11
+	VPBROADCASTD  8(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z8
+	VPCMPQ        $0x04, Z8, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         1(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X5, R11
+	VPBROADCASTD  16(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z8
+	VPCMPQ        $0x04, Z8, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         2(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X5, R11
+	VPBROADCASTD  24(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         3(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X6, R11
+	VPBROADCASTD  32(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         4(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X6, R11
+	VPBROADCASTD  40(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         5(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X7, R11
+	VPBROADCASTD  48(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         6(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X7, R11
+	VPBROADCASTD  56(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         7(R8)(SI*1)
+	ADCQ          $0x00, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, R10
+	JLE           blockedContainsGensAVX512_group_loop_18
+
+	// The last keys, one at a time.
+blockedContainsGensAVX512_tail_19:
+	MOVQ n+48(FP), R10
+	CMPQ SI, R10
 	JGE  blockedContainsGensAVX512_done_1
 
-blockedContainsGensAVX512_tail_loop_16:
-	MOVQ          (DI)(SI*8), BX
-	SHRQ          $0x20, BX
-	IMULQ         CX, BX
-	SHRQ          $0x1a, BX
-	ANDQ          $-64, BX
-	ADDQ          AX, BX
+blockedContainsGensAVX512_tail_loop_20:
+	MOVQ          (DI)(SI*8), R11
+	SHRQ          $0x20, R11
+	IMULQ         CX, R11
+	SHRQ          $0x1a, R11
+	ANDQ          $-64, R11
+	ADDQ          AX, R11
 	VPBROADCASTD  (DI)(SI*8), Z3
 	VPMULLD       Z0, Z3, Z3
 	VPSRLD        $0x1a, Z3, Z3
@@ -5461,218 +6128,897 @@ blockedContainsGensAVX512_tail_loop_16:
 	VPORQ         Z3, Z2, Z2
 	VSHUFI64X2    $0x4e, Z2, Z2, Z3
 	VPORQ         Z3, Z2, Z2
-	VPANDQ        (BX), Z2, Z3
-	VPCMPQ        $0x04, Z3, Z2, K4
-	KSHIFTRB      $0x01, K4, K5
-	KORB          K5, K4, K5
-	KSHIFTRB      $0x02, K5, K4
-	KORB          K4, K5, K4
-	KTESTB        K3, K4
-	CMC
+	VPANDQ        (R11), Z2, Z3
+	VPCMPQ        $0x04, Z3, Z2, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
 	SETCS         (R8)(SI*1)
 	ADCQ          $0x00, R9
 	INCQ          SI
-	CMPQ          SI, DX
-	JLT           blockedContainsGensAVX512_tail_loop_16
+	CMPQ          SI, R10
+	JLT           blockedContainsGensAVX512_tail_loop_20
 	JMP           blockedContainsGensAVX512_done_1
 
 blockedContainsGensAVX512_not_g2_2:
 	// G = 4: one line a key, four 128-bit lanes.
-	CMPQ  DX, $0x04
-	JNE   blockedContainsGensAVX512_g8_3
-	MOVL  $0x00000055, DX
-	PDEPL DX, BX, DX
-	KMOVB DX, K3
-	CMPQ  SI, $0x08
-	JGT   blockedContainsGensAVX512_two_17
+	CMPQ         DX, $0x04
+	JNE          blockedContainsGensAVX512_g8_3
+	LEAQ         winLaneHits<>+0(SB), DX
+	VPBROADCASTQ CX, Z2
+	MOVQ         $-64, R10
+	VPBROADCASTQ R10, Z3
+	CMPQ         SI, $0x08
+	JGT          blockedContainsGensAVX512_two_21
 
 	// Prologue: prefetch the live lines of the first min(n, 48) keys.
-	MOVQ n+48(FP), DX
-	CMPQ DX, $0x00000030
-	JLE  blockedContainsGensAVX512_prologue_18
-	MOVQ $0x00000030, DX
+	MOVQ n+48(FP), R10
+	CMPQ R10, $0x00000030
+	JLE  blockedContainsGensAVX512_prologue_22
+	MOVQ $0x00000030, R10
 
-blockedContainsGensAVX512_prologue_18:
+blockedContainsGensAVX512_prologue_22:
 	XORQ  SI, SI
-	TESTQ DX, DX
-	JEQ   blockedContainsGensAVX512_prologue_done_19
+	TESTQ R10, R10
+	JEQ   blockedContainsGensAVX512_prologue_done_23
 
-blockedContainsGensAVX512_prologue_loop_20:
-	MOVQ       (DI)(SI*8), BX
-	SHRQ       $0x20, BX
-	IMULQ      CX, BX
-	SHRQ       $0x1a, BX
-	ANDQ       $-64, BX
-	ADDQ       AX, BX
-	PREFETCHT0 (BX)
+blockedContainsGensAVX512_prologue_loop_24:
+	MOVQ       (DI)(SI*8), R11
+	SHRQ       $0x20, R11
+	IMULQ      CX, R11
+	SHRQ       $0x1a, R11
+	ANDQ       $-64, R11
+	ADDQ       AX, R11
+	PREFETCHT0 (R11)
 	INCQ       SI
-	CMPQ       SI, DX
-	JLT        blockedContainsGensAVX512_prologue_loop_20
+	CMPQ       SI, R10
+	JLT        blockedContainsGensAVX512_prologue_loop_24
 
-blockedContainsGensAVX512_prologue_done_19:
+blockedContainsGensAVX512_prologue_done_23:
 	XORQ SI, SI
 
-	// One key a step while i+48 < n, prefetching key i+48.
-	MOVQ n+48(FP), DX
-	SUBQ $0x30, DX
-	CMPQ SI, DX
-	JGE  blockedContainsGensAVX512_tail_22
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	MOVQ n+48(FP), R10
+	SUBQ $0x38, R10
+	CMPQ SI, R10
+	JGT  blockedContainsGensAVX512_groups_26
 
-blockedContainsGensAVX512_one_21:
-	MOVQ         384(DI)(SI*8), BX
-	SHRQ         $0x20, BX
-	IMULQ        CX, BX
-	SHRQ         $0x1a, BX
-	ANDQ         $-64, BX
-	ADDQ         AX, BX
-	PREFETCHT0   (BX)
-	MOVQ         (DI)(SI*8), BX
-	SHRQ         $0x20, BX
-	IMULQ        CX, BX
-	SHRQ         $0x1a, BX
-	ANDQ         $-64, BX
-	ADDQ         AX, BX
-	VPBROADCASTD (DI)(SI*8), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z2
-	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	VSHUFI64X2   $0x4e, Z2, Z2, Z3
-	VPORQ        Z3, Z2, Z2
-	VSHUFI64X2   $0xb1, Z2, Z2, Z3
-	VPORQ        Z3, Z2, Z2
-	VPANDQ       (BX), Z2, Z3
-	VPCMPQ       $0x04, Z3, Z2, K2
-	KSHIFTRB     $0x01, K2, K4
-	KORB         K4, K2, K4
-	KTESTB       K3, K4
-	CMC
-	SETCS        (R8)(SI*1)
-	ADCQ         $0x00, R9
-	INCQ         SI
-	CMPQ         SI, DX
-	JLT          blockedContainsGensAVX512_one_21
-
-	// The last keys, already prefetched.
-blockedContainsGensAVX512_tail_22:
-	MOVQ n+48(FP), DX
-	CMPQ SI, DX
-	JGE  blockedContainsGensAVX512_done_1
-
-blockedContainsGensAVX512_tail_loop_23:
-	MOVQ         (DI)(SI*8), BX
-	SHRQ         $0x20, BX
-	IMULQ        CX, BX
-	SHRQ         $0x1a, BX
-	ANDQ         $-64, BX
-	ADDQ         AX, BX
-	VPBROADCASTD (DI)(SI*8), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z2
-	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	VSHUFI64X2   $0x4e, Z2, Z2, Z3
-	VPORQ        Z3, Z2, Z2
-	VSHUFI64X2   $0xb1, Z2, Z2, Z3
-	VPORQ        Z3, Z2, Z2
-	VPANDQ       (BX), Z2, Z3
-	VPCMPQ       $0x04, Z3, Z2, K2
-	KSHIFTRB     $0x01, K2, K4
-	KORB         K4, K2, K4
-	KTESTB       K3, K4
-	CMC
-	SETCS        (R8)(SI*1)
-	ADCQ         $0x00, R9
-	INCQ         SI
-	CMPQ         SI, DX
-	JLT          blockedContainsGensAVX512_tail_loop_23
-	JMP          blockedContainsGensAVX512_done_1
-
-blockedContainsGensAVX512_two_17:
-	// Prologue: prefetch the live lines of the first min(n, 48) keys.
-	MOVQ n+48(FP), DX
-	CMPQ DX, $0x00000030
-	JLE  blockedContainsGensAVX512_prologue_24
-	MOVQ $0x00000030, DX
-
-blockedContainsGensAVX512_prologue_24:
-	XORQ  SI, SI
-	TESTQ DX, DX
-	JEQ   blockedContainsGensAVX512_prologue_done_25
-
-blockedContainsGensAVX512_prologue_loop_26:
-	MOVQ       (DI)(SI*8), BX
-	SHRQ       $0x20, BX
-	IMULQ      CX, BX
-	SHRQ       $0x1a, BX
-	ANDQ       $-64, BX
-	ADDQ       AX, BX
-	PREFETCHT0 (BX)
-	INCQ       SI
-	CMPQ       SI, DX
-	JLT        blockedContainsGensAVX512_prologue_loop_26
-
-blockedContainsGensAVX512_prologue_done_25:
-	XORQ SI, SI
-
-	// One key a step while i+48 < n, prefetching key i+48.
-	MOVQ n+48(FP), DX
-	SUBQ $0x30, DX
-	CMPQ SI, DX
-	JGE  blockedContainsGensAVX512_tail_28
-
-blockedContainsGensAVX512_one_27:
-	MOVQ          384(DI)(SI*8), BX
-	SHRQ          $0x20, BX
-	IMULQ         CX, BX
-	SHRQ          $0x1a, BX
-	ANDQ          $-64, BX
-	ADDQ          AX, BX
-	PREFETCHT0    (BX)
-	MOVQ          (DI)(SI*8), BX
-	SHRQ          $0x20, BX
-	IMULQ         CX, BX
-	SHRQ          $0x1a, BX
-	ANDQ          $-64, BX
-	ADDQ          AX, BX
-	VPBROADCASTD  (DI)(SI*8), Z3
-	VPMULLD       Z0, Z3, Z3
-	VPSRLD        $0x1a, Z3, Z3
-	VPMOVZXDQ     Y3, Z2
-	VEXTRACTI64X4 $0x01, Z3, Y3
-	VPMOVZXDQ     Y3, Z3
-	VPSLLVQ.Z     Z2, Z1, K1, Z2
-	VPSLLVQ.Z     Z3, Z1, K2, Z3
-	VPORQ         Z3, Z2, Z2
-	VSHUFI64X2    $0x4e, Z2, Z2, Z3
-	VPORQ         Z3, Z2, Z2
-	VSHUFI64X2    $0xb1, Z2, Z2, Z3
-	VPORQ         Z3, Z2, Z2
-	VPANDQ        (BX), Z2, Z3
-	VPCMPQ        $0x04, Z3, Z2, K4
-	KSHIFTRB      $0x01, K4, K5
-	KORB          K5, K4, K5
-	KTESTB        K3, K5
-	CMC
+blockedContainsGensAVX512_prefetching_25:
+	VMOVDQU64     384(DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	VPBROADCASTD  (DI)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VSHUFI64X2    $0xb1, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R11*1), Z8, Z9
+	VPCMPQ        $0x04, Z9, Z8, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
 	SETCS         (R8)(SI*1)
 	ADCQ          $0x00, R9
-	INCQ          SI
-	CMPQ          SI, DX
-	JLT           blockedContainsGensAVX512_one_27
+	VPEXTRQ       $0x01, X4, R11
+	VPBROADCASTD  8(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z8
+	VPCMPQ        $0x04, Z8, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         1(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X5, R11
+	VPBROADCASTD  16(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z8
+	VPCMPQ        $0x04, Z8, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         2(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X5, R11
+	VPBROADCASTD  24(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         3(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X6, R11
+	VPBROADCASTD  32(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         4(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X6, R11
+	VPBROADCASTD  40(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         5(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X7, R11
+	VPBROADCASTD  48(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         6(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X7, R11
+	VPBROADCASTD  56(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         7(R8)(SI*1)
+	ADCQ          $0x00, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, R10
+	JLE           blockedContainsGensAVX512_prefetching_25
 
-	// The last keys, already prefetched.
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedContainsGensAVX512_groups_26:
+	MOVQ n+48(FP), R10
+	SUBQ $0x08, R10
+	CMPQ SI, R10
+	JGT  blockedContainsGensAVX512_tail_28
+
+blockedContainsGensAVX512_group_loop_27:
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	VPBROADCASTD  (DI)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VSHUFI64X2    $0xb1, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R11*1), Z8, Z9
+	VPCMPQ        $0x04, Z9, Z8, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         (R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X4, R11
+	VPBROADCASTD  8(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z8
+	VPCMPQ        $0x04, Z8, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         1(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X5, R11
+	VPBROADCASTD  16(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z8
+	VPCMPQ        $0x04, Z8, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         2(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X5, R11
+	VPBROADCASTD  24(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         3(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X6, R11
+	VPBROADCASTD  32(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         4(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X6, R11
+	VPBROADCASTD  40(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         5(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X7, R11
+	VPBROADCASTD  48(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         6(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X7, R11
+	VPBROADCASTD  56(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         7(R8)(SI*1)
+	ADCQ          $0x00, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, R10
+	JLE           blockedContainsGensAVX512_group_loop_27
+
+	// The last keys, one at a time.
 blockedContainsGensAVX512_tail_28:
-	MOVQ n+48(FP), DX
-	CMPQ SI, DX
+	MOVQ n+48(FP), R10
+	CMPQ SI, R10
 	JGE  blockedContainsGensAVX512_done_1
 
 blockedContainsGensAVX512_tail_loop_29:
-	MOVQ          (DI)(SI*8), BX
-	SHRQ          $0x20, BX
-	IMULQ         CX, BX
-	SHRQ          $0x1a, BX
-	ANDQ          $-64, BX
-	ADDQ          AX, BX
+	MOVQ         (DI)(SI*8), R11
+	SHRQ         $0x20, R11
+	IMULQ        CX, R11
+	SHRQ         $0x1a, R11
+	ANDQ         $-64, R11
+	ADDQ         AX, R11
+	VPBROADCASTD (DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VSHUFI64X2   $0xb1, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (R11), Z2, Z3
+	VPCMPQ       $0x04, Z3, Z2, K2
+	KMOVB        K2, R11
+	MOVBLZX      (DX)(R11*1), R11
+	ANDL         BX, R11
+	NEGL         R11
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	INCQ         SI
+	CMPQ         SI, R10
+	JLT          blockedContainsGensAVX512_tail_loop_29
+	JMP          blockedContainsGensAVX512_done_1
+
+blockedContainsGensAVX512_two_21:
+	// Prologue: prefetch the live lines of the first min(n, 48) keys.
+	MOVQ n+48(FP), R10
+	CMPQ R10, $0x00000030
+	JLE  blockedContainsGensAVX512_prologue_30
+	MOVQ $0x00000030, R10
+
+blockedContainsGensAVX512_prologue_30:
+	XORQ  SI, SI
+	TESTQ R10, R10
+	JEQ   blockedContainsGensAVX512_prologue_done_31
+
+blockedContainsGensAVX512_prologue_loop_32:
+	MOVQ       (DI)(SI*8), R11
+	SHRQ       $0x20, R11
+	IMULQ      CX, R11
+	SHRQ       $0x1a, R11
+	ANDQ       $-64, R11
+	ADDQ       AX, R11
+	PREFETCHT0 (R11)
+	INCQ       SI
+	CMPQ       SI, R10
+	JLT        blockedContainsGensAVX512_prologue_loop_32
+
+blockedContainsGensAVX512_prologue_done_31:
+	XORQ SI, SI
+
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	MOVQ n+48(FP), R10
+	SUBQ $0x38, R10
+	CMPQ SI, R10
+	JGT  blockedContainsGensAVX512_groups_34
+
+blockedContainsGensAVX512_prefetching_33:
+	VMOVDQU64     384(DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	VPBROADCASTD  (DI)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VPSLLVQ.Z     Z9, Z1, K2, Z9
+	VPORQ         Z9, Z8, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VSHUFI64X2    $0xb1, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R11*1), Z8, Z9
+	VPCMPQ        $0x04, Z9, Z8, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         (R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X4, R11
+	VPBROADCASTD  8(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z8
+	VPCMPQ        $0x04, Z8, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         1(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X5, R11
+	VPBROADCASTD  16(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z8
+	VPCMPQ        $0x04, Z8, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         2(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X5, R11
+	VPBROADCASTD  24(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         3(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X6, R11
+	VPBROADCASTD  32(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         4(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X6, R11
+	VPBROADCASTD  40(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         5(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X7, R11
+	VPBROADCASTD  48(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         6(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X7, R11
+	VPBROADCASTD  56(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         7(R8)(SI*1)
+	ADCQ          $0x00, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, R10
+	JLE           blockedContainsGensAVX512_prefetching_33
+
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedContainsGensAVX512_groups_34:
+	MOVQ n+48(FP), R10
+	SUBQ $0x08, R10
+	CMPQ SI, R10
+	JGT  blockedContainsGensAVX512_tail_36
+
+blockedContainsGensAVX512_group_loop_35:
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	VPBROADCASTD  (DI)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VPSLLVQ.Z     Z9, Z1, K2, Z9
+	VPORQ         Z9, Z8, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VSHUFI64X2    $0xb1, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R11*1), Z8, Z9
+	VPCMPQ        $0x04, Z9, Z8, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         (R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X4, R11
+	VPBROADCASTD  8(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z8
+	VPCMPQ        $0x04, Z8, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         1(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X5, R11
+	VPBROADCASTD  16(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z8
+	VPCMPQ        $0x04, Z8, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         2(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X5, R11
+	VPBROADCASTD  24(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         3(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X6, R11
+	VPBROADCASTD  32(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         4(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X6, R11
+	VPBROADCASTD  40(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         5(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X7, R11
+	VPBROADCASTD  48(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         6(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X7, R11
+	VPBROADCASTD  56(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPQ        $0x04, Z5, Z4, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
+	SETCS         7(R8)(SI*1)
+	ADCQ          $0x00, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, R10
+	JLE           blockedContainsGensAVX512_group_loop_35
+
+	// The last keys, one at a time.
+blockedContainsGensAVX512_tail_36:
+	MOVQ n+48(FP), R10
+	CMPQ SI, R10
+	JGE  blockedContainsGensAVX512_done_1
+
+blockedContainsGensAVX512_tail_loop_37:
+	MOVQ          (DI)(SI*8), R11
+	SHRQ          $0x20, R11
+	IMULQ         CX, R11
+	SHRQ          $0x1a, R11
+	ANDQ          $-64, R11
+	ADDQ          AX, R11
 	VPBROADCASTD  (DI)(SI*8), Z3
 	VPMULLD       Z0, Z3, Z3
 	VPSRLD        $0x1a, Z3, Z3
@@ -5686,38 +7032,38 @@ blockedContainsGensAVX512_tail_loop_29:
 	VPORQ         Z3, Z2, Z2
 	VSHUFI64X2    $0xb1, Z2, Z2, Z3
 	VPORQ         Z3, Z2, Z2
-	VPANDQ        (BX), Z2, Z3
-	VPCMPQ        $0x04, Z3, Z2, K4
-	KSHIFTRB      $0x01, K4, K5
-	KORB          K5, K4, K5
-	KTESTB        K3, K5
-	CMC
+	VPANDQ        (R11), Z2, Z3
+	VPCMPQ        $0x04, Z3, Z2, K3
+	KMOVB         K3, R11
+	MOVBLZX       (DX)(R11*1), R11
+	ANDL          BX, R11
+	NEGL          R11
 	SETCS         (R8)(SI*1)
 	ADCQ          $0x00, R9
 	INCQ          SI
-	CMPQ          SI, DX
-	JLT           blockedContainsGensAVX512_tail_loop_29
+	CMPQ          SI, R10
+	JLT           blockedContainsGensAVX512_tail_loop_37
 	JMP           blockedContainsGensAVX512_done_1
 
 blockedContainsGensAVX512_g8_3:
 	// G >= 8: G/4 lines a key, four 128-bit lanes each.
 	SHLQ $0x04, DX
-	MOVL $0x00000055, R10
+	LEAQ winLaneHits<>+0(SB), R10
 	CMPQ SI, $0x08
-	JGT  blockedContainsGensAVX512_two_30
+	JGT  blockedContainsGensAVX512_two_38
 
 	// Prologue: prefetch the live lines of the first min(n, 24) keys.
 	MOVQ n+48(FP), R11
 	CMPQ R11, $0x00000018
-	JLE  blockedContainsGensAVX512_prologue_31
+	JLE  blockedContainsGensAVX512_prologue_39
 	MOVQ $0x00000018, R11
 
-blockedContainsGensAVX512_prologue_31:
+blockedContainsGensAVX512_prologue_39:
 	XORQ  SI, SI
 	TESTQ R11, R11
-	JEQ   blockedContainsGensAVX512_prologue_done_32
+	JEQ   blockedContainsGensAVX512_prologue_done_40
 
-blockedContainsGensAVX512_prologue_loop_33:
+blockedContainsGensAVX512_prologue_loop_41:
 	MOVQ  (DI)(SI*8), R12
 	SHRQ  $0x20, R12
 	IMULQ CX, R12
@@ -5726,29 +7072,29 @@ blockedContainsGensAVX512_prologue_loop_33:
 	ADDQ  AX, R12
 	MOVQ  BX, R13
 
-blockedContainsGensAVX512_lines_34:
+blockedContainsGensAVX512_lines_42:
 	TESTL      $0x0000000f, R13
-	JEQ        blockedContainsGensAVX512_dead_line_35
+	JEQ        blockedContainsGensAVX512_dead_line_43
 	PREFETCHT0 (R12)
 
-blockedContainsGensAVX512_dead_line_35:
+blockedContainsGensAVX512_dead_line_43:
 	ADDQ $0x40, R12
 	SHRQ $0x04, R13
-	JNE  blockedContainsGensAVX512_lines_34
+	JNE  blockedContainsGensAVX512_lines_42
 	INCQ SI
 	CMPQ SI, R11
-	JLT  blockedContainsGensAVX512_prologue_loop_33
+	JLT  blockedContainsGensAVX512_prologue_loop_41
 
-blockedContainsGensAVX512_prologue_done_32:
+blockedContainsGensAVX512_prologue_done_40:
 	XORQ SI, SI
 
 	// One key a step while i+24 < n, prefetching key i+24.
 	MOVQ n+48(FP), R11
 	SUBQ $0x18, R11
 	CMPQ SI, R11
-	JGE  blockedContainsGensAVX512_tail_37
+	JGE  blockedContainsGensAVX512_tail_45
 
-blockedContainsGensAVX512_one_36:
+blockedContainsGensAVX512_one_44:
 	MOVQ  192(DI)(SI*8), R12
 	SHRQ  $0x20, R12
 	IMULQ CX, R12
@@ -5757,15 +7103,15 @@ blockedContainsGensAVX512_one_36:
 	ADDQ  AX, R12
 	MOVQ  BX, R13
 
-blockedContainsGensAVX512_lines_39:
+blockedContainsGensAVX512_lines_47:
 	TESTL      $0x0000000f, R13
-	JEQ        blockedContainsGensAVX512_dead_line_40
+	JEQ        blockedContainsGensAVX512_dead_line_48
 	PREFETCHT0 (R12)
 
-blockedContainsGensAVX512_dead_line_40:
+blockedContainsGensAVX512_dead_line_48:
 	ADDQ         $0x40, R12
 	SHRQ         $0x04, R13
-	JNE          blockedContainsGensAVX512_lines_39
+	JNE          blockedContainsGensAVX512_lines_47
 	MOVQ         (DI)(SI*8), R12
 	SHRQ         $0x20, R12
 	IMULQ        CX, R12
@@ -5781,40 +7127,37 @@ blockedContainsGensAVX512_dead_line_40:
 	VPORQ        Z3, Z2, Z2
 	VSHUFI64X2   $0xb1, Z2, Z2, Z3
 	VPORQ        Z3, Z2, Z2
-	KXORB        K3, K3, K3
-	MOVQ         BX, R13
+	XORL         R13, R13
+	MOVQ         BX, R14
 
-blockedContainsGensAVX512_lines_41:
-	TESTL    $0x0000000f, R13
-	JEQ      blockedContainsGensAVX512_dead_line_42
-	PDEPL    R10, R13, R14
-	KMOVB    R14, K2
-	VPANDQ   (R12), Z2, Z3
-	VPCMPQ   $0x04, Z3, Z2, K5
-	KSHIFTRB $0x01, K5, K6
-	KORB     K6, K5, K6
-	KANDNB   K2, K6, K2
-	KORB     K2, K3, K3
+blockedContainsGensAVX512_lines_49:
+	TESTL   $0x0000000f, R14
+	JEQ     blockedContainsGensAVX512_dead_line_50
+	VPANDQ  (R12), Z2, Z3
+	VPCMPQ  $0x04, Z3, Z2, K2
+	KMOVB   K2, R15
+	MOVBLZX (R10)(R15*1), R15
+	ANDL    R14, R15
+	ORL     R15, R13
 
-blockedContainsGensAVX512_dead_line_42:
+blockedContainsGensAVX512_dead_line_50:
 	ADDQ  $0x40, R12
-	SHRQ  $0x04, R13
-	JNE   blockedContainsGensAVX512_lines_41
-	KMOVB K3, R12
-	NEGL  R12
+	SHRQ  $0x04, R14
+	JNE   blockedContainsGensAVX512_lines_49
+	NEGL  R13
 	SETCS (R8)(SI*1)
 	ADCQ  $0x00, R9
 	INCQ  SI
 	CMPQ  SI, R11
-	JLT   blockedContainsGensAVX512_one_36
+	JLT   blockedContainsGensAVX512_one_44
 
 	// The last keys, already prefetched.
-blockedContainsGensAVX512_tail_37:
+blockedContainsGensAVX512_tail_45:
 	MOVQ n+48(FP), R11
 	CMPQ SI, R11
 	JGE  blockedContainsGensAVX512_done_1
 
-blockedContainsGensAVX512_tail_loop_38:
+blockedContainsGensAVX512_tail_loop_46:
 	MOVQ         (DI)(SI*8), R12
 	SHRQ         $0x20, R12
 	IMULQ        CX, R12
@@ -5830,47 +7173,44 @@ blockedContainsGensAVX512_tail_loop_38:
 	VPORQ        Z3, Z2, Z2
 	VSHUFI64X2   $0xb1, Z2, Z2, Z3
 	VPORQ        Z3, Z2, Z2
-	KXORB        K4, K4, K4
-	MOVQ         BX, R13
+	XORL         R13, R13
+	MOVQ         BX, R14
 
-blockedContainsGensAVX512_lines_43:
-	TESTL    $0x0000000f, R13
-	JEQ      blockedContainsGensAVX512_dead_line_44
-	PDEPL    R10, R13, R14
-	KMOVB    R14, K2
-	VPANDQ   (R12), Z2, Z3
-	VPCMPQ   $0x04, Z3, Z2, K3
-	KSHIFTRB $0x01, K3, K5
-	KORB     K5, K3, K5
-	KANDNB   K2, K5, K2
-	KORB     K2, K4, K4
+blockedContainsGensAVX512_lines_51:
+	TESTL   $0x0000000f, R14
+	JEQ     blockedContainsGensAVX512_dead_line_52
+	VPANDQ  (R12), Z2, Z3
+	VPCMPQ  $0x04, Z3, Z2, K2
+	KMOVB   K2, R15
+	MOVBLZX (R10)(R15*1), R15
+	ANDL    R14, R15
+	ORL     R15, R13
 
-blockedContainsGensAVX512_dead_line_44:
+blockedContainsGensAVX512_dead_line_52:
 	ADDQ  $0x40, R12
-	SHRQ  $0x04, R13
-	JNE   blockedContainsGensAVX512_lines_43
-	KMOVB K4, R12
-	NEGL  R12
+	SHRQ  $0x04, R14
+	JNE   blockedContainsGensAVX512_lines_51
+	NEGL  R13
 	SETCS (R8)(SI*1)
 	ADCQ  $0x00, R9
 	INCQ  SI
 	CMPQ  SI, R11
-	JLT   blockedContainsGensAVX512_tail_loop_38
+	JLT   blockedContainsGensAVX512_tail_loop_46
 	JMP   blockedContainsGensAVX512_done_1
 
-blockedContainsGensAVX512_two_30:
+blockedContainsGensAVX512_two_38:
 	// Prologue: prefetch the live lines of the first min(n, 24) keys.
 	MOVQ n+48(FP), R11
 	CMPQ R11, $0x00000018
-	JLE  blockedContainsGensAVX512_prologue_45
+	JLE  blockedContainsGensAVX512_prologue_53
 	MOVQ $0x00000018, R11
 
-blockedContainsGensAVX512_prologue_45:
+blockedContainsGensAVX512_prologue_53:
 	XORQ  SI, SI
 	TESTQ R11, R11
-	JEQ   blockedContainsGensAVX512_prologue_done_46
+	JEQ   blockedContainsGensAVX512_prologue_done_54
 
-blockedContainsGensAVX512_prologue_loop_47:
+blockedContainsGensAVX512_prologue_loop_55:
 	MOVQ  (DI)(SI*8), R12
 	SHRQ  $0x20, R12
 	IMULQ CX, R12
@@ -5879,29 +7219,29 @@ blockedContainsGensAVX512_prologue_loop_47:
 	ADDQ  AX, R12
 	MOVQ  BX, R13
 
-blockedContainsGensAVX512_lines_48:
+blockedContainsGensAVX512_lines_56:
 	TESTL      $0x0000000f, R13
-	JEQ        blockedContainsGensAVX512_dead_line_49
+	JEQ        blockedContainsGensAVX512_dead_line_57
 	PREFETCHT0 (R12)
 
-blockedContainsGensAVX512_dead_line_49:
+blockedContainsGensAVX512_dead_line_57:
 	ADDQ $0x40, R12
 	SHRQ $0x04, R13
-	JNE  blockedContainsGensAVX512_lines_48
+	JNE  blockedContainsGensAVX512_lines_56
 	INCQ SI
 	CMPQ SI, R11
-	JLT  blockedContainsGensAVX512_prologue_loop_47
+	JLT  blockedContainsGensAVX512_prologue_loop_55
 
-blockedContainsGensAVX512_prologue_done_46:
+blockedContainsGensAVX512_prologue_done_54:
 	XORQ SI, SI
 
 	// One key a step while i+24 < n, prefetching key i+24.
 	MOVQ n+48(FP), R11
 	SUBQ $0x18, R11
 	CMPQ SI, R11
-	JGE  blockedContainsGensAVX512_tail_51
+	JGE  blockedContainsGensAVX512_tail_59
 
-blockedContainsGensAVX512_one_50:
+blockedContainsGensAVX512_one_58:
 	MOVQ  192(DI)(SI*8), R12
 	SHRQ  $0x20, R12
 	IMULQ CX, R12
@@ -5910,15 +7250,15 @@ blockedContainsGensAVX512_one_50:
 	ADDQ  AX, R12
 	MOVQ  BX, R13
 
-blockedContainsGensAVX512_lines_53:
+blockedContainsGensAVX512_lines_61:
 	TESTL      $0x0000000f, R13
-	JEQ        blockedContainsGensAVX512_dead_line_54
+	JEQ        blockedContainsGensAVX512_dead_line_62
 	PREFETCHT0 (R12)
 
-blockedContainsGensAVX512_dead_line_54:
+blockedContainsGensAVX512_dead_line_62:
 	ADDQ          $0x40, R12
 	SHRQ          $0x04, R13
-	JNE           blockedContainsGensAVX512_lines_53
+	JNE           blockedContainsGensAVX512_lines_61
 	MOVQ          (DI)(SI*8), R12
 	SHRQ          $0x20, R12
 	IMULQ         CX, R12
@@ -5938,40 +7278,37 @@ blockedContainsGensAVX512_dead_line_54:
 	VPORQ         Z3, Z2, Z2
 	VSHUFI64X2    $0xb1, Z2, Z2, Z3
 	VPORQ         Z3, Z2, Z2
-	KXORB         K3, K3, K3
-	MOVQ          BX, R13
+	XORL          R13, R13
+	MOVQ          BX, R14
 
-blockedContainsGensAVX512_lines_55:
-	TESTL    $0x0000000f, R13
-	JEQ      blockedContainsGensAVX512_dead_line_56
-	PDEPL    R10, R13, R14
-	KMOVB    R14, K4
-	VPANDQ   (R12), Z2, Z3
-	VPCMPQ   $0x04, Z3, Z2, K5
-	KSHIFTRB $0x01, K5, K6
-	KORB     K6, K5, K6
-	KANDNB   K4, K6, K4
-	KORB     K4, K3, K3
+blockedContainsGensAVX512_lines_63:
+	TESTL   $0x0000000f, R14
+	JEQ     blockedContainsGensAVX512_dead_line_64
+	VPANDQ  (R12), Z2, Z3
+	VPCMPQ  $0x04, Z3, Z2, K3
+	KMOVB   K3, R15
+	MOVBLZX (R10)(R15*1), R15
+	ANDL    R14, R15
+	ORL     R15, R13
 
-blockedContainsGensAVX512_dead_line_56:
+blockedContainsGensAVX512_dead_line_64:
 	ADDQ  $0x40, R12
-	SHRQ  $0x04, R13
-	JNE   blockedContainsGensAVX512_lines_55
-	KMOVB K3, R12
-	NEGL  R12
+	SHRQ  $0x04, R14
+	JNE   blockedContainsGensAVX512_lines_63
+	NEGL  R13
 	SETCS (R8)(SI*1)
 	ADCQ  $0x00, R9
 	INCQ  SI
 	CMPQ  SI, R11
-	JLT   blockedContainsGensAVX512_one_50
+	JLT   blockedContainsGensAVX512_one_58
 
 	// The last keys, already prefetched.
-blockedContainsGensAVX512_tail_51:
+blockedContainsGensAVX512_tail_59:
 	MOVQ n+48(FP), R11
 	CMPQ SI, R11
 	JGE  blockedContainsGensAVX512_done_1
 
-blockedContainsGensAVX512_tail_loop_52:
+blockedContainsGensAVX512_tail_loop_60:
 	MOVQ          (DI)(SI*8), R12
 	SHRQ          $0x20, R12
 	IMULQ         CX, R12
@@ -5991,32 +7328,29 @@ blockedContainsGensAVX512_tail_loop_52:
 	VPORQ         Z3, Z2, Z2
 	VSHUFI64X2    $0xb1, Z2, Z2, Z3
 	VPORQ         Z3, Z2, Z2
-	KXORB         K7, K7, K7
-	MOVQ          BX, R13
+	XORL          R13, R13
+	MOVQ          BX, R14
 
-blockedContainsGensAVX512_lines_57:
-	TESTL    $0x0000000f, R13
-	JEQ      blockedContainsGensAVX512_dead_line_58
-	PDEPL    R10, R13, R14
-	KMOVB    R14, K3
-	VPANDQ   (R12), Z2, Z3
-	VPCMPQ   $0x04, Z3, Z2, K4
-	KSHIFTRB $0x01, K4, K5
-	KORB     K5, K4, K5
-	KANDNB   K3, K5, K3
-	KORB     K3, K7, K7
+blockedContainsGensAVX512_lines_65:
+	TESTL   $0x0000000f, R14
+	JEQ     blockedContainsGensAVX512_dead_line_66
+	VPANDQ  (R12), Z2, Z3
+	VPCMPQ  $0x04, Z3, Z2, K3
+	KMOVB   K3, R15
+	MOVBLZX (R10)(R15*1), R15
+	ANDL    R14, R15
+	ORL     R15, R13
 
-blockedContainsGensAVX512_dead_line_58:
+blockedContainsGensAVX512_dead_line_66:
 	ADDQ  $0x40, R12
-	SHRQ  $0x04, R13
-	JNE   blockedContainsGensAVX512_lines_57
-	KMOVB K7, R12
-	NEGL  R12
+	SHRQ  $0x04, R14
+	JNE   blockedContainsGensAVX512_lines_65
+	NEGL  R13
 	SETCS (R8)(SI*1)
 	ADCQ  $0x00, R9
 	INCQ  SI
 	CMPQ  SI, R11
-	JLT   blockedContainsGensAVX512_tail_loop_52
+	JLT   blockedContainsGensAVX512_tail_loop_60
 
 blockedContainsGensAVX512_done_1:
 	MOVQ R9, ret+64(FP)
@@ -6394,9 +7728,7 @@ windowContains1AVX512_live:
 	// G = 2: one line a key, two 256-bit lanes.
 	CMPQ         DX, $0x02
 	JNE          windowContains1AVX512_not_g2_1
-	MOVL         $0x00000011, DX
-	PDEPL        DX, SI, DX
-	KMOVB        DX, K3
+	LEAQ         winLaneHits<>+256(SB), DX
 	CMPQ         CX, $0x08
 	JGT          windowContains1AVX512_two_3
 	MOVQ         h+16(FP), CX
@@ -6414,12 +7746,10 @@ windowContains1AVX512_live:
 	VPORQ        Z1, Z0, Z0
 	VPANDQ       (CX), Z0, Z1
 	VPCMPQ       $0x04, Z1, Z0, K1
-	KSHIFTRB     $0x01, K1, K2
-	KORB         K2, K1, K2
-	KSHIFTRB     $0x02, K2, K1
-	KORB         K1, K2, K1
-	KTESTB       K3, K1
-	CMC
+	KMOVB        K1, AX
+	MOVBLZX      (DX)(AX*1), AX
+	ANDL         SI, AX
+	NEGL         AX
 	SETCS        ret+24(FP)
 	VZEROUPPER
 	RET
@@ -6444,12 +7774,10 @@ windowContains1AVX512_two_3:
 	VPORQ         Z1, Z0, Z0
 	VPANDQ        (CX), Z0, Z1
 	VPCMPQ        $0x04, Z1, Z0, K1
-	KSHIFTRB      $0x01, K1, K2
-	KORB          K2, K1, K2
-	KSHIFTRB      $0x02, K2, K1
-	KORB          K1, K2, K1
-	KTESTB        K3, K1
-	CMC
+	KMOVB         K1, AX
+	MOVBLZX       (DX)(AX*1), AX
+	ANDL          SI, AX
+	NEGL          AX
 	SETCS         ret+24(FP)
 	VZEROUPPER
 	RET
@@ -6458,9 +7786,7 @@ windowContains1AVX512_not_g2_1:
 	// G = 4: one line a key, four 128-bit lanes.
 	CMPQ         DX, $0x04
 	JNE          windowContains1AVX512_g8_2
-	MOVL         $0x00000055, DX
-	PDEPL        DX, SI, DX
-	KMOVB        DX, K3
+	LEAQ         winLaneHits<>+0(SB), DX
 	CMPQ         CX, $0x08
 	JGT          windowContains1AVX512_two_4
 	MOVQ         h+16(FP), CX
@@ -6480,10 +7806,10 @@ windowContains1AVX512_not_g2_1:
 	VPORQ        Z1, Z0, Z0
 	VPANDQ       (CX), Z0, Z1
 	VPCMPQ       $0x04, Z1, Z0, K1
-	KSHIFTRB     $0x01, K1, K2
-	KORB         K2, K1, K2
-	KTESTB       K3, K2
-	CMC
+	KMOVB        K1, AX
+	MOVBLZX      (DX)(AX*1), AX
+	ANDL         SI, AX
+	NEGL         AX
 	SETCS        ret+24(FP)
 	VZEROUPPER
 	RET
@@ -6510,10 +7836,10 @@ windowContains1AVX512_two_4:
 	VPORQ         Z1, Z0, Z0
 	VPANDQ        (CX), Z0, Z1
 	VPCMPQ        $0x04, Z1, Z0, K1
-	KSHIFTRB      $0x01, K1, K2
-	KORB          K2, K1, K2
-	KTESTB        K3, K2
-	CMC
+	KMOVB         K1, AX
+	MOVBLZX       (DX)(AX*1), AX
+	ANDL          SI, AX
+	NEGL          AX
 	SETCS         ret+24(FP)
 	VZEROUPPER
 	RET
@@ -6521,7 +7847,7 @@ windowContains1AVX512_two_4:
 windowContains1AVX512_g8_2:
 	// G >= 8: G/4 lines a key, four 128-bit lanes each.
 	SHLQ         $0x04, DX
-	MOVL         $0x00000055, DI
+	LEAQ         winLaneHits<>+0(SB), DI
 	CMPQ         CX, $0x08
 	JGT          windowContains1AVX512_two_5
 	MOVQ         h+16(FP), CX
@@ -6539,26 +7865,23 @@ windowContains1AVX512_g8_2:
 	VPORQ        Z1, Z0, Z0
 	VSHUFI64X2   $0xb1, Z0, Z0, Z1
 	VPORQ        Z1, Z0, Z0
-	KXORB        K3, K3, K3
-	MOVQ         SI, AX
+	XORL         AX, AX
+	MOVQ         SI, DX
 
 windowContains1AVX512_lines_6:
-	TESTL    $0x0000000f, AX
-	JEQ      windowContains1AVX512_dead_line_7
-	PDEPL    DI, AX, DX
-	KMOVB    DX, K1
-	VPANDQ   (CX), Z0, Z1
-	VPCMPQ   $0x04, Z1, Z0, K2
-	KSHIFTRB $0x01, K2, K4
-	KORB     K4, K2, K4
-	KANDNB   K1, K4, K1
-	KORB     K1, K3, K3
+	TESTL   $0x0000000f, DX
+	JEQ     windowContains1AVX512_dead_line_7
+	VPANDQ  (CX), Z0, Z1
+	VPCMPQ  $0x04, Z1, Z0, K1
+	KMOVB   K1, BX
+	MOVBLZX (DI)(BX*1), BX
+	ANDL    DX, BX
+	ORL     BX, AX
 
 windowContains1AVX512_dead_line_7:
 	ADDQ  $0x40, CX
-	SHRQ  $0x04, AX
+	SHRQ  $0x04, DX
 	JNE   windowContains1AVX512_lines_6
-	KMOVB K3, AX
 	NEGL  AX
 	SETCS ret+24(FP)
 	VZEROUPPER
@@ -6584,26 +7907,23 @@ windowContains1AVX512_two_5:
 	VPORQ         Z1, Z0, Z0
 	VSHUFI64X2    $0xb1, Z0, Z0, Z1
 	VPORQ         Z1, Z0, Z0
-	KXORB         K3, K3, K3
-	MOVQ          SI, AX
+	XORL          AX, AX
+	MOVQ          SI, DX
 
 windowContains1AVX512_lines_8:
-	TESTL    $0x0000000f, AX
-	JEQ      windowContains1AVX512_dead_line_9
-	PDEPL    DI, AX, DX
-	KMOVB    DX, K1
-	VPANDQ   (CX), Z0, Z1
-	VPCMPQ   $0x04, Z1, Z0, K2
-	KSHIFTRB $0x01, K2, K4
-	KORB     K4, K2, K4
-	KANDNB   K1, K4, K1
-	KORB     K1, K3, K3
+	TESTL   $0x0000000f, DX
+	JEQ     windowContains1AVX512_dead_line_9
+	VPANDQ  (CX), Z0, Z1
+	VPCMPQ  $0x04, Z1, Z0, K1
+	KMOVB   K1, BX
+	MOVBLZX (DI)(BX*1), BX
+	ANDL    DX, BX
+	ORL     BX, AX
 
 windowContains1AVX512_dead_line_9:
 	ADDQ  $0x40, CX
-	SHRQ  $0x04, AX
+	SHRQ  $0x04, DX
 	JNE   windowContains1AVX512_lines_8
-	KMOVB K3, AX
 	NEGL  AX
 	SETCS ret+24(FP)
 	VZEROUPPER
