@@ -77,9 +77,12 @@ type win struct {
 	round1, round2 reg.OpmaskVirtual
 
 	labels int
-	// tabReg holds avx2Tables[k] where the AVX2 kernel computes it (the
-	// table entry), else nil: the tab argument.
-	tabReg reg.GPVirtual
+	// tabEntry: the table entry, which computes avx2Tables[k] (the other
+	// AVX2 kernels take it as the tab argument).
+	tabEntry bool
+	k        reg.GPVirtual
+	// k8 is set while emitting the single-key kernels' k = 8 copy.
+	k8 bool
 
 	// lanes is WindowLanes(G) while emitting the G = 2 (2) or G = 4 (4)
 	// copy, 0 while emitting the G >= 8 copy.
@@ -92,6 +95,9 @@ type win struct {
 	// batch kernels at G <= 4, which compute 8 keys' offsets at once).
 	sel, lut, stride reg.GPVirtual
 	nbZ, m64         reg.VecVirtual
+	// kLive is the AVX-512 single-key kernels' opmask of the live lanes at
+	// G <= 4 (bit 8j/lanes: lane j), for the opmask form of the line test.
+	kLive reg.OpmaskVirtual
 }
 
 func (w *win) label(s string) string {
@@ -176,7 +182,10 @@ func genWindowKernel(wide, batch bool, dist int) {
 	c.Load(c.Param("live"), w.live)
 	k := c.GP64()
 	c.Load(c.Param("k"), k)
-	w.consts(k)
+	w.k = k
+	if batch {
+		w.consts(true)
+	}
 
 	if !batch {
 		w.copies(k, w.single)
@@ -201,31 +210,52 @@ func docTab(wide bool) string {
 	return "; tab is avx2Tables[k]"
 }
 
-// consts loads the mask constants.
-func (w *win) consts(k reg.GPVirtual) {
+// consts loads the mask constants: the batch kernels' for both round
+// counts, once a call (w.k8 false); the single-key kernels' in each copy,
+// only what the copy uses: one or two rounds, and for k = 8 (w.k8) no
+// probe opmask and the salts and AVX2 table as memory operands.
+func (w *win) consts(two bool) {
+	rounds := 1
+	if two || w.batch {
+		rounds = 2
+	}
 	if w.wide {
-		w.saltsZ = c.ZMM()
-		c.VMOVDQU32(saltsMem(0), w.saltsZ)
-		one := c.GP64()
-		c.MOVQ(operand.U64(1), one)
+		if w.batch || two {
+			w.saltsZ = c.ZMM()
+			c.VMOVDQU32(saltsMem(0), w.saltsZ)
+		}
 		w.onesZ = c.ZMM()
-		c.VPBROADCASTQ(one, w.onesZ)
-		w.round1, w.round2 = probeMasks(k)
+		c.VPBROADCASTQ(oneMem, w.onesZ)
+		if !w.k8 {
+			w.round1, w.round2 = probeMasks(w.k)
+		}
 		return
 	}
-	tab := w.tabReg
-	if tab == nil {
-		tab = c.GP64()
+	var at func(off int) operand.Mem
+	switch {
+	case w.k8:
+		at = func(off int) operand.Mem { return tableMem(8, off) }
+	case w.tabEntry:
+		// The table entry: avx2Tables[k], k*192 bytes in.
+		tab, x := c.GP64(), c.GP64()
+		c.LEAQ(operand.Mem{Symbol: operand.Symbol{Name: "·avx2Tables"}, Base: reg.StaticBase}, tab)
+		c.LEAQ(operand.Mem{Base: w.k, Index: w.k, Scale: 2}, x)
+		c.SHLQ(operand.Imm(6), x) // k*192
+		c.ADDQ(x, tab)
+		at = func(off int) operand.Mem { return operand.Mem{Base: tab, Disp: off} }
+	default:
+		tab := c.GP64()
 		c.Load(c.Param("tab"), tab)
+		at = func(off int) operand.Mem { return operand.Mem{Base: tab, Disp: off} }
 	}
 	w.zero = c.YMM()
 	c.VPXOR(w.zero, w.zero, w.zero)
-	for r := 0; r < 2; r++ {
+	for r := 0; r < rounds; r++ {
 		w.salts[r] = c.YMM()
-		c.VMOVDQU(operand.Mem{Base: tab, Disp: []int{offSalts1, offSalts2}[r]}, w.salts[r])
+		c.VMOVDQU(at([]int{offSalts1, offSalts2}[r]), w.salts[r])
 		for h := 0; h < 2; h++ {
 			w.ones[r][h] = c.YMM()
-			c.VMOVDQU(operand.Mem{Base: tab, Disp: []int{offOnes1, offOnes2}[r] + 32*h}, w.ones[r][h])
+			c.VMOVDQU(at([]int{offOnes1, offOnes2}[r]+32*h), w.ones[r][h])
 		}
 	}
 }
@@ -238,9 +268,24 @@ func (w *win) copies(k reg.GPVirtual, body func(two bool)) {
 	rounds := func() {
 		two := w.label("two")
 		c.CMPQ(k, operand.Imm(8))
-		c.JGT(operand.LabelRef(two))
+		if !w.batch {
+			not8 := w.label("not_k8")
+			c.JNE(operand.LabelRef(not8))
+			w.k8 = true
+			w.consts(false)
+			body(false)
+			w.k8 = false
+			c.Label(not8)
+			c.JGT(operand.LabelRef(two))
+			w.consts(false)
+		} else {
+			c.JGT(operand.LabelRef(two))
+		}
 		body(false)
 		c.Label(two)
+		if !w.batch {
+			w.consts(true)
+		}
 		body(true)
 	}
 	not2, not4 := w.label("not_g2"), w.label("g8")
@@ -273,12 +318,21 @@ func (w *win) setup() {
 	}
 	if w.wide {
 		w.sel = w.live
-		w.lut = c.GP64()
-		lut := laneHitsMem
-		if w.lanes == 2 {
-			lut.Disp += 256
+		if w.batch || w.lanes == 0 {
+			w.lut = c.GP64()
+			lut := laneHitsMem
+			if w.lanes == 2 {
+				lut.Disp += 256
+			}
+			c.LEAQ(lut, w.lut)
 		}
-		c.LEAQ(lut, w.lut)
+		if !w.batch && w.lanes != 0 {
+			m := c.GP32()
+			c.MOVL(operand.U32(map[int]uint64{2: 0x11, 4: 0x55}[w.lanes]), m)
+			c.PDEPL(m, w.live.As32(), m) // live's bits onto the lanes' first words
+			w.kLive = c.K()
+			c.KMOVB(m, w.kLive)
+		}
 		if w.batch && w.lanes != 0 {
 			w.nbZ = c.ZMM()
 			c.VPBROADCASTQ(w.nb, w.nbZ)
@@ -364,8 +418,22 @@ type mask struct{ lo, hi, z reg.VecVirtual }
 // mask builds the probe bits of the hash at h.
 func (w *win) mask(h operand.Mem, two bool) mask {
 	if w.wide {
-		c1, c2 := wideCounts(h, w.saltsZ, two)
+		var c1, c2 reg.VecVirtual
+		if w.saltsZ == nil || (!two && !w.batch) {
+			p := c.YMM()
+			c.VPBROADCASTD(h, p)
+			c.VPMULLD(saltsMem(0), p, p)
+			c.VPSRLD(operand.U8(26), p, p)
+			c1 = c.ZMM()
+			c.VPMOVZXDQ(p, c1)
+		} else {
+			c1, c2 = wideCounts(h, w.saltsZ, two)
+		}
 		m := c.ZMM()
+		if w.k8 {
+			c.VPSLLVQ(c1, w.onesZ, m) // every lane a probe
+			return mask{z: m}
+		}
 		c.VPSLLVQ_Z(c1, w.onesZ, w.round1, m)
 		if two {
 			m2 := c.ZMM()
@@ -405,6 +473,18 @@ func (w *win) mask(h operand.Mem, two bool) mask {
 func (w *win) fold(m mask) mask {
 	narrow := w.lanes != 2 // 128-bit lanes
 	if w.wide {
+		if narrow && !w.batch {
+			// The three other 128-bit lanes' orders at once: a shorter
+			// chain for the single-key kernels, one more instruction.
+			var s [3]reg.VecVirtual
+			for i, imm := range []uint64{0x4e, 0xb1, 0x1b} {
+				s[i] = c.ZMM()
+				c.VSHUFI64X2(operand.U8(imm), m.z, m.z, s[i])
+			}
+			c.VPTERNLOGQ(operand.U8(0xfe), s[1], s[0], m.z) // m | s0 | s1
+			c.VPORQ(s[2], m.z, m.z)
+			return m
+		}
 		s := c.ZMM()
 		c.VSHUFI64X2(operand.U8(0x4e), m.z, m.z, s) // the halves swapped
 		c.VPORQ(s, m.z, m.z)
@@ -494,6 +574,22 @@ func (w *win) probe(h operand.Mem, two bool, line *operand.Mem) {
 		c.ADCL(r, r) // bit 1: lane 1, bit 0: lane 0
 		c.ANDL(w.live.As32(), r)
 		c.NEGL(r)
+	case w.wide && !w.batch:
+		// The opmask form: a shorter chain than the lane table's KMOVB
+		// and load. KSHIFTRB/KORB OR each lane's words into its first
+		// bit; KTESTB with the live lanes sets CF when all of them miss.
+		t := c.ZMM()
+		c.VPANDQ(*line, m.z, t)
+		miss := c.K()
+		c.VPCMPQ(operand.U8(4), t, m.z, miss) // NE: the word misses a bit
+		for sh := 1; sh < 8/w.lanes; sh *= 2 {
+			k := c.K()
+			c.KSHIFTRB(operand.U8(uint64(sh)), miss, k)
+			c.KORB(k, miss, k)
+			miss = k
+		}
+		c.KTESTB(w.kLive, miss)
+		c.CMC()
 	default:
 		r := w.lineHits(*line, m)
 		c.ANDL(w.sel.As32(), r)
@@ -697,15 +793,12 @@ func genWindowTable() {
 		t := c.GP64()
 		c.Load(c.Param("t"), t)
 		n, g, nb, k, x := c.GP64(), c.GP64(), c.GP64(), c.GP64(), c.GP64()
-		c.MOVQ(operand.Mem{Base: t, Disp: 8}, n) // len(t.Blocks)
-		c.TESTQ(n, n)
-		c.JEQ(goPath)
+		c.MOVQ(operand.Mem{Base: t, Disp: 8}, n)  // len(t.Blocks): nonzero if it is NB*WindowLines(G), NB >= 1
 		c.MOVQ(operand.Mem{Base: t, Disp: 32}, g) // t.G: a power of two in 2..64
 		c.LEAQ(operand.Mem{Base: g, Disp: -2}, x)
 		c.CMPQ(x, operand.Imm(62))
 		c.JHI(goPath)
-		c.LEAQ(operand.Mem{Base: g, Disp: -1}, x)
-		c.TESTQ(g, x)
+		c.BLSRQ(g, x) // g&(g-1)
 		c.JNE(goPath)
 		c.MOVQ(operand.Mem{Base: t, Disp: 24}, nb) // t.NB in 1..2^32
 		c.LEAQ(operand.Mem{Base: nb, Disp: -1}, x)
@@ -713,7 +806,7 @@ func genWindowTable() {
 		c.JNE(goPath)
 		c.LEAQ(operand.Mem{Base: g, Disp: 2}, x)
 		c.SHRQ(operand.Imm(2), x) // WindowLines(G)
-		c.IMULQ(nb, x)
+		c.IMULQ(nb, x)            // at most 2^36: no overflow
 		c.CMPQ(x, n)
 		c.JNE(goPath)
 		c.MOVQ(operand.Mem{Base: t, Disp: 40}, k) // t.K
@@ -730,15 +823,7 @@ func genWindowTable() {
 		c.Label(name + "_live")
 		blocks := c.GP64()
 		c.MOVQ(operand.Mem{Base: t}, blocks)
-		w := &win{name: name, wide: wide, blocks: blocks, nb: nb, ngen: g, live: live}
-		if !wide {
-			w.tabReg = c.GP64()
-			c.LEAQ(operand.Mem{Symbol: operand.Symbol{Name: "·avx2Tables"}, Base: reg.StaticBase}, w.tabReg)
-			c.LEAQ(operand.Mem{Base: k, Index: k, Scale: 2}, x)
-			c.SHLQ(operand.Imm(6), x) // k*192
-			c.ADDQ(x, w.tabReg)
-		}
-		w.consts(k)
+		w := &win{name: name, wide: wide, blocks: blocks, nb: nb, ngen: g, live: live, k: k, tabEntry: true}
 		w.copies(k, w.single)
 		c.Label(name + "_go")
 		tailJump("·windowContains1Go")

@@ -3928,25 +3928,55 @@ GLOBL winLaneHits<>(SB), RODATA|NOPTR, $512
 // func blockedContainsGens1AVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, h uint64) bool
 // Requires: AVX, AVX2
 TEXT ·blockedContainsGens1AVX2(SB), NOSPLIT, $0-57
-	MOVQ    blocks+0(FP), AX
-	MOVQ    nb+8(FP), CX
-	MOVQ    ngen+16(FP), DX
-	MOVQ    live+24(FP), BX
-	MOVQ    k+32(FP), SI
-	MOVQ    tab+40(FP), DI
-	VPXOR   Y0, Y0, Y0
-	VMOVDQU (DI), Y1
-	VMOVDQU 64(DI), Y2
-	VMOVDQU 96(DI), Y3
-	VMOVDQU 32(DI), Y4
-	VMOVDQU 128(DI), Y5
-	VMOVDQU 160(DI), Y6
+	MOVQ blocks+0(FP), AX
+	MOVQ nb+8(FP), CX
+	MOVQ ngen+16(FP), DX
+	MOVQ live+24(FP), BX
+	MOVQ k+32(FP), SI
 
 	// G = 2: one line a key, two 256-bit lanes.
 	CMPQ         DX, $0x02
 	JNE          blockedContainsGens1AVX2_not_g2_1
 	CMPQ         SI, $0x08
+	JNE          blockedContainsGens1AVX2_not_k8_4
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
+	MOVQ         h+48(FP), DX
+	SHRQ         $0x20, DX
+	IMULQ        CX, DX
+	SHRQ         $0x1a, DX
+	ANDQ         $-64, DX
+	ADDQ         AX, DX
+	VPBROADCASTD h+48(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	XORL         AX, AX
+	VMOVDQU      32(DX), Y1
+	VPTEST       Y0, Y1
+	SETCS        AL
+	VMOVDQU      (DX), Y1
+	VPTEST       Y0, Y1
+	ADCL         AX, AX
+	ANDL         BX, AX
+	NEGL         AX
+	SETCS        ret+56(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX2_not_k8_4:
 	JGT          blockedContainsGens1AVX2_two_3
+	MOVQ         tab+40(FP), DX
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (DX), Y1
+	VMOVDQU      64(DX), Y2
+	VMOVDQU      96(DX), Y3
 	MOVQ         h+48(FP), DX
 	SHRQ         $0x20, DX
 	IMULQ        CX, DX
@@ -3975,6 +4005,14 @@ TEXT ·blockedContainsGens1AVX2(SB), NOSPLIT, $0-57
 	RET
 
 blockedContainsGens1AVX2_two_3:
+	MOVQ         tab+40(FP), DX
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (DX), Y1
+	VMOVDQU      64(DX), Y2
+	VMOVDQU      96(DX), Y3
+	VMOVDQU      32(DX), Y4
+	VMOVDQU      128(DX), Y5
+	VMOVDQU      160(DX), Y6
 	MOVQ         h+48(FP), DX
 	SHRQ         $0x20, DX
 	IMULQ        CX, DX
@@ -4025,7 +4063,11 @@ blockedContainsGens1AVX2_not_g2_1:
 	ORQ          DI, DX
 	ORQ          R8, DX
 	CMPQ         SI, $0x08
-	JGT          blockedContainsGens1AVX2_two_4
+	JNE          blockedContainsGens1AVX2_not_k8_6
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
 	MOVQ         h+48(FP), BX
 	SHRQ         $0x20, BX
 	IMULQ        CX, BX
@@ -4056,7 +4098,52 @@ blockedContainsGens1AVX2_not_g2_1:
 	VZEROUPPER
 	RET
 
-blockedContainsGens1AVX2_two_4:
+blockedContainsGens1AVX2_not_k8_6:
+	JGT          blockedContainsGens1AVX2_two_5
+	MOVQ         tab+40(FP), BX
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (BX), Y1
+	VMOVDQU      64(BX), Y2
+	VMOVDQU      96(BX), Y3
+	MOVQ         h+48(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+48(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VPERMQ       $0x4e, Y0, Y1
+	VPOR         Y1, Y0, Y0
+	VPAND        (BX), Y0, Y1
+	VPCMPEQQ     Y0, Y1, Y1
+	VPAND        32(BX), Y0, Y2
+	VPCMPEQQ     Y0, Y2, Y2
+	VPUNPCKLQDQ  Y2, Y1, Y0
+	VPUNPCKHQDQ  Y2, Y1, Y1
+	VPAND        Y1, Y0, Y0
+	VMOVMSKPD    Y0, AX
+	ANDL         DX, AX
+	NEGL         AX
+	SETCS        ret+56(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX2_two_5:
+	MOVQ         tab+40(FP), BX
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (BX), Y1
+	VMOVDQU      64(BX), Y2
+	VMOVDQU      96(BX), Y3
+	VMOVDQU      32(BX), Y4
+	VMOVDQU      128(BX), Y5
+	VMOVDQU      160(BX), Y6
 	MOVQ         h+48(FP), BX
 	SHRQ         $0x20, BX
 	IMULQ        CX, BX
@@ -4109,7 +4196,11 @@ blockedContainsGens1AVX2_g8_2:
 	ORQ          R8, DI
 	ORQ          R9, DI
 	CMPQ         SI, $0x08
-	JGT          blockedContainsGens1AVX2_two_5
+	JNE          blockedContainsGens1AVX2_not_k8_8
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
 	MOVQ         h+48(FP), BX
 	SHRQ         $0x20, BX
 	IMULQ        CX, BX
@@ -4129,9 +4220,9 @@ blockedContainsGens1AVX2_g8_2:
 	XORL         AX, AX
 	MOVQ         DI, CX
 
-blockedContainsGens1AVX2_lines_6:
+blockedContainsGens1AVX2_lines_9:
 	TESTL       $0x0000000f, CX
-	JEQ         blockedContainsGens1AVX2_dead_line_7
+	JEQ         blockedContainsGens1AVX2_dead_line_10
 	VPAND       (BX), Y0, Y1
 	VPCMPEQQ    Y0, Y1, Y1
 	VPAND       32(BX), Y0, Y2
@@ -4143,16 +4234,73 @@ blockedContainsGens1AVX2_lines_6:
 	ANDL        CX, DX
 	ORL         DX, AX
 
-blockedContainsGens1AVX2_dead_line_7:
+blockedContainsGens1AVX2_dead_line_10:
 	ADDQ  $0x40, BX
 	SHRQ  $0x04, CX
-	JNE   blockedContainsGens1AVX2_lines_6
+	JNE   blockedContainsGens1AVX2_lines_9
 	NEGL  AX
 	SETCS ret+56(FP)
 	VZEROUPPER
 	RET
 
-blockedContainsGens1AVX2_two_5:
+blockedContainsGens1AVX2_not_k8_8:
+	JGT          blockedContainsGens1AVX2_two_7
+	MOVQ         tab+40(FP), BX
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (BX), Y1
+	VMOVDQU      64(BX), Y2
+	VMOVDQU      96(BX), Y3
+	MOVQ         h+48(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+48(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VPERMQ       $0x4e, Y0, Y1
+	VPOR         Y1, Y0, Y0
+	XORL         AX, AX
+	MOVQ         DI, CX
+
+blockedContainsGens1AVX2_lines_11:
+	TESTL       $0x0000000f, CX
+	JEQ         blockedContainsGens1AVX2_dead_line_12
+	VPAND       (BX), Y0, Y1
+	VPCMPEQQ    Y0, Y1, Y1
+	VPAND       32(BX), Y0, Y2
+	VPCMPEQQ    Y0, Y2, Y2
+	VPUNPCKLQDQ Y2, Y1, Y3
+	VPUNPCKHQDQ Y2, Y1, Y1
+	VPAND       Y1, Y3, Y3
+	VMOVMSKPD   Y3, DX
+	ANDL        CX, DX
+	ORL         DX, AX
+
+blockedContainsGens1AVX2_dead_line_12:
+	ADDQ  $0x40, BX
+	SHRQ  $0x04, CX
+	JNE   blockedContainsGens1AVX2_lines_11
+	NEGL  AX
+	SETCS ret+56(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX2_two_7:
+	MOVQ         tab+40(FP), BX
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (BX), Y1
+	VMOVDQU      64(BX), Y2
+	VMOVDQU      96(BX), Y3
+	VMOVDQU      32(BX), Y4
+	VMOVDQU      128(BX), Y5
+	VMOVDQU      160(BX), Y6
 	MOVQ         h+48(FP), BX
 	SHRQ         $0x20, BX
 	IMULQ        CX, BX
@@ -4180,9 +4328,9 @@ blockedContainsGens1AVX2_two_5:
 	XORL         AX, AX
 	MOVQ         DI, CX
 
-blockedContainsGens1AVX2_lines_8:
+blockedContainsGens1AVX2_lines_13:
 	TESTL       $0x0000000f, CX
-	JEQ         blockedContainsGens1AVX2_dead_line_9
+	JEQ         blockedContainsGens1AVX2_dead_line_14
 	VPAND       (BX), Y8, Y0
 	VPCMPEQQ    Y8, Y0, Y0
 	VPAND       32(BX), Y8, Y1
@@ -4194,10 +4342,10 @@ blockedContainsGens1AVX2_lines_8:
 	ANDL        CX, DX
 	ORL         DX, AX
 
-blockedContainsGens1AVX2_dead_line_9:
+blockedContainsGens1AVX2_dead_line_14:
 	ADDQ  $0x40, BX
 	SHRQ  $0x04, CX
-	JNE   blockedContainsGens1AVX2_lines_8
+	JNE   blockedContainsGens1AVX2_lines_13
 	NEGL  AX
 	SETCS ret+56(FP)
 	VZEROUPPER
@@ -5068,73 +5216,112 @@ blockedContainsGensAVX2_done_1:
 // func blockedContainsGens1AVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, h uint64) bool
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
 TEXT ·blockedContainsGens1AVX512(SB), NOSPLIT, $0-49
-	MOVQ         blocks+0(FP), AX
-	MOVQ         nb+8(FP), CX
-	MOVQ         ngen+16(FP), DX
-	MOVQ         live+24(FP), BX
-	MOVQ         k+32(FP), SI
-	VMOVDQU32    ·avx512Salts+0(SB), Z0
-	MOVQ         $0x0000000000000001, DI
-	VPBROADCASTQ DI, Z1
-	MOVL         $0x00000001, DI
-	SHLXL        SI, DI, DI
-	DECL         DI
-	KMOVW        DI, K1
-	KSHIFTRW     $0x08, K1, K2
+	MOVQ blocks+0(FP), AX
+	MOVQ nb+8(FP), CX
+	MOVQ ngen+16(FP), DX
+	MOVQ live+24(FP), BX
+	MOVQ k+32(FP), SI
 
 	// G = 2: one line a key, two 256-bit lanes.
 	CMPQ         DX, $0x02
 	JNE          blockedContainsGens1AVX512_not_g2_1
-	LEAQ         winLaneHits<>+256(SB), DX
+	MOVL         $0x00000011, DX
+	PDEPL        DX, BX, DX
+	KMOVB        DX, K1
 	CMPQ         SI, $0x08
-	JGT          blockedContainsGens1AVX512_two_3
-	MOVQ         h+40(FP), SI
-	SHRQ         $0x20, SI
-	IMULQ        CX, SI
-	SHRQ         $0x1a, SI
-	ANDQ         $-64, SI
-	ADDQ         AX, SI
-	VPBROADCASTD h+40(FP), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z0
-	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	JNE          blockedContainsGens1AVX512_not_k8_4
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVQ         h+40(FP), DX
+	SHRQ         $0x20, DX
+	IMULQ        CX, DX
+	SHRQ         $0x1a, DX
+	ANDQ         $-64, DX
+	ADDQ         AX, DX
+	VPBROADCASTD h+40(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ      Z1, Z0, Z0
 	VSHUFI64X2   $0x4e, Z0, Z0, Z1
 	VPORQ        Z1, Z0, Z0
-	VPANDQ       (SI), Z0, Z1
-	VPCMPQ       $0x04, Z1, Z0, K1
-	KMOVB        K1, AX
-	MOVBLZX      (DX)(AX*1), AX
-	ANDL         BX, AX
-	NEGL         AX
+	VPANDQ       (DX), Z0, Z1
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KSHIFTRB     $0x02, K3, K2
+	KORB         K2, K3, K2
+	KTESTB       K1, K2
+	CMC
+	SETCS        ret+48(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX512_not_k8_4:
+	JGT          blockedContainsGens1AVX512_two_3
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVL         $0x00000001, DX
+	SHLXL        SI, DX, DX
+	DECL         DX
+	KMOVW        DX, K2
+	KSHIFTRW     $0x08, K2, K3
+	MOVQ         h+40(FP), DX
+	SHRQ         $0x20, DX
+	IMULQ        CX, DX
+	SHRQ         $0x1a, DX
+	ANDQ         $-64, DX
+	ADDQ         AX, DX
+	VPBROADCASTD h+40(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ.Z    Z1, Z0, K2, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VPORQ        Z1, Z0, Z0
+	VPANDQ       (DX), Z0, Z1
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KSHIFTRB     $0x02, K3, K2
+	KORB         K2, K3, K2
+	KTESTB       K1, K2
+	CMC
 	SETCS        ret+48(FP)
 	VZEROUPPER
 	RET
 
 blockedContainsGens1AVX512_two_3:
-	MOVQ          h+40(FP), SI
-	SHRQ          $0x20, SI
-	IMULQ         CX, SI
-	SHRQ          $0x1a, SI
-	ANDQ          $-64, SI
-	ADDQ          AX, SI
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, DX
+	SHLXL         SI, DX, DX
+	DECL          DX
+	KMOVW         DX, K2
+	KSHIFTRW      $0x08, K2, K3
+	MOVQ          h+40(FP), DX
+	SHRQ          $0x20, DX
+	IMULQ         CX, DX
+	SHRQ          $0x1a, DX
+	ANDQ          $-64, DX
+	ADDQ          AX, DX
 	VPBROADCASTD  h+40(FP), Z2
 	VPMULLD       Z0, Z2, Z2
 	VPSRLD        $0x1a, Z2, Z2
 	VPMOVZXDQ     Y2, Z0
 	VEXTRACTI64X4 $0x01, Z2, Y2
 	VPMOVZXDQ     Y2, Z2
-	VPSLLVQ.Z     Z0, Z1, K1, Z0
-	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPSLLVQ.Z     Z0, Z1, K2, Z0
+	VPSLLVQ.Z     Z2, Z1, K3, Z1
 	VPORQ         Z1, Z0, Z0
 	VSHUFI64X2    $0x4e, Z0, Z0, Z1
 	VPORQ         Z1, Z0, Z0
-	VPANDQ        (SI), Z0, Z1
-	VPCMPQ        $0x04, Z1, Z0, K1
-	KMOVB         K1, AX
-	MOVBLZX       (DX)(AX*1), AX
-	ANDL          BX, AX
-	NEGL          AX
+	VPANDQ        (DX), Z0, Z1
+	VPCMPQ        $0x04, Z1, Z0, K2
+	KSHIFTRB      $0x01, K2, K3
+	KORB          K3, K2, K3
+	KSHIFTRB      $0x02, K3, K2
+	KORB          K2, K3, K2
+	KTESTB        K1, K2
+	CMC
 	SETCS         ret+48(FP)
 	VZEROUPPER
 	RET
@@ -5143,60 +5330,106 @@ blockedContainsGens1AVX512_not_g2_1:
 	// G = 4: one line a key, four 128-bit lanes.
 	CMPQ         DX, $0x04
 	JNE          blockedContainsGens1AVX512_g8_2
-	LEAQ         winLaneHits<>+0(SB), DX
+	MOVL         $0x00000055, DX
+	PDEPL        DX, BX, DX
+	KMOVB        DX, K1
 	CMPQ         SI, $0x08
-	JGT          blockedContainsGens1AVX512_two_4
-	MOVQ         h+40(FP), SI
-	SHRQ         $0x20, SI
-	IMULQ        CX, SI
-	SHRQ         $0x1a, SI
-	ANDQ         $-64, SI
-	ADDQ         AX, SI
-	VPBROADCASTD h+40(FP), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z0
-	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	JNE          blockedContainsGens1AVX512_not_k8_6
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVQ         h+40(FP), DX
+	SHRQ         $0x20, DX
+	IMULQ        CX, DX
+	SHRQ         $0x1a, DX
+	ANDQ         $-64, DX
+	ADDQ         AX, DX
+	VPBROADCASTD h+40(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ      Z1, Z0, Z0
 	VSHUFI64X2   $0x4e, Z0, Z0, Z1
-	VPORQ        Z1, Z0, Z0
-	VSHUFI64X2   $0xb1, Z0, Z0, Z1
-	VPORQ        Z1, Z0, Z0
-	VPANDQ       (SI), Z0, Z1
-	VPCMPQ       $0x04, Z1, Z0, K1
-	KMOVB        K1, AX
-	MOVBLZX      (DX)(AX*1), AX
-	ANDL         BX, AX
-	NEGL         AX
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
+	VPANDQ       (DX), Z0, Z1
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KTESTB       K1, K3
+	CMC
 	SETCS        ret+48(FP)
 	VZEROUPPER
 	RET
 
-blockedContainsGens1AVX512_two_4:
-	MOVQ          h+40(FP), SI
-	SHRQ          $0x20, SI
-	IMULQ         CX, SI
-	SHRQ          $0x1a, SI
-	ANDQ          $-64, SI
-	ADDQ          AX, SI
+blockedContainsGens1AVX512_not_k8_6:
+	JGT          blockedContainsGens1AVX512_two_5
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVL         $0x00000001, DX
+	SHLXL        SI, DX, DX
+	DECL         DX
+	KMOVW        DX, K2
+	KSHIFTRW     $0x08, K2, K3
+	MOVQ         h+40(FP), DX
+	SHRQ         $0x20, DX
+	IMULQ        CX, DX
+	SHRQ         $0x1a, DX
+	ANDQ         $-64, DX
+	ADDQ         AX, DX
+	VPBROADCASTD h+40(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ.Z    Z1, Z0, K2, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
+	VPANDQ       (DX), Z0, Z1
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KTESTB       K1, K3
+	CMC
+	SETCS        ret+48(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX512_two_5:
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, DX
+	SHLXL         SI, DX, DX
+	DECL          DX
+	KMOVW         DX, K2
+	KSHIFTRW      $0x08, K2, K3
+	MOVQ          h+40(FP), DX
+	SHRQ          $0x20, DX
+	IMULQ         CX, DX
+	SHRQ          $0x1a, DX
+	ANDQ          $-64, DX
+	ADDQ          AX, DX
 	VPBROADCASTD  h+40(FP), Z2
 	VPMULLD       Z0, Z2, Z2
 	VPSRLD        $0x1a, Z2, Z2
 	VPMOVZXDQ     Y2, Z0
 	VEXTRACTI64X4 $0x01, Z2, Y2
 	VPMOVZXDQ     Y2, Z2
-	VPSLLVQ.Z     Z0, Z1, K1, Z0
-	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPSLLVQ.Z     Z0, Z1, K2, Z0
+	VPSLLVQ.Z     Z2, Z1, K3, Z1
 	VPORQ         Z1, Z0, Z0
 	VSHUFI64X2    $0x4e, Z0, Z0, Z1
-	VPORQ         Z1, Z0, Z0
-	VSHUFI64X2    $0xb1, Z0, Z0, Z1
-	VPORQ         Z1, Z0, Z0
-	VPANDQ        (SI), Z0, Z1
-	VPCMPQ        $0x04, Z1, Z0, K1
-	KMOVB         K1, AX
-	MOVBLZX       (DX)(AX*1), AX
-	ANDL          BX, AX
-	NEGL          AX
+	VSHUFI64X2    $0xb1, Z0, Z0, Z2
+	VSHUFI64X2    $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ    $0xfe, Z2, Z1, Z0
+	VPORQ         Z3, Z0, Z0
+	VPANDQ        (DX), Z0, Z1
+	VPCMPQ        $0x04, Z1, Z0, K2
+	KSHIFTRB      $0x01, K2, K3
+	KORB          K3, K2, K3
+	KTESTB        K1, K3
+	CMC
 	SETCS         ret+48(FP)
 	VZEROUPPER
 	RET
@@ -5206,28 +5439,30 @@ blockedContainsGens1AVX512_g8_2:
 	SHLQ         $0x04, DX
 	LEAQ         winLaneHits<>+0(SB), DI
 	CMPQ         SI, $0x08
-	JGT          blockedContainsGens1AVX512_two_5
+	JNE          blockedContainsGens1AVX512_not_k8_8
+	VPBROADCASTQ one<>+0(SB), Z0
 	MOVQ         h+40(FP), SI
 	SHRQ         $0x20, SI
 	IMULQ        CX, SI
 	SHRQ         $0x20, SI
 	IMULQ        DX, SI
 	ADDQ         AX, SI
-	VPBROADCASTD h+40(FP), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z0
-	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	VPBROADCASTD h+40(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ      Z1, Z0, Z0
 	VSHUFI64X2   $0x4e, Z0, Z0, Z1
-	VPORQ        Z1, Z0, Z0
-	VSHUFI64X2   $0xb1, Z0, Z0, Z1
-	VPORQ        Z1, Z0, Z0
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
 	XORL         AX, AX
 	MOVQ         BX, CX
 
-blockedContainsGens1AVX512_lines_6:
+blockedContainsGens1AVX512_lines_9:
 	TESTL   $0x0000000f, CX
-	JEQ     blockedContainsGens1AVX512_dead_line_7
+	JEQ     blockedContainsGens1AVX512_dead_line_10
 	VPANDQ  (SI), Z0, Z1
 	VPCMPQ  $0x04, Z1, Z0, K1
 	KMOVB   K1, DX
@@ -5235,16 +5470,69 @@ blockedContainsGens1AVX512_lines_6:
 	ANDL    CX, DX
 	ORL     DX, AX
 
-blockedContainsGens1AVX512_dead_line_7:
+blockedContainsGens1AVX512_dead_line_10:
 	ADDQ  $0x40, SI
 	SHRQ  $0x04, CX
-	JNE   blockedContainsGens1AVX512_lines_6
+	JNE   blockedContainsGens1AVX512_lines_9
 	NEGL  AX
 	SETCS ret+48(FP)
 	VZEROUPPER
 	RET
 
-blockedContainsGens1AVX512_two_5:
+blockedContainsGens1AVX512_not_k8_8:
+	JGT          blockedContainsGens1AVX512_two_7
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVL         $0x00000001, R8
+	SHLXL        SI, R8, SI
+	DECL         SI
+	KMOVW        SI, K1
+	KSHIFTRW     $0x08, K1, K2
+	MOVQ         h+40(FP), SI
+	SHRQ         $0x20, SI
+	IMULQ        CX, SI
+	SHRQ         $0x20, SI
+	IMULQ        DX, SI
+	ADDQ         AX, SI
+	VPBROADCASTD h+40(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ.Z    Z1, Z0, K1, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
+	XORL         AX, AX
+	MOVQ         BX, CX
+
+blockedContainsGens1AVX512_lines_11:
+	TESTL   $0x0000000f, CX
+	JEQ     blockedContainsGens1AVX512_dead_line_12
+	VPANDQ  (SI), Z0, Z1
+	VPCMPQ  $0x04, Z1, Z0, K1
+	KMOVB   K1, DX
+	MOVBLZX (DI)(DX*1), DX
+	ANDL    CX, DX
+	ORL     DX, AX
+
+blockedContainsGens1AVX512_dead_line_12:
+	ADDQ  $0x40, SI
+	SHRQ  $0x04, CX
+	JNE   blockedContainsGens1AVX512_lines_11
+	NEGL  AX
+	SETCS ret+48(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX512_two_7:
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, R8
+	SHLXL         SI, R8, SI
+	DECL          SI
+	KMOVW         SI, K1
+	KSHIFTRW      $0x08, K1, K2
 	MOVQ          h+40(FP), SI
 	SHRQ          $0x20, SI
 	IMULQ         CX, SI
@@ -5261,15 +5549,16 @@ blockedContainsGens1AVX512_two_5:
 	VPSLLVQ.Z     Z2, Z1, K2, Z1
 	VPORQ         Z1, Z0, Z0
 	VSHUFI64X2    $0x4e, Z0, Z0, Z1
-	VPORQ         Z1, Z0, Z0
-	VSHUFI64X2    $0xb1, Z0, Z0, Z1
-	VPORQ         Z1, Z0, Z0
+	VSHUFI64X2    $0xb1, Z0, Z0, Z2
+	VSHUFI64X2    $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ    $0xfe, Z2, Z1, Z0
+	VPORQ         Z3, Z0, Z0
 	XORL          AX, AX
 	MOVQ          BX, CX
 
-blockedContainsGens1AVX512_lines_8:
+blockedContainsGens1AVX512_lines_13:
 	TESTL   $0x0000000f, CX
-	JEQ     blockedContainsGens1AVX512_dead_line_9
+	JEQ     blockedContainsGens1AVX512_dead_line_14
 	VPANDQ  (SI), Z0, Z1
 	VPCMPQ  $0x04, Z1, Z0, K1
 	KMOVB   K1, DX
@@ -5277,10 +5566,10 @@ blockedContainsGens1AVX512_lines_8:
 	ANDL    CX, DX
 	ORL     DX, AX
 
-blockedContainsGens1AVX512_dead_line_9:
+blockedContainsGens1AVX512_dead_line_14:
 	ADDQ  $0x40, SI
 	SHRQ  $0x04, CX
-	JNE   blockedContainsGens1AVX512_lines_8
+	JNE   blockedContainsGens1AVX512_lines_13
 	NEGL  AX
 	SETCS ret+48(FP)
 	VZEROUPPER
@@ -5295,8 +5584,7 @@ TEXT ·blockedContainsGensAVX512(SB), NOSPLIT, $0-72
 	MOVQ         live+24(FP), BX
 	MOVQ         k+32(FP), SI
 	VMOVDQU32    ·avx512Salts+0(SB), Z0
-	MOVQ         $0x0000000000000001, DI
-	VPBROADCASTQ DI, Z1
+	VPBROADCASTQ one<>+0(SB), Z1
 	MOVL         $0x00000001, DI
 	SHLXL        SI, DI, DI
 	DECL         DI
@@ -7358,7 +7646,7 @@ blockedContainsGensAVX512_done_1:
 	RET
 
 // func windowContains1AVX2(t *WindowTable, live uint64, h uint64) bool
-// Requires: AVX, AVX2, BMI2
+// Requires: AVX, AVX2, BMI, BMI2
 TEXT ·windowContains1AVX2(SB), NOSPLIT, $0-25
 	// The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).
 	CMPB ·windowContains1Set+0(SB), $0x02
@@ -7372,14 +7660,11 @@ windowContains1AVX2_avx2:
 	// The table: the Go twin unless it is valid (checked before any vector register is touched).
 	MOVQ  t+0(FP), AX
 	MOVQ  8(AX), CX
-	TESTQ CX, CX
-	JEQ   windowContains1AVX2_go
 	MOVQ  32(AX), DX
 	LEAQ  -2(DX), SI
 	CMPQ  SI, $0x3e
 	JHI   windowContains1AVX2_go
-	LEAQ  -1(DX), SI
-	TESTQ DX, SI
+	BLSRQ DX, SI
 	JNE   windowContains1AVX2_go
 	MOVQ  24(AX), BX
 	LEAQ  -1(BX), SI
@@ -7394,32 +7679,25 @@ windowContains1AVX2_avx2:
 	LEAQ  -1(CX), SI
 	CMPQ  SI, $0x0f
 	JHI   windowContains1AVX2_go
-	MOVQ  live+8(FP), DI
-	BZHIQ DX, DI, DI
+	MOVQ  live+8(FP), SI
+	BZHIQ DX, SI, SI
 	JNE   windowContains1AVX2_live
 	MOVB  $0x00, ret+24(FP)
 	VZEROUPPER
 	RET
 
 windowContains1AVX2_live:
-	MOVQ    (AX), AX
-	LEAQ    ·avx2Tables+0(SB), R8
-	LEAQ    (CX)(CX*2), SI
-	SHLQ    $0x06, SI
-	ADDQ    SI, R8
-	VPXOR   Y0, Y0, Y0
-	VMOVDQU (R8), Y1
-	VMOVDQU 64(R8), Y2
-	VMOVDQU 96(R8), Y3
-	VMOVDQU 32(R8), Y4
-	VMOVDQU 128(R8), Y5
-	VMOVDQU 160(R8), Y6
+	MOVQ (AX), AX
 
 	// G = 2: one line a key, two 256-bit lanes.
 	CMPQ         DX, $0x02
 	JNE          windowContains1AVX2_not_g2_1
 	CMPQ         CX, $0x08
-	JGT          windowContains1AVX2_two_3
+	JNE          windowContains1AVX2_not_k8_4
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
@@ -7441,13 +7719,61 @@ windowContains1AVX2_live:
 	VMOVDQU      (CX), Y1
 	VPTEST       Y0, Y1
 	ADCL         AX, AX
-	ANDL         DI, AX
+	ANDL         SI, AX
+	NEGL         AX
+	SETCS        ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX2_not_k8_4:
+	JGT          windowContains1AVX2_two_3
+	LEAQ         ·avx2Tables+0(SB), DX
+	LEAQ         (CX)(CX*2), CX
+	SHLQ         $0x06, CX
+	ADDQ         CX, DX
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (DX), Y1
+	VMOVDQU      64(DX), Y2
+	VMOVDQU      96(DX), Y3
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x1a, CX
+	ANDQ         $-64, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	XORL         AX, AX
+	VMOVDQU      32(CX), Y1
+	VPTEST       Y0, Y1
+	SETCS        AL
+	VMOVDQU      (CX), Y1
+	VPTEST       Y0, Y1
+	ADCL         AX, AX
+	ANDL         SI, AX
 	NEGL         AX
 	SETCS        ret+24(FP)
 	VZEROUPPER
 	RET
 
 windowContains1AVX2_two_3:
+	LEAQ         ·avx2Tables+0(SB), DX
+	LEAQ         (CX)(CX*2), CX
+	SHLQ         $0x06, CX
+	ADDQ         CX, DX
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (DX), Y1
+	VMOVDQU      64(DX), Y2
+	VMOVDQU      96(DX), Y3
+	VMOVDQU      32(DX), Y4
+	VMOVDQU      128(DX), Y5
+	VMOVDQU      160(DX), Y6
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
@@ -7477,7 +7803,7 @@ windowContains1AVX2_two_3:
 	VMOVDQU      (CX), Y0
 	VPTEST       Y8, Y0
 	ADCL         AX, AX
-	ANDL         DI, AX
+	ANDL         SI, AX
 	NEGL         AX
 	SETCS        ret+24(FP)
 	VZEROUPPER
@@ -7487,18 +7813,22 @@ windowContains1AVX2_not_g2_1:
 	// G = 4: one line a key, four 128-bit lanes.
 	CMPQ         DX, $0x04
 	JNE          windowContains1AVX2_g8_2
-	MOVQ         $0x9999999999999999, SI
-	ANDQ         DI, SI
+	MOVQ         $0x9999999999999999, DI
+	ANDQ         SI, DI
 	MOVQ         $0x2222222222222222, R8
-	MOVQ         DI, DX
+	MOVQ         SI, DX
 	SHRQ         $0x01, DX
 	ANDQ         R8, DX
-	ANDQ         DI, R8
+	ANDQ         SI, R8
 	SHLQ         $0x01, R8
-	ORQ          SI, DX
+	ORQ          DI, DX
 	ORQ          R8, DX
 	CMPQ         CX, $0x08
-	JGT          windowContains1AVX2_two_4
+	JNE          windowContains1AVX2_not_k8_6
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
@@ -7529,7 +7859,58 @@ windowContains1AVX2_not_g2_1:
 	VZEROUPPER
 	RET
 
-windowContains1AVX2_two_4:
+windowContains1AVX2_not_k8_6:
+	JGT          windowContains1AVX2_two_5
+	LEAQ         ·avx2Tables+0(SB), SI
+	LEAQ         (CX)(CX*2), CX
+	SHLQ         $0x06, CX
+	ADDQ         CX, SI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (SI), Y1
+	VMOVDQU      64(SI), Y2
+	VMOVDQU      96(SI), Y3
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x1a, CX
+	ANDQ         $-64, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VPERMQ       $0x4e, Y0, Y1
+	VPOR         Y1, Y0, Y0
+	VPAND        (CX), Y0, Y1
+	VPCMPEQQ     Y0, Y1, Y1
+	VPAND        32(CX), Y0, Y2
+	VPCMPEQQ     Y0, Y2, Y2
+	VPUNPCKLQDQ  Y2, Y1, Y0
+	VPUNPCKHQDQ  Y2, Y1, Y1
+	VPAND        Y1, Y0, Y0
+	VMOVMSKPD    Y0, AX
+	ANDL         DX, AX
+	NEGL         AX
+	SETCS        ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX2_two_5:
+	LEAQ         ·avx2Tables+0(SB), SI
+	LEAQ         (CX)(CX*2), CX
+	SHLQ         $0x06, CX
+	ADDQ         CX, SI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (SI), Y1
+	VMOVDQU      64(SI), Y2
+	VMOVDQU      96(SI), Y3
+	VMOVDQU      32(SI), Y4
+	VMOVDQU      128(SI), Y5
+	VMOVDQU      160(SI), Y6
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
@@ -7572,17 +7953,21 @@ windowContains1AVX2_g8_2:
 	// G >= 8: G/4 lines a key, four 128-bit lanes each.
 	SHLQ         $0x04, DX
 	MOVQ         $0x9999999999999999, R8
-	ANDQ         DI, R8
+	ANDQ         SI, R8
 	MOVQ         $0x2222222222222222, R9
-	MOVQ         DI, SI
-	SHRQ         $0x01, SI
-	ANDQ         R9, SI
-	ANDQ         DI, R9
+	MOVQ         SI, DI
+	SHRQ         $0x01, DI
+	ANDQ         R9, DI
+	ANDQ         SI, R9
 	SHLQ         $0x01, R9
-	ORQ          R8, SI
-	ORQ          R9, SI
+	ORQ          R8, DI
+	ORQ          R9, DI
 	CMPQ         CX, $0x08
-	JGT          windowContains1AVX2_two_5
+	JNE          windowContains1AVX2_not_k8_8
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
@@ -7600,11 +7985,11 @@ windowContains1AVX2_g8_2:
 	VPERMQ       $0x4e, Y0, Y1
 	VPOR         Y1, Y0, Y0
 	XORL         AX, AX
-	MOVQ         SI, DX
+	MOVQ         DI, DX
 
-windowContains1AVX2_lines_6:
+windowContains1AVX2_lines_9:
 	TESTL       $0x0000000f, DX
-	JEQ         windowContains1AVX2_dead_line_7
+	JEQ         windowContains1AVX2_dead_line_10
 	VPAND       (CX), Y0, Y1
 	VPCMPEQQ    Y0, Y1, Y1
 	VPAND       32(CX), Y0, Y2
@@ -7616,16 +8001,79 @@ windowContains1AVX2_lines_6:
 	ANDL        DX, BX
 	ORL         BX, AX
 
-windowContains1AVX2_dead_line_7:
+windowContains1AVX2_dead_line_10:
 	ADDQ  $0x40, CX
 	SHRQ  $0x04, DX
-	JNE   windowContains1AVX2_lines_6
+	JNE   windowContains1AVX2_lines_9
 	NEGL  AX
 	SETCS ret+24(FP)
 	VZEROUPPER
 	RET
 
-windowContains1AVX2_two_5:
+windowContains1AVX2_not_k8_8:
+	JGT          windowContains1AVX2_two_7
+	LEAQ         ·avx2Tables+0(SB), SI
+	LEAQ         (CX)(CX*2), CX
+	SHLQ         $0x06, CX
+	ADDQ         CX, SI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (SI), Y1
+	VMOVDQU      64(SI), Y2
+	VMOVDQU      96(SI), Y3
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VPERMQ       $0x4e, Y0, Y1
+	VPOR         Y1, Y0, Y0
+	XORL         AX, AX
+	MOVQ         DI, DX
+
+windowContains1AVX2_lines_11:
+	TESTL       $0x0000000f, DX
+	JEQ         windowContains1AVX2_dead_line_12
+	VPAND       (CX), Y0, Y1
+	VPCMPEQQ    Y0, Y1, Y1
+	VPAND       32(CX), Y0, Y2
+	VPCMPEQQ    Y0, Y2, Y2
+	VPUNPCKLQDQ Y2, Y1, Y3
+	VPUNPCKHQDQ Y2, Y1, Y1
+	VPAND       Y1, Y3, Y3
+	VMOVMSKPD   Y3, BX
+	ANDL        DX, BX
+	ORL         BX, AX
+
+windowContains1AVX2_dead_line_12:
+	ADDQ  $0x40, CX
+	SHRQ  $0x04, DX
+	JNE   windowContains1AVX2_lines_11
+	NEGL  AX
+	SETCS ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX2_two_7:
+	LEAQ         ·avx2Tables+0(SB), SI
+	LEAQ         (CX)(CX*2), CX
+	SHLQ         $0x06, CX
+	ADDQ         CX, SI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (SI), Y1
+	VMOVDQU      64(SI), Y2
+	VMOVDQU      96(SI), Y3
+	VMOVDQU      32(SI), Y4
+	VMOVDQU      128(SI), Y5
+	VMOVDQU      160(SI), Y6
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
@@ -7651,11 +8099,11 @@ windowContains1AVX2_two_5:
 	VPERMQ       $0x4e, Y8, Y0
 	VPOR         Y0, Y8, Y8
 	XORL         AX, AX
-	MOVQ         SI, DX
+	MOVQ         DI, DX
 
-windowContains1AVX2_lines_8:
+windowContains1AVX2_lines_13:
 	TESTL       $0x0000000f, DX
-	JEQ         windowContains1AVX2_dead_line_9
+	JEQ         windowContains1AVX2_dead_line_14
 	VPAND       (CX), Y8, Y0
 	VPCMPEQQ    Y8, Y0, Y0
 	VPAND       32(CX), Y8, Y1
@@ -7667,10 +8115,10 @@ windowContains1AVX2_lines_8:
 	ANDL        DX, BX
 	ORL         BX, AX
 
-windowContains1AVX2_dead_line_9:
+windowContains1AVX2_dead_line_14:
 	ADDQ  $0x40, CX
 	SHRQ  $0x04, DX
-	JNE   windowContains1AVX2_lines_8
+	JNE   windowContains1AVX2_lines_13
 	NEGL  AX
 	SETCS ret+24(FP)
 	VZEROUPPER
@@ -7680,19 +8128,16 @@ windowContains1AVX2_go:
 	JMP ·windowContains1Go+0(SB)
 
 // func windowContains1AVX512(t *WindowTable, live uint64, h uint64) bool
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI, BMI2
 TEXT ·windowContains1AVX512(SB), NOSPLIT, $0-25
 	// The table: the Go twin unless it is valid (checked before any vector register is touched).
 	MOVQ  t+0(FP), AX
 	MOVQ  8(AX), CX
-	TESTQ CX, CX
-	JEQ   windowContains1AVX512_go
 	MOVQ  32(AX), DX
 	LEAQ  -2(DX), SI
 	CMPQ  SI, $0x3e
 	JHI   windowContains1AVX512_go
-	LEAQ  -1(DX), SI
-	TESTQ DX, SI
+	BLSRQ DX, SI
 	JNE   windowContains1AVX512_go
 	MOVQ  24(AX), BX
 	LEAQ  -1(BX), SI
@@ -7715,46 +8160,83 @@ TEXT ·windowContains1AVX512(SB), NOSPLIT, $0-25
 	RET
 
 windowContains1AVX512_live:
-	MOVQ         (AX), AX
-	VMOVDQU32    ·avx512Salts+0(SB), Z0
-	MOVQ         $0x0000000000000001, DI
-	VPBROADCASTQ DI, Z1
-	MOVL         $0x00000001, DI
-	SHLXL        CX, DI, DI
-	DECL         DI
-	KMOVW        DI, K1
-	KSHIFTRW     $0x08, K1, K2
+	MOVQ (AX), AX
 
 	// G = 2: one line a key, two 256-bit lanes.
 	CMPQ         DX, $0x02
 	JNE          windowContains1AVX512_not_g2_1
-	LEAQ         winLaneHits<>+256(SB), DX
+	MOVL         $0x00000011, DX
+	PDEPL        DX, SI, DX
+	KMOVB        DX, K1
 	CMPQ         CX, $0x08
-	JGT          windowContains1AVX512_two_3
+	JNE          windowContains1AVX512_not_k8_4
+	VPBROADCASTQ one<>+0(SB), Z0
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
 	SHRQ         $0x1a, CX
 	ANDQ         $-64, CX
 	ADDQ         AX, CX
-	VPBROADCASTD h+16(FP), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z0
-	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	VPBROADCASTD h+16(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ      Z1, Z0, Z0
 	VSHUFI64X2   $0x4e, Z0, Z0, Z1
 	VPORQ        Z1, Z0, Z0
 	VPANDQ       (CX), Z0, Z1
-	VPCMPQ       $0x04, Z1, Z0, K1
-	KMOVB        K1, AX
-	MOVBLZX      (DX)(AX*1), AX
-	ANDL         SI, AX
-	NEGL         AX
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KSHIFTRB     $0x02, K3, K2
+	KORB         K2, K3, K2
+	KTESTB       K1, K2
+	CMC
+	SETCS        ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_not_k8_4:
+	JGT          windowContains1AVX512_two_3
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVL         $0x00000001, DX
+	SHLXL        CX, DX, CX
+	DECL         CX
+	KMOVW        CX, K2
+	KSHIFTRW     $0x08, K2, K3
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x1a, CX
+	ANDQ         $-64, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ.Z    Z1, Z0, K2, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VPORQ        Z1, Z0, Z0
+	VPANDQ       (CX), Z0, Z1
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KSHIFTRB     $0x02, K3, K2
+	KORB         K2, K3, K2
+	KTESTB       K1, K2
+	CMC
 	SETCS        ret+24(FP)
 	VZEROUPPER
 	RET
 
 windowContains1AVX512_two_3:
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, DX
+	SHLXL         CX, DX, CX
+	DECL          CX
+	KMOVW         CX, K2
+	KSHIFTRW      $0x08, K2, K3
 	MOVQ          h+16(FP), CX
 	SHRQ          $0x20, CX
 	IMULQ         BX, CX
@@ -7767,17 +8249,19 @@ windowContains1AVX512_two_3:
 	VPMOVZXDQ     Y2, Z0
 	VEXTRACTI64X4 $0x01, Z2, Y2
 	VPMOVZXDQ     Y2, Z2
-	VPSLLVQ.Z     Z0, Z1, K1, Z0
-	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPSLLVQ.Z     Z0, Z1, K2, Z0
+	VPSLLVQ.Z     Z2, Z1, K3, Z1
 	VPORQ         Z1, Z0, Z0
 	VSHUFI64X2    $0x4e, Z0, Z0, Z1
 	VPORQ         Z1, Z0, Z0
 	VPANDQ        (CX), Z0, Z1
-	VPCMPQ        $0x04, Z1, Z0, K1
-	KMOVB         K1, AX
-	MOVBLZX       (DX)(AX*1), AX
-	ANDL          SI, AX
-	NEGL          AX
+	VPCMPQ        $0x04, Z1, Z0, K2
+	KSHIFTRB      $0x01, K2, K3
+	KORB          K3, K2, K3
+	KSHIFTRB      $0x02, K3, K2
+	KORB          K2, K3, K2
+	KTESTB        K1, K2
+	CMC
 	SETCS         ret+24(FP)
 	VZEROUPPER
 	RET
@@ -7786,35 +8270,80 @@ windowContains1AVX512_not_g2_1:
 	// G = 4: one line a key, four 128-bit lanes.
 	CMPQ         DX, $0x04
 	JNE          windowContains1AVX512_g8_2
-	LEAQ         winLaneHits<>+0(SB), DX
+	MOVL         $0x00000055, DX
+	PDEPL        DX, SI, DX
+	KMOVB        DX, K1
 	CMPQ         CX, $0x08
-	JGT          windowContains1AVX512_two_4
+	JNE          windowContains1AVX512_not_k8_6
+	VPBROADCASTQ one<>+0(SB), Z0
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
 	SHRQ         $0x1a, CX
 	ANDQ         $-64, CX
 	ADDQ         AX, CX
-	VPBROADCASTD h+16(FP), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z0
-	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	VPBROADCASTD h+16(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ      Z1, Z0, Z0
 	VSHUFI64X2   $0x4e, Z0, Z0, Z1
-	VPORQ        Z1, Z0, Z0
-	VSHUFI64X2   $0xb1, Z0, Z0, Z1
-	VPORQ        Z1, Z0, Z0
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
 	VPANDQ       (CX), Z0, Z1
-	VPCMPQ       $0x04, Z1, Z0, K1
-	KMOVB        K1, AX
-	MOVBLZX      (DX)(AX*1), AX
-	ANDL         SI, AX
-	NEGL         AX
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KTESTB       K1, K3
+	CMC
 	SETCS        ret+24(FP)
 	VZEROUPPER
 	RET
 
-windowContains1AVX512_two_4:
+windowContains1AVX512_not_k8_6:
+	JGT          windowContains1AVX512_two_5
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVL         $0x00000001, DX
+	SHLXL        CX, DX, CX
+	DECL         CX
+	KMOVW        CX, K2
+	KSHIFTRW     $0x08, K2, K3
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x1a, CX
+	ANDQ         $-64, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ.Z    Z1, Z0, K2, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
+	VPANDQ       (CX), Z0, Z1
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KTESTB       K1, K3
+	CMC
+	SETCS        ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_two_5:
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, DX
+	SHLXL         CX, DX, CX
+	DECL          CX
+	KMOVW         CX, K2
+	KSHIFTRW      $0x08, K2, K3
 	MOVQ          h+16(FP), CX
 	SHRQ          $0x20, CX
 	IMULQ         BX, CX
@@ -7827,19 +8356,20 @@ windowContains1AVX512_two_4:
 	VPMOVZXDQ     Y2, Z0
 	VEXTRACTI64X4 $0x01, Z2, Y2
 	VPMOVZXDQ     Y2, Z2
-	VPSLLVQ.Z     Z0, Z1, K1, Z0
-	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPSLLVQ.Z     Z0, Z1, K2, Z0
+	VPSLLVQ.Z     Z2, Z1, K3, Z1
 	VPORQ         Z1, Z0, Z0
 	VSHUFI64X2    $0x4e, Z0, Z0, Z1
-	VPORQ         Z1, Z0, Z0
-	VSHUFI64X2    $0xb1, Z0, Z0, Z1
-	VPORQ         Z1, Z0, Z0
+	VSHUFI64X2    $0xb1, Z0, Z0, Z2
+	VSHUFI64X2    $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ    $0xfe, Z2, Z1, Z0
+	VPORQ         Z3, Z0, Z0
 	VPANDQ        (CX), Z0, Z1
-	VPCMPQ        $0x04, Z1, Z0, K1
-	KMOVB         K1, AX
-	MOVBLZX       (DX)(AX*1), AX
-	ANDL          SI, AX
-	NEGL          AX
+	VPCMPQ        $0x04, Z1, Z0, K2
+	KSHIFTRB      $0x01, K2, K3
+	KORB          K3, K2, K3
+	KTESTB        K1, K3
+	CMC
 	SETCS         ret+24(FP)
 	VZEROUPPER
 	RET
@@ -7849,28 +8379,30 @@ windowContains1AVX512_g8_2:
 	SHLQ         $0x04, DX
 	LEAQ         winLaneHits<>+0(SB), DI
 	CMPQ         CX, $0x08
-	JGT          windowContains1AVX512_two_5
+	JNE          windowContains1AVX512_not_k8_8
+	VPBROADCASTQ one<>+0(SB), Z0
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
 	SHRQ         $0x20, CX
 	IMULQ        DX, CX
 	ADDQ         AX, CX
-	VPBROADCASTD h+16(FP), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z0
-	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	VPBROADCASTD h+16(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ      Z1, Z0, Z0
 	VSHUFI64X2   $0x4e, Z0, Z0, Z1
-	VPORQ        Z1, Z0, Z0
-	VSHUFI64X2   $0xb1, Z0, Z0, Z1
-	VPORQ        Z1, Z0, Z0
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
 	XORL         AX, AX
 	MOVQ         SI, DX
 
-windowContains1AVX512_lines_6:
+windowContains1AVX512_lines_9:
 	TESTL   $0x0000000f, DX
-	JEQ     windowContains1AVX512_dead_line_7
+	JEQ     windowContains1AVX512_dead_line_10
 	VPANDQ  (CX), Z0, Z1
 	VPCMPQ  $0x04, Z1, Z0, K1
 	KMOVB   K1, BX
@@ -7878,16 +8410,69 @@ windowContains1AVX512_lines_6:
 	ANDL    DX, BX
 	ORL     BX, AX
 
-windowContains1AVX512_dead_line_7:
+windowContains1AVX512_dead_line_10:
 	ADDQ  $0x40, CX
 	SHRQ  $0x04, DX
-	JNE   windowContains1AVX512_lines_6
+	JNE   windowContains1AVX512_lines_9
 	NEGL  AX
 	SETCS ret+24(FP)
 	VZEROUPPER
 	RET
 
-windowContains1AVX512_two_5:
+windowContains1AVX512_not_k8_8:
+	JGT          windowContains1AVX512_two_7
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVL         $0x00000001, R8
+	SHLXL        CX, R8, CX
+	DECL         CX
+	KMOVW        CX, K1
+	KSHIFTRW     $0x08, K1, K2
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ.Z    Z1, Z0, K1, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
+	XORL         AX, AX
+	MOVQ         SI, DX
+
+windowContains1AVX512_lines_11:
+	TESTL   $0x0000000f, DX
+	JEQ     windowContains1AVX512_dead_line_12
+	VPANDQ  (CX), Z0, Z1
+	VPCMPQ  $0x04, Z1, Z0, K1
+	KMOVB   K1, BX
+	MOVBLZX (DI)(BX*1), BX
+	ANDL    DX, BX
+	ORL     BX, AX
+
+windowContains1AVX512_dead_line_12:
+	ADDQ  $0x40, CX
+	SHRQ  $0x04, DX
+	JNE   windowContains1AVX512_lines_11
+	NEGL  AX
+	SETCS ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_two_7:
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, R8
+	SHLXL         CX, R8, CX
+	DECL          CX
+	KMOVW         CX, K1
+	KSHIFTRW      $0x08, K1, K2
 	MOVQ          h+16(FP), CX
 	SHRQ          $0x20, CX
 	IMULQ         BX, CX
@@ -7904,15 +8489,16 @@ windowContains1AVX512_two_5:
 	VPSLLVQ.Z     Z2, Z1, K2, Z1
 	VPORQ         Z1, Z0, Z0
 	VSHUFI64X2    $0x4e, Z0, Z0, Z1
-	VPORQ         Z1, Z0, Z0
-	VSHUFI64X2    $0xb1, Z0, Z0, Z1
-	VPORQ         Z1, Z0, Z0
+	VSHUFI64X2    $0xb1, Z0, Z0, Z2
+	VSHUFI64X2    $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ    $0xfe, Z2, Z1, Z0
+	VPORQ         Z3, Z0, Z0
 	XORL          AX, AX
 	MOVQ          SI, DX
 
-windowContains1AVX512_lines_8:
+windowContains1AVX512_lines_13:
 	TESTL   $0x0000000f, DX
-	JEQ     windowContains1AVX512_dead_line_9
+	JEQ     windowContains1AVX512_dead_line_14
 	VPANDQ  (CX), Z0, Z1
 	VPCMPQ  $0x04, Z1, Z0, K1
 	KMOVB   K1, BX
@@ -7920,10 +8506,10 @@ windowContains1AVX512_lines_8:
 	ANDL    DX, BX
 	ORL     BX, AX
 
-windowContains1AVX512_dead_line_9:
+windowContains1AVX512_dead_line_14:
 	ADDQ  $0x40, CX
 	SHRQ  $0x04, DX
-	JNE   windowContains1AVX512_lines_8
+	JNE   windowContains1AVX512_lines_13
 	NEGL  AX
 	SETCS ret+24(FP)
 	VZEROUPPER
