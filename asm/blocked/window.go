@@ -95,8 +95,9 @@ type win struct {
 	// batch kernels at G <= 4, which compute 8 keys' offsets at once).
 	sel, lut, stride reg.GPVirtual
 	nbZ, m64         reg.VecVirtual
-	// kLive is the AVX-512 single-key kernels' opmask of the live lanes at
-	// G <= 4 (bit 8j/lanes: lane j), for the opmask form of the line test.
+	// kLive is the AVX-512 kernels' opmask of the live lanes at G <= 4:
+	// the single-key kernels' their first words (bit 8j/lanes: lane j),
+	// the batch kernels' all their words.
 	kLive reg.OpmaskVirtual
 }
 
@@ -136,11 +137,34 @@ func laneHitsTable() []byte {
 	return t
 }
 
-// genWindow writes the six windowed probe kernels.
-func genWindow(dist int) {
-	laneHitsMem = c.StaticGlobal("winLaneHits")
+// anyLaneMem is winAnyLane, the AVX-512 batch kernels' table at G <= 4:
+// byte e of its first 256 is 1 when a 128-bit lane of a line has both
+// words' bits set in e (bit w: word w holds its mask bits and is in a live
+// lane), else 0; byte 256+e the same for 256-bit lanes.
+var anyLaneMem operand.Mem
+
+// anyLaneTable returns winAnyLane's bytes.
+func anyLaneTable() []byte {
+	t := make([]byte, 512)
+	for e := range 256 {
+		for j := range 4 {
+			if e>>(2*j)&3 == 3 {
+				t[e] = 1
+			}
+		}
+		for j := range 2 {
+			if e>>(4*j)&15 == 15 {
+				t[256+e] = 1
+			}
+		}
+	}
+	return t
+}
+
+// byteTable emits a read-only table of bytes.
+func byteTable(name string, t []byte) operand.Mem {
+	m := c.StaticGlobal(name)
 	c.DataAttributes(attr.RODATA | attr.NOPTR)
-	t := laneHitsTable()
 	for i := 0; i < len(t); i += 8 {
 		var q uint64
 		for b := range 8 {
@@ -148,6 +172,13 @@ func genWindow(dist int) {
 		}
 		c.AppendDatum(operand.U64(q))
 	}
+	return m
+}
+
+// genWindow writes the six windowed probe kernels.
+func genWindow(dist int) {
+	laneHitsMem = byteTable("winLaneHits", laneHitsTable())
+	anyLaneMem = byteTable("winAnyLane", anyLaneTable())
 	for _, wide := range []bool{false, true} {
 		genWindowKernel(wide, false, dist)
 		genWindowKernel(wide, true, dist)
@@ -321,10 +352,23 @@ func (w *win) setup() {
 		if w.batch || w.lanes == 0 {
 			w.lut = c.GP64()
 			lut := laneHitsMem
+			if w.batch && w.lanes != 0 {
+				lut = anyLaneMem
+			}
 			if w.lanes == 2 {
 				lut.Disp += 256
 			}
 			c.LEAQ(lut, w.lut)
+		}
+		if w.batch && w.lanes != 0 {
+			// The words of the live lanes: live's bits onto the lanes'
+			// first words, times 3 (two words) or 15 (four).
+			m := c.GP32()
+			c.MOVL(operand.U32(map[int]uint64{2: 0x11, 4: 0x55}[w.lanes]), m)
+			c.PDEPL(m, w.live.As32(), m)
+			c.IMUL3L(operand.U32(map[int]uint64{2: 15, 4: 3}[w.lanes]), m, m)
+			w.kLive = c.K()
+			c.KMOVB(m, w.kLive)
 		}
 		if !w.batch && w.lanes != 0 {
 			m := c.GP32()
@@ -542,14 +586,27 @@ func (w *win) laneHits(line operand.Mem, f reg.VecVirtual) reg.GPVirtual {
 }
 
 // probe tests the hash at h in its live generations and leaves CF set when
-// it is present in one. line is its line at G <= 4, or nil: computed here.
-func (w *win) probe(h operand.Mem, two bool, line *operand.Mem) {
+// it is present in one, or returns a register that holds 1 if it is, else
+// 0 (the AVX-512 batch kernels at G <= 4). line is its line at G <= 4, or
+// nil: computed here.
+func (w *win) probe(h operand.Mem, two bool, line *operand.Mem) reg.GPVirtual {
 	if line == nil {
 		a := w.lineAddr(h)
 		line = &operand.Mem{Base: a}
 	}
 	m := w.fold(w.mask(h, two))
 	switch {
+	case w.wide && w.batch && w.lanes != 0:
+		// The words of the live lanes that hold their mask bits, then the
+		// table: 1 if one lane has all its words.
+		t := c.ZMM()
+		c.VPANDQ(*line, m.z, t)
+		eq := c.K()
+		c.VPCMPEQQ(t, m.z, w.kLive, eq)
+		r := c.GP32()
+		c.KMOVB(eq, r)
+		c.MOVBLZX(operand.Mem{Base: w.lut, Index: r.As64(), Scale: 1}, r)
+		return r
 	case w.lanes == 0:
 		acc := c.GP32()
 		c.XORL(acc, acc)
@@ -595,6 +652,7 @@ func (w *win) probe(h operand.Mem, two bool, line *operand.Mem) {
 		c.ANDL(w.sel.As32(), r)
 		c.NEGL(r)
 	}
+	return nil
 }
 
 // single emits the single-key body and returns.
@@ -612,8 +670,13 @@ func (w *win) key(d int, off reg.GPVirtual, two bool) {
 	if off != nil {
 		line = &operand.Mem{Base: w.blocks, Index: off, Scale: 1}
 	}
-	w.probe(w.hash(d), two, line)
-	c.SETCS(operand.Mem{Base: w.out, Index: w.i, Scale: 1, Disp: d})
+	at := operand.Mem{Base: w.out, Index: w.i, Scale: 1, Disp: d}
+	if r := w.probe(w.hash(d), two, line); r != nil {
+		c.MOVB(r.As8(), at)
+		c.ADDQ(r.As64(), w.count)
+		return
+	}
+	c.SETCS(at)
 	c.ADCQ(operand.Imm(0), w.count)
 }
 

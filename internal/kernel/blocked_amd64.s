@@ -3925,6 +3925,72 @@ DATA winLaneHits<>+496(SB)/8, $0x0000000000000001
 DATA winLaneHits<>+504(SB)/8, $0x0000000000000000
 GLOBL winLaneHits<>(SB), RODATA|NOPTR, $512
 
+DATA winAnyLane<>+0(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+8(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+16(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+24(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+32(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+40(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+48(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+56(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+64(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+72(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+80(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+88(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+96(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+104(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+112(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+120(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+128(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+136(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+144(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+152(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+160(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+168(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+176(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+184(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+192(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+200(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+208(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+216(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+224(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+232(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+240(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+248(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+256(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+264(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+272(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+280(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+288(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+296(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+304(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+312(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+320(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+328(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+336(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+344(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+352(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+360(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+368(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+376(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+384(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+392(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+400(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+408(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+416(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+424(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+432(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+440(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+448(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+456(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+464(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+472(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+480(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+488(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+496(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+504(SB)/8, $0x0101010101010101
+GLOBL winAnyLane<>(SB), RODATA|NOPTR, $512
+
 // func blockedContainsGens1AVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, h uint64) bool
 // Requires: AVX, AVX2
 TEXT ·blockedContainsGens1AVX2(SB), NOSPLIT, $0-57
@@ -5597,43 +5663,47 @@ TEXT ·blockedContainsGensAVX512(SB), NOSPLIT, $0-72
 	// G = 2: one line a key, two 256-bit lanes.
 	CMPQ         DX, $0x02
 	JNE          blockedContainsGensAVX512_not_g2_2
-	LEAQ         winLaneHits<>+256(SB), DX
+	LEAQ         winAnyLane<>+256(SB), DX
+	MOVL         $0x00000011, R10
+	PDEPL        R10, BX, R10
+	IMUL3L       $0x0000000f, R10, R10
+	KMOVB        R10, K3
 	VPBROADCASTQ CX, Z2
-	MOVQ         $-64, R10
-	VPBROADCASTQ R10, Z3
+	MOVQ         $-64, BX
+	VPBROADCASTQ BX, Z3
 	CMPQ         SI, $0x08
 	JGT          blockedContainsGensAVX512_two_4
 
 	// Prologue: prefetch the live lines of the first min(n, 48) keys.
-	MOVQ n+48(FP), R10
-	CMPQ R10, $0x00000030
+	MOVQ n+48(FP), BX
+	CMPQ BX, $0x00000030
 	JLE  blockedContainsGensAVX512_prologue_5
-	MOVQ $0x00000030, R10
+	MOVQ $0x00000030, BX
 
 blockedContainsGensAVX512_prologue_5:
 	XORQ  SI, SI
-	TESTQ R10, R10
+	TESTQ BX, BX
 	JEQ   blockedContainsGensAVX512_prologue_done_6
 
 blockedContainsGensAVX512_prologue_loop_7:
-	MOVQ       (DI)(SI*8), R11
-	SHRQ       $0x20, R11
-	IMULQ      CX, R11
-	SHRQ       $0x1a, R11
-	ANDQ       $-64, R11
-	ADDQ       AX, R11
-	PREFETCHT0 (R11)
+	MOVQ       (DI)(SI*8), R10
+	SHRQ       $0x20, R10
+	IMULQ      CX, R10
+	SHRQ       $0x1a, R10
+	ANDQ       $-64, R10
+	ADDQ       AX, R10
+	PREFETCHT0 (R10)
 	INCQ       SI
-	CMPQ       SI, R10
+	CMPQ       SI, BX
 	JLT        blockedContainsGensAVX512_prologue_loop_7
 
 blockedContainsGensAVX512_prologue_done_6:
 	XORQ SI, SI
 
 	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
-	MOVQ n+48(FP), R10
-	SUBQ $0x38, R10
-	CMPQ SI, R10
+	MOVQ n+48(FP), BX
+	SUBQ $0x38, BX
+	CMPQ SI, BX
 	JGT  blockedContainsGensAVX512_groups_9
 
 blockedContainsGensAVX512_prefetching_8:
@@ -5645,22 +5715,22 @@ blockedContainsGensAVX512_prefetching_8:
 	VEXTRACTI32X4 $0x01, Z4, X5
 	VEXTRACTI32X4 $0x02, Z4, X6
 	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R11
-	PREFETCHT0    (AX)(R11*1)
-	VPEXTRQ       $0x01, X4, R11
-	PREFETCHT0    (AX)(R11*1)
-	VMOVQ         X5, R11
-	PREFETCHT0    (AX)(R11*1)
-	VPEXTRQ       $0x01, X5, R11
-	PREFETCHT0    (AX)(R11*1)
-	VMOVQ         X6, R11
-	PREFETCHT0    (AX)(R11*1)
-	VPEXTRQ       $0x01, X6, R11
-	PREFETCHT0    (AX)(R11*1)
-	VMOVQ         X7, R11
-	PREFETCHT0    (AX)(R11*1)
-	VPEXTRQ       $0x01, X7, R11
-	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*1)
 	VMOVDQU64     (DI)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
@@ -5669,7 +5739,7 @@ blockedContainsGensAVX512_prefetching_8:
 	VEXTRACTI32X4 $0x01, Z4, X5
 	VEXTRACTI32X4 $0x02, Z4, X6
 	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R11
+	VMOVQ         X4, R10
 	VPBROADCASTD  (DI)(SI*8), Y8
 	VPMULLD       Y0, Y8, Y8
 	VPSRLD        $0x1a, Y8, Y8
@@ -5677,15 +5747,13 @@ blockedContainsGensAVX512_prefetching_8:
 	VPSLLVQ.Z     Z8, Z1, K1, Z8
 	VSHUFI64X2    $0x4e, Z8, Z8, Z9
 	VPORQ         Z9, Z8, Z8
-	VPANDQ        (AX)(R11*1), Z8, Z9
-	VPCMPQ        $0x04, Z9, Z8, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         (R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X4, R11
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
 	VPBROADCASTD  8(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -5693,15 +5761,13 @@ blockedContainsGensAVX512_prefetching_8:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z8
-	VPCMPQ        $0x04, Z8, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         1(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X5, R11
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
 	VPBROADCASTD  16(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -5709,15 +5775,13 @@ blockedContainsGensAVX512_prefetching_8:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z8
-	VPCMPQ        $0x04, Z8, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         2(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X5, R11
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
 	VPBROADCASTD  24(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -5725,15 +5789,13 @@ blockedContainsGensAVX512_prefetching_8:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         3(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X6, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
 	VPBROADCASTD  32(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -5741,15 +5803,13 @@ blockedContainsGensAVX512_prefetching_8:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         4(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X6, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
 	VPBROADCASTD  40(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -5757,15 +5817,13 @@ blockedContainsGensAVX512_prefetching_8:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         5(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X7, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
 	VPBROADCASTD  48(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -5773,15 +5831,13 @@ blockedContainsGensAVX512_prefetching_8:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         6(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X7, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
 	VPBROADCASTD  56(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -5789,23 +5845,21 @@ blockedContainsGensAVX512_prefetching_8:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         7(R8)(SI*1)
-	ADCQ          $0x00, R9
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
 	ADDQ          $0x08, SI
-	CMPQ          SI, R10
+	CMPQ          SI, BX
 	JLE           blockedContainsGensAVX512_prefetching_8
 
 	// Groups of 8 while i+8 <= n, already prefetched.
 blockedContainsGensAVX512_groups_9:
-	MOVQ n+48(FP), R10
-	SUBQ $0x08, R10
-	CMPQ SI, R10
+	MOVQ n+48(FP), BX
+	SUBQ $0x08, BX
+	CMPQ SI, BX
 	JGT  blockedContainsGensAVX512_tail_11
 
 blockedContainsGensAVX512_group_loop_10:
@@ -5817,7 +5871,7 @@ blockedContainsGensAVX512_group_loop_10:
 	VEXTRACTI32X4 $0x01, Z4, X5
 	VEXTRACTI32X4 $0x02, Z4, X6
 	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R11
+	VMOVQ         X4, R10
 	VPBROADCASTD  (DI)(SI*8), Y8
 	VPMULLD       Y0, Y8, Y8
 	VPSRLD        $0x1a, Y8, Y8
@@ -5825,15 +5879,13 @@ blockedContainsGensAVX512_group_loop_10:
 	VPSLLVQ.Z     Z8, Z1, K1, Z8
 	VSHUFI64X2    $0x4e, Z8, Z8, Z9
 	VPORQ         Z9, Z8, Z8
-	VPANDQ        (AX)(R11*1), Z8, Z9
-	VPCMPQ        $0x04, Z9, Z8, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         (R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X4, R11
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
 	VPBROADCASTD  8(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -5841,15 +5893,13 @@ blockedContainsGensAVX512_group_loop_10:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z8
-	VPCMPQ        $0x04, Z8, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         1(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X5, R11
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
 	VPBROADCASTD  16(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -5857,15 +5907,13 @@ blockedContainsGensAVX512_group_loop_10:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z8
-	VPCMPQ        $0x04, Z8, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         2(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X5, R11
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
 	VPBROADCASTD  24(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -5873,15 +5921,13 @@ blockedContainsGensAVX512_group_loop_10:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         3(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X6, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
 	VPBROADCASTD  32(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -5889,15 +5935,13 @@ blockedContainsGensAVX512_group_loop_10:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         4(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X6, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
 	VPBROADCASTD  40(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -5905,15 +5949,13 @@ blockedContainsGensAVX512_group_loop_10:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         5(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X7, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
 	VPBROADCASTD  48(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -5921,15 +5963,13 @@ blockedContainsGensAVX512_group_loop_10:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         6(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X7, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
 	VPBROADCASTD  56(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -5937,31 +5977,29 @@ blockedContainsGensAVX512_group_loop_10:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         7(R8)(SI*1)
-	ADCQ          $0x00, R9
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
 	ADDQ          $0x08, SI
-	CMPQ          SI, R10
+	CMPQ          SI, BX
 	JLE           blockedContainsGensAVX512_group_loop_10
 
 	// The last keys, one at a time.
 blockedContainsGensAVX512_tail_11:
-	MOVQ n+48(FP), R10
-	CMPQ SI, R10
+	MOVQ n+48(FP), BX
+	CMPQ SI, BX
 	JGE  blockedContainsGensAVX512_done_1
 
 blockedContainsGensAVX512_tail_loop_12:
-	MOVQ         (DI)(SI*8), R11
-	SHRQ         $0x20, R11
-	IMULQ        CX, R11
-	SHRQ         $0x1a, R11
-	ANDQ         $-64, R11
-	ADDQ         AX, R11
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
 	VPBROADCASTD (DI)(SI*8), Y2
 	VPMULLD      Y0, Y2, Y2
 	VPSRLD       $0x1a, Y2, Y2
@@ -5969,50 +6007,48 @@ blockedContainsGensAVX512_tail_loop_12:
 	VPSLLVQ.Z    Z2, Z1, K1, Z2
 	VSHUFI64X2   $0x4e, Z2, Z2, Z3
 	VPORQ        Z3, Z2, Z2
-	VPANDQ       (R11), Z2, Z3
-	VPCMPQ       $0x04, Z3, Z2, K2
-	KMOVB        K2, R11
-	MOVBLZX      (DX)(R11*1), R11
-	ANDL         BX, R11
-	NEGL         R11
-	SETCS        (R8)(SI*1)
-	ADCQ         $0x00, R9
+	VPANDQ       (R10), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R10
+	MOVBLZX      (DX)(R10*1), R10
+	MOVB         R10, (R8)(SI*1)
+	ADDQ         R10, R9
 	INCQ         SI
-	CMPQ         SI, R10
+	CMPQ         SI, BX
 	JLT          blockedContainsGensAVX512_tail_loop_12
 	JMP          blockedContainsGensAVX512_done_1
 
 blockedContainsGensAVX512_two_4:
 	// Prologue: prefetch the live lines of the first min(n, 48) keys.
-	MOVQ n+48(FP), R10
-	CMPQ R10, $0x00000030
+	MOVQ n+48(FP), BX
+	CMPQ BX, $0x00000030
 	JLE  blockedContainsGensAVX512_prologue_13
-	MOVQ $0x00000030, R10
+	MOVQ $0x00000030, BX
 
 blockedContainsGensAVX512_prologue_13:
 	XORQ  SI, SI
-	TESTQ R10, R10
+	TESTQ BX, BX
 	JEQ   blockedContainsGensAVX512_prologue_done_14
 
 blockedContainsGensAVX512_prologue_loop_15:
-	MOVQ       (DI)(SI*8), R11
-	SHRQ       $0x20, R11
-	IMULQ      CX, R11
-	SHRQ       $0x1a, R11
-	ANDQ       $-64, R11
-	ADDQ       AX, R11
-	PREFETCHT0 (R11)
+	MOVQ       (DI)(SI*8), R10
+	SHRQ       $0x20, R10
+	IMULQ      CX, R10
+	SHRQ       $0x1a, R10
+	ANDQ       $-64, R10
+	ADDQ       AX, R10
+	PREFETCHT0 (R10)
 	INCQ       SI
-	CMPQ       SI, R10
+	CMPQ       SI, BX
 	JLT        blockedContainsGensAVX512_prologue_loop_15
 
 blockedContainsGensAVX512_prologue_done_14:
 	XORQ SI, SI
 
 	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
-	MOVQ n+48(FP), R10
-	SUBQ $0x38, R10
-	CMPQ SI, R10
+	MOVQ n+48(FP), BX
+	SUBQ $0x38, BX
+	CMPQ SI, BX
 	JGT  blockedContainsGensAVX512_groups_17
 
 blockedContainsGensAVX512_prefetching_16:
@@ -6024,22 +6060,22 @@ blockedContainsGensAVX512_prefetching_16:
 	VEXTRACTI32X4 $0x01, Z4, X5
 	VEXTRACTI32X4 $0x02, Z4, X6
 	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R11
-	PREFETCHT0    (AX)(R11*1)
-	VPEXTRQ       $0x01, X4, R11
-	PREFETCHT0    (AX)(R11*1)
-	VMOVQ         X5, R11
-	PREFETCHT0    (AX)(R11*1)
-	VPEXTRQ       $0x01, X5, R11
-	PREFETCHT0    (AX)(R11*1)
-	VMOVQ         X6, R11
-	PREFETCHT0    (AX)(R11*1)
-	VPEXTRQ       $0x01, X6, R11
-	PREFETCHT0    (AX)(R11*1)
-	VMOVQ         X7, R11
-	PREFETCHT0    (AX)(R11*1)
-	VPEXTRQ       $0x01, X7, R11
-	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*1)
 	VMOVDQU64     (DI)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
@@ -6048,7 +6084,7 @@ blockedContainsGensAVX512_prefetching_16:
 	VEXTRACTI32X4 $0x01, Z4, X5
 	VEXTRACTI32X4 $0x02, Z4, X6
 	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R11
+	VMOVQ         X4, R10
 	VPBROADCASTD  (DI)(SI*8), Z9
 	VPMULLD       Z0, Z9, Z9
 	VPSRLD        $0x1a, Z9, Z9
@@ -6060,15 +6096,13 @@ blockedContainsGensAVX512_prefetching_16:
 	VPORQ         Z9, Z8, Z8
 	VSHUFI64X2    $0x4e, Z8, Z8, Z9
 	VPORQ         Z9, Z8, Z8
-	VPANDQ        (AX)(R11*1), Z8, Z9
-	VPCMPQ        $0x04, Z9, Z8, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         (R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X4, R11
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
 	VPBROADCASTD  8(DI)(SI*8), Z8
 	VPMULLD       Z0, Z8, Z8
 	VPSRLD        $0x1a, Z8, Z8
@@ -6080,15 +6114,13 @@ blockedContainsGensAVX512_prefetching_16:
 	VPORQ         Z8, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z8
-	VPCMPQ        $0x04, Z8, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         1(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X5, R11
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
 	VPBROADCASTD  16(DI)(SI*8), Z8
 	VPMULLD       Z0, Z8, Z8
 	VPSRLD        $0x1a, Z8, Z8
@@ -6100,15 +6132,13 @@ blockedContainsGensAVX512_prefetching_16:
 	VPORQ         Z8, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z8
-	VPCMPQ        $0x04, Z8, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         2(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X5, R11
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
 	VPBROADCASTD  24(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -6120,15 +6150,13 @@ blockedContainsGensAVX512_prefetching_16:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         3(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X6, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
 	VPBROADCASTD  32(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -6140,15 +6168,13 @@ blockedContainsGensAVX512_prefetching_16:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         4(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X6, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
 	VPBROADCASTD  40(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -6160,15 +6186,13 @@ blockedContainsGensAVX512_prefetching_16:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         5(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X7, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
 	VPBROADCASTD  48(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -6180,15 +6204,13 @@ blockedContainsGensAVX512_prefetching_16:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         6(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X7, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
 	VPBROADCASTD  56(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -6200,23 +6222,21 @@ blockedContainsGensAVX512_prefetching_16:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         7(R8)(SI*1)
-	ADCQ          $0x00, R9
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
 	ADDQ          $0x08, SI
-	CMPQ          SI, R10
+	CMPQ          SI, BX
 	JLE           blockedContainsGensAVX512_prefetching_16
 
 	// Groups of 8 while i+8 <= n, already prefetched.
 blockedContainsGensAVX512_groups_17:
-	MOVQ n+48(FP), R10
-	SUBQ $0x08, R10
-	CMPQ SI, R10
+	MOVQ n+48(FP), BX
+	SUBQ $0x08, BX
+	CMPQ SI, BX
 	JGT  blockedContainsGensAVX512_tail_19
 
 blockedContainsGensAVX512_group_loop_18:
@@ -6228,7 +6248,7 @@ blockedContainsGensAVX512_group_loop_18:
 	VEXTRACTI32X4 $0x01, Z4, X5
 	VEXTRACTI32X4 $0x02, Z4, X6
 	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R11
+	VMOVQ         X4, R10
 	VPBROADCASTD  (DI)(SI*8), Z9
 	VPMULLD       Z0, Z9, Z9
 	VPSRLD        $0x1a, Z9, Z9
@@ -6240,15 +6260,13 @@ blockedContainsGensAVX512_group_loop_18:
 	VPORQ         Z9, Z8, Z8
 	VSHUFI64X2    $0x4e, Z8, Z8, Z9
 	VPORQ         Z9, Z8, Z8
-	VPANDQ        (AX)(R11*1), Z8, Z9
-	VPCMPQ        $0x04, Z9, Z8, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         (R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X4, R11
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
 	VPBROADCASTD  8(DI)(SI*8), Z8
 	VPMULLD       Z0, Z8, Z8
 	VPSRLD        $0x1a, Z8, Z8
@@ -6260,15 +6278,13 @@ blockedContainsGensAVX512_group_loop_18:
 	VPORQ         Z8, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z8
-	VPCMPQ        $0x04, Z8, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         1(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X5, R11
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
 	VPBROADCASTD  16(DI)(SI*8), Z8
 	VPMULLD       Z0, Z8, Z8
 	VPSRLD        $0x1a, Z8, Z8
@@ -6280,15 +6296,13 @@ blockedContainsGensAVX512_group_loop_18:
 	VPORQ         Z8, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z8
-	VPCMPQ        $0x04, Z8, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         2(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X5, R11
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
 	VPBROADCASTD  24(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -6300,15 +6314,13 @@ blockedContainsGensAVX512_group_loop_18:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         3(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X6, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
 	VPBROADCASTD  32(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -6320,15 +6332,13 @@ blockedContainsGensAVX512_group_loop_18:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         4(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X6, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
 	VPBROADCASTD  40(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -6340,15 +6350,13 @@ blockedContainsGensAVX512_group_loop_18:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         5(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X7, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
 	VPBROADCASTD  48(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -6360,15 +6368,13 @@ blockedContainsGensAVX512_group_loop_18:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         6(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X7, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
 	VPBROADCASTD  56(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -6380,31 +6386,29 @@ blockedContainsGensAVX512_group_loop_18:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         7(R8)(SI*1)
-	ADCQ          $0x00, R9
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
 	ADDQ          $0x08, SI
-	CMPQ          SI, R10
+	CMPQ          SI, BX
 	JLE           blockedContainsGensAVX512_group_loop_18
 
 	// The last keys, one at a time.
 blockedContainsGensAVX512_tail_19:
-	MOVQ n+48(FP), R10
-	CMPQ SI, R10
+	MOVQ n+48(FP), BX
+	CMPQ SI, BX
 	JGE  blockedContainsGensAVX512_done_1
 
 blockedContainsGensAVX512_tail_loop_20:
-	MOVQ          (DI)(SI*8), R11
-	SHRQ          $0x20, R11
-	IMULQ         CX, R11
-	SHRQ          $0x1a, R11
-	ANDQ          $-64, R11
-	ADDQ          AX, R11
+	MOVQ          (DI)(SI*8), R10
+	SHRQ          $0x20, R10
+	IMULQ         CX, R10
+	SHRQ          $0x1a, R10
+	ANDQ          $-64, R10
+	ADDQ          AX, R10
 	VPBROADCASTD  (DI)(SI*8), Z3
 	VPMULLD       Z0, Z3, Z3
 	VPSRLD        $0x1a, Z3, Z3
@@ -6416,16 +6420,14 @@ blockedContainsGensAVX512_tail_loop_20:
 	VPORQ         Z3, Z2, Z2
 	VSHUFI64X2    $0x4e, Z2, Z2, Z3
 	VPORQ         Z3, Z2, Z2
-	VPANDQ        (R11), Z2, Z3
-	VPCMPQ        $0x04, Z3, Z2, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         (R8)(SI*1)
-	ADCQ          $0x00, R9
+	VPANDQ        (R10), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
 	INCQ          SI
-	CMPQ          SI, R10
+	CMPQ          SI, BX
 	JLT           blockedContainsGensAVX512_tail_loop_20
 	JMP           blockedContainsGensAVX512_done_1
 
@@ -6433,43 +6435,47 @@ blockedContainsGensAVX512_not_g2_2:
 	// G = 4: one line a key, four 128-bit lanes.
 	CMPQ         DX, $0x04
 	JNE          blockedContainsGensAVX512_g8_3
-	LEAQ         winLaneHits<>+0(SB), DX
+	LEAQ         winAnyLane<>+0(SB), DX
+	MOVL         $0x00000055, R10
+	PDEPL        R10, BX, R10
+	IMUL3L       $0x00000003, R10, R10
+	KMOVB        R10, K3
 	VPBROADCASTQ CX, Z2
-	MOVQ         $-64, R10
-	VPBROADCASTQ R10, Z3
+	MOVQ         $-64, BX
+	VPBROADCASTQ BX, Z3
 	CMPQ         SI, $0x08
 	JGT          blockedContainsGensAVX512_two_21
 
 	// Prologue: prefetch the live lines of the first min(n, 48) keys.
-	MOVQ n+48(FP), R10
-	CMPQ R10, $0x00000030
+	MOVQ n+48(FP), BX
+	CMPQ BX, $0x00000030
 	JLE  blockedContainsGensAVX512_prologue_22
-	MOVQ $0x00000030, R10
+	MOVQ $0x00000030, BX
 
 blockedContainsGensAVX512_prologue_22:
 	XORQ  SI, SI
-	TESTQ R10, R10
+	TESTQ BX, BX
 	JEQ   blockedContainsGensAVX512_prologue_done_23
 
 blockedContainsGensAVX512_prologue_loop_24:
-	MOVQ       (DI)(SI*8), R11
-	SHRQ       $0x20, R11
-	IMULQ      CX, R11
-	SHRQ       $0x1a, R11
-	ANDQ       $-64, R11
-	ADDQ       AX, R11
-	PREFETCHT0 (R11)
+	MOVQ       (DI)(SI*8), R10
+	SHRQ       $0x20, R10
+	IMULQ      CX, R10
+	SHRQ       $0x1a, R10
+	ANDQ       $-64, R10
+	ADDQ       AX, R10
+	PREFETCHT0 (R10)
 	INCQ       SI
-	CMPQ       SI, R10
+	CMPQ       SI, BX
 	JLT        blockedContainsGensAVX512_prologue_loop_24
 
 blockedContainsGensAVX512_prologue_done_23:
 	XORQ SI, SI
 
 	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
-	MOVQ n+48(FP), R10
-	SUBQ $0x38, R10
-	CMPQ SI, R10
+	MOVQ n+48(FP), BX
+	SUBQ $0x38, BX
+	CMPQ SI, BX
 	JGT  blockedContainsGensAVX512_groups_26
 
 blockedContainsGensAVX512_prefetching_25:
@@ -6481,22 +6487,22 @@ blockedContainsGensAVX512_prefetching_25:
 	VEXTRACTI32X4 $0x01, Z4, X5
 	VEXTRACTI32X4 $0x02, Z4, X6
 	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R11
-	PREFETCHT0    (AX)(R11*1)
-	VPEXTRQ       $0x01, X4, R11
-	PREFETCHT0    (AX)(R11*1)
-	VMOVQ         X5, R11
-	PREFETCHT0    (AX)(R11*1)
-	VPEXTRQ       $0x01, X5, R11
-	PREFETCHT0    (AX)(R11*1)
-	VMOVQ         X6, R11
-	PREFETCHT0    (AX)(R11*1)
-	VPEXTRQ       $0x01, X6, R11
-	PREFETCHT0    (AX)(R11*1)
-	VMOVQ         X7, R11
-	PREFETCHT0    (AX)(R11*1)
-	VPEXTRQ       $0x01, X7, R11
-	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*1)
 	VMOVDQU64     (DI)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
@@ -6505,7 +6511,7 @@ blockedContainsGensAVX512_prefetching_25:
 	VEXTRACTI32X4 $0x01, Z4, X5
 	VEXTRACTI32X4 $0x02, Z4, X6
 	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R11
+	VMOVQ         X4, R10
 	VPBROADCASTD  (DI)(SI*8), Y8
 	VPMULLD       Y0, Y8, Y8
 	VPSRLD        $0x1a, Y8, Y8
@@ -6515,15 +6521,13 @@ blockedContainsGensAVX512_prefetching_25:
 	VPORQ         Z9, Z8, Z8
 	VSHUFI64X2    $0xb1, Z8, Z8, Z9
 	VPORQ         Z9, Z8, Z8
-	VPANDQ        (AX)(R11*1), Z8, Z9
-	VPCMPQ        $0x04, Z9, Z8, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         (R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X4, R11
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
 	VPBROADCASTD  8(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -6533,15 +6537,13 @@ blockedContainsGensAVX512_prefetching_25:
 	VPORQ         Z8, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z8
-	VPCMPQ        $0x04, Z8, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         1(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X5, R11
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
 	VPBROADCASTD  16(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -6551,15 +6553,13 @@ blockedContainsGensAVX512_prefetching_25:
 	VPORQ         Z8, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z8
-	VPCMPQ        $0x04, Z8, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         2(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X5, R11
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
 	VPBROADCASTD  24(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -6569,15 +6569,13 @@ blockedContainsGensAVX512_prefetching_25:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         3(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X6, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
 	VPBROADCASTD  32(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -6587,15 +6585,13 @@ blockedContainsGensAVX512_prefetching_25:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         4(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X6, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
 	VPBROADCASTD  40(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -6605,15 +6601,13 @@ blockedContainsGensAVX512_prefetching_25:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         5(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X7, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
 	VPBROADCASTD  48(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -6623,15 +6617,13 @@ blockedContainsGensAVX512_prefetching_25:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         6(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X7, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
 	VPBROADCASTD  56(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -6641,23 +6633,21 @@ blockedContainsGensAVX512_prefetching_25:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         7(R8)(SI*1)
-	ADCQ          $0x00, R9
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
 	ADDQ          $0x08, SI
-	CMPQ          SI, R10
+	CMPQ          SI, BX
 	JLE           blockedContainsGensAVX512_prefetching_25
 
 	// Groups of 8 while i+8 <= n, already prefetched.
 blockedContainsGensAVX512_groups_26:
-	MOVQ n+48(FP), R10
-	SUBQ $0x08, R10
-	CMPQ SI, R10
+	MOVQ n+48(FP), BX
+	SUBQ $0x08, BX
+	CMPQ SI, BX
 	JGT  blockedContainsGensAVX512_tail_28
 
 blockedContainsGensAVX512_group_loop_27:
@@ -6669,7 +6659,7 @@ blockedContainsGensAVX512_group_loop_27:
 	VEXTRACTI32X4 $0x01, Z4, X5
 	VEXTRACTI32X4 $0x02, Z4, X6
 	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R11
+	VMOVQ         X4, R10
 	VPBROADCASTD  (DI)(SI*8), Y8
 	VPMULLD       Y0, Y8, Y8
 	VPSRLD        $0x1a, Y8, Y8
@@ -6679,15 +6669,13 @@ blockedContainsGensAVX512_group_loop_27:
 	VPORQ         Z9, Z8, Z8
 	VSHUFI64X2    $0xb1, Z8, Z8, Z9
 	VPORQ         Z9, Z8, Z8
-	VPANDQ        (AX)(R11*1), Z8, Z9
-	VPCMPQ        $0x04, Z9, Z8, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         (R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X4, R11
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
 	VPBROADCASTD  8(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -6697,15 +6685,13 @@ blockedContainsGensAVX512_group_loop_27:
 	VPORQ         Z8, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z8
-	VPCMPQ        $0x04, Z8, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         1(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X5, R11
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
 	VPBROADCASTD  16(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -6715,15 +6701,13 @@ blockedContainsGensAVX512_group_loop_27:
 	VPORQ         Z8, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z8
-	VPCMPQ        $0x04, Z8, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         2(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X5, R11
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
 	VPBROADCASTD  24(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -6733,15 +6717,13 @@ blockedContainsGensAVX512_group_loop_27:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         3(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X6, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
 	VPBROADCASTD  32(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -6751,15 +6733,13 @@ blockedContainsGensAVX512_group_loop_27:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         4(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X6, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
 	VPBROADCASTD  40(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -6769,15 +6749,13 @@ blockedContainsGensAVX512_group_loop_27:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         5(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X7, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
 	VPBROADCASTD  48(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -6787,15 +6765,13 @@ blockedContainsGensAVX512_group_loop_27:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         6(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X7, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
 	VPBROADCASTD  56(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -6805,31 +6781,29 @@ blockedContainsGensAVX512_group_loop_27:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K2
-	KMOVB         K2, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         7(R8)(SI*1)
-	ADCQ          $0x00, R9
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
 	ADDQ          $0x08, SI
-	CMPQ          SI, R10
+	CMPQ          SI, BX
 	JLE           blockedContainsGensAVX512_group_loop_27
 
 	// The last keys, one at a time.
 blockedContainsGensAVX512_tail_28:
-	MOVQ n+48(FP), R10
-	CMPQ SI, R10
+	MOVQ n+48(FP), BX
+	CMPQ SI, BX
 	JGE  blockedContainsGensAVX512_done_1
 
 blockedContainsGensAVX512_tail_loop_29:
-	MOVQ         (DI)(SI*8), R11
-	SHRQ         $0x20, R11
-	IMULQ        CX, R11
-	SHRQ         $0x1a, R11
-	ANDQ         $-64, R11
-	ADDQ         AX, R11
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
 	VPBROADCASTD (DI)(SI*8), Y2
 	VPMULLD      Y0, Y2, Y2
 	VPSRLD       $0x1a, Y2, Y2
@@ -6839,50 +6813,48 @@ blockedContainsGensAVX512_tail_loop_29:
 	VPORQ        Z3, Z2, Z2
 	VSHUFI64X2   $0xb1, Z2, Z2, Z3
 	VPORQ        Z3, Z2, Z2
-	VPANDQ       (R11), Z2, Z3
-	VPCMPQ       $0x04, Z3, Z2, K2
-	KMOVB        K2, R11
-	MOVBLZX      (DX)(R11*1), R11
-	ANDL         BX, R11
-	NEGL         R11
-	SETCS        (R8)(SI*1)
-	ADCQ         $0x00, R9
+	VPANDQ       (R10), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R10
+	MOVBLZX      (DX)(R10*1), R10
+	MOVB         R10, (R8)(SI*1)
+	ADDQ         R10, R9
 	INCQ         SI
-	CMPQ         SI, R10
+	CMPQ         SI, BX
 	JLT          blockedContainsGensAVX512_tail_loop_29
 	JMP          blockedContainsGensAVX512_done_1
 
 blockedContainsGensAVX512_two_21:
 	// Prologue: prefetch the live lines of the first min(n, 48) keys.
-	MOVQ n+48(FP), R10
-	CMPQ R10, $0x00000030
+	MOVQ n+48(FP), BX
+	CMPQ BX, $0x00000030
 	JLE  blockedContainsGensAVX512_prologue_30
-	MOVQ $0x00000030, R10
+	MOVQ $0x00000030, BX
 
 blockedContainsGensAVX512_prologue_30:
 	XORQ  SI, SI
-	TESTQ R10, R10
+	TESTQ BX, BX
 	JEQ   blockedContainsGensAVX512_prologue_done_31
 
 blockedContainsGensAVX512_prologue_loop_32:
-	MOVQ       (DI)(SI*8), R11
-	SHRQ       $0x20, R11
-	IMULQ      CX, R11
-	SHRQ       $0x1a, R11
-	ANDQ       $-64, R11
-	ADDQ       AX, R11
-	PREFETCHT0 (R11)
+	MOVQ       (DI)(SI*8), R10
+	SHRQ       $0x20, R10
+	IMULQ      CX, R10
+	SHRQ       $0x1a, R10
+	ANDQ       $-64, R10
+	ADDQ       AX, R10
+	PREFETCHT0 (R10)
 	INCQ       SI
-	CMPQ       SI, R10
+	CMPQ       SI, BX
 	JLT        blockedContainsGensAVX512_prologue_loop_32
 
 blockedContainsGensAVX512_prologue_done_31:
 	XORQ SI, SI
 
 	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
-	MOVQ n+48(FP), R10
-	SUBQ $0x38, R10
-	CMPQ SI, R10
+	MOVQ n+48(FP), BX
+	SUBQ $0x38, BX
+	CMPQ SI, BX
 	JGT  blockedContainsGensAVX512_groups_34
 
 blockedContainsGensAVX512_prefetching_33:
@@ -6894,22 +6866,22 @@ blockedContainsGensAVX512_prefetching_33:
 	VEXTRACTI32X4 $0x01, Z4, X5
 	VEXTRACTI32X4 $0x02, Z4, X6
 	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R11
-	PREFETCHT0    (AX)(R11*1)
-	VPEXTRQ       $0x01, X4, R11
-	PREFETCHT0    (AX)(R11*1)
-	VMOVQ         X5, R11
-	PREFETCHT0    (AX)(R11*1)
-	VPEXTRQ       $0x01, X5, R11
-	PREFETCHT0    (AX)(R11*1)
-	VMOVQ         X6, R11
-	PREFETCHT0    (AX)(R11*1)
-	VPEXTRQ       $0x01, X6, R11
-	PREFETCHT0    (AX)(R11*1)
-	VMOVQ         X7, R11
-	PREFETCHT0    (AX)(R11*1)
-	VPEXTRQ       $0x01, X7, R11
-	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*1)
 	VMOVDQU64     (DI)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
@@ -6918,7 +6890,7 @@ blockedContainsGensAVX512_prefetching_33:
 	VEXTRACTI32X4 $0x01, Z4, X5
 	VEXTRACTI32X4 $0x02, Z4, X6
 	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R11
+	VMOVQ         X4, R10
 	VPBROADCASTD  (DI)(SI*8), Z9
 	VPMULLD       Z0, Z9, Z9
 	VPSRLD        $0x1a, Z9, Z9
@@ -6932,15 +6904,13 @@ blockedContainsGensAVX512_prefetching_33:
 	VPORQ         Z9, Z8, Z8
 	VSHUFI64X2    $0xb1, Z8, Z8, Z9
 	VPORQ         Z9, Z8, Z8
-	VPANDQ        (AX)(R11*1), Z8, Z9
-	VPCMPQ        $0x04, Z9, Z8, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         (R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X4, R11
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
 	VPBROADCASTD  8(DI)(SI*8), Z8
 	VPMULLD       Z0, Z8, Z8
 	VPSRLD        $0x1a, Z8, Z8
@@ -6954,15 +6924,13 @@ blockedContainsGensAVX512_prefetching_33:
 	VPORQ         Z8, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z8
-	VPCMPQ        $0x04, Z8, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         1(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X5, R11
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
 	VPBROADCASTD  16(DI)(SI*8), Z8
 	VPMULLD       Z0, Z8, Z8
 	VPSRLD        $0x1a, Z8, Z8
@@ -6976,15 +6944,13 @@ blockedContainsGensAVX512_prefetching_33:
 	VPORQ         Z8, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z8
-	VPCMPQ        $0x04, Z8, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         2(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X5, R11
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
 	VPBROADCASTD  24(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -6998,15 +6964,13 @@ blockedContainsGensAVX512_prefetching_33:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         3(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X6, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
 	VPBROADCASTD  32(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -7020,15 +6984,13 @@ blockedContainsGensAVX512_prefetching_33:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         4(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X6, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
 	VPBROADCASTD  40(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -7042,15 +7004,13 @@ blockedContainsGensAVX512_prefetching_33:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         5(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X7, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
 	VPBROADCASTD  48(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -7064,15 +7024,13 @@ blockedContainsGensAVX512_prefetching_33:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         6(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X7, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
 	VPBROADCASTD  56(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -7086,23 +7044,21 @@ blockedContainsGensAVX512_prefetching_33:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         7(R8)(SI*1)
-	ADCQ          $0x00, R9
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
 	ADDQ          $0x08, SI
-	CMPQ          SI, R10
+	CMPQ          SI, BX
 	JLE           blockedContainsGensAVX512_prefetching_33
 
 	// Groups of 8 while i+8 <= n, already prefetched.
 blockedContainsGensAVX512_groups_34:
-	MOVQ n+48(FP), R10
-	SUBQ $0x08, R10
-	CMPQ SI, R10
+	MOVQ n+48(FP), BX
+	SUBQ $0x08, BX
+	CMPQ SI, BX
 	JGT  blockedContainsGensAVX512_tail_36
 
 blockedContainsGensAVX512_group_loop_35:
@@ -7114,7 +7070,7 @@ blockedContainsGensAVX512_group_loop_35:
 	VEXTRACTI32X4 $0x01, Z4, X5
 	VEXTRACTI32X4 $0x02, Z4, X6
 	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R11
+	VMOVQ         X4, R10
 	VPBROADCASTD  (DI)(SI*8), Z9
 	VPMULLD       Z0, Z9, Z9
 	VPSRLD        $0x1a, Z9, Z9
@@ -7128,15 +7084,13 @@ blockedContainsGensAVX512_group_loop_35:
 	VPORQ         Z9, Z8, Z8
 	VSHUFI64X2    $0xb1, Z8, Z8, Z9
 	VPORQ         Z9, Z8, Z8
-	VPANDQ        (AX)(R11*1), Z8, Z9
-	VPCMPQ        $0x04, Z9, Z8, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         (R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X4, R11
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
 	VPBROADCASTD  8(DI)(SI*8), Z8
 	VPMULLD       Z0, Z8, Z8
 	VPSRLD        $0x1a, Z8, Z8
@@ -7150,15 +7104,13 @@ blockedContainsGensAVX512_group_loop_35:
 	VPORQ         Z8, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z8
-	VPCMPQ        $0x04, Z8, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         1(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X5, R11
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
 	VPBROADCASTD  16(DI)(SI*8), Z8
 	VPMULLD       Z0, Z8, Z8
 	VPSRLD        $0x1a, Z8, Z8
@@ -7172,15 +7124,13 @@ blockedContainsGensAVX512_group_loop_35:
 	VPORQ         Z8, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z8
-	VPCMPQ        $0x04, Z8, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         2(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X5, R11
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
 	VPBROADCASTD  24(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -7194,15 +7144,13 @@ blockedContainsGensAVX512_group_loop_35:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         3(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X6, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
 	VPBROADCASTD  32(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -7216,15 +7164,13 @@ blockedContainsGensAVX512_group_loop_35:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         4(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X6, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
 	VPBROADCASTD  40(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -7238,15 +7184,13 @@ blockedContainsGensAVX512_group_loop_35:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         5(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VMOVQ         X7, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
 	VPBROADCASTD  48(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -7260,15 +7204,13 @@ blockedContainsGensAVX512_group_loop_35:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         6(R8)(SI*1)
-	ADCQ          $0x00, R9
-	VPEXTRQ       $0x01, X7, R11
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
 	VPBROADCASTD  56(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -7282,31 +7224,29 @@ blockedContainsGensAVX512_group_loop_35:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0xb1, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R11*1), Z4, Z5
-	VPCMPQ        $0x04, Z5, Z4, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         7(R8)(SI*1)
-	ADCQ          $0x00, R9
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
 	ADDQ          $0x08, SI
-	CMPQ          SI, R10
+	CMPQ          SI, BX
 	JLE           blockedContainsGensAVX512_group_loop_35
 
 	// The last keys, one at a time.
 blockedContainsGensAVX512_tail_36:
-	MOVQ n+48(FP), R10
-	CMPQ SI, R10
+	MOVQ n+48(FP), BX
+	CMPQ SI, BX
 	JGE  blockedContainsGensAVX512_done_1
 
 blockedContainsGensAVX512_tail_loop_37:
-	MOVQ          (DI)(SI*8), R11
-	SHRQ          $0x20, R11
-	IMULQ         CX, R11
-	SHRQ          $0x1a, R11
-	ANDQ          $-64, R11
-	ADDQ          AX, R11
+	MOVQ          (DI)(SI*8), R10
+	SHRQ          $0x20, R10
+	IMULQ         CX, R10
+	SHRQ          $0x1a, R10
+	ANDQ          $-64, R10
+	ADDQ          AX, R10
 	VPBROADCASTD  (DI)(SI*8), Z3
 	VPMULLD       Z0, Z3, Z3
 	VPSRLD        $0x1a, Z3, Z3
@@ -7320,16 +7260,14 @@ blockedContainsGensAVX512_tail_loop_37:
 	VPORQ         Z3, Z2, Z2
 	VSHUFI64X2    $0xb1, Z2, Z2, Z3
 	VPORQ         Z3, Z2, Z2
-	VPANDQ        (R11), Z2, Z3
-	VPCMPQ        $0x04, Z3, Z2, K3
-	KMOVB         K3, R11
-	MOVBLZX       (DX)(R11*1), R11
-	ANDL          BX, R11
-	NEGL          R11
-	SETCS         (R8)(SI*1)
-	ADCQ          $0x00, R9
+	VPANDQ        (R10), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
 	INCQ          SI
-	CMPQ          SI, R10
+	CMPQ          SI, BX
 	JLT           blockedContainsGensAVX512_tail_loop_37
 	JMP           blockedContainsGensAVX512_done_1
 
