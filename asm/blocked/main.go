@@ -131,7 +131,7 @@ func main() {
 	genAddNew(true, *dist)
 	genSingleAddNew()
 	genSingleAddNewWide()
-	genWindow()
+	genWindow(*dist)
 
 	// A fixed header (no output paths in it) so check.sh can regenerate
 	// into a temporary directory and compare byte for byte.

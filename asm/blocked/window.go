@@ -1,26 +1,47 @@
 package main
 
-// The windowed probe kernels: a key's blocks in g interleaved generations
-// (internal/kernel/window.go: block i of generation j at blocks[i*g+j]) are
-// probed with one block-index computation and one mask, for the
-// generations whose bits are set in live.
+// The windowed probe kernels (internal/kernel/window.go): a key's
+// generations are the lanes of one group of WindowLines(G) 64-byte lines,
+// WindowLanes(G) lanes a line (two 256-bit lanes at G = 2, four 128-bit
+// lanes at G >= 4; generation j is lane j%L of line j/L), all tested with
+// one group-index computation and one mask.
 //
-// Per key: base = blocks + ((h>>32)*nb>>32)*g*64 (two scalar IMULQs, exact
-// for any nb <= 2^32 and g <= 64), the mask as in the blocked kernels (the
-// AVX2 set's two YMM halves from avx2Tables[k], the AVX-512 set's one ZMM
-// zero-masked to the probe lanes), then a loop over the set bits of live:
-// BSFQ picks generation j and the block at base+64*j is tested; every live
-// generation is tested, with no branch on the blocks' contents (see test). The test is, AVX-512: VPANDQ of the block (a memory operand)
-// with the mask, VPCMPEQQ with the mask into an opmask, KORTESTB (CF: all 8
-// lanes equal, every probe bit present); AVX2: two loads, two VPANDNs
-// (mask &^ block), a VPOR and a VPTEST (ZF: nothing missing). BSFQ and the
-// LEAQ/ANDQ that clears the lowest bit need no BMI.
+// Per key: the group's first line is at blocks + ((h>>32)*nb>>32)*P*64
+// (P = WindowLines(G); at G <= 4, P = 1, the offset is the blocked
+// kernels' ((h>>32)*nb>>26)&^63), exact for any nb <= 2^32. The mask is
+// the blocked kernels' (the AVX2 set's two YMM halves, words 0..3 and
+// 4..7, from avx2Tables[k]; the AVX-512 set's one ZMM zero-masked to the
+// probe lanes) folded onto a lane and repeated in every lane of the line,
+// as WindowMask: AVX-512, VSHUFI64X2 $0x4e (swap the 256-bit halves) and
+// VPORQ, and for 128-bit lanes VSHUFI64X2 $0xb1 (swap the 128-bit lanes of
+// each half) and VPORQ again; AVX2, VPOR of the halves, and for 128-bit
+// lanes VPERMQ $0x4e and VPOR. A line is tested whole:
 //
-// The batch kernels prefetch, winDist keys ahead, the line of every live
-// generation of the key (a second bit loop, PREFETCHT0 each): a key's lines
-// are adjacent, so they share a DRAM row, and far fewer keys than the
-// blocked kernels' 48 keep as many lines in flight. k > 8 takes a second
-// copy of the loops (two mask rounds), chosen once per call.
+//   - AVX-512: VPANDQ of the line (a memory operand) with the mask, VPCMPQ
+//     NE with the mask into an opmask (bit w: word w misses a probe bit),
+//     KSHIFTRB/KORB to OR each lane's words into its first bit (one round
+//     for 2-word lanes, two for 4-word lanes), then KTESTB with the opmask
+//     of the live lanes (built once a call, PDEPL of live onto the lanes'
+//     first bits): CF set when every live lane misses. At G >= 8 each live
+//     line's answer is KANDNB'ed (live lanes that hit) and KORB'ed into an
+//     accumulator.
+//   - AVX2, 128-bit lanes: VPAND of each 32-byte half with the mask and
+//     VPCMPEQQ with it (per word: nothing missing), VPUNPCKLQDQ/VPUNPCKHQDQ
+//     and VPAND pair the two words of every lane, VMOVMSKPD gives a bit a
+//     lane (in the order 0, 2, 1, 3: the live bits are permuted once a call
+//     to match), ANDed with live. 256-bit lanes (G = 2): VPTEST of each
+//     half against the mask (CF: the lane holds every bit), SETCS and ADCL
+//     gather the two answers, ANDed with live.
+//
+// No branch depends on the lines' contents. At G >= 8 a loop runs over the
+// lines of the group, four live bits a line, and reads only lines with a
+// live generation. The kernels run three copies of their body, chosen once
+// per call: G = 2, G = 4 (one line a key) and G >= 8, each for one and for
+// two mask rounds (k > 8).
+//
+// The batch kernels prefetch the key dist keys ahead: at G <= 4 its one
+// line, dist as the blocked kernels (defaultDist); at G >= 8 the lines of
+// its group with a live generation, winDist keys ahead.
 
 import (
 	"go/token"
@@ -32,17 +53,20 @@ import (
 	"github.com/mmcloughlin/avo/reg"
 )
 
-// winDist is the windowed batch kernels' prefetch distance in keys.
-const winDist = 16
+// winDist is the windowed batch kernels' prefetch distance in keys at
+// G >= 8 (G/4 lines a key).
+const winDist = 24
 
 // win holds the registers of one windowed kernel.
 type win struct {
 	name  string
 	wide  bool
 	batch bool
+	dist  int // prefetch distance at G <= 4
 
-	blocks, nb, stride, live reg.GPVirtual
-	hs, out, count, i        reg.GPVirtual
+	blocks, nb, ngen, live reg.GPVirtual
+	hs, out, count, i      reg.GPVirtual
+	done                   string // the batch kernels' exit label
 
 	// AVX2 constants (from avx2Tables[k]).
 	zero  reg.VecVirtual
@@ -53,12 +77,28 @@ type win struct {
 	round1, round2 reg.OpmaskVirtual
 
 	labels int
-	// tabReg holds avx2Tables[k] where the AVX2 kernel computes it (the
-	// table entry), else nil: the tab argument.
-	tabReg reg.GPVirtual
-	// fixed is G while emitting the straight-line copy for live = all of
-	// G generations, else 0.
-	fixed int
+	// tabEntry: the table entry, which computes avx2Tables[k] (the other
+	// AVX2 kernels take it as the tab argument).
+	tabEntry bool
+	k        reg.GPVirtual
+	// k8 is set while emitting the single-key kernels' k = 8 copy.
+	k8 bool
+
+	// lanes is WindowLanes(G) while emitting the G = 2 (2) or G = 4 (4)
+	// copy, 0 while emitting the G >= 8 copy.
+	lanes int
+	// The per-call values of a copy: sel, the live bits in the order of
+	// the lane bits that the line test gives (AVX-512: live; AVX2, 128-bit
+	// lanes: each nibble's bits 1 and 2 swapped, VMOVMSKPD's order); lut,
+	// the address of the AVX-512 lane table for the copy's lanes; stride,
+	// P*64 (G >= 8); nbZ and m64, nb and -64 in every qword (the AVX-512
+	// batch kernels at G <= 4, which compute 8 keys' offsets at once).
+	sel, lut, stride reg.GPVirtual
+	nbZ, m64         reg.VecVirtual
+	// kLive is the AVX-512 kernels' opmask of the live lanes at G <= 4:
+	// the single-key kernels' their first words (bit 8j/lanes: lane j),
+	// the batch kernels' all their words.
+	kLive reg.OpmaskVirtual
 }
 
 func (w *win) label(s string) string {
@@ -73,17 +113,81 @@ func itoa(i int) string {
 	return itoa(i/10) + string(rune('0'+i%10))
 }
 
-// genWindow writes the four windowed probe kernels.
-func genWindow() {
+// laneHitsMem is winLaneHits, the AVX-512 kernels' lane table: byte e of
+// its first 256 is the 4 lanes of a 128-bit-lane line (bit j: lane j) whose
+// two words have no bit set in e (bit w: word w misses a mask bit), byte
+// 256+e the same for the 2 lanes of a 256-bit-lane line.
+var laneHitsMem operand.Mem
+
+// laneHitsTable returns winLaneHits's bytes.
+func laneHitsTable() []byte {
+	t := make([]byte, 512)
+	for e := range 256 {
+		for j := range 4 {
+			if e>>(2*j)&3 == 0 {
+				t[e] |= 1 << j
+			}
+		}
+		for j := range 2 {
+			if e>>(4*j)&15 == 0 {
+				t[256+e] |= 1 << j
+			}
+		}
+	}
+	return t
+}
+
+// anyLaneMem is winAnyLane, the AVX-512 batch kernels' table at G <= 4:
+// byte e of its first 256 is 1 when a 128-bit lane of a line has both
+// words' bits set in e (bit w: word w holds its mask bits and is in a live
+// lane), else 0; byte 256+e the same for 256-bit lanes.
+var anyLaneMem operand.Mem
+
+// anyLaneTable returns winAnyLane's bytes.
+func anyLaneTable() []byte {
+	t := make([]byte, 512)
+	for e := range 256 {
+		for j := range 4 {
+			if e>>(2*j)&3 == 3 {
+				t[e] = 1
+			}
+		}
+		for j := range 2 {
+			if e>>(4*j)&15 == 15 {
+				t[256+e] = 1
+			}
+		}
+	}
+	return t
+}
+
+// byteTable emits a read-only table of bytes.
+func byteTable(name string, t []byte) operand.Mem {
+	m := c.StaticGlobal(name)
+	c.DataAttributes(attr.RODATA | attr.NOPTR)
+	for i := 0; i < len(t); i += 8 {
+		var q uint64
+		for b := range 8 {
+			q |= uint64(t[i+b]) << (8 * b)
+		}
+		c.AppendDatum(operand.U64(q))
+	}
+	return m
+}
+
+// genWindow writes the six windowed probe kernels.
+func genWindow(dist int) {
+	laneHitsMem = byteTable("winLaneHits", laneHitsTable())
+	anyLaneMem = byteTable("winAnyLane", anyLaneTable())
 	for _, wide := range []bool{false, true} {
-		genWindowKernel(wide, false)
-		genWindowKernel(wide, true)
+		genWindowKernel(wide, false, dist)
+		genWindowKernel(wide, true, dist)
 	}
 	genWindowTable()
 }
 
-func genWindowKernel(wide, batch bool) {
-	w := &win{wide: wide, batch: batch}
+func genWindowKernel(wide, batch bool, dist int) {
+	w := &win{wide: wide, batch: batch, dist: dist}
 	set, tab := "AVX2", ", tab *uint32"
 	if wide {
 		set, tab = "AVX512", ""
@@ -92,51 +196,39 @@ func genWindowKernel(wide, batch bool) {
 		w.name = "blockedContainsGens" + set
 		c.Function(w.name)
 		c.SignatureExpr("func(blocks *uint64, nb uint64, ngen int, live uint64, k int" + tab + ", hs *uint64, n int, out *bool) int")
-		c.Doc(w.name + " probes hs[:n] in the generations of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues" + docTab(wide) + ".")
+		c.Doc(w.name + " probes hs[:n] in the generations of live (nonzero, bits < ngen) of a windowed table of nb groups at blocks (ngen generations, a power of two in 2..64), k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues" + docTab(wide) + ".")
 	} else {
 		w.name = "blockedContainsGens1" + set
 		c.Function(w.name)
 		c.SignatureExpr("func(blocks *uint64, nb uint64, ngen int, live uint64, k int" + tab + ", h uint64) bool")
-		c.Doc(w.name + " reports whether h is present in a generation of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16)" + docTab(wide) + ".")
+		c.Doc(w.name + " reports whether h is present in a generation of live (nonzero, bits < ngen) of a windowed table of nb groups at blocks (ngen generations, a power of two in 2..64), k probes per key (1 <= k <= 16)" + docTab(wide) + ".")
 	}
 	c.Attributes(attr.NOSPLIT)
 	c.Pragma("noescape")
 
-	w.blocks, w.nb, w.stride, w.live = c.GP64(), c.GP64(), c.GP64(), c.GP64()
+	w.blocks, w.nb, w.ngen, w.live = c.GP64(), c.GP64(), c.GP64(), c.GP64()
 	c.Load(c.Param("blocks"), w.blocks)
 	c.Load(c.Param("nb"), w.nb)
-	c.Load(c.Param("ngen"), w.stride)
-	c.SHLQ(operand.Imm(6), w.stride) // g*64
+	c.Load(c.Param("ngen"), w.ngen)
 	c.Load(c.Param("live"), w.live)
 	k := c.GP64()
 	c.Load(c.Param("k"), k)
-	w.consts(k)
-
-	if !batch {
-		c.Comment("k > 8 builds a second round of the mask.")
-		two := w.label("two")
-		c.CMPQ(k, operand.Imm(8))
-		c.JGT(operand.LabelRef(two))
-		w.fixedCopies(true, func() { w.single(false) })
-		c.Label(two)
-		w.fixedCopies(true, func() { w.single(true) })
-		return
+	w.k = k
+	if batch {
+		w.consts(true)
 	}
 
+	if !batch {
+		w.copies(k, w.single)
+		return
+	}
 	w.hs, w.out, w.count, w.i = c.GP64(), c.GP64(), c.GP64(), c.GP64()
 	c.Load(c.Param("hs"), w.hs)
 	c.Load(c.Param("out"), w.out)
 	c.XORQ(w.count, w.count)
-
-	c.Comment("k > 8 takes the two-round loops; the choice is made once per call.")
-	two, done := w.label("k16"), w.label("done")
-	c.CMPQ(k, operand.Imm(8))
-	c.JGT(operand.LabelRef(two))
-	w.loops(false)
-	c.JMP(operand.LabelRef(done))
-	c.Label(two)
-	w.loops(true)
-	c.Label(done)
+	w.done = w.label("done")
+	w.copies(k, w.loopsAt)
+	c.Label(w.done)
 	c.Store(w.count, c.ReturnIndex(0))
 	c.VZEROUPPER()
 	c.RET()
@@ -149,44 +241,184 @@ func docTab(wide bool) string {
 	return "; tab is avx2Tables[k]"
 }
 
-// consts loads the mask constants.
-func (w *win) consts(k reg.GPVirtual) {
+// consts loads the mask constants: the batch kernels' for both round
+// counts, once a call (w.k8 false); the single-key kernels' in each copy,
+// only what the copy uses: one or two rounds, and for k = 8 (w.k8) no
+// probe opmask and the salts and AVX2 table as memory operands.
+func (w *win) consts(two bool) {
+	rounds := 1
+	if two || w.batch {
+		rounds = 2
+	}
 	if w.wide {
-		w.saltsZ = c.ZMM()
-		c.VMOVDQU32(saltsMem(0), w.saltsZ)
-		one := c.GP64()
-		c.MOVQ(operand.U64(1), one)
+		if w.batch || two {
+			w.saltsZ = c.ZMM()
+			c.VMOVDQU32(saltsMem(0), w.saltsZ)
+		}
 		w.onesZ = c.ZMM()
-		c.VPBROADCASTQ(one, w.onesZ)
-		w.round1, w.round2 = probeMasks(k)
+		c.VPBROADCASTQ(oneMem, w.onesZ)
+		if !w.k8 {
+			w.round1, w.round2 = probeMasks(w.k)
+		}
 		return
 	}
-	tab := w.tabReg
-	if tab == nil {
-		tab = c.GP64()
+	var at func(off int) operand.Mem
+	switch {
+	case w.k8:
+		at = func(off int) operand.Mem { return tableMem(8, off) }
+	case w.tabEntry:
+		// The table entry: avx2Tables[k], k*192 bytes in.
+		tab, x := c.GP64(), c.GP64()
+		c.LEAQ(operand.Mem{Symbol: operand.Symbol{Name: "·avx2Tables"}, Base: reg.StaticBase}, tab)
+		c.LEAQ(operand.Mem{Base: w.k, Index: w.k, Scale: 2}, x)
+		c.SHLQ(operand.Imm(6), x) // k*192
+		c.ADDQ(x, tab)
+		at = func(off int) operand.Mem { return operand.Mem{Base: tab, Disp: off} }
+	default:
+		tab := c.GP64()
 		c.Load(c.Param("tab"), tab)
+		at = func(off int) operand.Mem { return operand.Mem{Base: tab, Disp: off} }
 	}
 	w.zero = c.YMM()
 	c.VPXOR(w.zero, w.zero, w.zero)
-	for r := 0; r < 2; r++ {
+	for r := 0; r < rounds; r++ {
 		w.salts[r] = c.YMM()
-		c.VMOVDQU(operand.Mem{Base: tab, Disp: []int{offSalts1, offSalts2}[r]}, w.salts[r])
+		c.VMOVDQU(at([]int{offSalts1, offSalts2}[r]), w.salts[r])
 		for h := 0; h < 2; h++ {
 			w.ones[r][h] = c.YMM()
-			c.VMOVDQU(operand.Mem{Base: tab, Disp: []int{offOnes1, offOnes2}[r] + 32*h}, w.ones[r][h])
+			c.VMOVDQU(at([]int{offOnes1, offOnes2}[r]+32*h), w.ones[r][h])
 		}
 	}
 }
 
-// base returns the address of the first of the g blocks of the hash at
-// h: blocks + ((h>>32)*nb>>32)*g*64.
-func (w *win) base(h operand.Mem) reg.GPVirtual {
+// copies emits body(two) six times: for G = 2, G = 4 and G >= 8 (w.lanes
+// 2, 4, 0), each for k <= 8 and k > 8, after the per-call values of each
+// generation count. body ends in a return or, in the batch kernels, jumps
+// to w.done.
+func (w *win) copies(k reg.GPVirtual, body func(two bool)) {
+	rounds := func() {
+		two := w.label("two")
+		c.CMPQ(k, operand.Imm(8))
+		if !w.batch {
+			not8 := w.label("not_k8")
+			c.JNE(operand.LabelRef(not8))
+			w.k8 = true
+			w.consts(false)
+			body(false)
+			w.k8 = false
+			c.Label(not8)
+			c.JGT(operand.LabelRef(two))
+			w.consts(false)
+		} else {
+			c.JGT(operand.LabelRef(two))
+		}
+		body(false)
+		c.Label(two)
+		if !w.batch {
+			w.consts(true)
+		}
+		body(true)
+	}
+	not2, not4 := w.label("not_g2"), w.label("g8")
+	c.Comment("G = 2: one line a key, two 256-bit lanes.")
+	c.CMPQ(w.ngen, operand.Imm(2))
+	c.JNE(operand.LabelRef(not2))
+	w.lanes = 2
+	w.setup()
+	rounds()
+	c.Label(not2)
+	c.Comment("G = 4: one line a key, four 128-bit lanes.")
+	c.CMPQ(w.ngen, operand.Imm(4))
+	c.JNE(operand.LabelRef(not4))
+	w.lanes = 4
+	w.setup()
+	rounds()
+	c.Label(not4)
+	c.Comment("G >= 8: G/4 lines a key, four 128-bit lanes each.")
+	w.lanes = 0
+	w.setup()
+	rounds()
+}
+
+// setup computes the per-call values of the copy for w.lanes.
+func (w *win) setup() {
+	if w.lanes == 0 {
+		w.stride = c.GP64()
+		c.MOVQ(w.ngen, w.stride)
+		c.SHLQ(operand.Imm(4), w.stride) // P*64 = G/4*64
+	}
+	if w.wide {
+		w.sel = w.live
+		if w.batch || w.lanes == 0 {
+			w.lut = c.GP64()
+			lut := laneHitsMem
+			if w.batch && w.lanes != 0 {
+				lut = anyLaneMem
+			}
+			if w.lanes == 2 {
+				lut.Disp += 256
+			}
+			c.LEAQ(lut, w.lut)
+		}
+		if w.batch && w.lanes != 0 {
+			// The words of the live lanes: live's bits onto the lanes'
+			// first words, times 3 (two words) or 15 (four).
+			m := c.GP32()
+			c.MOVL(operand.U32(map[int]uint64{2: 0x11, 4: 0x55}[w.lanes]), m)
+			c.PDEPL(m, w.live.As32(), m)
+			c.IMUL3L(operand.U32(map[int]uint64{2: 15, 4: 3}[w.lanes]), m, m)
+			w.kLive = c.K()
+			c.KMOVB(m, w.kLive)
+		}
+		if !w.batch && w.lanes != 0 {
+			m := c.GP32()
+			c.MOVL(operand.U32(map[int]uint64{2: 0x11, 4: 0x55}[w.lanes]), m)
+			c.PDEPL(m, w.live.As32(), m) // live's bits onto the lanes' first words
+			w.kLive = c.K()
+			c.KMOVB(m, w.kLive)
+		}
+		if w.batch && w.lanes != 0 {
+			w.nbZ = c.ZMM()
+			c.VPBROADCASTQ(w.nb, w.nbZ)
+			m := c.GP64()
+			c.MOVQ(operand.I64(-64), m)
+			w.m64 = c.ZMM()
+			c.VPBROADCASTQ(m, w.m64)
+		}
+		return
+	}
+	if w.lanes == 2 {
+		return
+	}
+	// sel: each nibble of live with bits 1 and 2 swapped.
+	w.sel = c.GP64()
+	a, b := c.GP64(), c.GP64()
+	c.MOVQ(operand.U64(0x9999999999999999), a)
+	c.ANDQ(w.live, a)
+	c.MOVQ(operand.U64(0x2222222222222222), b)
+	c.MOVQ(w.live, w.sel)
+	c.SHRQ(operand.Imm(1), w.sel)
+	c.ANDQ(b, w.sel) // bit 2 -> 1
+	c.ANDQ(w.live, b)
+	c.SHLQ(operand.Imm(1), b) // bit 1 -> 2
+	c.ORQ(a, w.sel)
+	c.ORQ(b, w.sel)
+}
+
+// lineAddr returns the address of the first line of the group of the hash
+// at h: blocks + ((h>>32)*nb>>32)*P*64 (P = 1 while w.lanes != 0).
+func (w *win) lineAddr(h operand.Mem) reg.GPVirtual {
 	a := c.GP64()
 	c.MOVQ(h, a)
 	c.SHRQ(operand.Imm(32), a)
 	c.IMULQ(w.nb, a)
-	c.SHRQ(operand.Imm(32), a)
-	c.IMULQ(w.stride, a)
+	if w.lanes != 0 {
+		c.SHRQ(operand.Imm(26), a)
+		c.ANDQ(operand.I32(-64), a)
+	} else {
+		c.SHRQ(operand.Imm(32), a)
+		c.IMULQ(w.stride, a)
+	}
 	c.ADDQ(w.blocks, a)
 	return a
 }
@@ -196,35 +428,32 @@ func (w *win) hash(d int) operand.Mem {
 	return operand.Mem{Base: w.hs, Index: w.i, Scale: 8, Disp: 8 * d}
 }
 
-// gens emits body for each live generation of the key whose blocks start
-// at base: at(d) is the operand d bytes into the generation's block. With
-// w.fixed = 0 it is a loop over the set bits of live (BSFQ); with w.fixed
-// = G (a copy of the loops for live = all of G generations) it is
-// straight-line code at constant offsets, with no loop.
-func (w *win) gens(base reg.GPVirtual, body func(at func(d int) operand.Mem)) {
-	if w.fixed > 0 {
-		for j := range w.fixed {
-			body(func(d int) operand.Mem { return operand.Mem{Base: base, Disp: 64*j + d} })
-		}
-		return
-	}
-	m := c.GP64()
-	c.MOVQ(w.live, m)
-	loop := w.label("bits")
+// liveLines emits body(line) for each line of the group at a that holds
+// a live generation: a loop over the nibbles of s (live, or sel: the same
+// nibbles are zero), a and s advanced a line and a nibble a step. body
+// sees the line's nibble in the low 4 bits of s.
+func (w *win) liveLines(a, s reg.GPVirtual, body func(line operand.Mem)) {
+	loop, skip := w.label("lines"), w.label("dead_line")
 	c.Label(loop)
-	j := c.GP64()
-	c.BSFQ(m, j)
-	c.SHLQ(operand.Imm(6), j)
-	body(func(d int) operand.Mem { return operand.Mem{Base: base, Index: j, Scale: 1, Disp: d} })
-	c.LEAQ(operand.Mem{Base: m, Disp: -1}, j) // j is free again
-	c.ANDQ(j, m)
+	c.TESTL(operand.U32(0xf), s.As32())
+	c.JEQ(operand.LabelRef(skip))
+	body(operand.Mem{Base: a})
+	c.Label(skip)
+	c.ADDQ(operand.Imm(64), a)
+	c.SHRQ(operand.Imm(4), s)
 	c.JNE(operand.LabelRef(loop))
 }
 
 // prefetch issues PREFETCHT0 for the live lines of hs[i+d].
 func (w *win) prefetch(d int) {
-	a := w.base(w.hash(d))
-	w.gens(a, func(at func(int) operand.Mem) { c.PREFETCHT0(at(0)) })
+	a := w.lineAddr(w.hash(d))
+	if w.lanes != 0 {
+		c.PREFETCHT0(operand.Mem{Base: a})
+		return
+	}
+	s := c.GP64()
+	c.MOVQ(w.live, s)
+	w.liveLines(a, s, func(line operand.Mem) { c.PREFETCHT0(line) })
 }
 
 // mask is a key's probe bits: the AVX2 set's two halves, or one ZMM.
@@ -233,8 +462,22 @@ type mask struct{ lo, hi, z reg.VecVirtual }
 // mask builds the probe bits of the hash at h.
 func (w *win) mask(h operand.Mem, two bool) mask {
 	if w.wide {
-		c1, c2 := wideCounts(h, w.saltsZ, two)
+		var c1, c2 reg.VecVirtual
+		if w.saltsZ == nil || (!two && !w.batch) {
+			p := c.YMM()
+			c.VPBROADCASTD(h, p)
+			c.VPMULLD(saltsMem(0), p, p)
+			c.VPSRLD(operand.U8(26), p, p)
+			c1 = c.ZMM()
+			c.VPMOVZXDQ(p, c1)
+		} else {
+			c1, c2 = wideCounts(h, w.saltsZ, two)
+		}
 		m := c.ZMM()
+		if w.k8 {
+			c.VPSLLVQ(c1, w.onesZ, m) // every lane a probe
+			return mask{z: m}
+		}
 		c.VPSLLVQ_Z(c1, w.onesZ, w.round1, m)
 		if two {
 			m2 := c.ZMM()
@@ -269,119 +512,268 @@ func (w *win) mask(h operand.Mem, two bool) mask {
 	return mask{lo: lo, hi: hi}
 }
 
-// test tests m against the generation's block (at(0)) and ORs the answer
-// (1: every probe bit set) into the low byte of acc. No branch depends on
-// the block (every live generation is tested, which an absent key, the
-// common case, needs anyway); the form that left at the first hit measured
-// no faster, within this VM's noise (BenchmarkWindowKernels).
-func (w *win) test(m mask, at func(int) operand.Mem, acc reg.GPVirtual) {
-	blk := at(0)
+// fold folds m onto the lanes and repeats it in every lane (WindowMask):
+// the AVX-512 mask in m.z, the AVX2 one's 256-bit half in m.lo.
+func (w *win) fold(m mask) mask {
+	narrow := w.lanes != 2 // 128-bit lanes
 	if w.wide {
-		t := c.ZMM()
-		c.VPANDQ(blk, m.z, t)
-		eq := c.K()
-		c.VPCMPEQQ(m.z, t, eq)
-		c.KORTESTB(eq, eq)
-		c.ADCL(operand.U8(0), acc.As32()) // CF: all 8 lanes equal
-		return
+		if narrow && !w.batch {
+			// The three other 128-bit lanes' orders at once: a shorter
+			// chain for the single-key kernels, one more instruction.
+			var s [3]reg.VecVirtual
+			for i, imm := range []uint64{0x4e, 0xb1, 0x1b} {
+				s[i] = c.ZMM()
+				c.VSHUFI64X2(operand.U8(imm), m.z, m.z, s[i])
+			}
+			c.VPTERNLOGQ(operand.U8(0xfe), s[1], s[0], m.z) // m | s0 | s1
+			c.VPORQ(s[2], m.z, m.z)
+			return m
+		}
+		s := c.ZMM()
+		c.VSHUFI64X2(operand.U8(0x4e), m.z, m.z, s) // the halves swapped
+		c.VPORQ(s, m.z, m.z)
+		if narrow {
+			s2 := c.ZMM()
+			c.VSHUFI64X2(operand.U8(0xb1), m.z, m.z, s2) // the 128-bit lanes of each half swapped
+			c.VPORQ(s2, m.z, m.z)
+		}
+		return m
 	}
-	w0, w1 := c.YMM(), c.YMM()
-	c.VMOVDQU(blk, w0)
-	c.VMOVDQU(at(32), w1)
-	c.VPANDN(m.lo, w0, w0) // mask &^ block
-	c.VPANDN(m.hi, w1, w1)
-	c.VPOR(w1, w0, w0)
-	t := c.GP32()
-	c.XORL(t, t)
-	c.VPTEST(w0, w0)
-	c.SETEQ(t.As8()) // ZF: nothing missing
-	c.ORL(t, acc.As32())
+	c.VPOR(m.hi, m.lo, m.lo)
+	if narrow {
+		s := c.YMM()
+		c.VPERMQ(operand.U8(0x4e), m.lo, s) // the 128-bit lanes swapped
+		c.VPOR(s, m.lo, m.lo)
+	}
+	return m
 }
 
-// probe runs test over the live generations and returns the number of
-// generations that hold the key (the answer is whether it is nonzero).
-func (w *win) probe(h operand.Mem, two bool) reg.GPVirtual {
-	base := w.base(h)
-	m := w.mask(h, two)
-	acc := c.GP64()
-	c.XORL(acc.As32(), acc.As32())
-	w.gens(base, func(at func(int) operand.Mem) { w.test(m, at, acc) })
-	return acc
+// lineHits returns the bits of the lanes of line that hold every bit of
+// the folded mask m, in sel's order: AVX-512 (any lanes, from the lane
+// table: the opmask of the words that miss a bit, KMOVB, MOVBLZX) and
+// AVX2 for 128-bit lanes.
+func (w *win) lineHits(line operand.Mem, m mask) reg.GPVirtual {
+	if !w.wide {
+		return w.laneHits(line, m.lo)
+	}
+	t := c.ZMM()
+	c.VPANDQ(line, m.z, t)
+	miss := c.K()
+	c.VPCMPQ(operand.U8(4), t, m.z, miss) // NE: the word misses a bit
+	r := c.GP32()
+	c.KMOVB(miss, r)
+	c.MOVBLZX(operand.Mem{Base: w.lut, Index: r.As64(), Scale: 1}, r)
+	return r
 }
 
-// single emits the single-key body for one or two rounds and returns.
+// laneHits returns the AVX2 bits of the 128-bit lanes of line that hold
+// every bit of the folded mask f: bit 0 lane 0, bit 1 lane 2, bit 2 lane
+// 1, bit 3 lane 3 (sel's order).
+func (w *win) laneHits(line operand.Mem, f reg.VecVirtual) reg.GPVirtual {
+	t0, t1, x := c.YMM(), c.YMM(), c.YMM()
+	c.VPAND(line, f, t0)
+	c.VPCMPEQQ(f, t0, t0) // per word: nothing missing
+	hi := line
+	hi.Disp += 32
+	c.VPAND(hi, f, t1)
+	c.VPCMPEQQ(f, t1, t1)
+	c.VPUNPCKLQDQ(t1, t0, x)  // [t0.0 t1.0 | t0.2 t1.2]
+	c.VPUNPCKHQDQ(t1, t0, t0) // [t0.1 t1.1 | t0.3 t1.3]
+	c.VPAND(t0, x, x)
+	r := c.GP32()
+	c.VMOVMSKPD(x, r)
+	return r
+}
+
+// probe tests the hash at h in its live generations and leaves CF set when
+// it is present in one, or returns a register that holds 1 if it is, else
+// 0 (the AVX-512 batch kernels at G <= 4). line is its line at G <= 4, or
+// nil: computed here.
+func (w *win) probe(h operand.Mem, two bool, line *operand.Mem) reg.GPVirtual {
+	if line == nil {
+		a := w.lineAddr(h)
+		line = &operand.Mem{Base: a}
+	}
+	m := w.fold(w.mask(h, two))
+	switch {
+	case w.wide && w.batch && w.lanes != 0:
+		// The words of the live lanes that hold their mask bits, then the
+		// table: 1 if one lane has all its words.
+		t := c.ZMM()
+		c.VPANDQ(*line, m.z, t)
+		eq := c.K()
+		c.VPCMPEQQ(t, m.z, w.kLive, eq)
+		r := c.GP32()
+		c.KMOVB(eq, r)
+		c.MOVBLZX(operand.Mem{Base: w.lut, Index: r.As64(), Scale: 1}, r)
+		return r
+	case w.lanes == 0:
+		acc := c.GP32()
+		c.XORL(acc, acc)
+		s := c.GP64()
+		c.MOVQ(w.sel, s)
+		w.liveLines(line.Base.(reg.GPVirtual), s, func(line operand.Mem) {
+			r := w.lineHits(line, m)
+			c.ANDL(s.As32(), r)
+			c.ORL(r, acc)
+		})
+		c.NEGL(acc) // CF: acc != 0
+	case w.lanes == 2 && !w.wide:
+		r, t := c.GP32(), c.YMM()
+		c.XORL(r, r)
+		hi := *line
+		hi.Disp += 32
+		c.VMOVDQU(hi, t)
+		c.VPTEST(m.lo, t) // CF: lane 1 holds the mask
+		c.SETCS(r.As8())
+		c.VMOVDQU(*line, t)
+		c.VPTEST(m.lo, t)
+		c.ADCL(r, r) // bit 1: lane 1, bit 0: lane 0
+		c.ANDL(w.live.As32(), r)
+		c.NEGL(r)
+	case w.wide && !w.batch:
+		// The opmask form: a shorter chain than the lane table's KMOVB
+		// and load. KSHIFTRB/KORB OR each lane's words into its first
+		// bit; KTESTB with the live lanes sets CF when all of them miss.
+		t := c.ZMM()
+		c.VPANDQ(*line, m.z, t)
+		miss := c.K()
+		c.VPCMPQ(operand.U8(4), t, m.z, miss) // NE: the word misses a bit
+		for sh := 1; sh < 8/w.lanes; sh *= 2 {
+			k := c.K()
+			c.KSHIFTRB(operand.U8(uint64(sh)), miss, k)
+			c.KORB(k, miss, k)
+			miss = k
+		}
+		c.KTESTB(w.kLive, miss)
+		c.CMC()
+	default:
+		r := w.lineHits(*line, m)
+		c.ANDL(w.sel.As32(), r)
+		c.NEGL(r)
+	}
+	return nil
+}
+
+// single emits the single-key body and returns.
 func (w *win) single(two bool) {
-	acc := w.probe(paramMem("h"), two)
-	c.TESTL(acc.As32(), acc.As32())
-	c.SETNE(paramMem("ret"))
+	w.probe(paramMem("h"), two, nil)
+	c.SETCS(paramMem("ret"))
 	c.VZEROUPPER()
 	c.RET()
 }
 
-// key probes hs[i] and stores its answer.
-func (w *win) key(two bool) {
-	acc := w.probe(w.hash(0), two)
-	t := c.GP32()
-	c.TESTL(acc.As32(), acc.As32())
-	c.SETNE(t.As8())
-	c.MOVB(t.As8(), operand.Mem{Base: w.out, Index: w.i, Scale: 1})
-	c.MOVBLZX(t.As8(), t)
-	c.ADDQ(t.As64(), w.count)
+// key probes hs[i+d] and stores and counts its answer; off is its line's
+// offset from blocks, or nil (computed here).
+func (w *win) key(d int, off reg.GPVirtual, two bool) {
+	var line *operand.Mem
+	if off != nil {
+		line = &operand.Mem{Base: w.blocks, Index: off, Scale: 1}
+	}
+	at := operand.Mem{Base: w.out, Index: w.i, Scale: 1, Disp: d}
+	if r := w.probe(w.hash(d), two, line); r != nil {
+		c.MOVB(r.As8(), at)
+		c.ADDQ(r.As64(), w.count)
+		return
+	}
+	c.SETCS(at)
+	c.ADCQ(operand.Imm(0), w.count)
 }
 
-// loops emits the batch loops of one round count, in three copies: for
-// live = all of 2 and of 4 generations (the common cases: a Window's
-// generations are all live but after a slice boundary no add has crossed
-// yet; 4 is the default G), straight-line, and for any live mask, a loop
-// over its bits.
-//
-// Against the loop alone (BenchmarkWindowKernels, AMD EPYC Zen 5 VM, batch,
-// every generation live, thread-CPU ns/key, two interleaved runs):
-// 2.3 MB G=4 5.6-5.9 -> 3.2-3.9, G=2 3.8-4.0 -> 2.7-3.0; 23 MB G=4
-// 14-18 -> 6.0-8.7, G=2 9-11 -> 5.5-6.3 (the blocked batch kernel on a
-// table of the same size: 1.4-1.7 and 2.4-3.9).
-func (w *win) loops(two bool) {
-	w.fixedCopies(false, func() { w.loopsAt(two) })
-}
-
-// fixedCopies emits emit three times: for live = all of 2 generations,
-// all of 4 (w.fixed set: straight-line), and any live mask. ret: emit
-// ends in a return (else each copy continues after the last).
-func (w *win) fixedCopies(ret bool, emit func()) {
-	generic, end := w.label("any_live"), w.label("copies_end")
-	for _, g := range []int{2, 4} {
-		next := w.label("not_g")
-		c.CMPQ(w.stride, operand.U32(64*g))
-		c.JNE(operand.LabelRef(next))
-		c.CMPQ(w.live, operand.U32(1<<g-1))
-		c.JNE(operand.LabelRef(generic))
-		w.fixed = g
-		emit()
-		w.fixed = 0
-		if !ret {
-			c.JMP(operand.LabelRef(end))
+// groupOffsets computes the line offsets of the 8 keys hs[i+d..i+d+8) at
+// G <= 4 (AVX-512): ((h>>32)*nb>>26)&^63 in qword lanes, as the blocked
+// kernels' groupOffsets (VPMULUDQ: exact for nb < 2^32, which the Go side
+// checks). It returns a function that moves lane j to a general register.
+func (w *win) groupOffsets(d int) func(j int) reg.GPVirtual {
+	z := c.ZMM()
+	c.VMOVDQU64(w.hash(d), z)
+	c.VPSRLQ(operand.U8(32), z, z)
+	c.VPMULUDQ(w.nbZ, z, z)
+	c.VPSRLQ(operand.U8(26), z, z)
+	c.VPANDQ(w.m64, z, z)
+	var parts [4]reg.VecVirtual
+	parts[0] = z.AsX().(reg.VecVirtual)
+	for q := 1; q < 4; q++ {
+		parts[q] = c.XMM()
+		c.VEXTRACTI32X4(operand.U8(q), z, parts[q])
+	}
+	return func(j int) reg.GPVirtual {
+		r := c.GP64()
+		if j%2 == 0 {
+			c.VMOVQ(parts[j/2], r)
+		} else {
+			c.VPEXTRQ(operand.U8(1), parts[j/2], r)
 		}
-		c.Label(next)
-	}
-	c.Label(generic)
-	emit()
-	if !ret {
-		c.Label(end)
+		return r
 	}
 }
 
-// loopsAt emits the batch loops of one round count: a prologue that
-// prefetches the first keys, one key a step with the prefetch of key
-// i+winDist while there is one, then the rest. n is read from the
-// arguments where it is needed, to spare a register.
+// groupLoops emits the AVX-512 loops at G <= 4 after the prologue: groups
+// of 8 keys whose offsets are computed at once, each prefetching the
+// group dist keys on, then groups already prefetched, then the last keys
+// one at a time; it ends with a jump to w.done.
+func (w *win) groupLoops(two bool) {
+	lim := c.GP64()
+	pf, groups, groupLoop, tail, tailLoop := w.label("prefetching"), w.label("groups"), w.label("group_loop"), w.label("tail"), w.label("tail_loop")
+	group := func() {
+		off := w.groupOffsets(0)
+		for j := 0; j < 8; j++ {
+			w.key(j, off(j), two)
+		}
+		c.ADDQ(operand.Imm(8), w.i)
+	}
+	c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", w.dist, w.dist)
+	c.Load(c.Param("n"), lim)
+	c.SUBQ(operand.Imm(uint64(w.dist+8)), lim)
+	c.CMPQ(w.i, lim)
+	c.JGT(operand.LabelRef(groups))
+	c.Label(pf)
+	ahead := w.groupOffsets(w.dist)
+	for j := 0; j < 8; j++ {
+		c.PREFETCHT0(operand.Mem{Base: w.blocks, Index: ahead(j), Scale: 1})
+	}
+	group()
+	c.CMPQ(w.i, lim)
+	c.JLE(operand.LabelRef(pf))
+	c.Comment("Groups of 8 while i+8 <= n, already prefetched.")
+	c.Label(groups)
+	c.Load(c.Param("n"), lim)
+	c.SUBQ(operand.Imm(8), lim)
+	c.CMPQ(w.i, lim)
+	c.JGT(operand.LabelRef(tail))
+	c.Label(groupLoop)
+	group()
+	c.CMPQ(w.i, lim)
+	c.JLE(operand.LabelRef(groupLoop))
+	c.Comment("The last keys, one at a time.")
+	c.Label(tail)
+	c.Load(c.Param("n"), lim)
+	c.CMPQ(w.i, lim)
+	c.JGE(operand.LabelRef(w.done))
+	c.Label(tailLoop)
+	w.key(0, nil, two)
+	c.INCQ(w.i)
+	c.CMPQ(w.i, lim)
+	c.JLT(operand.LabelRef(tailLoop))
+	c.JMP(operand.LabelRef(w.done))
+}
+
+// loopsAt emits the batch loops of one copy: a prologue that prefetches
+// the first keys, one key a step with the prefetch of key i+dist while
+// there is one, then the rest; it ends with a jump to w.done. n is read
+// from the arguments where it is needed, to spare a register.
 func (w *win) loopsAt(two bool) {
+	dist := w.dist
+	if w.lanes == 0 {
+		dist = winDist
+	}
 	lim := c.GP64()
 	pro, proDone := w.label("prologue"), w.label("prologue_done")
-	c.Commentf("Prologue: prefetch the live lines of the first min(n, %d) keys.", winDist)
+	c.Commentf("Prologue: prefetch the live lines of the first min(n, %d) keys.", dist)
 	c.Load(c.Param("n"), lim)
-	c.CMPQ(lim, operand.U32(winDist))
+	c.CMPQ(lim, operand.U32(dist))
 	c.JLE(operand.LabelRef(pro))
-	c.MOVQ(operand.U32(winDist), lim)
+	c.MOVQ(operand.U32(dist), lim)
 	c.Label(pro)
 	c.XORQ(w.i, w.i)
 	c.TESTQ(lim, lim)
@@ -394,16 +786,20 @@ func (w *win) loopsAt(two bool) {
 	c.JLT(operand.LabelRef(pl))
 	c.Label(proDone)
 	c.XORQ(w.i, w.i)
+	if w.wide && w.lanes != 0 {
+		w.groupLoops(two)
+		return
+	}
 
-	one, tail, tailLoop, end := w.label("one"), w.label("tail"), w.label("tail_loop"), w.label("end")
-	c.Commentf("One key a step while i+%d < n, prefetching key i+%d.", winDist, winDist)
+	one, tail, tailLoop := w.label("one"), w.label("tail"), w.label("tail_loop")
+	c.Commentf("One key a step while i+%d < n, prefetching key i+%d.", dist, dist)
 	c.Load(c.Param("n"), lim)
-	c.SUBQ(operand.Imm(winDist), lim)
+	c.SUBQ(operand.Imm(uint64(dist)), lim)
 	c.CMPQ(w.i, lim)
 	c.JGE(operand.LabelRef(tail))
 	c.Label(one)
-	w.prefetch(winDist)
-	w.key(two)
+	w.prefetch(dist)
+	w.key(0, nil, two)
 	c.INCQ(w.i)
 	c.CMPQ(w.i, lim)
 	c.JLT(operand.LabelRef(one))
@@ -411,25 +807,27 @@ func (w *win) loopsAt(two bool) {
 	c.Label(tail)
 	c.Load(c.Param("n"), lim)
 	c.CMPQ(w.i, lim)
-	c.JGE(operand.LabelRef(end))
+	c.JGE(operand.LabelRef(w.done))
 	c.Label(tailLoop)
-	w.key(two)
+	w.key(0, nil, two)
 	c.INCQ(w.i)
 	c.CMPQ(w.i, lim)
 	c.JLT(operand.LabelRef(tailLoop))
-	c.Label(end)
+	c.JMP(operand.LabelRef(w.done))
 }
 
 // genWindowTable writes windowContains1AVX2 and windowContains1AVX512, the
 // single-key entry that internal/kernel's BlockedContainsGensT (an inlined
 // wrapper, so a lookup is one call, as blocked's BlockedContains1) calls
-// with a *WindowTable: the blocks, the blocks per generation, G and k read
-// through one pointer instead of six arguments. windowContains1AVX2 checks
-// the operation's kernel set (windowContains1Set: avx512, 2, tail-jumps to
+// with a *WindowTable: the blocks, the group count, G and k read through
+// one pointer instead of six arguments. windowContains1AVX2 checks the
+// operation's kernel set (windowContains1Set: avx512, 2, tail-jumps to
 // windowContains1AVX512; generic, 0, to the Go twin); both check the table
-// (blocks, G in 1..64, len(Blocks) = NB*G, k in 1..16; else the Go twin,
-// which panics as the contract says) before touching a vector register,
-// mask live to G bits (BZHIQ) and answer false for no live generation.
+// (blocks, G a power of two in 2..64, NB in 1..2^32, len(Blocks) =
+// NB*WindowLines(G), computed as NB*((G+2)>>2), k in 1..16; else the Go
+// twin, which panics as the contract says) before touching a vector
+// register, mask live to G bits (BZHIQ) and answer false for no live
+// generation.
 func genWindowTable() {
 	for _, wide := range []bool{false, true} {
 		name := "windowContains1AVX2"
@@ -458,16 +856,20 @@ func genWindowTable() {
 		t := c.GP64()
 		c.Load(c.Param("t"), t)
 		n, g, nb, k, x := c.GP64(), c.GP64(), c.GP64(), c.GP64(), c.GP64()
-		c.MOVQ(operand.Mem{Base: t, Disp: 8}, n) // len(t.Blocks)
-		c.TESTQ(n, n)
-		c.JEQ(goPath)
-		c.MOVQ(operand.Mem{Base: t, Disp: 32}, g) // t.G
-		c.LEAQ(operand.Mem{Base: g, Disp: -1}, x)
-		c.CMPQ(x, operand.Imm(63))
+		c.MOVQ(operand.Mem{Base: t, Disp: 8}, n)  // len(t.Blocks): nonzero if it is NB*WindowLines(G), NB >= 1
+		c.MOVQ(operand.Mem{Base: t, Disp: 32}, g) // t.G: a power of two in 2..64
+		c.LEAQ(operand.Mem{Base: g, Disp: -2}, x)
+		c.CMPQ(x, operand.Imm(62))
 		c.JHI(goPath)
-		c.MOVQ(operand.Mem{Base: t, Disp: 24}, nb) // t.NB
-		c.MOVQ(nb, x)
-		c.IMULQ(g, x)
+		c.BLSRQ(g, x) // g&(g-1)
+		c.JNE(goPath)
+		c.MOVQ(operand.Mem{Base: t, Disp: 24}, nb) // t.NB in 1..2^32
+		c.LEAQ(operand.Mem{Base: nb, Disp: -1}, x)
+		c.SHRQ(operand.Imm(32), x)
+		c.JNE(goPath)
+		c.LEAQ(operand.Mem{Base: g, Disp: 2}, x)
+		c.SHRQ(operand.Imm(2), x) // WindowLines(G)
+		c.IMULQ(nb, x)            // at most 2^36: no overflow
 		c.CMPQ(x, n)
 		c.JNE(goPath)
 		c.MOVQ(operand.Mem{Base: t, Disp: 40}, k) // t.K
@@ -484,22 +886,8 @@ func genWindowTable() {
 		c.Label(name + "_live")
 		blocks := c.GP64()
 		c.MOVQ(operand.Mem{Base: t}, blocks)
-		c.SHLQ(operand.Imm(6), g) // the stride, 64*G
-		w := &win{name: name, wide: wide, blocks: blocks, nb: nb, stride: g, live: live}
-		if !wide {
-			w.tabReg = c.GP64()
-			c.LEAQ(operand.Mem{Symbol: operand.Symbol{Name: "·avx2Tables"}, Base: reg.StaticBase}, w.tabReg)
-			c.LEAQ(operand.Mem{Base: k, Index: k, Scale: 2}, x)
-			c.SHLQ(operand.Imm(6), x) // k*192
-			c.ADDQ(x, w.tabReg)
-		}
-		w.consts(k)
-		two := w.label("two")
-		c.CMPQ(k, operand.Imm(8))
-		c.JGT(operand.LabelRef(two))
-		w.fixedCopies(true, func() { w.single(false) })
-		c.Label(two)
-		w.fixedCopies(true, func() { w.single(true) })
+		w := &win{name: name, wide: wide, blocks: blocks, nb: nb, ngen: g, live: live, k: k, tabEntry: true}
+		w.copies(k, w.single)
 		c.Label(name + "_go")
 		tailJump("·windowContains1Go")
 	}

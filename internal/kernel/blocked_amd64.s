@@ -3859,36 +3859,286 @@ blockedAddNew1AVX512_general:
 blockedAddNew1AVX512_go:
 	JMP ·blockedAddNew1Go+0(SB)
 
+DATA winLaneHits<>+0(SB)/8, $0x0c0c0c0d0e0e0e0f
+DATA winLaneHits<>+8(SB)/8, $0x0c0c0c0d0c0c0c0d
+DATA winLaneHits<>+16(SB)/8, $0x080808090a0a0a0b
+DATA winLaneHits<>+24(SB)/8, $0x0808080908080809
+DATA winLaneHits<>+32(SB)/8, $0x080808090a0a0a0b
+DATA winLaneHits<>+40(SB)/8, $0x0808080908080809
+DATA winLaneHits<>+48(SB)/8, $0x080808090a0a0a0b
+DATA winLaneHits<>+56(SB)/8, $0x0808080908080809
+DATA winLaneHits<>+64(SB)/8, $0x0404040506060607
+DATA winLaneHits<>+72(SB)/8, $0x0404040504040405
+DATA winLaneHits<>+80(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+88(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+96(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+104(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+112(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+120(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+128(SB)/8, $0x0404040506060607
+DATA winLaneHits<>+136(SB)/8, $0x0404040504040405
+DATA winLaneHits<>+144(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+152(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+160(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+168(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+176(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+184(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+192(SB)/8, $0x0404040506060607
+DATA winLaneHits<>+200(SB)/8, $0x0404040504040405
+DATA winLaneHits<>+208(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+216(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+224(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+232(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+240(SB)/8, $0x0000000102020203
+DATA winLaneHits<>+248(SB)/8, $0x0000000100000001
+DATA winLaneHits<>+256(SB)/8, $0x0202020202020203
+DATA winLaneHits<>+264(SB)/8, $0x0202020202020202
+DATA winLaneHits<>+272(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+280(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+288(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+296(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+304(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+312(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+320(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+328(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+336(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+344(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+352(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+360(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+368(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+376(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+384(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+392(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+400(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+408(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+416(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+424(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+432(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+440(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+448(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+456(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+464(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+472(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+480(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+488(SB)/8, $0x0000000000000000
+DATA winLaneHits<>+496(SB)/8, $0x0000000000000001
+DATA winLaneHits<>+504(SB)/8, $0x0000000000000000
+GLOBL winLaneHits<>(SB), RODATA|NOPTR, $512
+
+DATA winAnyLane<>+0(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+8(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+16(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+24(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+32(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+40(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+48(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+56(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+64(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+72(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+80(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+88(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+96(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+104(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+112(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+120(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+128(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+136(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+144(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+152(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+160(SB)/8, $0x0100000001000000
+DATA winAnyLane<>+168(SB)/8, $0x0101010101000000
+DATA winAnyLane<>+176(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+184(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+192(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+200(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+208(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+216(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+224(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+232(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+240(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+248(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+256(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+264(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+272(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+280(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+288(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+296(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+304(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+312(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+320(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+328(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+336(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+344(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+352(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+360(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+368(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+376(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+384(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+392(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+400(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+408(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+416(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+424(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+432(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+440(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+448(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+456(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+464(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+472(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+480(SB)/8, $0x0000000000000000
+DATA winAnyLane<>+488(SB)/8, $0x0100000000000000
+DATA winAnyLane<>+496(SB)/8, $0x0101010101010101
+DATA winAnyLane<>+504(SB)/8, $0x0101010101010101
+GLOBL winAnyLane<>(SB), RODATA|NOPTR, $512
+
 // func blockedContainsGens1AVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, h uint64) bool
 // Requires: AVX, AVX2
 TEXT ·blockedContainsGens1AVX2(SB), NOSPLIT, $0-57
-	MOVQ    blocks+0(FP), AX
-	MOVQ    nb+8(FP), CX
-	MOVQ    ngen+16(FP), DX
-	SHLQ    $0x06, DX
-	MOVQ    live+24(FP), BX
-	MOVQ    k+32(FP), SI
-	MOVQ    tab+40(FP), DI
-	VPXOR   Y0, Y0, Y0
-	VMOVDQU (DI), Y1
-	VMOVDQU 64(DI), Y2
-	VMOVDQU 96(DI), Y3
-	VMOVDQU 32(DI), Y4
-	VMOVDQU 128(DI), Y5
-	VMOVDQU 160(DI), Y6
+	MOVQ blocks+0(FP), AX
+	MOVQ nb+8(FP), CX
+	MOVQ ngen+16(FP), DX
+	MOVQ live+24(FP), BX
+	MOVQ k+32(FP), SI
 
-	// k > 8 builds a second round of the mask.
+	// G = 2: one line a key, two 256-bit lanes.
+	CMPQ         DX, $0x02
+	JNE          blockedContainsGens1AVX2_not_g2_1
 	CMPQ         SI, $0x08
-	JGT          blockedContainsGens1AVX2_two_1
-	CMPQ         DX, $0x00000080
-	JNE          blockedContainsGens1AVX2_not_g_4
-	CMPQ         BX, $0x00000003
-	JNE          blockedContainsGens1AVX2_any_live_2
+	JNE          blockedContainsGens1AVX2_not_k8_4
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
+	MOVQ         h+48(FP), DX
+	SHRQ         $0x20, DX
+	IMULQ        CX, DX
+	SHRQ         $0x1a, DX
+	ANDQ         $-64, DX
+	ADDQ         AX, DX
+	VPBROADCASTD h+48(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	XORL         AX, AX
+	VMOVDQU      32(DX), Y1
+	VPTEST       Y0, Y1
+	SETCS        AL
+	VMOVDQU      (DX), Y1
+	VPTEST       Y0, Y1
+	ADCL         AX, AX
+	ANDL         BX, AX
+	NEGL         AX
+	SETCS        ret+56(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX2_not_k8_4:
+	JGT          blockedContainsGens1AVX2_two_3
+	MOVQ         tab+40(FP), DX
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (DX), Y1
+	VMOVDQU      64(DX), Y2
+	VMOVDQU      96(DX), Y3
+	MOVQ         h+48(FP), DX
+	SHRQ         $0x20, DX
+	IMULQ        CX, DX
+	SHRQ         $0x1a, DX
+	ANDQ         $-64, DX
+	ADDQ         AX, DX
+	VPBROADCASTD h+48(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	XORL         AX, AX
+	VMOVDQU      32(DX), Y1
+	VPTEST       Y0, Y1
+	SETCS        AL
+	VMOVDQU      (DX), Y1
+	VPTEST       Y0, Y1
+	ADCL         AX, AX
+	ANDL         BX, AX
+	NEGL         AX
+	SETCS        ret+56(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX2_two_3:
+	MOVQ         tab+40(FP), DX
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (DX), Y1
+	VMOVDQU      64(DX), Y2
+	VMOVDQU      96(DX), Y3
+	VMOVDQU      32(DX), Y4
+	VMOVDQU      128(DX), Y5
+	VMOVDQU      160(DX), Y6
+	MOVQ         h+48(FP), DX
+	SHRQ         $0x20, DX
+	IMULQ        CX, DX
+	SHRQ         $0x1a, DX
+	ANDQ         $-64, DX
+	ADDQ         AX, DX
+	VPBROADCASTD h+48(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	VPOR         Y1, Y8, Y8
+	XORL         AX, AX
+	VMOVDQU      32(DX), Y0
+	VPTEST       Y8, Y0
+	SETCS        AL
+	VMOVDQU      (DX), Y0
+	VPTEST       Y8, Y0
+	ADCL         AX, AX
+	ANDL         BX, AX
+	NEGL         AX
+	SETCS        ret+56(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX2_not_g2_1:
+	// G = 4: one line a key, four 128-bit lanes.
+	CMPQ         DX, $0x04
+	JNE          blockedContainsGens1AVX2_g8_2
+	MOVQ         $0x9999999999999999, DI
+	ANDQ         BX, DI
+	MOVQ         $0x2222222222222222, R8
+	MOVQ         BX, DX
+	SHRQ         $0x01, DX
+	ANDQ         R8, DX
+	ANDQ         BX, R8
+	SHLQ         $0x01, R8
+	ORQ          DI, DX
+	ORQ          R8, DX
+	CMPQ         SI, $0x08
+	JNE          blockedContainsGens1AVX2_not_k8_6
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
 	MOVQ         h+48(FP), BX
 	SHRQ         $0x20, BX
 	IMULQ        CX, BX
-	SHRQ         $0x20, BX
-	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
 	ADDQ         AX, BX
 	VPBROADCASTD h+48(FP), Y4
 	VPMULLD      Y1, Y4, Y1
@@ -3897,40 +4147,35 @@ TEXT ·blockedContainsGens1AVX2(SB), NOSPLIT, $0-57
 	VPSRLQ       $0x20, Y1, Y1
 	VPSLLVQ      Y0, Y2, Y0
 	VPSLLVQ      Y1, Y3, Y1
-	XORL         AX, AX
-	VMOVDQU      (BX), Y2
-	VMOVDQU      32(BX), Y3
-	VPANDN       Y0, Y2, Y2
-	VPANDN       Y1, Y3, Y3
-	VPOR         Y3, Y2, Y2
-	XORL         CX, CX
-	VPTEST       Y2, Y2
-	SETEQ        CL
-	ORL          CX, AX
+	VPOR         Y1, Y0, Y0
+	VPERMQ       $0x4e, Y0, Y1
+	VPOR         Y1, Y0, Y0
+	VPAND        (BX), Y0, Y1
+	VPCMPEQQ     Y0, Y1, Y1
+	VPAND        32(BX), Y0, Y2
+	VPCMPEQQ     Y0, Y2, Y2
+	VPUNPCKLQDQ  Y2, Y1, Y0
+	VPUNPCKHQDQ  Y2, Y1, Y1
+	VPAND        Y1, Y0, Y0
+	VMOVMSKPD    Y0, AX
+	ANDL         DX, AX
+	NEGL         AX
+	SETCS        ret+56(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX2_not_k8_6:
+	JGT          blockedContainsGens1AVX2_two_5
+	MOVQ         tab+40(FP), BX
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (BX), Y1
 	VMOVDQU      64(BX), Y2
 	VMOVDQU      96(BX), Y3
-	VPANDN       Y0, Y2, Y2
-	VPANDN       Y1, Y3, Y3
-	VPOR         Y3, Y2, Y2
-	XORL         CX, CX
-	VPTEST       Y2, Y2
-	SETEQ        CL
-	ORL          CX, AX
-	TESTL        AX, AX
-	SETNE        ret+56(FP)
-	VZEROUPPER
-	RET
-
-blockedContainsGens1AVX2_not_g_4:
-	CMPQ         DX, $0x00000100
-	JNE          blockedContainsGens1AVX2_not_g_5
-	CMPQ         BX, $0x0000000f
-	JNE          blockedContainsGens1AVX2_any_live_2
 	MOVQ         h+48(FP), BX
 	SHRQ         $0x20, BX
 	IMULQ        CX, BX
-	SHRQ         $0x20, BX
-	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
 	ADDQ         AX, BX
 	VPBROADCASTD h+48(FP), Y4
 	VPMULLD      Y1, Y4, Y1
@@ -3939,56 +4184,95 @@ blockedContainsGens1AVX2_not_g_4:
 	VPSRLQ       $0x20, Y1, Y1
 	VPSLLVQ      Y0, Y2, Y0
 	VPSLLVQ      Y1, Y3, Y1
-	XORL         AX, AX
-	VMOVDQU      (BX), Y2
-	VMOVDQU      32(BX), Y3
-	VPANDN       Y0, Y2, Y2
-	VPANDN       Y1, Y3, Y3
-	VPOR         Y3, Y2, Y2
-	XORL         CX, CX
-	VPTEST       Y2, Y2
-	SETEQ        CL
-	ORL          CX, AX
+	VPOR         Y1, Y0, Y0
+	VPERMQ       $0x4e, Y0, Y1
+	VPOR         Y1, Y0, Y0
+	VPAND        (BX), Y0, Y1
+	VPCMPEQQ     Y0, Y1, Y1
+	VPAND        32(BX), Y0, Y2
+	VPCMPEQQ     Y0, Y2, Y2
+	VPUNPCKLQDQ  Y2, Y1, Y0
+	VPUNPCKHQDQ  Y2, Y1, Y1
+	VPAND        Y1, Y0, Y0
+	VMOVMSKPD    Y0, AX
+	ANDL         DX, AX
+	NEGL         AX
+	SETCS        ret+56(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX2_two_5:
+	MOVQ         tab+40(FP), BX
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (BX), Y1
 	VMOVDQU      64(BX), Y2
 	VMOVDQU      96(BX), Y3
-	VPANDN       Y0, Y2, Y2
-	VPANDN       Y1, Y3, Y3
-	VPOR         Y3, Y2, Y2
-	XORL         CX, CX
-	VPTEST       Y2, Y2
-	SETEQ        CL
-	ORL          CX, AX
-	VMOVDQU      128(BX), Y2
-	VMOVDQU      160(BX), Y3
-	VPANDN       Y0, Y2, Y2
-	VPANDN       Y1, Y3, Y3
-	VPOR         Y3, Y2, Y2
-	XORL         CX, CX
-	VPTEST       Y2, Y2
-	SETEQ        CL
-	ORL          CX, AX
-	VMOVDQU      192(BX), Y2
-	VMOVDQU      224(BX), Y3
-	VPANDN       Y0, Y2, Y2
-	VPANDN       Y1, Y3, Y3
-	VPOR         Y3, Y2, Y2
-	XORL         CX, CX
-	VPTEST       Y2, Y2
-	SETEQ        CL
-	ORL          CX, AX
-	TESTL        AX, AX
-	SETNE        ret+56(FP)
+	VMOVDQU      32(BX), Y4
+	VMOVDQU      128(BX), Y5
+	VMOVDQU      160(BX), Y6
+	MOVQ         h+48(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+48(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	VPOR         Y1, Y8, Y8
+	VPERMQ       $0x4e, Y8, Y0
+	VPOR         Y0, Y8, Y8
+	VPAND        (BX), Y8, Y0
+	VPCMPEQQ     Y8, Y0, Y0
+	VPAND        32(BX), Y8, Y1
+	VPCMPEQQ     Y8, Y1, Y1
+	VPUNPCKLQDQ  Y1, Y0, Y2
+	VPUNPCKHQDQ  Y1, Y0, Y0
+	VPAND        Y0, Y2, Y2
+	VMOVMSKPD    Y2, AX
+	ANDL         DX, AX
+	NEGL         AX
+	SETCS        ret+56(FP)
 	VZEROUPPER
 	RET
 
-blockedContainsGens1AVX2_not_g_5:
-blockedContainsGens1AVX2_any_live_2:
-	MOVQ         h+48(FP), SI
-	SHRQ         $0x20, SI
-	IMULQ        CX, SI
-	SHRQ         $0x20, SI
-	IMULQ        DX, SI
-	ADDQ         AX, SI
+blockedContainsGens1AVX2_g8_2:
+	// G >= 8: G/4 lines a key, four 128-bit lanes each.
+	SHLQ         $0x04, DX
+	MOVQ         $0x9999999999999999, R8
+	ANDQ         BX, R8
+	MOVQ         $0x2222222222222222, R9
+	MOVQ         BX, DI
+	SHRQ         $0x01, DI
+	ANDQ         R9, DI
+	ANDQ         BX, R9
+	SHLQ         $0x01, R9
+	ORQ          R8, DI
+	ORQ          R9, DI
+	CMPQ         SI, $0x08
+	JNE          blockedContainsGens1AVX2_not_k8_8
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
+	MOVQ         h+48(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	ADDQ         AX, BX
 	VPBROADCASTD h+48(FP), Y4
 	VPMULLD      Y1, Y4, Y1
 	VPSRLD       $0x1a, Y1, Y1
@@ -3996,34 +4280,93 @@ blockedContainsGens1AVX2_any_live_2:
 	VPSRLQ       $0x20, Y1, Y1
 	VPSLLVQ      Y0, Y2, Y0
 	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VPERMQ       $0x4e, Y0, Y1
+	VPOR         Y1, Y0, Y0
 	XORL         AX, AX
-	MOVQ         BX, CX
+	MOVQ         DI, CX
 
-blockedContainsGens1AVX2_bits_6:
-	BSFQ    CX, R8
-	SHLQ    $0x06, R8
-	VMOVDQU (SI)(R8*1), Y2
-	VMOVDQU 32(SI)(R8*1), Y3
-	VPANDN  Y0, Y2, Y2
-	VPANDN  Y1, Y3, Y3
-	VPOR    Y3, Y2, Y2
-	XORL    DX, DX
-	VPTEST  Y2, Y2
-	SETEQ   DL
-	ORL     DX, AX
-	LEAQ    -1(CX), R8
-	ANDQ    R8, CX
-	JNE     blockedContainsGens1AVX2_bits_6
-	TESTL   AX, AX
-	SETNE   ret+56(FP)
+blockedContainsGens1AVX2_lines_9:
+	TESTL       $0x0000000f, CX
+	JEQ         blockedContainsGens1AVX2_dead_line_10
+	VPAND       (BX), Y0, Y1
+	VPCMPEQQ    Y0, Y1, Y1
+	VPAND       32(BX), Y0, Y2
+	VPCMPEQQ    Y0, Y2, Y2
+	VPUNPCKLQDQ Y2, Y1, Y3
+	VPUNPCKHQDQ Y2, Y1, Y1
+	VPAND       Y1, Y3, Y3
+	VMOVMSKPD   Y3, DX
+	ANDL        CX, DX
+	ORL         DX, AX
+
+blockedContainsGens1AVX2_dead_line_10:
+	ADDQ  $0x40, BX
+	SHRQ  $0x04, CX
+	JNE   blockedContainsGens1AVX2_lines_9
+	NEGL  AX
+	SETCS ret+56(FP)
 	VZEROUPPER
 	RET
 
-blockedContainsGens1AVX2_two_1:
-	CMPQ         DX, $0x00000080
-	JNE          blockedContainsGens1AVX2_not_g_9
-	CMPQ         BX, $0x00000003
-	JNE          blockedContainsGens1AVX2_any_live_7
+blockedContainsGens1AVX2_not_k8_8:
+	JGT          blockedContainsGens1AVX2_two_7
+	MOVQ         tab+40(FP), BX
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (BX), Y1
+	VMOVDQU      64(BX), Y2
+	VMOVDQU      96(BX), Y3
+	MOVQ         h+48(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+48(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VPERMQ       $0x4e, Y0, Y1
+	VPOR         Y1, Y0, Y0
+	XORL         AX, AX
+	MOVQ         DI, CX
+
+blockedContainsGens1AVX2_lines_11:
+	TESTL       $0x0000000f, CX
+	JEQ         blockedContainsGens1AVX2_dead_line_12
+	VPAND       (BX), Y0, Y1
+	VPCMPEQQ    Y0, Y1, Y1
+	VPAND       32(BX), Y0, Y2
+	VPCMPEQQ    Y0, Y2, Y2
+	VPUNPCKLQDQ Y2, Y1, Y3
+	VPUNPCKHQDQ Y2, Y1, Y1
+	VPAND       Y1, Y3, Y3
+	VMOVMSKPD   Y3, DX
+	ANDL        CX, DX
+	ORL         DX, AX
+
+blockedContainsGens1AVX2_dead_line_12:
+	ADDQ  $0x40, BX
+	SHRQ  $0x04, CX
+	JNE   blockedContainsGens1AVX2_lines_11
+	NEGL  AX
+	SETCS ret+56(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX2_two_7:
+	MOVQ         tab+40(FP), BX
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (BX), Y1
+	VMOVDQU      64(BX), Y2
+	VMOVDQU      96(BX), Y3
+	VMOVDQU      32(BX), Y4
+	VMOVDQU      128(BX), Y5
+	VMOVDQU      160(BX), Y6
 	MOVQ         h+48(FP), BX
 	SHRQ         $0x20, BX
 	IMULQ        CX, BX
@@ -4045,151 +4388,41 @@ blockedContainsGens1AVX2_two_1:
 	VPSLLVQ      Y2, Y6, Y2
 	VPOR         Y0, Y8, Y8
 	VPOR         Y2, Y1, Y1
-	XORL         AX, AX
-	VMOVDQU      (BX), Y0
-	VMOVDQU      32(BX), Y2
-	VPANDN       Y8, Y0, Y0
-	VPANDN       Y1, Y2, Y2
-	VPOR         Y2, Y0, Y0
-	XORL         CX, CX
-	VPTEST       Y0, Y0
-	SETEQ        CL
-	ORL          CX, AX
-	VMOVDQU      64(BX), Y0
-	VMOVDQU      96(BX), Y2
-	VPANDN       Y8, Y0, Y0
-	VPANDN       Y1, Y2, Y2
-	VPOR         Y2, Y0, Y0
-	XORL         CX, CX
-	VPTEST       Y0, Y0
-	SETEQ        CL
-	ORL          CX, AX
-	TESTL        AX, AX
-	SETNE        ret+56(FP)
-	VZEROUPPER
-	RET
-
-blockedContainsGens1AVX2_not_g_9:
-	CMPQ         DX, $0x00000100
-	JNE          blockedContainsGens1AVX2_not_g_10
-	CMPQ         BX, $0x0000000f
-	JNE          blockedContainsGens1AVX2_any_live_7
-	MOVQ         h+48(FP), BX
-	SHRQ         $0x20, BX
-	IMULQ        CX, BX
-	SHRQ         $0x20, BX
-	IMULQ        DX, BX
-	ADDQ         AX, BX
-	VPBROADCASTD h+48(FP), Y7
-	VPMULLD      Y1, Y7, Y1
-	VPSRLD       $0x1a, Y1, Y1
-	VPBLENDD     $0xaa, Y0, Y1, Y8
-	VPSRLQ       $0x20, Y1, Y1
-	VPSLLVQ      Y8, Y2, Y8
-	VPSLLVQ      Y1, Y3, Y1
-	VPMULLD      Y4, Y7, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPBLENDD     $0xaa, Y0, Y2, Y0
-	VPSRLQ       $0x20, Y2, Y2
-	VPSLLVQ      Y0, Y5, Y0
-	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y1, Y8, Y8
+	VPERMQ       $0x4e, Y8, Y0
 	VPOR         Y0, Y8, Y8
-	VPOR         Y2, Y1, Y1
 	XORL         AX, AX
-	VMOVDQU      (BX), Y0
-	VMOVDQU      32(BX), Y2
-	VPANDN       Y8, Y0, Y0
-	VPANDN       Y1, Y2, Y2
-	VPOR         Y2, Y0, Y0
-	XORL         CX, CX
-	VPTEST       Y0, Y0
-	SETEQ        CL
-	ORL          CX, AX
-	VMOVDQU      64(BX), Y0
-	VMOVDQU      96(BX), Y2
-	VPANDN       Y8, Y0, Y0
-	VPANDN       Y1, Y2, Y2
-	VPOR         Y2, Y0, Y0
-	XORL         CX, CX
-	VPTEST       Y0, Y0
-	SETEQ        CL
-	ORL          CX, AX
-	VMOVDQU      128(BX), Y0
-	VMOVDQU      160(BX), Y2
-	VPANDN       Y8, Y0, Y0
-	VPANDN       Y1, Y2, Y2
-	VPOR         Y2, Y0, Y0
-	XORL         CX, CX
-	VPTEST       Y0, Y0
-	SETEQ        CL
-	ORL          CX, AX
-	VMOVDQU      192(BX), Y0
-	VMOVDQU      224(BX), Y2
-	VPANDN       Y8, Y0, Y0
-	VPANDN       Y1, Y2, Y2
-	VPOR         Y2, Y0, Y0
-	XORL         CX, CX
-	VPTEST       Y0, Y0
-	SETEQ        CL
-	ORL          CX, AX
-	TESTL        AX, AX
-	SETNE        ret+56(FP)
-	VZEROUPPER
-	RET
+	MOVQ         DI, CX
 
-blockedContainsGens1AVX2_not_g_10:
-blockedContainsGens1AVX2_any_live_7:
-	MOVQ         h+48(FP), SI
-	SHRQ         $0x20, SI
-	IMULQ        CX, SI
-	SHRQ         $0x20, SI
-	IMULQ        DX, SI
-	ADDQ         AX, SI
-	VPBROADCASTD h+48(FP), Y7
-	VPMULLD      Y1, Y7, Y1
-	VPSRLD       $0x1a, Y1, Y1
-	VPBLENDD     $0xaa, Y0, Y1, Y8
-	VPSRLQ       $0x20, Y1, Y1
-	VPSLLVQ      Y8, Y2, Y8
-	VPSLLVQ      Y1, Y3, Y1
-	VPMULLD      Y4, Y7, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPBLENDD     $0xaa, Y0, Y2, Y0
-	VPSRLQ       $0x20, Y2, Y2
-	VPSLLVQ      Y0, Y5, Y0
-	VPSLLVQ      Y2, Y6, Y2
-	VPOR         Y0, Y8, Y8
-	VPOR         Y2, Y1, Y1
-	XORL         AX, AX
-	MOVQ         BX, CX
+blockedContainsGens1AVX2_lines_13:
+	TESTL       $0x0000000f, CX
+	JEQ         blockedContainsGens1AVX2_dead_line_14
+	VPAND       (BX), Y8, Y0
+	VPCMPEQQ    Y8, Y0, Y0
+	VPAND       32(BX), Y8, Y1
+	VPCMPEQQ    Y8, Y1, Y1
+	VPUNPCKLQDQ Y1, Y0, Y2
+	VPUNPCKHQDQ Y1, Y0, Y0
+	VPAND       Y0, Y2, Y2
+	VMOVMSKPD   Y2, DX
+	ANDL        CX, DX
+	ORL         DX, AX
 
-blockedContainsGens1AVX2_bits_11:
-	BSFQ    CX, R8
-	SHLQ    $0x06, R8
-	VMOVDQU (SI)(R8*1), Y0
-	VMOVDQU 32(SI)(R8*1), Y2
-	VPANDN  Y8, Y0, Y0
-	VPANDN  Y1, Y2, Y2
-	VPOR    Y2, Y0, Y0
-	XORL    DX, DX
-	VPTEST  Y0, Y0
-	SETEQ   DL
-	ORL     DX, AX
-	LEAQ    -1(CX), R8
-	ANDQ    R8, CX
-	JNE     blockedContainsGens1AVX2_bits_11
-	TESTL   AX, AX
-	SETNE   ret+56(FP)
+blockedContainsGens1AVX2_dead_line_14:
+	ADDQ  $0x40, BX
+	SHRQ  $0x04, CX
+	JNE   blockedContainsGens1AVX2_lines_13
+	NEGL  AX
+	SETCS ret+56(FP)
 	VZEROUPPER
 	RET
 
 // func blockedContainsGensAVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int
 // Requires: AVX, AVX2, MMX+
-TEXT ·blockedContainsGensAVX2(SB), NOSPLIT, $8-80
+TEXT ·blockedContainsGensAVX2(SB), NOSPLIT, $0-80
 	MOVQ    blocks+0(FP), AX
 	MOVQ    nb+8(FP), CX
 	MOVQ    ngen+16(FP), DX
-	SHLQ    $0x06, DX
 	MOVQ    live+24(FP), BX
 	MOVQ    k+32(FP), SI
 	MOVQ    tab+40(FP), DI
@@ -4201,65 +4434,307 @@ TEXT ·blockedContainsGensAVX2(SB), NOSPLIT, $8-80
 	VMOVDQU 128(DI), Y5
 	VMOVDQU 160(DI), Y6
 	MOVQ    hs+48(FP), DI
-	MOVQ    out+64(FP), R12
-	XORQ    R13, R13
+	MOVQ    out+64(FP), R8
+	XORQ    R9, R9
 
-	// k > 8 takes the two-round loops; the choice is made once per call.
+	// G = 2: one line a key, two 256-bit lanes.
+	CMPQ DX, $0x02
+	JNE  blockedContainsGensAVX2_not_g2_2
 	CMPQ SI, $0x08
-	JGT  blockedContainsGensAVX2_k16_1
-	CMPQ DX, $0x00000080
-	JNE  blockedContainsGensAVX2_not_g_5
-	CMPQ BX, $0x00000003
-	JNE  blockedContainsGensAVX2_any_live_3
+	JGT  blockedContainsGensAVX2_two_4
 
-	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+	// Prologue: prefetch the live lines of the first min(n, 48) keys.
+	MOVQ n+56(FP), DX
+	CMPQ DX, $0x00000030
+	JLE  blockedContainsGensAVX2_prologue_5
+	MOVQ $0x00000030, DX
+
+blockedContainsGensAVX2_prologue_5:
+	XORQ  SI, SI
+	TESTQ DX, DX
+	JEQ   blockedContainsGensAVX2_prologue_done_6
+
+blockedContainsGensAVX2_prologue_loop_7:
+	MOVQ       (DI)(SI*8), R10
+	SHRQ       $0x20, R10
+	IMULQ      CX, R10
+	SHRQ       $0x1a, R10
+	ANDQ       $-64, R10
+	ADDQ       AX, R10
+	PREFETCHT0 (R10)
+	INCQ       SI
+	CMPQ       SI, DX
+	JLT        blockedContainsGensAVX2_prologue_loop_7
+
+blockedContainsGensAVX2_prologue_done_6:
+	XORQ SI, SI
+
+	// One key a step while i+48 < n, prefetching key i+48.
+	MOVQ n+56(FP), DX
+	SUBQ $0x30, DX
+	CMPQ SI, DX
+	JGE  blockedContainsGensAVX2_tail_9
+
+blockedContainsGensAVX2_one_8:
+	MOVQ         384(DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	PREFETCHT0   (R10)
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	VPBROADCASTD (DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R11, R11
+	VMOVDQU      32(R10), Y4
+	VPTEST       Y5, Y4
+	SETCS        R11
+	VMOVDQU      (R10), Y4
+	VPTEST       Y5, Y4
+	ADCL         R11, R11
+	ANDL         BX, R11
+	NEGL         R11
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	INCQ         SI
+	CMPQ         SI, DX
+	JLT          blockedContainsGensAVX2_one_8
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX2_tail_9:
+	MOVQ n+56(FP), DX
+	CMPQ SI, DX
+	JGE  blockedContainsGensAVX2_done_1
+
+blockedContainsGensAVX2_tail_loop_10:
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	VPBROADCASTD (DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R11, R11
+	VMOVDQU      32(R10), Y4
+	VPTEST       Y5, Y4
+	SETCS        R11
+	VMOVDQU      (R10), Y4
+	VPTEST       Y5, Y4
+	ADCL         R11, R11
+	ANDL         BX, R11
+	NEGL         R11
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	INCQ         SI
+	CMPQ         SI, DX
+	JLT          blockedContainsGensAVX2_tail_loop_10
+	JMP          blockedContainsGensAVX2_done_1
+
+blockedContainsGensAVX2_two_4:
+	// Prologue: prefetch the live lines of the first min(n, 48) keys.
+	MOVQ n+56(FP), DX
+	CMPQ DX, $0x00000030
+	JLE  blockedContainsGensAVX2_prologue_11
+	MOVQ $0x00000030, DX
+
+blockedContainsGensAVX2_prologue_11:
+	XORQ  SI, SI
+	TESTQ DX, DX
+	JEQ   blockedContainsGensAVX2_prologue_done_12
+
+blockedContainsGensAVX2_prologue_loop_13:
+	MOVQ       (DI)(SI*8), R10
+	SHRQ       $0x20, R10
+	IMULQ      CX, R10
+	SHRQ       $0x1a, R10
+	ANDQ       $-64, R10
+	ADDQ       AX, R10
+	PREFETCHT0 (R10)
+	INCQ       SI
+	CMPQ       SI, DX
+	JLT        blockedContainsGensAVX2_prologue_loop_13
+
+blockedContainsGensAVX2_prologue_done_12:
+	XORQ SI, SI
+
+	// One key a step while i+48 < n, prefetching key i+48.
+	MOVQ n+56(FP), DX
+	SUBQ $0x30, DX
+	CMPQ SI, DX
+	JGE  blockedContainsGensAVX2_tail_15
+
+blockedContainsGensAVX2_one_14:
+	MOVQ         384(DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	PREFETCHT0   (R10)
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         Y8, Y9, Y9
+	XORL         R11, R11
+	VMOVDQU      32(R10), Y7
+	VPTEST       Y9, Y7
+	SETCS        R11
+	VMOVDQU      (R10), Y7
+	VPTEST       Y9, Y7
+	ADCL         R11, R11
+	ANDL         BX, R11
+	NEGL         R11
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	INCQ         SI
+	CMPQ         SI, DX
+	JLT          blockedContainsGensAVX2_one_14
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX2_tail_15:
+	MOVQ n+56(FP), DX
+	CMPQ SI, DX
+	JGE  blockedContainsGensAVX2_done_1
+
+blockedContainsGensAVX2_tail_loop_16:
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         Y8, Y9, Y9
+	XORL         R11, R11
+	VMOVDQU      32(R10), Y7
+	VPTEST       Y9, Y7
+	SETCS        R11
+	VMOVDQU      (R10), Y7
+	VPTEST       Y9, Y7
+	ADCL         R11, R11
+	ANDL         BX, R11
+	NEGL         R11
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	INCQ         SI
+	CMPQ         SI, DX
+	JLT          blockedContainsGensAVX2_tail_loop_16
+	JMP          blockedContainsGensAVX2_done_1
+
+blockedContainsGensAVX2_not_g2_2:
+	// G = 4: one line a key, four 128-bit lanes.
+	CMPQ DX, $0x04
+	JNE  blockedContainsGensAVX2_g8_3
+	MOVQ $0x9999999999999999, R10
+	ANDQ BX, R10
+	MOVQ $0x2222222222222222, R11
+	MOVQ BX, DX
+	SHRQ $0x01, DX
+	ANDQ R11, DX
+	ANDQ BX, R11
+	SHLQ $0x01, R11
+	ORQ  R10, DX
+	ORQ  R11, DX
+	CMPQ SI, $0x08
+	JGT  blockedContainsGensAVX2_two_17
+
+	// Prologue: prefetch the live lines of the first min(n, 48) keys.
 	MOVQ n+56(FP), BX
-	CMPQ BX, $0x00000010
-	JLE  blockedContainsGensAVX2_prologue_6
-	MOVQ $0x00000010, BX
+	CMPQ BX, $0x00000030
+	JLE  blockedContainsGensAVX2_prologue_18
+	MOVQ $0x00000030, BX
 
-blockedContainsGensAVX2_prologue_6:
+blockedContainsGensAVX2_prologue_18:
 	XORQ  SI, SI
 	TESTQ BX, BX
-	JEQ   blockedContainsGensAVX2_prologue_done_7
+	JEQ   blockedContainsGensAVX2_prologue_done_19
 
-blockedContainsGensAVX2_prologue_loop_8:
-	MOVQ       (DI)(SI*8), R8
-	SHRQ       $0x20, R8
-	IMULQ      CX, R8
-	SHRQ       $0x20, R8
-	IMULQ      DX, R8
-	ADDQ       AX, R8
-	PREFETCHT0 (R8)
-	PREFETCHT0 64(R8)
+blockedContainsGensAVX2_prologue_loop_20:
+	MOVQ       (DI)(SI*8), R10
+	SHRQ       $0x20, R10
+	IMULQ      CX, R10
+	SHRQ       $0x1a, R10
+	ANDQ       $-64, R10
+	ADDQ       AX, R10
+	PREFETCHT0 (R10)
 	INCQ       SI
 	CMPQ       SI, BX
-	JLT        blockedContainsGensAVX2_prologue_loop_8
+	JLT        blockedContainsGensAVX2_prologue_loop_20
 
-blockedContainsGensAVX2_prologue_done_7:
+blockedContainsGensAVX2_prologue_done_19:
 	XORQ SI, SI
 
-	// One key a step while i+16 < n, prefetching key i+16.
+	// One key a step while i+48 < n, prefetching key i+48.
 	MOVQ n+56(FP), BX
-	SUBQ $0x10, BX
+	SUBQ $0x30, BX
 	CMPQ SI, BX
-	JGE  blockedContainsGensAVX2_tail_10
+	JGE  blockedContainsGensAVX2_tail_22
 
-blockedContainsGensAVX2_one_9:
-	MOVQ         128(DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
-	PREFETCHT0   (R8)
-	PREFETCHT0   64(R8)
-	MOVQ         (DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
+blockedContainsGensAVX2_one_21:
+	MOVQ         384(DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	PREFETCHT0   (R10)
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
 	VPBROADCASTD (DI)(SI*8), Y4
 	VPMULLD      Y1, Y4, Y4
 	VPSRLD       $0x1a, Y4, Y4
@@ -4267,47 +4742,38 @@ blockedContainsGensAVX2_one_9:
 	VPSRLQ       $0x20, Y4, Y4
 	VPSLLVQ      Y5, Y2, Y5
 	VPSLLVQ      Y4, Y3, Y4
-	XORL         R9, R9
-	VMOVDQU      (R8), Y6
-	VMOVDQU      32(R8), Y7
-	VPANDN       Y5, Y6, Y6
-	VPANDN       Y4, Y7, Y7
-	VPOR         Y7, Y6, Y6
-	XORL         R10, R10
-	VPTEST       Y6, Y6
-	SETEQ        R10
-	ORL          R10, R9
-	VMOVDQU      64(R8), Y6
-	VMOVDQU      96(R8), Y7
-	VPANDN       Y5, Y6, Y6
-	VPANDN       Y4, Y7, Y7
-	VPOR         Y7, Y6, Y6
-	XORL         R8, R8
-	VPTEST       Y6, Y6
-	SETEQ        R8
-	ORL          R8, R9
-	TESTL        R9, R9
-	SETNE        R8
-	MOVB         R8, (R12)(SI*1)
-	MOVBLZX      R8, R8
-	ADDQ         R8, R13
+	VPOR         Y4, Y5, Y5
+	VPERMQ       $0x4e, Y5, Y4
+	VPOR         Y4, Y5, Y5
+	VPAND        (R10), Y5, Y4
+	VPCMPEQQ     Y5, Y4, Y4
+	VPAND        32(R10), Y5, Y6
+	VPCMPEQQ     Y5, Y6, Y6
+	VPUNPCKLQDQ  Y6, Y4, Y5
+	VPUNPCKHQDQ  Y6, Y4, Y4
+	VPAND        Y4, Y5, Y5
+	VMOVMSKPD    Y5, R10
+	ANDL         DX, R10
+	NEGL         R10
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
 	INCQ         SI
 	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX2_one_9
+	JLT          blockedContainsGensAVX2_one_21
 
 	// The last keys, already prefetched.
-blockedContainsGensAVX2_tail_10:
+blockedContainsGensAVX2_tail_22:
 	MOVQ n+56(FP), BX
 	CMPQ SI, BX
-	JGE  blockedContainsGensAVX2_end_12
+	JGE  blockedContainsGensAVX2_done_1
 
-blockedContainsGensAVX2_tail_loop_11:
-	MOVQ         (DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
+blockedContainsGensAVX2_tail_loop_23:
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
 	VPBROADCASTD (DI)(SI*8), Y4
 	VPMULLD      Y1, Y4, Y4
 	VPSRLD       $0x1a, Y4, Y4
@@ -4315,95 +4781,237 @@ blockedContainsGensAVX2_tail_loop_11:
 	VPSRLQ       $0x20, Y4, Y4
 	VPSLLVQ      Y5, Y2, Y5
 	VPSLLVQ      Y4, Y3, Y4
-	XORL         R9, R9
-	VMOVDQU      (R8), Y6
-	VMOVDQU      32(R8), Y7
-	VPANDN       Y5, Y6, Y6
-	VPANDN       Y4, Y7, Y7
-	VPOR         Y7, Y6, Y6
-	XORL         R10, R10
-	VPTEST       Y6, Y6
-	SETEQ        R10
-	ORL          R10, R9
-	VMOVDQU      64(R8), Y6
-	VMOVDQU      96(R8), Y7
-	VPANDN       Y5, Y6, Y6
-	VPANDN       Y4, Y7, Y7
-	VPOR         Y7, Y6, Y6
-	XORL         R8, R8
-	VPTEST       Y6, Y6
-	SETEQ        R8
-	ORL          R8, R9
-	TESTL        R9, R9
-	SETNE        R8
-	MOVB         R8, (R12)(SI*1)
-	MOVBLZX      R8, R8
-	ADDQ         R8, R13
+	VPOR         Y4, Y5, Y5
+	VPERMQ       $0x4e, Y5, Y4
+	VPOR         Y4, Y5, Y5
+	VPAND        (R10), Y5, Y4
+	VPCMPEQQ     Y5, Y4, Y4
+	VPAND        32(R10), Y5, Y6
+	VPCMPEQQ     Y5, Y6, Y6
+	VPUNPCKLQDQ  Y6, Y4, Y5
+	VPUNPCKHQDQ  Y6, Y4, Y4
+	VPAND        Y4, Y5, Y5
+	VMOVMSKPD    Y5, R10
+	ANDL         DX, R10
+	NEGL         R10
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
 	INCQ         SI
 	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX2_tail_loop_11
+	JLT          blockedContainsGensAVX2_tail_loop_23
+	JMP          blockedContainsGensAVX2_done_1
 
-blockedContainsGensAVX2_end_12:
-	JMP blockedContainsGensAVX2_copies_end_4
-
-blockedContainsGensAVX2_not_g_5:
-	CMPQ DX, $0x00000100
-	JNE  blockedContainsGensAVX2_not_g_13
-	CMPQ BX, $0x0000000f
-	JNE  blockedContainsGensAVX2_any_live_3
-
-	// Prologue: prefetch the live lines of the first min(n, 16) keys.
+blockedContainsGensAVX2_two_17:
+	// Prologue: prefetch the live lines of the first min(n, 48) keys.
 	MOVQ n+56(FP), BX
-	CMPQ BX, $0x00000010
-	JLE  blockedContainsGensAVX2_prologue_14
-	MOVQ $0x00000010, BX
+	CMPQ BX, $0x00000030
+	JLE  blockedContainsGensAVX2_prologue_24
+	MOVQ $0x00000030, BX
 
-blockedContainsGensAVX2_prologue_14:
+blockedContainsGensAVX2_prologue_24:
 	XORQ  SI, SI
 	TESTQ BX, BX
-	JEQ   blockedContainsGensAVX2_prologue_done_15
+	JEQ   blockedContainsGensAVX2_prologue_done_25
 
-blockedContainsGensAVX2_prologue_loop_16:
-	MOVQ       (DI)(SI*8), R8
-	SHRQ       $0x20, R8
-	IMULQ      CX, R8
-	SHRQ       $0x20, R8
-	IMULQ      DX, R8
-	ADDQ       AX, R8
-	PREFETCHT0 (R8)
-	PREFETCHT0 64(R8)
-	PREFETCHT0 128(R8)
-	PREFETCHT0 192(R8)
+blockedContainsGensAVX2_prologue_loop_26:
+	MOVQ       (DI)(SI*8), R10
+	SHRQ       $0x20, R10
+	IMULQ      CX, R10
+	SHRQ       $0x1a, R10
+	ANDQ       $-64, R10
+	ADDQ       AX, R10
+	PREFETCHT0 (R10)
 	INCQ       SI
 	CMPQ       SI, BX
-	JLT        blockedContainsGensAVX2_prologue_loop_16
+	JLT        blockedContainsGensAVX2_prologue_loop_26
 
-blockedContainsGensAVX2_prologue_done_15:
+blockedContainsGensAVX2_prologue_done_25:
 	XORQ SI, SI
 
-	// One key a step while i+16 < n, prefetching key i+16.
+	// One key a step while i+48 < n, prefetching key i+48.
 	MOVQ n+56(FP), BX
-	SUBQ $0x10, BX
+	SUBQ $0x30, BX
 	CMPQ SI, BX
-	JGE  blockedContainsGensAVX2_tail_18
+	JGE  blockedContainsGensAVX2_tail_28
 
-blockedContainsGensAVX2_one_17:
-	MOVQ         128(DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
-	PREFETCHT0   (R8)
-	PREFETCHT0   64(R8)
-	PREFETCHT0   128(R8)
-	PREFETCHT0   192(R8)
-	MOVQ         (DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
+blockedContainsGensAVX2_one_27:
+	MOVQ         384(DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	PREFETCHT0   (R10)
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         Y8, Y9, Y9
+	VPERMQ       $0x4e, Y9, Y7
+	VPOR         Y7, Y9, Y9
+	VPAND        (R10), Y9, Y7
+	VPCMPEQQ     Y9, Y7, Y7
+	VPAND        32(R10), Y9, Y8
+	VPCMPEQQ     Y9, Y8, Y8
+	VPUNPCKLQDQ  Y8, Y7, Y9
+	VPUNPCKHQDQ  Y8, Y7, Y7
+	VPAND        Y7, Y9, Y9
+	VMOVMSKPD    Y9, R10
+	ANDL         DX, R10
+	NEGL         R10
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX2_one_27
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX2_tail_28:
+	MOVQ n+56(FP), BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX2_done_1
+
+blockedContainsGensAVX2_tail_loop_29:
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         Y8, Y9, Y9
+	VPERMQ       $0x4e, Y9, Y7
+	VPOR         Y7, Y9, Y9
+	VPAND        (R10), Y9, Y7
+	VPCMPEQQ     Y9, Y7, Y7
+	VPAND        32(R10), Y9, Y8
+	VPCMPEQQ     Y9, Y8, Y8
+	VPUNPCKLQDQ  Y8, Y7, Y9
+	VPUNPCKHQDQ  Y8, Y7, Y7
+	VPAND        Y7, Y9, Y9
+	VMOVMSKPD    Y9, R10
+	ANDL         DX, R10
+	NEGL         R10
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX2_tail_loop_29
+	JMP          blockedContainsGensAVX2_done_1
+
+blockedContainsGensAVX2_g8_3:
+	// G >= 8: G/4 lines a key, four 128-bit lanes each.
+	SHLQ $0x04, DX
+	MOVQ $0x9999999999999999, R11
+	ANDQ BX, R11
+	MOVQ $0x2222222222222222, R12
+	MOVQ BX, R10
+	SHRQ $0x01, R10
+	ANDQ R12, R10
+	ANDQ BX, R12
+	SHLQ $0x01, R12
+	ORQ  R11, R10
+	ORQ  R12, R10
+	CMPQ SI, $0x08
+	JGT  blockedContainsGensAVX2_two_30
+
+	// Prologue: prefetch the live lines of the first min(n, 24) keys.
+	MOVQ n+56(FP), R11
+	CMPQ R11, $0x00000018
+	JLE  blockedContainsGensAVX2_prologue_31
+	MOVQ $0x00000018, R11
+
+blockedContainsGensAVX2_prologue_31:
+	XORQ  SI, SI
+	TESTQ R11, R11
+	JEQ   blockedContainsGensAVX2_prologue_done_32
+
+blockedContainsGensAVX2_prologue_loop_33:
+	MOVQ  (DI)(SI*8), R12
+	SHRQ  $0x20, R12
+	IMULQ CX, R12
+	SHRQ  $0x20, R12
+	IMULQ DX, R12
+	ADDQ  AX, R12
+	MOVQ  BX, R13
+
+blockedContainsGensAVX2_lines_34:
+	TESTL      $0x0000000f, R13
+	JEQ        blockedContainsGensAVX2_dead_line_35
+	PREFETCHT0 (R12)
+
+blockedContainsGensAVX2_dead_line_35:
+	ADDQ $0x40, R12
+	SHRQ $0x04, R13
+	JNE  blockedContainsGensAVX2_lines_34
+	INCQ SI
+	CMPQ SI, R11
+	JLT  blockedContainsGensAVX2_prologue_loop_33
+
+blockedContainsGensAVX2_prologue_done_32:
+	XORQ SI, SI
+
+	// One key a step while i+24 < n, prefetching key i+24.
+	MOVQ n+56(FP), R11
+	SUBQ $0x18, R11
+	CMPQ SI, R11
+	JGE  blockedContainsGensAVX2_tail_37
+
+blockedContainsGensAVX2_one_36:
+	MOVQ  192(DI)(SI*8), R12
+	SHRQ  $0x20, R12
+	IMULQ CX, R12
+	SHRQ  $0x20, R12
+	IMULQ DX, R12
+	ADDQ  AX, R12
+	MOVQ  BX, R13
+
+blockedContainsGensAVX2_lines_39:
+	TESTL      $0x0000000f, R13
+	JEQ        blockedContainsGensAVX2_dead_line_40
+	PREFETCHT0 (R12)
+
+blockedContainsGensAVX2_dead_line_40:
+	ADDQ         $0x40, R12
+	SHRQ         $0x04, R13
+	JNE          blockedContainsGensAVX2_lines_39
+	MOVQ         (DI)(SI*8), R12
+	SHRQ         $0x20, R12
+	IMULQ        CX, R12
+	SHRQ         $0x20, R12
+	IMULQ        DX, R12
+	ADDQ         AX, R12
 	VPBROADCASTD (DI)(SI*8), Y4
 	VPMULLD      Y1, Y4, Y4
 	VPSRLD       $0x1a, Y4, Y4
@@ -4411,65 +5019,50 @@ blockedContainsGensAVX2_one_17:
 	VPSRLQ       $0x20, Y4, Y4
 	VPSLLVQ      Y5, Y2, Y5
 	VPSLLVQ      Y4, Y3, Y4
-	XORL         R9, R9
-	VMOVDQU      (R8), Y6
-	VMOVDQU      32(R8), Y7
-	VPANDN       Y5, Y6, Y6
-	VPANDN       Y4, Y7, Y7
-	VPOR         Y7, Y6, Y6
-	XORL         R10, R10
-	VPTEST       Y6, Y6
-	SETEQ        R10
-	ORL          R10, R9
-	VMOVDQU      64(R8), Y6
-	VMOVDQU      96(R8), Y7
-	VPANDN       Y5, Y6, Y6
-	VPANDN       Y4, Y7, Y7
-	VPOR         Y7, Y6, Y6
-	XORL         R10, R10
-	VPTEST       Y6, Y6
-	SETEQ        R10
-	ORL          R10, R9
-	VMOVDQU      128(R8), Y6
-	VMOVDQU      160(R8), Y7
-	VPANDN       Y5, Y6, Y6
-	VPANDN       Y4, Y7, Y7
-	VPOR         Y7, Y6, Y6
-	XORL         R10, R10
-	VPTEST       Y6, Y6
-	SETEQ        R10
-	ORL          R10, R9
-	VMOVDQU      192(R8), Y6
-	VMOVDQU      224(R8), Y7
-	VPANDN       Y5, Y6, Y6
-	VPANDN       Y4, Y7, Y7
-	VPOR         Y7, Y6, Y6
-	XORL         R8, R8
-	VPTEST       Y6, Y6
-	SETEQ        R8
-	ORL          R8, R9
-	TESTL        R9, R9
-	SETNE        R8
-	MOVB         R8, (R12)(SI*1)
-	MOVBLZX      R8, R8
-	ADDQ         R8, R13
-	INCQ         SI
-	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX2_one_17
+	VPOR         Y4, Y5, Y5
+	VPERMQ       $0x4e, Y5, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R13, R13
+	MOVQ         R10, R14
+
+blockedContainsGensAVX2_lines_41:
+	TESTL       $0x0000000f, R14
+	JEQ         blockedContainsGensAVX2_dead_line_42
+	VPAND       (R12), Y5, Y4
+	VPCMPEQQ    Y5, Y4, Y4
+	VPAND       32(R12), Y5, Y6
+	VPCMPEQQ    Y5, Y6, Y6
+	VPUNPCKLQDQ Y6, Y4, Y7
+	VPUNPCKHQDQ Y6, Y4, Y4
+	VPAND       Y4, Y7, Y7
+	VMOVMSKPD   Y7, R15
+	ANDL        R14, R15
+	ORL         R15, R13
+
+blockedContainsGensAVX2_dead_line_42:
+	ADDQ  $0x40, R12
+	SHRQ  $0x04, R14
+	JNE   blockedContainsGensAVX2_lines_41
+	NEGL  R13
+	SETCS (R8)(SI*1)
+	ADCQ  $0x00, R9
+	INCQ  SI
+	CMPQ  SI, R11
+	JLT   blockedContainsGensAVX2_one_36
 
 	// The last keys, already prefetched.
-blockedContainsGensAVX2_tail_18:
-	MOVQ n+56(FP), BX
-	CMPQ SI, BX
-	JGE  blockedContainsGensAVX2_end_20
+blockedContainsGensAVX2_tail_37:
+	MOVQ n+56(FP), R11
+	CMPQ SI, R11
+	JGE  blockedContainsGensAVX2_done_1
 
-blockedContainsGensAVX2_tail_loop_19:
-	MOVQ         (DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
+blockedContainsGensAVX2_tail_loop_38:
+	MOVQ         (DI)(SI*8), BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	ADDQ         AX, BX
 	VPBROADCASTD (DI)(SI*8), Y4
 	VPMULLD      Y1, Y4, Y4
 	VPSRLD       $0x1a, Y4, Y4
@@ -4477,258 +5070,164 @@ blockedContainsGensAVX2_tail_loop_19:
 	VPSRLQ       $0x20, Y4, Y4
 	VPSLLVQ      Y5, Y2, Y5
 	VPSLLVQ      Y4, Y3, Y4
-	XORL         R9, R9
-	VMOVDQU      (R8), Y6
-	VMOVDQU      32(R8), Y7
-	VPANDN       Y5, Y6, Y6
-	VPANDN       Y4, Y7, Y7
-	VPOR         Y7, Y6, Y6
-	XORL         R10, R10
-	VPTEST       Y6, Y6
-	SETEQ        R10
-	ORL          R10, R9
-	VMOVDQU      64(R8), Y6
-	VMOVDQU      96(R8), Y7
-	VPANDN       Y5, Y6, Y6
-	VPANDN       Y4, Y7, Y7
-	VPOR         Y7, Y6, Y6
-	XORL         R10, R10
-	VPTEST       Y6, Y6
-	SETEQ        R10
-	ORL          R10, R9
-	VMOVDQU      128(R8), Y6
-	VMOVDQU      160(R8), Y7
-	VPANDN       Y5, Y6, Y6
-	VPANDN       Y4, Y7, Y7
-	VPOR         Y7, Y6, Y6
-	XORL         R10, R10
-	VPTEST       Y6, Y6
-	SETEQ        R10
-	ORL          R10, R9
-	VMOVDQU      192(R8), Y6
-	VMOVDQU      224(R8), Y7
-	VPANDN       Y5, Y6, Y6
-	VPANDN       Y4, Y7, Y7
-	VPOR         Y7, Y6, Y6
-	XORL         R8, R8
-	VPTEST       Y6, Y6
-	SETEQ        R8
-	ORL          R8, R9
-	TESTL        R9, R9
-	SETNE        R8
-	MOVB         R8, (R12)(SI*1)
-	MOVBLZX      R8, R8
-	ADDQ         R8, R13
-	INCQ         SI
-	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX2_tail_loop_19
+	VPOR         Y4, Y5, Y5
+	VPERMQ       $0x4e, Y5, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R12, R12
+	MOVQ         R10, R13
 
-blockedContainsGensAVX2_end_20:
-	JMP blockedContainsGensAVX2_copies_end_4
+blockedContainsGensAVX2_lines_43:
+	TESTL       $0x0000000f, R13
+	JEQ         blockedContainsGensAVX2_dead_line_44
+	VPAND       (BX), Y5, Y4
+	VPCMPEQQ    Y5, Y4, Y4
+	VPAND       32(BX), Y5, Y6
+	VPCMPEQQ    Y5, Y6, Y6
+	VPUNPCKLQDQ Y6, Y4, Y7
+	VPUNPCKHQDQ Y6, Y4, Y4
+	VPAND       Y4, Y7, Y7
+	VMOVMSKPD   Y7, R14
+	ANDL        R13, R14
+	ORL         R14, R12
 
-blockedContainsGensAVX2_not_g_13:
-blockedContainsGensAVX2_any_live_3:
-	// Prologue: prefetch the live lines of the first min(n, 16) keys.
-	MOVQ n+56(FP), R14
-	CMPQ R14, $0x00000010
-	JLE  blockedContainsGensAVX2_prologue_21
-	MOVQ $0x00000010, R14
+blockedContainsGensAVX2_dead_line_44:
+	ADDQ  $0x40, BX
+	SHRQ  $0x04, R13
+	JNE   blockedContainsGensAVX2_lines_43
+	NEGL  R12
+	SETCS (R8)(SI*1)
+	ADCQ  $0x00, R9
+	INCQ  SI
+	CMPQ  SI, R11
+	JLT   blockedContainsGensAVX2_tail_loop_38
+	JMP   blockedContainsGensAVX2_done_1
 
-blockedContainsGensAVX2_prologue_21:
+blockedContainsGensAVX2_two_30:
+	// Prologue: prefetch the live lines of the first min(n, 24) keys.
+	MOVQ n+56(FP), R11
+	CMPQ R11, $0x00000018
+	JLE  blockedContainsGensAVX2_prologue_45
+	MOVQ $0x00000018, R11
+
+blockedContainsGensAVX2_prologue_45:
 	XORQ  SI, SI
-	TESTQ R14, R14
-	JEQ   blockedContainsGensAVX2_prologue_done_22
+	TESTQ R11, R11
+	JEQ   blockedContainsGensAVX2_prologue_done_46
 
-blockedContainsGensAVX2_prologue_loop_23:
-	MOVQ  (DI)(SI*8), R15
-	SHRQ  $0x20, R15
-	IMULQ CX, R15
-	SHRQ  $0x20, R15
-	IMULQ DX, R15
-	ADDQ  AX, R15
-	MOVQ  BX, BP
+blockedContainsGensAVX2_prologue_loop_47:
+	MOVQ  (DI)(SI*8), R12
+	SHRQ  $0x20, R12
+	IMULQ CX, R12
+	SHRQ  $0x20, R12
+	IMULQ DX, R12
+	ADDQ  AX, R12
+	MOVQ  BX, R13
 
-blockedContainsGensAVX2_bits_24:
-	BSFQ       BP, R8
-	SHLQ       $0x06, R8
-	PREFETCHT0 (R15)(R8*1)
-	LEAQ       -1(BP), R8
-	ANDQ       R8, BP
-	JNE        blockedContainsGensAVX2_bits_24
-	INCQ       SI
-	CMPQ       SI, R14
-	JLT        blockedContainsGensAVX2_prologue_loop_23
+blockedContainsGensAVX2_lines_48:
+	TESTL      $0x0000000f, R13
+	JEQ        blockedContainsGensAVX2_dead_line_49
+	PREFETCHT0 (R12)
 
-blockedContainsGensAVX2_prologue_done_22:
+blockedContainsGensAVX2_dead_line_49:
+	ADDQ $0x40, R12
+	SHRQ $0x04, R13
+	JNE  blockedContainsGensAVX2_lines_48
+	INCQ SI
+	CMPQ SI, R11
+	JLT  blockedContainsGensAVX2_prologue_loop_47
+
+blockedContainsGensAVX2_prologue_done_46:
 	XORQ SI, SI
 
-	// One key a step while i+16 < n, prefetching key i+16.
-	MOVQ n+56(FP), R14
-	SUBQ $0x10, R14
-	CMPQ SI, R14
-	JGE  blockedContainsGensAVX2_tail_26
+	// One key a step while i+24 < n, prefetching key i+24.
+	MOVQ n+56(FP), R11
+	SUBQ $0x18, R11
+	CMPQ SI, R11
+	JGE  blockedContainsGensAVX2_tail_51
 
-blockedContainsGensAVX2_one_25:
-	MOVQ  128(DI)(SI*8), R8
-	SHRQ  $0x20, R8
-	IMULQ CX, R8
-	SHRQ  $0x20, R8
-	IMULQ DX, R8
-	ADDQ  AX, R8
-	MOVQ  BX, R15
+blockedContainsGensAVX2_one_50:
+	MOVQ  192(DI)(SI*8), R12
+	SHRQ  $0x20, R12
+	IMULQ CX, R12
+	SHRQ  $0x20, R12
+	IMULQ DX, R12
+	ADDQ  AX, R12
+	MOVQ  BX, R13
 
-blockedContainsGensAVX2_bits_29:
-	BSFQ         R15, R9
-	SHLQ         $0x06, R9
-	PREFETCHT0   (R8)(R9*1)
-	LEAQ         -1(R15), R9
-	ANDQ         R9, R15
-	JNE          blockedContainsGensAVX2_bits_29
-	MOVQ         (DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
-	VPBROADCASTD (DI)(SI*8), Y4
-	VPMULLD      Y1, Y4, Y4
-	VPSRLD       $0x1a, Y4, Y4
-	VPBLENDD     $0xaa, Y0, Y4, Y5
-	VPSRLQ       $0x20, Y4, Y4
-	VPSLLVQ      Y5, Y2, Y5
-	VPSLLVQ      Y4, Y3, Y4
-	XORL         R15, R15
-	MOVQ         BX, BP
+blockedContainsGensAVX2_lines_53:
+	TESTL      $0x0000000f, R13
+	JEQ        blockedContainsGensAVX2_dead_line_54
+	PREFETCHT0 (R12)
 
-blockedContainsGensAVX2_bits_30:
-	BSFQ    BP, R10
-	SHLQ    $0x06, R10
-	VMOVDQU (R8)(R10*1), Y6
-	VMOVDQU 32(R8)(R10*1), Y7
-	VPANDN  Y5, Y6, Y6
-	VPANDN  Y4, Y7, Y7
-	VPOR    Y7, Y6, Y6
-	XORL    R10, R10
-	VPTEST  Y6, Y6
-	SETEQ   R10
-	ORL     R10, R15
-	LEAQ    -1(BP), R10
-	ANDQ    R10, BP
-	JNE     blockedContainsGensAVX2_bits_30
-	TESTL   R15, R15
-	SETNE   R8
-	MOVB    R8, (R12)(SI*1)
-	MOVBLZX R8, R8
-	ADDQ    R8, R13
-	INCQ    SI
-	CMPQ    SI, R14
-	JLT     blockedContainsGensAVX2_one_25
+blockedContainsGensAVX2_dead_line_54:
+	ADDQ         $0x40, R12
+	SHRQ         $0x04, R13
+	JNE          blockedContainsGensAVX2_lines_53
+	MOVQ         (DI)(SI*8), R12
+	SHRQ         $0x20, R12
+	IMULQ        CX, R12
+	SHRQ         $0x20, R12
+	IMULQ        DX, R12
+	ADDQ         AX, R12
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         Y8, Y9, Y9
+	VPERMQ       $0x4e, Y9, Y7
+	VPOR         Y7, Y9, Y9
+	XORL         R13, R13
+	MOVQ         R10, R14
+
+blockedContainsGensAVX2_lines_55:
+	TESTL       $0x0000000f, R14
+	JEQ         blockedContainsGensAVX2_dead_line_56
+	VPAND       (R12), Y9, Y7
+	VPCMPEQQ    Y9, Y7, Y7
+	VPAND       32(R12), Y9, Y8
+	VPCMPEQQ    Y9, Y8, Y8
+	VPUNPCKLQDQ Y8, Y7, Y10
+	VPUNPCKHQDQ Y8, Y7, Y7
+	VPAND       Y7, Y10, Y10
+	VMOVMSKPD   Y10, R15
+	ANDL        R14, R15
+	ORL         R15, R13
+
+blockedContainsGensAVX2_dead_line_56:
+	ADDQ  $0x40, R12
+	SHRQ  $0x04, R14
+	JNE   blockedContainsGensAVX2_lines_55
+	NEGL  R13
+	SETCS (R8)(SI*1)
+	ADCQ  $0x00, R9
+	INCQ  SI
+	CMPQ  SI, R11
+	JLT   blockedContainsGensAVX2_one_50
 
 	// The last keys, already prefetched.
-blockedContainsGensAVX2_tail_26:
-	MOVQ n+56(FP), R14
-	CMPQ SI, R14
-	JGE  blockedContainsGensAVX2_end_28
+blockedContainsGensAVX2_tail_51:
+	MOVQ n+56(FP), R11
+	CMPQ SI, R11
+	JGE  blockedContainsGensAVX2_done_1
 
-blockedContainsGensAVX2_tail_loop_27:
-	MOVQ         (DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
-	VPBROADCASTD (DI)(SI*8), Y4
-	VPMULLD      Y1, Y4, Y4
-	VPSRLD       $0x1a, Y4, Y4
-	VPBLENDD     $0xaa, Y0, Y4, Y5
-	VPSRLQ       $0x20, Y4, Y4
-	VPSLLVQ      Y5, Y2, Y5
-	VPSLLVQ      Y4, Y3, Y4
-	XORL         R9, R9
-	MOVQ         BX, R10
-
-blockedContainsGensAVX2_bits_31:
-	BSFQ    R10, R11
-	SHLQ    $0x06, R11
-	VMOVDQU (R8)(R11*1), Y6
-	VMOVDQU 32(R8)(R11*1), Y7
-	VPANDN  Y5, Y6, Y6
-	VPANDN  Y4, Y7, Y7
-	VPOR    Y7, Y6, Y6
-	XORL    R11, R11
-	VPTEST  Y6, Y6
-	SETEQ   R11
-	ORL     R11, R9
-	LEAQ    -1(R10), R11
-	ANDQ    R11, R10
-	JNE     blockedContainsGensAVX2_bits_31
-	TESTL   R9, R9
-	SETNE   R8
-	MOVB    R8, (R12)(SI*1)
-	MOVBLZX R8, R8
-	ADDQ    R8, R13
-	INCQ    SI
-	CMPQ    SI, R14
-	JLT     blockedContainsGensAVX2_tail_loop_27
-
-blockedContainsGensAVX2_end_28:
-blockedContainsGensAVX2_copies_end_4:
-	JMP blockedContainsGensAVX2_done_2
-
-blockedContainsGensAVX2_k16_1:
-	CMPQ DX, $0x00000080
-	JNE  blockedContainsGensAVX2_not_g_34
-	CMPQ BX, $0x00000003
-	JNE  blockedContainsGensAVX2_any_live_32
-
-	// Prologue: prefetch the live lines of the first min(n, 16) keys.
-	MOVQ n+56(FP), BX
-	CMPQ BX, $0x00000010
-	JLE  blockedContainsGensAVX2_prologue_35
-	MOVQ $0x00000010, BX
-
-blockedContainsGensAVX2_prologue_35:
-	XORQ  SI, SI
-	TESTQ BX, BX
-	JEQ   blockedContainsGensAVX2_prologue_done_36
-
-blockedContainsGensAVX2_prologue_loop_37:
-	MOVQ       (DI)(SI*8), R8
-	SHRQ       $0x20, R8
-	IMULQ      CX, R8
-	SHRQ       $0x20, R8
-	IMULQ      DX, R8
-	ADDQ       AX, R8
-	PREFETCHT0 (R8)
-	PREFETCHT0 64(R8)
-	INCQ       SI
-	CMPQ       SI, BX
-	JLT        blockedContainsGensAVX2_prologue_loop_37
-
-blockedContainsGensAVX2_prologue_done_36:
-	XORQ SI, SI
-
-	// One key a step while i+16 < n, prefetching key i+16.
-	MOVQ n+56(FP), BX
-	SUBQ $0x10, BX
-	CMPQ SI, BX
-	JGE  blockedContainsGensAVX2_tail_39
-
-blockedContainsGensAVX2_one_38:
-	MOVQ         128(DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
-	PREFETCHT0   (R8)
-	PREFETCHT0   64(R8)
-	MOVQ         (DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
+blockedContainsGensAVX2_tail_loop_52:
+	MOVQ         (DI)(SI*8), BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	ADDQ         AX, BX
 	VPBROADCASTD (DI)(SI*8), Y7
 	VPMULLD      Y1, Y7, Y8
 	VPSRLD       $0x1a, Y8, Y8
@@ -4744,654 +5243,362 @@ blockedContainsGensAVX2_one_38:
 	VPSLLVQ      Y7, Y6, Y7
 	VPOR         Y10, Y9, Y9
 	VPOR         Y7, Y8, Y8
-	XORL         R9, R9
-	VMOVDQU      (R8), Y7
-	VMOVDQU      32(R8), Y10
-	VPANDN       Y9, Y7, Y7
-	VPANDN       Y8, Y10, Y10
-	VPOR         Y10, Y7, Y7
-	XORL         R10, R10
-	VPTEST       Y7, Y7
-	SETEQ        R10
-	ORL          R10, R9
-	VMOVDQU      64(R8), Y7
-	VMOVDQU      96(R8), Y10
-	VPANDN       Y9, Y7, Y7
-	VPANDN       Y8, Y10, Y10
-	VPOR         Y10, Y7, Y7
-	XORL         R8, R8
-	VPTEST       Y7, Y7
-	SETEQ        R8
-	ORL          R8, R9
-	TESTL        R9, R9
-	SETNE        R8
-	MOVB         R8, (R12)(SI*1)
-	MOVBLZX      R8, R8
-	ADDQ         R8, R13
-	INCQ         SI
-	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX2_one_38
+	VPOR         Y8, Y9, Y9
+	VPERMQ       $0x4e, Y9, Y7
+	VPOR         Y7, Y9, Y9
+	XORL         R12, R12
+	MOVQ         R10, R13
 
-	// The last keys, already prefetched.
-blockedContainsGensAVX2_tail_39:
-	MOVQ n+56(FP), BX
-	CMPQ SI, BX
-	JGE  blockedContainsGensAVX2_end_41
+blockedContainsGensAVX2_lines_57:
+	TESTL       $0x0000000f, R13
+	JEQ         blockedContainsGensAVX2_dead_line_58
+	VPAND       (BX), Y9, Y7
+	VPCMPEQQ    Y9, Y7, Y7
+	VPAND       32(BX), Y9, Y8
+	VPCMPEQQ    Y9, Y8, Y8
+	VPUNPCKLQDQ Y8, Y7, Y10
+	VPUNPCKHQDQ Y8, Y7, Y7
+	VPAND       Y7, Y10, Y10
+	VMOVMSKPD   Y10, R14
+	ANDL        R13, R14
+	ORL         R14, R12
 
-blockedContainsGensAVX2_tail_loop_40:
-	MOVQ         (DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
-	VPBROADCASTD (DI)(SI*8), Y7
-	VPMULLD      Y1, Y7, Y8
-	VPSRLD       $0x1a, Y8, Y8
-	VPBLENDD     $0xaa, Y0, Y8, Y9
-	VPSRLQ       $0x20, Y8, Y8
-	VPSLLVQ      Y9, Y2, Y9
-	VPSLLVQ      Y8, Y3, Y8
-	VPMULLD      Y4, Y7, Y7
-	VPSRLD       $0x1a, Y7, Y7
-	VPBLENDD     $0xaa, Y0, Y7, Y10
-	VPSRLQ       $0x20, Y7, Y7
-	VPSLLVQ      Y10, Y5, Y10
-	VPSLLVQ      Y7, Y6, Y7
-	VPOR         Y10, Y9, Y9
-	VPOR         Y7, Y8, Y8
-	XORL         R9, R9
-	VMOVDQU      (R8), Y7
-	VMOVDQU      32(R8), Y10
-	VPANDN       Y9, Y7, Y7
-	VPANDN       Y8, Y10, Y10
-	VPOR         Y10, Y7, Y7
-	XORL         R10, R10
-	VPTEST       Y7, Y7
-	SETEQ        R10
-	ORL          R10, R9
-	VMOVDQU      64(R8), Y7
-	VMOVDQU      96(R8), Y10
-	VPANDN       Y9, Y7, Y7
-	VPANDN       Y8, Y10, Y10
-	VPOR         Y10, Y7, Y7
-	XORL         R8, R8
-	VPTEST       Y7, Y7
-	SETEQ        R8
-	ORL          R8, R9
-	TESTL        R9, R9
-	SETNE        R8
-	MOVB         R8, (R12)(SI*1)
-	MOVBLZX      R8, R8
-	ADDQ         R8, R13
-	INCQ         SI
-	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX2_tail_loop_40
+blockedContainsGensAVX2_dead_line_58:
+	ADDQ  $0x40, BX
+	SHRQ  $0x04, R13
+	JNE   blockedContainsGensAVX2_lines_57
+	NEGL  R12
+	SETCS (R8)(SI*1)
+	ADCQ  $0x00, R9
+	INCQ  SI
+	CMPQ  SI, R11
+	JLT   blockedContainsGensAVX2_tail_loop_52
 
-blockedContainsGensAVX2_end_41:
-	JMP blockedContainsGensAVX2_copies_end_33
-
-blockedContainsGensAVX2_not_g_34:
-	CMPQ DX, $0x00000100
-	JNE  blockedContainsGensAVX2_not_g_42
-	CMPQ BX, $0x0000000f
-	JNE  blockedContainsGensAVX2_any_live_32
-
-	// Prologue: prefetch the live lines of the first min(n, 16) keys.
-	MOVQ n+56(FP), BX
-	CMPQ BX, $0x00000010
-	JLE  blockedContainsGensAVX2_prologue_43
-	MOVQ $0x00000010, BX
-
-blockedContainsGensAVX2_prologue_43:
-	XORQ  SI, SI
-	TESTQ BX, BX
-	JEQ   blockedContainsGensAVX2_prologue_done_44
-
-blockedContainsGensAVX2_prologue_loop_45:
-	MOVQ       (DI)(SI*8), R8
-	SHRQ       $0x20, R8
-	IMULQ      CX, R8
-	SHRQ       $0x20, R8
-	IMULQ      DX, R8
-	ADDQ       AX, R8
-	PREFETCHT0 (R8)
-	PREFETCHT0 64(R8)
-	PREFETCHT0 128(R8)
-	PREFETCHT0 192(R8)
-	INCQ       SI
-	CMPQ       SI, BX
-	JLT        blockedContainsGensAVX2_prologue_loop_45
-
-blockedContainsGensAVX2_prologue_done_44:
-	XORQ SI, SI
-
-	// One key a step while i+16 < n, prefetching key i+16.
-	MOVQ n+56(FP), BX
-	SUBQ $0x10, BX
-	CMPQ SI, BX
-	JGE  blockedContainsGensAVX2_tail_47
-
-blockedContainsGensAVX2_one_46:
-	MOVQ         128(DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
-	PREFETCHT0   (R8)
-	PREFETCHT0   64(R8)
-	PREFETCHT0   128(R8)
-	PREFETCHT0   192(R8)
-	MOVQ         (DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
-	VPBROADCASTD (DI)(SI*8), Y7
-	VPMULLD      Y1, Y7, Y8
-	VPSRLD       $0x1a, Y8, Y8
-	VPBLENDD     $0xaa, Y0, Y8, Y9
-	VPSRLQ       $0x20, Y8, Y8
-	VPSLLVQ      Y9, Y2, Y9
-	VPSLLVQ      Y8, Y3, Y8
-	VPMULLD      Y4, Y7, Y7
-	VPSRLD       $0x1a, Y7, Y7
-	VPBLENDD     $0xaa, Y0, Y7, Y10
-	VPSRLQ       $0x20, Y7, Y7
-	VPSLLVQ      Y10, Y5, Y10
-	VPSLLVQ      Y7, Y6, Y7
-	VPOR         Y10, Y9, Y9
-	VPOR         Y7, Y8, Y8
-	XORL         R9, R9
-	VMOVDQU      (R8), Y7
-	VMOVDQU      32(R8), Y10
-	VPANDN       Y9, Y7, Y7
-	VPANDN       Y8, Y10, Y10
-	VPOR         Y10, Y7, Y7
-	XORL         R10, R10
-	VPTEST       Y7, Y7
-	SETEQ        R10
-	ORL          R10, R9
-	VMOVDQU      64(R8), Y7
-	VMOVDQU      96(R8), Y10
-	VPANDN       Y9, Y7, Y7
-	VPANDN       Y8, Y10, Y10
-	VPOR         Y10, Y7, Y7
-	XORL         R10, R10
-	VPTEST       Y7, Y7
-	SETEQ        R10
-	ORL          R10, R9
-	VMOVDQU      128(R8), Y7
-	VMOVDQU      160(R8), Y10
-	VPANDN       Y9, Y7, Y7
-	VPANDN       Y8, Y10, Y10
-	VPOR         Y10, Y7, Y7
-	XORL         R10, R10
-	VPTEST       Y7, Y7
-	SETEQ        R10
-	ORL          R10, R9
-	VMOVDQU      192(R8), Y7
-	VMOVDQU      224(R8), Y10
-	VPANDN       Y9, Y7, Y7
-	VPANDN       Y8, Y10, Y10
-	VPOR         Y10, Y7, Y7
-	XORL         R8, R8
-	VPTEST       Y7, Y7
-	SETEQ        R8
-	ORL          R8, R9
-	TESTL        R9, R9
-	SETNE        R8
-	MOVB         R8, (R12)(SI*1)
-	MOVBLZX      R8, R8
-	ADDQ         R8, R13
-	INCQ         SI
-	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX2_one_46
-
-	// The last keys, already prefetched.
-blockedContainsGensAVX2_tail_47:
-	MOVQ n+56(FP), BX
-	CMPQ SI, BX
-	JGE  blockedContainsGensAVX2_end_49
-
-blockedContainsGensAVX2_tail_loop_48:
-	MOVQ         (DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
-	VPBROADCASTD (DI)(SI*8), Y7
-	VPMULLD      Y1, Y7, Y8
-	VPSRLD       $0x1a, Y8, Y8
-	VPBLENDD     $0xaa, Y0, Y8, Y9
-	VPSRLQ       $0x20, Y8, Y8
-	VPSLLVQ      Y9, Y2, Y9
-	VPSLLVQ      Y8, Y3, Y8
-	VPMULLD      Y4, Y7, Y7
-	VPSRLD       $0x1a, Y7, Y7
-	VPBLENDD     $0xaa, Y0, Y7, Y10
-	VPSRLQ       $0x20, Y7, Y7
-	VPSLLVQ      Y10, Y5, Y10
-	VPSLLVQ      Y7, Y6, Y7
-	VPOR         Y10, Y9, Y9
-	VPOR         Y7, Y8, Y8
-	XORL         R9, R9
-	VMOVDQU      (R8), Y7
-	VMOVDQU      32(R8), Y10
-	VPANDN       Y9, Y7, Y7
-	VPANDN       Y8, Y10, Y10
-	VPOR         Y10, Y7, Y7
-	XORL         R10, R10
-	VPTEST       Y7, Y7
-	SETEQ        R10
-	ORL          R10, R9
-	VMOVDQU      64(R8), Y7
-	VMOVDQU      96(R8), Y10
-	VPANDN       Y9, Y7, Y7
-	VPANDN       Y8, Y10, Y10
-	VPOR         Y10, Y7, Y7
-	XORL         R10, R10
-	VPTEST       Y7, Y7
-	SETEQ        R10
-	ORL          R10, R9
-	VMOVDQU      128(R8), Y7
-	VMOVDQU      160(R8), Y10
-	VPANDN       Y9, Y7, Y7
-	VPANDN       Y8, Y10, Y10
-	VPOR         Y10, Y7, Y7
-	XORL         R10, R10
-	VPTEST       Y7, Y7
-	SETEQ        R10
-	ORL          R10, R9
-	VMOVDQU      192(R8), Y7
-	VMOVDQU      224(R8), Y10
-	VPANDN       Y9, Y7, Y7
-	VPANDN       Y8, Y10, Y10
-	VPOR         Y10, Y7, Y7
-	XORL         R8, R8
-	VPTEST       Y7, Y7
-	SETEQ        R8
-	ORL          R8, R9
-	TESTL        R9, R9
-	SETNE        R8
-	MOVB         R8, (R12)(SI*1)
-	MOVBLZX      R8, R8
-	ADDQ         R8, R13
-	INCQ         SI
-	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX2_tail_loop_48
-
-blockedContainsGensAVX2_end_49:
-	JMP blockedContainsGensAVX2_copies_end_33
-
-blockedContainsGensAVX2_not_g_42:
-blockedContainsGensAVX2_any_live_32:
-	// Prologue: prefetch the live lines of the first min(n, 16) keys.
-	MOVQ n+56(FP), R8
-	CMPQ R8, $0x00000010
-	JLE  blockedContainsGensAVX2_prologue_50
-	MOVQ $0x00000010, R8
-
-blockedContainsGensAVX2_prologue_50:
-	XORQ  SI, SI
-	TESTQ R8, R8
-	JEQ   blockedContainsGensAVX2_prologue_done_51
-
-blockedContainsGensAVX2_prologue_loop_52:
-	MOVQ  (DI)(SI*8), R9
-	SHRQ  $0x20, R9
-	IMULQ CX, R9
-	SHRQ  $0x20, R9
-	IMULQ DX, R9
-	ADDQ  AX, R9
-	MOVQ  BX, R10
-
-blockedContainsGensAVX2_bits_53:
-	BSFQ       R10, R11
-	SHLQ       $0x06, R11
-	PREFETCHT0 (R9)(R11*1)
-	LEAQ       -1(R10), R11
-	ANDQ       R11, R10
-	JNE        blockedContainsGensAVX2_bits_53
-	INCQ       SI
-	CMPQ       SI, R8
-	JLT        blockedContainsGensAVX2_prologue_loop_52
-
-blockedContainsGensAVX2_prologue_done_51:
-	XORQ SI, SI
-
-	// One key a step while i+16 < n, prefetching key i+16.
-	MOVQ n+56(FP), R8
-	SUBQ $0x10, R8
-	CMPQ SI, R8
-	JGE  blockedContainsGensAVX2_tail_55
-
-blockedContainsGensAVX2_one_54:
-	MOVQ  128(DI)(SI*8), R9
-	SHRQ  $0x20, R9
-	IMULQ CX, R9
-	SHRQ  $0x20, R9
-	IMULQ DX, R9
-	ADDQ  AX, R9
-	MOVQ  BX, R10
-
-blockedContainsGensAVX2_bits_58:
-	BSFQ         R10, R14
-	SHLQ         $0x06, R14
-	PREFETCHT0   (R9)(R14*1)
-	LEAQ         -1(R10), R14
-	ANDQ         R14, R10
-	JNE          blockedContainsGensAVX2_bits_58
-	MOVQ         (DI)(SI*8), R9
-	SHRQ         $0x20, R9
-	IMULQ        CX, R9
-	SHRQ         $0x20, R9
-	IMULQ        DX, R9
-	ADDQ         AX, R9
-	VPBROADCASTD (DI)(SI*8), Y7
-	VPMULLD      Y1, Y7, Y8
-	VPSRLD       $0x1a, Y8, Y8
-	VPBLENDD     $0xaa, Y0, Y8, Y9
-	VPSRLQ       $0x20, Y8, Y8
-	VPSLLVQ      Y9, Y2, Y9
-	VPSLLVQ      Y8, Y3, Y8
-	VPMULLD      Y4, Y7, Y7
-	VPSRLD       $0x1a, Y7, Y7
-	VPBLENDD     $0xaa, Y0, Y7, Y10
-	VPSRLQ       $0x20, Y7, Y7
-	VPSLLVQ      Y10, Y5, Y10
-	VPSLLVQ      Y7, Y6, Y7
-	VPOR         Y10, Y9, Y9
-	VPOR         Y7, Y8, Y8
-	XORL         R10, R10
-	MOVQ         BX, R11
-
-blockedContainsGensAVX2_bits_59:
-	BSFQ    R11, R15
-	SHLQ    $0x06, R15
-	VMOVDQU (R9)(R15*1), Y7
-	VMOVDQU 32(R9)(R15*1), Y10
-	VPANDN  Y9, Y7, Y7
-	VPANDN  Y8, Y10, Y10
-	VPOR    Y10, Y7, Y7
-	XORL    R15, R15
-	VPTEST  Y7, Y7
-	SETEQ   R15
-	ORL     R15, R10
-	LEAQ    -1(R11), R15
-	ANDQ    R15, R11
-	JNE     blockedContainsGensAVX2_bits_59
-	TESTL   R10, R10
-	SETNE   R9
-	MOVB    R9, (R12)(SI*1)
-	MOVBLZX R9, R9
-	ADDQ    R9, R13
-	INCQ    SI
-	CMPQ    SI, R8
-	JLT     blockedContainsGensAVX2_one_54
-
-	// The last keys, already prefetched.
-blockedContainsGensAVX2_tail_55:
-	MOVQ n+56(FP), R8
-	CMPQ SI, R8
-	JGE  blockedContainsGensAVX2_end_57
-
-blockedContainsGensAVX2_tail_loop_56:
-	MOVQ         (DI)(SI*8), R9
-	SHRQ         $0x20, R9
-	IMULQ        CX, R9
-	SHRQ         $0x20, R9
-	IMULQ        DX, R9
-	ADDQ         AX, R9
-	VPBROADCASTD (DI)(SI*8), Y7
-	VPMULLD      Y1, Y7, Y8
-	VPSRLD       $0x1a, Y8, Y8
-	VPBLENDD     $0xaa, Y0, Y8, Y9
-	VPSRLQ       $0x20, Y8, Y8
-	VPSLLVQ      Y9, Y2, Y9
-	VPSLLVQ      Y8, Y3, Y8
-	VPMULLD      Y4, Y7, Y7
-	VPSRLD       $0x1a, Y7, Y7
-	VPBLENDD     $0xaa, Y0, Y7, Y10
-	VPSRLQ       $0x20, Y7, Y7
-	VPSLLVQ      Y10, Y5, Y10
-	VPSLLVQ      Y7, Y6, Y7
-	VPOR         Y10, Y9, Y9
-	VPOR         Y7, Y8, Y8
-	XORL         R10, R10
-	MOVQ         BX, R11
-
-blockedContainsGensAVX2_bits_60:
-	BSFQ    R11, BP
-	SHLQ    $0x06, BP
-	VMOVDQU (R9)(BP*1), Y7
-	VMOVDQU 32(R9)(BP*1), Y10
-	VPANDN  Y9, Y7, Y7
-	VPANDN  Y8, Y10, Y10
-	VPOR    Y10, Y7, Y7
-	XORL    R14, R14
-	VPTEST  Y7, Y7
-	SETEQ   R14
-	ORL     R14, R10
-	LEAQ    -1(R11), BP
-	ANDQ    BP, R11
-	JNE     blockedContainsGensAVX2_bits_60
-	TESTL   R10, R10
-	SETNE   R9
-	MOVB    R9, (R12)(SI*1)
-	MOVBLZX R9, R9
-	ADDQ    R9, R13
-	INCQ    SI
-	CMPQ    SI, R8
-	JLT     blockedContainsGensAVX2_tail_loop_56
-
-blockedContainsGensAVX2_end_57:
-blockedContainsGensAVX2_copies_end_33:
-blockedContainsGensAVX2_done_2:
-	MOVQ R13, ret+72(FP)
+blockedContainsGensAVX2_done_1:
+	MOVQ R9, ret+72(FP)
 	VZEROUPPER
 	RET
 
 // func blockedContainsGens1AVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, h uint64) bool
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
 TEXT ·blockedContainsGens1AVX512(SB), NOSPLIT, $0-49
-	MOVQ         blocks+0(FP), AX
-	MOVQ         nb+8(FP), CX
-	MOVQ         ngen+16(FP), DX
-	SHLQ         $0x06, DX
-	MOVQ         live+24(FP), BX
-	MOVQ         k+32(FP), SI
-	VMOVDQU32    ·avx512Salts+0(SB), Z0
-	MOVQ         $0x0000000000000001, DI
-	VPBROADCASTQ DI, Z1
-	MOVL         $0x00000001, DI
-	SHLXL        SI, DI, DI
-	DECL         DI
-	KMOVW        DI, K1
-	KSHIFTRW     $0x08, K1, K2
+	MOVQ blocks+0(FP), AX
+	MOVQ nb+8(FP), CX
+	MOVQ ngen+16(FP), DX
+	MOVQ live+24(FP), BX
+	MOVQ k+32(FP), SI
 
-	// k > 8 builds a second round of the mask.
+	// G = 2: one line a key, two 256-bit lanes.
+	CMPQ         DX, $0x02
+	JNE          blockedContainsGens1AVX512_not_g2_1
+	MOVL         $0x00000011, DX
+	PDEPL        DX, BX, DX
+	KMOVB        DX, K1
 	CMPQ         SI, $0x08
-	JGT          blockedContainsGens1AVX512_two_1
-	CMPQ         DX, $0x00000080
-	JNE          blockedContainsGens1AVX512_not_g_4
-	CMPQ         BX, $0x00000003
-	JNE          blockedContainsGens1AVX512_any_live_2
-	MOVQ         h+40(FP), BX
-	SHRQ         $0x20, BX
-	IMULQ        CX, BX
-	SHRQ         $0x20, BX
-	IMULQ        DX, BX
-	ADDQ         AX, BX
-	VPBROADCASTD h+40(FP), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z0
-	VPSLLVQ.Z    Z0, Z1, K1, Z0
-	XORL         AX, AX
-	VPANDQ       (BX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	VPANDQ       64(BX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	TESTL        AX, AX
-	SETNE        ret+48(FP)
+	JNE          blockedContainsGens1AVX512_not_k8_4
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVQ         h+40(FP), DX
+	SHRQ         $0x20, DX
+	IMULQ        CX, DX
+	SHRQ         $0x1a, DX
+	ANDQ         $-64, DX
+	ADDQ         AX, DX
+	VPBROADCASTD h+40(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ      Z1, Z0, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VPORQ        Z1, Z0, Z0
+	VPANDQ       (DX), Z0, Z1
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KSHIFTRB     $0x02, K3, K2
+	KORB         K2, K3, K2
+	KTESTB       K1, K2
+	CMC
+	SETCS        ret+48(FP)
 	VZEROUPPER
 	RET
 
-blockedContainsGens1AVX512_not_g_4:
-	CMPQ         DX, $0x00000100
-	JNE          blockedContainsGens1AVX512_not_g_5
-	CMPQ         BX, $0x0000000f
-	JNE          blockedContainsGens1AVX512_any_live_2
-	MOVQ         h+40(FP), BX
-	SHRQ         $0x20, BX
-	IMULQ        CX, BX
-	SHRQ         $0x20, BX
-	IMULQ        DX, BX
-	ADDQ         AX, BX
-	VPBROADCASTD h+40(FP), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z0
-	VPSLLVQ.Z    Z0, Z1, K1, Z0
-	XORL         AX, AX
-	VPANDQ       (BX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	VPANDQ       64(BX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	VPANDQ       128(BX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	VPANDQ       192(BX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	TESTL        AX, AX
-	SETNE        ret+48(FP)
+blockedContainsGens1AVX512_not_k8_4:
+	JGT          blockedContainsGens1AVX512_two_3
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVL         $0x00000001, DX
+	SHLXL        SI, DX, DX
+	DECL         DX
+	KMOVW        DX, K2
+	KSHIFTRW     $0x08, K2, K3
+	MOVQ         h+40(FP), DX
+	SHRQ         $0x20, DX
+	IMULQ        CX, DX
+	SHRQ         $0x1a, DX
+	ANDQ         $-64, DX
+	ADDQ         AX, DX
+	VPBROADCASTD h+40(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ.Z    Z1, Z0, K2, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VPORQ        Z1, Z0, Z0
+	VPANDQ       (DX), Z0, Z1
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KSHIFTRB     $0x02, K3, K2
+	KORB         K2, K3, K2
+	KTESTB       K1, K2
+	CMC
+	SETCS        ret+48(FP)
 	VZEROUPPER
 	RET
 
-blockedContainsGens1AVX512_not_g_5:
-blockedContainsGens1AVX512_any_live_2:
+blockedContainsGens1AVX512_two_3:
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, DX
+	SHLXL         SI, DX, DX
+	DECL          DX
+	KMOVW         DX, K2
+	KSHIFTRW      $0x08, K2, K3
+	MOVQ          h+40(FP), DX
+	SHRQ          $0x20, DX
+	IMULQ         CX, DX
+	SHRQ          $0x1a, DX
+	ANDQ          $-64, DX
+	ADDQ          AX, DX
+	VPBROADCASTD  h+40(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K2, Z0
+	VPSLLVQ.Z     Z2, Z1, K3, Z1
+	VPORQ         Z1, Z0, Z0
+	VSHUFI64X2    $0x4e, Z0, Z0, Z1
+	VPORQ         Z1, Z0, Z0
+	VPANDQ        (DX), Z0, Z1
+	VPCMPQ        $0x04, Z1, Z0, K2
+	KSHIFTRB      $0x01, K2, K3
+	KORB          K3, K2, K3
+	KSHIFTRB      $0x02, K3, K2
+	KORB          K2, K3, K2
+	KTESTB        K1, K2
+	CMC
+	SETCS         ret+48(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX512_not_g2_1:
+	// G = 4: one line a key, four 128-bit lanes.
+	CMPQ         DX, $0x04
+	JNE          blockedContainsGens1AVX512_g8_2
+	MOVL         $0x00000055, DX
+	PDEPL        DX, BX, DX
+	KMOVB        DX, K1
+	CMPQ         SI, $0x08
+	JNE          blockedContainsGens1AVX512_not_k8_6
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVQ         h+40(FP), DX
+	SHRQ         $0x20, DX
+	IMULQ        CX, DX
+	SHRQ         $0x1a, DX
+	ANDQ         $-64, DX
+	ADDQ         AX, DX
+	VPBROADCASTD h+40(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ      Z1, Z0, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
+	VPANDQ       (DX), Z0, Z1
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KTESTB       K1, K3
+	CMC
+	SETCS        ret+48(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX512_not_k8_6:
+	JGT          blockedContainsGens1AVX512_two_5
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVL         $0x00000001, DX
+	SHLXL        SI, DX, DX
+	DECL         DX
+	KMOVW        DX, K2
+	KSHIFTRW     $0x08, K2, K3
+	MOVQ         h+40(FP), DX
+	SHRQ         $0x20, DX
+	IMULQ        CX, DX
+	SHRQ         $0x1a, DX
+	ANDQ         $-64, DX
+	ADDQ         AX, DX
+	VPBROADCASTD h+40(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ.Z    Z1, Z0, K2, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
+	VPANDQ       (DX), Z0, Z1
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KTESTB       K1, K3
+	CMC
+	SETCS        ret+48(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX512_two_5:
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, DX
+	SHLXL         SI, DX, DX
+	DECL          DX
+	KMOVW         DX, K2
+	KSHIFTRW      $0x08, K2, K3
+	MOVQ          h+40(FP), DX
+	SHRQ          $0x20, DX
+	IMULQ         CX, DX
+	SHRQ          $0x1a, DX
+	ANDQ          $-64, DX
+	ADDQ          AX, DX
+	VPBROADCASTD  h+40(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K2, Z0
+	VPSLLVQ.Z     Z2, Z1, K3, Z1
+	VPORQ         Z1, Z0, Z0
+	VSHUFI64X2    $0x4e, Z0, Z0, Z1
+	VSHUFI64X2    $0xb1, Z0, Z0, Z2
+	VSHUFI64X2    $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ    $0xfe, Z2, Z1, Z0
+	VPORQ         Z3, Z0, Z0
+	VPANDQ        (DX), Z0, Z1
+	VPCMPQ        $0x04, Z1, Z0, K2
+	KSHIFTRB      $0x01, K2, K3
+	KORB          K3, K2, K3
+	KTESTB        K1, K3
+	CMC
+	SETCS         ret+48(FP)
+	VZEROUPPER
+	RET
+
+blockedContainsGens1AVX512_g8_2:
+	// G >= 8: G/4 lines a key, four 128-bit lanes each.
+	SHLQ         $0x04, DX
+	LEAQ         winLaneHits<>+0(SB), DI
+	CMPQ         SI, $0x08
+	JNE          blockedContainsGens1AVX512_not_k8_8
+	VPBROADCASTQ one<>+0(SB), Z0
 	MOVQ         h+40(FP), SI
 	SHRQ         $0x20, SI
 	IMULQ        CX, SI
 	SHRQ         $0x20, SI
 	IMULQ        DX, SI
 	ADDQ         AX, SI
-	VPBROADCASTD h+40(FP), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z0
-	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	VPBROADCASTD h+40(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ      Z1, Z0, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
 	XORL         AX, AX
 	MOVQ         BX, CX
 
-blockedContainsGens1AVX512_bits_6:
-	BSFQ     CX, R8
-	SHLQ     $0x06, R8
-	VPANDQ   (SI)(R8*1), Z0, Z1
-	VPCMPEQQ Z0, Z1, K1
-	KORTESTB K1, K1
-	ADCL     $0x00, AX
-	LEAQ     -1(CX), R8
-	ANDQ     R8, CX
-	JNE      blockedContainsGens1AVX512_bits_6
-	TESTL    AX, AX
-	SETNE    ret+48(FP)
+blockedContainsGens1AVX512_lines_9:
+	TESTL   $0x0000000f, CX
+	JEQ     blockedContainsGens1AVX512_dead_line_10
+	VPANDQ  (SI), Z0, Z1
+	VPCMPQ  $0x04, Z1, Z0, K1
+	KMOVB   K1, DX
+	MOVBLZX (DI)(DX*1), DX
+	ANDL    CX, DX
+	ORL     DX, AX
+
+blockedContainsGens1AVX512_dead_line_10:
+	ADDQ  $0x40, SI
+	SHRQ  $0x04, CX
+	JNE   blockedContainsGens1AVX512_lines_9
+	NEGL  AX
+	SETCS ret+48(FP)
 	VZEROUPPER
 	RET
 
-blockedContainsGens1AVX512_two_1:
-	CMPQ          DX, $0x00000080
-	JNE           blockedContainsGens1AVX512_not_g_9
-	CMPQ          BX, $0x00000003
-	JNE           blockedContainsGens1AVX512_any_live_7
-	MOVQ          h+40(FP), BX
-	SHRQ          $0x20, BX
-	IMULQ         CX, BX
-	SHRQ          $0x20, BX
-	IMULQ         DX, BX
-	ADDQ          AX, BX
-	VPBROADCASTD  h+40(FP), Z2
-	VPMULLD       Z0, Z2, Z2
-	VPSRLD        $0x1a, Z2, Z2
-	VPMOVZXDQ     Y2, Z0
-	VEXTRACTI64X4 $0x01, Z2, Y2
-	VPMOVZXDQ     Y2, Z2
-	VPSLLVQ.Z     Z0, Z1, K1, Z0
-	VPSLLVQ.Z     Z2, Z1, K2, Z1
-	VPORQ         Z1, Z0, Z0
-	XORL          AX, AX
-	VPANDQ        (BX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	VPANDQ        64(BX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	TESTL         AX, AX
-	SETNE         ret+48(FP)
+blockedContainsGens1AVX512_not_k8_8:
+	JGT          blockedContainsGens1AVX512_two_7
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVL         $0x00000001, R8
+	SHLXL        SI, R8, SI
+	DECL         SI
+	KMOVW        SI, K1
+	KSHIFTRW     $0x08, K1, K2
+	MOVQ         h+40(FP), SI
+	SHRQ         $0x20, SI
+	IMULQ        CX, SI
+	SHRQ         $0x20, SI
+	IMULQ        DX, SI
+	ADDQ         AX, SI
+	VPBROADCASTD h+40(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ.Z    Z1, Z0, K1, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
+	XORL         AX, AX
+	MOVQ         BX, CX
+
+blockedContainsGens1AVX512_lines_11:
+	TESTL   $0x0000000f, CX
+	JEQ     blockedContainsGens1AVX512_dead_line_12
+	VPANDQ  (SI), Z0, Z1
+	VPCMPQ  $0x04, Z1, Z0, K1
+	KMOVB   K1, DX
+	MOVBLZX (DI)(DX*1), DX
+	ANDL    CX, DX
+	ORL     DX, AX
+
+blockedContainsGens1AVX512_dead_line_12:
+	ADDQ  $0x40, SI
+	SHRQ  $0x04, CX
+	JNE   blockedContainsGens1AVX512_lines_11
+	NEGL  AX
+	SETCS ret+48(FP)
 	VZEROUPPER
 	RET
 
-blockedContainsGens1AVX512_not_g_9:
-	CMPQ          DX, $0x00000100
-	JNE           blockedContainsGens1AVX512_not_g_10
-	CMPQ          BX, $0x0000000f
-	JNE           blockedContainsGens1AVX512_any_live_7
-	MOVQ          h+40(FP), BX
-	SHRQ          $0x20, BX
-	IMULQ         CX, BX
-	SHRQ          $0x20, BX
-	IMULQ         DX, BX
-	ADDQ          AX, BX
-	VPBROADCASTD  h+40(FP), Z2
-	VPMULLD       Z0, Z2, Z2
-	VPSRLD        $0x1a, Z2, Z2
-	VPMOVZXDQ     Y2, Z0
-	VEXTRACTI64X4 $0x01, Z2, Y2
-	VPMOVZXDQ     Y2, Z2
-	VPSLLVQ.Z     Z0, Z1, K1, Z0
-	VPSLLVQ.Z     Z2, Z1, K2, Z1
-	VPORQ         Z1, Z0, Z0
-	XORL          AX, AX
-	VPANDQ        (BX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	VPANDQ        64(BX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	VPANDQ        128(BX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	VPANDQ        192(BX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	TESTL         AX, AX
-	SETNE         ret+48(FP)
-	VZEROUPPER
-	RET
-
-blockedContainsGens1AVX512_not_g_10:
-blockedContainsGens1AVX512_any_live_7:
+blockedContainsGens1AVX512_two_7:
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, R8
+	SHLXL         SI, R8, SI
+	DECL          SI
+	KMOVW         SI, K1
+	KSHIFTRW      $0x08, K1, K2
 	MOVQ          h+40(FP), SI
 	SHRQ          $0x20, SI
 	IMULQ         CX, SI
@@ -5407,488 +5614,1883 @@ blockedContainsGens1AVX512_any_live_7:
 	VPSLLVQ.Z     Z0, Z1, K1, Z0
 	VPSLLVQ.Z     Z2, Z1, K2, Z1
 	VPORQ         Z1, Z0, Z0
+	VSHUFI64X2    $0x4e, Z0, Z0, Z1
+	VSHUFI64X2    $0xb1, Z0, Z0, Z2
+	VSHUFI64X2    $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ    $0xfe, Z2, Z1, Z0
+	VPORQ         Z3, Z0, Z0
 	XORL          AX, AX
 	MOVQ          BX, CX
 
-blockedContainsGens1AVX512_bits_11:
-	BSFQ     CX, R8
-	SHLQ     $0x06, R8
-	VPANDQ   (SI)(R8*1), Z0, Z1
-	VPCMPEQQ Z0, Z1, K1
-	KORTESTB K1, K1
-	ADCL     $0x00, AX
-	LEAQ     -1(CX), R8
-	ANDQ     R8, CX
-	JNE      blockedContainsGens1AVX512_bits_11
-	TESTL    AX, AX
-	SETNE    ret+48(FP)
+blockedContainsGens1AVX512_lines_13:
+	TESTL   $0x0000000f, CX
+	JEQ     blockedContainsGens1AVX512_dead_line_14
+	VPANDQ  (SI), Z0, Z1
+	VPCMPQ  $0x04, Z1, Z0, K1
+	KMOVB   K1, DX
+	MOVBLZX (DI)(DX*1), DX
+	ANDL    CX, DX
+	ORL     DX, AX
+
+blockedContainsGens1AVX512_dead_line_14:
+	ADDQ  $0x40, SI
+	SHRQ  $0x04, CX
+	JNE   blockedContainsGens1AVX512_lines_13
+	NEGL  AX
+	SETCS ret+48(FP)
 	VZEROUPPER
 	RET
 
 // func blockedContainsGensAVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, hs *uint64, n int, out *bool) int
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·blockedContainsGensAVX512(SB), NOSPLIT, $8-72
+TEXT ·blockedContainsGensAVX512(SB), NOSPLIT, $0-72
 	MOVQ         blocks+0(FP), AX
 	MOVQ         nb+8(FP), CX
 	MOVQ         ngen+16(FP), DX
-	SHLQ         $0x06, DX
 	MOVQ         live+24(FP), BX
 	MOVQ         k+32(FP), SI
 	VMOVDQU32    ·avx512Salts+0(SB), Z0
-	MOVQ         $0x0000000000000001, DI
-	VPBROADCASTQ DI, Z1
+	VPBROADCASTQ one<>+0(SB), Z1
 	MOVL         $0x00000001, DI
 	SHLXL        SI, DI, DI
 	DECL         DI
 	KMOVW        DI, K1
 	KSHIFTRW     $0x08, K1, K2
 	MOVQ         hs+40(FP), DI
-	MOVQ         out+56(FP), R12
-	XORQ         R13, R13
+	MOVQ         out+56(FP), R8
+	XORQ         R9, R9
 
-	// k > 8 takes the two-round loops; the choice is made once per call.
+	// G = 2: one line a key, two 256-bit lanes.
+	CMPQ         DX, $0x02
+	JNE          blockedContainsGensAVX512_not_g2_2
+	LEAQ         winAnyLane<>+256(SB), DX
+	MOVL         $0x00000011, R10
+	PDEPL        R10, BX, R10
+	IMUL3L       $0x0000000f, R10, R10
+	KMOVB        R10, K3
+	VPBROADCASTQ CX, Z2
+	MOVQ         $-64, BX
+	VPBROADCASTQ BX, Z3
+	CMPQ         SI, $0x08
+	JGT          blockedContainsGensAVX512_two_4
+
+	// Prologue: prefetch the live lines of the first min(n, 48) keys.
+	MOVQ n+48(FP), BX
+	CMPQ BX, $0x00000030
+	JLE  blockedContainsGensAVX512_prologue_5
+	MOVQ $0x00000030, BX
+
+blockedContainsGensAVX512_prologue_5:
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedContainsGensAVX512_prologue_done_6
+
+blockedContainsGensAVX512_prologue_loop_7:
+	MOVQ       (DI)(SI*8), R10
+	SHRQ       $0x20, R10
+	IMULQ      CX, R10
+	SHRQ       $0x1a, R10
+	ANDQ       $-64, R10
+	ADDQ       AX, R10
+	PREFETCHT0 (R10)
+	INCQ       SI
+	CMPQ       SI, BX
+	JLT        blockedContainsGensAVX512_prologue_loop_7
+
+blockedContainsGensAVX512_prologue_done_6:
+	XORQ SI, SI
+
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	MOVQ n+48(FP), BX
+	SUBQ $0x38, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX512_groups_9
+
+blockedContainsGensAVX512_prefetching_8:
+	VMOVDQU64     384(DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DI)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, BX
+	JLE           blockedContainsGensAVX512_prefetching_8
+
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedContainsGensAVX512_groups_9:
+	MOVQ n+48(FP), BX
+	SUBQ $0x08, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX512_tail_11
+
+blockedContainsGensAVX512_group_loop_10:
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DI)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, BX
+	JLE           blockedContainsGensAVX512_group_loop_10
+
+	// The last keys, one at a time.
+blockedContainsGensAVX512_tail_11:
+	MOVQ n+48(FP), BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX512_done_1
+
+blockedContainsGensAVX512_tail_loop_12:
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	VPBROADCASTD (DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (R10), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R10
+	MOVBLZX      (DX)(R10*1), R10
+	MOVB         R10, (R8)(SI*1)
+	ADDQ         R10, R9
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX512_tail_loop_12
+	JMP          blockedContainsGensAVX512_done_1
+
+blockedContainsGensAVX512_two_4:
+	// Prologue: prefetch the live lines of the first min(n, 48) keys.
+	MOVQ n+48(FP), BX
+	CMPQ BX, $0x00000030
+	JLE  blockedContainsGensAVX512_prologue_13
+	MOVQ $0x00000030, BX
+
+blockedContainsGensAVX512_prologue_13:
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedContainsGensAVX512_prologue_done_14
+
+blockedContainsGensAVX512_prologue_loop_15:
+	MOVQ       (DI)(SI*8), R10
+	SHRQ       $0x20, R10
+	IMULQ      CX, R10
+	SHRQ       $0x1a, R10
+	ANDQ       $-64, R10
+	ADDQ       AX, R10
+	PREFETCHT0 (R10)
+	INCQ       SI
+	CMPQ       SI, BX
+	JLT        blockedContainsGensAVX512_prologue_loop_15
+
+blockedContainsGensAVX512_prologue_done_14:
+	XORQ SI, SI
+
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	MOVQ n+48(FP), BX
+	SUBQ $0x38, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX512_groups_17
+
+blockedContainsGensAVX512_prefetching_16:
+	VMOVDQU64     384(DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DI)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VPSLLVQ.Z     Z9, Z1, K2, Z9
+	VPORQ         Z9, Z8, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, BX
+	JLE           blockedContainsGensAVX512_prefetching_16
+
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedContainsGensAVX512_groups_17:
+	MOVQ n+48(FP), BX
+	SUBQ $0x08, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX512_tail_19
+
+blockedContainsGensAVX512_group_loop_18:
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DI)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VPSLLVQ.Z     Z9, Z1, K2, Z9
+	VPORQ         Z9, Z8, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, BX
+	JLE           blockedContainsGensAVX512_group_loop_18
+
+	// The last keys, one at a time.
+blockedContainsGensAVX512_tail_19:
+	MOVQ n+48(FP), BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX512_done_1
+
+blockedContainsGensAVX512_tail_loop_20:
+	MOVQ          (DI)(SI*8), R10
+	SHRQ          $0x20, R10
+	IMULQ         CX, R10
+	SHRQ          $0x1a, R10
+	ANDQ          $-64, R10
+	ADDQ          AX, R10
+	VPBROADCASTD  (DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (R10), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	INCQ          SI
+	CMPQ          SI, BX
+	JLT           blockedContainsGensAVX512_tail_loop_20
+	JMP           blockedContainsGensAVX512_done_1
+
+blockedContainsGensAVX512_not_g2_2:
+	// G = 4: one line a key, four 128-bit lanes.
+	CMPQ         DX, $0x04
+	JNE          blockedContainsGensAVX512_g8_3
+	LEAQ         winAnyLane<>+0(SB), DX
+	MOVL         $0x00000055, R10
+	PDEPL        R10, BX, R10
+	IMUL3L       $0x00000003, R10, R10
+	KMOVB        R10, K3
+	VPBROADCASTQ CX, Z2
+	MOVQ         $-64, BX
+	VPBROADCASTQ BX, Z3
+	CMPQ         SI, $0x08
+	JGT          blockedContainsGensAVX512_two_21
+
+	// Prologue: prefetch the live lines of the first min(n, 48) keys.
+	MOVQ n+48(FP), BX
+	CMPQ BX, $0x00000030
+	JLE  blockedContainsGensAVX512_prologue_22
+	MOVQ $0x00000030, BX
+
+blockedContainsGensAVX512_prologue_22:
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedContainsGensAVX512_prologue_done_23
+
+blockedContainsGensAVX512_prologue_loop_24:
+	MOVQ       (DI)(SI*8), R10
+	SHRQ       $0x20, R10
+	IMULQ      CX, R10
+	SHRQ       $0x1a, R10
+	ANDQ       $-64, R10
+	ADDQ       AX, R10
+	PREFETCHT0 (R10)
+	INCQ       SI
+	CMPQ       SI, BX
+	JLT        blockedContainsGensAVX512_prologue_loop_24
+
+blockedContainsGensAVX512_prologue_done_23:
+	XORQ SI, SI
+
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	MOVQ n+48(FP), BX
+	SUBQ $0x38, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX512_groups_26
+
+blockedContainsGensAVX512_prefetching_25:
+	VMOVDQU64     384(DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DI)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VSHUFI64X2    $0xb1, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, BX
+	JLE           blockedContainsGensAVX512_prefetching_25
+
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedContainsGensAVX512_groups_26:
+	MOVQ n+48(FP), BX
+	SUBQ $0x08, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX512_tail_28
+
+blockedContainsGensAVX512_group_loop_27:
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DI)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VSHUFI64X2    $0xb1, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, BX
+	JLE           blockedContainsGensAVX512_group_loop_27
+
+	// The last keys, one at a time.
+blockedContainsGensAVX512_tail_28:
+	MOVQ n+48(FP), BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX512_done_1
+
+blockedContainsGensAVX512_tail_loop_29:
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	VPBROADCASTD (DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VSHUFI64X2   $0xb1, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (R10), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R10
+	MOVBLZX      (DX)(R10*1), R10
+	MOVB         R10, (R8)(SI*1)
+	ADDQ         R10, R9
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX512_tail_loop_29
+	JMP          blockedContainsGensAVX512_done_1
+
+blockedContainsGensAVX512_two_21:
+	// Prologue: prefetch the live lines of the first min(n, 48) keys.
+	MOVQ n+48(FP), BX
+	CMPQ BX, $0x00000030
+	JLE  blockedContainsGensAVX512_prologue_30
+	MOVQ $0x00000030, BX
+
+blockedContainsGensAVX512_prologue_30:
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedContainsGensAVX512_prologue_done_31
+
+blockedContainsGensAVX512_prologue_loop_32:
+	MOVQ       (DI)(SI*8), R10
+	SHRQ       $0x20, R10
+	IMULQ      CX, R10
+	SHRQ       $0x1a, R10
+	ANDQ       $-64, R10
+	ADDQ       AX, R10
+	PREFETCHT0 (R10)
+	INCQ       SI
+	CMPQ       SI, BX
+	JLT        blockedContainsGensAVX512_prologue_loop_32
+
+blockedContainsGensAVX512_prologue_done_31:
+	XORQ SI, SI
+
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	MOVQ n+48(FP), BX
+	SUBQ $0x38, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX512_groups_34
+
+blockedContainsGensAVX512_prefetching_33:
+	VMOVDQU64     384(DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DI)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VPSLLVQ.Z     Z9, Z1, K2, Z9
+	VPORQ         Z9, Z8, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VSHUFI64X2    $0xb1, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, BX
+	JLE           blockedContainsGensAVX512_prefetching_33
+
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedContainsGensAVX512_groups_34:
+	MOVQ n+48(FP), BX
+	SUBQ $0x08, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX512_tail_36
+
+blockedContainsGensAVX512_group_loop_35:
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DI)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VPSLLVQ.Z     Z9, Z1, K2, Z9
+	VPORQ         Z9, Z8, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VSHUFI64X2    $0xb1, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, BX
+	JLE           blockedContainsGensAVX512_group_loop_35
+
+	// The last keys, one at a time.
+blockedContainsGensAVX512_tail_36:
+	MOVQ n+48(FP), BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX512_done_1
+
+blockedContainsGensAVX512_tail_loop_37:
+	MOVQ          (DI)(SI*8), R10
+	SHRQ          $0x20, R10
+	IMULQ         CX, R10
+	SHRQ          $0x1a, R10
+	ANDQ          $-64, R10
+	ADDQ          AX, R10
+	VPBROADCASTD  (DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0xb1, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (R10), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	INCQ          SI
+	CMPQ          SI, BX
+	JLT           blockedContainsGensAVX512_tail_loop_37
+	JMP           blockedContainsGensAVX512_done_1
+
+blockedContainsGensAVX512_g8_3:
+	// G >= 8: G/4 lines a key, four 128-bit lanes each.
+	SHLQ $0x04, DX
+	LEAQ winLaneHits<>+0(SB), R10
 	CMPQ SI, $0x08
-	JGT  blockedContainsGensAVX512_k16_1
-	CMPQ DX, $0x00000080
-	JNE  blockedContainsGensAVX512_not_g_5
-	CMPQ BX, $0x00000003
-	JNE  blockedContainsGensAVX512_any_live_3
+	JGT  blockedContainsGensAVX512_two_38
 
-	// Prologue: prefetch the live lines of the first min(n, 16) keys.
-	MOVQ n+48(FP), BX
-	CMPQ BX, $0x00000010
-	JLE  blockedContainsGensAVX512_prologue_6
-	MOVQ $0x00000010, BX
+	// Prologue: prefetch the live lines of the first min(n, 24) keys.
+	MOVQ n+48(FP), R11
+	CMPQ R11, $0x00000018
+	JLE  blockedContainsGensAVX512_prologue_39
+	MOVQ $0x00000018, R11
 
-blockedContainsGensAVX512_prologue_6:
+blockedContainsGensAVX512_prologue_39:
 	XORQ  SI, SI
-	TESTQ BX, BX
-	JEQ   blockedContainsGensAVX512_prologue_done_7
+	TESTQ R11, R11
+	JEQ   blockedContainsGensAVX512_prologue_done_40
 
-blockedContainsGensAVX512_prologue_loop_8:
-	MOVQ       (DI)(SI*8), R8
-	SHRQ       $0x20, R8
-	IMULQ      CX, R8
-	SHRQ       $0x20, R8
-	IMULQ      DX, R8
-	ADDQ       AX, R8
-	PREFETCHT0 (R8)
-	PREFETCHT0 64(R8)
-	INCQ       SI
-	CMPQ       SI, BX
-	JLT        blockedContainsGensAVX512_prologue_loop_8
+blockedContainsGensAVX512_prologue_loop_41:
+	MOVQ  (DI)(SI*8), R12
+	SHRQ  $0x20, R12
+	IMULQ CX, R12
+	SHRQ  $0x20, R12
+	IMULQ DX, R12
+	ADDQ  AX, R12
+	MOVQ  BX, R13
 
-blockedContainsGensAVX512_prologue_done_7:
+blockedContainsGensAVX512_lines_42:
+	TESTL      $0x0000000f, R13
+	JEQ        blockedContainsGensAVX512_dead_line_43
+	PREFETCHT0 (R12)
+
+blockedContainsGensAVX512_dead_line_43:
+	ADDQ $0x40, R12
+	SHRQ $0x04, R13
+	JNE  blockedContainsGensAVX512_lines_42
+	INCQ SI
+	CMPQ SI, R11
+	JLT  blockedContainsGensAVX512_prologue_loop_41
+
+blockedContainsGensAVX512_prologue_done_40:
 	XORQ SI, SI
 
-	// One key a step while i+16 < n, prefetching key i+16.
-	MOVQ n+48(FP), BX
-	SUBQ $0x10, BX
-	CMPQ SI, BX
-	JGE  blockedContainsGensAVX512_tail_10
+	// One key a step while i+24 < n, prefetching key i+24.
+	MOVQ n+48(FP), R11
+	SUBQ $0x18, R11
+	CMPQ SI, R11
+	JGE  blockedContainsGensAVX512_tail_45
 
-blockedContainsGensAVX512_one_9:
-	MOVQ         128(DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
-	PREFETCHT0   (R8)
-	PREFETCHT0   64(R8)
-	MOVQ         (DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
+blockedContainsGensAVX512_one_44:
+	MOVQ  192(DI)(SI*8), R12
+	SHRQ  $0x20, R12
+	IMULQ CX, R12
+	SHRQ  $0x20, R12
+	IMULQ DX, R12
+	ADDQ  AX, R12
+	MOVQ  BX, R13
+
+blockedContainsGensAVX512_lines_47:
+	TESTL      $0x0000000f, R13
+	JEQ        blockedContainsGensAVX512_dead_line_48
+	PREFETCHT0 (R12)
+
+blockedContainsGensAVX512_dead_line_48:
+	ADDQ         $0x40, R12
+	SHRQ         $0x04, R13
+	JNE          blockedContainsGensAVX512_lines_47
+	MOVQ         (DI)(SI*8), R12
+	SHRQ         $0x20, R12
+	IMULQ        CX, R12
+	SHRQ         $0x20, R12
+	IMULQ        DX, R12
+	ADDQ         AX, R12
 	VPBROADCASTD (DI)(SI*8), Y2
 	VPMULLD      Y0, Y2, Y2
 	VPSRLD       $0x1a, Y2, Y2
 	VPMOVZXDQ    Y2, Z2
 	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	XORL         R9, R9
-	VPANDQ       (R8), Z2, Z3
-	VPCMPEQQ     Z2, Z3, K2
-	KORTESTB     K2, K2
-	ADCL         $0x00, R9
-	VPANDQ       64(R8), Z2, Z3
-	VPCMPEQQ     Z2, Z3, K2
-	KORTESTB     K2, K2
-	ADCL         $0x00, R9
-	TESTL        R9, R9
-	SETNE        R8
-	MOVB         R8, (R12)(SI*1)
-	MOVBLZX      R8, R8
-	ADDQ         R8, R13
-	INCQ         SI
-	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX512_one_9
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VSHUFI64X2   $0xb1, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	XORL         R13, R13
+	MOVQ         BX, R14
+
+blockedContainsGensAVX512_lines_49:
+	TESTL   $0x0000000f, R14
+	JEQ     blockedContainsGensAVX512_dead_line_50
+	VPANDQ  (R12), Z2, Z3
+	VPCMPQ  $0x04, Z3, Z2, K2
+	KMOVB   K2, R15
+	MOVBLZX (R10)(R15*1), R15
+	ANDL    R14, R15
+	ORL     R15, R13
+
+blockedContainsGensAVX512_dead_line_50:
+	ADDQ  $0x40, R12
+	SHRQ  $0x04, R14
+	JNE   blockedContainsGensAVX512_lines_49
+	NEGL  R13
+	SETCS (R8)(SI*1)
+	ADCQ  $0x00, R9
+	INCQ  SI
+	CMPQ  SI, R11
+	JLT   blockedContainsGensAVX512_one_44
 
 	// The last keys, already prefetched.
-blockedContainsGensAVX512_tail_10:
-	MOVQ n+48(FP), BX
-	CMPQ SI, BX
-	JGE  blockedContainsGensAVX512_end_12
+blockedContainsGensAVX512_tail_45:
+	MOVQ n+48(FP), R11
+	CMPQ SI, R11
+	JGE  blockedContainsGensAVX512_done_1
 
-blockedContainsGensAVX512_tail_loop_11:
-	MOVQ         (DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
+blockedContainsGensAVX512_tail_loop_46:
+	MOVQ         (DI)(SI*8), R12
+	SHRQ         $0x20, R12
+	IMULQ        CX, R12
+	SHRQ         $0x20, R12
+	IMULQ        DX, R12
+	ADDQ         AX, R12
 	VPBROADCASTD (DI)(SI*8), Y2
 	VPMULLD      Y0, Y2, Y2
 	VPSRLD       $0x1a, Y2, Y2
 	VPMOVZXDQ    Y2, Z2
 	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	XORL         R9, R9
-	VPANDQ       (R8), Z2, Z3
-	VPCMPEQQ     Z2, Z3, K2
-	KORTESTB     K2, K2
-	ADCL         $0x00, R9
-	VPANDQ       64(R8), Z2, Z3
-	VPCMPEQQ     Z2, Z3, K2
-	KORTESTB     K2, K2
-	ADCL         $0x00, R9
-	TESTL        R9, R9
-	SETNE        R8
-	MOVB         R8, (R12)(SI*1)
-	MOVBLZX      R8, R8
-	ADDQ         R8, R13
-	INCQ         SI
-	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX512_tail_loop_11
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VSHUFI64X2   $0xb1, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	XORL         R13, R13
+	MOVQ         BX, R14
 
-blockedContainsGensAVX512_end_12:
-	JMP blockedContainsGensAVX512_copies_end_4
+blockedContainsGensAVX512_lines_51:
+	TESTL   $0x0000000f, R14
+	JEQ     blockedContainsGensAVX512_dead_line_52
+	VPANDQ  (R12), Z2, Z3
+	VPCMPQ  $0x04, Z3, Z2, K2
+	KMOVB   K2, R15
+	MOVBLZX (R10)(R15*1), R15
+	ANDL    R14, R15
+	ORL     R15, R13
 
-blockedContainsGensAVX512_not_g_5:
-	CMPQ DX, $0x00000100
-	JNE  blockedContainsGensAVX512_not_g_13
-	CMPQ BX, $0x0000000f
-	JNE  blockedContainsGensAVX512_any_live_3
+blockedContainsGensAVX512_dead_line_52:
+	ADDQ  $0x40, R12
+	SHRQ  $0x04, R14
+	JNE   blockedContainsGensAVX512_lines_51
+	NEGL  R13
+	SETCS (R8)(SI*1)
+	ADCQ  $0x00, R9
+	INCQ  SI
+	CMPQ  SI, R11
+	JLT   blockedContainsGensAVX512_tail_loop_46
+	JMP   blockedContainsGensAVX512_done_1
 
-	// Prologue: prefetch the live lines of the first min(n, 16) keys.
-	MOVQ n+48(FP), BX
-	CMPQ BX, $0x00000010
-	JLE  blockedContainsGensAVX512_prologue_14
-	MOVQ $0x00000010, BX
+blockedContainsGensAVX512_two_38:
+	// Prologue: prefetch the live lines of the first min(n, 24) keys.
+	MOVQ n+48(FP), R11
+	CMPQ R11, $0x00000018
+	JLE  blockedContainsGensAVX512_prologue_53
+	MOVQ $0x00000018, R11
 
-blockedContainsGensAVX512_prologue_14:
+blockedContainsGensAVX512_prologue_53:
 	XORQ  SI, SI
-	TESTQ BX, BX
-	JEQ   blockedContainsGensAVX512_prologue_done_15
+	TESTQ R11, R11
+	JEQ   blockedContainsGensAVX512_prologue_done_54
 
-blockedContainsGensAVX512_prologue_loop_16:
-	MOVQ       (DI)(SI*8), R8
-	SHRQ       $0x20, R8
-	IMULQ      CX, R8
-	SHRQ       $0x20, R8
-	IMULQ      DX, R8
-	ADDQ       AX, R8
-	PREFETCHT0 (R8)
-	PREFETCHT0 64(R8)
-	PREFETCHT0 128(R8)
-	PREFETCHT0 192(R8)
-	INCQ       SI
-	CMPQ       SI, BX
-	JLT        blockedContainsGensAVX512_prologue_loop_16
+blockedContainsGensAVX512_prologue_loop_55:
+	MOVQ  (DI)(SI*8), R12
+	SHRQ  $0x20, R12
+	IMULQ CX, R12
+	SHRQ  $0x20, R12
+	IMULQ DX, R12
+	ADDQ  AX, R12
+	MOVQ  BX, R13
 
-blockedContainsGensAVX512_prologue_done_15:
+blockedContainsGensAVX512_lines_56:
+	TESTL      $0x0000000f, R13
+	JEQ        blockedContainsGensAVX512_dead_line_57
+	PREFETCHT0 (R12)
+
+blockedContainsGensAVX512_dead_line_57:
+	ADDQ $0x40, R12
+	SHRQ $0x04, R13
+	JNE  blockedContainsGensAVX512_lines_56
+	INCQ SI
+	CMPQ SI, R11
+	JLT  blockedContainsGensAVX512_prologue_loop_55
+
+blockedContainsGensAVX512_prologue_done_54:
 	XORQ SI, SI
 
-	// One key a step while i+16 < n, prefetching key i+16.
-	MOVQ n+48(FP), BX
-	SUBQ $0x10, BX
-	CMPQ SI, BX
-	JGE  blockedContainsGensAVX512_tail_18
+	// One key a step while i+24 < n, prefetching key i+24.
+	MOVQ n+48(FP), R11
+	SUBQ $0x18, R11
+	CMPQ SI, R11
+	JGE  blockedContainsGensAVX512_tail_59
 
-blockedContainsGensAVX512_one_17:
-	MOVQ         128(DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
-	PREFETCHT0   (R8)
-	PREFETCHT0   64(R8)
-	PREFETCHT0   128(R8)
-	PREFETCHT0   192(R8)
-	MOVQ         (DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
-	VPBROADCASTD (DI)(SI*8), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z2
-	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	XORL         R9, R9
-	VPANDQ       (R8), Z2, Z3
-	VPCMPEQQ     Z2, Z3, K2
-	KORTESTB     K2, K2
-	ADCL         $0x00, R9
-	VPANDQ       64(R8), Z2, Z3
-	VPCMPEQQ     Z2, Z3, K2
-	KORTESTB     K2, K2
-	ADCL         $0x00, R9
-	VPANDQ       128(R8), Z2, Z3
-	VPCMPEQQ     Z2, Z3, K2
-	KORTESTB     K2, K2
-	ADCL         $0x00, R9
-	VPANDQ       192(R8), Z2, Z3
-	VPCMPEQQ     Z2, Z3, K2
-	KORTESTB     K2, K2
-	ADCL         $0x00, R9
-	TESTL        R9, R9
-	SETNE        R8
-	MOVB         R8, (R12)(SI*1)
-	MOVBLZX      R8, R8
-	ADDQ         R8, R13
-	INCQ         SI
-	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX512_one_17
+blockedContainsGensAVX512_one_58:
+	MOVQ  192(DI)(SI*8), R12
+	SHRQ  $0x20, R12
+	IMULQ CX, R12
+	SHRQ  $0x20, R12
+	IMULQ DX, R12
+	ADDQ  AX, R12
+	MOVQ  BX, R13
 
-	// The last keys, already prefetched.
-blockedContainsGensAVX512_tail_18:
-	MOVQ n+48(FP), BX
-	CMPQ SI, BX
-	JGE  blockedContainsGensAVX512_end_20
+blockedContainsGensAVX512_lines_61:
+	TESTL      $0x0000000f, R13
+	JEQ        blockedContainsGensAVX512_dead_line_62
+	PREFETCHT0 (R12)
 
-blockedContainsGensAVX512_tail_loop_19:
-	MOVQ         (DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
-	VPBROADCASTD (DI)(SI*8), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z2
-	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	XORL         R9, R9
-	VPANDQ       (R8), Z2, Z3
-	VPCMPEQQ     Z2, Z3, K2
-	KORTESTB     K2, K2
-	ADCL         $0x00, R9
-	VPANDQ       64(R8), Z2, Z3
-	VPCMPEQQ     Z2, Z3, K2
-	KORTESTB     K2, K2
-	ADCL         $0x00, R9
-	VPANDQ       128(R8), Z2, Z3
-	VPCMPEQQ     Z2, Z3, K2
-	KORTESTB     K2, K2
-	ADCL         $0x00, R9
-	VPANDQ       192(R8), Z2, Z3
-	VPCMPEQQ     Z2, Z3, K2
-	KORTESTB     K2, K2
-	ADCL         $0x00, R9
-	TESTL        R9, R9
-	SETNE        R8
-	MOVB         R8, (R12)(SI*1)
-	MOVBLZX      R8, R8
-	ADDQ         R8, R13
-	INCQ         SI
-	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX512_tail_loop_19
-
-blockedContainsGensAVX512_end_20:
-	JMP blockedContainsGensAVX512_copies_end_4
-
-blockedContainsGensAVX512_not_g_13:
-blockedContainsGensAVX512_any_live_3:
-	// Prologue: prefetch the live lines of the first min(n, 16) keys.
-	MOVQ n+48(FP), R14
-	CMPQ R14, $0x00000010
-	JLE  blockedContainsGensAVX512_prologue_21
-	MOVQ $0x00000010, R14
-
-blockedContainsGensAVX512_prologue_21:
-	XORQ  SI, SI
-	TESTQ R14, R14
-	JEQ   blockedContainsGensAVX512_prologue_done_22
-
-blockedContainsGensAVX512_prologue_loop_23:
-	MOVQ  (DI)(SI*8), R15
-	SHRQ  $0x20, R15
-	IMULQ CX, R15
-	SHRQ  $0x20, R15
-	IMULQ DX, R15
-	ADDQ  AX, R15
-	MOVQ  BX, BP
-
-blockedContainsGensAVX512_bits_24:
-	BSFQ       BP, R8
-	SHLQ       $0x06, R8
-	PREFETCHT0 (R15)(R8*1)
-	LEAQ       -1(BP), R8
-	ANDQ       R8, BP
-	JNE        blockedContainsGensAVX512_bits_24
-	INCQ       SI
-	CMPQ       SI, R14
-	JLT        blockedContainsGensAVX512_prologue_loop_23
-
-blockedContainsGensAVX512_prologue_done_22:
-	XORQ SI, SI
-
-	// One key a step while i+16 < n, prefetching key i+16.
-	MOVQ n+48(FP), R14
-	SUBQ $0x10, R14
-	CMPQ SI, R14
-	JGE  blockedContainsGensAVX512_tail_26
-
-blockedContainsGensAVX512_one_25:
-	MOVQ  128(DI)(SI*8), R8
-	SHRQ  $0x20, R8
-	IMULQ CX, R8
-	SHRQ  $0x20, R8
-	IMULQ DX, R8
-	ADDQ  AX, R8
-	MOVQ  BX, R15
-
-blockedContainsGensAVX512_bits_29:
-	BSFQ         R15, R9
-	SHLQ         $0x06, R9
-	PREFETCHT0   (R8)(R9*1)
-	LEAQ         -1(R15), R9
-	ANDQ         R9, R15
-	JNE          blockedContainsGensAVX512_bits_29
-	MOVQ         (DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
-	VPBROADCASTD (DI)(SI*8), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z2
-	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	XORL         R15, R15
-	MOVQ         BX, BP
-
-blockedContainsGensAVX512_bits_30:
-	BSFQ     BP, R10
-	SHLQ     $0x06, R10
-	VPANDQ   (R8)(R10*1), Z2, Z3
-	VPCMPEQQ Z2, Z3, K2
-	KORTESTB K2, K2
-	ADCL     $0x00, R15
-	LEAQ     -1(BP), R10
-	ANDQ     R10, BP
-	JNE      blockedContainsGensAVX512_bits_30
-	TESTL    R15, R15
-	SETNE    R8
-	MOVB     R8, (R12)(SI*1)
-	MOVBLZX  R8, R8
-	ADDQ     R8, R13
-	INCQ     SI
-	CMPQ     SI, R14
-	JLT      blockedContainsGensAVX512_one_25
-
-	// The last keys, already prefetched.
-blockedContainsGensAVX512_tail_26:
-	MOVQ n+48(FP), R14
-	CMPQ SI, R14
-	JGE  blockedContainsGensAVX512_end_28
-
-blockedContainsGensAVX512_tail_loop_27:
-	MOVQ         (DI)(SI*8), R8
-	SHRQ         $0x20, R8
-	IMULQ        CX, R8
-	SHRQ         $0x20, R8
-	IMULQ        DX, R8
-	ADDQ         AX, R8
-	VPBROADCASTD (DI)(SI*8), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z2
-	VPSLLVQ.Z    Z2, Z1, K1, Z2
-	XORL         R9, R9
-	MOVQ         BX, R10
-
-blockedContainsGensAVX512_bits_31:
-	BSFQ     R10, R11
-	SHLQ     $0x06, R11
-	VPANDQ   (R8)(R11*1), Z2, Z3
-	VPCMPEQQ Z2, Z3, K2
-	KORTESTB K2, K2
-	ADCL     $0x00, R9
-	LEAQ     -1(R10), R11
-	ANDQ     R11, R10
-	JNE      blockedContainsGensAVX512_bits_31
-	TESTL    R9, R9
-	SETNE    R8
-	MOVB     R8, (R12)(SI*1)
-	MOVBLZX  R8, R8
-	ADDQ     R8, R13
-	INCQ     SI
-	CMPQ     SI, R14
-	JLT      blockedContainsGensAVX512_tail_loop_27
-
-blockedContainsGensAVX512_end_28:
-blockedContainsGensAVX512_copies_end_4:
-	JMP blockedContainsGensAVX512_done_2
-
-blockedContainsGensAVX512_k16_1:
-	CMPQ DX, $0x00000080
-	JNE  blockedContainsGensAVX512_not_g_34
-	CMPQ BX, $0x00000003
-	JNE  blockedContainsGensAVX512_any_live_32
-
-	// Prologue: prefetch the live lines of the first min(n, 16) keys.
-	MOVQ n+48(FP), BX
-	CMPQ BX, $0x00000010
-	JLE  blockedContainsGensAVX512_prologue_35
-	MOVQ $0x00000010, BX
-
-blockedContainsGensAVX512_prologue_35:
-	XORQ  SI, SI
-	TESTQ BX, BX
-	JEQ   blockedContainsGensAVX512_prologue_done_36
-
-blockedContainsGensAVX512_prologue_loop_37:
-	MOVQ       (DI)(SI*8), R8
-	SHRQ       $0x20, R8
-	IMULQ      CX, R8
-	SHRQ       $0x20, R8
-	IMULQ      DX, R8
-	ADDQ       AX, R8
-	PREFETCHT0 (R8)
-	PREFETCHT0 64(R8)
-	INCQ       SI
-	CMPQ       SI, BX
-	JLT        blockedContainsGensAVX512_prologue_loop_37
-
-blockedContainsGensAVX512_prologue_done_36:
-	XORQ SI, SI
-
-	// One key a step while i+16 < n, prefetching key i+16.
-	MOVQ n+48(FP), BX
-	SUBQ $0x10, BX
-	CMPQ SI, BX
-	JGE  blockedContainsGensAVX512_tail_39
-
-blockedContainsGensAVX512_one_38:
-	MOVQ          128(DI)(SI*8), R8
-	SHRQ          $0x20, R8
-	IMULQ         CX, R8
-	SHRQ          $0x20, R8
-	IMULQ         DX, R8
-	ADDQ          AX, R8
-	PREFETCHT0    (R8)
-	PREFETCHT0    64(R8)
-	MOVQ          (DI)(SI*8), R8
-	SHRQ          $0x20, R8
-	IMULQ         CX, R8
-	SHRQ          $0x20, R8
-	IMULQ         DX, R8
-	ADDQ          AX, R8
+blockedContainsGensAVX512_dead_line_62:
+	ADDQ          $0x40, R12
+	SHRQ          $0x04, R13
+	JNE           blockedContainsGensAVX512_lines_61
+	MOVQ          (DI)(SI*8), R12
+	SHRQ          $0x20, R12
+	IMULQ         CX, R12
+	SHRQ          $0x20, R12
+	IMULQ         DX, R12
+	ADDQ          AX, R12
 	VPBROADCASTD  (DI)(SI*8), Z3
 	VPMULLD       Z0, Z3, Z3
 	VPSRLD        $0x1a, Z3, Z3
@@ -5898,37 +7500,47 @@ blockedContainsGensAVX512_one_38:
 	VPSLLVQ.Z     Z2, Z1, K1, Z2
 	VPSLLVQ.Z     Z3, Z1, K2, Z3
 	VPORQ         Z3, Z2, Z2
-	XORL          R9, R9
-	VPANDQ        (R8), Z2, Z3
-	VPCMPEQQ      Z2, Z3, K3
-	KORTESTB      K3, K3
-	ADCL          $0x00, R9
-	VPANDQ        64(R8), Z2, Z3
-	VPCMPEQQ      Z2, Z3, K3
-	KORTESTB      K3, K3
-	ADCL          $0x00, R9
-	TESTL         R9, R9
-	SETNE         R8
-	MOVB          R8, (R12)(SI*1)
-	MOVBLZX       R8, R8
-	ADDQ          R8, R13
-	INCQ          SI
-	CMPQ          SI, BX
-	JLT           blockedContainsGensAVX512_one_38
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0xb1, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	XORL          R13, R13
+	MOVQ          BX, R14
+
+blockedContainsGensAVX512_lines_63:
+	TESTL   $0x0000000f, R14
+	JEQ     blockedContainsGensAVX512_dead_line_64
+	VPANDQ  (R12), Z2, Z3
+	VPCMPQ  $0x04, Z3, Z2, K3
+	KMOVB   K3, R15
+	MOVBLZX (R10)(R15*1), R15
+	ANDL    R14, R15
+	ORL     R15, R13
+
+blockedContainsGensAVX512_dead_line_64:
+	ADDQ  $0x40, R12
+	SHRQ  $0x04, R14
+	JNE   blockedContainsGensAVX512_lines_63
+	NEGL  R13
+	SETCS (R8)(SI*1)
+	ADCQ  $0x00, R9
+	INCQ  SI
+	CMPQ  SI, R11
+	JLT   blockedContainsGensAVX512_one_58
 
 	// The last keys, already prefetched.
-blockedContainsGensAVX512_tail_39:
-	MOVQ n+48(FP), BX
-	CMPQ SI, BX
-	JGE  blockedContainsGensAVX512_end_41
+blockedContainsGensAVX512_tail_59:
+	MOVQ n+48(FP), R11
+	CMPQ SI, R11
+	JGE  blockedContainsGensAVX512_done_1
 
-blockedContainsGensAVX512_tail_loop_40:
-	MOVQ          (DI)(SI*8), R8
-	SHRQ          $0x20, R8
-	IMULQ         CX, R8
-	SHRQ          $0x20, R8
-	IMULQ         DX, R8
-	ADDQ          AX, R8
+blockedContainsGensAVX512_tail_loop_60:
+	MOVQ          (DI)(SI*8), R12
+	SHRQ          $0x20, R12
+	IMULQ         CX, R12
+	SHRQ          $0x20, R12
+	IMULQ         DX, R12
+	ADDQ          AX, R12
 	VPBROADCASTD  (DI)(SI*8), Z3
 	VPMULLD       Z0, Z3, Z3
 	VPSRLD        $0x1a, Z3, Z3
@@ -5938,319 +7550,41 @@ blockedContainsGensAVX512_tail_loop_40:
 	VPSLLVQ.Z     Z2, Z1, K1, Z2
 	VPSLLVQ.Z     Z3, Z1, K2, Z3
 	VPORQ         Z3, Z2, Z2
-	XORL          R9, R9
-	VPANDQ        (R8), Z2, Z3
-	VPCMPEQQ      Z2, Z3, K3
-	KORTESTB      K3, K3
-	ADCL          $0x00, R9
-	VPANDQ        64(R8), Z2, Z3
-	VPCMPEQQ      Z2, Z3, K3
-	KORTESTB      K3, K3
-	ADCL          $0x00, R9
-	TESTL         R9, R9
-	SETNE         R8
-	MOVB          R8, (R12)(SI*1)
-	MOVBLZX       R8, R8
-	ADDQ          R8, R13
-	INCQ          SI
-	CMPQ          SI, BX
-	JLT           blockedContainsGensAVX512_tail_loop_40
-
-blockedContainsGensAVX512_end_41:
-	JMP blockedContainsGensAVX512_copies_end_33
-
-blockedContainsGensAVX512_not_g_34:
-	CMPQ DX, $0x00000100
-	JNE  blockedContainsGensAVX512_not_g_42
-	CMPQ BX, $0x0000000f
-	JNE  blockedContainsGensAVX512_any_live_32
-
-	// Prologue: prefetch the live lines of the first min(n, 16) keys.
-	MOVQ n+48(FP), BX
-	CMPQ BX, $0x00000010
-	JLE  blockedContainsGensAVX512_prologue_43
-	MOVQ $0x00000010, BX
-
-blockedContainsGensAVX512_prologue_43:
-	XORQ  SI, SI
-	TESTQ BX, BX
-	JEQ   blockedContainsGensAVX512_prologue_done_44
-
-blockedContainsGensAVX512_prologue_loop_45:
-	MOVQ       (DI)(SI*8), R8
-	SHRQ       $0x20, R8
-	IMULQ      CX, R8
-	SHRQ       $0x20, R8
-	IMULQ      DX, R8
-	ADDQ       AX, R8
-	PREFETCHT0 (R8)
-	PREFETCHT0 64(R8)
-	PREFETCHT0 128(R8)
-	PREFETCHT0 192(R8)
-	INCQ       SI
-	CMPQ       SI, BX
-	JLT        blockedContainsGensAVX512_prologue_loop_45
-
-blockedContainsGensAVX512_prologue_done_44:
-	XORQ SI, SI
-
-	// One key a step while i+16 < n, prefetching key i+16.
-	MOVQ n+48(FP), BX
-	SUBQ $0x10, BX
-	CMPQ SI, BX
-	JGE  blockedContainsGensAVX512_tail_47
-
-blockedContainsGensAVX512_one_46:
-	MOVQ          128(DI)(SI*8), R8
-	SHRQ          $0x20, R8
-	IMULQ         CX, R8
-	SHRQ          $0x20, R8
-	IMULQ         DX, R8
-	ADDQ          AX, R8
-	PREFETCHT0    (R8)
-	PREFETCHT0    64(R8)
-	PREFETCHT0    128(R8)
-	PREFETCHT0    192(R8)
-	MOVQ          (DI)(SI*8), R8
-	SHRQ          $0x20, R8
-	IMULQ         CX, R8
-	SHRQ          $0x20, R8
-	IMULQ         DX, R8
-	ADDQ          AX, R8
-	VPBROADCASTD  (DI)(SI*8), Z3
-	VPMULLD       Z0, Z3, Z3
-	VPSRLD        $0x1a, Z3, Z3
-	VPMOVZXDQ     Y3, Z2
-	VEXTRACTI64X4 $0x01, Z3, Y3
-	VPMOVZXDQ     Y3, Z3
-	VPSLLVQ.Z     Z2, Z1, K1, Z2
-	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
 	VPORQ         Z3, Z2, Z2
-	XORL          R9, R9
-	VPANDQ        (R8), Z2, Z3
-	VPCMPEQQ      Z2, Z3, K3
-	KORTESTB      K3, K3
-	ADCL          $0x00, R9
-	VPANDQ        64(R8), Z2, Z3
-	VPCMPEQQ      Z2, Z3, K3
-	KORTESTB      K3, K3
-	ADCL          $0x00, R9
-	VPANDQ        128(R8), Z2, Z3
-	VPCMPEQQ      Z2, Z3, K3
-	KORTESTB      K3, K3
-	ADCL          $0x00, R9
-	VPANDQ        192(R8), Z2, Z3
-	VPCMPEQQ      Z2, Z3, K3
-	KORTESTB      K3, K3
-	ADCL          $0x00, R9
-	TESTL         R9, R9
-	SETNE         R8
-	MOVB          R8, (R12)(SI*1)
-	MOVBLZX       R8, R8
-	ADDQ          R8, R13
-	INCQ          SI
-	CMPQ          SI, BX
-	JLT           blockedContainsGensAVX512_one_46
-
-	// The last keys, already prefetched.
-blockedContainsGensAVX512_tail_47:
-	MOVQ n+48(FP), BX
-	CMPQ SI, BX
-	JGE  blockedContainsGensAVX512_end_49
-
-blockedContainsGensAVX512_tail_loop_48:
-	MOVQ          (DI)(SI*8), R8
-	SHRQ          $0x20, R8
-	IMULQ         CX, R8
-	SHRQ          $0x20, R8
-	IMULQ         DX, R8
-	ADDQ          AX, R8
-	VPBROADCASTD  (DI)(SI*8), Z3
-	VPMULLD       Z0, Z3, Z3
-	VPSRLD        $0x1a, Z3, Z3
-	VPMOVZXDQ     Y3, Z2
-	VEXTRACTI64X4 $0x01, Z3, Y3
-	VPMOVZXDQ     Y3, Z3
-	VPSLLVQ.Z     Z2, Z1, K1, Z2
-	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VSHUFI64X2    $0xb1, Z2, Z2, Z3
 	VPORQ         Z3, Z2, Z2
-	XORL          R9, R9
-	VPANDQ        (R8), Z2, Z3
-	VPCMPEQQ      Z2, Z3, K3
-	KORTESTB      K3, K3
-	ADCL          $0x00, R9
-	VPANDQ        64(R8), Z2, Z3
-	VPCMPEQQ      Z2, Z3, K3
-	KORTESTB      K3, K3
-	ADCL          $0x00, R9
-	VPANDQ        128(R8), Z2, Z3
-	VPCMPEQQ      Z2, Z3, K3
-	KORTESTB      K3, K3
-	ADCL          $0x00, R9
-	VPANDQ        192(R8), Z2, Z3
-	VPCMPEQQ      Z2, Z3, K3
-	KORTESTB      K3, K3
-	ADCL          $0x00, R9
-	TESTL         R9, R9
-	SETNE         R8
-	MOVB          R8, (R12)(SI*1)
-	MOVBLZX       R8, R8
-	ADDQ          R8, R13
-	INCQ          SI
-	CMPQ          SI, BX
-	JLT           blockedContainsGensAVX512_tail_loop_48
+	XORL          R13, R13
+	MOVQ          BX, R14
 
-blockedContainsGensAVX512_end_49:
-	JMP blockedContainsGensAVX512_copies_end_33
+blockedContainsGensAVX512_lines_65:
+	TESTL   $0x0000000f, R14
+	JEQ     blockedContainsGensAVX512_dead_line_66
+	VPANDQ  (R12), Z2, Z3
+	VPCMPQ  $0x04, Z3, Z2, K3
+	KMOVB   K3, R15
+	MOVBLZX (R10)(R15*1), R15
+	ANDL    R14, R15
+	ORL     R15, R13
 
-blockedContainsGensAVX512_not_g_42:
-blockedContainsGensAVX512_any_live_32:
-	// Prologue: prefetch the live lines of the first min(n, 16) keys.
-	MOVQ n+48(FP), R8
-	CMPQ R8, $0x00000010
-	JLE  blockedContainsGensAVX512_prologue_50
-	MOVQ $0x00000010, R8
+blockedContainsGensAVX512_dead_line_66:
+	ADDQ  $0x40, R12
+	SHRQ  $0x04, R14
+	JNE   blockedContainsGensAVX512_lines_65
+	NEGL  R13
+	SETCS (R8)(SI*1)
+	ADCQ  $0x00, R9
+	INCQ  SI
+	CMPQ  SI, R11
+	JLT   blockedContainsGensAVX512_tail_loop_60
 
-blockedContainsGensAVX512_prologue_50:
-	XORQ  SI, SI
-	TESTQ R8, R8
-	JEQ   blockedContainsGensAVX512_prologue_done_51
-
-blockedContainsGensAVX512_prologue_loop_52:
-	MOVQ  (DI)(SI*8), R9
-	SHRQ  $0x20, R9
-	IMULQ CX, R9
-	SHRQ  $0x20, R9
-	IMULQ DX, R9
-	ADDQ  AX, R9
-	MOVQ  BX, R10
-
-blockedContainsGensAVX512_bits_53:
-	BSFQ       R10, R11
-	SHLQ       $0x06, R11
-	PREFETCHT0 (R9)(R11*1)
-	LEAQ       -1(R10), R11
-	ANDQ       R11, R10
-	JNE        blockedContainsGensAVX512_bits_53
-	INCQ       SI
-	CMPQ       SI, R8
-	JLT        blockedContainsGensAVX512_prologue_loop_52
-
-blockedContainsGensAVX512_prologue_done_51:
-	XORQ SI, SI
-
-	// One key a step while i+16 < n, prefetching key i+16.
-	MOVQ n+48(FP), R8
-	SUBQ $0x10, R8
-	CMPQ SI, R8
-	JGE  blockedContainsGensAVX512_tail_55
-
-blockedContainsGensAVX512_one_54:
-	MOVQ  128(DI)(SI*8), R9
-	SHRQ  $0x20, R9
-	IMULQ CX, R9
-	SHRQ  $0x20, R9
-	IMULQ DX, R9
-	ADDQ  AX, R9
-	MOVQ  BX, R10
-
-blockedContainsGensAVX512_bits_58:
-	BSFQ          R10, R14
-	SHLQ          $0x06, R14
-	PREFETCHT0    (R9)(R14*1)
-	LEAQ          -1(R10), R14
-	ANDQ          R14, R10
-	JNE           blockedContainsGensAVX512_bits_58
-	MOVQ          (DI)(SI*8), R9
-	SHRQ          $0x20, R9
-	IMULQ         CX, R9
-	SHRQ          $0x20, R9
-	IMULQ         DX, R9
-	ADDQ          AX, R9
-	VPBROADCASTD  (DI)(SI*8), Z3
-	VPMULLD       Z0, Z3, Z3
-	VPSRLD        $0x1a, Z3, Z3
-	VPMOVZXDQ     Y3, Z2
-	VEXTRACTI64X4 $0x01, Z3, Y3
-	VPMOVZXDQ     Y3, Z3
-	VPSLLVQ.Z     Z2, Z1, K1, Z2
-	VPSLLVQ.Z     Z3, Z1, K2, Z3
-	VPORQ         Z3, Z2, Z2
-	XORL          R10, R10
-	MOVQ          BX, R11
-
-blockedContainsGensAVX512_bits_59:
-	BSFQ     R11, R15
-	SHLQ     $0x06, R15
-	VPANDQ   (R9)(R15*1), Z2, Z3
-	VPCMPEQQ Z2, Z3, K3
-	KORTESTB K3, K3
-	ADCL     $0x00, R10
-	LEAQ     -1(R11), R15
-	ANDQ     R15, R11
-	JNE      blockedContainsGensAVX512_bits_59
-	TESTL    R10, R10
-	SETNE    R9
-	MOVB     R9, (R12)(SI*1)
-	MOVBLZX  R9, R9
-	ADDQ     R9, R13
-	INCQ     SI
-	CMPQ     SI, R8
-	JLT      blockedContainsGensAVX512_one_54
-
-	// The last keys, already prefetched.
-blockedContainsGensAVX512_tail_55:
-	MOVQ n+48(FP), R8
-	CMPQ SI, R8
-	JGE  blockedContainsGensAVX512_end_57
-
-blockedContainsGensAVX512_tail_loop_56:
-	MOVQ          (DI)(SI*8), R9
-	SHRQ          $0x20, R9
-	IMULQ         CX, R9
-	SHRQ          $0x20, R9
-	IMULQ         DX, R9
-	ADDQ          AX, R9
-	VPBROADCASTD  (DI)(SI*8), Z3
-	VPMULLD       Z0, Z3, Z3
-	VPSRLD        $0x1a, Z3, Z3
-	VPMOVZXDQ     Y3, Z2
-	VEXTRACTI64X4 $0x01, Z3, Y3
-	VPMOVZXDQ     Y3, Z3
-	VPSLLVQ.Z     Z2, Z1, K1, Z2
-	VPSLLVQ.Z     Z3, Z1, K2, Z3
-	VPORQ         Z3, Z2, Z2
-	XORL          R10, R10
-	MOVQ          BX, R11
-
-blockedContainsGensAVX512_bits_60:
-	BSFQ     R11, BP
-	SHLQ     $0x06, BP
-	VPANDQ   (R9)(BP*1), Z2, Z3
-	VPCMPEQQ Z2, Z3, K3
-	KORTESTB K3, K3
-	ADCL     $0x00, R10
-	LEAQ     -1(R11), BP
-	ANDQ     BP, R11
-	JNE      blockedContainsGensAVX512_bits_60
-	TESTL    R10, R10
-	SETNE    R9
-	MOVB     R9, (R12)(SI*1)
-	MOVBLZX  R9, R9
-	ADDQ     R9, R13
-	INCQ     SI
-	CMPQ     SI, R8
-	JLT      blockedContainsGensAVX512_tail_loop_56
-
-blockedContainsGensAVX512_end_57:
-blockedContainsGensAVX512_copies_end_33:
-blockedContainsGensAVX512_done_2:
-	MOVQ R13, ret+64(FP)
+blockedContainsGensAVX512_done_1:
+	MOVQ R9, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func windowContains1AVX2(t *WindowTable, live uint64, h uint64) bool
-// Requires: AVX, AVX2, BMI2
+// Requires: AVX, AVX2, BMI, BMI2
 TEXT ·windowContains1AVX2(SB), NOSPLIT, $0-25
 	// The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).
 	CMPB ·windowContains1Set+0(SB), $0x02
@@ -6264,53 +7598,49 @@ windowContains1AVX2_avx2:
 	// The table: the Go twin unless it is valid (checked before any vector register is touched).
 	MOVQ  t+0(FP), AX
 	MOVQ  8(AX), CX
-	TESTQ CX, CX
-	JEQ   windowContains1AVX2_go
 	MOVQ  32(AX), DX
-	LEAQ  -1(DX), SI
-	CMPQ  SI, $0x3f
+	LEAQ  -2(DX), SI
+	CMPQ  SI, $0x3e
 	JHI   windowContains1AVX2_go
+	BLSRQ DX, SI
+	JNE   windowContains1AVX2_go
 	MOVQ  24(AX), BX
-	MOVQ  BX, SI
-	IMULQ DX, SI
+	LEAQ  -1(BX), SI
+	SHRQ  $0x20, SI
+	JNE   windowContains1AVX2_go
+	LEAQ  2(DX), SI
+	SHRQ  $0x02, SI
+	IMULQ BX, SI
 	CMPQ  SI, CX
 	JNE   windowContains1AVX2_go
 	MOVQ  40(AX), CX
 	LEAQ  -1(CX), SI
 	CMPQ  SI, $0x0f
 	JHI   windowContains1AVX2_go
-	MOVQ  live+8(FP), R8
-	BZHIQ DX, R8, R8
+	MOVQ  live+8(FP), SI
+	BZHIQ DX, SI, SI
 	JNE   windowContains1AVX2_live
 	MOVB  $0x00, ret+24(FP)
 	VZEROUPPER
 	RET
 
 windowContains1AVX2_live:
-	MOVQ         (AX), AX
-	SHLQ         $0x06, DX
-	LEAQ         ·avx2Tables+0(SB), R9
-	LEAQ         (CX)(CX*2), SI
-	SHLQ         $0x06, SI
-	ADDQ         SI, R9
-	VPXOR        Y0, Y0, Y0
-	VMOVDQU      (R9), Y1
-	VMOVDQU      64(R9), Y2
-	VMOVDQU      96(R9), Y3
-	VMOVDQU      32(R9), Y4
-	VMOVDQU      128(R9), Y5
-	VMOVDQU      160(R9), Y6
+	MOVQ (AX), AX
+
+	// G = 2: one line a key, two 256-bit lanes.
+	CMPQ         DX, $0x02
+	JNE          windowContains1AVX2_not_g2_1
 	CMPQ         CX, $0x08
-	JGT          windowContains1AVX2_two_1
-	CMPQ         DX, $0x00000080
-	JNE          windowContains1AVX2_not_g_4
-	CMPQ         R8, $0x00000003
-	JNE          windowContains1AVX2_any_live_2
+	JNE          windowContains1AVX2_not_k8_4
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
-	SHRQ         $0x20, CX
-	IMULQ        DX, CX
+	SHRQ         $0x1a, CX
+	ANDQ         $-64, CX
 	ADDQ         AX, CX
 	VPBROADCASTD h+16(FP), Y4
 	VPMULLD      Y1, Y4, Y1
@@ -6319,40 +7649,35 @@ windowContains1AVX2_live:
 	VPSRLQ       $0x20, Y1, Y1
 	VPSLLVQ      Y0, Y2, Y0
 	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
 	XORL         AX, AX
-	VMOVDQU      (CX), Y2
-	VMOVDQU      32(CX), Y3
-	VPANDN       Y0, Y2, Y2
-	VPANDN       Y1, Y3, Y3
-	VPOR         Y3, Y2, Y2
-	XORL         DX, DX
-	VPTEST       Y2, Y2
-	SETEQ        DL
-	ORL          DX, AX
-	VMOVDQU      64(CX), Y2
-	VMOVDQU      96(CX), Y3
-	VPANDN       Y0, Y2, Y2
-	VPANDN       Y1, Y3, Y3
-	VPOR         Y3, Y2, Y2
-	XORL         CX, CX
-	VPTEST       Y2, Y2
-	SETEQ        CL
-	ORL          CX, AX
-	TESTL        AX, AX
-	SETNE        ret+24(FP)
+	VMOVDQU      32(CX), Y1
+	VPTEST       Y0, Y1
+	SETCS        AL
+	VMOVDQU      (CX), Y1
+	VPTEST       Y0, Y1
+	ADCL         AX, AX
+	ANDL         SI, AX
+	NEGL         AX
+	SETCS        ret+24(FP)
 	VZEROUPPER
 	RET
 
-windowContains1AVX2_not_g_4:
-	CMPQ         DX, $0x00000100
-	JNE          windowContains1AVX2_not_g_5
-	CMPQ         R8, $0x0000000f
-	JNE          windowContains1AVX2_any_live_2
+windowContains1AVX2_not_k8_4:
+	JGT          windowContains1AVX2_two_3
+	LEAQ         ·avx2Tables+0(SB), DX
+	LEAQ         (CX)(CX*2), CX
+	SHLQ         $0x06, CX
+	ADDQ         CX, DX
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (DX), Y1
+	VMOVDQU      64(DX), Y2
+	VMOVDQU      96(DX), Y3
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
-	SHRQ         $0x20, CX
-	IMULQ        DX, CX
+	SHRQ         $0x1a, CX
+	ANDQ         $-64, CX
 	ADDQ         AX, CX
 	VPBROADCASTD h+16(FP), Y4
 	VPMULLD      Y1, Y4, Y1
@@ -6361,96 +7686,37 @@ windowContains1AVX2_not_g_4:
 	VPSRLQ       $0x20, Y1, Y1
 	VPSLLVQ      Y0, Y2, Y0
 	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
 	XORL         AX, AX
-	VMOVDQU      (CX), Y2
-	VMOVDQU      32(CX), Y3
-	VPANDN       Y0, Y2, Y2
-	VPANDN       Y1, Y3, Y3
-	VPOR         Y3, Y2, Y2
-	XORL         DX, DX
-	VPTEST       Y2, Y2
-	SETEQ        DL
-	ORL          DX, AX
-	VMOVDQU      64(CX), Y2
-	VMOVDQU      96(CX), Y3
-	VPANDN       Y0, Y2, Y2
-	VPANDN       Y1, Y3, Y3
-	VPOR         Y3, Y2, Y2
-	XORL         DX, DX
-	VPTEST       Y2, Y2
-	SETEQ        DL
-	ORL          DX, AX
-	VMOVDQU      128(CX), Y2
-	VMOVDQU      160(CX), Y3
-	VPANDN       Y0, Y2, Y2
-	VPANDN       Y1, Y3, Y3
-	VPOR         Y3, Y2, Y2
-	XORL         DX, DX
-	VPTEST       Y2, Y2
-	SETEQ        DL
-	ORL          DX, AX
-	VMOVDQU      192(CX), Y2
-	VMOVDQU      224(CX), Y3
-	VPANDN       Y0, Y2, Y2
-	VPANDN       Y1, Y3, Y3
-	VPOR         Y3, Y2, Y2
-	XORL         CX, CX
-	VPTEST       Y2, Y2
-	SETEQ        CL
-	ORL          CX, AX
-	TESTL        AX, AX
-	SETNE        ret+24(FP)
+	VMOVDQU      32(CX), Y1
+	VPTEST       Y0, Y1
+	SETCS        AL
+	VMOVDQU      (CX), Y1
+	VPTEST       Y0, Y1
+	ADCL         AX, AX
+	ANDL         SI, AX
+	NEGL         AX
+	SETCS        ret+24(FP)
 	VZEROUPPER
 	RET
 
-windowContains1AVX2_not_g_5:
-windowContains1AVX2_any_live_2:
+windowContains1AVX2_two_3:
+	LEAQ         ·avx2Tables+0(SB), DX
+	LEAQ         (CX)(CX*2), CX
+	SHLQ         $0x06, CX
+	ADDQ         CX, DX
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (DX), Y1
+	VMOVDQU      64(DX), Y2
+	VMOVDQU      96(DX), Y3
+	VMOVDQU      32(DX), Y4
+	VMOVDQU      128(DX), Y5
+	VMOVDQU      160(DX), Y6
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
-	SHRQ         $0x20, CX
-	IMULQ        DX, CX
-	ADDQ         AX, CX
-	VPBROADCASTD h+16(FP), Y4
-	VPMULLD      Y1, Y4, Y1
-	VPSRLD       $0x1a, Y1, Y1
-	VPBLENDD     $0xaa, Y0, Y1, Y0
-	VPSRLQ       $0x20, Y1, Y1
-	VPSLLVQ      Y0, Y2, Y0
-	VPSLLVQ      Y1, Y3, Y1
-	XORL         AX, AX
-	MOVQ         R8, DX
-
-windowContains1AVX2_bits_6:
-	BSFQ    DX, DI
-	SHLQ    $0x06, DI
-	VMOVDQU (CX)(DI*1), Y2
-	VMOVDQU 32(CX)(DI*1), Y3
-	VPANDN  Y0, Y2, Y2
-	VPANDN  Y1, Y3, Y3
-	VPOR    Y3, Y2, Y2
-	XORL    BX, BX
-	VPTEST  Y2, Y2
-	SETEQ   BL
-	ORL     BX, AX
-	LEAQ    -1(DX), DI
-	ANDQ    DI, DX
-	JNE     windowContains1AVX2_bits_6
-	TESTL   AX, AX
-	SETNE   ret+24(FP)
-	VZEROUPPER
-	RET
-
-windowContains1AVX2_two_1:
-	CMPQ         DX, $0x00000080
-	JNE          windowContains1AVX2_not_g_9
-	CMPQ         R8, $0x00000003
-	JNE          windowContains1AVX2_any_live_7
-	MOVQ         h+16(FP), CX
-	SHRQ         $0x20, CX
-	IMULQ        BX, CX
-	SHRQ         $0x20, CX
-	IMULQ        DX, CX
+	SHRQ         $0x1a, CX
+	ANDQ         $-64, CX
 	ADDQ         AX, CX
 	VPBROADCASTD h+16(FP), Y7
 	VPMULLD      Y1, Y7, Y1
@@ -6467,35 +7733,285 @@ windowContains1AVX2_two_1:
 	VPSLLVQ      Y2, Y6, Y2
 	VPOR         Y0, Y8, Y8
 	VPOR         Y2, Y1, Y1
+	VPOR         Y1, Y8, Y8
 	XORL         AX, AX
+	VMOVDQU      32(CX), Y0
+	VPTEST       Y8, Y0
+	SETCS        AL
 	VMOVDQU      (CX), Y0
-	VMOVDQU      32(CX), Y2
-	VPANDN       Y8, Y0, Y0
-	VPANDN       Y1, Y2, Y2
-	VPOR         Y2, Y0, Y0
-	XORL         DX, DX
-	VPTEST       Y0, Y0
-	SETEQ        DL
-	ORL          DX, AX
-	VMOVDQU      64(CX), Y0
-	VMOVDQU      96(CX), Y2
-	VPANDN       Y8, Y0, Y0
-	VPANDN       Y1, Y2, Y2
-	VPOR         Y2, Y0, Y0
-	XORL         CX, CX
-	VPTEST       Y0, Y0
-	SETEQ        CL
-	ORL          CX, AX
-	TESTL        AX, AX
-	SETNE        ret+24(FP)
+	VPTEST       Y8, Y0
+	ADCL         AX, AX
+	ANDL         SI, AX
+	NEGL         AX
+	SETCS        ret+24(FP)
 	VZEROUPPER
 	RET
 
-windowContains1AVX2_not_g_9:
-	CMPQ         DX, $0x00000100
-	JNE          windowContains1AVX2_not_g_10
-	CMPQ         R8, $0x0000000f
-	JNE          windowContains1AVX2_any_live_7
+windowContains1AVX2_not_g2_1:
+	// G = 4: one line a key, four 128-bit lanes.
+	CMPQ         DX, $0x04
+	JNE          windowContains1AVX2_g8_2
+	MOVQ         $0x9999999999999999, DI
+	ANDQ         SI, DI
+	MOVQ         $0x2222222222222222, R8
+	MOVQ         SI, DX
+	SHRQ         $0x01, DX
+	ANDQ         R8, DX
+	ANDQ         SI, R8
+	SHLQ         $0x01, R8
+	ORQ          DI, DX
+	ORQ          R8, DX
+	CMPQ         CX, $0x08
+	JNE          windowContains1AVX2_not_k8_6
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x1a, CX
+	ANDQ         $-64, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VPERMQ       $0x4e, Y0, Y1
+	VPOR         Y1, Y0, Y0
+	VPAND        (CX), Y0, Y1
+	VPCMPEQQ     Y0, Y1, Y1
+	VPAND        32(CX), Y0, Y2
+	VPCMPEQQ     Y0, Y2, Y2
+	VPUNPCKLQDQ  Y2, Y1, Y0
+	VPUNPCKHQDQ  Y2, Y1, Y1
+	VPAND        Y1, Y0, Y0
+	VMOVMSKPD    Y0, AX
+	ANDL         DX, AX
+	NEGL         AX
+	SETCS        ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX2_not_k8_6:
+	JGT          windowContains1AVX2_two_5
+	LEAQ         ·avx2Tables+0(SB), SI
+	LEAQ         (CX)(CX*2), CX
+	SHLQ         $0x06, CX
+	ADDQ         CX, SI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (SI), Y1
+	VMOVDQU      64(SI), Y2
+	VMOVDQU      96(SI), Y3
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x1a, CX
+	ANDQ         $-64, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VPERMQ       $0x4e, Y0, Y1
+	VPOR         Y1, Y0, Y0
+	VPAND        (CX), Y0, Y1
+	VPCMPEQQ     Y0, Y1, Y1
+	VPAND        32(CX), Y0, Y2
+	VPCMPEQQ     Y0, Y2, Y2
+	VPUNPCKLQDQ  Y2, Y1, Y0
+	VPUNPCKHQDQ  Y2, Y1, Y1
+	VPAND        Y1, Y0, Y0
+	VMOVMSKPD    Y0, AX
+	ANDL         DX, AX
+	NEGL         AX
+	SETCS        ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX2_two_5:
+	LEAQ         ·avx2Tables+0(SB), SI
+	LEAQ         (CX)(CX*2), CX
+	SHLQ         $0x06, CX
+	ADDQ         CX, SI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (SI), Y1
+	VMOVDQU      64(SI), Y2
+	VMOVDQU      96(SI), Y3
+	VMOVDQU      32(SI), Y4
+	VMOVDQU      128(SI), Y5
+	VMOVDQU      160(SI), Y6
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x1a, CX
+	ANDQ         $-64, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	VPOR         Y1, Y8, Y8
+	VPERMQ       $0x4e, Y8, Y0
+	VPOR         Y0, Y8, Y8
+	VPAND        (CX), Y8, Y0
+	VPCMPEQQ     Y8, Y0, Y0
+	VPAND        32(CX), Y8, Y1
+	VPCMPEQQ     Y8, Y1, Y1
+	VPUNPCKLQDQ  Y1, Y0, Y2
+	VPUNPCKHQDQ  Y1, Y0, Y0
+	VPAND        Y0, Y2, Y2
+	VMOVMSKPD    Y2, AX
+	ANDL         DX, AX
+	NEGL         AX
+	SETCS        ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX2_g8_2:
+	// G >= 8: G/4 lines a key, four 128-bit lanes each.
+	SHLQ         $0x04, DX
+	MOVQ         $0x9999999999999999, R8
+	ANDQ         SI, R8
+	MOVQ         $0x2222222222222222, R9
+	MOVQ         SI, DI
+	SHRQ         $0x01, DI
+	ANDQ         R9, DI
+	ANDQ         SI, R9
+	SHLQ         $0x01, R9
+	ORQ          R8, DI
+	ORQ          R9, DI
+	CMPQ         CX, $0x08
+	JNE          windowContains1AVX2_not_k8_8
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VPERMQ       $0x4e, Y0, Y1
+	VPOR         Y1, Y0, Y0
+	XORL         AX, AX
+	MOVQ         DI, DX
+
+windowContains1AVX2_lines_9:
+	TESTL       $0x0000000f, DX
+	JEQ         windowContains1AVX2_dead_line_10
+	VPAND       (CX), Y0, Y1
+	VPCMPEQQ    Y0, Y1, Y1
+	VPAND       32(CX), Y0, Y2
+	VPCMPEQQ    Y0, Y2, Y2
+	VPUNPCKLQDQ Y2, Y1, Y3
+	VPUNPCKHQDQ Y2, Y1, Y1
+	VPAND       Y1, Y3, Y3
+	VMOVMSKPD   Y3, BX
+	ANDL        DX, BX
+	ORL         BX, AX
+
+windowContains1AVX2_dead_line_10:
+	ADDQ  $0x40, CX
+	SHRQ  $0x04, DX
+	JNE   windowContains1AVX2_lines_9
+	NEGL  AX
+	SETCS ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX2_not_k8_8:
+	JGT          windowContains1AVX2_two_7
+	LEAQ         ·avx2Tables+0(SB), SI
+	LEAQ         (CX)(CX*2), CX
+	SHLQ         $0x06, CX
+	ADDQ         CX, SI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (SI), Y1
+	VMOVDQU      64(SI), Y2
+	VMOVDQU      96(SI), Y3
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VPERMQ       $0x4e, Y0, Y1
+	VPOR         Y1, Y0, Y0
+	XORL         AX, AX
+	MOVQ         DI, DX
+
+windowContains1AVX2_lines_11:
+	TESTL       $0x0000000f, DX
+	JEQ         windowContains1AVX2_dead_line_12
+	VPAND       (CX), Y0, Y1
+	VPCMPEQQ    Y0, Y1, Y1
+	VPAND       32(CX), Y0, Y2
+	VPCMPEQQ    Y0, Y2, Y2
+	VPUNPCKLQDQ Y2, Y1, Y3
+	VPUNPCKHQDQ Y2, Y1, Y1
+	VPAND       Y1, Y3, Y3
+	VMOVMSKPD   Y3, BX
+	ANDL        DX, BX
+	ORL         BX, AX
+
+windowContains1AVX2_dead_line_12:
+	ADDQ  $0x40, CX
+	SHRQ  $0x04, DX
+	JNE   windowContains1AVX2_lines_11
+	NEGL  AX
+	SETCS ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX2_two_7:
+	LEAQ         ·avx2Tables+0(SB), SI
+	LEAQ         (CX)(CX*2), CX
+	SHLQ         $0x06, CX
+	ADDQ         CX, SI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (SI), Y1
+	VMOVDQU      64(SI), Y2
+	VMOVDQU      96(SI), Y3
+	VMOVDQU      32(SI), Y4
+	VMOVDQU      128(SI), Y5
+	VMOVDQU      160(SI), Y6
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
@@ -6517,91 +8033,32 @@ windowContains1AVX2_not_g_9:
 	VPSLLVQ      Y2, Y6, Y2
 	VPOR         Y0, Y8, Y8
 	VPOR         Y2, Y1, Y1
-	XORL         AX, AX
-	VMOVDQU      (CX), Y0
-	VMOVDQU      32(CX), Y2
-	VPANDN       Y8, Y0, Y0
-	VPANDN       Y1, Y2, Y2
-	VPOR         Y2, Y0, Y0
-	XORL         DX, DX
-	VPTEST       Y0, Y0
-	SETEQ        DL
-	ORL          DX, AX
-	VMOVDQU      64(CX), Y0
-	VMOVDQU      96(CX), Y2
-	VPANDN       Y8, Y0, Y0
-	VPANDN       Y1, Y2, Y2
-	VPOR         Y2, Y0, Y0
-	XORL         DX, DX
-	VPTEST       Y0, Y0
-	SETEQ        DL
-	ORL          DX, AX
-	VMOVDQU      128(CX), Y0
-	VMOVDQU      160(CX), Y2
-	VPANDN       Y8, Y0, Y0
-	VPANDN       Y1, Y2, Y2
-	VPOR         Y2, Y0, Y0
-	XORL         DX, DX
-	VPTEST       Y0, Y0
-	SETEQ        DL
-	ORL          DX, AX
-	VMOVDQU      192(CX), Y0
-	VMOVDQU      224(CX), Y2
-	VPANDN       Y8, Y0, Y0
-	VPANDN       Y1, Y2, Y2
-	VPOR         Y2, Y0, Y0
-	XORL         CX, CX
-	VPTEST       Y0, Y0
-	SETEQ        CL
-	ORL          CX, AX
-	TESTL        AX, AX
-	SETNE        ret+24(FP)
-	VZEROUPPER
-	RET
-
-windowContains1AVX2_not_g_10:
-windowContains1AVX2_any_live_7:
-	MOVQ         h+16(FP), CX
-	SHRQ         $0x20, CX
-	IMULQ        BX, CX
-	SHRQ         $0x20, CX
-	IMULQ        DX, CX
-	ADDQ         AX, CX
-	VPBROADCASTD h+16(FP), Y7
-	VPMULLD      Y1, Y7, Y1
-	VPSRLD       $0x1a, Y1, Y1
-	VPBLENDD     $0xaa, Y0, Y1, Y8
-	VPSRLQ       $0x20, Y1, Y1
-	VPSLLVQ      Y8, Y2, Y8
-	VPSLLVQ      Y1, Y3, Y1
-	VPMULLD      Y4, Y7, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPBLENDD     $0xaa, Y0, Y2, Y0
-	VPSRLQ       $0x20, Y2, Y2
-	VPSLLVQ      Y0, Y5, Y0
-	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y1, Y8, Y8
+	VPERMQ       $0x4e, Y8, Y0
 	VPOR         Y0, Y8, Y8
-	VPOR         Y2, Y1, Y1
 	XORL         AX, AX
-	MOVQ         R8, DX
+	MOVQ         DI, DX
 
-windowContains1AVX2_bits_11:
-	BSFQ    DX, DI
-	SHLQ    $0x06, DI
-	VMOVDQU (CX)(DI*1), Y0
-	VMOVDQU 32(CX)(DI*1), Y2
-	VPANDN  Y8, Y0, Y0
-	VPANDN  Y1, Y2, Y2
-	VPOR    Y2, Y0, Y0
-	XORL    BX, BX
-	VPTEST  Y0, Y0
-	SETEQ   BL
-	ORL     BX, AX
-	LEAQ    -1(DX), DI
-	ANDQ    DI, DX
-	JNE     windowContains1AVX2_bits_11
-	TESTL   AX, AX
-	SETNE   ret+24(FP)
+windowContains1AVX2_lines_13:
+	TESTL       $0x0000000f, DX
+	JEQ         windowContains1AVX2_dead_line_14
+	VPAND       (CX), Y8, Y0
+	VPCMPEQQ    Y8, Y0, Y0
+	VPAND       32(CX), Y8, Y1
+	VPCMPEQQ    Y8, Y1, Y1
+	VPUNPCKLQDQ Y1, Y0, Y2
+	VPUNPCKHQDQ Y1, Y0, Y0
+	VPAND       Y0, Y2, Y2
+	VMOVMSKPD   Y2, BX
+	ANDL        DX, BX
+	ORL         BX, AX
+
+windowContains1AVX2_dead_line_14:
+	ADDQ  $0x40, CX
+	SHRQ  $0x04, DX
+	JNE   windowContains1AVX2_lines_13
+	NEGL  AX
+	SETCS ret+24(FP)
 	VZEROUPPER
 	RET
 
@@ -6609,20 +8066,24 @@ windowContains1AVX2_go:
 	JMP ·windowContains1Go+0(SB)
 
 // func windowContains1AVX512(t *WindowTable, live uint64, h uint64) bool
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI, BMI2
 TEXT ·windowContains1AVX512(SB), NOSPLIT, $0-25
 	// The table: the Go twin unless it is valid (checked before any vector register is touched).
 	MOVQ  t+0(FP), AX
 	MOVQ  8(AX), CX
-	TESTQ CX, CX
-	JEQ   windowContains1AVX512_go
 	MOVQ  32(AX), DX
-	LEAQ  -1(DX), SI
-	CMPQ  SI, $0x3f
+	LEAQ  -2(DX), SI
+	CMPQ  SI, $0x3e
 	JHI   windowContains1AVX512_go
+	BLSRQ DX, SI
+	JNE   windowContains1AVX512_go
 	MOVQ  24(AX), BX
-	MOVQ  BX, SI
-	IMULQ DX, SI
+	LEAQ  -1(BX), SI
+	SHRQ  $0x20, SI
+	JNE   windowContains1AVX512_go
+	LEAQ  2(DX), SI
+	SHRQ  $0x02, SI
+	IMULQ BX, SI
 	CMPQ  SI, CX
 	JNE   windowContains1AVX512_go
 	MOVQ  40(AX), CX
@@ -6637,121 +8098,319 @@ TEXT ·windowContains1AVX512(SB), NOSPLIT, $0-25
 	RET
 
 windowContains1AVX512_live:
-	MOVQ         (AX), AX
-	SHLQ         $0x06, DX
-	VMOVDQU32    ·avx512Salts+0(SB), Z0
-	MOVQ         $0x0000000000000001, R8
-	VPBROADCASTQ R8, Z1
-	MOVL         $0x00000001, R8
-	SHLXL        CX, R8, R8
-	DECL         R8
-	KMOVW        R8, K1
-	KSHIFTRW     $0x08, K1, K2
+	MOVQ (AX), AX
+
+	// G = 2: one line a key, two 256-bit lanes.
+	CMPQ         DX, $0x02
+	JNE          windowContains1AVX512_not_g2_1
+	MOVL         $0x00000011, DX
+	PDEPL        DX, SI, DX
+	KMOVB        DX, K1
 	CMPQ         CX, $0x08
-	JGT          windowContains1AVX512_two_1
-	CMPQ         DX, $0x00000080
-	JNE          windowContains1AVX512_not_g_4
-	CMPQ         SI, $0x00000003
-	JNE          windowContains1AVX512_any_live_2
+	JNE          windowContains1AVX512_not_k8_4
+	VPBROADCASTQ one<>+0(SB), Z0
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
-	SHRQ         $0x20, CX
-	IMULQ        DX, CX
+	SHRQ         $0x1a, CX
+	ANDQ         $-64, CX
 	ADDQ         AX, CX
-	VPBROADCASTD h+16(FP), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z0
-	VPSLLVQ.Z    Z0, Z1, K1, Z0
-	XORL         AX, AX
+	VPBROADCASTD h+16(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ      Z1, Z0, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VPORQ        Z1, Z0, Z0
 	VPANDQ       (CX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	VPANDQ       64(CX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	TESTL        AX, AX
-	SETNE        ret+24(FP)
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KSHIFTRB     $0x02, K3, K2
+	KORB         K2, K3, K2
+	KTESTB       K1, K2
+	CMC
+	SETCS        ret+24(FP)
 	VZEROUPPER
 	RET
 
-windowContains1AVX512_not_g_4:
-	CMPQ         DX, $0x00000100
-	JNE          windowContains1AVX512_not_g_5
-	CMPQ         SI, $0x0000000f
-	JNE          windowContains1AVX512_any_live_2
+windowContains1AVX512_not_k8_4:
+	JGT          windowContains1AVX512_two_3
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVL         $0x00000001, DX
+	SHLXL        CX, DX, CX
+	DECL         CX
+	KMOVW        CX, K2
+	KSHIFTRW     $0x08, K2, K3
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
-	SHRQ         $0x20, CX
-	IMULQ        DX, CX
+	SHRQ         $0x1a, CX
+	ANDQ         $-64, CX
 	ADDQ         AX, CX
-	VPBROADCASTD h+16(FP), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z0
-	VPSLLVQ.Z    Z0, Z1, K1, Z0
-	XORL         AX, AX
+	VPBROADCASTD h+16(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ.Z    Z1, Z0, K2, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VPORQ        Z1, Z0, Z0
 	VPANDQ       (CX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	VPANDQ       64(CX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	VPANDQ       128(CX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	VPANDQ       192(CX), Z0, Z1
-	VPCMPEQQ     Z0, Z1, K1
-	KORTESTB     K1, K1
-	ADCL         $0x00, AX
-	TESTL        AX, AX
-	SETNE        ret+24(FP)
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KSHIFTRB     $0x02, K3, K2
+	KORB         K2, K3, K2
+	KTESTB       K1, K2
+	CMC
+	SETCS        ret+24(FP)
 	VZEROUPPER
 	RET
 
-windowContains1AVX512_not_g_5:
-windowContains1AVX512_any_live_2:
+windowContains1AVX512_two_3:
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, DX
+	SHLXL         CX, DX, CX
+	DECL          CX
+	KMOVW         CX, K2
+	KSHIFTRW      $0x08, K2, K3
+	MOVQ          h+16(FP), CX
+	SHRQ          $0x20, CX
+	IMULQ         BX, CX
+	SHRQ          $0x1a, CX
+	ANDQ          $-64, CX
+	ADDQ          AX, CX
+	VPBROADCASTD  h+16(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K2, Z0
+	VPSLLVQ.Z     Z2, Z1, K3, Z1
+	VPORQ         Z1, Z0, Z0
+	VSHUFI64X2    $0x4e, Z0, Z0, Z1
+	VPORQ         Z1, Z0, Z0
+	VPANDQ        (CX), Z0, Z1
+	VPCMPQ        $0x04, Z1, Z0, K2
+	KSHIFTRB      $0x01, K2, K3
+	KORB          K3, K2, K3
+	KSHIFTRB      $0x02, K3, K2
+	KORB          K2, K3, K2
+	KTESTB        K1, K2
+	CMC
+	SETCS         ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_not_g2_1:
+	// G = 4: one line a key, four 128-bit lanes.
+	CMPQ         DX, $0x04
+	JNE          windowContains1AVX512_g8_2
+	MOVL         $0x00000055, DX
+	PDEPL        DX, SI, DX
+	KMOVB        DX, K1
+	CMPQ         CX, $0x08
+	JNE          windowContains1AVX512_not_k8_6
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x1a, CX
+	ANDQ         $-64, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ      Z1, Z0, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
+	VPANDQ       (CX), Z0, Z1
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KTESTB       K1, K3
+	CMC
+	SETCS        ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_not_k8_6:
+	JGT          windowContains1AVX512_two_5
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVL         $0x00000001, DX
+	SHLXL        CX, DX, CX
+	DECL         CX
+	KMOVW        CX, K2
+	KSHIFTRW     $0x08, K2, K3
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x1a, CX
+	ANDQ         $-64, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ.Z    Z1, Z0, K2, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
+	VPANDQ       (CX), Z0, Z1
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KTESTB       K1, K3
+	CMC
+	SETCS        ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_two_5:
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, DX
+	SHLXL         CX, DX, CX
+	DECL          CX
+	KMOVW         CX, K2
+	KSHIFTRW      $0x08, K2, K3
+	MOVQ          h+16(FP), CX
+	SHRQ          $0x20, CX
+	IMULQ         BX, CX
+	SHRQ          $0x1a, CX
+	ANDQ          $-64, CX
+	ADDQ          AX, CX
+	VPBROADCASTD  h+16(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K2, Z0
+	VPSLLVQ.Z     Z2, Z1, K3, Z1
+	VPORQ         Z1, Z0, Z0
+	VSHUFI64X2    $0x4e, Z0, Z0, Z1
+	VSHUFI64X2    $0xb1, Z0, Z0, Z2
+	VSHUFI64X2    $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ    $0xfe, Z2, Z1, Z0
+	VPORQ         Z3, Z0, Z0
+	VPANDQ        (CX), Z0, Z1
+	VPCMPQ        $0x04, Z1, Z0, K2
+	KSHIFTRB      $0x01, K2, K3
+	KORB          K3, K2, K3
+	KTESTB        K1, K3
+	CMC
+	SETCS         ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_g8_2:
+	// G >= 8: G/4 lines a key, four 128-bit lanes each.
+	SHLQ         $0x04, DX
+	LEAQ         winLaneHits<>+0(SB), DI
+	CMPQ         CX, $0x08
+	JNE          windowContains1AVX512_not_k8_8
+	VPBROADCASTQ one<>+0(SB), Z0
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
 	IMULQ        BX, CX
 	SHRQ         $0x20, CX
 	IMULQ        DX, CX
 	ADDQ         AX, CX
-	VPBROADCASTD h+16(FP), Y2
-	VPMULLD      Y0, Y2, Y2
-	VPSRLD       $0x1a, Y2, Y2
-	VPMOVZXDQ    Y2, Z0
-	VPSLLVQ.Z    Z0, Z1, K1, Z0
+	VPBROADCASTD h+16(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ      Z1, Z0, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
 	XORL         AX, AX
 	MOVQ         SI, DX
 
-windowContains1AVX512_bits_6:
-	BSFQ     DX, DI
-	SHLQ     $0x06, DI
-	VPANDQ   (CX)(DI*1), Z0, Z1
-	VPCMPEQQ Z0, Z1, K1
-	KORTESTB K1, K1
-	ADCL     $0x00, AX
-	LEAQ     -1(DX), DI
-	ANDQ     DI, DX
-	JNE      windowContains1AVX512_bits_6
-	TESTL    AX, AX
-	SETNE    ret+24(FP)
+windowContains1AVX512_lines_9:
+	TESTL   $0x0000000f, DX
+	JEQ     windowContains1AVX512_dead_line_10
+	VPANDQ  (CX), Z0, Z1
+	VPCMPQ  $0x04, Z1, Z0, K1
+	KMOVB   K1, BX
+	MOVBLZX (DI)(BX*1), BX
+	ANDL    DX, BX
+	ORL     BX, AX
+
+windowContains1AVX512_dead_line_10:
+	ADDQ  $0x40, CX
+	SHRQ  $0x04, DX
+	JNE   windowContains1AVX512_lines_9
+	NEGL  AX
+	SETCS ret+24(FP)
 	VZEROUPPER
 	RET
 
-windowContains1AVX512_two_1:
-	CMPQ          DX, $0x00000080
-	JNE           windowContains1AVX512_not_g_9
-	CMPQ          SI, $0x00000003
-	JNE           windowContains1AVX512_any_live_7
+windowContains1AVX512_not_k8_8:
+	JGT          windowContains1AVX512_two_7
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVL         $0x00000001, R8
+	SHLXL        CX, R8, CX
+	DECL         CX
+	KMOVW        CX, K1
+	KSHIFTRW     $0x08, K1, K2
+	MOVQ         h+16(FP), CX
+	SHRQ         $0x20, CX
+	IMULQ        BX, CX
+	SHRQ         $0x20, CX
+	IMULQ        DX, CX
+	ADDQ         AX, CX
+	VPBROADCASTD h+16(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ.Z    Z1, Z0, K1, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
+	XORL         AX, AX
+	MOVQ         SI, DX
+
+windowContains1AVX512_lines_11:
+	TESTL   $0x0000000f, DX
+	JEQ     windowContains1AVX512_dead_line_12
+	VPANDQ  (CX), Z0, Z1
+	VPCMPQ  $0x04, Z1, Z0, K1
+	KMOVB   K1, BX
+	MOVBLZX (DI)(BX*1), BX
+	ANDL    DX, BX
+	ORL     BX, AX
+
+windowContains1AVX512_dead_line_12:
+	ADDQ  $0x40, CX
+	SHRQ  $0x04, DX
+	JNE   windowContains1AVX512_lines_11
+	NEGL  AX
+	SETCS ret+24(FP)
+	VZEROUPPER
+	RET
+
+windowContains1AVX512_two_7:
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, R8
+	SHLXL         CX, R8, CX
+	DECL          CX
+	KMOVW         CX, K1
+	KSHIFTRW      $0x08, K1, K2
 	MOVQ          h+16(FP), CX
 	SHRQ          $0x20, CX
 	IMULQ         BX, CX
@@ -6767,94 +8426,30 @@ windowContains1AVX512_two_1:
 	VPSLLVQ.Z     Z0, Z1, K1, Z0
 	VPSLLVQ.Z     Z2, Z1, K2, Z1
 	VPORQ         Z1, Z0, Z0
-	XORL          AX, AX
-	VPANDQ        (CX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	VPANDQ        64(CX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	TESTL         AX, AX
-	SETNE         ret+24(FP)
-	VZEROUPPER
-	RET
-
-windowContains1AVX512_not_g_9:
-	CMPQ          DX, $0x00000100
-	JNE           windowContains1AVX512_not_g_10
-	CMPQ          SI, $0x0000000f
-	JNE           windowContains1AVX512_any_live_7
-	MOVQ          h+16(FP), CX
-	SHRQ          $0x20, CX
-	IMULQ         BX, CX
-	SHRQ          $0x20, CX
-	IMULQ         DX, CX
-	ADDQ          AX, CX
-	VPBROADCASTD  h+16(FP), Z2
-	VPMULLD       Z0, Z2, Z2
-	VPSRLD        $0x1a, Z2, Z2
-	VPMOVZXDQ     Y2, Z0
-	VEXTRACTI64X4 $0x01, Z2, Y2
-	VPMOVZXDQ     Y2, Z2
-	VPSLLVQ.Z     Z0, Z1, K1, Z0
-	VPSLLVQ.Z     Z2, Z1, K2, Z1
-	VPORQ         Z1, Z0, Z0
-	XORL          AX, AX
-	VPANDQ        (CX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	VPANDQ        64(CX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	VPANDQ        128(CX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	VPANDQ        192(CX), Z0, Z1
-	VPCMPEQQ      Z0, Z1, K1
-	KORTESTB      K1, K1
-	ADCL          $0x00, AX
-	TESTL         AX, AX
-	SETNE         ret+24(FP)
-	VZEROUPPER
-	RET
-
-windowContains1AVX512_not_g_10:
-windowContains1AVX512_any_live_7:
-	MOVQ          h+16(FP), CX
-	SHRQ          $0x20, CX
-	IMULQ         BX, CX
-	SHRQ          $0x20, CX
-	IMULQ         DX, CX
-	ADDQ          AX, CX
-	VPBROADCASTD  h+16(FP), Z2
-	VPMULLD       Z0, Z2, Z2
-	VPSRLD        $0x1a, Z2, Z2
-	VPMOVZXDQ     Y2, Z0
-	VEXTRACTI64X4 $0x01, Z2, Y2
-	VPMOVZXDQ     Y2, Z2
-	VPSLLVQ.Z     Z0, Z1, K1, Z0
-	VPSLLVQ.Z     Z2, Z1, K2, Z1
-	VPORQ         Z1, Z0, Z0
+	VSHUFI64X2    $0x4e, Z0, Z0, Z1
+	VSHUFI64X2    $0xb1, Z0, Z0, Z2
+	VSHUFI64X2    $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ    $0xfe, Z2, Z1, Z0
+	VPORQ         Z3, Z0, Z0
 	XORL          AX, AX
 	MOVQ          SI, DX
 
-windowContains1AVX512_bits_11:
-	BSFQ     DX, DI
-	SHLQ     $0x06, DI
-	VPANDQ   (CX)(DI*1), Z0, Z1
-	VPCMPEQQ Z0, Z1, K1
-	KORTESTB K1, K1
-	ADCL     $0x00, AX
-	LEAQ     -1(DX), DI
-	ANDQ     DI, DX
-	JNE      windowContains1AVX512_bits_11
-	TESTL    AX, AX
-	SETNE    ret+24(FP)
+windowContains1AVX512_lines_13:
+	TESTL   $0x0000000f, DX
+	JEQ     windowContains1AVX512_dead_line_14
+	VPANDQ  (CX), Z0, Z1
+	VPCMPQ  $0x04, Z1, Z0, K1
+	KMOVB   K1, BX
+	MOVBLZX (DI)(BX*1), BX
+	ANDL    DX, BX
+	ORL     BX, AX
+
+windowContains1AVX512_dead_line_14:
+	ADDQ  $0x40, CX
+	SHRQ  $0x04, DX
+	JNE   windowContains1AVX512_lines_13
+	NEGL  AX
+	SETCS ret+24(FP)
 	VZEROUPPER
 	RET
 

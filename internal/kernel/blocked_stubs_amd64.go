@@ -64,22 +64,22 @@ func blockedAddNew1AVX2(t *BlockedTable, h uint64) bool
 //go:noescape
 func blockedAddNew1AVX512(t *BlockedTable, h uint64) bool
 
-// blockedContainsGens1AVX2 reports whether h is present in a generation of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16); tab is avx2Tables[k].
+// blockedContainsGens1AVX2 reports whether h is present in a generation of live (nonzero, bits < ngen) of a windowed table of nb groups at blocks (ngen generations, a power of two in 2..64), k probes per key (1 <= k <= 16); tab is avx2Tables[k].
 //
 //go:noescape
 func blockedContainsGens1AVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, h uint64) bool
 
-// blockedContainsGensAVX2 probes hs[:n] in the generations of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues; tab is avx2Tables[k].
+// blockedContainsGensAVX2 probes hs[:n] in the generations of live (nonzero, bits < ngen) of a windowed table of nb groups at blocks (ngen generations, a power of two in 2..64), k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues; tab is avx2Tables[k].
 //
 //go:noescape
 func blockedContainsGensAVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int
 
-// blockedContainsGens1AVX512 reports whether h is present in a generation of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16).
+// blockedContainsGens1AVX512 reports whether h is present in a generation of live (nonzero, bits < ngen) of a windowed table of nb groups at blocks (ngen generations, a power of two in 2..64), k probes per key (1 <= k <= 16).
 //
 //go:noescape
 func blockedContainsGens1AVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, h uint64) bool
 
-// blockedContainsGensAVX512 probes hs[:n] in the generations of live (nonzero, bits < ngen) of the ngen interleaved generations of nb blocks at blocks, k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues.
+// blockedContainsGensAVX512 probes hs[:n] in the generations of live (nonzero, bits < ngen) of a windowed table of nb groups at blocks (ngen generations, a power of two in 2..64), k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues.
 //
 //go:noescape
 func blockedContainsGensAVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, hs *uint64, n int, out *bool) int

@@ -47,7 +47,14 @@ func blockedContainsGens1(blocks []Block, nb uint64, g int, live uint64, k int, 
 }
 
 func blockedContainsGens(blocks []Block, nb uint64, g int, live uint64, k int, hs []uint64, out []bool) int {
-	switch windowContainsSet {
+	set := windowContainsSet
+	if set == setAVX512 && nb >= MaxBlocks {
+		// The AVX-512 kernel computes 8 group offsets at once with 32-bit
+		// products (VPMULUDQ, as blockedContainsAVX512): 2^32 groups take
+		// the AVX2 one.
+		set = setAVX2
+	}
+	switch set {
 	case setAVX512:
 		raceGens(blocks, hs, out)
 		return blockedContainsGensAVX512(&blocks[0][0], nb, g, live, k, &hs[0], len(hs), &out[0])

@@ -23,7 +23,10 @@ func threadCPU() int64 {
 // BenchmarkWindowKernels compares the windowed probes (G generations in
 // one table of 64-byte lines, every generation live) with the blocked
 // probes of the same table read as blocks, single-key and batch (1024 keys a
-// call), random absent keys: the windowed filter's worst case. Besides
+// call), random absent keys: the windowed filter's worst case. The
+// single-key pairs to compare are gensT (BlockedContainsGensT, the table
+// entry a Window's ContainsHash calls) and blocked1 (BlockedContains1, a
+// Filter's); gens1 is the slice-argument wrapper. Besides
 // wall ns/key it reports thread-CPU ns/key (cpu-ns/key), which time spent
 // descheduled on a shared machine does not inflate.
 func BenchmarkWindowKernels(b *testing.B) {
@@ -43,16 +46,20 @@ func BenchmarkWindowKernels(b *testing.B) {
 			out := make([]bool, 1024)
 			live := uint64(1)<<g - 1
 			kerneltest.Bench(b, func(b *testing.B, impl string) {
-				for _, op := range []string{"gens1", "gens1-live1", "blocked1", "gens", "blocked"} {
+				for _, op := range []string{"gensT", "gens1", "gens1-live1", "blocked1", "gens", "blocked"} {
 					b.Run(fmt.Sprintf("MB=%d/G=%d/op=%s", blocks*64>>20, g, op), func(b *testing.B) {
 						runtime.LockOSThread()
 						defer runtime.UnlockOSThread()
 						keys := 0
 						t0 := threadCPU()
 						bt := kernel.BlockedTable{Blocks: tab, K: 8}
+						wt := kernel.WindowTable{Blocks: tab, NB: uint64(nb), G: g, K: 8}
 						for b.Loop() {
 							j := keys & (len(qs) - 1)
 							switch op {
+							case "gensT":
+								kernel.BlockedContainsGensT(&wt, live, qs[j])
+								keys++
 							case "gens1":
 								kernel.BlockedContainsGens1(tab, uint64(nb), g, live, 8, qs[j])
 								keys++
