@@ -251,18 +251,22 @@ func (w *Window) elapsed() uint64 {
 	return d / uint64(w.slice)
 }
 
-// live returns how many generations, counting back from the current one,
-// hold keys still inside their window: G less the slices that have ended
-// since the current one began (their generations are due to be cleared).
-func (w *Window) live() int {
-	if w.expiryOnAdd {
-		return w.g
+// liveMask returns the mask of the live generations for a lookup now
+// (liveGens of live()). Inside the current slice, the common case, every
+// generation is live and the mask is all G bits, whatever cur is.
+func (w *Window) liveMask() uint64 {
+	all := uint64(1)<<uint(w.g) - 1 // g = 64: all ones
+	if w.expiryOnAdd || w.slice == 0 {
+		return all
 	}
 	e := w.elapsed()
+	if e == 0 {
+		return all
+	}
 	if e >= uint64(w.g) {
 		return 0
 	}
-	return w.g - int(e)
+	return liveGens(w.g, w.cur, w.g-int(e))
 }
 
 // liveGens returns the bit mask of the live live generations counting back
@@ -439,7 +443,7 @@ func (w *Window) ContainsUint64(x uint64) bool { return w.ContainsHash(w.h64.Has
 // ContainsHash is Contains for a key whose hash (see Hash) is h.
 func (w *Window) ContainsHash(h uint64) bool {
 	mustOpen(&w.core)
-	return kernel.BlockedContainsGensT(&w.wt, liveGens(w.g, w.cur, w.live()), h)
+	return kernel.BlockedContainsGensT(&w.wt, w.liveMask(), h)
 }
 
 // ContainsHashes sets out[i] = ContainsHash(hs[i]) for every i and returns
@@ -452,7 +456,7 @@ func (w *Window) ContainsHashes(hs []uint64, out []bool) int {
 		panic("blocked: ContainsHashes: len(out) < len(hs)")
 	}
 	mustOpen(&w.core)
-	n := kernel.BlockedContainsGens(w.t.Blocks, w.nb, w.g, liveGens(w.g, w.cur, w.live()), w.t.K, hs, out)
+	n := kernel.BlockedContainsGens(w.t.Blocks, w.nb, w.g, w.liveMask(), w.t.K, hs, out)
 	runtime.KeepAlive(w)
 	return n
 }

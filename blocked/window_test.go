@@ -531,3 +531,45 @@ func TestWindowLiveGens(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowLiveMaskMatches checks the lookups' fast mask against the
+// definition, liveGens of the G generations less the slices ended (all G
+// with WithExpiryOnAdd or by count), in time mode at every elapsed slice count and every
+// current generation, with and without WithExpiryOnAdd, and in count mode.
+func TestWindowLiveMaskMatches(t *testing.T) {
+	for _, g := range []int{2, 4, 8, 64} {
+		for _, expiry := range []bool{false, true} {
+			clk := newSimClock()
+			opts := []Option{WithGenerations(g), WithClock(clk.Now)}
+			if expiry {
+				opts = append(opts, WithExpiryOnAdd())
+			}
+			w, err := NewWindow(100, 0.01, time.Duration(g-1)*time.Second, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for cur := range g {
+				w.cur = cur
+				for e := 0; e <= g+1; e++ {
+					w.start = clk.now.UnixNano() - int64(e)*int64(time.Second) - 1
+					want := liveGens(g, cur, max(0, g-e))
+					if expiry {
+						want = liveGens(g, cur, g)
+					}
+					if got := w.liveMask(); got != want {
+						t.Fatalf("G=%d expiry %v cur %d elapsed %d: liveMask %#x, want %#x", g, expiry, cur, e, got, want)
+					}
+				}
+			}
+			w.Close()
+		}
+		c, err := NewWindow(0, 0.01, 0, WithGenerations(g), WithSliceKeys(10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := c.liveMask(), liveGens(g, c.cur, g); got != want {
+			t.Fatalf("G=%d by count: liveMask %#x, want %#x", g, got, want)
+		}
+		c.Close()
+	}
+}
