@@ -251,9 +251,10 @@ func (w *Window) elapsed() uint64 {
 	return d / uint64(w.slice)
 }
 
-// liveMask returns the mask of the live generations for a lookup now
-// (liveGens of live()). Inside the current slice, the common case, every
-// generation is live and the mask is all G bits, whatever cur is.
+// liveMask returns the mask of the live generations for a lookup now:
+// liveGens of those the clock has not expired. Inside the current slice,
+// the common case, every generation is live and the mask is all G bits,
+// whatever cur is.
 func (w *Window) liveMask() uint64 {
 	all := uint64(1)<<uint(w.g) - 1 // g = 64: all ones
 	if w.expiryOnAdd || w.slice == 0 {
@@ -334,7 +335,7 @@ func (w *Window) clearGen(j int) {
 // clearLanes zeroes generation j's lane in every group of blocks.
 func clearLanes(bs []kernel.Block, g, j int) {
 	l := kernel.WindowLanes(g)
-	lw := kernel.BlockWords / l
+	lw := kernel.LaneWords(g)
 	o := j % l * lw
 	p := kernel.WindowLines(g)
 	if lw == 2 { // two stores a line, not a call of clear
@@ -500,7 +501,7 @@ func (w *Window) Groups() uint64 { return w.nb }
 
 // LaneBits returns the bits of one generation's lane: 256 at G = 2, 128
 // above.
-func (w *Window) LaneBits() int { return BlockBits / kernel.WindowLanes(w.g) }
+func (w *Window) LaneBits() int { return 64 * kernel.LaneWords(w.g) }
 
 // SizeBytes returns the memory the blocks of all generations take.
 func (w *Window) SizeBytes() uint64 { return uint64(len(w.t.Blocks)) * kernel.BlockBytes }

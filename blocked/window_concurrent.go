@@ -169,7 +169,7 @@ func (c *ConcurrentWindow) lane(j int, h uint64) []uint64 {
 		panic(errUse)
 	}
 	line, word := kernel.GenLane(c.nb, c.g, j, h)
-	w := word + kernel.BlockWords/kernel.WindowLanes(c.g)
+	w := word + kernel.LaneWords(c.g)
 	return c.t.Blocks[line][word:w:w]
 }
 

@@ -104,7 +104,7 @@ func WindowFalsePositiveRate(groups uint64, k, g int, n uint64) float64 {
 		return math.NaN()
 	}
 	mean, _ := bloommath.LoadMoments(groups, n, func(load uint64) (float64, float64) {
-		return laneMoments(float64(load), k, kernel.BlockWords/kernel.WindowLanes(g))
+		return laneMoments(float64(load), k, kernel.LaneWords(g))
 	})
 	return mean
 }
@@ -115,7 +115,7 @@ func WindowFalsePositiveRate(groups uint64, k, g int, n uint64) float64 {
 // groups.
 func windowGroups(n uint64, p float64, g int, limit uint64) (groups uint64, k int, err error) {
 	n = max(n, 1)
-	w := kernel.BlockWords / kernel.WindowLanes(g)
+	w := kernel.LaneWords(g)
 	laneBits := float64(w * 64)
 	if float64(n)*-math.Log2(p) > float64(limit)*laneBits {
 		return 0, 0, errorf(ErrTooLarge, "%d keys a generation at a false-positive rate of %.3g need more than %d groups", n, p, limit)

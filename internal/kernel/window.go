@@ -44,34 +44,37 @@ func ValidGenerations(g int) bool {
 // lanes of 256 bits for g = 2, else 4 of 128 bits. Narrower lanes would
 // cost more memory for the same rate than they save (a 64-bit lane needs
 // about a third more bits a key than a 512-bit block at 0.25%).
-func WindowLanes(g int) int {
+func WindowLanes(g int) int { return 1 << laneShift(g) }
+
+// laneShift is log2(WindowLanes(g)). The layout's arithmetic is shifts and
+// masks by it: the lane counts are not constants, and a division by one
+// (an integer DIV, tens of cycles) made an add cost several times a
+// Filter's.
+func laneShift(g int) uint {
 	if g == 2 {
-		return 2
+		return 1
 	}
-	return 4
+	return 2
 }
+
+// LaneWords returns the 64-bit words of a lane for g generations: 4 for
+// g = 2, else 2.
+func LaneWords(g int) int { return BlockWords >> laneShift(g) }
 
 // WindowLines returns the lines of a group for g generations: 1 for g <= 4,
 // g/4 above.
-func WindowLines(g int) int { return g / WindowLanes(g) }
+func WindowLines(g int) int { return g >> laneShift(g) }
 
 // WindowMask returns the mask of hash h with k probes for a table of g
 // generations: its block mask folded onto one lane (probe p in the lane's
 // word p%(8/WindowLanes(g))) and repeated in every lane of the line.
 func WindowMask(h uint64, k, g int) Block {
-	m := BlockMask(h, k)
-	return foldMask(&m, BlockWords/WindowLanes(g))
-}
-
-// foldMask folds m onto lanes of w words (w = 2 or 4) and repeats the lane.
-func foldMask(m *Block, w int) (r Block) {
-	for i := range m {
-		r[i%w] |= m[i]
+	if g == 2 {
+		a, b, c, d := laneMask4(uint32(h), k)
+		return Block{a, b, c, d, a, b, c, d}
 	}
-	for i := w; i < BlockWords; i++ {
-		r[i] = r[i%w]
-	}
-	return r
+	a, b := laneMask2(uint32(h), k)
+	return Block{a, b, a, b, a, b, a, b}
 }
 
 // liveMask returns live without the bits at or above g.
@@ -159,17 +162,32 @@ func BlockedAddNewGens1(blocks []Block, nb uint64, g int, live uint64, cur, k in
 // BlockedAddGen1 sets the bits of the key with hash h in generation cur
 // (< g). It panics with ErrNoBlocks if blocks is empty.
 func BlockedAddGen1(blocks []Block, nb uint64, g int, cur, k int, h uint64) {
-	group := gensGroup(blocks, nb, g, h)
-	m := WindowMask(h, k, g)
-	orLane(group, g, cur, &m)
+	line, o := GenLane(nb, g, cur, h)
+	if line >= uint64(len(blocks)) {
+		panic(ErrNoBlocks)
+	}
+	b := &blocks[line]
+	if g == 2 {
+		x0, x1, x2, x3 := laneMask4(uint32(h), k)
+		o &= 4
+		b[o] |= x0
+		b[o+1] |= x1
+		b[o+2] |= x2
+		b[o+3] |= x3
+		return
+	}
+	x0, x1 := laneMask2(uint32(h), k)
+	o &= 6
+	b[o] |= x0
+	b[o+1] |= x1
 }
 
 // GenLane returns where generation j's lane of the key with hash h lies:
 // the index in blocks of its line and the index of its first word in that
 // line; the lane is 8/WindowLanes(g) words from there.
 func GenLane(nb uint64, g, j int, h uint64) (line uint64, word int) {
-	l := WindowLanes(g)
-	return BlockIndex(h, nb)*uint64(g/l) + uint64(j/l), j % l * (BlockWords / l)
+	s := laneShift(g)
+	return BlockIndex(h, nb)*uint64(g>>s) + uint64(j>>s), j & (1<<s - 1) << (3 - s)
 }
 
 // gensGroup returns the lines of h's group.
@@ -184,11 +202,10 @@ func gensGroup(blocks []Block, nb uint64, g int, h uint64) []Block {
 
 // orLane ORs the lane of m (a WindowMask) into generation j's lane of group.
 func orLane(group []Block, g, j int, m *Block) {
-	l := WindowLanes(g)
-	w := BlockWords / l
-	b := &group[j/l]
-	o := j % l * w
-	for i := o; i < o+w; i++ {
+	s := laneShift(g)
+	b := &group[j>>s]
+	o := j & (1<<s - 1) << (3 - s)
+	for i := o; i < o+1<<(3-s); i++ {
 		b[i] |= m[i]
 	}
 }
@@ -196,12 +213,12 @@ func orLane(group []Block, g, j int, m *Block) {
 // gensProbe reports whether every bit of the lane mask m (a WindowMask) is
 // set in the lane of a generation of group whose bit is set in live.
 func gensProbe(group []Block, g int, live uint64, m *Block) bool {
-	l := WindowLanes(g)
-	w := BlockWords / l
+	s := laneShift(g)
+	w := 1 << (3 - s)
 	for ; live != 0; live &= live - 1 {
 		j := trailingZeros(live)
-		b := &group[j/l]
-		o := j % l * w
+		b := &group[j>>s]
+		o := j & (1<<s - 1) << (3 - s)
 		var miss uint64
 		for i := o; i < o+w; i++ {
 			miss |= m[i] &^ b[i]

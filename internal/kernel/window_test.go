@@ -36,7 +36,7 @@ func refLane(h uint64, k, w int) []uint64 {
 // refAddLane sets the key's lane mask in generation j's lane (GenLane).
 func refAddLane(blocks []kernel.Block, nb uint64, g, j, k int, h uint64) {
 	line, word := kernel.GenLane(nb, g, j, h)
-	for i, x := range refLane(h, k, kernel.BlockWords/kernel.WindowLanes(g)) {
+	for i, x := range refLane(h, k, 8/kernel.WindowLanes(g)) {
 		blocks[line][word+i] |= x
 	}
 }
@@ -45,7 +45,7 @@ func refAddLane(blocks []kernel.Block, nb uint64, g, j, k int, h uint64) {
 // lane.
 func refInLane(blocks []kernel.Block, nb uint64, g, j, k int, h uint64) bool {
 	line, word := kernel.GenLane(nb, g, j, h)
-	for i, x := range refLane(h, k, kernel.BlockWords/kernel.WindowLanes(g)) {
+	for i, x := range refLane(h, k, 8/kernel.WindowLanes(g)) {
 		if x&^blocks[line][word+i] != 0 {
 			return false
 		}
@@ -69,7 +69,7 @@ func TestWindowLayout(t *testing.T) {
 		if g == 2 {
 			l = 2
 		}
-		if kernel.WindowLanes(g) != l || kernel.WindowLines(g) != g/l {
+		if kernel.WindowLanes(g) != l || kernel.WindowLines(g) != g/l || kernel.LaneWords(g) != 8/l {
 			t.Fatalf("g=%d: %d lanes, %d lines", g, kernel.WindowLanes(g), kernel.WindowLines(g))
 		}
 		seen := map[[2]uint64]bool{}
