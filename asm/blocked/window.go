@@ -10,21 +10,28 @@ package main
 // (P = WindowLines(G); at G <= 4, P = 1, the offset is the blocked
 // kernels' ((h>>32)*nb>>26)&^63), exact for any nb <= 2^32. The mask is
 // the blocked kernels' (the AVX2 set's two YMM halves, words 0..3 and
-// 4..7, from avx2Tables[k]; the AVX-512 set's one ZMM zero-masked to the
-// probe lanes) folded onto a lane and repeated in every lane of the line,
-// as WindowMask: AVX-512, VSHUFI64X2 $0x4e (swap the 256-bit halves) and
-// VPORQ, and for 128-bit lanes VSHUFI64X2 $0xb1 (swap the 128-bit lanes of
-// each half) and VPORQ again; AVX2, VPOR of the halves, and for 128-bit
-// lanes VPERMQ $0x4e and VPOR. A line is tested whole:
+// 4..7, from avx2Tables[k]; the AVX-512 set's one ZMM, zero-masked to the
+// probe lanes but where k = 8) folded onto a lane and repeated in every
+// lane of the line, as WindowMask: AVX-512, VSHUFI64X2 $0x4e (swap the
+// 256-bit halves) and VPORQ, and for 128-bit lanes VSHUFI64X2 $0xb1 (swap
+// the 128-bit lanes of each half) and VPORQ again (the single-key kernels:
+// the three other lane orders at once, VPTERNLOGQ and VPORQ, a shorter
+// chain); AVX2, VPOR of the halves, and for 128-bit lanes VPERMQ $0x4e and
+// VPOR. A line is tested whole:
 //
-//   - AVX-512: VPANDQ of the line (a memory operand) with the mask, VPCMPQ
-//     NE with the mask into an opmask (bit w: word w misses a probe bit),
-//     KSHIFTRB/KORB to OR each lane's words into its first bit (one round
-//     for 2-word lanes, two for 4-word lanes), then KTESTB with the opmask
-//     of the live lanes (built once a call, PDEPL of live onto the lanes'
-//     first bits): CF set when every live lane misses. At G >= 8 each live
-//     line's answer is KANDNB'ed (live lanes that hit) and KORB'ed into an
-//     accumulator.
+//   - AVX-512, batch, G <= 4: VPANDQ of the line (a memory operand) with
+//     the mask, VPCMPEQQ with the mask under the opmask of the live lanes'
+//     words (built once a call: PDEPL of live onto the lanes' first words,
+//     times 3 or 15) gives the words that hold their bits; KMOVB, and a
+//     256-byte table (winAnyLane) says whether one lane has all its words:
+//     0 or 1, stored and added.
+//   - AVX-512, single key, G <= 4: VPANDQ, VPCMPQ NE (the words that miss
+//     a bit), KSHIFTRB/KORB to OR each lane's words into its first bit,
+//     KTESTB with the live lanes' first bits: CF when every live lane
+//     misses, complemented (CMC).
+//   - AVX-512, G >= 8: VPANDQ, VPCMPQ NE, KMOVB, and a table (winLaneHits)
+//     gives the line's lanes that hold the key, a bit a lane, ANDed with
+//     the line's four live bits.
 //   - AVX2, 128-bit lanes: VPAND of each 32-byte half with the mask and
 //     VPCMPEQQ with it (per word: nothing missing), VPUNPCKLQDQ/VPUNPCKHQDQ
 //     and VPAND pair the two words of every lane, VMOVMSKPD gives a bit a
@@ -37,11 +44,27 @@ package main
 // lines of the group, four live bits a line, and reads only lines with a
 // live generation. The kernels run three copies of their body, chosen once
 // per call: G = 2, G = 4 (one line a key) and G >= 8, each for one and for
-// two mask rounds (k > 8).
+// two mask rounds (k > 8); the single-key kernels a third, k = 8, with
+// the salts (AVX2: avx2Tables[8]) as memory operands and no probe opmask,
+// and load only the constants of the copy that runs.
 //
-// The batch kernels prefetch the key dist keys ahead: at G <= 4 its one
-// line, dist as the blocked kernels (defaultDist); at G >= 8 the lines of
-// its group with a live generation, winDist keys ahead.
+// The batch kernels prefetch dist keys ahead. At G <= 4 (one line a key)
+// dist is the blocked kernels' (defaultDist), and the AVX-512 one runs
+// groups of 8 keys whose line offsets it computes at once, as
+// blockedContainsAVX512 (VPMULUDQ: nb < 2^32, else the Go side calls the
+// AVX2 kernel); at G >= 8 the lines of the group with a live generation
+// are prefetched winDist keys ahead (12, 24 and 40 measured level at G = 8,
+// 23 MB, on the AMD EPYC Zen 5 VM).
+//
+// Measured there (BenchmarkWindowKernels, AVX-512 batch, 2.3 MB, within
+// the VM's noise): building and folding the mask in YMM halves (as AVX2)
+// and repeating it into a ZMM with one VSHUFI64X2 was no faster; nor was
+// the first version of this kernel (per-key scalar offsets, the opmask
+// line test). Timing-only variants with wrong answers: the blocked
+// kernels' one-instruction test (VPTESTMQ) in place of the line test was
+// no faster, leaving the fold out saved about 0.5 ns a key at G = 4: the
+// fold's two dependent 512-bit shuffles are most of the gap to the
+// blocked kernel.
 
 import (
 	"go/token"
@@ -83,6 +106,8 @@ type win struct {
 	k        reg.GPVirtual
 	// k8 is set while emitting the single-key kernels' k = 8 copy.
 	k8 bool
+	// goPath is the table entry's label of the jump to the Go twin.
+	goPath string
 
 	// lanes is WindowLanes(G) while emitting the G = 2 (2) or G = 4 (4)
 	// copy, 0 while emitting the G >= 8 copy.
@@ -307,6 +332,15 @@ func (w *win) copies(k reg.GPVirtual, body func(two bool)) {
 			body(false)
 			w.k8 = false
 			c.Label(not8)
+			if w.goPath != "" {
+				// The table entry checks k here, off the k = 8 path
+				// (no vector register is touched yet).
+				x := c.GP64()
+				c.LEAQ(operand.Mem{Base: k, Disp: -1}, x)
+				c.CMPQ(x, operand.Imm(maxK-1))
+				c.JHI(operand.LabelRef(w.goPath))
+				c.CMPQ(k, operand.Imm(8))
+			}
 			c.JGT(operand.LabelRef(two))
 			w.consts(false)
 		} else {
@@ -824,7 +858,8 @@ func (w *win) loopsAt(two bool) {
 // operation's kernel set (windowContains1Set: avx512, 2, tail-jumps to
 // windowContains1AVX512; generic, 0, to the Go twin); both check the table
 // (blocks, G a power of two in 2..64, NB in 1..2^32, len(Blocks) =
-// NB*WindowLines(G), computed as NB*((G+2)>>2), k in 1..16; else the Go
+// NB*WindowLines(G), computed as NB*((G+2)>>2), k in 1..16, checked after
+// the k = 8 branch; else the Go
 // twin, which panics as the contract says) before touching a vector
 // register, mask live to G bits (BZHIQ) and answer false for no live
 // generation.
@@ -872,10 +907,7 @@ func genWindowTable() {
 		c.IMULQ(nb, x)            // at most 2^36: no overflow
 		c.CMPQ(x, n)
 		c.JNE(goPath)
-		c.MOVQ(operand.Mem{Base: t, Disp: 40}, k) // t.K
-		c.LEAQ(operand.Mem{Base: k, Disp: -1}, x)
-		c.CMPQ(x, operand.Imm(maxK-1))
-		c.JHI(goPath)
+		c.MOVQ(operand.Mem{Base: t, Disp: 40}, k) // t.K: checked in 1..16 where it is not 8 (copies)
 		live := c.GP64()
 		c.Load(c.Param("live"), live)
 		c.BZHIQ(g, live, live) // the bits below G (all for G = 64)
@@ -886,7 +918,7 @@ func genWindowTable() {
 		c.Label(name + "_live")
 		blocks := c.GP64()
 		c.MOVQ(operand.Mem{Base: t}, blocks)
-		w := &win{name: name, wide: wide, blocks: blocks, nb: nb, ngen: g, live: live, k: k, tabEntry: true}
+		w := &win{name: name, wide: wide, blocks: blocks, nb: nb, ngen: g, live: live, k: k, tabEntry: true, goPath: name + "_go"}
 		w.copies(k, w.single)
 		c.Label(name + "_go")
 		tailJump("·windowContains1Go")

@@ -7614,9 +7614,6 @@ windowContains1AVX2_avx2:
 	CMPQ  SI, CX
 	JNE   windowContains1AVX2_go
 	MOVQ  40(AX), CX
-	LEAQ  -1(CX), SI
-	CMPQ  SI, $0x0f
-	JHI   windowContains1AVX2_go
 	MOVQ  live+8(FP), SI
 	BZHIQ DX, SI, SI
 	JNE   windowContains1AVX2_live
@@ -7664,6 +7661,10 @@ windowContains1AVX2_live:
 	RET
 
 windowContains1AVX2_not_k8_4:
+	LEAQ         -1(CX), DX
+	CMPQ         DX, $0x0f
+	JHI          windowContains1AVX2_go
+	CMPQ         CX, $0x08
 	JGT          windowContains1AVX2_two_3
 	LEAQ         ·avx2Tables+0(SB), DX
 	LEAQ         (CX)(CX*2), CX
@@ -7798,6 +7799,10 @@ windowContains1AVX2_not_g2_1:
 	RET
 
 windowContains1AVX2_not_k8_6:
+	LEAQ         -1(CX), SI
+	CMPQ         SI, $0x0f
+	JHI          windowContains1AVX2_go
+	CMPQ         CX, $0x08
 	JGT          windowContains1AVX2_two_5
 	LEAQ         ·avx2Tables+0(SB), SI
 	LEAQ         (CX)(CX*2), CX
@@ -7949,6 +7954,10 @@ windowContains1AVX2_dead_line_10:
 	RET
 
 windowContains1AVX2_not_k8_8:
+	LEAQ         -1(CX), SI
+	CMPQ         SI, $0x0f
+	JHI          windowContains1AVX2_go
+	CMPQ         CX, $0x08
 	JGT          windowContains1AVX2_two_7
 	LEAQ         ·avx2Tables+0(SB), SI
 	LEAQ         (CX)(CX*2), CX
@@ -8087,9 +8096,6 @@ TEXT ·windowContains1AVX512(SB), NOSPLIT, $0-25
 	CMPQ  SI, CX
 	JNE   windowContains1AVX512_go
 	MOVQ  40(AX), CX
-	LEAQ  -1(CX), SI
-	CMPQ  SI, $0x0f
-	JHI   windowContains1AVX512_go
 	MOVQ  live+8(FP), SI
 	BZHIQ DX, SI, SI
 	JNE   windowContains1AVX512_live
@@ -8135,6 +8141,10 @@ windowContains1AVX512_live:
 	RET
 
 windowContains1AVX512_not_k8_4:
+	LEAQ         -1(CX), DX
+	CMPQ         DX, $0x0f
+	JHI          windowContains1AVX512_go
+	CMPQ         CX, $0x08
 	JGT          windowContains1AVX512_two_3
 	VPBROADCASTQ one<>+0(SB), Z0
 	MOVL         $0x00000001, DX
@@ -8241,6 +8251,10 @@ windowContains1AVX512_not_g2_1:
 	RET
 
 windowContains1AVX512_not_k8_6:
+	LEAQ         -1(CX), DX
+	CMPQ         DX, $0x0f
+	JHI          windowContains1AVX512_go
+	CMPQ         CX, $0x08
 	JGT          windowContains1AVX512_two_5
 	VPBROADCASTQ one<>+0(SB), Z0
 	MOVL         $0x00000001, DX
@@ -8358,6 +8372,10 @@ windowContains1AVX512_dead_line_10:
 	RET
 
 windowContains1AVX512_not_k8_8:
+	LEAQ         -1(CX), R8
+	CMPQ         R8, $0x0f
+	JHI          windowContains1AVX512_go
+	CMPQ         CX, $0x08
 	JGT          windowContains1AVX512_two_7
 	VPBROADCASTQ one<>+0(SB), Z0
 	MOVL         $0x00000001, R8
