@@ -121,8 +121,8 @@ type win struct {
 	sel, lut, stride reg.GPVirtual
 	nbZ, m64         reg.VecVirtual
 	// kLive is the AVX-512 kernels' opmask of the live lanes at G <= 4:
-	// the single-key kernels' their first words (bit 8j/lanes: lane j),
-	// the batch kernels' all their words.
+	// in the single-key kernels the lanes' first words (bit 8j/lanes:
+	// lane j), in the batch kernels all their words.
 	kLive reg.OpmaskVirtual
 }
 
@@ -316,10 +316,11 @@ func (w *win) consts(two bool) {
 	}
 }
 
-// copies emits body(two) six times: for G = 2, G = 4 and G >= 8 (w.lanes
-// 2, 4, 0), each for k <= 8 and k > 8, after the per-call values of each
-// generation count. body ends in a return or, in the batch kernels, jumps
-// to w.done.
+// copies emits body(two) for G = 2, G = 4 and G >= 8 (w.lanes 2, 4, 0),
+// each for k <= 8 and k > 8 (the single-key kernels: k = 8 (w.k8), other
+// k <= 8, k > 8, each after its constants), after the per-call values of
+// each generation count. body ends in a return or, in the batch kernels,
+// jumps to w.done.
 func (w *win) copies(k reg.GPVirtual, body func(two bool)) {
 	rounds := func() {
 		two := w.label("two")
