@@ -442,9 +442,19 @@ func (w *Window) ContainsString(key string) bool { return w.ContainsHash(hash.St
 func (w *Window) ContainsUint64(x uint64) bool { return w.ContainsHash(w.h64.Hash(x)) }
 
 // ContainsHash is Contains for a key whose hash (see Hash) is h.
+//
+// With WithExpiryOnAdd or WithSliceKeys it is one call of the windowed
+// single-key kernel with every generation live (the kernel drops the bits
+// of live at and above G); by time it reads the clock first. A closed
+// window's
+// empty table makes the kernel panic with an error wrapping ErrClosed, as
+// Filter.ContainsHash does.
 func (w *Window) ContainsHash(h uint64) bool {
-	mustOpen(&w.core)
-	return kernel.BlockedContainsGensT(&w.wt, w.liveMask(), h)
+	live := ^uint64(0)
+	if w.slice != 0 && !w.expiryOnAdd {
+		live = w.liveMask()
+	}
+	return kernel.BlockedContainsGensT(&w.wt, live, h)
 }
 
 // ContainsHashes sets out[i] = ContainsHash(hs[i]) for every i and returns

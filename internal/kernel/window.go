@@ -135,13 +135,14 @@ func windowContains1Go(t *WindowTable, live, h uint64) bool {
 }
 
 // checkGens panics with ErrNoBlocks if blocks is empty (a closed filter's),
-// and if g is not a valid generation count or len(blocks) is not
-// nb*WindowLines(g), so that no kernel reads outside blocks.
+// and if g is not a valid generation count, nb is above MaxBlocks or
+// len(blocks) is not nb*WindowLines(g), so that no kernel reads outside
+// blocks.
 func checkGens(blocks []Block, nb uint64, g int) {
 	if len(blocks) == 0 {
 		panic(ErrNoBlocks)
 	}
-	if !ValidGenerations(g) || uint64(len(blocks)) != nb*uint64(WindowLines(g)) {
+	if !ValidGenerations(g) || nb > MaxBlocks || uint64(len(blocks)) != nb*uint64(WindowLines(g)) {
 		panic("kernel: windowed probe: g is not a power of two in 2..64, or len(blocks) is not nb*WindowLines(g)")
 	}
 }

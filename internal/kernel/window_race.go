@@ -7,7 +7,7 @@ import (
 	"unsafe"
 )
 
-// raceGens1 reports the g blocks a single-key windowed kernel may read (the
+// raceGens1 reports the lines of h's group a single-key windowed kernel may read (the
 // race detector cannot see the assembly's loads). An index past blocks
 // panics with ErrNoBlocks, as an empty filter's.
 func raceGens1(blocks []Block, nb uint64, g int, h uint64) {

@@ -323,6 +323,17 @@ func TestWindowKernelsMisuse(t *testing.T) {
 	mustPanic("table, empty", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{NB: 3, G: 4, K: 8}, 1, 1) })
 	mustPanic("table, length", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{Blocks: blocks, NB: 4, G: 4, K: 8}, 1, 1) })
 	mustPanic("table, generations", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{Blocks: blocks, NB: 0, G: 0, K: 8}, 1, 1) })
+	// A k outside 1..16 is not the kernels' to reject (the filters never
+	// make one): the table entry hands it to the Go twin, whose answer
+	// the assembly must not contradict.
+	for _, k := range []int{0, -1, 17, 1 << 40} {
+		for _, h := range []uint64{1, 0x9e3779b97f4a7c15} {
+			want := kernel.BlockedContainsGens1Generic(blocks, 3, 4, 0b1111, k, h)
+			if got := kernel.BlockedContainsGensT(&kernel.WindowTable{Blocks: blocks, NB: 3, G: 4, K: k}, 0b1111, h); got != want {
+				t.Errorf("table with k = %d: %v, the Go twin %v", k, got, want)
+			}
+		}
+	}
 	mustPanic("three generations", func() { kernel.BlockedContainsGens1(blocks, 1, 3, 1, 8, 1) })
 	mustPanic("three generations, batch", func() { kernel.BlockedContainsGens(blocks, 1, 3, 1, 8, make([]uint64, 3), make([]bool, 3)) })
 	mustPanic("three generations, table", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{Blocks: blocks, NB: 1, G: 3, K: 8}, 1, 1) })
