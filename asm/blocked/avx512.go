@@ -110,12 +110,20 @@ func (g *kern) wideConsts(k reg.GPVirtual) {
 // reloads, which measured 2x slower (a 64-byte store does not forward to
 // the 8-byte loads that follow it).
 func (g *kern) groupOffsets(d int) (lane func(j int) reg.GPVirtual) {
+	return offsets8(g.hash(d), g.nblocksZ, g.m64)
+}
+
+// offsets8 computes ((h>>32)*n>>26)&^63 for the 8 hashes at src, n in
+// every qword of nZ and -64 in every qword of m64 (VPMULUDQ: exact for
+// n < 2^32), and returns a function that moves lane j to a general
+// register: groupOffsets here and the windowed batch kernels' (window.go).
+func offsets8(src operand.Mem, nZ, m64 reg.VecVirtual) func(j int) reg.GPVirtual {
 	z := c.ZMM()
-	c.VMOVDQU64(g.hash(d), z)
+	c.VMOVDQU64(src, z)
 	c.VPSRLQ(operand.U8(32), z, z)
-	c.VPMULUDQ(g.nblocksZ, z, z)
+	c.VPMULUDQ(nZ, z, z)
 	c.VPSRLQ(operand.U8(26), z, z)
-	c.VPANDQ(g.m64, z, z)
+	c.VPANDQ(m64, z, z)
 	var parts [4]reg.VecVirtual
 	parts[0] = z.AsX().(reg.VecVirtual)
 	for q := 1; q < 4; q++ {

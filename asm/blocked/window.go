@@ -720,27 +720,7 @@ func (w *win) key(d int, off reg.GPVirtual, two bool) {
 // kernels' groupOffsets (VPMULUDQ: exact for nb < 2^32, which the Go side
 // checks). It returns a function that moves lane j to a general register.
 func (w *win) groupOffsets(d int) func(j int) reg.GPVirtual {
-	z := c.ZMM()
-	c.VMOVDQU64(w.hash(d), z)
-	c.VPSRLQ(operand.U8(32), z, z)
-	c.VPMULUDQ(w.nbZ, z, z)
-	c.VPSRLQ(operand.U8(26), z, z)
-	c.VPANDQ(w.m64, z, z)
-	var parts [4]reg.VecVirtual
-	parts[0] = z.AsX().(reg.VecVirtual)
-	for q := 1; q < 4; q++ {
-		parts[q] = c.XMM()
-		c.VEXTRACTI32X4(operand.U8(q), z, parts[q])
-	}
-	return func(j int) reg.GPVirtual {
-		r := c.GP64()
-		if j%2 == 0 {
-			c.VMOVQ(parts[j/2], r)
-		} else {
-			c.VPEXTRQ(operand.U8(1), parts[j/2], r)
-		}
-		return r
-	}
+	return offsets8(w.hash(d), w.nbZ, w.m64)
 }
 
 // groupLoops emits the AVX-512 loops at G <= 4 after the prologue: groups
