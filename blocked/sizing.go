@@ -225,36 +225,49 @@ func optimalBlocks(n uint64, fpp float64) (blocks uint64, k int, err error) {
 // searchBlocks is optimalBlocks for any fpp in (0, 1), MinFPP aside (the
 // sizing table's test shows what rates below it would cost).
 func searchBlocks(n uint64, fpp float64) (blocks uint64, k int, err error) {
+	return searchK(n, fpp, blockLimit(), BlockBits, "", "blocks", func(k int) func(uint64) float64 {
+		cache := new(momentCache)
+		return func(blocks uint64) float64 { return fprBoundCached(blocks, k, n, cache) }
+	})
+}
+
+// searchK is the sizing search of a Filter (searchBlocks) and of a
+// Window's generations (windowGroups): the least number of units (blocks
+// of unitBits bits, or groups), at most limit, and its k, for which
+// bound(k)(units) is at most fpp after n keys; bound(k) returns the bound
+// for one k, with a cache of its own. what and unit name the sizing in
+// ErrTooLarge's message.
+func searchK(n uint64, fpp float64, limit uint64, unitBits float64, what, unit string, bound func(k int) func(units uint64) float64) (units uint64, k int, err error) {
 	n = max(n, 1)
-	limit := blockLimit()
 	// No approximate-membership structure can beat log2(1/fpp) bits per key.
-	if float64(n)*-math.Log2(fpp) > float64(limit)*BlockBits {
-		return 0, 0, errorf(ErrTooLarge, "%d keys at a false-positive rate of %.3g need more than %d blocks", n, fpp, limit)
+	if float64(n)*-math.Log2(fpp) > float64(limit)*unitBits {
+		return 0, 0, errorf(ErrTooLarge, "%d keys%s at a false-positive rate of %.3g need more than %d %s", n, what, fpp, limit, unit)
 	}
 	// The classic optimum is about what this design needs; it starts the
 	// bracket so the binary search is short.
-	start := uint64(min(float64(limit), math.Max(1, math.Ceil(float64(n)*-math.Log2(fpp)/math.Ln2/BlockBits))))
+	start := uint64(min(float64(limit), math.Max(1, math.Ceil(float64(n)*-math.Log2(fpp)/math.Ln2/unitBits))))
 	// Search k = 8 (one probe per word, usually best) fully; any other k
-	// can only win if it meets the bound with fewer blocks (or as many, for
+	// can only win if it meets the bound with fewer units (or as many, for
 	// a smaller k), which one evaluation tells.
-	best, k := uint64(0), 0
+	best := uint64(0)
 	for _, kk := range [MaxK]int{8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15, 16} {
+		b := bound(kk)
 		if best != 0 {
 			try := best - 1
 			if kk < k {
 				try = best
 			}
-			if try == 0 || fprBound(try, kk, n) > fpp {
+			if try == 0 || b(try) > fpp {
 				continue
 			}
 			start = try
 		}
-		if blocks := leastBlocks(kk, n, fpp, start, limit, new(momentCache)); blocks != 0 && (best == 0 || blocks < best || blocks == best && kk < k) {
-			best, k = blocks, kk
+		if u := bloommath.LeastBlocksBy(fpp, start, limit, b); u != 0 && (best == 0 || u < best || u == best && kk < k) {
+			best, k = u, kk
 		}
 	}
 	if best == 0 {
-		return 0, 0, errorf(ErrTooLarge, "%d keys at a false-positive rate of %.3g need more than %d blocks", n, fpp, limit)
+		return 0, 0, errorf(ErrTooLarge, "%d keys%s at a false-positive rate of %.3g need more than %d %s", n, what, fpp, limit, unit)
 	}
 	return best, k, nil
 }
@@ -273,13 +286,6 @@ func checkFPP(fpp float64) error {
 // classicBitsPerKey is the classic Bloom filter's optimum for fpp,
 // -ln(fpp) / ln(2)^2 bits per key.
 func classicBitsPerKey(fpp float64) float64 { return -math.Log(fpp) / (math.Ln2 * math.Ln2) }
-
-// leastBlocks returns the least block count, at most limit, for which k
-// probes keep fprBound within fpp after n keys, or 0 if there is none;
-// start is where the bracket search begins.
-func leastBlocks(k int, n uint64, fpp float64, start, limit uint64, cache *momentCache) uint64 {
-	return bloommath.LeastBlocksBy(fpp, start, limit, func(blocks uint64) float64 { return fprBoundCached(blocks, k, n, cache) })
-}
 
 // estimateCount inverts the expected number of set bits of this design:
 // with a binomial load of n keys over B blocks (p = 1/B), a word receiving

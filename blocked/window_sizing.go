@@ -114,33 +114,9 @@ func WindowFalsePositiveRate(groups uint64, k, g int, n uint64) float64 {
 // expected rate plus the margin, as New sizes a Filter); limit bounds the
 // groups.
 func windowGroups(n uint64, p float64, g int, limit uint64) (groups uint64, k int, err error) {
-	n = max(n, 1)
 	w := kernel.LaneWords(g)
-	laneBits := float64(w * 64)
-	if float64(n)*-math.Log2(p) > float64(limit)*laneBits {
-		return 0, 0, errorf(ErrTooLarge, "%d keys a generation at a false-positive rate of %.3g need more than %d groups", n, p, limit)
-	}
-	start := uint64(min(float64(limit), math.Max(1, math.Ceil(float64(n)*-math.Log2(p)/math.Ln2/laneBits))))
-	best := uint64(0)
-	for _, kk := range [MaxK]int{8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15, 16} {
+	return searchK(n, p, limit, float64(64*w), " a generation", "groups", func(k int) func(uint64) float64 {
 		memo := map[uint64][2]float64{}
-		if best != 0 {
-			try := best - 1
-			if kk < k {
-				try = best
-			}
-			if try == 0 || laneBound(try, kk, w, n, memo) > p {
-				continue
-			}
-			start = try
-		}
-		gs := bloommath.LeastBlocksBy(p, start, limit, func(lanes uint64) float64 { return laneBound(lanes, kk, w, n, memo) })
-		if gs != 0 && (best == 0 || gs < best || gs == best && kk < k) {
-			best, k = gs, kk
-		}
-	}
-	if best == 0 {
-		return 0, 0, errorf(ErrTooLarge, "%d keys a generation at a false-positive rate of %.3g need more than %d groups", n, p, limit)
-	}
-	return best, k, nil
+		return func(lanes uint64) float64 { return laneBound(lanes, k, w, max(n, 1), memo) }
+	})
 }
