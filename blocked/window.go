@@ -86,10 +86,10 @@ func WithSliceKeys(k uint64) Option {
 // generation reads one cache line at G = 2 and 4 (G/4 lines above), as a
 // lookup of a Filter does, with one address and one mask for all of them
 // (internal/kernel's windowed kernels, SIMD for single keys and batches).
-// Narrow lanes cost memory: for the same rate a generation of 128-bit lanes
-// needs about 15% more bits a key than a Filter's 512-bit blocks at 0.25%
-// (G = 4 at 1% over the window), 256-bit lanes about 4% more at 0.5%. Time is cut into slices of
-// W/(G-1) (or of a number of adds, see WithSliceKeys); adds go to the
+// Narrow lanes cost memory: at 1% over the window and n = 1e6, 20.8 bits a
+// key at G = 4 against 17.8 with whole 512-bit blocks a generation (+17%),
+// 24.4 against 23.3 at G = 2 (bench/README.md, "Window: one cache line per
+// key"). Time is cut into slices of W/(G-1) (or of a number of adds, see WithSliceKeys); adds go to the
 // current slice's generation, and when a slice ends, the oldest generation
 // is cleared and becomes the current one. A lookup ORs over the
 // generations still live. A key added during slice s stays in its
@@ -334,18 +334,16 @@ func (w *Window) clearGen(j int) {
 
 // clearLanes zeroes generation j's lane in every group of blocks.
 func clearLanes(bs []kernel.Block, g, j int) {
-	l := kernel.WindowLanes(g)
-	lw := kernel.LaneWords(g)
-	o := j % l * lw
-	p := kernel.WindowLines(g)
+	first, o := kernel.GenLane(1, g, j, 0) // group 0's line and word
+	p, lw := kernel.WindowLines(g), kernel.LaneWords(g)
 	if lw == 2 { // two stores a line, not a call of clear
-		for i := j / l; i < len(bs); i += p {
+		for i := int(first); i < len(bs); i += p {
 			b := &bs[i]
 			b[o&6], b[o&6+1] = 0, 0
 		}
 		return
 	}
-	for i := j / l; i < len(bs); i += p {
+	for i := int(first); i < len(bs); i += p {
 		clear(bs[i][o : o+lw])
 	}
 }
@@ -446,9 +444,8 @@ func (w *Window) ContainsUint64(x uint64) bool { return w.ContainsHash(w.h64.Has
 // With WithExpiryOnAdd or WithSliceKeys it is one call of the windowed
 // single-key kernel with every generation live (the kernel drops the bits
 // of live at and above G); by time it reads the clock first. A closed
-// window's
-// empty table makes the kernel panic with an error wrapping ErrClosed, as
-// Filter.ContainsHash does.
+// window's empty table makes the kernel panic with an error wrapping
+// ErrClosed, as Filter.ContainsHash does.
 func (w *Window) ContainsHash(h uint64) bool {
 	live := ^uint64(0)
 	if w.slice != 0 && !w.expiryOnAdd {

@@ -101,12 +101,12 @@ func (c *ConcurrentWindow) rotate(e uint64) {
 		if cur == g {
 			cur = 0
 		}
-		// Generation cur: its lane of every group, word by word.
-		l := kernel.WindowLanes(g)
-		lw := kernel.BlockWords / l
-		o := cur % l * lw
+		// Generation cur: its lane of every group (as Window's
+		// clearLanes), word by word.
+		first, o := kernel.GenLane(1, g, cur, 0)
+		p, lw := kernel.WindowLines(g), kernel.LaneWords(g)
 		bs := c.t.Blocks
-		for b := cur / l; b < len(bs); b += kernel.WindowLines(g) {
+		for b := int(first); b < len(bs); b += p {
 			for w := o; w < o+lw; w++ {
 				atomic.StoreUint64(&bs[b][w], 0)
 			}
@@ -237,6 +237,7 @@ func (c *ConcurrentWindow) AddNewHash(h uint64) bool {
 // lookupOlder reports whether h is in a generation older than s's current
 // one that is live by the clock, with lookup's retry.
 func (c *ConcurrentWindow) lookupOlder(h uint64, s *windowState) bool {
+	m := kernel.WindowMask(h, c.t.K, c.g)
 	for {
 		q := c.seq.Load()
 		st := c.state.Load()
@@ -244,7 +245,6 @@ func (c *ConcurrentWindow) lookupOlder(h uint64, s *windowState) bool {
 		if s.cur >= 0 {
 			live &^= 1 << uint(s.cur)
 		}
-		m := kernel.WindowMask(h, c.t.K, c.g)
 		for ; live != 0; live &= live - 1 {
 			if probeLane(c.lane(bits.TrailingZeros64(live), h), &m) {
 				return true
