@@ -761,6 +761,12 @@ func (w *win) groupLoops(two bool) {
 	c.CMPQ(w.i, lim)
 	c.JLE(operand.LabelRef(groupLoop))
 	c.Comment("The last keys, one at a time.")
+	w.tailLoop(lim, tail, tailLoop, two)
+}
+
+// tailLoop emits the batch loops' end, from label tail: the keys i..n-1
+// one at a time, then a jump to w.done.
+func (w *win) tailLoop(lim reg.GPVirtual, tail, tailLoop string, two bool) {
 	c.Label(tail)
 	c.Load(c.Param("n"), lim)
 	c.CMPQ(w.i, lim)
@@ -819,16 +825,7 @@ func (w *win) loopsAt(two bool) {
 	c.CMPQ(w.i, lim)
 	c.JLT(operand.LabelRef(one))
 	c.Comment("The last keys, already prefetched.")
-	c.Label(tail)
-	c.Load(c.Param("n"), lim)
-	c.CMPQ(w.i, lim)
-	c.JGE(operand.LabelRef(w.done))
-	c.Label(tailLoop)
-	w.key(0, nil, two)
-	c.INCQ(w.i)
-	c.CMPQ(w.i, lim)
-	c.JLT(operand.LabelRef(tailLoop))
-	c.JMP(operand.LabelRef(w.done))
+	w.tailLoop(lim, tail, tailLoop, two)
 }
 
 // genWindowTable writes windowContains1AVX2 and windowContains1AVX512, the
