@@ -225,6 +225,7 @@ func optimalBlocks(n uint64, fpp float64) (blocks uint64, k int, err error) {
 // searchBlocks is optimalBlocks for any fpp in (0, 1), MinFPP aside (the
 // sizing table's test shows what rates below it would cost).
 func searchBlocks(n uint64, fpp float64) (blocks uint64, k int, err error) {
+	n = max(n, 1)
 	return searchK(n, fpp, blockLimit(), BlockBits, "", "blocks", func(k int) func(uint64) float64 {
 		cache := new(momentCache)
 		return func(blocks uint64) float64 { return fprBoundCached(blocks, k, n, cache) }
@@ -235,8 +236,9 @@ func searchBlocks(n uint64, fpp float64) (blocks uint64, k int, err error) {
 // Window's generations (windowGroups): the least number of units (blocks
 // of unitBits bits, or groups), at most limit, and its k, for which
 // bound(k)(units) is at most fpp after n keys; bound(k) returns the bound
-// for one k, with a cache of its own. what and unit name the sizing in
-// ErrTooLarge's message.
+// for one k, with a cache of its own, for the same n, which the callers
+// take as at least 1 (n = 0 would fit every k in one unit). what and unit
+// name the sizing in ErrTooLarge's message.
 func searchK(n uint64, fpp float64, limit uint64, unitBits float64, what, unit string, bound func(k int) func(units uint64) float64) (units uint64, k int, err error) {
 	n = max(n, 1)
 	// No approximate-membership structure can beat log2(1/fpp) bits per key.

@@ -114,9 +114,9 @@ func WindowFalsePositiveRate(groups uint64, k, g int, n uint64) float64 {
 // expected rate plus the margin, as New sizes a Filter); limit bounds the
 // groups.
 func windowGroups(n uint64, p float64, g int, limit uint64) (groups uint64, k int, err error) {
-	w := kernel.LaneWords(g)
+	n, w := max(n, 1), kernel.LaneWords(g)
 	return searchK(n, p, limit, float64(64*w), " a generation", "groups", func(k int) func(uint64) float64 {
 		memo := map[uint64][2]float64{}
-		return func(lanes uint64) float64 { return laneBound(lanes, k, w, max(n, 1), memo) }
+		return func(lanes uint64) float64 { return laneBound(lanes, k, w, n, memo) }
 	})
 }
