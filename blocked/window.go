@@ -229,7 +229,12 @@ func (w *Window) allocGens(groups uint64, k, g int, o options) error {
 func (w *Window) setGens(g int) {
 	w.g = g
 	w.nb = uint64(len(w.t.Blocks) / kernel.WindowLines(g))
-	w.wt = kernel.WindowTable{Blocks: w.t.Blocks, NB: w.nb, G: g, K: w.t.K}
+	wt, err := kernel.NewWindowTable(w.t.Blocks, g, w.t.K)
+	if err != nil {
+		// Every caller sized the blocks for g generations and checked k.
+		panic("blocked: " + err.Error())
+	}
+	w.wt = wt
 }
 
 // elapsed returns how many slices have ended since the current one began,
@@ -518,6 +523,6 @@ func (w *Window) SizeBytes() uint64 { return uint64(len(w.t.Blocks)) * kernel.Bl
 // error wrapping ErrClosed, and the encoders return such an error. Close is
 // harmless more than once.
 func (w *Window) Close() error {
-	w.wt.Blocks = nil
+	w.wt.Close()
 	return w.free()
 }

@@ -385,6 +385,6 @@ func (c *ConcurrentWindow) Slice() time.Duration { return c.slice }
 // Close releases the memory as Window.Close does. It must not run
 // concurrently with other methods.
 func (c *ConcurrentWindow) Close() error {
-	c.wt.Blocks = nil
+	c.wt.Close()
 	return c.free()
 }

@@ -865,27 +865,15 @@ func genWindowTable() {
 			c.CMPB(set, operand.Imm(setGeneric))
 			c.JEQ(goPath)
 		}
-		c.Comment("The table: the Go twin unless it is valid (checked before any vector register is touched).")
+		c.Comment("The table (trusted: NewWindowTable checked its layout): the Go twin if it is empty (closed), before any vector register is touched.")
 		t := c.GP64()
 		c.Load(c.Param("t"), t)
-		n, g, nb, k, x := c.GP64(), c.GP64(), c.GP64(), c.GP64(), c.GP64()
-		c.MOVQ(operand.Mem{Base: t, Disp: 8}, n)  // len(t.Blocks): nonzero if it is NB*WindowLines(G), NB >= 1
-		c.MOVQ(operand.Mem{Base: t, Disp: 32}, g) // t.G: a power of two in 2..64
-		c.LEAQ(operand.Mem{Base: g, Disp: -2}, x)
-		c.CMPQ(x, operand.Imm(62))
-		c.JHI(goPath)
-		c.BLSRQ(g, x) // g&(g-1)
-		c.JNE(goPath)
-		c.MOVQ(operand.Mem{Base: t, Disp: 24}, nb) // t.NB in 1..2^32
-		c.LEAQ(operand.Mem{Base: nb, Disp: -1}, x)
-		c.SHRQ(operand.Imm(32), x)
-		c.JNE(goPath)
-		c.LEAQ(operand.Mem{Base: g, Disp: 2}, x)
-		c.SHRQ(operand.Imm(2), x) // WindowLines(G)
-		c.IMULQ(nb, x)            // at most 2^36: no overflow
-		c.CMPQ(x, n)
-		c.JNE(goPath)
-		c.MOVQ(operand.Mem{Base: t, Disp: 40}, k) // t.K: checked in 1..16 where it is not 8 (copies)
+		g, nb, k := c.GP64(), c.GP64(), c.GP64()
+		c.MOVQ(operand.Mem{Base: t, Disp: 24}, nb) // t.nb: 0 once closed, else 1..2^32
+		c.TESTQ(nb, nb)
+		c.JEQ(goPath)
+		c.MOVQ(operand.Mem{Base: t, Disp: 32}, g) // t.g: a power of two in 2..64
+		c.MOVQ(operand.Mem{Base: t, Disp: 40}, k) // t.k: checked in 1..16 where it is not 8 (copies)
 		live := c.GP64()
 		c.Load(c.Param("live"), live)
 		c.BZHIQ(g, live, live) // the bits below G (all for G = 64)
@@ -904,15 +892,15 @@ func genWindowTable() {
 }
 
 // windowTableSignature is func(t *WindowTable, live, h uint64) bool with
-// WindowTable internal/kernel's struct{Blocks []Block; NB uint64; G, K int}.
+// WindowTable internal/kernel's struct{blocks []Block; nb uint64; g, k int}.
 func windowTableSignature() *gotypes.Signature {
 	pkg := types.NewPackage("github.com/sift-go/sift/internal/kernel", "kernel")
 	block := types.NewNamed(types.NewTypeName(token.NoPos, pkg, "Block", nil), types.NewArray(types.Typ[types.Uint64], 8), nil)
 	table := types.NewNamed(types.NewTypeName(token.NoPos, pkg, "WindowTable", nil), types.NewStruct([]*types.Var{
-		types.NewField(token.NoPos, pkg, "Blocks", types.NewSlice(block), false),
-		types.NewField(token.NoPos, pkg, "NB", types.Typ[types.Uint64], false),
-		types.NewField(token.NoPos, pkg, "G", types.Typ[types.Int], false),
-		types.NewField(token.NoPos, pkg, "K", types.Typ[types.Int], false),
+		types.NewField(token.NoPos, pkg, "blocks", types.NewSlice(block), false),
+		types.NewField(token.NoPos, pkg, "nb", types.Typ[types.Uint64], false),
+		types.NewField(token.NoPos, pkg, "g", types.Typ[types.Int], false),
+		types.NewField(token.NoPos, pkg, "k", types.Typ[types.Int], false),
 	}, nil), nil)
 	params := types.NewTuple(
 		types.NewParam(token.NoPos, pkg, "t", types.NewPointer(table)),

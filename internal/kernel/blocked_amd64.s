@@ -7584,7 +7584,7 @@ blockedContainsGensAVX512_done_1:
 	RET
 
 // func windowContains1AVX2(t *WindowTable, live uint64, h uint64) bool
-// Requires: AVX, AVX2, BMI, BMI2
+// Requires: AVX, AVX2, BMI2
 TEXT ·windowContains1AVX2(SB), NOSPLIT, $0-25
 	// The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).
 	CMPB ·windowContains1Set+0(SB), $0x02
@@ -7595,27 +7595,15 @@ windowContains1AVX2_avx2:
 	CMPB ·windowContains1Set+0(SB), $0x00
 	JEQ  windowContains1AVX2_go
 
-	// The table: the Go twin unless it is valid (checked before any vector register is touched).
+	// The table (trusted: NewWindowTable checked its layout): the Go twin if it is empty (closed), before any vector register is touched.
 	MOVQ  t+0(FP), AX
-	MOVQ  8(AX), CX
-	MOVQ  32(AX), DX
-	LEAQ  -2(DX), SI
-	CMPQ  SI, $0x3e
-	JHI   windowContains1AVX2_go
-	BLSRQ DX, SI
-	JNE   windowContains1AVX2_go
-	MOVQ  24(AX), BX
-	LEAQ  -1(BX), SI
-	SHRQ  $0x20, SI
-	JNE   windowContains1AVX2_go
-	LEAQ  2(DX), SI
-	SHRQ  $0x02, SI
-	IMULQ BX, SI
-	CMPQ  SI, CX
-	JNE   windowContains1AVX2_go
-	MOVQ  40(AX), CX
+	MOVQ  24(AX), DX
+	TESTQ DX, DX
+	JEQ   windowContains1AVX2_go
+	MOVQ  32(AX), CX
+	MOVQ  40(AX), BX
 	MOVQ  live+8(FP), SI
-	BZHIQ DX, SI, SI
+	BZHIQ CX, SI, SI
 	JNE   windowContains1AVX2_live
 	MOVB  $0x00, ret+24(FP)
 	VZEROUPPER
@@ -7625,9 +7613,9 @@ windowContains1AVX2_live:
 	MOVQ (AX), AX
 
 	// G = 2: one line a key, two 256-bit lanes.
-	CMPQ         DX, $0x02
+	CMPQ         CX, $0x02
 	JNE          windowContains1AVX2_not_g2_1
-	CMPQ         CX, $0x08
+	CMPQ         BX, $0x08
 	JNE          windowContains1AVX2_not_k8_4
 	VPXOR        Y0, Y0, Y0
 	VMOVDQU      ·avx2Tables+1536(SB), Y1
@@ -7635,7 +7623,7 @@ windowContains1AVX2_live:
 	VMOVDQU      ·avx2Tables+1632(SB), Y3
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
-	IMULQ        BX, CX
+	IMULQ        DX, CX
 	SHRQ         $0x1a, CX
 	ANDQ         $-64, CX
 	ADDQ         AX, CX
@@ -7661,22 +7649,22 @@ windowContains1AVX2_live:
 	RET
 
 windowContains1AVX2_not_k8_4:
-	LEAQ         -1(CX), DX
-	CMPQ         DX, $0x0f
+	LEAQ         -1(BX), CX
+	CMPQ         CX, $0x0f
 	JHI          windowContains1AVX2_go
-	CMPQ         CX, $0x08
+	CMPQ         BX, $0x08
 	JGT          windowContains1AVX2_two_3
-	LEAQ         ·avx2Tables+0(SB), DX
-	LEAQ         (CX)(CX*2), CX
-	SHLQ         $0x06, CX
-	ADDQ         CX, DX
+	LEAQ         ·avx2Tables+0(SB), CX
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, CX
 	VPXOR        Y0, Y0, Y0
-	VMOVDQU      (DX), Y1
-	VMOVDQU      64(DX), Y2
-	VMOVDQU      96(DX), Y3
+	VMOVDQU      (CX), Y1
+	VMOVDQU      64(CX), Y2
+	VMOVDQU      96(CX), Y3
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
-	IMULQ        BX, CX
+	IMULQ        DX, CX
 	SHRQ         $0x1a, CX
 	ANDQ         $-64, CX
 	ADDQ         AX, CX
@@ -7702,20 +7690,20 @@ windowContains1AVX2_not_k8_4:
 	RET
 
 windowContains1AVX2_two_3:
-	LEAQ         ·avx2Tables+0(SB), DX
-	LEAQ         (CX)(CX*2), CX
-	SHLQ         $0x06, CX
-	ADDQ         CX, DX
+	LEAQ         ·avx2Tables+0(SB), CX
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, CX
 	VPXOR        Y0, Y0, Y0
-	VMOVDQU      (DX), Y1
-	VMOVDQU      64(DX), Y2
-	VMOVDQU      96(DX), Y3
-	VMOVDQU      32(DX), Y4
-	VMOVDQU      128(DX), Y5
-	VMOVDQU      160(DX), Y6
+	VMOVDQU      (CX), Y1
+	VMOVDQU      64(CX), Y2
+	VMOVDQU      96(CX), Y3
+	VMOVDQU      32(CX), Y4
+	VMOVDQU      128(CX), Y5
+	VMOVDQU      160(CX), Y6
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
-	IMULQ        BX, CX
+	IMULQ        DX, CX
 	SHRQ         $0x1a, CX
 	ANDQ         $-64, CX
 	ADDQ         AX, CX
@@ -7750,30 +7738,30 @@ windowContains1AVX2_two_3:
 
 windowContains1AVX2_not_g2_1:
 	// G = 4: one line a key, four 128-bit lanes.
-	CMPQ         DX, $0x04
+	CMPQ         CX, $0x04
 	JNE          windowContains1AVX2_g8_2
 	MOVQ         $0x9999999999999999, DI
 	ANDQ         SI, DI
 	MOVQ         $0x2222222222222222, R8
-	MOVQ         SI, DX
-	SHRQ         $0x01, DX
-	ANDQ         R8, DX
+	MOVQ         SI, CX
+	SHRQ         $0x01, CX
+	ANDQ         R8, CX
 	ANDQ         SI, R8
 	SHLQ         $0x01, R8
-	ORQ          DI, DX
-	ORQ          R8, DX
-	CMPQ         CX, $0x08
+	ORQ          DI, CX
+	ORQ          R8, CX
+	CMPQ         BX, $0x08
 	JNE          windowContains1AVX2_not_k8_6
 	VPXOR        Y0, Y0, Y0
 	VMOVDQU      ·avx2Tables+1536(SB), Y1
 	VMOVDQU      ·avx2Tables+1600(SB), Y2
 	VMOVDQU      ·avx2Tables+1632(SB), Y3
-	MOVQ         h+16(FP), CX
-	SHRQ         $0x20, CX
-	IMULQ        BX, CX
-	SHRQ         $0x1a, CX
-	ANDQ         $-64, CX
-	ADDQ         AX, CX
+	MOVQ         h+16(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
 	VPBROADCASTD h+16(FP), Y4
 	VPMULLD      Y1, Y4, Y1
 	VPSRLD       $0x1a, Y1, Y1
@@ -7784,40 +7772,40 @@ windowContains1AVX2_not_g2_1:
 	VPOR         Y1, Y0, Y0
 	VPERMQ       $0x4e, Y0, Y1
 	VPOR         Y1, Y0, Y0
-	VPAND        (CX), Y0, Y1
+	VPAND        (BX), Y0, Y1
 	VPCMPEQQ     Y0, Y1, Y1
-	VPAND        32(CX), Y0, Y2
+	VPAND        32(BX), Y0, Y2
 	VPCMPEQQ     Y0, Y2, Y2
 	VPUNPCKLQDQ  Y2, Y1, Y0
 	VPUNPCKHQDQ  Y2, Y1, Y1
 	VPAND        Y1, Y0, Y0
 	VMOVMSKPD    Y0, AX
-	ANDL         DX, AX
+	ANDL         CX, AX
 	NEGL         AX
 	SETCS        ret+24(FP)
 	VZEROUPPER
 	RET
 
 windowContains1AVX2_not_k8_6:
-	LEAQ         -1(CX), SI
+	LEAQ         -1(BX), SI
 	CMPQ         SI, $0x0f
 	JHI          windowContains1AVX2_go
-	CMPQ         CX, $0x08
+	CMPQ         BX, $0x08
 	JGT          windowContains1AVX2_two_5
 	LEAQ         ·avx2Tables+0(SB), SI
-	LEAQ         (CX)(CX*2), CX
-	SHLQ         $0x06, CX
-	ADDQ         CX, SI
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, SI
 	VPXOR        Y0, Y0, Y0
 	VMOVDQU      (SI), Y1
 	VMOVDQU      64(SI), Y2
 	VMOVDQU      96(SI), Y3
-	MOVQ         h+16(FP), CX
-	SHRQ         $0x20, CX
-	IMULQ        BX, CX
-	SHRQ         $0x1a, CX
-	ANDQ         $-64, CX
-	ADDQ         AX, CX
+	MOVQ         h+16(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
 	VPBROADCASTD h+16(FP), Y4
 	VPMULLD      Y1, Y4, Y1
 	VPSRLD       $0x1a, Y1, Y1
@@ -7828,15 +7816,15 @@ windowContains1AVX2_not_k8_6:
 	VPOR         Y1, Y0, Y0
 	VPERMQ       $0x4e, Y0, Y1
 	VPOR         Y1, Y0, Y0
-	VPAND        (CX), Y0, Y1
+	VPAND        (BX), Y0, Y1
 	VPCMPEQQ     Y0, Y1, Y1
-	VPAND        32(CX), Y0, Y2
+	VPAND        32(BX), Y0, Y2
 	VPCMPEQQ     Y0, Y2, Y2
 	VPUNPCKLQDQ  Y2, Y1, Y0
 	VPUNPCKHQDQ  Y2, Y1, Y1
 	VPAND        Y1, Y0, Y0
 	VMOVMSKPD    Y0, AX
-	ANDL         DX, AX
+	ANDL         CX, AX
 	NEGL         AX
 	SETCS        ret+24(FP)
 	VZEROUPPER
@@ -7844,9 +7832,9 @@ windowContains1AVX2_not_k8_6:
 
 windowContains1AVX2_two_5:
 	LEAQ         ·avx2Tables+0(SB), SI
-	LEAQ         (CX)(CX*2), CX
-	SHLQ         $0x06, CX
-	ADDQ         CX, SI
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, SI
 	VPXOR        Y0, Y0, Y0
 	VMOVDQU      (SI), Y1
 	VMOVDQU      64(SI), Y2
@@ -7854,12 +7842,12 @@ windowContains1AVX2_two_5:
 	VMOVDQU      32(SI), Y4
 	VMOVDQU      128(SI), Y5
 	VMOVDQU      160(SI), Y6
-	MOVQ         h+16(FP), CX
-	SHRQ         $0x20, CX
-	IMULQ        BX, CX
-	SHRQ         $0x1a, CX
-	ANDQ         $-64, CX
-	ADDQ         AX, CX
+	MOVQ         h+16(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
 	VPBROADCASTD h+16(FP), Y7
 	VPMULLD      Y1, Y7, Y1
 	VPSRLD       $0x1a, Y1, Y1
@@ -7878,15 +7866,15 @@ windowContains1AVX2_two_5:
 	VPOR         Y1, Y8, Y8
 	VPERMQ       $0x4e, Y8, Y0
 	VPOR         Y0, Y8, Y8
-	VPAND        (CX), Y8, Y0
+	VPAND        (BX), Y8, Y0
 	VPCMPEQQ     Y8, Y0, Y0
-	VPAND        32(CX), Y8, Y1
+	VPAND        32(BX), Y8, Y1
 	VPCMPEQQ     Y8, Y1, Y1
 	VPUNPCKLQDQ  Y1, Y0, Y2
 	VPUNPCKHQDQ  Y1, Y0, Y0
 	VPAND        Y0, Y2, Y2
 	VMOVMSKPD    Y2, AX
-	ANDL         DX, AX
+	ANDL         CX, AX
 	NEGL         AX
 	SETCS        ret+24(FP)
 	VZEROUPPER
@@ -7894,7 +7882,7 @@ windowContains1AVX2_two_5:
 
 windowContains1AVX2_g8_2:
 	// G >= 8: G/4 lines a key, four 128-bit lanes each.
-	SHLQ         $0x04, DX
+	SHLQ         $0x04, CX
 	MOVQ         $0x9999999999999999, R8
 	ANDQ         SI, R8
 	MOVQ         $0x2222222222222222, R9
@@ -7905,18 +7893,18 @@ windowContains1AVX2_g8_2:
 	SHLQ         $0x01, R9
 	ORQ          R8, DI
 	ORQ          R9, DI
-	CMPQ         CX, $0x08
+	CMPQ         BX, $0x08
 	JNE          windowContains1AVX2_not_k8_8
 	VPXOR        Y0, Y0, Y0
 	VMOVDQU      ·avx2Tables+1536(SB), Y1
 	VMOVDQU      ·avx2Tables+1600(SB), Y2
 	VMOVDQU      ·avx2Tables+1632(SB), Y3
-	MOVQ         h+16(FP), CX
-	SHRQ         $0x20, CX
-	IMULQ        BX, CX
-	SHRQ         $0x20, CX
-	IMULQ        DX, CX
-	ADDQ         AX, CX
+	MOVQ         h+16(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	ADDQ         AX, BX
 	VPBROADCASTD h+16(FP), Y4
 	VPMULLD      Y1, Y4, Y1
 	VPSRLD       $0x1a, Y1, Y1
@@ -7928,25 +7916,25 @@ windowContains1AVX2_g8_2:
 	VPERMQ       $0x4e, Y0, Y1
 	VPOR         Y1, Y0, Y0
 	XORL         AX, AX
-	MOVQ         DI, DX
+	MOVQ         DI, CX
 
 windowContains1AVX2_lines_9:
-	TESTL       $0x0000000f, DX
+	TESTL       $0x0000000f, CX
 	JEQ         windowContains1AVX2_dead_line_10
-	VPAND       (CX), Y0, Y1
+	VPAND       (BX), Y0, Y1
 	VPCMPEQQ    Y0, Y1, Y1
-	VPAND       32(CX), Y0, Y2
+	VPAND       32(BX), Y0, Y2
 	VPCMPEQQ    Y0, Y2, Y2
 	VPUNPCKLQDQ Y2, Y1, Y3
 	VPUNPCKHQDQ Y2, Y1, Y1
 	VPAND       Y1, Y3, Y3
-	VMOVMSKPD   Y3, BX
-	ANDL        DX, BX
-	ORL         BX, AX
+	VMOVMSKPD   Y3, DX
+	ANDL        CX, DX
+	ORL         DX, AX
 
 windowContains1AVX2_dead_line_10:
-	ADDQ  $0x40, CX
-	SHRQ  $0x04, DX
+	ADDQ  $0x40, BX
+	SHRQ  $0x04, CX
 	JNE   windowContains1AVX2_lines_9
 	NEGL  AX
 	SETCS ret+24(FP)
@@ -7954,25 +7942,25 @@ windowContains1AVX2_dead_line_10:
 	RET
 
 windowContains1AVX2_not_k8_8:
-	LEAQ         -1(CX), SI
+	LEAQ         -1(BX), SI
 	CMPQ         SI, $0x0f
 	JHI          windowContains1AVX2_go
-	CMPQ         CX, $0x08
+	CMPQ         BX, $0x08
 	JGT          windowContains1AVX2_two_7
 	LEAQ         ·avx2Tables+0(SB), SI
-	LEAQ         (CX)(CX*2), CX
-	SHLQ         $0x06, CX
-	ADDQ         CX, SI
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, SI
 	VPXOR        Y0, Y0, Y0
 	VMOVDQU      (SI), Y1
 	VMOVDQU      64(SI), Y2
 	VMOVDQU      96(SI), Y3
-	MOVQ         h+16(FP), CX
-	SHRQ         $0x20, CX
-	IMULQ        BX, CX
-	SHRQ         $0x20, CX
-	IMULQ        DX, CX
-	ADDQ         AX, CX
+	MOVQ         h+16(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	ADDQ         AX, BX
 	VPBROADCASTD h+16(FP), Y4
 	VPMULLD      Y1, Y4, Y1
 	VPSRLD       $0x1a, Y1, Y1
@@ -7984,25 +7972,25 @@ windowContains1AVX2_not_k8_8:
 	VPERMQ       $0x4e, Y0, Y1
 	VPOR         Y1, Y0, Y0
 	XORL         AX, AX
-	MOVQ         DI, DX
+	MOVQ         DI, CX
 
 windowContains1AVX2_lines_11:
-	TESTL       $0x0000000f, DX
+	TESTL       $0x0000000f, CX
 	JEQ         windowContains1AVX2_dead_line_12
-	VPAND       (CX), Y0, Y1
+	VPAND       (BX), Y0, Y1
 	VPCMPEQQ    Y0, Y1, Y1
-	VPAND       32(CX), Y0, Y2
+	VPAND       32(BX), Y0, Y2
 	VPCMPEQQ    Y0, Y2, Y2
 	VPUNPCKLQDQ Y2, Y1, Y3
 	VPUNPCKHQDQ Y2, Y1, Y1
 	VPAND       Y1, Y3, Y3
-	VMOVMSKPD   Y3, BX
-	ANDL        DX, BX
-	ORL         BX, AX
+	VMOVMSKPD   Y3, DX
+	ANDL        CX, DX
+	ORL         DX, AX
 
 windowContains1AVX2_dead_line_12:
-	ADDQ  $0x40, CX
-	SHRQ  $0x04, DX
+	ADDQ  $0x40, BX
+	SHRQ  $0x04, CX
 	JNE   windowContains1AVX2_lines_11
 	NEGL  AX
 	SETCS ret+24(FP)
@@ -8011,9 +7999,9 @@ windowContains1AVX2_dead_line_12:
 
 windowContains1AVX2_two_7:
 	LEAQ         ·avx2Tables+0(SB), SI
-	LEAQ         (CX)(CX*2), CX
-	SHLQ         $0x06, CX
-	ADDQ         CX, SI
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, SI
 	VPXOR        Y0, Y0, Y0
 	VMOVDQU      (SI), Y1
 	VMOVDQU      64(SI), Y2
@@ -8021,12 +8009,12 @@ windowContains1AVX2_two_7:
 	VMOVDQU      32(SI), Y4
 	VMOVDQU      128(SI), Y5
 	VMOVDQU      160(SI), Y6
-	MOVQ         h+16(FP), CX
-	SHRQ         $0x20, CX
-	IMULQ        BX, CX
-	SHRQ         $0x20, CX
-	IMULQ        DX, CX
-	ADDQ         AX, CX
+	MOVQ         h+16(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	ADDQ         AX, BX
 	VPBROADCASTD h+16(FP), Y7
 	VPMULLD      Y1, Y7, Y1
 	VPSRLD       $0x1a, Y1, Y1
@@ -8046,25 +8034,25 @@ windowContains1AVX2_two_7:
 	VPERMQ       $0x4e, Y8, Y0
 	VPOR         Y0, Y8, Y8
 	XORL         AX, AX
-	MOVQ         DI, DX
+	MOVQ         DI, CX
 
 windowContains1AVX2_lines_13:
-	TESTL       $0x0000000f, DX
+	TESTL       $0x0000000f, CX
 	JEQ         windowContains1AVX2_dead_line_14
-	VPAND       (CX), Y8, Y0
+	VPAND       (BX), Y8, Y0
 	VPCMPEQQ    Y8, Y0, Y0
-	VPAND       32(CX), Y8, Y1
+	VPAND       32(BX), Y8, Y1
 	VPCMPEQQ    Y8, Y1, Y1
 	VPUNPCKLQDQ Y1, Y0, Y2
 	VPUNPCKHQDQ Y1, Y0, Y0
 	VPAND       Y0, Y2, Y2
-	VMOVMSKPD   Y2, BX
-	ANDL        DX, BX
-	ORL         BX, AX
+	VMOVMSKPD   Y2, DX
+	ANDL        CX, DX
+	ORL         DX, AX
 
 windowContains1AVX2_dead_line_14:
-	ADDQ  $0x40, CX
-	SHRQ  $0x04, DX
+	ADDQ  $0x40, BX
+	SHRQ  $0x04, CX
 	JNE   windowContains1AVX2_lines_13
 	NEGL  AX
 	SETCS ret+24(FP)
@@ -8075,29 +8063,17 @@ windowContains1AVX2_go:
 	JMP ·windowContains1Go+0(SB)
 
 // func windowContains1AVX512(t *WindowTable, live uint64, h uint64) bool
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI, BMI2
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
 TEXT ·windowContains1AVX512(SB), NOSPLIT, $0-25
-	// The table: the Go twin unless it is valid (checked before any vector register is touched).
+	// The table (trusted: NewWindowTable checked its layout): the Go twin if it is empty (closed), before any vector register is touched.
 	MOVQ  t+0(FP), AX
-	MOVQ  8(AX), CX
-	MOVQ  32(AX), DX
-	LEAQ  -2(DX), SI
-	CMPQ  SI, $0x3e
-	JHI   windowContains1AVX512_go
-	BLSRQ DX, SI
-	JNE   windowContains1AVX512_go
-	MOVQ  24(AX), BX
-	LEAQ  -1(BX), SI
-	SHRQ  $0x20, SI
-	JNE   windowContains1AVX512_go
-	LEAQ  2(DX), SI
-	SHRQ  $0x02, SI
-	IMULQ BX, SI
-	CMPQ  SI, CX
-	JNE   windowContains1AVX512_go
-	MOVQ  40(AX), CX
+	MOVQ  24(AX), DX
+	TESTQ DX, DX
+	JEQ   windowContains1AVX512_go
+	MOVQ  32(AX), CX
+	MOVQ  40(AX), BX
 	MOVQ  live+8(FP), SI
-	BZHIQ DX, SI, SI
+	BZHIQ CX, SI, SI
 	JNE   windowContains1AVX512_live
 	MOVB  $0x00, ret+24(FP)
 	VZEROUPPER
@@ -8107,17 +8083,17 @@ windowContains1AVX512_live:
 	MOVQ (AX), AX
 
 	// G = 2: one line a key, two 256-bit lanes.
-	CMPQ         DX, $0x02
+	CMPQ         CX, $0x02
 	JNE          windowContains1AVX512_not_g2_1
-	MOVL         $0x00000011, DX
-	PDEPL        DX, SI, DX
-	KMOVB        DX, K1
-	CMPQ         CX, $0x08
+	MOVL         $0x00000011, CX
+	PDEPL        CX, SI, CX
+	KMOVB        CX, K1
+	CMPQ         BX, $0x08
 	JNE          windowContains1AVX512_not_k8_4
 	VPBROADCASTQ one<>+0(SB), Z0
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
-	IMULQ        BX, CX
+	IMULQ        DX, CX
 	SHRQ         $0x1a, CX
 	ANDQ         $-64, CX
 	ADDQ         AX, CX
@@ -8141,20 +8117,20 @@ windowContains1AVX512_live:
 	RET
 
 windowContains1AVX512_not_k8_4:
-	LEAQ         -1(CX), DX
-	CMPQ         DX, $0x0f
+	LEAQ         -1(BX), CX
+	CMPQ         CX, $0x0f
 	JHI          windowContains1AVX512_go
-	CMPQ         CX, $0x08
+	CMPQ         BX, $0x08
 	JGT          windowContains1AVX512_two_3
 	VPBROADCASTQ one<>+0(SB), Z0
-	MOVL         $0x00000001, DX
-	SHLXL        CX, DX, CX
+	MOVL         $0x00000001, CX
+	SHLXL        BX, CX, CX
 	DECL         CX
 	KMOVW        CX, K2
 	KSHIFTRW     $0x08, K2, K3
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
-	IMULQ        BX, CX
+	IMULQ        DX, CX
 	SHRQ         $0x1a, CX
 	ANDQ         $-64, CX
 	ADDQ         AX, CX
@@ -8180,14 +8156,14 @@ windowContains1AVX512_not_k8_4:
 windowContains1AVX512_two_3:
 	VMOVDQU32     ·avx512Salts+0(SB), Z0
 	VPBROADCASTQ  one<>+0(SB), Z1
-	MOVL          $0x00000001, DX
-	SHLXL         CX, DX, CX
+	MOVL          $0x00000001, CX
+	SHLXL         BX, CX, CX
 	DECL          CX
 	KMOVW         CX, K2
 	KSHIFTRW      $0x08, K2, K3
 	MOVQ          h+16(FP), CX
 	SHRQ          $0x20, CX
-	IMULQ         BX, CX
+	IMULQ         DX, CX
 	SHRQ          $0x1a, CX
 	ANDQ          $-64, CX
 	ADDQ          AX, CX
@@ -8216,17 +8192,17 @@ windowContains1AVX512_two_3:
 
 windowContains1AVX512_not_g2_1:
 	// G = 4: one line a key, four 128-bit lanes.
-	CMPQ         DX, $0x04
+	CMPQ         CX, $0x04
 	JNE          windowContains1AVX512_g8_2
-	MOVL         $0x00000055, DX
-	PDEPL        DX, SI, DX
-	KMOVB        DX, K1
-	CMPQ         CX, $0x08
+	MOVL         $0x00000055, CX
+	PDEPL        CX, SI, CX
+	KMOVB        CX, K1
+	CMPQ         BX, $0x08
 	JNE          windowContains1AVX512_not_k8_6
 	VPBROADCASTQ one<>+0(SB), Z0
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
-	IMULQ        BX, CX
+	IMULQ        DX, CX
 	SHRQ         $0x1a, CX
 	ANDQ         $-64, CX
 	ADDQ         AX, CX
@@ -8251,20 +8227,20 @@ windowContains1AVX512_not_g2_1:
 	RET
 
 windowContains1AVX512_not_k8_6:
-	LEAQ         -1(CX), DX
-	CMPQ         DX, $0x0f
+	LEAQ         -1(BX), CX
+	CMPQ         CX, $0x0f
 	JHI          windowContains1AVX512_go
-	CMPQ         CX, $0x08
+	CMPQ         BX, $0x08
 	JGT          windowContains1AVX512_two_5
 	VPBROADCASTQ one<>+0(SB), Z0
-	MOVL         $0x00000001, DX
-	SHLXL        CX, DX, CX
+	MOVL         $0x00000001, CX
+	SHLXL        BX, CX, CX
 	DECL         CX
 	KMOVW        CX, K2
 	KSHIFTRW     $0x08, K2, K3
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
-	IMULQ        BX, CX
+	IMULQ        DX, CX
 	SHRQ         $0x1a, CX
 	ANDQ         $-64, CX
 	ADDQ         AX, CX
@@ -8291,14 +8267,14 @@ windowContains1AVX512_not_k8_6:
 windowContains1AVX512_two_5:
 	VMOVDQU32     ·avx512Salts+0(SB), Z0
 	VPBROADCASTQ  one<>+0(SB), Z1
-	MOVL          $0x00000001, DX
-	SHLXL         CX, DX, CX
+	MOVL          $0x00000001, CX
+	SHLXL         BX, CX, CX
 	DECL          CX
 	KMOVW         CX, K2
 	KSHIFTRW      $0x08, K2, K3
 	MOVQ          h+16(FP), CX
 	SHRQ          $0x20, CX
-	IMULQ         BX, CX
+	IMULQ         DX, CX
 	SHRQ          $0x1a, CX
 	ANDQ          $-64, CX
 	ADDQ          AX, CX
@@ -8328,17 +8304,17 @@ windowContains1AVX512_two_5:
 
 windowContains1AVX512_g8_2:
 	// G >= 8: G/4 lines a key, four 128-bit lanes each.
-	SHLQ         $0x04, DX
+	SHLQ         $0x04, CX
 	LEAQ         winLaneHits<>+0(SB), DI
-	CMPQ         CX, $0x08
+	CMPQ         BX, $0x08
 	JNE          windowContains1AVX512_not_k8_8
 	VPBROADCASTQ one<>+0(SB), Z0
-	MOVQ         h+16(FP), CX
-	SHRQ         $0x20, CX
-	IMULQ        BX, CX
-	SHRQ         $0x20, CX
-	IMULQ        DX, CX
-	ADDQ         AX, CX
+	MOVQ         h+16(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	ADDQ         AX, BX
 	VPBROADCASTD h+16(FP), Y1
 	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
 	VPSRLD       $0x1a, Y1, Y1
@@ -8350,21 +8326,21 @@ windowContains1AVX512_g8_2:
 	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
 	VPORQ        Z3, Z0, Z0
 	XORL         AX, AX
-	MOVQ         SI, DX
+	MOVQ         SI, CX
 
 windowContains1AVX512_lines_9:
-	TESTL   $0x0000000f, DX
+	TESTL   $0x0000000f, CX
 	JEQ     windowContains1AVX512_dead_line_10
-	VPANDQ  (CX), Z0, Z1
+	VPANDQ  (BX), Z0, Z1
 	VPCMPQ  $0x04, Z1, Z0, K1
-	KMOVB   K1, BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    DX, BX
-	ORL     BX, AX
+	KMOVB   K1, DX
+	MOVBLZX (DI)(DX*1), DX
+	ANDL    CX, DX
+	ORL     DX, AX
 
 windowContains1AVX512_dead_line_10:
-	ADDQ  $0x40, CX
-	SHRQ  $0x04, DX
+	ADDQ  $0x40, BX
+	SHRQ  $0x04, CX
 	JNE   windowContains1AVX512_lines_9
 	NEGL  AX
 	SETCS ret+24(FP)
@@ -8372,23 +8348,23 @@ windowContains1AVX512_dead_line_10:
 	RET
 
 windowContains1AVX512_not_k8_8:
-	LEAQ         -1(CX), R8
+	LEAQ         -1(BX), R8
 	CMPQ         R8, $0x0f
 	JHI          windowContains1AVX512_go
-	CMPQ         CX, $0x08
+	CMPQ         BX, $0x08
 	JGT          windowContains1AVX512_two_7
 	VPBROADCASTQ one<>+0(SB), Z0
 	MOVL         $0x00000001, R8
-	SHLXL        CX, R8, CX
-	DECL         CX
-	KMOVW        CX, K1
+	SHLXL        BX, R8, BX
+	DECL         BX
+	KMOVW        BX, K1
 	KSHIFTRW     $0x08, K1, K2
-	MOVQ         h+16(FP), CX
-	SHRQ         $0x20, CX
-	IMULQ        BX, CX
-	SHRQ         $0x20, CX
-	IMULQ        DX, CX
-	ADDQ         AX, CX
+	MOVQ         h+16(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	ADDQ         AX, BX
 	VPBROADCASTD h+16(FP), Y1
 	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
 	VPSRLD       $0x1a, Y1, Y1
@@ -8400,21 +8376,21 @@ windowContains1AVX512_not_k8_8:
 	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
 	VPORQ        Z3, Z0, Z0
 	XORL         AX, AX
-	MOVQ         SI, DX
+	MOVQ         SI, CX
 
 windowContains1AVX512_lines_11:
-	TESTL   $0x0000000f, DX
+	TESTL   $0x0000000f, CX
 	JEQ     windowContains1AVX512_dead_line_12
-	VPANDQ  (CX), Z0, Z1
+	VPANDQ  (BX), Z0, Z1
 	VPCMPQ  $0x04, Z1, Z0, K1
-	KMOVB   K1, BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    DX, BX
-	ORL     BX, AX
+	KMOVB   K1, DX
+	MOVBLZX (DI)(DX*1), DX
+	ANDL    CX, DX
+	ORL     DX, AX
 
 windowContains1AVX512_dead_line_12:
-	ADDQ  $0x40, CX
-	SHRQ  $0x04, DX
+	ADDQ  $0x40, BX
+	SHRQ  $0x04, CX
 	JNE   windowContains1AVX512_lines_11
 	NEGL  AX
 	SETCS ret+24(FP)
@@ -8425,16 +8401,16 @@ windowContains1AVX512_two_7:
 	VMOVDQU32     ·avx512Salts+0(SB), Z0
 	VPBROADCASTQ  one<>+0(SB), Z1
 	MOVL          $0x00000001, R8
-	SHLXL         CX, R8, CX
-	DECL          CX
-	KMOVW         CX, K1
+	SHLXL         BX, R8, BX
+	DECL          BX
+	KMOVW         BX, K1
 	KSHIFTRW      $0x08, K1, K2
-	MOVQ          h+16(FP), CX
-	SHRQ          $0x20, CX
-	IMULQ         BX, CX
-	SHRQ          $0x20, CX
-	IMULQ         DX, CX
-	ADDQ          AX, CX
+	MOVQ          h+16(FP), BX
+	SHRQ          $0x20, BX
+	IMULQ         DX, BX
+	SHRQ          $0x20, BX
+	IMULQ         CX, BX
+	ADDQ          AX, BX
 	VPBROADCASTD  h+16(FP), Z2
 	VPMULLD       Z0, Z2, Z2
 	VPSRLD        $0x1a, Z2, Z2
@@ -8450,21 +8426,21 @@ windowContains1AVX512_two_7:
 	VPTERNLOGQ    $0xfe, Z2, Z1, Z0
 	VPORQ         Z3, Z0, Z0
 	XORL          AX, AX
-	MOVQ          SI, DX
+	MOVQ          SI, CX
 
 windowContains1AVX512_lines_13:
-	TESTL   $0x0000000f, DX
+	TESTL   $0x0000000f, CX
 	JEQ     windowContains1AVX512_dead_line_14
-	VPANDQ  (CX), Z0, Z1
+	VPANDQ  (BX), Z0, Z1
 	VPCMPQ  $0x04, Z1, Z0, K1
-	KMOVB   K1, BX
-	MOVBLZX (DI)(BX*1), BX
-	ANDL    DX, BX
-	ORL     BX, AX
+	KMOVB   K1, DX
+	MOVBLZX (DI)(DX*1), DX
+	ANDL    CX, DX
+	ORL     DX, AX
 
 windowContains1AVX512_dead_line_14:
-	ADDQ  $0x40, CX
-	SHRQ  $0x04, DX
+	ADDQ  $0x40, BX
+	SHRQ  $0x04, CX
 	JNE   windowContains1AVX512_lines_13
 	NEGL  AX
 	SETCS ret+24(FP)

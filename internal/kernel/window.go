@@ -1,6 +1,9 @@
 package kernel
 
-import "runtime"
+import (
+	"fmt"
+	"runtime"
+)
 
 // # Windowed (multi-generation) blocked filters
 //
@@ -113,25 +116,69 @@ func BlockedContainsGens(blocks []Block, nb uint64, g int, live uint64, k int, h
 	return blockedContainsGens(blocks, nb, g, live, k, hs, out)
 }
 
-// WindowTable is a windowed filter's table for the single-key probe: the
-// interleaved blocks of G generations of NB blocks each and k, side by side
-// so that BlockedContainsGensT reads them through one pointer (every
-// argument of an assembly call is a store and a load: see BlockedTable).
+// WindowTable is a windowed filter's table for the single-key kernels: the
+// interleaved blocks of g generations of nb groups each and k, side by
+// side so that BlockedContainsGensT and the single-key adds read them
+// through one pointer (every argument of an assembly call is a store and
+// a load: see BlockedTable).
+//
+// Its fields are unexported so that no code outside this package can
+// build an invalid one: NewWindowTable checks the layout once, and Close
+// empties it. The amd64 entries trust it (they check only the kernel set,
+// an empty table and k, as blockedContains1AVX2 does) instead of
+// validating the layout on every call. The zero value is a closed table.
 type WindowTable struct {
-	Blocks []Block
-	NB     uint64
-	G      int
-	K      int
+	blocks []Block
+	nb     uint64
+	g      int
+	k      int
 }
+
+// NewWindowTable returns the table of blocks laid out for g generations
+// (len(blocks) = nb*WindowLines(g) for nb groups) with k probes a key. It
+// returns an error unless g is a valid generation count, blocks is a
+// nonzero whole number of groups, nb <= MaxBlocks and 1 <= k <= MaxK.
+func NewWindowTable(blocks []Block, g, k int) (WindowTable, error) {
+	if !ValidGenerations(g) {
+		return WindowTable{}, fmt.Errorf("kernel: NewWindowTable: %d generations is not a power of two in 2..%d", g, MaxGenerations)
+	}
+	if k < 1 || k > MaxK {
+		return WindowTable{}, fmt.Errorf("kernel: NewWindowTable: k = %d is not in 1..%d", k, MaxK)
+	}
+	p := uint64(WindowLines(g))
+	n := uint64(len(blocks))
+	if n == 0 || n%p != 0 || n/p > MaxBlocks {
+		return WindowTable{}, fmt.Errorf("kernel: NewWindowTable: %d lines is not 1..%d groups of %d", n, uint64(MaxBlocks), p)
+	}
+	return WindowTable{blocks: blocks, nb: n / p, g: g, k: k}, nil
+}
+
+// Close empties t: a kernel called with it afterwards panics with
+// ErrNoBlocks. g and k are kept.
+func (t *WindowTable) Close() {
+	t.blocks, t.nb = nil, 0
+}
+
+// Blocks returns the table's lines (nil once closed).
+func (t *WindowTable) Blocks() []Block { return t.blocks }
+
+// Groups returns the table's group count (0 once closed).
+func (t *WindowTable) Groups() uint64 { return t.nb }
+
+// Generations returns G.
+func (t *WindowTable) Generations() int { return t.g }
+
+// K returns the probes a key.
+func (t *WindowTable) K() int { return t.k }
 
 // windowContains1Go is BlockedContainsGensT in Go: where there is no
 // assembly, and where the amd64 kernel jumps when it does not run (the
-// kernel set is generic, or t is not a valid table: checkGens panics). It
-// keeps t alive to its end.
+// kernel set is generic, t is empty: checkGens panics, or k is out of
+// range). It keeps t alive to its end.
 func windowContains1Go(t *WindowTable, live, h uint64) bool {
-	checkGens(t.Blocks, t.NB, t.G)
-	live = liveMask(t.G, live)
-	r := live != 0 && BlockedContainsGens1Generic(t.Blocks, t.NB, t.G, live, t.K, h)
+	checkGens(t.blocks, t.nb, t.g)
+	live = liveMask(t.g, live)
+	r := live != 0 && BlockedContainsGens1Generic(t.blocks, t.nb, t.g, live, t.k, h)
 	runtime.KeepAlive(t)
 	return r
 }

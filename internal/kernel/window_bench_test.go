@@ -53,7 +53,7 @@ func BenchmarkWindowKernels(b *testing.B) {
 						keys := 0
 						t0 := threadCPU()
 						bt := kernel.BlockedTable{Blocks: tab, K: 8}
-						wt := kernel.WindowTable{Blocks: tab, NB: uint64(nb), G: g, K: 8}
+						wt := mustWindowTable(b, tab, g, 8)
 						for b.Loop() {
 							j := keys & (len(qs) - 1)
 							switch op {

@@ -2,8 +2,8 @@
 
 package kernel
 
-// BlockedContainsGensT is BlockedContainsGens1(t.Blocks, t.NB, t.G, live,
-// t.K, h) through one pointer (see the amd64 version); here the Go twin.
+// BlockedContainsGensT is BlockedContainsGens1(t.Blocks(), t.Groups(),
+// t.Generations(), live, t.K(), h) through one pointer (see the amd64 version); here the Go twin.
 func BlockedContainsGensT(t *WindowTable, live, h uint64) bool {
 	return windowContains1Go(t, live, h)
 }

@@ -53,6 +53,17 @@ func refInLane(blocks []kernel.Block, nb uint64, g, j, k int, h uint64) bool {
 	return true
 }
 
+// mustWindowTable returns NewWindowTable(blocks, g, k), failing t on an
+// error.
+func mustWindowTable(t testing.TB, blocks []kernel.Block, g, k int) kernel.WindowTable {
+	t.Helper()
+	tab, err := kernel.NewWindowTable(blocks, g, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
 // windowGens is every generation count the windowed kernels take.
 var windowGens = []int{2, 4, 8, 16, 32, 64}
 
@@ -150,7 +161,7 @@ func checkGens(t *testing.T, blocks []kernel.Block, nb uint64, g int, live uint6
 		if got := kernel.BlockedContainsGens1(blocks, nb, g, live, k, h); got != want[i] {
 			t.Fatalf("nb=%d g=%d live=%#x k=%d: single-key answer (hash %#x) is %v, generic %v", nb, g, live, k, h, got, want[i])
 		}
-		tab := kernel.WindowTable{Blocks: blocks, NB: nb, G: g, K: k}
+		tab := mustWindowTable(t, blocks, g, k)
 		if got := kernel.BlockedContainsGensT(&tab, live, h); got != want[i] {
 			t.Fatalf("nb=%d g=%d live=%#x k=%d: table single-key answer (hash %#x) is %v, generic %v", nb, g, live, k, h, got, want[i])
 		}
@@ -269,7 +280,7 @@ func TestWindowKernelsOneGeneration(t *testing.T) {
 						if got := kernel.BlockedContainsGens1(blocks, nb, g, live, k, h); got != want {
 							t.Fatalf("g=%d k=%d key in generation %d, live %#x: single %v, want %v", g, k, j, live, got, want)
 						}
-						tab := kernel.WindowTable{Blocks: blocks, NB: nb, G: g, K: k}
+						tab := mustWindowTable(t, blocks, g, k)
 						if got := kernel.BlockedContainsGensT(&tab, live, h); got != want {
 							t.Fatalf("g=%d k=%d key in generation %d, live %#x: table single %v, want %v", g, k, j, live, got, want)
 						}
@@ -291,7 +302,7 @@ func TestWindowKernelsAllocs(t *testing.T) {
 		blocks, keys := gensFilter(r, 100, 4, 8, 100)
 		probes := gensProbes(r, keys, 256)
 		out := make([]bool, len(probes))
-		tab := kernel.WindowTable{Blocks: blocks, NB: 100, G: 4, K: 8}
+		tab := mustWindowTable(t, blocks, 4, 8)
 		if a := testing.AllocsPerRun(10, func() {
 			kernel.BlockedContainsGens(blocks, 100, 4, 0b1011, 8, probes, out)
 			kernel.BlockedContainsGens1(blocks, 100, 4, 0b1011, 8, probes[0])
@@ -304,7 +315,8 @@ func TestWindowKernelsAllocs(t *testing.T) {
 
 // TestWindowKernelsMisuse checks the panics of the contract: a short out,
 // an empty (closed) table, a length that is not nb*WindowLines(g), a
-// generation count that is not a power of two.
+// generation count that is not a power of two; and that NewWindowTable
+// refuses every table the single-key entries no longer check.
 func TestWindowKernelsMisuse(t *testing.T) {
 	mustPanic := func(name string, f func()) {
 		t.Helper()
@@ -320,23 +332,48 @@ func TestWindowKernelsMisuse(t *testing.T) {
 	mustPanic("empty batch", func() { kernel.BlockedContainsGens(nil, 3, 4, 1, 8, make([]uint64, 3), make([]bool, 3)) })
 	mustPanic("empty single", func() { kernel.BlockedContainsGens1(nil, 3, 4, 1, 8, 1) })
 	mustPanic("length", func() { kernel.BlockedContainsGens1(blocks, 4, 4, 1, 8, 1) })
-	mustPanic("table, empty", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{NB: 3, G: 4, K: 8}, 1, 1) })
-	mustPanic("table, length", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{Blocks: blocks, NB: 4, G: 4, K: 8}, 1, 1) })
-	mustPanic("table, generations", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{Blocks: blocks, NB: 0, G: 0, K: 8}, 1, 1) })
-	// A k outside 1..16 is not the kernels' to reject (the filters never
-	// make one): the table entry hands it to the Go twin, whose answer
-	// the assembly must not contradict.
+	var closed kernel.WindowTable
+	mustPanic("table, zero value", func() { kernel.BlockedContainsGensT(&closed, 1, 1) })
+	tab := mustWindowTable(t, blocks, 4, 8)
+	tab.Close()
+	mustPanic("table, closed", func() { kernel.BlockedContainsGensT(&tab, 1, 1) })
+	// A table that does not hold a valid layout cannot be built: every
+	// bad layout is NewWindowTable's error, so the kernels need not check
+	// it on every call (window_internal_test.go builds bad tables inside
+	// the package to show the entries still fall back safely).
+	for _, c := range []struct {
+		name   string
+		blocks []kernel.Block
+		g, k   int
+	}{
+		{"empty", nil, 4, 8},
+		{"three generations", blocks, 3, 8},
+		{"zero generations", blocks, 0, 8},
+		{"128 generations", make([]kernel.Block, 64), 128, 8},
+		{"length", blocks, 8, 8}, // 3 lines are not whole groups of 2
+		{"k = 0", blocks, 4, 0},
+		{"k = 17", blocks, 4, 17},
+		{"k < 0", blocks, 4, -1},
+	} {
+		if _, err := kernel.NewWindowTable(c.blocks, c.g, c.k); err == nil {
+			t.Errorf("NewWindowTable, %s: no error", c.name)
+		}
+	}
+	// A k outside 1..16, which NewWindowTable refuses, is still checked
+	// by the assembly entries (off the k = 8 path, as the blocked
+	// single-key kernels do): a table built inside the package goes to
+	// the Go twin, whose answer the assembly must not contradict.
 	for _, k := range []int{0, -1, 17, 1 << 30} {
 		for _, h := range []uint64{1, 0x9e3779b97f4a7c15} {
 			want := kernel.BlockedContainsGens1Generic(blocks, 3, 4, 0b1111, k, h)
-			if got := kernel.BlockedContainsGensT(&kernel.WindowTable{Blocks: blocks, NB: 3, G: 4, K: k}, 0b1111, h); got != want {
+			bad := kernel.UncheckedWindowTable(blocks, 3, 4, k)
+			if got := kernel.BlockedContainsGensT(&bad, 0b1111, h); got != want {
 				t.Errorf("table with k = %d: %v, the Go twin %v", k, got, want)
 			}
 		}
 	}
 	mustPanic("three generations", func() { kernel.BlockedContainsGens1(blocks, 1, 3, 1, 8, 1) })
 	mustPanic("three generations, batch", func() { kernel.BlockedContainsGens(blocks, 1, 3, 1, 8, make([]uint64, 3), make([]bool, 3)) })
-	mustPanic("three generations, table", func() { kernel.BlockedContainsGensT(&kernel.WindowTable{Blocks: blocks, NB: 1, G: 3, K: 8}, 1, 1) })
 	mustPanic("add new, empty", func() { kernel.BlockedAddNewGens1(nil, 3, 4, 1, 0, 8, 1) })
 }
 
