@@ -372,11 +372,12 @@ func (w *Window) AddString(key string) { w.AddHash(hash.String(key, w.seed)) }
 // AddUint64 is Add for x's eight little-endian bytes.
 func (w *Window) AddUint64(x uint64) { w.AddHash(w.h64.Hash(x)) }
 
-// AddHash is Add for a key whose hash (see Hash) is h.
+// AddHash is Add for a key whose hash (see Hash) is h. After the rotation
+// check it is one call of the windowed single-key add kernel (through wt,
+// which keeps w alive).
 func (w *Window) AddHash(h uint64) {
 	w.advance()
-	kernel.BlockedAddGen1(w.t.Blocks, w.nb, w.g, w.cur, w.t.K, h)
-	runtime.KeepAlive(w)
+	kernel.BlockedAddGenT(&w.wt, w.cur, h)
 }
 
 // AddNew adds key and reports whether it was new: not found in any live
@@ -392,12 +393,10 @@ func (w *Window) AddNewUint64(x uint64) bool { return w.AddNewHash(w.h64.Hash(x)
 
 // AddNewHash is AddNew for a key whose hash (see Hash) is h. The block
 // index and mask are computed once for the lookup of every generation and
-// the add.
+// the add: one call of the windowed single-key add-if-new kernel.
 func (w *Window) AddNewHash(h uint64) bool {
 	w.advance()
-	isNew := kernel.BlockedAddNewGens1(w.t.Blocks, w.nb, w.g, ^uint64(0), w.cur, w.t.K, h)
-	runtime.KeepAlive(w)
-	return isNew
+	return kernel.BlockedAddNewGensT(&w.wt, ^uint64(0), w.cur, h)
 }
 
 // AddNewHashes sets out[i] = AddNewHash(hs[i]) for i in order and returns
@@ -422,7 +421,7 @@ func (w *Window) AddNewHashes(hs []uint64, out []bool) int {
 		} else {
 			w.added++
 		}
-		isNew := kernel.BlockedAddNewGens1(w.t.Blocks, w.nb, w.g, ^uint64(0), w.cur, w.t.K, h)
+		isNew := kernel.BlockedAddNewGensT(&w.wt, ^uint64(0), w.cur, h)
 		out[i] = isNew
 		if isNew {
 			n++

@@ -120,6 +120,12 @@ type win struct {
 	// batch kernels at G <= 4, which compute 8 keys' offsets at once).
 	sel, lut, stride reg.GPVirtual
 	nbZ, m64         reg.VecVirtual
+	// cur is the single-key adds' generation (windowadd.go), curOff its
+	// lane's byte offset in the group (cur*32 at G = 2, else cur*16),
+	// computed by setup; addOnly: the add without a probe (setup computes
+	// no live values).
+	cur, curOff reg.GPVirtual
+	addOnly     bool
 	// kLive is the AVX-512 kernels' opmask of the live lanes at G <= 4:
 	// in the single-key kernels the lanes' first words (bit 8j/lanes:
 	// lane j), in the batch kernels all their words.
@@ -209,6 +215,8 @@ func genWindow(dist int) {
 		genWindowKernel(wide, true, dist)
 	}
 	genWindowTable()
+	genWindowAdd(false)
+	genWindowAdd(true)
 }
 
 func genWindowKernel(wide, batch bool, dist int) {
@@ -381,6 +389,16 @@ func (w *win) setup() {
 		w.stride = c.GP64()
 		c.MOVQ(w.ngen, w.stride)
 		c.SHLQ(operand.Imm(4), w.stride) // P*64 = G/4*64
+	}
+	if w.cur != nil {
+		// The single-key adds (windowadd.go): generation cur's lane is
+		// cur lanes into the group.
+		w.curOff = c.GP64()
+		c.MOVQ(w.cur, w.curOff)
+		c.SHLQ(operand.Imm(map[bool]uint64{true: 5, false: 4}[w.lanes == 2]), w.curOff)
+		if w.addOnly {
+			return
+		}
 	}
 	if w.wide {
 		w.sel = w.live
@@ -629,7 +647,13 @@ func (w *win) probe(h operand.Mem, two bool, line *operand.Mem) reg.GPVirtual {
 		a := w.lineAddr(h)
 		line = &operand.Mem{Base: a}
 	}
-	m := w.fold(w.mask(h, two))
+	return w.test(w.fold(w.mask(h, two)), line)
+}
+
+// test is probe's line test with the folded mask m of a key whose group's
+// first line is *line (at G >= 8 the register line.Base is advanced over
+// the group).
+func (w *win) test(m mask, line *operand.Mem) reg.GPVirtual {
 	switch {
 	case w.wide && w.batch && w.lanes != 0:
 		// The words of the live lanes that hold their mask bits, then the
@@ -844,10 +868,10 @@ func (w *win) loopsAt(two bool) {
 func genWindowTable() {
 	for _, wide := range []bool{false, true} {
 		name := "windowContains1AVX2"
-		doc := name + " reports whether h is present in a generation of live of the table t (see internal/kernel's WindowTable); it jumps to windowContains1AVX512 if windowContains1Set is avx512, and to windowContains1Go if it is generic or t is not a valid table."
+		doc := name + " reports whether h is present in a generation of live of the table t (see internal/kernel's WindowTable); it jumps to windowContains1AVX512 if windowContains1Set is avx512, and to windowContains1Go if it is generic, t is empty (closed) or k is not in 1..16."
 		if wide {
 			name = "windowContains1AVX512"
-			doc = name + " is windowContains1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to windowContains1Go if t is not a valid table."
+			doc = name + " is windowContains1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to windowContains1Go if t is empty (closed) or k is not in 1..16."
 		}
 		c.Function(name)
 		c.Attributes(attr.NOSPLIT)
@@ -894,7 +918,20 @@ func genWindowTable() {
 // windowTableSignature is func(t *WindowTable, live, h uint64) bool with
 // WindowTable internal/kernel's struct{blocks []Block; nb uint64; g, k int}.
 func windowTableSignature() *gotypes.Signature {
-	pkg := types.NewPackage("github.com/sift-go/sift/internal/kernel", "kernel")
+	pkg := kernelPkg
+	params := types.NewTuple(
+		types.NewParam(token.NoPos, pkg, "t", windowTablePtr()),
+		types.NewParam(token.NoPos, pkg, "live", types.Typ[types.Uint64]),
+		types.NewParam(token.NoPos, pkg, "h", types.Typ[types.Uint64]),
+	)
+	results := types.NewTuple(types.NewParam(token.NoPos, pkg, "", types.Typ[types.Bool]))
+	return gotypes.NewSignature(pkg, types.NewSignatureType(nil, nil, nil, params, results, false))
+}
+
+// windowTablePtr is *WindowTable, internal/kernel's struct{blocks []Block;
+// nb uint64; g, k int}.
+func windowTablePtr() types.Type {
+	pkg := kernelPkg
 	block := types.NewNamed(types.NewTypeName(token.NoPos, pkg, "Block", nil), types.NewArray(types.Typ[types.Uint64], 8), nil)
 	table := types.NewNamed(types.NewTypeName(token.NoPos, pkg, "WindowTable", nil), types.NewStruct([]*types.Var{
 		types.NewField(token.NoPos, pkg, "blocks", types.NewSlice(block), false),
@@ -902,11 +939,9 @@ func windowTableSignature() *gotypes.Signature {
 		types.NewField(token.NoPos, pkg, "g", types.Typ[types.Int], false),
 		types.NewField(token.NoPos, pkg, "k", types.Typ[types.Int], false),
 	}, nil), nil)
-	params := types.NewTuple(
-		types.NewParam(token.NoPos, pkg, "t", types.NewPointer(table)),
-		types.NewParam(token.NoPos, pkg, "live", types.Typ[types.Uint64]),
-		types.NewParam(token.NoPos, pkg, "h", types.Typ[types.Uint64]),
-	)
-	results := types.NewTuple(types.NewParam(token.NoPos, pkg, "", types.Typ[types.Bool]))
-	return gotypes.NewSignature(pkg, types.NewSignatureType(nil, nil, nil, params, results, false))
+	return types.NewPointer(table)
 }
+
+// kernelPkg is internal/kernel, the package of the windowed entries'
+// signatures (one object, so that the stubs name WindowTable unqualified).
+var kernelPkg = types.NewPackage("github.com/sift-go/sift/internal/kernel", "kernel")

@@ -52,6 +52,10 @@ type kernelFixture struct {
 	// win is a window of 4 generations advancing by count, holding the n
 	// keys in 3 slices: all live, every lookup probes all 4.
 	win *blocked.Window
+	// winAdd is a window built as win, which the window add measurements
+	// add to (and rotate: a slice every n/3+1 adds, as in use), leaving
+	// win's keys for the lookups.
+	winAdd *blocked.Window
 }
 
 // kernelMeasure runs one operation with the kernel set in use and returns
@@ -179,6 +183,23 @@ var kernelMeasures = [kernel.NumOps]kernelMeasure{
 		d := now() - start
 		return d, len(fx.sample), falseNegatives(found, len(fx.sample))
 	},
+	// The window's adds rotate it (a slice every n/3+1 adds) and forget
+	// the oldest generation's keys: the add-if-new answers have no fixed
+	// count to check, and are not checked.
+	kernel.OpWindowAdd1: func(fx *kernelFixture, now func() time.Duration) (time.Duration, int, error) {
+		start := now()
+		for _, h := range fx.sample {
+			fx.winAdd.AddHash(h)
+		}
+		return now() - start, len(fx.sample), nil
+	},
+	kernel.OpWindowAddNew1: func(fx *kernelFixture, now func() time.Duration) (time.Duration, int, error) {
+		start := now()
+		for _, h := range fx.sample {
+			fx.winAdd.AddNewHash(h)
+		}
+		return now() - start, len(fx.sample), nil
+	},
 }
 
 func falseNegatives(found, keys int) error {
@@ -223,6 +244,12 @@ func newKernelFixture(n int, seed uint64) (*kernelFixture, error) {
 	for _, h := range fx.hs {
 		fx.win.AddHash(h)
 	}
+	if fx.winAdd, err = blocked.NewWindow(uint64(n), 0.01, 0, blocked.WithGenerations(4), blocked.WithSliceKeys(uint64(n)/3+1)); err != nil {
+		return nil, err
+	}
+	for _, h := range fx.hs {
+		fx.winAdd.AddHash(h)
+	}
 	return fx, nil
 }
 
@@ -230,6 +257,7 @@ func (fx *kernelFixture) close() {
 	fx.bl.Close()
 	fx.ck.Close()
 	fx.win.Close()
+	fx.winAdd.Close()
 }
 
 // kernelRow is one operation at one size: the median ns/key of each set

@@ -8449,3 +8449,1551 @@ windowContains1AVX512_dead_line_14:
 
 windowContains1AVX512_go:
 	JMP ·windowContains1Go+0(SB)
+
+// func windowAdd1AVX2(t *WindowTable, cur int, h uint64)
+// Requires: AVX, AVX2
+TEXT ·windowAdd1AVX2(SB), NOSPLIT, $0-24
+	// The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).
+	CMPB ·windowAdd1Set+0(SB), $0x02
+	JNE  windowAdd1AVX2_avx2
+	JMP  ·windowAdd1AVX512+0(SB)
+
+windowAdd1AVX2_avx2:
+	CMPB ·windowAdd1Set+0(SB), $0x00
+	JEQ  windowAdd1AVX2_go
+
+	// The table (trusted: NewWindowTable checked its layout): the Go twin if it is empty (closed) or cur is not below G, before any vector register is touched.
+	MOVQ  t+0(FP), AX
+	MOVQ  24(AX), DX
+	TESTQ DX, DX
+	JEQ   windowAdd1AVX2_go
+	MOVQ  32(AX), CX
+	MOVQ  cur+8(FP), SI
+	CMPQ  SI, CX
+	JCC   windowAdd1AVX2_go
+	MOVQ  40(AX), BX
+	MOVQ  (AX), AX
+
+	// G = 2: one line a key, two 256-bit lanes.
+	CMPQ         CX, $0x02
+	JNE          windowAdd1AVX2_not_g2_1
+	MOVQ         SI, CX
+	SHLQ         $0x05, CX
+	CMPQ         BX, $0x08
+	JNE          windowAdd1AVX2_not_k8_4
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
+	MOVQ         h+16(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VPOR         (BX)(CX*1), Y0, Y0
+	VMOVDQU      Y0, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX2_not_k8_4:
+	LEAQ         -1(BX), SI
+	CMPQ         SI, $0x0f
+	JHI          windowAdd1AVX2_go
+	CMPQ         BX, $0x08
+	JGT          windowAdd1AVX2_two_3
+	LEAQ         ·avx2Tables+0(SB), SI
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, SI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (SI), Y1
+	VMOVDQU      64(SI), Y2
+	VMOVDQU      96(SI), Y3
+	MOVQ         h+16(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VPOR         (BX)(CX*1), Y0, Y0
+	VMOVDQU      Y0, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX2_two_3:
+	LEAQ         ·avx2Tables+0(SB), SI
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, SI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (SI), Y1
+	VMOVDQU      64(SI), Y2
+	VMOVDQU      96(SI), Y3
+	VMOVDQU      32(SI), Y4
+	VMOVDQU      128(SI), Y5
+	VMOVDQU      160(SI), Y6
+	MOVQ         h+16(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+16(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	VPOR         Y1, Y8, Y8
+	VPOR         (BX)(CX*1), Y8, Y8
+	VMOVDQU      Y8, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX2_not_g2_1:
+	// G = 4: one line a key, four 128-bit lanes.
+	CMPQ         CX, $0x04
+	JNE          windowAdd1AVX2_g8_2
+	MOVQ         SI, CX
+	SHLQ         $0x04, CX
+	CMPQ         BX, $0x08
+	JNE          windowAdd1AVX2_not_k8_6
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
+	MOVQ         h+16(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VEXTRACTI128 $0x01, Y0, X1
+	VPOR         X1, X0, X1
+	VPOR         (BX)(CX*1), X1, X1
+	VMOVDQU      X1, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX2_not_k8_6:
+	LEAQ         -1(BX), SI
+	CMPQ         SI, $0x0f
+	JHI          windowAdd1AVX2_go
+	CMPQ         BX, $0x08
+	JGT          windowAdd1AVX2_two_5
+	LEAQ         ·avx2Tables+0(SB), SI
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, SI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (SI), Y1
+	VMOVDQU      64(SI), Y2
+	VMOVDQU      96(SI), Y3
+	MOVQ         h+16(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VEXTRACTI128 $0x01, Y0, X1
+	VPOR         X1, X0, X1
+	VPOR         (BX)(CX*1), X1, X1
+	VMOVDQU      X1, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX2_two_5:
+	LEAQ         ·avx2Tables+0(SB), SI
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, SI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (SI), Y1
+	VMOVDQU      64(SI), Y2
+	VMOVDQU      96(SI), Y3
+	VMOVDQU      32(SI), Y4
+	VMOVDQU      128(SI), Y5
+	VMOVDQU      160(SI), Y6
+	MOVQ         h+16(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+16(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	VPOR         Y1, Y8, Y8
+	VEXTRACTI128 $0x01, Y8, X0
+	VPOR         X0, X8, X0
+	VPOR         (BX)(CX*1), X0, X0
+	VMOVDQU      X0, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX2_g8_2:
+	// G >= 8: G/4 lines a key, four 128-bit lanes each.
+	SHLQ         $0x04, CX
+	SHLQ         $0x04, SI
+	CMPQ         BX, $0x08
+	JNE          windowAdd1AVX2_not_k8_8
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
+	MOVQ         h+16(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VEXTRACTI128 $0x01, Y0, X1
+	VPOR         X1, X0, X1
+	VPOR         (BX)(SI*1), X1, X1
+	VMOVDQU      X1, (BX)(SI*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX2_not_k8_8:
+	LEAQ         -1(BX), DI
+	CMPQ         DI, $0x0f
+	JHI          windowAdd1AVX2_go
+	CMPQ         BX, $0x08
+	JGT          windowAdd1AVX2_two_7
+	LEAQ         ·avx2Tables+0(SB), DI
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, DI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (DI), Y1
+	VMOVDQU      64(DI), Y2
+	VMOVDQU      96(DI), Y3
+	MOVQ         h+16(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+16(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VEXTRACTI128 $0x01, Y0, X1
+	VPOR         X1, X0, X1
+	VPOR         (BX)(SI*1), X1, X1
+	VMOVDQU      X1, (BX)(SI*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX2_two_7:
+	LEAQ         ·avx2Tables+0(SB), DI
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, DI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (DI), Y1
+	VMOVDQU      64(DI), Y2
+	VMOVDQU      96(DI), Y3
+	VMOVDQU      32(DI), Y4
+	VMOVDQU      128(DI), Y5
+	VMOVDQU      160(DI), Y6
+	MOVQ         h+16(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+16(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	VPOR         Y1, Y8, Y8
+	VEXTRACTI128 $0x01, Y8, X0
+	VPOR         X0, X8, X0
+	VPOR         (BX)(SI*1), X0, X0
+	VMOVDQU      X0, (BX)(SI*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX2_go:
+	JMP ·windowAdd1Go+0(SB)
+
+// func windowAdd1AVX512(t *WindowTable, cur int, h uint64)
+// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2
+TEXT ·windowAdd1AVX512(SB), NOSPLIT, $0-24
+	// The table (trusted: NewWindowTable checked its layout): the Go twin if it is empty (closed) or cur is not below G, before any vector register is touched.
+	MOVQ  t+0(FP), AX
+	MOVQ  24(AX), DX
+	TESTQ DX, DX
+	JEQ   windowAdd1AVX512_go
+	MOVQ  32(AX), CX
+	MOVQ  cur+8(FP), SI
+	CMPQ  SI, CX
+	JCC   windowAdd1AVX512_go
+	MOVQ  40(AX), BX
+	MOVQ  (AX), AX
+
+	// G = 2: one line a key, two 256-bit lanes.
+	CMPQ          CX, $0x02
+	JNE           windowAdd1AVX512_not_g2_1
+	MOVQ          SI, CX
+	SHLQ          $0x05, CX
+	CMPQ          BX, $0x08
+	JNE           windowAdd1AVX512_not_k8_4
+	VPBROADCASTQ  one<>+0(SB), Z0
+	MOVQ          h+16(FP), BX
+	SHRQ          $0x20, BX
+	IMULQ         DX, BX
+	SHRQ          $0x1a, BX
+	ANDQ          $-64, BX
+	ADDQ          AX, BX
+	VPBROADCASTD  h+16(FP), Y1
+	VPMULLD       ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD        $0x1a, Y1, Y1
+	VPMOVZXDQ     Y1, Z1
+	VPSLLVQ       Z1, Z0, Z0
+	VEXTRACTI64X4 $0x01, Z0, Y1
+	VPORQ         Y1, Y0, Y1
+	VPORQ         (BX)(CX*1), Y1, Y1
+	VMOVDQU64     Y1, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX512_not_k8_4:
+	LEAQ          -1(BX), SI
+	CMPQ          SI, $0x0f
+	JHI           windowAdd1AVX512_go
+	CMPQ          BX, $0x08
+	JGT           windowAdd1AVX512_two_3
+	VPBROADCASTQ  one<>+0(SB), Z0
+	MOVL          $0x00000001, SI
+	SHLXL         BX, SI, BX
+	DECL          BX
+	KMOVW         BX, K1
+	KSHIFTRW      $0x08, K1, K2
+	MOVQ          h+16(FP), BX
+	SHRQ          $0x20, BX
+	IMULQ         DX, BX
+	SHRQ          $0x1a, BX
+	ANDQ          $-64, BX
+	ADDQ          AX, BX
+	VPBROADCASTD  h+16(FP), Y1
+	VPMULLD       ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD        $0x1a, Y1, Y1
+	VPMOVZXDQ     Y1, Z1
+	VPSLLVQ.Z     Z1, Z0, K1, Z0
+	VEXTRACTI64X4 $0x01, Z0, Y1
+	VPORQ         Y1, Y0, Y1
+	VPORQ         (BX)(CX*1), Y1, Y1
+	VMOVDQU64     Y1, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX512_two_3:
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, SI
+	SHLXL         BX, SI, BX
+	DECL          BX
+	KMOVW         BX, K1
+	KSHIFTRW      $0x08, K1, K2
+	MOVQ          h+16(FP), BX
+	SHRQ          $0x20, BX
+	IMULQ         DX, BX
+	SHRQ          $0x1a, BX
+	ANDQ          $-64, BX
+	ADDQ          AX, BX
+	VPBROADCASTD  h+16(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K1, Z0
+	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	VEXTRACTI64X4 $0x01, Z0, Y1
+	VPORQ         Y1, Y0, Y1
+	VPORQ         (BX)(CX*1), Y1, Y1
+	VMOVDQU64     Y1, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX512_not_g2_1:
+	// G = 4: one line a key, four 128-bit lanes.
+	CMPQ          CX, $0x04
+	JNE           windowAdd1AVX512_g8_2
+	MOVQ          SI, CX
+	SHLQ          $0x04, CX
+	CMPQ          BX, $0x08
+	JNE           windowAdd1AVX512_not_k8_6
+	VPBROADCASTQ  one<>+0(SB), Z0
+	MOVQ          h+16(FP), BX
+	SHRQ          $0x20, BX
+	IMULQ         DX, BX
+	SHRQ          $0x1a, BX
+	ANDQ          $-64, BX
+	ADDQ          AX, BX
+	VPBROADCASTD  h+16(FP), Y1
+	VPMULLD       ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD        $0x1a, Y1, Y1
+	VPMOVZXDQ     Y1, Z1
+	VPSLLVQ       Z1, Z0, Z0
+	VEXTRACTI64X4 $0x01, Z0, Y1
+	VPORQ         Y1, Y0, Y1
+	VEXTRACTI32X4 $0x01, Y1, X0
+	VPORQ         X0, X1, X0
+	VPORQ         (BX)(CX*1), X0, X0
+	VMOVDQU64     X0, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX512_not_k8_6:
+	LEAQ          -1(BX), SI
+	CMPQ          SI, $0x0f
+	JHI           windowAdd1AVX512_go
+	CMPQ          BX, $0x08
+	JGT           windowAdd1AVX512_two_5
+	VPBROADCASTQ  one<>+0(SB), Z0
+	MOVL          $0x00000001, SI
+	SHLXL         BX, SI, BX
+	DECL          BX
+	KMOVW         BX, K1
+	KSHIFTRW      $0x08, K1, K2
+	MOVQ          h+16(FP), BX
+	SHRQ          $0x20, BX
+	IMULQ         DX, BX
+	SHRQ          $0x1a, BX
+	ANDQ          $-64, BX
+	ADDQ          AX, BX
+	VPBROADCASTD  h+16(FP), Y1
+	VPMULLD       ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD        $0x1a, Y1, Y1
+	VPMOVZXDQ     Y1, Z1
+	VPSLLVQ.Z     Z1, Z0, K1, Z0
+	VEXTRACTI64X4 $0x01, Z0, Y1
+	VPORQ         Y1, Y0, Y1
+	VEXTRACTI32X4 $0x01, Y1, X0
+	VPORQ         X0, X1, X0
+	VPORQ         (BX)(CX*1), X0, X0
+	VMOVDQU64     X0, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX512_two_5:
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, SI
+	SHLXL         BX, SI, BX
+	DECL          BX
+	KMOVW         BX, K1
+	KSHIFTRW      $0x08, K1, K2
+	MOVQ          h+16(FP), BX
+	SHRQ          $0x20, BX
+	IMULQ         DX, BX
+	SHRQ          $0x1a, BX
+	ANDQ          $-64, BX
+	ADDQ          AX, BX
+	VPBROADCASTD  h+16(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K1, Z0
+	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	VEXTRACTI64X4 $0x01, Z0, Y1
+	VPORQ         Y1, Y0, Y1
+	VEXTRACTI32X4 $0x01, Y1, X0
+	VPORQ         X0, X1, X0
+	VPORQ         (BX)(CX*1), X0, X0
+	VMOVDQU64     X0, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX512_g8_2:
+	// G >= 8: G/4 lines a key, four 128-bit lanes each.
+	SHLQ          $0x04, CX
+	SHLQ          $0x04, SI
+	CMPQ          BX, $0x08
+	JNE           windowAdd1AVX512_not_k8_8
+	VPBROADCASTQ  one<>+0(SB), Z0
+	MOVQ          h+16(FP), BX
+	SHRQ          $0x20, BX
+	IMULQ         DX, BX
+	SHRQ          $0x20, BX
+	IMULQ         CX, BX
+	ADDQ          AX, BX
+	VPBROADCASTD  h+16(FP), Y1
+	VPMULLD       ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD        $0x1a, Y1, Y1
+	VPMOVZXDQ     Y1, Z1
+	VPSLLVQ       Z1, Z0, Z0
+	VEXTRACTI64X4 $0x01, Z0, Y1
+	VPORQ         Y1, Y0, Y1
+	VEXTRACTI32X4 $0x01, Y1, X0
+	VPORQ         X0, X1, X0
+	VPORQ         (BX)(SI*1), X0, X0
+	VMOVDQU64     X0, (BX)(SI*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX512_not_k8_8:
+	LEAQ          -1(BX), DI
+	CMPQ          DI, $0x0f
+	JHI           windowAdd1AVX512_go
+	CMPQ          BX, $0x08
+	JGT           windowAdd1AVX512_two_7
+	VPBROADCASTQ  one<>+0(SB), Z0
+	MOVL          $0x00000001, DI
+	SHLXL         BX, DI, BX
+	DECL          BX
+	KMOVW         BX, K1
+	KSHIFTRW      $0x08, K1, K2
+	MOVQ          h+16(FP), BX
+	SHRQ          $0x20, BX
+	IMULQ         DX, BX
+	SHRQ          $0x20, BX
+	IMULQ         CX, BX
+	ADDQ          AX, BX
+	VPBROADCASTD  h+16(FP), Y1
+	VPMULLD       ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD        $0x1a, Y1, Y1
+	VPMOVZXDQ     Y1, Z1
+	VPSLLVQ.Z     Z1, Z0, K1, Z0
+	VEXTRACTI64X4 $0x01, Z0, Y1
+	VPORQ         Y1, Y0, Y1
+	VEXTRACTI32X4 $0x01, Y1, X0
+	VPORQ         X0, X1, X0
+	VPORQ         (BX)(SI*1), X0, X0
+	VMOVDQU64     X0, (BX)(SI*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX512_two_7:
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, DI
+	SHLXL         BX, DI, BX
+	DECL          BX
+	KMOVW         BX, K1
+	KSHIFTRW      $0x08, K1, K2
+	MOVQ          h+16(FP), BX
+	SHRQ          $0x20, BX
+	IMULQ         DX, BX
+	SHRQ          $0x20, BX
+	IMULQ         CX, BX
+	ADDQ          AX, BX
+	VPBROADCASTD  h+16(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K1, Z0
+	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	VEXTRACTI64X4 $0x01, Z0, Y1
+	VPORQ         Y1, Y0, Y1
+	VEXTRACTI32X4 $0x01, Y1, X0
+	VPORQ         X0, X1, X0
+	VPORQ         (BX)(SI*1), X0, X0
+	VMOVDQU64     X0, (BX)(SI*1)
+	VZEROUPPER
+	RET
+
+windowAdd1AVX512_go:
+	JMP ·windowAdd1Go+0(SB)
+
+// func windowAddNew1AVX2(t *WindowTable, live uint64, cur int, h uint64) bool
+// Requires: AVX, AVX2, BMI2
+TEXT ·windowAddNew1AVX2(SB), NOSPLIT, $0-33
+	// The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).
+	CMPB ·windowAddNew1Set+0(SB), $0x02
+	JNE  windowAddNew1AVX2_avx2
+	JMP  ·windowAddNew1AVX512+0(SB)
+
+windowAddNew1AVX2_avx2:
+	CMPB ·windowAddNew1Set+0(SB), $0x00
+	JEQ  windowAddNew1AVX2_go
+
+	// The table (trusted: NewWindowTable checked its layout): the Go twin if it is empty (closed) or cur is not below G, before any vector register is touched.
+	MOVQ  t+0(FP), AX
+	MOVQ  24(AX), DX
+	TESTQ DX, DX
+	JEQ   windowAddNew1AVX2_go
+	MOVQ  32(AX), CX
+	MOVQ  cur+16(FP), SI
+	CMPQ  SI, CX
+	JCC   windowAddNew1AVX2_go
+	MOVQ  40(AX), BX
+	MOVQ  live+8(FP), DI
+	BZHIQ CX, DI, DI
+	JEQ   windowAddNew1AVX2_go
+	MOVQ  (AX), AX
+
+	// G = 2: one line a key, two 256-bit lanes.
+	CMPQ         CX, $0x02
+	JNE          windowAddNew1AVX2_not_g2_1
+	MOVQ         SI, CX
+	SHLQ         $0x05, CX
+	CMPQ         BX, $0x08
+	JNE          windowAddNew1AVX2_not_k8_4
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
+	MOVQ         h+24(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+24(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	XORL         AX, AX
+	VMOVDQU      32(BX), Y1
+	VPTEST       Y0, Y1
+	SETCS        AL
+	VMOVDQU      (BX), Y1
+	VPTEST       Y0, Y1
+	ADCL         AX, AX
+	ANDL         DI, AX
+	NEGL         AX
+	SETCC        ret+32(FP)
+	VPOR         (BX)(CX*1), Y0, Y0
+	VMOVDQU      Y0, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX2_not_k8_4:
+	LEAQ         -1(BX), SI
+	CMPQ         SI, $0x0f
+	JHI          windowAddNew1AVX2_go
+	CMPQ         BX, $0x08
+	JGT          windowAddNew1AVX2_two_3
+	LEAQ         ·avx2Tables+0(SB), SI
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, SI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (SI), Y1
+	VMOVDQU      64(SI), Y2
+	VMOVDQU      96(SI), Y3
+	MOVQ         h+24(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+24(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	XORL         AX, AX
+	VMOVDQU      32(BX), Y1
+	VPTEST       Y0, Y1
+	SETCS        AL
+	VMOVDQU      (BX), Y1
+	VPTEST       Y0, Y1
+	ADCL         AX, AX
+	ANDL         DI, AX
+	NEGL         AX
+	SETCC        ret+32(FP)
+	VPOR         (BX)(CX*1), Y0, Y0
+	VMOVDQU      Y0, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX2_two_3:
+	LEAQ         ·avx2Tables+0(SB), SI
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, SI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (SI), Y1
+	VMOVDQU      64(SI), Y2
+	VMOVDQU      96(SI), Y3
+	VMOVDQU      32(SI), Y4
+	VMOVDQU      128(SI), Y5
+	VMOVDQU      160(SI), Y6
+	MOVQ         h+24(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+24(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	VPOR         Y1, Y8, Y8
+	XORL         AX, AX
+	VMOVDQU      32(BX), Y0
+	VPTEST       Y8, Y0
+	SETCS        AL
+	VMOVDQU      (BX), Y0
+	VPTEST       Y8, Y0
+	ADCL         AX, AX
+	ANDL         DI, AX
+	NEGL         AX
+	SETCC        ret+32(FP)
+	VPOR         (BX)(CX*1), Y8, Y8
+	VMOVDQU      Y8, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX2_not_g2_1:
+	// G = 4: one line a key, four 128-bit lanes.
+	CMPQ         CX, $0x04
+	JNE          windowAddNew1AVX2_g8_2
+	MOVQ         SI, CX
+	SHLQ         $0x04, CX
+	MOVQ         $0x9999999999999999, R8
+	ANDQ         DI, R8
+	MOVQ         $0x2222222222222222, R9
+	MOVQ         DI, SI
+	SHRQ         $0x01, SI
+	ANDQ         R9, SI
+	ANDQ         DI, R9
+	SHLQ         $0x01, R9
+	ORQ          R8, SI
+	ORQ          R9, SI
+	CMPQ         BX, $0x08
+	JNE          windowAddNew1AVX2_not_k8_6
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
+	MOVQ         h+24(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+24(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VPERMQ       $0x4e, Y0, Y1
+	VPOR         Y1, Y0, Y0
+	VPAND        (BX), Y0, Y1
+	VPCMPEQQ     Y0, Y1, Y1
+	VPAND        32(BX), Y0, Y2
+	VPCMPEQQ     Y0, Y2, Y2
+	VPUNPCKLQDQ  Y2, Y1, Y3
+	VPUNPCKHQDQ  Y2, Y1, Y1
+	VPAND        Y1, Y3, Y3
+	VMOVMSKPD    Y3, AX
+	ANDL         SI, AX
+	NEGL         AX
+	SETCC        ret+32(FP)
+	VPOR         (BX)(CX*1), X0, X0
+	VMOVDQU      X0, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX2_not_k8_6:
+	LEAQ         -1(BX), DI
+	CMPQ         DI, $0x0f
+	JHI          windowAddNew1AVX2_go
+	CMPQ         BX, $0x08
+	JGT          windowAddNew1AVX2_two_5
+	LEAQ         ·avx2Tables+0(SB), DI
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, DI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (DI), Y1
+	VMOVDQU      64(DI), Y2
+	VMOVDQU      96(DI), Y3
+	MOVQ         h+24(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+24(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VPERMQ       $0x4e, Y0, Y1
+	VPOR         Y1, Y0, Y0
+	VPAND        (BX), Y0, Y1
+	VPCMPEQQ     Y0, Y1, Y1
+	VPAND        32(BX), Y0, Y2
+	VPCMPEQQ     Y0, Y2, Y2
+	VPUNPCKLQDQ  Y2, Y1, Y3
+	VPUNPCKHQDQ  Y2, Y1, Y1
+	VPAND        Y1, Y3, Y3
+	VMOVMSKPD    Y3, AX
+	ANDL         SI, AX
+	NEGL         AX
+	SETCC        ret+32(FP)
+	VPOR         (BX)(CX*1), X0, X0
+	VMOVDQU      X0, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX2_two_5:
+	LEAQ         ·avx2Tables+0(SB), DI
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, DI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (DI), Y1
+	VMOVDQU      64(DI), Y2
+	VMOVDQU      96(DI), Y3
+	VMOVDQU      32(DI), Y4
+	VMOVDQU      128(DI), Y5
+	VMOVDQU      160(DI), Y6
+	MOVQ         h+24(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+24(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	VPOR         Y1, Y8, Y8
+	VPERMQ       $0x4e, Y8, Y0
+	VPOR         Y0, Y8, Y8
+	VPAND        (BX), Y8, Y0
+	VPCMPEQQ     Y8, Y0, Y0
+	VPAND        32(BX), Y8, Y1
+	VPCMPEQQ     Y8, Y1, Y1
+	VPUNPCKLQDQ  Y1, Y0, Y2
+	VPUNPCKHQDQ  Y1, Y0, Y0
+	VPAND        Y0, Y2, Y2
+	VMOVMSKPD    Y2, AX
+	ANDL         SI, AX
+	NEGL         AX
+	SETCC        ret+32(FP)
+	VPOR         (BX)(CX*1), X8, X8
+	VMOVDQU      X8, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX2_g8_2:
+	// G >= 8: G/4 lines a key, four 128-bit lanes each.
+	SHLQ         $0x04, CX
+	SHLQ         $0x04, SI
+	MOVQ         $0x9999999999999999, R9
+	ANDQ         DI, R9
+	MOVQ         $0x2222222222222222, R10
+	MOVQ         DI, R8
+	SHRQ         $0x01, R8
+	ANDQ         R10, R8
+	ANDQ         DI, R10
+	SHLQ         $0x01, R10
+	ORQ          R9, R8
+	ORQ          R10, R8
+	CMPQ         BX, $0x08
+	JNE          windowAddNew1AVX2_not_k8_8
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      ·avx2Tables+1536(SB), Y1
+	VMOVDQU      ·avx2Tables+1600(SB), Y2
+	VMOVDQU      ·avx2Tables+1632(SB), Y3
+	MOVQ         h+24(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+24(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VPERMQ       $0x4e, Y0, Y1
+	VPOR         Y1, Y0, Y0
+	MOVQ         BX, AX
+	XORL         CX, CX
+	MOVQ         R8, DX
+
+windowAddNew1AVX2_lines_9:
+	TESTL       $0x0000000f, DX
+	JEQ         windowAddNew1AVX2_dead_line_10
+	VPAND       (AX), Y0, Y1
+	VPCMPEQQ    Y0, Y1, Y1
+	VPAND       32(AX), Y0, Y2
+	VPCMPEQQ    Y0, Y2, Y2
+	VPUNPCKLQDQ Y2, Y1, Y3
+	VPUNPCKHQDQ Y2, Y1, Y1
+	VPAND       Y1, Y3, Y3
+	VMOVMSKPD   Y3, DI
+	ANDL        DX, DI
+	ORL         DI, CX
+
+windowAddNew1AVX2_dead_line_10:
+	ADDQ    $0x40, AX
+	SHRQ    $0x04, DX
+	JNE     windowAddNew1AVX2_lines_9
+	NEGL    CX
+	SETCC   ret+32(FP)
+	VPOR    (BX)(SI*1), X0, X0
+	VMOVDQU X0, (BX)(SI*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX2_not_k8_8:
+	LEAQ         -1(BX), DI
+	CMPQ         DI, $0x0f
+	JHI          windowAddNew1AVX2_go
+	CMPQ         BX, $0x08
+	JGT          windowAddNew1AVX2_two_7
+	LEAQ         ·avx2Tables+0(SB), DI
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, DI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (DI), Y1
+	VMOVDQU      64(DI), Y2
+	VMOVDQU      96(DI), Y3
+	MOVQ         h+24(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+24(FP), Y4
+	VPMULLD      Y1, Y4, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y0
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y0, Y2, Y0
+	VPSLLVQ      Y1, Y3, Y1
+	VPOR         Y1, Y0, Y0
+	VPERMQ       $0x4e, Y0, Y1
+	VPOR         Y1, Y0, Y0
+	MOVQ         BX, AX
+	XORL         CX, CX
+	MOVQ         R8, DX
+
+windowAddNew1AVX2_lines_11:
+	TESTL       $0x0000000f, DX
+	JEQ         windowAddNew1AVX2_dead_line_12
+	VPAND       (AX), Y0, Y1
+	VPCMPEQQ    Y0, Y1, Y1
+	VPAND       32(AX), Y0, Y2
+	VPCMPEQQ    Y0, Y2, Y2
+	VPUNPCKLQDQ Y2, Y1, Y3
+	VPUNPCKHQDQ Y2, Y1, Y1
+	VPAND       Y1, Y3, Y3
+	VMOVMSKPD   Y3, DI
+	ANDL        DX, DI
+	ORL         DI, CX
+
+windowAddNew1AVX2_dead_line_12:
+	ADDQ    $0x40, AX
+	SHRQ    $0x04, DX
+	JNE     windowAddNew1AVX2_lines_11
+	NEGL    CX
+	SETCC   ret+32(FP)
+	VPOR    (BX)(SI*1), X0, X0
+	VMOVDQU X0, (BX)(SI*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX2_two_7:
+	LEAQ         ·avx2Tables+0(SB), DI
+	LEAQ         (BX)(BX*2), BX
+	SHLQ         $0x06, BX
+	ADDQ         BX, DI
+	VPXOR        Y0, Y0, Y0
+	VMOVDQU      (DI), Y1
+	VMOVDQU      64(DI), Y2
+	VMOVDQU      96(DI), Y3
+	VMOVDQU      32(DI), Y4
+	VMOVDQU      128(DI), Y5
+	VMOVDQU      160(DI), Y6
+	MOVQ         h+24(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+24(FP), Y7
+	VPMULLD      Y1, Y7, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPBLENDD     $0xaa, Y0, Y1, Y8
+	VPSRLQ       $0x20, Y1, Y1
+	VPSLLVQ      Y8, Y2, Y8
+	VPSLLVQ      Y1, Y3, Y1
+	VPMULLD      Y4, Y7, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPBLENDD     $0xaa, Y0, Y2, Y0
+	VPSRLQ       $0x20, Y2, Y2
+	VPSLLVQ      Y0, Y5, Y0
+	VPSLLVQ      Y2, Y6, Y2
+	VPOR         Y0, Y8, Y8
+	VPOR         Y2, Y1, Y1
+	VPOR         Y1, Y8, Y8
+	VPERMQ       $0x4e, Y8, Y0
+	VPOR         Y0, Y8, Y8
+	MOVQ         BX, AX
+	XORL         CX, CX
+	MOVQ         R8, DX
+
+windowAddNew1AVX2_lines_13:
+	TESTL       $0x0000000f, DX
+	JEQ         windowAddNew1AVX2_dead_line_14
+	VPAND       (AX), Y8, Y0
+	VPCMPEQQ    Y8, Y0, Y0
+	VPAND       32(AX), Y8, Y1
+	VPCMPEQQ    Y8, Y1, Y1
+	VPUNPCKLQDQ Y1, Y0, Y2
+	VPUNPCKHQDQ Y1, Y0, Y0
+	VPAND       Y0, Y2, Y2
+	VMOVMSKPD   Y2, DI
+	ANDL        DX, DI
+	ORL         DI, CX
+
+windowAddNew1AVX2_dead_line_14:
+	ADDQ    $0x40, AX
+	SHRQ    $0x04, DX
+	JNE     windowAddNew1AVX2_lines_13
+	NEGL    CX
+	SETCC   ret+32(FP)
+	VPOR    (BX)(SI*1), X8, X8
+	VMOVDQU X8, (BX)(SI*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX2_go:
+	JMP ·windowAddNew1Go+0(SB)
+
+// func windowAddNew1AVX512(t *WindowTable, live uint64, cur int, h uint64) bool
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2
+TEXT ·windowAddNew1AVX512(SB), NOSPLIT, $0-33
+	// The table (trusted: NewWindowTable checked its layout): the Go twin if it is empty (closed) or cur is not below G, before any vector register is touched.
+	MOVQ  t+0(FP), AX
+	MOVQ  24(AX), DX
+	TESTQ DX, DX
+	JEQ   windowAddNew1AVX512_go
+	MOVQ  32(AX), CX
+	MOVQ  cur+16(FP), SI
+	CMPQ  SI, CX
+	JCC   windowAddNew1AVX512_go
+	MOVQ  40(AX), BX
+	MOVQ  live+8(FP), DI
+	BZHIQ CX, DI, DI
+	JEQ   windowAddNew1AVX512_go
+	MOVQ  (AX), AX
+
+	// G = 2: one line a key, two 256-bit lanes.
+	CMPQ         CX, $0x02
+	JNE          windowAddNew1AVX512_not_g2_1
+	MOVQ         SI, CX
+	SHLQ         $0x05, CX
+	MOVL         $0x00000011, SI
+	PDEPL        SI, DI, SI
+	KMOVB        SI, K1
+	CMPQ         BX, $0x08
+	JNE          windowAddNew1AVX512_not_k8_4
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVQ         h+24(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+24(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ      Z1, Z0, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VPORQ        Z1, Z0, Z0
+	VPANDQ       (BX), Z0, Z1
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KSHIFTRB     $0x02, K3, K2
+	KORB         K2, K3, K2
+	KTESTB       K1, K2
+	CMC
+	SETCC        ret+32(FP)
+	VPORQ        (BX)(CX*1), Y0, Y0
+	VMOVDQU64    Y0, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX512_not_k8_4:
+	LEAQ         -1(BX), SI
+	CMPQ         SI, $0x0f
+	JHI          windowAddNew1AVX512_go
+	CMPQ         BX, $0x08
+	JGT          windowAddNew1AVX512_two_3
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVL         $0x00000001, SI
+	SHLXL        BX, SI, BX
+	DECL         BX
+	KMOVW        BX, K2
+	KSHIFTRW     $0x08, K2, K3
+	MOVQ         h+24(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+24(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ.Z    Z1, Z0, K2, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VPORQ        Z1, Z0, Z0
+	VPANDQ       (BX), Z0, Z1
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KSHIFTRB     $0x02, K3, K2
+	KORB         K2, K3, K2
+	KTESTB       K1, K2
+	CMC
+	SETCC        ret+32(FP)
+	VPORQ        (BX)(CX*1), Y0, Y0
+	VMOVDQU64    Y0, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX512_two_3:
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, SI
+	SHLXL         BX, SI, BX
+	DECL          BX
+	KMOVW         BX, K2
+	KSHIFTRW      $0x08, K2, K3
+	MOVQ          h+24(FP), BX
+	SHRQ          $0x20, BX
+	IMULQ         DX, BX
+	SHRQ          $0x1a, BX
+	ANDQ          $-64, BX
+	ADDQ          AX, BX
+	VPBROADCASTD  h+24(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K2, Z0
+	VPSLLVQ.Z     Z2, Z1, K3, Z1
+	VPORQ         Z1, Z0, Z0
+	VSHUFI64X2    $0x4e, Z0, Z0, Z1
+	VPORQ         Z1, Z0, Z0
+	VPANDQ        (BX), Z0, Z1
+	VPCMPQ        $0x04, Z1, Z0, K2
+	KSHIFTRB      $0x01, K2, K3
+	KORB          K3, K2, K3
+	KSHIFTRB      $0x02, K3, K2
+	KORB          K2, K3, K2
+	KTESTB        K1, K2
+	CMC
+	SETCC         ret+32(FP)
+	VPORQ         (BX)(CX*1), Y0, Y0
+	VMOVDQU64     Y0, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX512_not_g2_1:
+	// G = 4: one line a key, four 128-bit lanes.
+	CMPQ         CX, $0x04
+	JNE          windowAddNew1AVX512_g8_2
+	MOVQ         SI, CX
+	SHLQ         $0x04, CX
+	MOVL         $0x00000055, SI
+	PDEPL        SI, DI, SI
+	KMOVB        SI, K1
+	CMPQ         BX, $0x08
+	JNE          windowAddNew1AVX512_not_k8_6
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVQ         h+24(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+24(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ      Z1, Z0, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
+	VPANDQ       (BX), Z0, Z1
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KTESTB       K1, K3
+	CMC
+	SETCC        ret+32(FP)
+	VPORQ        (BX)(CX*1), X0, X0
+	VMOVDQU64    X0, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX512_not_k8_6:
+	LEAQ         -1(BX), SI
+	CMPQ         SI, $0x0f
+	JHI          windowAddNew1AVX512_go
+	CMPQ         BX, $0x08
+	JGT          windowAddNew1AVX512_two_5
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVL         $0x00000001, SI
+	SHLXL        BX, SI, BX
+	DECL         BX
+	KMOVW        BX, K2
+	KSHIFTRW     $0x08, K2, K3
+	MOVQ         h+24(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x1a, BX
+	ANDQ         $-64, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+24(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ.Z    Z1, Z0, K2, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
+	VPANDQ       (BX), Z0, Z1
+	VPCMPQ       $0x04, Z1, Z0, K2
+	KSHIFTRB     $0x01, K2, K3
+	KORB         K3, K2, K3
+	KTESTB       K1, K3
+	CMC
+	SETCC        ret+32(FP)
+	VPORQ        (BX)(CX*1), X0, X0
+	VMOVDQU64    X0, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX512_two_5:
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, SI
+	SHLXL         BX, SI, BX
+	DECL          BX
+	KMOVW         BX, K2
+	KSHIFTRW      $0x08, K2, K3
+	MOVQ          h+24(FP), BX
+	SHRQ          $0x20, BX
+	IMULQ         DX, BX
+	SHRQ          $0x1a, BX
+	ANDQ          $-64, BX
+	ADDQ          AX, BX
+	VPBROADCASTD  h+24(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K2, Z0
+	VPSLLVQ.Z     Z2, Z1, K3, Z1
+	VPORQ         Z1, Z0, Z0
+	VSHUFI64X2    $0x4e, Z0, Z0, Z1
+	VSHUFI64X2    $0xb1, Z0, Z0, Z2
+	VSHUFI64X2    $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ    $0xfe, Z2, Z1, Z0
+	VPORQ         Z3, Z0, Z0
+	VPANDQ        (BX), Z0, Z1
+	VPCMPQ        $0x04, Z1, Z0, K2
+	KSHIFTRB      $0x01, K2, K3
+	KORB          K3, K2, K3
+	KTESTB        K1, K3
+	CMC
+	SETCC         ret+32(FP)
+	VPORQ         (BX)(CX*1), X0, X0
+	VMOVDQU64     X0, (BX)(CX*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX512_g8_2:
+	// G >= 8: G/4 lines a key, four 128-bit lanes each.
+	SHLQ         $0x04, CX
+	SHLQ         $0x04, SI
+	LEAQ         winLaneHits<>+0(SB), R8
+	CMPQ         BX, $0x08
+	JNE          windowAddNew1AVX512_not_k8_8
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVQ         h+24(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+24(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ      Z1, Z0, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
+	MOVQ         BX, AX
+	XORL         CX, CX
+	MOVQ         DI, DX
+
+windowAddNew1AVX512_lines_9:
+	TESTL   $0x0000000f, DX
+	JEQ     windowAddNew1AVX512_dead_line_10
+	VPANDQ  (AX), Z0, Z1
+	VPCMPQ  $0x04, Z1, Z0, K1
+	KMOVB   K1, DI
+	MOVBLZX (R8)(DI*1), DI
+	ANDL    DX, DI
+	ORL     DI, CX
+
+windowAddNew1AVX512_dead_line_10:
+	ADDQ      $0x40, AX
+	SHRQ      $0x04, DX
+	JNE       windowAddNew1AVX512_lines_9
+	NEGL      CX
+	SETCC     ret+32(FP)
+	VPORQ     (BX)(SI*1), X0, X0
+	VMOVDQU64 X0, (BX)(SI*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX512_not_k8_8:
+	LEAQ         -1(BX), R9
+	CMPQ         R9, $0x0f
+	JHI          windowAddNew1AVX512_go
+	CMPQ         BX, $0x08
+	JGT          windowAddNew1AVX512_two_7
+	VPBROADCASTQ one<>+0(SB), Z0
+	MOVL         $0x00000001, R9
+	SHLXL        BX, R9, BX
+	DECL         BX
+	KMOVW        BX, K1
+	KSHIFTRW     $0x08, K1, K2
+	MOVQ         h+24(FP), BX
+	SHRQ         $0x20, BX
+	IMULQ        DX, BX
+	SHRQ         $0x20, BX
+	IMULQ        CX, BX
+	ADDQ         AX, BX
+	VPBROADCASTD h+24(FP), Y1
+	VPMULLD      ·avx512Salts+0(SB), Y1, Y1
+	VPSRLD       $0x1a, Y1, Y1
+	VPMOVZXDQ    Y1, Z1
+	VPSLLVQ.Z    Z1, Z0, K1, Z0
+	VSHUFI64X2   $0x4e, Z0, Z0, Z1
+	VSHUFI64X2   $0xb1, Z0, Z0, Z2
+	VSHUFI64X2   $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ   $0xfe, Z2, Z1, Z0
+	VPORQ        Z3, Z0, Z0
+	MOVQ         BX, AX
+	XORL         CX, CX
+	MOVQ         DI, DX
+
+windowAddNew1AVX512_lines_11:
+	TESTL   $0x0000000f, DX
+	JEQ     windowAddNew1AVX512_dead_line_12
+	VPANDQ  (AX), Z0, Z1
+	VPCMPQ  $0x04, Z1, Z0, K1
+	KMOVB   K1, DI
+	MOVBLZX (R8)(DI*1), DI
+	ANDL    DX, DI
+	ORL     DI, CX
+
+windowAddNew1AVX512_dead_line_12:
+	ADDQ      $0x40, AX
+	SHRQ      $0x04, DX
+	JNE       windowAddNew1AVX512_lines_11
+	NEGL      CX
+	SETCC     ret+32(FP)
+	VPORQ     (BX)(SI*1), X0, X0
+	VMOVDQU64 X0, (BX)(SI*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX512_two_7:
+	VMOVDQU32     ·avx512Salts+0(SB), Z0
+	VPBROADCASTQ  one<>+0(SB), Z1
+	MOVL          $0x00000001, R9
+	SHLXL         BX, R9, BX
+	DECL          BX
+	KMOVW         BX, K1
+	KSHIFTRW      $0x08, K1, K2
+	MOVQ          h+24(FP), BX
+	SHRQ          $0x20, BX
+	IMULQ         DX, BX
+	SHRQ          $0x20, BX
+	IMULQ         CX, BX
+	ADDQ          AX, BX
+	VPBROADCASTD  h+24(FP), Z2
+	VPMULLD       Z0, Z2, Z2
+	VPSRLD        $0x1a, Z2, Z2
+	VPMOVZXDQ     Y2, Z0
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	VPMOVZXDQ     Y2, Z2
+	VPSLLVQ.Z     Z0, Z1, K1, Z0
+	VPSLLVQ.Z     Z2, Z1, K2, Z1
+	VPORQ         Z1, Z0, Z0
+	VSHUFI64X2    $0x4e, Z0, Z0, Z1
+	VSHUFI64X2    $0xb1, Z0, Z0, Z2
+	VSHUFI64X2    $0x1b, Z0, Z0, Z3
+	VPTERNLOGQ    $0xfe, Z2, Z1, Z0
+	VPORQ         Z3, Z0, Z0
+	MOVQ          BX, AX
+	XORL          CX, CX
+	MOVQ          DI, DX
+
+windowAddNew1AVX512_lines_13:
+	TESTL   $0x0000000f, DX
+	JEQ     windowAddNew1AVX512_dead_line_14
+	VPANDQ  (AX), Z0, Z1
+	VPCMPQ  $0x04, Z1, Z0, K1
+	KMOVB   K1, DI
+	MOVBLZX (R8)(DI*1), DI
+	ANDL    DX, DI
+	ORL     DI, CX
+
+windowAddNew1AVX512_dead_line_14:
+	ADDQ      $0x40, AX
+	SHRQ      $0x04, DX
+	JNE       windowAddNew1AVX512_lines_13
+	NEGL      CX
+	SETCC     ret+32(FP)
+	VPORQ     (BX)(SI*1), X0, X0
+	VMOVDQU64 X0, (BX)(SI*1)
+	VZEROUPPER
+	RET
+
+windowAddNew1AVX512_go:
+	JMP ·windowAddNew1Go+0(SB)

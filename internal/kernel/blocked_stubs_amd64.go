@@ -84,12 +84,32 @@ func blockedContainsGens1AVX512(blocks *uint64, nb uint64, ngen int, live uint64
 //go:noescape
 func blockedContainsGensAVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, hs *uint64, n int, out *bool) int
 
-// windowContains1AVX2 reports whether h is present in a generation of live of the table t (see internal/kernel's WindowTable); it jumps to windowContains1AVX512 if windowContains1Set is avx512, and to windowContains1Go if it is generic or t is not a valid table.
+// windowContains1AVX2 reports whether h is present in a generation of live of the table t (see internal/kernel's WindowTable); it jumps to windowContains1AVX512 if windowContains1Set is avx512, and to windowContains1Go if it is generic, t is empty (closed) or k is not in 1..16.
 //
 //go:noescape
 func windowContains1AVX2(t *WindowTable, live uint64, h uint64) bool
 
-// windowContains1AVX512 is windowContains1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to windowContains1Go if t is not a valid table.
+// windowContains1AVX512 is windowContains1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to windowContains1Go if t is empty (closed) or k is not in 1..16.
 //
 //go:noescape
 func windowContains1AVX512(t *WindowTable, live uint64, h uint64) bool
+
+// windowAdd1AVX2 sets the key with hash h in generation cur of the table t (see internal/kernel's WindowTable); it jumps to windowAdd1AVX512 if windowAdd1Set is avx512, and to windowAdd1Go if it is generic, t is empty, cur is not below G or k is not in 1..16.
+//
+//go:noescape
+func windowAdd1AVX2(t *WindowTable, cur int, h uint64)
+
+// windowAdd1AVX512 is windowAdd1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to windowAdd1Go on the same conditions.
+//
+//go:noescape
+func windowAdd1AVX512(t *WindowTable, cur int, h uint64)
+
+// windowAddNew1AVX2 reports whether the key with hash h is absent from every generation of live of the table t (see internal/kernel's WindowTable) and sets it in generation cur; it jumps to windowAddNew1AVX512 if windowAddNew1Set is avx512, and to windowAddNew1Go if it is generic, t is empty, cur is not below G, k is not in 1..16 or live has no bit below G.
+//
+//go:noescape
+func windowAddNew1AVX2(t *WindowTable, live uint64, cur int, h uint64) bool
+
+// windowAddNew1AVX512 is windowAddNew1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to windowAddNew1Go on the same conditions.
+//
+//go:noescape
+func windowAddNew1AVX512(t *WindowTable, live uint64, cur int, h uint64) bool

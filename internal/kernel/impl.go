@@ -59,6 +59,8 @@ var opVars = [NumOps]*kernelSet{
 	OpBlockedAddNew:    &blockedAddNewSet,
 	OpWindowContains1:  &windowContains1Set,
 	OpWindowContains:   &windowContainsSet,
+	OpWindowAdd1:       &windowAdd1Set,
+	OpWindowAddNew1:    &windowAddNew1Set,
 }
 
 // impl is cpu.Auto while the table chooses, else the set forced for every

@@ -27,6 +27,8 @@ const (
 	OpBlockedAddNew              // blocked AddNewHashes: BlockedAddNew
 	OpWindowContains1            // blocked Window ContainsHash: BlockedContainsGens1
 	OpWindowContains             // blocked Window ContainsHashes: BlockedContainsGens
+	OpWindowAdd1                 // blocked Window AddHash: BlockedAddGenT
+	OpWindowAddNew1              // blocked Window AddNewHash, AddNewHashes: BlockedAddNewGensT
 	NumOps                       // the number of operations
 )
 
@@ -36,6 +38,7 @@ var opNames = [NumOps]string{
 	"sbbf.AddHash", "sbbf.ContainsHash", "sbbf.AddHashes", "sbbf.ContainsHashes",
 	"blocked.AddNewHash", "blocked.AddNewHashes",
 	"window.ContainsHash", "window.ContainsHashes",
+	"window.AddHash", "window.AddNewHash",
 }
 
 // String returns the operation's name, "blocked.AddHashes".
@@ -58,7 +61,7 @@ func kernelFor(op Op, set string) string {
 	case set == cpu.AVX512 && (op == OpSBBFAdd1 || op == OpSBBFContains1):
 		return cpu.AVX2
 	case set == cpu.NEON && (op == OpBlockedAdd1 || op == OpBlockedContains1 || op == OpBlockedAddNew1 || op == OpSBBFAdd1 || op == OpSBBFContains1 ||
-		op == OpWindowContains1):
+		op == OpWindowContains1 || op == OpWindowAdd1 || op == OpWindowAddNew1):
 		return cpu.Generic
 	}
 	return set
@@ -142,6 +145,10 @@ var table = []tableEntry{
 			// single-key and batch choices above.
 			OpWindowContains1: avx512First,
 			OpWindowContains:  avx2First,
+			// Unmeasured on Intel: the windowed single-key adds follow
+			// blocked's single-key adds above.
+			OpWindowAdd1:    avx512First,
+			OpWindowAddNew1: avx512First,
 		},
 	},
 	// AMD Zen 4 (family 25, models with AVX-512; Zen 3 in the same
@@ -158,8 +165,10 @@ var table = []tableEntry{
 			OpSBBFAdd: avx512First, OpSBBFContains: avx512First,
 			// Add-if-new, not measured on Zen 4: as blocked's adds.
 			OpBlockedAddNew1: avx512First, OpBlockedAddNew: avx512First,
-			// The windowed probes, unmeasured on Zen 4: Zen 5's choice.
+			// The windowed probes and adds, unmeasured on Zen 4: Zen 5's
+			// choice.
 			OpWindowContains1: avx512First, OpWindowContains: avx512First,
+			OpWindowAdd1: avx512First, OpWindowAddNew1: avx512First,
 		},
 	},
 	// AMD Zen 5 (family 26). Measured on the 2-core development VM
@@ -214,6 +223,9 @@ var table = []tableEntry{
 			// ContainsHash n=1e6 G=2 28.1 / 70.2, G=4 24.9 / 33.4, n=1e7
 			// G=2 106 / 130, G=4 105 / 102 (level).
 			OpWindowContains1: avx512First, OpWindowContains: avx512First,
+			// The windowed single-key adds: avx512, as the blocked ones (not yet
+			// measured against avx2).
+			OpWindowAdd1: avx512First, OpWindowAddNew1: avx512First,
 		},
 	},
 }

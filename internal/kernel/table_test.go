@@ -36,6 +36,7 @@ func TestTableKnownCPUs(t *testing.T) {
 		OpSBBFAdd: cpu.AVX2, OpSBBFContains: cpu.AVX2,
 		OpBlockedAddNew1: cpu.AVX512, OpBlockedAddNew: cpu.AVX2,
 		OpWindowContains1: cpu.AVX512, OpWindowContains: cpu.AVX2,
+		OpWindowAdd1: cpu.AVX512, OpWindowAddNew1: cpu.AVX512,
 	}
 	if got != want {
 		t.Errorf("Intel family 6 model 167 with AVX-512: got %v, want %v", got, want)

@@ -32,6 +32,8 @@ import (
 var (
 	windowContains1Set kernelSet // BlockedContainsGens1, BlockedContainsGensT (Window ContainsHash)
 	windowContainsSet  kernelSet // BlockedContainsGens (Window ContainsHashes)
+	windowAdd1Set      kernelSet // BlockedAddGenT (Window AddHash)
+	windowAddNew1Set   kernelSet // BlockedAddNewGensT (Window AddNewHash, AddNewHashes)
 )
 
 // MaxGenerations is the most generations the windowed kernels take.
@@ -183,6 +185,26 @@ func windowContains1Go(t *WindowTable, live, h uint64) bool {
 	return r
 }
 
+// windowAdd1Go is BlockedAddGenT in Go: where there is no assembly, and
+// where the amd64 entry jumps when it does not run (the kernel set is
+// generic, t is empty: checkGens panics, cur is not below G or k is out
+// of range). It keeps t alive to its end.
+func windowAdd1Go(t *WindowTable, cur int, h uint64) {
+	checkGens(t.blocks, t.nb, t.g)
+	BlockedAddGen1(t.blocks, t.nb, t.g, cur, t.k, h)
+	runtime.KeepAlive(t)
+}
+
+// windowAddNew1Go is BlockedAddNewGensT in Go, as windowAdd1Go is
+// BlockedAddGenT (the amd64 entry also jumps here for a live mask with no
+// bit below G).
+func windowAddNew1Go(t *WindowTable, live uint64, cur int, h uint64) bool {
+	checkGens(t.blocks, t.nb, t.g)
+	r := BlockedAddNewGens1(t.blocks, t.nb, t.g, live, cur, t.k, h)
+	runtime.KeepAlive(t)
+	return r
+}
+
 // checkGens panics with ErrNoBlocks if blocks is empty (a closed filter's),
 // and if g is not a valid generation count, nb is above MaxBlocks or
 // len(blocks) is not nb*WindowLines(g), so that no kernel reads outside
@@ -198,9 +220,9 @@ func checkGens(blocks []Block, nb uint64, g int) {
 
 // BlockedAddNewGens1 reports whether the key with hash h is absent from
 // every generation of live, and sets its bits in generation cur (< g),
-// computing its group and mask once. It is Go on every architecture (adds
-// are not the windowed filter's hot path, and touch one line at g <= 4).
-// It panics with ErrNoBlocks if blocks is empty.
+// computing its group and mask once: the reference (Go) single-key
+// add-if-new, which BlockedAddNewGensT runs in assembly on amd64. It
+// panics with ErrNoBlocks if blocks is empty.
 func BlockedAddNewGens1(blocks []Block, nb uint64, g int, live uint64, cur, k int, h uint64) bool {
 	group := gensGroup(blocks, nb, g, h)
 	m := WindowMask(h, k, g)
@@ -210,7 +232,8 @@ func BlockedAddNewGens1(blocks []Block, nb uint64, g int, live uint64, cur, k in
 }
 
 // BlockedAddGen1 sets the bits of the key with hash h in generation cur
-// (< g). It panics with ErrNoBlocks if blocks is empty.
+// (< g): the reference (Go) single-key add, which BlockedAddGenT runs in
+// assembly on amd64. It panics with ErrNoBlocks if blocks is empty.
 func BlockedAddGen1(blocks []Block, nb uint64, g int, cur, k int, h uint64) {
 	line, o := GenLane(nb, g, cur, h)
 	if line >= uint64(len(blocks)) {

@@ -18,6 +18,30 @@ func BlockedContainsGensT(t *WindowTable, live, h uint64) bool {
 	return windowContains1AVX2(t, live, h)
 }
 
+// BlockedAddGenT is BlockedAddGen1(t.Blocks(), t.Groups(),
+// t.Generations(), cur, t.K(), h): the single-key add through one
+// pointer, for Window.AddHash. It inlines, so an add is one call of the
+// assembly entry windowAdd1AVX2 (asm/blocked/windowadd.go), which checks
+// what windowContains1AVX2 does and cur < G, and keeps t alive. It panics
+// with ErrNoBlocks if t is empty (closed).
+func BlockedAddGenT(t *WindowTable, cur int, h uint64) {
+	if raceEnabled {
+		raceGensWrite1(t.blocks, t.nb, t.g, h)
+	}
+	windowAdd1AVX2(t, cur, h)
+}
+
+// BlockedAddNewGensT is BlockedAddNewGens1(t.Blocks(), t.Groups(),
+// t.Generations(), live, cur, t.K(), h) through one pointer, for
+// Window.AddNewHash and AddNewHashes: one call of windowAddNew1AVX2, as
+// BlockedAddGenT.
+func BlockedAddNewGensT(t *WindowTable, live uint64, cur int, h uint64) bool {
+	if raceEnabled {
+		raceGensWrite1(t.blocks, t.nb, t.g, h)
+	}
+	return windowAddNew1AVX2(t, live, cur, h)
+}
+
 // The entries read t.nb, t.g and t.k at bytes 24, 32 and 40 of
 // *WindowTable (after the slice header): these fail to compile if they
 // move.

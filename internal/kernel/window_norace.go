@@ -6,4 +6,6 @@ package kernel
 
 func raceGens1(blocks []Block, nb uint64, g int, h uint64) {}
 
+func raceGensWrite1(blocks []Block, nb uint64, g int, h uint64) {}
+
 func raceGens(blocks []Block, hs []uint64, out []bool) {}

@@ -15,6 +15,13 @@ func raceGens1(blocks []Block, nb uint64, g int, h uint64) {
 	runtime.RaceReadRange(unsafe.Pointer(&group[0]), len(group)*BlockBytes)
 }
 
+// raceGensWrite1 reports the lines of h's group a single-key windowed add
+// may read and write.
+func raceGensWrite1(blocks []Block, nb uint64, g int, h uint64) {
+	group := gensGroup(blocks, nb, g, h)
+	runtime.RaceWriteRange(unsafe.Pointer(&group[0]), len(group)*BlockBytes)
+}
+
 // raceGens reports what a batch windowed kernel reads and writes: the
 // whole block array, the hashes and the results.
 func raceGens(blocks []Block, hs []uint64, out []bool) {

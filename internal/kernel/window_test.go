@@ -406,3 +406,110 @@ func TestAddNewGens1(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowAddKernels checks the single-key adds through the table
+// (BlockedAddGenT, BlockedAddNewGensT) on every kernel set against their
+// Go twins (BlockedAddGen1, BlockedAddNewGens1), bit for bit on the table
+// after every add and on every answer: every valid G, every k, every
+// current generation, every live shape, random tables.
+func TestWindowAddKernels(t *testing.T) {
+	gs := windowGens
+	if testing.Short() {
+		gs = []int{2, 4, 8, 64}
+	}
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		r := rand.New(rand.NewPCG(21, 22))
+		for _, g := range gs {
+			for k := 1; k <= kernel.MaxK; k++ {
+				nb := uint64(1 + r.IntN(20))
+				// Saturated and sparse tables: both answers are taken.
+				want, keys := gensFilter(r, nb, g, k, int(nb)*(1+r.IntN(16)))
+				got := append([]kernel.Block(nil), want...)
+				tab := mustWindowTable(t, got, g, k)
+				probes := gensProbes(r, keys, 64)
+				shapes := liveShapes(r, g)
+				lines := uint64(kernel.WindowLines(g))
+				step := 0
+				for cur := range g {
+					for _, live := range shapes {
+						h := probes[step%len(probes)]
+						step++
+						wantNew := kernel.BlockedAddNewGens1(want, nb, g, live, cur, k, h)
+						if gotNew := kernel.BlockedAddNewGensT(&tab, live, cur, h); gotNew != wantNew {
+							t.Fatalf("g=%d k=%d cur=%d live=%#x hash %#x: add-if-new %v, Go twin %v", g, k, cur, live, h, gotNew, wantNew)
+						}
+						i := kernel.BlockIndex(h, nb) * lines
+						for j := i; j < i+lines; j++ {
+							if got[j] != want[j] {
+								t.Fatalf("g=%d k=%d cur=%d live=%#x hash %#x: add-if-new: line %d is %#x, Go twin %#x", g, k, cur, live, h, j, got[j], want[j])
+							}
+						}
+						h2 := r.Uint64()
+						kernel.BlockedAddGen1(want, nb, g, cur, k, h2)
+						kernel.BlockedAddGenT(&tab, cur, h2)
+						i = kernel.BlockIndex(h2, nb) * lines
+						for j := i; j < i+lines; j++ {
+							if got[j] != want[j] {
+								t.Fatalf("g=%d k=%d cur=%d hash %#x: add: line %d is %#x, Go twin %#x", g, k, cur, h2, j, got[j], want[j])
+							}
+						}
+					}
+					for j := range want {
+						if got[j] != want[j] {
+							t.Fatalf("g=%d k=%d cur=%d: line %d is %#x, Go twin %#x", g, k, cur, j, got[j], want[j])
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestWindowAddKernelsMisuse checks that the single-key adds through the
+// table fall back to their Go twins on what they check: a closed table
+// panics (ErrNoBlocks), a cur out of 0..G-1 or a k out of 1..16 (a table
+// built inside the package) does what the Go twin does, to the bit.
+func TestWindowAddKernelsMisuse(t *testing.T) {
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		panics := func(f func()) (p bool) {
+			defer func() { p = recover() != nil }()
+			f()
+			return false
+		}
+		var closed kernel.WindowTable
+		if !panics(func() { kernel.BlockedAddGenT(&closed, 0, 1) }) || !panics(func() { kernel.BlockedAddNewGensT(&closed, 1, 0, 1) }) {
+			t.Fatal("an add to a closed table did not panic")
+		}
+		r := rand.New(rand.NewPCG(23, 24))
+		for _, g := range []int{2, 4, 8} {
+			for _, k := range []int{0, -1, 8, 9, 17} {
+				for _, cur := range []int{-1, 0, g - 1, g, g + 3, 1 << 40} {
+					for _, live := range []uint64{0, 1, ^uint64(0)} {
+						nb := uint64(5)
+						want, _ := gensFilter(r, nb, g, min(max(k, 1), kernel.MaxK), 10)
+						got := append([]kernel.Block(nil), want...)
+						tg := kernel.UncheckedWindowTable(got, nb, g, k)
+						for _, h := range []uint64{1, 0x9e3779b97f4a7c15, ^uint64(0)} {
+							var wantNew, gotNew bool
+							wp := panics(func() { wantNew = kernel.BlockedAddNewGens1(want, nb, g, live, cur, k, h) })
+							gp := panics(func() { gotNew = kernel.BlockedAddNewGensT(&tg, live, cur, h) })
+							if wp != gp || wantNew != gotNew {
+								t.Fatalf("g=%d k=%d cur=%d live=%#x: add-if-new panics %v, answers %v; Go twin %v, %v", g, k, cur, live, gp, gotNew, wp, wantNew)
+							}
+							wp = panics(func() { kernel.BlockedAddGen1(want, nb, g, cur, k, h) })
+							gp = panics(func() { kernel.BlockedAddGenT(&tg, cur, h) })
+							if wp != gp {
+								t.Fatalf("g=%d k=%d cur=%d: add panics %v, Go twin %v", g, k, cur, gp, wp)
+							}
+						}
+						for j := range want {
+							if got[j] != want[j] {
+								t.Fatalf("g=%d k=%d cur=%d live=%#x: line %d is %#x, Go twin %#x", g, k, cur, live, j, got[j], want[j])
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
