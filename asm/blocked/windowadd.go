@@ -80,7 +80,7 @@ func genWindowAdd(addNew bool) {
 		c.MOVQ(operand.Mem{Base: t, Disp: 32}, g) // t.g: a power of two in 2..64
 		c.Load(c.Param("cur"), cur)
 		c.CMPQ(cur, g)
-		c.JCC(goPath) // unsigned cur >= G
+		c.JCC(goPath)                             // unsigned cur >= G
 		c.MOVQ(operand.Mem{Base: t, Disp: 40}, k) // t.k: checked in 1..16 where it is not 8 (copies)
 		var live reg.GPVirtual
 		if addNew {
