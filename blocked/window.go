@@ -329,6 +329,18 @@ func (w *Window) advance() {
 	}
 }
 
+// tick is advance for an add, with its most common case inlined: an add
+// inside the current slice of a window that advances by count (a closed
+// window's add then panics in the kernel, with ErrNoBlocks, which reads as
+// advance.s errUse).
+func (w *Window) tick() {
+	if w.slice == 0 && w.added < w.sliceKeys {
+		w.added++
+		return
+	}
+	w.advance()
+}
+
 // clearGen clears generation j: its lane in every group (see
 // kernel.GenLane), a strided clear that at G <= 4 writes into every line
 // of the table, once a slice. BenchmarkWindowRotate measures it against a
@@ -376,7 +388,7 @@ func (w *Window) AddUint64(x uint64) { w.AddHash(w.h64.Hash(x)) }
 // check it is one call of the windowed single-key add kernel (through wt,
 // which keeps w alive).
 func (w *Window) AddHash(h uint64) {
-	w.advance()
+	w.tick()
 	kernel.BlockedAddGenT(&w.wt, w.cur, h)
 }
 
@@ -395,7 +407,7 @@ func (w *Window) AddNewUint64(x uint64) bool { return w.AddNewHash(w.h64.Hash(x)
 // index and mask are computed once for the lookup of every generation and
 // the add: one call of the windowed single-key add-if-new kernel.
 func (w *Window) AddNewHash(h uint64) bool {
-	w.advance()
+	w.tick()
 	return kernel.BlockedAddNewGensT(&w.wt, ^uint64(0), w.cur, h)
 }
 
