@@ -332,7 +332,10 @@ func (w *Window) advance() {
 // tick is advance for an add, with its most common case inlined: an add
 // inside the current slice of a window that advances by count (a closed
 // window's add then panics in the kernel, with ErrNoBlocks, which reads as
-// advance.s errUse).
+// advance's errUse). It saves about 12 instructions of an add's 105
+// (asm/blocked/windowadd.go has the counts): BenchmarkWindowAdd, AMD EPYC
+// (Zen 5), n = 1e7, AddHash 47.1 ns at G = 2 and 54.3 at G = 4 against
+// 59.7 and 56.1 with advance called (medians of 3 and 6 rounds, noisy).
 func (w *Window) tick() {
 	if w.slice == 0 && w.added < w.sliceKeys {
 		w.added++

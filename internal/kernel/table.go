@@ -223,8 +223,13 @@ var table = []tableEntry{
 			// ContainsHash n=1e6 G=2 28.1 / 70.2, G=4 24.9 / 33.4, n=1e7
 			// G=2 106 / 130, G=4 105 / 102 (level).
 			OpWindowContains1: avx512First, OpWindowContains: avx512First,
-			// The windowed single-key adds: avx512, as the blocked ones (not yet
-			// measured against avx2).
+			// The windowed single-key adds, BenchmarkWindowAdd (./blocked,
+			// impl=window and window-addnew), 3 interleaved runs of each set
+			// (SIFT_KERNEL), thread-CPU ns/key medians, avx512 / avx2:
+			// AddHash n=1e6 G=2 9.25 / 9.87, G=4 8.55 / 9.54, n=1e7 G=2
+			// 47.0 / 51.3, G=4 47.4 / 48.8; AddNewHash n=1e6 G=2 11.5 /
+			// 12.1, G=4 11.0 / 12.2, n=1e7 G=2 63.8 / 65.9, G=4 60.5 /
+			// 60.6: avx512 ahead or level in all 8.
 			OpWindowAdd1: avx512First, OpWindowAddNew1: avx512First,
 		},
 	},
