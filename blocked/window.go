@@ -238,7 +238,11 @@ func (w *Window) elapsed() uint64 {
 	if w.slice == 0 {
 		return 0
 	}
-	now := w.clock().UnixNano()
+	return w.elapsedAt(w.clock().UnixNano())
+}
+
+// elapsedAt is elapsed for a clock reading of now (time mode).
+func (w *Window) elapsedAt(now int64) uint64 {
 	if now < w.start {
 		return 0
 	}
@@ -260,7 +264,27 @@ func (w *Window) liveMask() uint64 {
 	if w.expiryOnAdd || w.slice == 0 {
 		return all
 	}
-	e := w.elapsed()
+	return w.liveAt(w.clock().UnixNano()) & all
+}
+
+// liveAt is liveMask for a clock reading of now (time mode, lookups that
+// read the clock). Inside the current slice it is all ones (the kernels
+// drop the bits at and above G) and inlines: ContainsHash pays the clock
+// and a comparison, no call besides the clock's (at 1e6, G = 4 a lookup
+// with a simulated clock took 15.0 ns through liveMask's two calls, against
+// 12.0 without a clock; AMD EPYC Zen 5, BenchmarkWindowContains).
+func (w *Window) liveAt(now int64) uint64 {
+	if uint64(now)-uint64(w.start) < uint64(w.slice) { // false when now < start
+		return ^uint64(0)
+	}
+	return w.liveAtSlow(now)
+}
+
+// liveAtSlow is liveAt outside the current slice: a clock that went back
+// (every generation live), or slices that ended since the last add.
+func (w *Window) liveAtSlow(now int64) uint64 {
+	all := uint64(1)<<uint(w.g) - 1 // g = 64: all ones
+	e := w.elapsedAt(now)
 	if e == 0 {
 		return all
 	}
@@ -449,7 +473,7 @@ func (w *Window) ContainsUint64(x uint64) bool { return w.ContainsHash(w.h64.Has
 func (w *Window) ContainsHash(h uint64) bool {
 	live := ^uint64(0)
 	if w.slice != 0 && !w.expiryOnAdd {
-		live = w.liveMask()
+		live = w.liveAt(w.clock().UnixNano())
 	}
 	return kernel.BlockedContainsGensT(&w.wt, live, h)
 }
