@@ -421,11 +421,17 @@ func (w *Window) AddNewHash(h uint64) bool {
 
 // AddNewHashes sets out[i] = AddNewHash(hs[i]) for i in order and returns
 // how many are true: the answers of the one-at-a-time calls in order (a
-// hash repeated in hs is new at most once). A window that advances by
-// time reads its clock once for the batch, so all its keys are added in
-// the slice of that reading; one that advances by count rotates between
-// keys as AddNewHash would. It panics if len(out) < len(hs); out beyond
-// len(hs) is left alone.
+// hash repeated in hs is new at most once, keys that share a lane see each
+// other's bits). A window that advances by time reads its clock once for
+// the batch, so all its keys are added in the slice of that reading; one
+// that advances by count rotates between keys as AddNewHash would. It
+// panics if len(out) < len(hs); out beyond len(hs) is left alone.
+//
+// Batches run in runs of up to 256 keys that no rotation splits: the
+// windowed batch kernel looks the run up in every generation (prefetched),
+// then each key is added, with its line in cache; a key the lookup missed
+// is new if its add set a clear bit of the current generation (an earlier
+// key of the run may have added it).
 func (w *Window) AddNewHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: AddNewHashes: len(out) < len(hs)")
@@ -435,17 +441,43 @@ func (w *Window) AddNewHashes(hs []uint64, out []bool) int {
 	}
 	out = out[:len(hs)]
 	n := 0
-	for i, h := range hs {
+	if !useKernel(len(hs)) {
+		for i, h := range hs {
+			w.advance()
+			isNew := kernel.BlockedAddNewGens1(w.t.Blocks, w.nb, w.g, ^uint64(0), w.cur, w.t.K, h)
+			out[i] = isNew
+			if isNew {
+				n++
+			}
+		}
+		runtime.KeepAlive(w)
+		return n
+	}
+	for i := 0; i < len(hs); {
+		// The run: its first key's advance may rotate, the others' do not.
+		end := min(len(hs), i+addNewChunk)
 		if i == 0 || w.slice == 0 {
 			w.advance()
+			if w.slice == 0 {
+				end = min(end, i+1+int(min(w.sliceKeys-w.added, uint64(addNewChunk))))
+			}
 		} else {
 			w.added++
 		}
-		isNew := kernel.BlockedAddNewGens1(w.t.Blocks, w.nb, w.g, ^uint64(0), w.cur, w.t.K, h)
-		out[i] = isNew
-		if isNew {
-			n++
+		w.added += uint64(end - i - 1)
+		part, o := hs[i:end], out[i:end]
+		kernel.BlockedContainsGens(w.t.Blocks, w.nb, w.g, ^uint64(0), w.t.K, part, o)
+		cur := uint64(1) << uint(w.cur)
+		for j, h := range part {
+			if o[j] {
+				kernel.BlockedAddGen1(w.t.Blocks, w.nb, w.g, w.cur, w.t.K, h)
+				o[j] = false
+			} else if kernel.BlockedAddNewGens1(w.t.Blocks, w.nb, w.g, cur, w.cur, w.t.K, h) {
+				o[j] = true
+				n++
+			}
 		}
+		i = end
 	}
 	runtime.KeepAlive(w)
 	return n
