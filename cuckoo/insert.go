@@ -437,6 +437,9 @@ func (f *Filter) addRuns(cur, batch []uint64, out []bool) (int, error) {
 	for len(cur) > 0 {
 		var n, added int
 		switch {
+		case out == nil && f.t.FPBits == 16 && !f.shared:
+			n, err := f.addRun16Full(cur, batch)
+			return done + n, err
 		case out == nil && f.t.FPBits == 8:
 			n = addRun8(f.w32, cur, batch)
 			added = n
@@ -503,6 +506,46 @@ func addRun16(words, hs, locs []uint64) int {
 		words[i] |= kernel.CuckooFingerprint(hs[j], 1<<16-1) * lowestLane(e, 16)
 	}
 	return len(hs)
+}
+
+// addRun16Full is addRun16 for a Filter (not a Concurrent's) that does not
+// stop at a key whose buckets are both full: it relocates for it there
+// (insertFull16, after add's duplicate check), with no return to addRuns
+// and no new run after it. It counts the keys it adds and returns how many
+// keys of hs it went through and, as addRuns, ErrDuplicateLimit at a key
+// whose buckets hold only its fingerprint (not counted); it stops after a
+// key that parked the victim. The placements, the kick PRNG's draws and so
+// the table are those of addRuns' runs and addFull.
+func (f *Filter) addRun16Full(hs, locs []uint64) (int, error) {
+	words := f.t.Words
+	w := unsafe.Pointer(unsafe.SliceData(words))
+	locs = locs[:len(hs)]
+	const lo, hi = 0x0001000100010001, 0x8000800080008000
+	for j, l := range locs {
+		i1, i2 := splitLoc(l)
+		b1, b2 := elem64(w, i1), elem64(w, i2)
+		n1, n2 := fullLanes(b1, lo, hi), fullLanes(b2, lo, hi)
+		fp := kernel.CuckooFingerprint(hs[j], 1<<16-1)
+		if n1&n2 == hi {
+			if pat := fp * lo; (b1^pat)|(b2^pat) == 0 {
+				f.count += uint64(j)
+				return j, ErrDuplicateLimit
+			}
+			if v := f.insertFull16(i1, i2, fp); v != 0 {
+				f.t.Victim = v
+				f.count += uint64(j + 1)
+				return j + 1, nil
+			}
+			continue
+		}
+		e1, e2 := n1^hi, n2^hi
+		m := secondEmptier(e1, e2)
+		i, e := i1^(i1^i2)&m, e1^(e1^e2)&m
+		words[i] |= fp * lowestLane(e, 16)
+	}
+	f.count += uint64(len(hs))
+	runtime.KeepAlive(f) // see probe
+	return len(hs), nil
 }
 
 // addRun8 is addRun16 for 8-bit fingerprints: w32 is the bucket array as
