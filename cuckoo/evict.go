@@ -91,7 +91,8 @@ func (f *Filter) insertFull(i1, i2, fp, b1, b2 uint64) (victim uint64, ok bool) 
 // so the same table, with the bucket array and the PRNG state held in
 // locals and the look-ahead in moveOut16. (The general form reloads the
 // Filter's fields around every store and goes through the word and lane
-// arithmetic of both widths; see the package doc for the figures.) The
+// arithmetic of both widths; bench/README.md, "The 16-bit relocation,
+// specialised", has the figures.) The
 // caller has done the duplicate check.
 func (f *Filter) insertFull16(i1, i2, fp uint64) (victim uint64) {
 	words := f.t.Words
