@@ -92,8 +92,8 @@ func (f *Filter) insertFull(i1, i2, fp, b1, b2 uint64) (victim uint64, ok bool) 
 // locals and the look-ahead in moveOut16. (The general form reloads the
 // Filter's fields around every store and goes through the word and lane
 // arithmetic of both widths; bench/README.md, "The 16-bit relocation,
-// specialised", has the figures.) The
-// caller has done the duplicate check.
+// specialised", has the figures.) The caller has done the duplicate
+// check.
 func (f *Filter) insertFull16(i1, i2, fp uint64) (victim uint64) {
 	words := f.t.Words
 	n := f.t.Buckets

@@ -221,9 +221,9 @@ const (
 // addRun8): each run places keys until one finds both its buckets full;
 // that key alone goes through the eviction code (addFull), and the next
 // run starts after it (a 16-bit Filter's run, addRun16Full, relocates for
-// that key itself and goes on). Only the eviction code parks a victim, so the
-// victim slot is checked once per call and after each such key, not per
-// key. Below 3/4 load, where an insert kernel runs (see addVector), it
+// that key itself and goes on). Only the eviction code parks a victim, so
+// the victim slot is checked once per call and after each such key, not
+// per key. Below 3/4 load, where an insert kernel runs (see addVector), it
 // takes the place of the pipeline; from 3/4 load on, on the arrays where
 // the scan runs, addWalks keeps up to eight walks in flight instead of
 // running each key's walk to its end before the next key.
@@ -427,10 +427,11 @@ func (f *Filter) addGroups(hs []uint64, out []bool, g int, scanFrom uint64, belo
 // addRuns inserts the keys of cur, whose buckets kernel.CuckooLocate (or
 // its Go twin) put in batch, as runs: the keys up to the first one whose
 // buckets are both full go in as one run, with no call per key; that key
-// then goes through the eviction code, as in add (for 16-bit fingerprints
-// one run, addRun16Full, goes through it all and relocates in place). For AddNewHashes (out:
-// len(cur) answers) the runs pass over keys found in their buckets
-// (addNewRun16, addNewRun8) and stop only at a new key with both full. It
+// then goes through the eviction code, as in add (with 16-bit
+// fingerprints one run, addRun16Full, goes through them all and relocates
+// in place). For AddNewHashes (out: len(cur) answers) the runs pass over
+// keys found in their buckets (addNewRun16, addNewRun8) and stop only at a
+// new key with both full. It
 // returns how many keys it went through and the eviction code's error; it
 // stops after a key that parked a victim (the caller returns ErrFull if
 // keys remain).
