@@ -243,7 +243,11 @@ func (w *Window) elapsed() uint64 {
 	if w.slice == 0 {
 		return 0
 	}
-	now := w.clock().UnixNano()
+	return w.elapsedAt(w.clock().UnixNano())
+}
+
+// elapsedAt is elapsed for a clock reading of now (time mode).
+func (w *Window) elapsedAt(now int64) uint64 {
 	if now < w.start {
 		return 0
 	}
@@ -265,7 +269,27 @@ func (w *Window) liveMask() uint64 {
 	if w.expiryOnAdd || w.slice == 0 {
 		return all
 	}
-	e := w.elapsed()
+	return w.liveAt(w.clock().UnixNano()) & all
+}
+
+// liveAt is liveMask for a clock reading of now (time mode, lookups that
+// read the clock). Inside the current slice it is all ones (the kernels
+// drop the bits at and above G) and inlines: ContainsHash pays the clock
+// and a comparison, no call besides the clock's (at 1e6, G = 4 a lookup
+// with a simulated clock took 15.0 ns through liveMask's two calls, against
+// 12.0 without a clock; AMD EPYC Zen 5, BenchmarkWindowContains).
+func (w *Window) liveAt(now int64) uint64 {
+	if uint64(now)-uint64(w.start) < uint64(w.slice) { // false when now < start
+		return ^uint64(0)
+	}
+	return w.liveAtSlow(now)
+}
+
+// liveAtSlow is liveAt outside the current slice: a clock that went back
+// (every generation live), or slices that ended since the last add.
+func (w *Window) liveAtSlow(now int64) uint64 {
+	all := uint64(1)<<uint(w.g) - 1 // g = 64: all ones
+	e := w.elapsedAt(now)
 	if e == 0 {
 		return all
 	}
@@ -416,11 +440,17 @@ func (w *Window) AddNewHash(h uint64) bool {
 
 // AddNewHashes sets out[i] = AddNewHash(hs[i]) for i in order and returns
 // how many are true: the answers of the one-at-a-time calls in order (a
-// hash repeated in hs is new at most once). A window that advances by
-// time reads its clock once for the batch, so all its keys are added in
-// the slice of that reading; one that advances by count rotates between
-// keys as AddNewHash would. It panics if len(out) < len(hs); out beyond
-// len(hs) is left alone.
+// hash repeated in hs is new at most once, keys that share a lane see each
+// other's bits). A window that advances by time reads its clock once for
+// the batch, so all its keys are added in the slice of that reading; one
+// that advances by count rotates between keys as AddNewHash would. It
+// panics if len(out) < len(hs); out beyond len(hs) is left alone.
+//
+// Batches run in runs of up to 256 keys that no rotation splits: the
+// windowed batch kernel looks the run up in every generation (prefetched),
+// then each key is added, with its line in cache; a key the lookup missed
+// is new if its add set a clear bit of the current generation (an earlier
+// key of the run may have added it).
 func (w *Window) AddNewHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: AddNewHashes: len(out) < len(hs)")
@@ -430,17 +460,43 @@ func (w *Window) AddNewHashes(hs []uint64, out []bool) int {
 	}
 	out = out[:len(hs)]
 	n := 0
-	for i, h := range hs {
+	if !useKernel(len(hs)) {
+		for i, h := range hs {
+			w.advance()
+			isNew := kernel.BlockedAddNewGensT(&w.wt, ^uint64(0), w.cur, h)
+			out[i] = isNew
+			if isNew {
+				n++
+			}
+		}
+		runtime.KeepAlive(w)
+		return n
+	}
+	for i := 0; i < len(hs); {
+		// The run: its first key's advance may rotate, the others' do not.
+		end := min(len(hs), i+addNewChunk)
 		if i == 0 || w.slice == 0 {
 			w.advance()
+			if w.slice == 0 {
+				end = min(end, i+1+int(min(w.sliceKeys-w.added, uint64(addNewChunk))))
+			}
 		} else {
 			w.added++
 		}
-		isNew := kernel.BlockedAddNewGensT(&w.wt, ^uint64(0), w.cur, h)
-		out[i] = isNew
-		if isNew {
-			n++
+		w.added += uint64(end - i - 1)
+		part, o := hs[i:end], out[i:end]
+		kernel.BlockedContainsGens(w.t.Blocks, w.nb, w.g, ^uint64(0), w.t.K, part, o)
+		cur := uint64(1) << uint(w.cur)
+		for j, h := range part {
+			if o[j] {
+				kernel.BlockedAddGenT(&w.wt, w.cur, h)
+				o[j] = false
+			} else if kernel.BlockedAddNewGensT(&w.wt, cur, w.cur, h) {
+				o[j] = true
+				n++
+			}
 		}
+		i = end
 	}
 	runtime.KeepAlive(w)
 	return n
@@ -468,7 +524,7 @@ func (w *Window) ContainsUint64(x uint64) bool { return w.ContainsHash(w.h64.Has
 func (w *Window) ContainsHash(h uint64) bool {
 	live := ^uint64(0)
 	if w.slice != 0 && !w.expiryOnAdd {
-		live = w.liveMask()
+		live = w.liveAt(w.clock().UnixNano())
 	}
 	return kernel.BlockedContainsGensT(&w.wt, live, h)
 }

@@ -357,23 +357,76 @@ func (c *ConcurrentWindow) ContainsHashes(hs []uint64, out []bool) int {
 }
 
 // AddNewHashes sets out[i] = AddNewHash(hs[i]) for i in order and returns
-// how many are true: one AddNewHash a key, so the answers are those of the
-// one-at-a-time calls in order, each with AddNewHash's guarantee under
-// races. It panics if len(out) < len(hs); out beyond len(hs) is left
-// alone.
+// how many are true: the answers of the one-at-a-time calls in order (a
+// hash repeated in hs is new at most once, keys that share a lane see each
+// other's bits), each with AddNewHash's guarantee under races. It panics if
+// len(out) < len(hs); out beyond len(hs) is left alone.
+//
+// A window that advances by time reads its clock once for the batch, as
+// Window.AddNewHashes does, and adds every key to the slice of that
+// reading. It looks the batch up first, 256 keys at a time, with the
+// windowed batch kernel (every generation, prefetched, plain loads as
+// ContainsHashes), then adds key by key with atomic ORs into lines the
+// lookup has just brought into cache: a key the lookup found is added and
+// answers false; a key it missed is new if its atomic OR set a clear bit
+// (a miss that overlapped a rotation's clearing is looked up again, as
+// AddNewHash does). A window that advances by count rotates between keys,
+// and under the race detector every key takes AddNewHash.
 func (c *ConcurrentWindow) AddNewHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: AddNewHashes: len(out) < len(hs)")
 	}
+	out = out[:len(hs)]
+	if c.slice == 0 || raceEnabled || !useKernel(len(hs)) {
+		n := 0
+		for i, h := range hs {
+			out[i] = c.AddNewHash(h)
+			if out[i] {
+				n++
+			}
+		}
+		return n
+	}
+	s := c.current() // the one clock reading
+	all := uint64(1)<<uint(c.g) - 1
 	n := 0
-	for i, h := range hs {
-		out[i] = c.AddNewHash(h)
-		if out[i] {
-			n++
+	for i := 0; i < len(hs); i += addNewChunk {
+		part := hs[i:min(i+addNewChunk, len(hs))]
+		o := out[i : i+len(part)]
+		q := c.seq.Load()
+		clean := q&1 == 0 && c.state.Load() == s
+		if clean {
+			// Every generation of s is live at s's own epoch (current
+			// returned it for the clock's reading): o[j] is whether key j
+			// was in the window before this chunk's adds.
+			kernel.BlockedContainsGens(c.t.Blocks, c.nb, c.g, all, c.t.K, part, o)
+			clean = c.seq.Load() == q
+		} else {
+			clear(o)
+		}
+		for j, h := range part {
+			m := kernel.WindowMask(h, c.t.K, c.g)
+			lane := c.lane(s.cur, h)
+			if o[j] {
+				insertLane(lane, &m)
+				o[j] = false
+				continue
+			}
+			seenBefore := !clean && c.lookupOlder(h, s)
+			if addNewLane(lane, &m) && !seenBefore {
+				o[j] = true
+				n++
+			}
 		}
 	}
+	runtime.KeepAlive(c)
 	return n
 }
+
+// addNewChunk is the keys ConcurrentWindow.AddNewHashes looks up at once
+// before adding them: their lines (16 KiB at G <= 4) stay in L1 for the
+// adds.
+const addNewChunk = 256
 
 // Generations returns G.
 func (c *ConcurrentWindow) Generations() int { return c.g }

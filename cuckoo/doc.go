@@ -139,10 +139,11 @@
 // (kernel.CuckooLocate); the current group's keys go in as runs, a tight
 // loop with two bucket loads and one write a key and no call, up to the
 // first key whose two buckets are both full, which alone goes through the
-// relocation code; and from 3/4 load on, where the bucket array is 4 MiB
-// or more (smaller ones stay in the caches, where this cost more than it
-// saved), the next group is checked for
-// full bucket pairs, whose fingerprints' alternate buckets, where a
+// relocation code (with 16-bit fingerprints the run calls the relocation
+// for that key itself and goes on, rather than ending); and from 3/4 load
+// on, where the bucket array is 4 MiB or more (smaller ones stay in the
+// caches, where this cost more than it saved), the next group is checked
+// for full bucket pairs, whose fingerprints' alternate buckets, where a
 // relocation looks first, are prefetched too (kernel.CuckooAlternates).
 // Generic builds load a group's buckets before inserting it instead.
 // Where the avx512 kernels run (with AVX-512 CD) and the table has at least
@@ -186,9 +187,14 @@
 // it costs at low load, and more once the table is larger than the caches,
 // where each step is a trip to memory. Batching hides the latency of the
 // first two reads of each key, and on such tables overlaps the
-// relocation chains of different keys (not the steps of one chain). The
-// figures, per load band, for single and batch inserts, are in
-// bench/README.md (BenchmarkFillCurve).
+// relocation chains of different keys (not the steps of one chain). On
+// tables in the caches the relocations are bound by instructions and by
+// the look-ahead's mispredicted branches (which of a full bucket's four
+// fingerprints has room in its alternate bucket is a coin toss), so with
+// 16-bit fingerprints a plain Filter relocates through a form specialised
+// to one word per bucket (insertFull16, moveOut16), which makes the same
+// moves with fewer instructions. The figures, per load band, for single
+// and batch inserts, are in bench/README.md (BenchmarkFillCurve).
 //
 // Duplicates are stored as separate copies. A key (or several keys sharing
 // both buckets and the fingerprint) can be held at most 2b = 8 times in its

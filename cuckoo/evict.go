@@ -1,6 +1,9 @@
 package cuckoo
 
 import (
+	"math/bits"
+	"unsafe"
+
 	"github.com/sift-go/sift/internal/kernel"
 )
 
@@ -40,6 +43,9 @@ func (f *Filter) insertFull(i1, i2, fp, b1, b2 uint64) (victim uint64, ok bool) 
 	if mask, pat := f.bucketMask(), fp*f.lo; (b1^pat)&mask|(b2^pat)&mask == 0 {
 		return 0, false
 	}
+	if f.t.FPBits == 16 && !f.shared {
+		return f.insertFull16(i1, i2, fp), true
+	}
 	r := f.next()
 	i := i1
 	if r&1 != 0 {
@@ -77,6 +83,83 @@ func (f *Filter) insertFull(i1, i2, fp, b1, b2 uint64) (victim uint64, ok bool) 
 		i = kernel.CuckooAlt(i, fp, f.t.Buckets)
 	}
 	return kernel.CuckooTag(fp, min(i, kernel.CuckooAlt(i, fp, f.t.Buckets))), true
+}
+
+// insertFull16 is insertFull's relocation for a Filter (not a
+// Concurrent's, whose stores must be atomic) with 16-bit fingerprints,
+// where a bucket is a word: the same steps, the same kick PRNG draws and
+// so the same table, with the bucket array and the PRNG state held in
+// locals and the look-ahead in moveOut16. (The general form reloads the
+// Filter's fields around every store and goes through the word and lane
+// arithmetic of both widths; bench/README.md, "The 16-bit relocation,
+// specialised", has the figures.) The caller has done the duplicate
+// check.
+func (f *Filter) insertFull16(i1, i2, fp uint64) (victim uint64) {
+	words := f.t.Words
+	n := f.t.Buckets
+	rng := f.rng
+	r := xorshiftStar(&rng)
+	i := i1 ^ (i1^i2)&-(r&1)
+	r >>= 1
+	left := 63
+	if moveOut16(words, n, i1^i2^i, fp) {
+		f.rng = rng
+		return 0
+	}
+	for k := 0; k < f.maxKicks; k++ {
+		if moveOut16(words, n, i, fp) {
+			f.rng = rng
+			return 0
+		}
+		if left < 2 {
+			r, left = xorshiftStar(&rng), 64
+		}
+		// As in insertFull: swap fp into slot r&3 of i and move on with
+		// what was there.
+		sh := r & 3 * 16
+		old := words[i]
+		words[i] = old&^((1<<16-1)<<sh) | fp<<sh
+		fp = old >> sh & (1<<16 - 1)
+		r >>= 2
+		left -= 2
+		i = kernel.CuckooAlt(i, fp, n)
+	}
+	f.rng = rng
+	return kernel.CuckooTag(fp, min(i, kernel.CuckooAlt(i, fp, n)))
+}
+
+// xorshiftStar is Filter.next on the state x.
+func xorshiftStar(x *uint64) uint64 {
+	v := *x
+	v ^= v >> 12
+	v ^= v << 25
+	v ^= v >> 27
+	*x = v
+	return v * 0x2545f4914f6cdd1d
+}
+
+// moveOut16 is moveOut for 16-bit buckets in words (n of them): it moves
+// the first fingerprint of full bucket i, in slot order, whose alternate
+// bucket has a free slot into that bucket's lowest free slot, puts fp in
+// the slot it left, and reports whether there was one. Bucket indexes
+// below n come from CuckooLocate and CuckooAlt, so the loads carry no
+// bounds checks (as in addRun16); the stores are checked.
+func moveOut16(words []uint64, n, i, fp uint64) bool {
+	w := unsafe.Pointer(unsafe.SliceData(words))
+	const lo, hi = 0x0001000100010001, 0x8000800080008000
+	const low = hi - lo
+	b := elem64(w, i)
+	for sh := uint64(0); sh < 64; sh += 16 {
+		e := b >> sh & (1<<16 - 1)
+		a := kernel.CuckooAlt(i, e, n)
+		ba := elem64(w, a)
+		if free := ^((ba&low + low) | ba) & hi; free != 0 {
+			words[a] = ba | e<<(uint64(bits.TrailingZeros64(free))&^15)
+			words[i] = b&^((1<<16-1)<<sh) | fp<<sh
+			return true
+		}
+	}
+	return false
 }
 
 // searchNodes bounds the breadth-first search of relocate, which re-homes

@@ -220,9 +220,10 @@ const (
 // before it is inserted instead. Batch k itself goes in as runs (addRun16,
 // addRun8): each run places keys until one finds both its buckets full;
 // that key alone goes through the eviction code (addFull), and the next
-// run starts after it. Only the eviction code parks a victim, so the
-// victim slot is checked once per call and after each such key, not per
-// key. Below 3/4 load, where an insert kernel runs (see addVector), it
+// run starts after it (a 16-bit Filter's run, addRun16Full, relocates for
+// that key itself and goes on). Only the eviction code parks a victim, so
+// the victim slot is checked once per call and after each such key, not
+// per key. Below 3/4 load, where an insert kernel runs (see addVector), it
 // takes the place of the pipeline; from 3/4 load on, on the arrays where
 // the scan runs, addWalks keeps up to eight walks in flight instead of
 // running each key's walk to its end before the next key.
@@ -426,9 +427,11 @@ func (f *Filter) addGroups(hs []uint64, out []bool, g int, scanFrom uint64, belo
 // addRuns inserts the keys of cur, whose buckets kernel.CuckooLocate (or
 // its Go twin) put in batch, as runs: the keys up to the first one whose
 // buckets are both full go in as one run, with no call per key; that key
-// then goes through the eviction code, as in add. For AddNewHashes (out:
-// len(cur) answers) the runs pass over keys found in their buckets
-// (addNewRun16, addNewRun8) and stop only at a new key with both full. It
+// then goes through the eviction code, as in add (with 16-bit
+// fingerprints one run, addRun16Full, goes through them all and relocates
+// in place). For AddNewHashes (out: len(cur) answers) the runs pass over
+// keys found in their buckets (addNewRun16, addNewRun8) and stop only at a
+// new key with both full. It
 // returns how many keys it went through and the eviction code's error; it
 // stops after a key that parked a victim (the caller returns ErrFull if
 // keys remain).
@@ -437,6 +440,9 @@ func (f *Filter) addRuns(cur, batch []uint64, out []bool) (int, error) {
 	for len(cur) > 0 {
 		var n, added int
 		switch {
+		case out == nil && f.t.FPBits == 16 && !f.shared:
+			n, err := f.addRun16Full(cur, batch)
+			return done + n, err
 		case out == nil && f.t.FPBits == 8:
 			n = addRun8(f.w32, cur, batch)
 			added = n
@@ -503,6 +509,46 @@ func addRun16(words, hs, locs []uint64) int {
 		words[i] |= kernel.CuckooFingerprint(hs[j], 1<<16-1) * lowestLane(e, 16)
 	}
 	return len(hs)
+}
+
+// addRun16Full is addRun16 for a Filter (not a Concurrent's) that does not
+// stop at a key whose buckets are both full: it relocates for it there
+// (insertFull16, after add's duplicate check), with no return to addRuns
+// and no new run after it. It counts the keys it adds and returns how many
+// keys of hs it went through and, as addRuns, ErrDuplicateLimit at a key
+// whose buckets hold only its fingerprint (not counted); it stops after a
+// key that parked the victim. The placements, the kick PRNG's draws and so
+// the table are those of addRuns' runs and addFull.
+func (f *Filter) addRun16Full(hs, locs []uint64) (int, error) {
+	words := f.t.Words
+	w := unsafe.Pointer(unsafe.SliceData(words))
+	locs = locs[:len(hs)]
+	const lo, hi = 0x0001000100010001, 0x8000800080008000
+	for j, l := range locs {
+		i1, i2 := splitLoc(l)
+		b1, b2 := elem64(w, i1), elem64(w, i2)
+		n1, n2 := fullLanes(b1, lo, hi), fullLanes(b2, lo, hi)
+		fp := kernel.CuckooFingerprint(hs[j], 1<<16-1)
+		if n1&n2 == hi {
+			if pat := fp * lo; (b1^pat)|(b2^pat) == 0 {
+				f.count += uint64(j)
+				return j, ErrDuplicateLimit
+			}
+			if v := f.insertFull16(i1, i2, fp); v != 0 {
+				f.t.Victim = v
+				f.count += uint64(j + 1)
+				return j + 1, nil
+			}
+			continue
+		}
+		e1, e2 := n1^hi, n2^hi
+		m := secondEmptier(e1, e2)
+		i, e := i1^(i1^i2)&m, e1^(e1^e2)&m
+		words[i] |= fp * lowestLane(e, 16)
+	}
+	f.count += uint64(len(hs))
+	runtime.KeepAlive(f) // see probe
+	return len(hs), nil
 }
 
 // addRun8 is addRun16 for 8-bit fingerprints: w32 is the bucket array as
