@@ -436,6 +436,23 @@ func (w *Window) AddHash(h uint64) {
 	kernel.BlockedAddGenT(&w.wt, w.cur, h)
 }
 
+// AddHashes adds every key whose hash is in hs, as AddHash one at a time
+// would, but reads the clock once for the batch (a window that advances by
+// time adds all its keys in the slice of that reading; one that advances
+// by count rotates between keys as AddHash would). An AddHash by time
+// reads the clock each add: time.Now cost 100-150 ns on the development VM
+// (AMD EPYC Zen 5), where the add itself costs 10-50 ns.
+func (w *Window) AddHashes(hs []uint64) {
+	for i, h := range hs {
+		if i == 0 || w.slice == 0 {
+			w.tick()
+		} else {
+			w.added++
+		}
+		kernel.BlockedAddGenT(&w.wt, w.cur, h)
+	}
+}
+
 // AddNew adds key and reports whether it was new: not found in any live
 // generation before the add (a false positive makes a new key read as
 // seen). Added either way, a seen key's window starts again.

@@ -200,3 +200,93 @@ func BenchmarkWindowAdd(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWindowContainsPaired is BenchmarkWindowContains' single-key
+// comparison made robust to a machine whose memory speed drifts between
+// runs (on the shared development VM single-key lookups at 1e7 keys varied
+// 3x from one sub-benchmark to the next, whatever the code): the same
+// 65536 random queries go through the Window reading a simulated clock,
+// the Window with WithExpiryOnAdd and the Filter of the same size, in
+// turns of one pass each (the order rotating), and the thread-CPU time of
+// each is summed over b.N turns. Each loop calls ContainsHash directly, so
+// it inlines where it can, as in a user's loop. It reports ns a lookup of
+// each and the ratios window/filter and window-expiry/filter.
+func BenchmarkWindowContainsPaired(b *testing.B) {
+	for _, n := range []uint64{1e6, 1e7} {
+		for _, g := range []int{2, 4} {
+			clk := newSimClock()
+			w, err := NewWindow(n, 0.01, time.Hour, WithClock(clk.Now), WithGenerations(g))
+			if err != nil {
+				b.Fatal(err)
+			}
+			f, err := NewWithSize(w.Blocks()*BlockBits, w.K())
+			if err != nil {
+				b.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			step := w.Window() / time.Duration(n)
+			for range n {
+				clk.now = clk.now.Add(step)
+				h := rng.Uint64()
+				w.AddHash(h)
+				f.AddHash(h)
+			}
+			qs := make([]uint64, 1<<16)
+			for i := range qs {
+				qs[i] = rng.Uint64()
+			}
+			hits := 0
+			passes := [3]func(){
+				func() {
+					w.expiryOnAdd = false
+					w.bindClock()
+					for _, q := range qs {
+						if w.ContainsHash(q) {
+							hits++
+						}
+					}
+				},
+				func() {
+					w.expiryOnAdd = true
+					w.bindClock()
+					for _, q := range qs {
+						if w.ContainsHash(q) {
+							hits++
+						}
+					}
+				},
+				func() {
+					for _, q := range qs {
+						if f.ContainsHash(q) {
+							hits++
+						}
+					}
+				},
+			}
+			b.Run(fmt.Sprintf("n=%.0e/G=%d", float64(n), g), func(b *testing.B) {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				var spent [3]int64
+				for i := range b.N {
+					for j := range passes {
+						p := (i + j) % len(passes)
+						t0 := windowThreadCPU()
+						passes[p]()
+						spent[p] += windowThreadCPU() - t0
+					}
+				}
+				keys := float64(b.N * len(qs))
+				b.ReportMetric(float64(spent[0])/keys, "window-ns/key")
+				b.ReportMetric(float64(spent[1])/keys, "expiry-ns/key")
+				b.ReportMetric(float64(spent[2])/keys, "filter-ns/key")
+				b.ReportMetric(float64(spent[0])/float64(spent[2]), "window/filter")
+				b.ReportMetric(float64(spent[1])/float64(spent[2]), "expiry/filter")
+			})
+			if hits < 0 {
+				b.Fatal("unreachable: keeps the answers live")
+			}
+			w.Close()
+			f.Close()
+		}
+	}
+}

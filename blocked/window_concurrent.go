@@ -164,6 +164,28 @@ func (c *ConcurrentWindow) AddHash(h uint64) {
 	runtime.KeepAlive(c)
 }
 
+// AddHashes adds every key whose hash is in hs, as AddHash one at a time
+// would, but a window that advances by time reads its clock once for the
+// batch and adds all its keys in the slice of that reading (as
+// Window.AddHashes); one that advances by count rotates between keys.
+func (c *ConcurrentWindow) AddHashes(hs []uint64) {
+	if c.slice == 0 {
+		for _, h := range hs {
+			c.AddHash(h)
+		}
+		return
+	}
+	if len(hs) == 0 {
+		return
+	}
+	s := c.current()
+	for _, h := range hs {
+		m := kernel.WindowMask(h, c.t.K, c.g)
+		insertLane(c.lane(s.cur, h), &m)
+	}
+	runtime.KeepAlive(c)
+}
+
 // lane returns h's lane of generation j: its words in the table.
 func (c *ConcurrentWindow) lane(j int, h uint64) []uint64 {
 	if len(c.t.Blocks) == 0 {

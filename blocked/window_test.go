@@ -402,6 +402,7 @@ func TestWindowAllocs(t *testing.T) {
 	if a := testing.AllocsPerRun(100, func() {
 		clk.now = clk.now.Add(time.Second)
 		w.Add(key)
+		w.AddHashes(hs)
 		w.AddNewUint64(uint64(i))
 		_ = w.Contains(key)
 		_ = w.ContainsUint64(uint64(i))
@@ -522,6 +523,65 @@ func TestWindowAddNewHashes(t *testing.T) {
 		}
 		a.Close()
 		b.Close()
+	}
+}
+
+// TestWindowAddHashes checks that the batch add leaves the table a loop of
+// AddHash leaves, for Window and ConcurrentWindow, by count (rotating
+// inside a batch) and by time (one clock reading a batch, the clock moving
+// between batches), and that every key of the last batches is found.
+func TestWindowAddHashes(t *testing.T) {
+	for _, byCount := range []bool{true, false} {
+		clk := newSimClock()
+		opts := []Option{WithGenerations(4), WithClock(clk.Now), WithSeed(5)}
+		window := 3 * time.Second
+		if byCount {
+			opts, window = append(opts, WithSliceKeys(50)), 0
+		}
+		mk := func() *Window {
+			w, err := NewWindow(150, 0.01, window, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w
+		}
+		a, b := mk(), mk()
+		c, err := NewConcurrentWindow(150, 0.01, window, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := NewConcurrentWindow(150, 0.01, window, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(3, 4))
+		for round := range 40 {
+			hs := make([]uint64, rng.IntN(300))
+			for i := range hs {
+				hs[i] = rng.Uint64()
+			}
+			b.AddHashes(hs)
+			d.AddHashes(hs)
+			for _, h := range hs {
+				a.AddHash(h)
+				c.AddHash(h)
+			}
+			if !slices.Equal(a.words, b.words) || a.cur != b.cur || a.added != b.added {
+				t.Fatalf("byCount %v, round %d: Window tables differ", byCount, round)
+			}
+			if !slices.Equal(c.words, d.words) || c.state.Load().cur != d.state.Load().cur {
+				t.Fatalf("byCount %v, round %d: ConcurrentWindow tables differ", byCount, round)
+			}
+			for i, h := range hs[max(0, len(hs)-40):] {
+				if !b.ContainsHash(h) || !d.ContainsHash(h) {
+					t.Fatalf("byCount %v, round %d: key %d of the batch not found", byCount, round, i)
+				}
+			}
+			clk.now = clk.now.Add(time.Duration(rng.IntN(1500)) * time.Millisecond)
+		}
+		for _, w := range []interface{ Close() error }{a, b, c, d} {
+			w.Close()
+		}
 	}
 }
 
