@@ -222,24 +222,7 @@ func (w *Window) allocGens(groups uint64, k, g int, o options) error {
 	if w.clock == nil {
 		w.clock = time.Now
 	}
-	w.bindClock()
 	return nil
-}
-
-// bindClock gives the single-key lookup table w's clock reading (liveAt)
-// if w's lookups read a clock, or none: then ContainsHash is one inlined
-// kernel call, as Filter.ContainsHash is. (As a second call inside
-// ContainsHash, the clock path kept ContainsHash from inlining, and the
-// call cost about 4 ns a lookup over the kernel's 11-12 at 1e7 keys, G =
-// 4, AMD EPYC Zen 5: out of cache, fewer instructions a lookup keep more
-// lookups in flight.) It must run again after the fields it reads change,
-// and after w is copied (the function is bound to w).
-func (w *Window) bindClock() {
-	if w.slice == 0 || w.expiryOnAdd {
-		w.wt.SetLive(nil)
-		return
-	}
-	w.wt.SetLive(func() uint64 { return w.liveAt(w.clock().UnixNano()) })
 }
 
 // setGens records that core's blocks hold the groups of g generations.
@@ -552,13 +535,15 @@ func (w *Window) ContainsUint64(x uint64) bool { return w.ContainsHash(w.h64.Has
 //
 // With WithExpiryOnAdd or WithSliceKeys it is one call of the windowed
 // single-key kernel with every generation live (the kernel drops the bits
-// of live at and above G), inlined into the caller; by time the kernel's
-// entry reads the clock first (see bindClock). A closed
+// of live at and above G); by time it reads the clock first. A closed
 // window's empty table makes the kernel panic with an error wrapping
 // ErrClosed, as Filter.ContainsHash does.
 func (w *Window) ContainsHash(h uint64) bool {
-	// A window that reads a clock has it in w.wt (bindClock).
-	return kernel.BlockedContainsGensT(&w.wt, ^uint64(0), h)
+	live := ^uint64(0)
+	if w.slice != 0 && !w.expiryOnAdd {
+		live = w.liveAt(w.clock().UnixNano())
+	}
+	return kernel.BlockedContainsGensT(&w.wt, live, h)
 }
 
 // ContainsHashes sets out[i] = ContainsHash(hs[i]) for every i and returns

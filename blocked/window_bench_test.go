@@ -69,7 +69,6 @@ func benchWindowContains(b *testing.B, n uint64, g int) {
 			// The real clock, but lookups read none (WithExpiryOnAdd).
 			w.expiryOnAdd = true
 		}
-		w.bindClock()
 		name := fmt.Sprintf("n=%.0e/G=%d/impl=%s", float64(n), g, impl)
 		b.Run(name+"/op=ContainsHash", func(b *testing.B) {
 			runtime.LockOSThread()

@@ -173,7 +173,6 @@ func (w *Window) UnmarshalBinary(data []byte) error {
 	}
 	old := w.region
 	*w = *d // d is fresh and unshared: this moves it into w
-	w.bindClock()
 	_ = old.Free()
 	return nil
 }

@@ -884,10 +884,10 @@ func (w *win) loopsAt(two bool) {
 func genWindowTable() {
 	for _, wide := range []bool{false, true} {
 		name := "windowContains1AVX2"
-		doc := name + " reports whether h is present in a generation of live of the table t (see internal/kernel's WindowTable); it jumps to windowContains1AVX512 if windowContains1Set is avx512, and to windowContains1Go if it is generic, t is empty (closed), has a live function (SetLive) or k is not in 1..16."
+		doc := name + " reports whether h is present in a generation of live of the table t (see internal/kernel's WindowTable); it jumps to windowContains1AVX512 if windowContains1Set is avx512, and to windowContains1Go if it is generic, t is empty (closed) or k is not in 1..16."
 		if wide {
 			name = "windowContains1AVX512"
-			doc = name + " is windowContains1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to windowContains1Go if t is empty (closed), has a live function (SetLive) or k is not in 1..16."
+			doc = name + " is windowContains1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to windowContains1Go if t is empty (closed) or k is not in 1..16."
 		}
 		c.Function(name)
 		c.Attributes(attr.NOSPLIT)
@@ -905,11 +905,9 @@ func genWindowTable() {
 			c.CMPB(set, operand.Imm(setGeneric))
 			c.JEQ(goPath)
 		}
-		c.Comment("The table (trusted: NewWindowTable checked its layout): the Go twin if it is empty (closed) or has a live function (SetLive: it calls it, then the kernel), before any vector register is touched.")
+		c.Comment("The table (trusted: NewWindowTable checked its layout): the Go twin if it is empty (closed), before any vector register is touched.")
 		t := c.GP64()
 		c.Load(c.Param("t"), t)
-		c.CMPQ(operand.Mem{Base: t, Disp: 48}, operand.Imm(0)) // t.live
-		c.JNE(goPath)
 		g, nb, k := c.GP64(), c.GP64(), c.GP64()
 		c.MOVQ(operand.Mem{Base: t, Disp: 24}, nb) // t.nb: 0 once closed, else 1..2^32
 		c.TESTQ(nb, nb)

@@ -7595,10 +7595,8 @@ windowContains1AVX2_avx2:
 	CMPB ·windowContains1Set+0(SB), $0x00
 	JEQ  windowContains1AVX2_go
 
-	// The table (trusted: NewWindowTable checked its layout): the Go twin if it is empty (closed) or has a live function (SetLive: it calls it, then the kernel), before any vector register is touched.
+	// The table (trusted: NewWindowTable checked its layout): the Go twin if it is empty (closed), before any vector register is touched.
 	MOVQ  t+0(FP), AX
-	CMPQ  48(AX), $0x00
-	JNE   windowContains1AVX2_go
 	MOVQ  24(AX), DX
 	TESTQ DX, DX
 	JEQ   windowContains1AVX2_go
@@ -8067,10 +8065,8 @@ windowContains1AVX2_go:
 // func windowContains1AVX512(t *WindowTable, live uint64, h uint64) bool
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
 TEXT ·windowContains1AVX512(SB), NOSPLIT, $0-25
-	// The table (trusted: NewWindowTable checked its layout): the Go twin if it is empty (closed) or has a live function (SetLive: it calls it, then the kernel), before any vector register is touched.
+	// The table (trusted: NewWindowTable checked its layout): the Go twin if it is empty (closed), before any vector register is touched.
 	MOVQ  t+0(FP), AX
-	CMPQ  48(AX), $0x00
-	JNE   windowContains1AVX512_go
 	MOVQ  24(AX), DX
 	TESTQ DX, DX
 	JEQ   windowContains1AVX512_go

@@ -84,12 +84,12 @@ func blockedContainsGens1AVX512(blocks *uint64, nb uint64, ngen int, live uint64
 //go:noescape
 func blockedContainsGensAVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, hs *uint64, n int, out *bool) int
 
-// windowContains1AVX2 reports whether h is present in a generation of live of the table t (see internal/kernel's WindowTable); it jumps to windowContains1AVX512 if windowContains1Set is avx512, and to windowContains1Go if it is generic, t is empty (closed), has a live function (SetLive) or k is not in 1..16.
+// windowContains1AVX2 reports whether h is present in a generation of live of the table t (see internal/kernel's WindowTable); it jumps to windowContains1AVX512 if windowContains1Set is avx512, and to windowContains1Go if it is generic, t is empty (closed) or k is not in 1..16.
 //
 //go:noescape
 func windowContains1AVX2(t *WindowTable, live uint64, h uint64) bool
 
-// windowContains1AVX512 is windowContains1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to windowContains1Go if t is empty (closed), has a live function (SetLive) or k is not in 1..16.
+// windowContains1AVX512 is windowContains1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to windowContains1Go if t is empty (closed) or k is not in 1..16.
 //
 //go:noescape
 func windowContains1AVX512(t *WindowTable, live uint64, h uint64) bool

@@ -134,18 +134,7 @@ type WindowTable struct {
 	nb     uint64
 	g      int
 	k      int
-	// live, when set (SetLive), is ANDed into the live argument of every
-	// single-key lookup through the table. The assembly entries send a
-	// table that has it to windowContains1Go, which calls it and then the
-	// kernel, so that a lookup through a table without it (a Window that
-	// reads no clock) is one inlined call.
-	live func() uint64
 }
-
-// SetLive makes every single-key lookup through t (BlockedContainsGensT)
-// AND its live argument with f(), read once a lookup; nil removes it.
-// Package blocked's Window sets its clock reading here.
-func (t *WindowTable) SetLive(f func() uint64) { t.live = f }
 
 // NewWindowTable returns the table of blocks laid out for g generations
 // (len(blocks) = nb*WindowLines(g) for nb groups) with k probes a key. It
@@ -169,7 +158,7 @@ func NewWindowTable(blocks []Block, g, k int) (WindowTable, error) {
 // Close empties t: a kernel called with it afterwards panics with
 // ErrNoBlocks. g and k are kept.
 func (t *WindowTable) Close() {
-	t.blocks, t.nb, t.live = nil, 0, nil
+	t.blocks, t.nb = nil, 0
 }
 
 // Blocks returns the table's lines (nil once closed).
@@ -187,19 +176,8 @@ func (t *WindowTable) K() int { return t.k }
 // windowContains1Go is BlockedContainsGensT in Go: where there is no
 // assembly, and where the amd64 kernel jumps when it does not run (the
 // kernel set is generic, t is empty: checkGens panics, or k is out of
-// range) or when t has a live function (SetLive): it ANDs that in and
-// goes through the entry again. It keeps t alive to its end.
+// range). It keeps t alive to its end.
 func windowContains1Go(t *WindowTable, live, h uint64) bool {
-	if t.live != nil && len(t.blocks) != 0 {
-		// Once more through the entry, with the live function applied
-		// and a copy of t without it (on the stack: the entry does not
-		// keep it).
-		u := *t
-		u.live = nil
-		r := BlockedContainsGensT(&u, live&t.live(), h)
-		runtime.KeepAlive(t)
-		return r
-	}
 	checkGens(t.blocks, t.nb, t.g)
 	live = liveMask(t.g, live)
 	r := live != 0 && BlockedContainsGens1Generic(t.blocks, t.nb, t.g, live, t.k, h)

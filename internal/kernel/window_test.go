@@ -295,63 +295,6 @@ func TestWindowKernelsOneGeneration(t *testing.T) {
 	})
 }
 
-// TestWindowTableLive checks a table with a live function (SetLive): every
-// single-key lookup through it answers as BlockedContainsGens1 with its
-// live argument ANDed with the function's value, calls the function once,
-// and after SetLive(nil) or Close the function is gone.
-func TestWindowTableLive(t *testing.T) {
-	kerneltest.Run(t, func(t *testing.T, impl string) {
-		r := rand.New(rand.NewPCG(15, 16))
-		for _, g := range []int{2, 4, 8, 64} {
-			for _, k := range []int{1, 8, 9, 16} {
-				nb := uint64(64)
-				blocks := make([]kernel.Block, nb*uint64(kernel.WindowLines(g)))
-				hs := randHashes(r, 40)
-				for i, h := range hs {
-					refAddLane(blocks, nb, g, i%g, k, h)
-				}
-				tab := mustWindowTable(t, blocks, g, k)
-				var fn uint64
-				calls := 0
-				tab.SetLive(func() uint64 { calls++; return fn })
-				for i, h := range hs {
-					j := i % g
-					for _, arg := range []uint64{^uint64(0), 1 << uint(j), ^uint64(1 << uint(j))} {
-						for _, f := range []uint64{^uint64(0), 1 << uint(j), ^uint64(1 << uint(j)), 0} {
-							fn = f
-							want := kernel.BlockedContainsGens1Generic(blocks, nb, g, arg&f&(1<<uint(g)-1), k, h)
-							if arg&f&(1<<uint(j)) != 0 && !want {
-								t.Fatalf("g=%d k=%d: the reference misses a key of a live generation", g, k)
-							}
-							before := calls
-							if got := kernel.BlockedContainsGensT(&tab, arg, h); got != want || calls != before+1 {
-								t.Fatalf("g=%d k=%d generation %d, live %#x, function %#x: %v (%d calls), want %v (1 call)", g, k, j, arg, f, got, calls-before, want)
-							}
-						}
-					}
-				}
-				tab.SetLive(nil)
-				before := calls
-				for i, h := range hs {
-					if !kernel.BlockedContainsGensT(&tab, 1<<uint(i%g), h) || calls != before {
-						t.Fatalf("g=%d k=%d: after SetLive(nil) a key of a live generation is missed, or the function ran", g, k)
-					}
-				}
-				tab.SetLive(func() uint64 { calls++; return 0 })
-				tab.Close()
-				func() {
-					defer func() {
-						if recover() == nil || calls != before {
-							t.Fatalf("g=%d k=%d: a closed table did not panic, or called its function", g, k)
-						}
-					}()
-					kernel.BlockedContainsGensT(&tab, ^uint64(0), hs[0])
-				}()
-			}
-		}
-	})
-}
-
 // TestWindowKernelsAllocs checks that no windowed probe allocates.
 func TestWindowKernelsAllocs(t *testing.T) {
 	kerneltest.Run(t, func(t *testing.T, impl string) {
