@@ -50,10 +50,10 @@ func WithClock(now func() time.Time) Option {
 // generation, and a generation whose slice has ended stops answering only
 // when the next add rotates the window (and clears it). Lookups then cost
 // the probes alone. A clock reading costs as much as a lookup or far more:
-// time.Now took 148 ns on the development VM (AMD EPYC, clock source
-// kvm-clock; BenchmarkTimeNow), where a ContainsHash of a cached window
-// takes 10-20 ns (BenchmarkWindowContains, impl=window-now against
-// impl=window-expiry).
+// time.Now took 67-148 ns on the development VM (AMD EPYC Zen 5, a guest
+// whose clock source reads slowly; BenchmarkTimeNow), where a ContainsHash
+// of a cached window takes 10-20 ns (BenchmarkWindowContains,
+// impl=window-now against impl=window-expiry).
 //
 // The guarantee is unchanged: a key is found for at least the window after
 // its last add, and the false-positive rate stays within the fpp the
@@ -107,13 +107,15 @@ func WithSliceKeys(k uint64) Option {
 // whatever the timing of the adds and of the rotation. A clock that goes
 // back is treated as standing still at the latest slice seen.
 //
-// The clock: a lookup reads it once (a batch once a call). time.Now, the
-// default, can cost more than the lookup itself (BenchmarkTimeNow: 127-148
-// ns on the development VM, AMD EPYC, whose clock source is kvm-clock; a
-// machine with a TSC clock source reads it faster, not measured here).
-// WithExpiryOnAdd removes the read from lookups without weakening the
-// guarantee; a window that advances by count (WithSliceKeys) reads no
-// clock at all.
+// The clock: a lookup reads it once (a batch once a call), and so does an
+// add (AddHash, AddNewHash; AddHashes and AddNewHashes once a call).
+// time.Now, the default, can cost more than the lookup or the add itself
+// (BenchmarkTimeNow: 67-148 ns on the development VM, AMD EPYC Zen 5, a
+// guest whose clock reads are slow; bare metal with a TSC clock source
+// reads it faster, not measured here). WithExpiryOnAdd removes the read
+// from lookups without weakening the guarantee; the batch adds pay it once
+// a call; a window that advances by count (WithSliceKeys) reads no clock
+// at all.
 //
 // Sizing (NewWindow) assumes keys arrive at a steady rate: each generation
 // holds the keys of one slice, n/(G-1) for n keys per window. Bursts that

@@ -29,18 +29,21 @@ func BenchmarkWindowContains(b *testing.B) {
 	}
 }
 
-func benchWindowContains(b *testing.B, n uint64, g int) {
+// filledWindow returns a Window of g generations (1%, n keys a window, a
+// simulated clock) filled at a steady rate over its window, a Filter of
+// the same total size holding the same keys, and 65536 random queries
+// (almost all absent: the window's worst case, every live generation
+// probed). The caller closes both.
+func filledWindow(b *testing.B, n uint64, g int) (*Window, *Filter, []uint64) {
 	clk := newSimClock()
 	w, err := NewWindow(n, 0.01, time.Hour, WithClock(clk.Now), WithGenerations(g))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer w.Close()
 	f, err := NewWithSize(w.Blocks()*BlockBits, w.K())
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer f.Close()
 	rng := rand.New(rand.NewPCG(1, 2))
 	step := w.Window() / time.Duration(n)
 	for range n {
@@ -53,6 +56,13 @@ func benchWindowContains(b *testing.B, n uint64, g int) {
 	for i := range qs {
 		qs[i] = rng.Uint64()
 	}
+	return w, f, qs
+}
+
+func benchWindowContains(b *testing.B, n uint64, g int) {
+	w, f, qs := filledWindow(b, n, g)
+	defer w.Close()
+	defer f.Close()
 	out := make([]bool, 1024)
 	for _, impl := range []string{"window", "window-now", "window-expiry", "filter"} {
 		contains := w.ContainsHash
@@ -215,27 +225,7 @@ func BenchmarkWindowAdd(b *testing.B) {
 func BenchmarkWindowContainsPaired(b *testing.B) {
 	for _, n := range []uint64{1e6, 1e7} {
 		for _, g := range []int{2, 4} {
-			clk := newSimClock()
-			w, err := NewWindow(n, 0.01, time.Hour, WithClock(clk.Now), WithGenerations(g))
-			if err != nil {
-				b.Fatal(err)
-			}
-			f, err := NewWithSize(w.Blocks()*BlockBits, w.K())
-			if err != nil {
-				b.Fatal(err)
-			}
-			rng := rand.New(rand.NewPCG(1, 2))
-			step := w.Window() / time.Duration(n)
-			for range n {
-				clk.now = clk.now.Add(step)
-				h := rng.Uint64()
-				w.AddHash(h)
-				f.AddHash(h)
-			}
-			qs := make([]uint64, 1<<16)
-			for i := range qs {
-				qs[i] = rng.Uint64()
-			}
+			w, f, qs := filledWindow(b, n, g)
 			hits := 0
 			passes := [3]func(){
 				func() {

@@ -1,6 +1,7 @@
 package blocked
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -262,19 +263,7 @@ func TestConcurrentWindowAddNewHashes(t *testing.T) {
 			out := make([]bool, len(hs)+1)
 			out[len(hs)] = true // beyond len(hs): left alone
 			got := b.AddNewHashes(hs, out)
-			want := 0
-			for i, h := range hs {
-				isNew := a.AddNewHash(h)
-				if isNew {
-					want++
-				}
-				if out[i] != isNew {
-					t.Fatalf("by count %v, round %d: out[%d] = %v, AddNewHash %v", byCount, round, i, out[i], isNew)
-				}
-			}
-			if got != want || !out[len(hs)] {
-				t.Fatalf("by count %v, round %d: returned %d, want %d (out past len(hs) %v)", byCount, round, got, want, out[len(hs)])
-			}
+			checkAddNewBatch(t, fmt.Sprintf("by count %v, round %d", byCount, round), hs, got, out, a.AddNewHash)
 			if !slices.Equal(a.words, b.words) {
 				t.Fatalf("by count %v, round %d: tables differ", byCount, round)
 			}

@@ -2,6 +2,7 @@ package blocked
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -503,19 +504,7 @@ func TestWindowAddNewHashes(t *testing.T) {
 			}
 			out[n] = true
 			got := b.AddNewHashes(hs, out)
-			want := 0
-			for i, h := range hs {
-				isNew := a.AddNewHash(h)
-				if isNew {
-					want++
-				}
-				if out[i] != isNew {
-					t.Fatalf("byCount %v, round %d: out[%d] = %v, AddNewHash %v", byCount, round, i, out[i], isNew)
-				}
-			}
-			if got != want || !out[n] {
-				t.Fatalf("byCount %v, round %d: returned %d, want %d (out[n] %v)", byCount, round, got, want, out[n])
-			}
+			checkAddNewBatch(t, fmt.Sprintf("byCount %v, round %d", byCount, round), hs, got, out, a.AddNewHash)
 			if !slices.Equal(a.words, b.words) || a.cur != b.cur || a.added != b.added {
 				t.Fatalf("byCount %v, round %d: tables differ", byCount, round)
 			}
@@ -523,6 +512,27 @@ func TestWindowAddNewHashes(t *testing.T) {
 		}
 		a.Close()
 		b.Close()
+	}
+}
+
+// checkAddNewBatch checks a batch add-if-new's count got and answers
+// out[:len(hs)] against a loop of addNew over hs (one-at-a-time calls on
+// a twin filter), and that out[len(hs)], set true by the caller, was left
+// alone.
+func checkAddNewBatch(t *testing.T, label string, hs []uint64, got int, out []bool, addNew func(uint64) bool) {
+	t.Helper()
+	want := 0
+	for i, h := range hs {
+		isNew := addNew(h)
+		if isNew {
+			want++
+		}
+		if out[i] != isNew {
+			t.Fatalf("%s: out[%d] = %v, one at a time %v", label, i, out[i], isNew)
+		}
+	}
+	if got != want || !out[len(hs)] {
+		t.Fatalf("%s: returned %d, want %d (out past len(hs) %v)", label, got, want, out[len(hs)])
 	}
 }
 
