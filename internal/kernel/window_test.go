@@ -1,6 +1,7 @@
 package kernel_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -483,7 +484,7 @@ func TestWindowAddKernelsMisuse(t *testing.T) {
 		r := rand.New(rand.NewPCG(23, 24))
 		for _, g := range []int{2, 4, 8} {
 			for _, k := range []int{0, -1, 8, 9, 17} {
-				for _, cur := range []int{-1, 0, g - 1, g, g + 3, 1 << 40} {
+				for _, cur := range []int{-1, 0, g - 1, g, g + 3, math.MaxInt} {
 					for _, live := range []uint64{0, 1, ^uint64(0)} {
 						nb := uint64(5)
 						want, _ := gensFilter(r, nb, g, min(max(k, 1), kernel.MaxK), 10)
