@@ -37,8 +37,6 @@ package main
 // stores as above and returns the answer.
 
 import (
-	"strings"
-
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
@@ -431,15 +429,7 @@ func genSingleAddNew() {
 	c.Pragma("noescape")
 	goPath := operand.LabelRef(name + "_go")
 
-	set := operand.Mem{Symbol: operand.Symbol{Name: "·blockedAddNew1Set"}, Base: reg.StaticBase}
-	c.Comment("The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).")
-	c.CMPB(set, operand.Imm(setAVX512))
-	c.JNE(operand.LabelRef(name + "_avx2"))
-	tailJump("·" + strings.TrimSuffix(name, "AVX2") + "AVX512")
-	c.Label(name + "_avx2")
-	c.Comment("The Go twin if the set is setGeneric, 0, or the filter has no blocks (checked before any vector register is touched).")
-	c.CMPB(set, operand.Imm(setGeneric))
-	c.JEQ(goPath)
+	setDispatch(name, "·blockedAddNew1Set", goPath, "The Go twin if the set is setGeneric, 0, or the filter has no blocks (checked before any vector register is touched).")
 	hdr := c.Load(c.Param("t"), c.GP64())
 	nblocks := c.GP64()
 	c.MOVQ(operand.Mem{Base: hdr, Disp: 8}, nblocks)

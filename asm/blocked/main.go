@@ -427,18 +427,11 @@ func genSingle(contains bool) {
 	goPath := operand.LabelRef(name + "_go")
 	general := operand.LabelRef(name + "_general")
 
-	set := operand.Mem{Symbol: operand.Symbol{Name: "·blockedAdd1Set"}, Base: reg.StaticBase}
+	setSym := "·blockedAdd1Set"
 	if contains {
-		set.Symbol.Name = "·blockedContains1Set"
+		setSym = "·blockedContains1Set"
 	}
-	c.Comment("The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).")
-	c.CMPB(set, operand.Imm(setAVX512))
-	c.JNE(operand.LabelRef(name + "_avx2"))
-	tailJump("·" + strings.TrimSuffix(name, "AVX2") + "AVX512")
-	c.Label(name + "_avx2")
-	c.Comment("The Go twin if the set is setGeneric, 0, or the filter has no blocks (checked before any vector register is touched).")
-	c.CMPB(set, operand.Imm(setGeneric))
-	c.JEQ(goPath)
+	setDispatch(name, setSym, goPath, "The Go twin if the set is setGeneric, 0, or the filter has no blocks (checked before any vector register is touched).")
 	hdr := c.Load(c.Param("t"), c.GP64())
 	nblocks := c.GP64()
 	c.MOVQ(operand.Mem{Base: hdr, Disp: 8}, nblocks)
@@ -481,6 +474,25 @@ func genSingle(contains bool) {
 
 // tailJump emits JMP sym(SB): a tail call into a Go function with the same
 // arguments. avo's JMP wants a label in this function, so the instruction
+// setDispatch writes the head of the single-key entry name (its AVX2
+// kernel): a tail jump to the AVX-512 kernel of the same name when the
+// operation's kernel set (the byte variable setSym) is setAVX512, and a
+// jump to goPath when it is setGeneric, the second test under comment if
+// comment is not empty.
+func setDispatch(name, setSym string, goPath operand.LabelRef, comment string) {
+	set := operand.Mem{Symbol: operand.Symbol{Name: setSym}, Base: reg.StaticBase}
+	c.Comment("The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).")
+	c.CMPB(set, operand.Imm(setAVX512))
+	c.JNE(operand.LabelRef(name + "_avx2"))
+	tailJump("·" + strings.TrimSuffix(name, "AVX2") + "AVX512")
+	c.Label(name + "_avx2")
+	if comment != "" {
+		c.Comment(comment)
+	}
+	c.CMPB(set, operand.Imm(setGeneric))
+	c.JEQ(goPath)
+}
+
 // is built by hand, as a terminal (like RET) for the control-flow pass.
 func tailJump(sym string) {
 	c.Instruction(&ir.Instruction{

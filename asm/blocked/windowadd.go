@@ -87,14 +87,7 @@ func genWindowAdd(addNew bool) {
 		c.Pragma("noescape")
 		goPath := operand.LabelRef(name + "_go")
 		if !wide {
-			set := operand.Mem{Symbol: operand.Symbol{Name: "·" + base + "Set"}, Base: reg.StaticBase}
-			c.Comment("The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).")
-			c.CMPB(set, operand.Imm(setAVX512))
-			c.JNE(operand.LabelRef(name + "_avx2"))
-			tailJump("·" + base + "AVX512")
-			c.Label(name + "_avx2")
-			c.CMPB(set, operand.Imm(setGeneric))
-			c.JEQ(goPath)
+			setDispatch(name, "·"+base+"Set", goPath, "")
 		}
 		c.Comment("The table (trusted: NewWindowTable checked its layout): the Go twin if it is empty (closed) or cur is not below G, before any vector register is touched.")
 		t := c.GP64()
