@@ -78,6 +78,7 @@ func benchWindowContains(b *testing.B, n uint64, g int) {
 		case "window-expiry":
 			// The real clock, but lookups read none (WithExpiryOnAdd).
 			w.expiryOnAdd = true
+			w.setLookups()
 		}
 		name := fmt.Sprintf("n=%.0e/G=%d/impl=%s", float64(n), g, impl)
 		b.Run(name+"/op=ContainsHash", func(b *testing.B) {
@@ -214,69 +215,107 @@ func BenchmarkWindowAdd(b *testing.B) {
 // comparison made robust to a machine whose memory speed drifts between
 // runs (on the shared development VM single-key lookups at 1e7 keys varied
 // 3x from one sub-benchmark to the next, whatever the code): the same
-// 65536 random queries go through the Window reading a simulated clock,
-// the Window with WithExpiryOnAdd and the Filter of the same size, in
-// turns of one pass each (the order rotating; each timed pass follows an
-// untimed one of the same lookups, so that the table it reads is as warm
-// as the others'), and the thread-CPU time of each is summed over b.N
-// turns. Each loop calls ContainsHash directly, so
-// it inlines where it can, as in a user's loop. It reports ns a lookup of
-// each and the ratios window/filter and window-expiry/filter.
+// 65536 queries go through the Window reading a simulated clock, the same
+// Window reading time.Now (inside its current slice), the
+// Window with WithExpiryOnAdd and the Filter of the same size, in turns of
+// one pass each (the order rotating; each timed pass follows an untimed
+// one of the same lookups, so that the table it reads is as warm as the
+// others'), and the thread-CPU time of each is summed over b.N turns. The
+// queries are random hashes (q=random: absent but for false positives,
+// as in pre-filtering) or the last keys added (q=present: every lookup a
+// hit, which by time reads the clock). Each loop calls ContainsHash
+// directly, so it inlines where it can, as in a user's loop. It reports
+// ns a lookup of each and the ratios window/filter and expiry/filter.
 func BenchmarkWindowContainsPaired(b *testing.B) {
 	for _, n := range []uint64{1e6, 1e7} {
 		for _, g := range []int{2, 4} {
-			w, f, qs := filledWindow(b, n, g)
-			hits := 0
-			passes := [3]func(){
-				func() {
-					w.expiryOnAdd = false
-					for _, q := range qs {
-						if w.ContainsHash(q) {
-							hits++
-						}
-					}
-				},
-				func() {
-					w.expiryOnAdd = true
-					for _, q := range qs {
-						if w.ContainsHash(q) {
-							hits++
-						}
-					}
-				},
-				func() {
-					for _, q := range qs {
-						if f.ContainsHash(q) {
-							hits++
-						}
-					}
-				},
-			}
-			b.Run(fmt.Sprintf("n=%.0e/G=%d", float64(n), g), func(b *testing.B) {
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-				var spent [3]int64
-				for i := range b.N {
-					for j := range passes {
-						p := (i + j) % len(passes)
-						passes[p]() // untimed: the table in cache as far as it fits
-						t0 := windowThreadCPU()
-						passes[p]()
-						spent[p] += windowThreadCPU() - t0
-					}
+			w, f, random := filledWindow(b, n, g)
+			present := make([]uint64, len(random))
+			rng := rand.New(rand.NewPCG(1, 2)) // filledWindow's keys
+			for i := range n {
+				if h := rng.Uint64(); i >= n-uint64(len(present)) {
+					present[i-(n-uint64(len(present)))] = h
 				}
-				keys := float64(b.N * len(qs))
-				b.ReportMetric(float64(spent[0])/keys, "window-ns/key")
-				b.ReportMetric(float64(spent[1])/keys, "expiry-ns/key")
-				b.ReportMetric(float64(spent[2])/keys, "filter-ns/key")
-				b.ReportMetric(float64(spent[0])/float64(spent[2]), "window/filter")
-				b.ReportMetric(float64(spent[1])/float64(spent[2]), "expiry/filter")
-			})
-			if hits < 0 {
-				b.Fatal("unreachable: keeps the answers live")
+			}
+			for _, q := range []string{"random", "present"} {
+				qs := random
+				if q == "present" {
+					qs = present
+				}
+				benchWindowPaired(b, fmt.Sprintf("n=%.0e/G=%d/q=%s", float64(n), g, q), w, f, qs)
 			}
 			w.Close()
 			f.Close()
 		}
 	}
+}
+
+func benchWindowPaired(b *testing.B, name string, w *Window, f *Filter, qs []uint64) {
+	hits := 0
+	simClock, simStart := w.clock, w.start
+	passes := [4]func(){
+		func() {
+			w.expiryOnAdd = false
+			w.setLookups()
+			for _, q := range qs {
+				if w.ContainsHash(q) {
+					hits++
+				}
+			}
+		},
+		func() {
+			// time.Now, inside the current slice.
+			w.expiryOnAdd = false
+			w.setLookups()
+			w.clock, w.start = time.Now, time.Now().UnixNano()
+			for _, q := range qs {
+				if w.ContainsHash(q) {
+					hits++
+				}
+			}
+			w.clock, w.start = simClock, simStart
+		},
+		func() {
+			w.expiryOnAdd = true
+			w.setLookups()
+			for _, q := range qs {
+				if w.ContainsHash(q) {
+					hits++
+				}
+			}
+		},
+		func() {
+			for _, q := range qs {
+				if f.ContainsHash(q) {
+					hits++
+				}
+			}
+		},
+	}
+	b.Run(name, func(b *testing.B) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var spent [4]int64
+		for i := range b.N {
+			for j := range passes {
+				p := (i + j) % len(passes)
+				passes[p]() // untimed: the table in cache as far as it fits
+				t0 := windowThreadCPU()
+				passes[p]()
+				spent[p] += windowThreadCPU() - t0
+			}
+		}
+		keys := float64(b.N * len(qs))
+		b.ReportMetric(float64(spent[0])/keys, "window-ns/key")
+		b.ReportMetric(float64(spent[1])/keys, "now-ns/key")
+		b.ReportMetric(float64(spent[2])/keys, "expiry-ns/key")
+		b.ReportMetric(float64(spent[3])/keys, "filter-ns/key")
+		b.ReportMetric(float64(spent[0])/float64(spent[3]), "window/filter")
+		b.ReportMetric(float64(spent[2])/float64(spent[3]), "expiry/filter")
+	})
+	if hits < 0 {
+		b.Fatal("unreachable: keeps the answers live")
+	}
+	w.expiryOnAdd = false
+	w.setLookups()
 }

@@ -62,6 +62,7 @@ func NewConcurrentWindow(n uint64, fpp float64, window time.Duration, opts ...Op
 		return nil, err
 	}
 	c := &ConcurrentWindow{core: w.core, g: w.g, nb: w.nb, wt: w.wt, slice: w.slice, sliceKeys: w.sliceKeys, capacity: w.capacity, clock: w.clock, expiryOnAdd: w.expiryOnAdd}
+	c.wt.SetLiveNow(nil) // its lookups pass their own live mask; w's source reads w's state
 	c.state.Store(&windowState{start: w.start})
 	return c, nil
 }

@@ -172,7 +172,8 @@ func (w *Window) UnmarshalBinary(data []byte) error {
 		return err
 	}
 	old := w.region
-	*w = *d // d is fresh and unshared: this moves it into w
+	*w = *d        // d is fresh and unshared: this moves it into w
+	w.setLookups() // d's live source is bound to d
 	_ = old.Free()
 	return nil
 }

@@ -72,6 +72,19 @@ func TestWindowRoundTrip(t *testing.T) {
 	if err := w.UnmarshalBinary(enc); err != nil || !w.ContainsUint64(2999) {
 		t.Fatalf("UnmarshalBinary: %v", err)
 	}
+	// After UnmarshalBinary, w's lookups by time read w's own slice state
+	// (the decoded window's live source is bound to w, not to the window
+	// decoded): keys added over the next slices are found while they are
+	// inside the window.
+	for s := 5; s < 12; s++ {
+		clk.now = origin.Add(time.Duration(s) * time.Second)
+		w.AddUint64(1<<41 + uint64(s))
+		for j := max(5, s-2); j <= s; j++ {
+			if !w.ContainsUint64(1<<41 + uint64(j)) {
+				t.Fatalf("after UnmarshalBinary: the key added at %d s not found at %d s", j, s)
+			}
+		}
+	}
 	// Count mode keeps its adds within the slice.
 	c, err := NewWindow(0, 0.01, 0, WithSliceKeys(10), WithGenerations(4))
 	if err != nil {

@@ -114,6 +114,10 @@ type win struct {
 	k8 bool
 	// goPath is the table entry's label of the jump to the Go twin.
 	goPath string
+	// hitPath is windowContains1's label of the jump to windowContains1Hit
+	// for a hit in time mode (the live argument zeroed): the caller reads
+	// the clock only then.
+	hitPath string
 
 	// lanes is WindowLanes(G) while emitting the G = 2 (2) or G = 4 (4)
 	// copy, 0 while emitting the G >= 8 copy.
@@ -724,6 +728,15 @@ func (w *win) test(m mask, line *operand.Mem) reg.GPVirtual {
 func (w *win) single(two bool) {
 	w.probe(paramMem("h"), two, nil)
 	c.SETCS(paramMem("ret"))
+	if w.hitPath != "" {
+		// A hit with the live argument zeroed (time mode) goes to
+		// windowContains1Hit; anything else returns.
+		done := w.label("done")
+		c.JCC(operand.LabelRef(done))
+		c.CMPQ(paramMem("live"), operand.Imm(0))
+		c.JEQ(operand.LabelRef(w.hitPath))
+		c.Label(done)
+	}
 	c.VZEROUPPER()
 	c.RET()
 }
@@ -872,7 +885,12 @@ func (w *win) loopsAt(two bool) {
 // (t.nb = 0), and k in 1..16 after the k = 8 branch (else the Go twin,
 // which panics as the contract says), before touching a vector register;
 // they mask live to G bits (BZHIQ) and answer false for no live
-// generation. Dropping the layout checks took 14 instructions off a
+// generation, unless the table has a live source (WindowTable.SetLiveNow:
+// a Window by time, whose ContainsHash passes live = 0 so that it inlines
+// to this one call). Then they probe every generation: a key in none is
+// in no live one, and the answer is false without reading the clock; a
+// hit tail-jumps to windowContains1Hit (the live argument zeroed), which
+// reads the source and probes again with its mask. Dropping the layout checks took 14 instructions off a
 // lookup (valgrind --tool=lackey, 200k ContainsHash of a Window with
 // WithExpiryOnAdd, n = 1e6, G = 4, k = 8: 121 against 135 a loop
 // iteration; a Filter's ContainsHash 84); in time the change was within
@@ -911,21 +929,35 @@ func genWindowTable() {
 		c.Load(c.Param("live"), live)
 		c.BZHIQ(g, live, live) // the bits below G (all for G = 64)
 		c.JNE(operand.LabelRef(name + "_live"))
+		c.Comment("No live bit: false, unless the table has a live source (a Window by time). Then every generation is probed: a key in none is in no live one; a hit goes to windowContains1Hit, which reads the clock (the live argument zeroed says so).")
+		src := c.GP64()
+		c.MOVQ(operand.Mem{Base: t, Disp: 48}, src) // t.liveNow
+		c.TESTQ(src, src)
+		c.JNE(operand.LabelRef(name + "_source"))
 		c.MOVB(operand.U8(0), paramMem("ret"))
 		c.VZEROUPPER() // no vector register was touched; asmcheck_test wants it before every RET
 		c.RET()
+		c.Label(name + "_source")
+		c.MOVQ(operand.U32(0), paramMem("live"))
+		c.MOVQ(operand.I32(-1), live)
+		c.BZHIQ(g, live, live) // every generation: the bits below G (the G >= 8 copies walk its nibbles)
 		c.Label(name + "_live")
+
 		blocks := c.GP64()
 		c.MOVQ(operand.Mem{Base: t}, blocks)
-		w := &win{name: name, wide: wide, blocks: blocks, nb: nb, ngen: g, live: live, k: k, tabEntry: true, goPath: name + "_go"}
+		w := &win{name: name, wide: wide, blocks: blocks, nb: nb, ngen: g, live: live, k: k, tabEntry: true, goPath: name + "_go", hitPath: name + "_hit"}
 		w.copies(k, w.single)
 		c.Label(name + "_go")
 		tailJump("·windowContains1Go")
+		c.Label(name + "_hit")
+		c.VZEROUPPER() // the probe touched vector registers; Go code follows
+		tailJump("·windowContains1Hit")
 	}
 }
 
 // windowTableSignature is func(t *WindowTable, live, h uint64) bool with
-// WindowTable internal/kernel's struct{blocks []Block; nb uint64; g, k int}.
+// WindowTable internal/kernel's struct{blocks []Block; nb uint64; g, k
+// int; liveNow func() uint64}.
 func windowTableSignature() *gotypes.Signature {
 	pkg := kernelPkg
 	params := types.NewTuple(
@@ -938,7 +970,7 @@ func windowTableSignature() *gotypes.Signature {
 }
 
 // windowTablePtr is *WindowTable, internal/kernel's struct{blocks []Block;
-// nb uint64; g, k int}.
+// nb uint64; g, k int; liveNow func() uint64}.
 func windowTablePtr() types.Type {
 	pkg := kernelPkg
 	block := types.NewNamed(types.NewTypeName(token.NoPos, pkg, "Block", nil), types.NewArray(types.Typ[types.Uint64], 8), nil)
@@ -947,6 +979,7 @@ func windowTablePtr() types.Type {
 		types.NewField(token.NoPos, pkg, "nb", types.Typ[types.Uint64], false),
 		types.NewField(token.NoPos, pkg, "g", types.Typ[types.Int], false),
 		types.NewField(token.NoPos, pkg, "k", types.Typ[types.Int], false),
+		types.NewField(token.NoPos, pkg, "liveNow", types.NewSignatureType(nil, nil, nil, nil, types.NewTuple(types.NewParam(token.NoPos, pkg, "", types.Typ[types.Uint64])), false), false),
 	}, nil), nil)
 	return types.NewPointer(table)
 }

@@ -7605,9 +7605,19 @@ windowContains1AVX2_avx2:
 	MOVQ  live+8(FP), SI
 	BZHIQ CX, SI, SI
 	JNE   windowContains1AVX2_live
+
+	// No live bit: false, unless the table has a live source (a Window by time). Then every generation is probed: a key in none is in no live one; a hit goes to windowContains1Hit, which reads the clock (the live argument zeroed says so).
+	MOVQ  48(AX), SI
+	TESTQ SI, SI
+	JNE   windowContains1AVX2_source
 	MOVB  $0x00, ret+24(FP)
 	VZEROUPPER
 	RET
+
+windowContains1AVX2_source:
+	MOVQ  $0x00000000, live+8(FP)
+	MOVQ  $-1, SI
+	BZHIQ CX, SI, SI
 
 windowContains1AVX2_live:
 	MOVQ (AX), AX
@@ -7645,6 +7655,11 @@ windowContains1AVX2_live:
 	ANDL         SI, AX
 	NEGL         AX
 	SETCS        ret+24(FP)
+	JCC          windowContains1AVX2_done_5
+	CMPQ         live+8(FP), $0x00
+	JEQ          windowContains1AVX2_hit
+
+windowContains1AVX2_done_5:
 	VZEROUPPER
 	RET
 
@@ -7686,6 +7701,11 @@ windowContains1AVX2_not_k8_4:
 	ANDL         SI, AX
 	NEGL         AX
 	SETCS        ret+24(FP)
+	JCC          windowContains1AVX2_done_6
+	CMPQ         live+8(FP), $0x00
+	JEQ          windowContains1AVX2_hit
+
+windowContains1AVX2_done_6:
 	VZEROUPPER
 	RET
 
@@ -7733,6 +7753,11 @@ windowContains1AVX2_two_3:
 	ANDL         SI, AX
 	NEGL         AX
 	SETCS        ret+24(FP)
+	JCC          windowContains1AVX2_done_7
+	CMPQ         live+8(FP), $0x00
+	JEQ          windowContains1AVX2_hit
+
+windowContains1AVX2_done_7:
 	VZEROUPPER
 	RET
 
@@ -7751,7 +7776,7 @@ windowContains1AVX2_not_g2_1:
 	ORQ          DI, CX
 	ORQ          R8, CX
 	CMPQ         BX, $0x08
-	JNE          windowContains1AVX2_not_k8_6
+	JNE          windowContains1AVX2_not_k8_9
 	VPXOR        Y0, Y0, Y0
 	VMOVDQU      ·avx2Tables+1536(SB), Y1
 	VMOVDQU      ·avx2Tables+1600(SB), Y2
@@ -7783,15 +7808,20 @@ windowContains1AVX2_not_g2_1:
 	ANDL         CX, AX
 	NEGL         AX
 	SETCS        ret+24(FP)
+	JCC          windowContains1AVX2_done_10
+	CMPQ         live+8(FP), $0x00
+	JEQ          windowContains1AVX2_hit
+
+windowContains1AVX2_done_10:
 	VZEROUPPER
 	RET
 
-windowContains1AVX2_not_k8_6:
+windowContains1AVX2_not_k8_9:
 	LEAQ         -1(BX), SI
 	CMPQ         SI, $0x0f
 	JHI          windowContains1AVX2_go
 	CMPQ         BX, $0x08
-	JGT          windowContains1AVX2_two_5
+	JGT          windowContains1AVX2_two_8
 	LEAQ         ·avx2Tables+0(SB), SI
 	LEAQ         (BX)(BX*2), BX
 	SHLQ         $0x06, BX
@@ -7827,10 +7857,15 @@ windowContains1AVX2_not_k8_6:
 	ANDL         CX, AX
 	NEGL         AX
 	SETCS        ret+24(FP)
+	JCC          windowContains1AVX2_done_11
+	CMPQ         live+8(FP), $0x00
+	JEQ          windowContains1AVX2_hit
+
+windowContains1AVX2_done_11:
 	VZEROUPPER
 	RET
 
-windowContains1AVX2_two_5:
+windowContains1AVX2_two_8:
 	LEAQ         ·avx2Tables+0(SB), SI
 	LEAQ         (BX)(BX*2), BX
 	SHLQ         $0x06, BX
@@ -7877,6 +7912,11 @@ windowContains1AVX2_two_5:
 	ANDL         CX, AX
 	NEGL         AX
 	SETCS        ret+24(FP)
+	JCC          windowContains1AVX2_done_12
+	CMPQ         live+8(FP), $0x00
+	JEQ          windowContains1AVX2_hit
+
+windowContains1AVX2_done_12:
 	VZEROUPPER
 	RET
 
@@ -7894,7 +7934,7 @@ windowContains1AVX2_g8_2:
 	ORQ          R8, DI
 	ORQ          R9, DI
 	CMPQ         BX, $0x08
-	JNE          windowContains1AVX2_not_k8_8
+	JNE          windowContains1AVX2_not_k8_14
 	VPXOR        Y0, Y0, Y0
 	VMOVDQU      ·avx2Tables+1536(SB), Y1
 	VMOVDQU      ·avx2Tables+1600(SB), Y2
@@ -7918,9 +7958,9 @@ windowContains1AVX2_g8_2:
 	XORL         AX, AX
 	MOVQ         DI, CX
 
-windowContains1AVX2_lines_9:
+windowContains1AVX2_lines_15:
 	TESTL       $0x0000000f, CX
-	JEQ         windowContains1AVX2_dead_line_10
+	JEQ         windowContains1AVX2_dead_line_16
 	VPAND       (BX), Y0, Y1
 	VPCMPEQQ    Y0, Y1, Y1
 	VPAND       32(BX), Y0, Y2
@@ -7932,21 +7972,26 @@ windowContains1AVX2_lines_9:
 	ANDL        CX, DX
 	ORL         DX, AX
 
-windowContains1AVX2_dead_line_10:
+windowContains1AVX2_dead_line_16:
 	ADDQ  $0x40, BX
 	SHRQ  $0x04, CX
-	JNE   windowContains1AVX2_lines_9
+	JNE   windowContains1AVX2_lines_15
 	NEGL  AX
 	SETCS ret+24(FP)
+	JCC   windowContains1AVX2_done_17
+	CMPQ  live+8(FP), $0x00
+	JEQ   windowContains1AVX2_hit
+
+windowContains1AVX2_done_17:
 	VZEROUPPER
 	RET
 
-windowContains1AVX2_not_k8_8:
+windowContains1AVX2_not_k8_14:
 	LEAQ         -1(BX), SI
 	CMPQ         SI, $0x0f
 	JHI          windowContains1AVX2_go
 	CMPQ         BX, $0x08
-	JGT          windowContains1AVX2_two_7
+	JGT          windowContains1AVX2_two_13
 	LEAQ         ·avx2Tables+0(SB), SI
 	LEAQ         (BX)(BX*2), BX
 	SHLQ         $0x06, BX
@@ -7974,9 +8019,9 @@ windowContains1AVX2_not_k8_8:
 	XORL         AX, AX
 	MOVQ         DI, CX
 
-windowContains1AVX2_lines_11:
+windowContains1AVX2_lines_18:
 	TESTL       $0x0000000f, CX
-	JEQ         windowContains1AVX2_dead_line_12
+	JEQ         windowContains1AVX2_dead_line_19
 	VPAND       (BX), Y0, Y1
 	VPCMPEQQ    Y0, Y1, Y1
 	VPAND       32(BX), Y0, Y2
@@ -7988,16 +8033,21 @@ windowContains1AVX2_lines_11:
 	ANDL        CX, DX
 	ORL         DX, AX
 
-windowContains1AVX2_dead_line_12:
+windowContains1AVX2_dead_line_19:
 	ADDQ  $0x40, BX
 	SHRQ  $0x04, CX
-	JNE   windowContains1AVX2_lines_11
+	JNE   windowContains1AVX2_lines_18
 	NEGL  AX
 	SETCS ret+24(FP)
+	JCC   windowContains1AVX2_done_20
+	CMPQ  live+8(FP), $0x00
+	JEQ   windowContains1AVX2_hit
+
+windowContains1AVX2_done_20:
 	VZEROUPPER
 	RET
 
-windowContains1AVX2_two_7:
+windowContains1AVX2_two_13:
 	LEAQ         ·avx2Tables+0(SB), SI
 	LEAQ         (BX)(BX*2), BX
 	SHLQ         $0x06, BX
@@ -8036,9 +8086,9 @@ windowContains1AVX2_two_7:
 	XORL         AX, AX
 	MOVQ         DI, CX
 
-windowContains1AVX2_lines_13:
+windowContains1AVX2_lines_21:
 	TESTL       $0x0000000f, CX
-	JEQ         windowContains1AVX2_dead_line_14
+	JEQ         windowContains1AVX2_dead_line_22
 	VPAND       (BX), Y8, Y0
 	VPCMPEQQ    Y8, Y0, Y0
 	VPAND       32(BX), Y8, Y1
@@ -8050,17 +8100,26 @@ windowContains1AVX2_lines_13:
 	ANDL        CX, DX
 	ORL         DX, AX
 
-windowContains1AVX2_dead_line_14:
+windowContains1AVX2_dead_line_22:
 	ADDQ  $0x40, BX
 	SHRQ  $0x04, CX
-	JNE   windowContains1AVX2_lines_13
+	JNE   windowContains1AVX2_lines_21
 	NEGL  AX
 	SETCS ret+24(FP)
+	JCC   windowContains1AVX2_done_23
+	CMPQ  live+8(FP), $0x00
+	JEQ   windowContains1AVX2_hit
+
+windowContains1AVX2_done_23:
 	VZEROUPPER
 	RET
 
 windowContains1AVX2_go:
 	JMP ·windowContains1Go+0(SB)
+
+windowContains1AVX2_hit:
+	VZEROUPPER
+	JMP ·windowContains1Hit+0(SB)
 
 // func windowContains1AVX512(t *WindowTable, live uint64, h uint64) bool
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
@@ -8075,9 +8134,19 @@ TEXT ·windowContains1AVX512(SB), NOSPLIT, $0-25
 	MOVQ  live+8(FP), SI
 	BZHIQ CX, SI, SI
 	JNE   windowContains1AVX512_live
+
+	// No live bit: false, unless the table has a live source (a Window by time). Then every generation is probed: a key in none is in no live one; a hit goes to windowContains1Hit, which reads the clock (the live argument zeroed says so).
+	MOVQ  48(AX), SI
+	TESTQ SI, SI
+	JNE   windowContains1AVX512_source
 	MOVB  $0x00, ret+24(FP)
 	VZEROUPPER
 	RET
+
+windowContains1AVX512_source:
+	MOVQ  $0x00000000, live+8(FP)
+	MOVQ  $-1, SI
+	BZHIQ CX, SI, SI
 
 windowContains1AVX512_live:
 	MOVQ (AX), AX
@@ -8113,6 +8182,11 @@ windowContains1AVX512_live:
 	KTESTB       K1, K2
 	CMC
 	SETCS        ret+24(FP)
+	JCC          windowContains1AVX512_done_5
+	CMPQ         live+8(FP), $0x00
+	JEQ          windowContains1AVX512_hit
+
+windowContains1AVX512_done_5:
 	VZEROUPPER
 	RET
 
@@ -8150,6 +8224,11 @@ windowContains1AVX512_not_k8_4:
 	KTESTB       K1, K2
 	CMC
 	SETCS        ret+24(FP)
+	JCC          windowContains1AVX512_done_6
+	CMPQ         live+8(FP), $0x00
+	JEQ          windowContains1AVX512_hit
+
+windowContains1AVX512_done_6:
 	VZEROUPPER
 	RET
 
@@ -8187,6 +8266,11 @@ windowContains1AVX512_two_3:
 	KTESTB        K1, K2
 	CMC
 	SETCS         ret+24(FP)
+	JCC           windowContains1AVX512_done_7
+	CMPQ          live+8(FP), $0x00
+	JEQ           windowContains1AVX512_hit
+
+windowContains1AVX512_done_7:
 	VZEROUPPER
 	RET
 
@@ -8198,7 +8282,7 @@ windowContains1AVX512_not_g2_1:
 	PDEPL        CX, SI, CX
 	KMOVB        CX, K1
 	CMPQ         BX, $0x08
-	JNE          windowContains1AVX512_not_k8_6
+	JNE          windowContains1AVX512_not_k8_9
 	VPBROADCASTQ one<>+0(SB), Z0
 	MOVQ         h+16(FP), CX
 	SHRQ         $0x20, CX
@@ -8223,15 +8307,20 @@ windowContains1AVX512_not_g2_1:
 	KTESTB       K1, K3
 	CMC
 	SETCS        ret+24(FP)
+	JCC          windowContains1AVX512_done_10
+	CMPQ         live+8(FP), $0x00
+	JEQ          windowContains1AVX512_hit
+
+windowContains1AVX512_done_10:
 	VZEROUPPER
 	RET
 
-windowContains1AVX512_not_k8_6:
+windowContains1AVX512_not_k8_9:
 	LEAQ         -1(BX), CX
 	CMPQ         CX, $0x0f
 	JHI          windowContains1AVX512_go
 	CMPQ         BX, $0x08
-	JGT          windowContains1AVX512_two_5
+	JGT          windowContains1AVX512_two_8
 	VPBROADCASTQ one<>+0(SB), Z0
 	MOVL         $0x00000001, CX
 	SHLXL        BX, CX, CX
@@ -8261,10 +8350,15 @@ windowContains1AVX512_not_k8_6:
 	KTESTB       K1, K3
 	CMC
 	SETCS        ret+24(FP)
+	JCC          windowContains1AVX512_done_11
+	CMPQ         live+8(FP), $0x00
+	JEQ          windowContains1AVX512_hit
+
+windowContains1AVX512_done_11:
 	VZEROUPPER
 	RET
 
-windowContains1AVX512_two_5:
+windowContains1AVX512_two_8:
 	VMOVDQU32     ·avx512Salts+0(SB), Z0
 	VPBROADCASTQ  one<>+0(SB), Z1
 	MOVL          $0x00000001, CX
@@ -8299,6 +8393,11 @@ windowContains1AVX512_two_5:
 	KTESTB        K1, K3
 	CMC
 	SETCS         ret+24(FP)
+	JCC           windowContains1AVX512_done_12
+	CMPQ          live+8(FP), $0x00
+	JEQ           windowContains1AVX512_hit
+
+windowContains1AVX512_done_12:
 	VZEROUPPER
 	RET
 
@@ -8307,7 +8406,7 @@ windowContains1AVX512_g8_2:
 	SHLQ         $0x04, CX
 	LEAQ         winLaneHits<>+0(SB), DI
 	CMPQ         BX, $0x08
-	JNE          windowContains1AVX512_not_k8_8
+	JNE          windowContains1AVX512_not_k8_14
 	VPBROADCASTQ one<>+0(SB), Z0
 	MOVQ         h+16(FP), BX
 	SHRQ         $0x20, BX
@@ -8328,9 +8427,9 @@ windowContains1AVX512_g8_2:
 	XORL         AX, AX
 	MOVQ         SI, CX
 
-windowContains1AVX512_lines_9:
+windowContains1AVX512_lines_15:
 	TESTL   $0x0000000f, CX
-	JEQ     windowContains1AVX512_dead_line_10
+	JEQ     windowContains1AVX512_dead_line_16
 	VPANDQ  (BX), Z0, Z1
 	VPCMPQ  $0x04, Z1, Z0, K1
 	KMOVB   K1, DX
@@ -8338,21 +8437,26 @@ windowContains1AVX512_lines_9:
 	ANDL    CX, DX
 	ORL     DX, AX
 
-windowContains1AVX512_dead_line_10:
+windowContains1AVX512_dead_line_16:
 	ADDQ  $0x40, BX
 	SHRQ  $0x04, CX
-	JNE   windowContains1AVX512_lines_9
+	JNE   windowContains1AVX512_lines_15
 	NEGL  AX
 	SETCS ret+24(FP)
+	JCC   windowContains1AVX512_done_17
+	CMPQ  live+8(FP), $0x00
+	JEQ   windowContains1AVX512_hit
+
+windowContains1AVX512_done_17:
 	VZEROUPPER
 	RET
 
-windowContains1AVX512_not_k8_8:
+windowContains1AVX512_not_k8_14:
 	LEAQ         -1(BX), R8
 	CMPQ         R8, $0x0f
 	JHI          windowContains1AVX512_go
 	CMPQ         BX, $0x08
-	JGT          windowContains1AVX512_two_7
+	JGT          windowContains1AVX512_two_13
 	VPBROADCASTQ one<>+0(SB), Z0
 	MOVL         $0x00000001, R8
 	SHLXL        BX, R8, BX
@@ -8378,9 +8482,9 @@ windowContains1AVX512_not_k8_8:
 	XORL         AX, AX
 	MOVQ         SI, CX
 
-windowContains1AVX512_lines_11:
+windowContains1AVX512_lines_18:
 	TESTL   $0x0000000f, CX
-	JEQ     windowContains1AVX512_dead_line_12
+	JEQ     windowContains1AVX512_dead_line_19
 	VPANDQ  (BX), Z0, Z1
 	VPCMPQ  $0x04, Z1, Z0, K1
 	KMOVB   K1, DX
@@ -8388,16 +8492,21 @@ windowContains1AVX512_lines_11:
 	ANDL    CX, DX
 	ORL     DX, AX
 
-windowContains1AVX512_dead_line_12:
+windowContains1AVX512_dead_line_19:
 	ADDQ  $0x40, BX
 	SHRQ  $0x04, CX
-	JNE   windowContains1AVX512_lines_11
+	JNE   windowContains1AVX512_lines_18
 	NEGL  AX
 	SETCS ret+24(FP)
+	JCC   windowContains1AVX512_done_20
+	CMPQ  live+8(FP), $0x00
+	JEQ   windowContains1AVX512_hit
+
+windowContains1AVX512_done_20:
 	VZEROUPPER
 	RET
 
-windowContains1AVX512_two_7:
+windowContains1AVX512_two_13:
 	VMOVDQU32     ·avx512Salts+0(SB), Z0
 	VPBROADCASTQ  one<>+0(SB), Z1
 	MOVL          $0x00000001, R8
@@ -8428,9 +8537,9 @@ windowContains1AVX512_two_7:
 	XORL          AX, AX
 	MOVQ          SI, CX
 
-windowContains1AVX512_lines_13:
+windowContains1AVX512_lines_21:
 	TESTL   $0x0000000f, CX
-	JEQ     windowContains1AVX512_dead_line_14
+	JEQ     windowContains1AVX512_dead_line_22
 	VPANDQ  (BX), Z0, Z1
 	VPCMPQ  $0x04, Z1, Z0, K1
 	KMOVB   K1, DX
@@ -8438,17 +8547,26 @@ windowContains1AVX512_lines_13:
 	ANDL    CX, DX
 	ORL     DX, AX
 
-windowContains1AVX512_dead_line_14:
+windowContains1AVX512_dead_line_22:
 	ADDQ  $0x40, BX
 	SHRQ  $0x04, CX
-	JNE   windowContains1AVX512_lines_13
+	JNE   windowContains1AVX512_lines_21
 	NEGL  AX
 	SETCS ret+24(FP)
+	JCC   windowContains1AVX512_done_23
+	CMPQ  live+8(FP), $0x00
+	JEQ   windowContains1AVX512_hit
+
+windowContains1AVX512_done_23:
 	VZEROUPPER
 	RET
 
 windowContains1AVX512_go:
 	JMP ·windowContains1Go+0(SB)
+
+windowContains1AVX512_hit:
+	VZEROUPPER
+	JMP ·windowContains1Hit+0(SB)
 
 // func windowAdd1AVX2(t *WindowTable, cur int, h uint64)
 // Requires: AVX, AVX2

@@ -134,6 +134,10 @@ type WindowTable struct {
 	nb     uint64
 	g      int
 	k      int
+	// liveNow, if set (SetLiveNow), gives BlockedContainsGensT the live
+	// mask for a live argument with no bit below G. The amd64 entries
+	// never read it: they jump to windowContains1Go for such a mask.
+	liveNow func() uint64
 }
 
 // NewWindowTable returns the table of blocks laid out for g generations
@@ -155,8 +159,19 @@ func NewWindowTable(blocks []Block, g, k int) (WindowTable, error) {
 	return WindowTable{blocks: blocks, nb: n / p, g: g, k: k}, nil
 }
 
+// SetLiveNow makes f the live mask's source for the lookups
+// (BlockedContainsGensT) that pass a live argument with no bit below G:
+// a caller whose live mask has to be read from a clock passes 0. Such a
+// lookup probes every generation; a key in none is absent, and f is not
+// called; on a hit it calls f and probes the generations of f's mask
+// (none, if it has no bit below G). Window.ContainsHash does so in time
+// mode, so that it inlines to one assembly call, and a miss reads no
+// clock. A nil f restores the default: such a mask has no live generation
+// and the lookup answers false.
+func (t *WindowTable) SetLiveNow(f func() uint64) { t.liveNow = f }
+
 // Close empties t: a kernel called with it afterwards panics with
-// ErrNoBlocks. g and k are kept.
+// ErrNoBlocks. g, k and the live source are kept.
 func (t *WindowTable) Close() {
 	t.blocks, t.nb = nil, 0
 }
@@ -178,11 +193,38 @@ func (t *WindowTable) K() int { return t.k }
 // kernel set is generic, t is empty: checkGens panics, or k is out of
 // range). It keeps t alive to its end.
 func windowContains1Go(t *WindowTable, live, h uint64) bool {
+	if t.liveNow != nil && t.nb != 0 && liveMask(t.g, live) == 0 {
+		// A Window by time: as the assembly entries do, every
+		// generation first, the clock only for a hit.
+		if !BlockedContainsGens1Generic(t.blocks, t.nb, t.g, liveMask(t.g, ^uint64(0)), t.k, h) {
+			return false
+		}
+		return windowContains1Hit(t, 0, h)
+	}
 	checkGens(t.blocks, t.nb, t.g)
 	live = liveMask(t.g, live)
 	r := live != 0 && BlockedContainsGens1Generic(t.blocks, t.nb, t.g, live, t.k, h)
 	runtime.KeepAlive(t)
 	return r
+}
+
+// windowContains1Hit answers a lookup of h that hit with every generation
+// live, in a table with a live source (time mode): it reads the source;
+// if every generation is live (a Window inside its current slice) the hit
+// stands, else it probes the generations of the mask through the kernel
+// in use. The
+// amd64 entries tail-jump here (with their arguments, live zeroed) after
+// such a hit, so a miss never reads the clock.
+func windowContains1Hit(t *WindowTable, _, h uint64) bool {
+	all := liveMask(t.g, ^uint64(0))
+	switch live := liveMask(t.g, t.liveNow()); live {
+	case all: // the usual answer inside the current slice: the hit stands
+		return true
+	case 0:
+		return false
+	default:
+		return windowContains1Live(t, live, h)
+	}
 }
 
 // windowAdd1Go is BlockedAddGenT in Go: where there is no assembly, and

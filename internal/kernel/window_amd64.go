@@ -10,11 +10,22 @@ import "unsafe"
 // call of the assembly entry windowContains1AVX2, which checks the kernel
 // set, an empty table and k (asm/blocked/window.go; the layout is
 // NewWindowTable's to check) and keeps t alive as BlockedContains1 does.
-// It panics with ErrNoBlocks if t is empty (closed).
+// A live with no bit below G is one of no live generation, or, if t has a
+// live source (SetLiveNow), a request to read the mask from it on a hit:
+// the entry probes every generation and tail-jumps to windowContains1Hit
+// on a hit. It panics with ErrNoBlocks if t is empty (closed).
 func BlockedContainsGensT(t *WindowTable, live, h uint64) bool {
 	if raceEnabled {
 		raceGens1(t.blocks, t.nb, t.g, h)
 	}
+	return windowContains1AVX2(t, live, h)
+}
+
+// windowContains1Live is windowContains1Hit's lookup with the mask its
+// table's live source gave (nonzero, bits below G): the assembly entry
+// again, which goes to windowContains1Go only where it does not run (the
+// generic set, k out of range).
+func windowContains1Live(t *WindowTable, live, h uint64) bool {
 	return windowContains1AVX2(t, live, h)
 }
 
