@@ -236,7 +236,8 @@ func TestWindowKernelsLengths(t *testing.T) {
 }
 
 // TestWindowKernelsShapes runs every k, every generation count and every
-// live-mask shape on every kernel set.
+// live-mask shape on every kernel set, passed as the live argument and
+// given by a table's live source (checkLiveSource).
 func TestWindowKernelsShapes(t *testing.T) {
 	gs := windowGens
 	if testing.Short() {
@@ -254,60 +255,43 @@ func TestWindowKernelsShapes(t *testing.T) {
 				for _, live := range liveShapes(r, g) {
 					out := make([]bool, len(probes))
 					checkGens(t, blocks, nb, g, live, k, probes, out)
+					checkLiveSource(t, blocks, nb, g, live, k, probes)
 				}
 			}
 		}
 	})
 }
 
-// TestWindowTableLiveSource checks lookups that pass live = 0 to a table
-// with a live source (WindowTable.SetLiveNow, Window.ContainsHash by
-// time), on every kernel set, G, k and live shape: each answer is the
-// reference lookup with the source's mask, and the source is called
-// exactly for the keys found with every generation live (a miss reads no
-// clock). A source that gives no live bit makes every answer false; a
-// table without one answers false for live = 0.
-func TestWindowTableLiveSource(t *testing.T) {
-	gs := windowGens
-	if testing.Short() {
-		gs = []int{2, 4, 8, 64}
-	}
-	kerneltest.Run(t, func(t *testing.T, impl string) {
-		r := rand.New(rand.NewPCG(21, 22))
-		for _, g := range gs {
-			for k := 1; k <= kernel.MaxK; k++ {
-				nb := uint64(1 + r.IntN(30))
-				blocks, keys := gensFilter(r, nb, g, k, int(nb)*(1+r.IntN(20)))
-				probes := gensProbes(r, keys, 70)
-				all := ^uint64(0)
-				for _, live := range append(liveShapes(r, g), 0, uint64(1)<<63) {
-					tab := mustWindowTable(t, blocks, g, k)
-					calls := 0
-					tab.SetLiveNow(func() uint64 { calls++; return live })
-					for _, h := range probes {
-						wantCalls := 0
-						if kernel.BlockedContainsGens1Generic(blocks, nb, g, all, k, h) {
-							wantCalls = 1
-						}
-						want := kernel.BlockedContainsGens1Generic(blocks, nb, g, live, k, h)
-						calls = 0
-						if got := kernel.BlockedContainsGensT(&tab, 0, h); got != want {
-							t.Fatalf("g=%d k=%d source live %#x h=%#x: %v, want %v", g, k, live, h, got, want)
-						}
-						if calls != wantCalls {
-							t.Fatalf("g=%d k=%d source live %#x h=%#x: the source was called %d times, want %d", g, k, live, h, calls, wantCalls)
-						}
-					}
-					tab.SetLiveNow(nil)
-					for _, h := range probes {
-						if kernel.BlockedContainsGensT(&tab, 0, h) {
-							t.Fatalf("g=%d k=%d h=%#x: live 0 without a source answered true", g, k, h)
-						}
-					}
-				}
-			}
+// checkLiveSource checks lookups that pass live = 0 to a table with a
+// live source giving live (WindowTable.SetLiveNow, Window.ContainsHash by
+// time): each answer is the reference lookup with live, and the source is
+// called exactly for the keys found with every generation live (a miss
+// reads no clock). Without the source, live = 0 answers false.
+func checkLiveSource(t *testing.T, blocks []kernel.Block, nb uint64, g int, live uint64, k int, probes []uint64) {
+	t.Helper()
+	tab := mustWindowTable(t, blocks, g, k)
+	calls := 0
+	tab.SetLiveNow(func() uint64 { calls++; return live })
+	for _, h := range probes {
+		wantCalls := 0
+		if kernel.BlockedContainsGens1Generic(blocks, nb, g, ^uint64(0), k, h) {
+			wantCalls = 1
 		}
-	})
+		want := kernel.BlockedContainsGens1Generic(blocks, nb, g, live, k, h)
+		calls = 0
+		if got := kernel.BlockedContainsGensT(&tab, 0, h); got != want {
+			t.Fatalf("g=%d k=%d source live %#x h=%#x: %v, want %v", g, k, live, h, got, want)
+		}
+		if calls != wantCalls {
+			t.Fatalf("g=%d k=%d source live %#x h=%#x: the source was called %d times, want %d", g, k, live, h, calls, wantCalls)
+		}
+	}
+	tab.SetLiveNow(nil)
+	for _, h := range probes {
+		if kernel.BlockedContainsGensT(&tab, 0, h) {
+			t.Fatalf("g=%d k=%d h=%#x: live 0 without a source answered true", g, k, h)
+		}
+	}
 }
 
 // TestWindowKernelsOneGeneration checks that a key present in exactly one
