@@ -212,7 +212,7 @@ func windowContains1Go(t *WindowTable, live, h uint64) bool {
 // live, in a table with a live source (time mode): it reads the source;
 // if every generation is live (a Window inside its current slice) the hit
 // stands, else it probes the generations of the mask through the kernel
-// in use. The
+// in use (BlockedContainsGensT with a mask that has a live bit). The
 // amd64 entries tail-jump here (with their arguments, live zeroed) after
 // such a hit, so a miss never reads the clock.
 func windowContains1Hit(t *WindowTable, _, h uint64) bool {
@@ -223,7 +223,7 @@ func windowContains1Hit(t *WindowTable, _, h uint64) bool {
 	case 0:
 		return false
 	default:
-		return windowContains1Live(t, live, h)
+		return BlockedContainsGensT(t, live, h) // live has a bit below G: no jump back here
 	}
 }
 

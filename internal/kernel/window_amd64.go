@@ -21,14 +21,6 @@ func BlockedContainsGensT(t *WindowTable, live, h uint64) bool {
 	return windowContains1AVX2(t, live, h)
 }
 
-// windowContains1Live is windowContains1Hit's lookup with the mask its
-// table's live source gave (nonzero, bits below G): the assembly entry
-// again, which goes to windowContains1Go only where it does not run (the
-// generic set, k out of range).
-func windowContains1Live(t *WindowTable, live, h uint64) bool {
-	return windowContains1AVX2(t, live, h)
-}
-
 // BlockedAddGenT is BlockedAddGen1(t.Blocks(), t.Groups(),
 // t.Generations(), cur, t.K(), h): the single-key add through one
 // pointer, for Window.AddHash. It inlines, so an add is one call of the

@@ -8,12 +8,6 @@ func BlockedContainsGensT(t *WindowTable, live, h uint64) bool {
 	return windowContains1Go(t, live, h)
 }
 
-// windowContains1Live is windowContains1Hit's lookup with the mask its
-// table's live source gave (nonzero, bits below G): here the Go probe.
-func windowContains1Live(t *WindowTable, live, h uint64) bool {
-	return BlockedContainsGens1Generic(t.blocks, t.nb, t.g, live, t.k, h)
-}
-
 // BlockedAddGenT is BlockedAddGen1(t.Blocks(), t.Groups(),
 // t.Generations(), cur, t.K(), h) through one pointer (see the amd64
 // version); here the Go twin.
