@@ -192,7 +192,7 @@
 // the look-ahead's mispredicted branches (which of a full bucket's four
 // fingerprints has room in its alternate bucket is a coin toss), so with
 // 16-bit fingerprints a plain Filter relocates through a form specialised
-// to one word per bucket (insertFull16, moveOut16), which makes the same
+// to one word per bucket (insertFull16, move16), which makes the same
 // moves with fewer instructions. The figures, per load band, for single
 // and batch inserts, are in bench/README.md (BenchmarkFillCurve).
 //

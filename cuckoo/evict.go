@@ -89,7 +89,7 @@ func (f *Filter) insertFull(i1, i2, fp, b1, b2 uint64) (victim uint64, ok bool) 
 // Concurrent's, whose stores must be atomic) with 16-bit fingerprints,
 // where a bucket is a word: the same steps, the same kick PRNG draws and
 // so the same table, with the bucket array and the PRNG state held in
-// locals and the look-ahead in moveOut16. (The general form reloads the
+// locals and the look-ahead in move16. (The general form reloads the
 // Filter's fields around every store and goes through the word and lane
 // arithmetic of both widths; bench/README.md, "The 16-bit relocation,
 // specialised", has the figures.) The caller has done the duplicate
@@ -102,12 +102,15 @@ func (f *Filter) insertFull16(i1, i2, fp uint64) (victim uint64) {
 	i := i1 ^ (i1^i2)&-(r&1)
 	r >>= 1
 	left := 63
-	if moveOut16(words, n, i1^i2^i, fp) {
+	j := i1 ^ i2 ^ i
+	if a, wa, wj, ok := move16(words, n, j, fp); ok {
+		words[a], words[j] = wa, wj
 		f.rng = rng
 		return 0
 	}
 	for k := 0; k < f.maxKicks; k++ {
-		if moveOut16(words, n, i, fp) {
+		if a, wa, wi, ok := move16(words, n, i, fp); ok {
+			words[a], words[i] = wa, wi
 			f.rng = rng
 			return 0
 		}
@@ -138,13 +141,15 @@ func xorshiftStar(x *uint64) uint64 {
 	return v * 0x2545f4914f6cdd1d
 }
 
-// moveOut16 is moveOut for 16-bit buckets in words (n of them): it moves
-// the first fingerprint of full bucket i, in slot order, whose alternate
-// bucket has a free slot into that bucket's lowest free slot, puts fp in
-// the slot it left, and reports whether there was one. Bucket indexes
-// below n come from CuckooLocate and CuckooAlt, so the loads carry no
-// bounds checks (as in addRun16); the stores are checked.
-func moveOut16(words []uint64, n, i, fp uint64) bool {
+// move16 is moveOut's look-ahead for 16-bit buckets in words (n of them),
+// without the stores: it finds the first fingerprint of full bucket i, in
+// slot order, whose alternate bucket a has a free slot, and returns a, the
+// words of a with the fingerprint in its lowest free slot and of i with fp
+// in the slot it left, and whether there was one. The caller stores both
+// words (insertFull16 directly, the overlapped walks logged). Bucket
+// indexes below n come from CuckooLocate and CuckooAlt, so the loads
+// carry no bounds checks (as in addRun16).
+func move16(words []uint64, n, i, fp uint64) (a, wa, wi uint64, ok bool) {
 	w := unsafe.Pointer(unsafe.SliceData(words))
 	const lo, hi = 0x0001000100010001, 0x8000800080008000
 	const low = hi - lo
@@ -154,12 +159,10 @@ func moveOut16(words []uint64, n, i, fp uint64) bool {
 		a := kernel.CuckooAlt(i, e, n)
 		ba := elem64(w, a)
 		if free := ^((ba&low + low) | ba) & hi; free != 0 {
-			words[a] = ba | e<<(uint64(bits.TrailingZeros64(free))&^15)
-			words[i] = b&^((1<<16-1)<<sh) | fp<<sh
-			return true
+			return a, ba | e<<(uint64(bits.TrailingZeros64(free))&^15), b&^((1<<16-1)<<sh) | fp<<sh, true
 		}
 	}
-	return false
+	return 0, 0, 0, false
 }
 
 // searchNodes bounds the breadth-first search of relocate, which re-homes

@@ -1,9 +1,7 @@
 package cuckoo
 
 import (
-	"math/bits"
 	"runtime"
-	"unsafe"
 
 	"github.com/sift-go/sift/internal/kernel"
 )
@@ -84,7 +82,12 @@ func (k *walker) swap(i, s, fp uint64) uint64 {
 func (k *walker) moveOut(i, fp uint64) bool {
 	f := k.f
 	if f.t.FPBits == 16 {
-		return k.moveOut16(i, fp)
+		a, wa, wi, ok := move16(f.t.Words, f.t.Buckets, i, fp)
+		if ok {
+			k.write(a, wa)
+			k.write(i, wi)
+		}
+		return ok
 	}
 	b := f.bucket(i)
 	fb := uint64(f.t.FPBits)
@@ -95,28 +98,6 @@ func (k *walker) moveOut(i, fp uint64) bool {
 		if free := f.emptyLanes(f.bucket(a)); free != 0 {
 			k.place(a, free, e)
 			k.swap(i, s, fp)
-			return true
-		}
-	}
-	return false
-}
-
-// moveOut16 is moveOut for 16-bit buckets, as moveOut16 (evict.go) with
-// the writes logged.
-func (k *walker) moveOut16(i, fp uint64) bool {
-	words := k.f.t.Words
-	n := k.f.t.Buckets
-	w := unsafe.Pointer(unsafe.SliceData(words))
-	const lo, hi = 0x0001000100010001, 0x8000800080008000
-	const low = hi - lo
-	b := elem64(w, i)
-	for sh := uint64(0); sh < 64; sh += 16 {
-		e := b >> sh & (1<<16 - 1)
-		a := kernel.CuckooAlt(i, e, n)
-		ba := elem64(w, a)
-		if free := ^((ba&low + low) | ba) & hi; free != 0 {
-			k.write(a, ba|e<<(uint64(bits.TrailingZeros64(free))&^15))
-			k.write(i, b&^((1<<16-1)<<sh)|fp<<sh)
 			return true
 		}
 	}
