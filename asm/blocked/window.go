@@ -160,22 +160,31 @@ func itoa(i int) string {
 // 256+e the same for the 2 lanes of a 256-bit-lane line.
 var laneHitsMem operand.Mem
 
-// laneHitsTable returns winLaneHits's bytes.
-func laneHitsTable() []byte {
+// laneTable returns a 512-byte table of lane bits: bit j of byte e is
+// pick(the j-th 2-bit field of e, 3), for the four 128-bit lanes of a line
+// (two words each, bit w of e for word w), and bit j of byte 256+e is
+// pick(the j-th 4-bit field, 15), for the two 256-bit lanes.
+func laneTable(pick func(field, all int) bool) []byte {
 	t := make([]byte, 512)
 	for e := range 256 {
 		for j := range 4 {
-			if e>>(2*j)&3 == 0 {
+			if pick(e>>(2*j)&3, 3) {
 				t[e] |= 1 << j
 			}
 		}
 		for j := range 2 {
-			if e>>(4*j)&15 == 0 {
+			if pick(e>>(4*j)&15, 15) {
 				t[256+e] |= 1 << j
 			}
 		}
 	}
 	return t
+}
+
+// laneHitsTable returns winLaneHits's bytes: the lanes none of whose words
+// misses a mask bit.
+func laneHitsTable() []byte {
+	return laneTable(func(field, _ int) bool { return field == 0 })
 }
 
 // anyLaneMem is winAnyLane, the AVX-512 batch kernels' table at G <= 4:
@@ -184,20 +193,12 @@ func laneHitsTable() []byte {
 // lane), else 0; byte 256+e the same for 256-bit lanes.
 var anyLaneMem operand.Mem
 
-// anyLaneTable returns winAnyLane's bytes.
+// anyLaneTable returns winAnyLane's bytes: 1 where some lane has all its
+// words' bits set, else 0.
 func anyLaneTable() []byte {
-	t := make([]byte, 512)
-	for e := range 256 {
-		for j := range 4 {
-			if e>>(2*j)&3 == 3 {
-				t[e] = 1
-			}
-		}
-		for j := range 2 {
-			if e>>(4*j)&15 == 15 {
-				t[256+e] = 1
-			}
-		}
+	t := laneTable(func(field, all int) bool { return field == all })
+	for e, b := range t {
+		t[e] = min(b, 1)
 	}
 	return t
 }
