@@ -278,7 +278,7 @@ func (w *Window) liveMask() uint64 {
 	if w.expiryOnAdd || w.slice == 0 {
 		return all
 	}
-	return w.liveAt(w.clock().UnixNano()) & all
+	return w.liveNow() & all
 }
 
 // liveAt is liveMask for a clock reading of now (time mode, lookups that
