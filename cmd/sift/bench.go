@@ -56,7 +56,9 @@ cache), or at -n N alone. It marks with * the set sift's table chose for
 this CPU (sift version shows the table entry) and says whether that set
 was the fastest measured (within 3%). Each measurement runs up to 2^20
 present keys on a filter of N keys (1% false positives; cuckoo: 16-bit,
-AddHashes fills a new filter with N keys), by thread CPU time. It takes
+AddHashes fills a new filter with N keys), by thread CPU time, right after
+an untimed run of the same set (what ran before must not decide the
+time), with the sets' order rotated and reversed between rounds. It takes
 about a minute. On a CPU family the table has no entry for, this output
 is the evidence a new entry in internal/kernel/table.go cites: run it
 two or three times and quote it with the CPU model it prints.

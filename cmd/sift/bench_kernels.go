@@ -34,6 +34,28 @@ const kernelSample = 1 << 20
 // choice may measure and still count as the fastest.
 const kernelTolerance = 0.03
 
+// kernelWarm runs each measurement twice and times the second. Without
+// it (and with the sets in the same cyclic order every round, so that
+// avx512 always ran after generic and avx2 after avx512), on the 2-core
+// AMD EPYC development VM (Zen 4, family 25 model 17), a set's time
+// depended on what ran before it. blocked.ContainsHashes at n = 1e7
+// measured avx2 ahead in every round of 8 invocations, by 1.4-2x, while
+// internal/kernel's BenchmarkBlockedContains (many passes of each set)
+// had the two level. Three invocations without the untimed pass and four
+// with it, alternated, avx2/avx512 (medians of the medians) at n = 1e7:
+// blocked AddHashes 0.68 without, 0.88 with; ContainsHashes 0.64 / 0.93;
+// AddNewHashes 0.65 / 0.90; sbbf ContainsHashes 0.66 / 1.02.
+const kernelWarm = true
+
+// roundOrder is the j-th set a round measures: the sets rotated by the
+// round, forwards in even rounds and backwards in odd ones.
+func roundOrder(j, round, sets int) int {
+	if round%2 == 1 {
+		j = sets - 1 - j
+	}
+	return (j + round/2) % sets
+}
+
 // kernelSizes are the key counts -kernels measures unless -n is given:
 // one filter in cache (1e6 keys, 1.2 MiB blocked) and one out of it.
 var kernelSizes = []int{1_000_000, 10_000_000}
@@ -304,15 +326,23 @@ func runBenchKernels(e *env, sizes []int, seed uint64, p *progress) (int, error)
 			p.phase(fmt.Sprintf("bench -kernels: n=%s, round %d/%d", countString(int64(n)), round+1, kernelRounds), -1)
 			for op := range kernel.NumOps {
 				// Each round starts with another set, so none always
-				// runs right after the filter was built or warmed.
+				// runs right after the filter was built or warmed, and
+				// every other round goes through the sets backwards, so
+				// none always follows the same one.
 				for j := range sets {
-					s := (j + round) % len(sets)
+					s := roundOrder(j, round, len(sets))
 					if !ownKernel(op, sets[s]) {
 						continue
 					}
 					r, err := kernel.SetImpl(sets[s])
 					if err != nil {
 						return exitError, err
+					}
+					// An untimed pass first: what ran before (another
+					// set's pass over the same filter) must not decide
+					// the timed one (see kernelWarm).
+					if kernelWarm {
+						kernelMeasures[op](fx, now)
 					}
 					d, keys, err := kernelMeasures[op](fx, now)
 					r()

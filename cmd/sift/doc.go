@@ -217,7 +217,8 @@
 // bench -kernels compares the kernel sets instead: every set the CPU has
 // (avx512, avx2, generic; neon on arm64), for every operation that has its
 // own kernel choice, side by side in 5 interleaved rounds, medians of the
-// thread CPU time per key, at 1e6 and 1e7 keys (or -n). It marks the set
+// thread CPU time per key, each timed run right after an untimed one of
+// the same set, at 1e6 and 1e7 keys (or -n). It marks the set
 // sift's table chose for this CPU and says whether it measured fastest
 // (within 3%): the evidence for a table entry on a CPU family that sift
 // version reports as having none. About a minute.
