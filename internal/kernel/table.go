@@ -152,21 +152,45 @@ var table = []tableEntry{
 		},
 	},
 	// AMD Zen 4 (family 25, models with AVX-512; Zen 3 in the same
-	// family has none, so the order changes nothing there): the avx512
-	// kernels were written and chosen on a Zen 4 (blocked_amd64.go,
-	// sbbf_amd64.go: avx512 ahead or level for every operation).
+	// family has none, so the order changes nothing there). The avx512
+	// kernels were written on a Zen 4; the entry was measured on the 2-core
+	// development VM (AMD family 25 model 17, "AMD EPYC", shared with other
+	// jobs) on 2026-11-27: `sift bench -kernels` (thread CPU ns/key,
+	// medians of 5 interleaved rounds, each after an untimed pass), seven
+	// invocations, the median of the seven medians, avx2/avx512, and in
+	// how many of the seven avx512 was ahead:
+	//
+	//	                        n=1e6             n=1e7
+	//	blocked AddHash         1.15  6 of 7      1.00  3 of 7
+	//	blocked ContainsHash    0.96  2 of 7      0.86  2 of 7
+	//	blocked AddHashes       0.93  2 of 7      0.92  2 of 7
+	//	blocked ContainsHashes  1.08  6 of 7      0.94  3 of 7
+	//	cuckoo ContainsHashes   1.06  7 of 7      0.88  5 of 7
+	//	cuckoo AddHashes        1.41  7 of 7      1.40  7 of 7
+	//	sbbf AddHashes          0.89  1 of 7      1.12  5 of 7
+	//	sbbf ContainsHashes     0.95  1 of 7      0.95  3 of 7
+	//	blocked AddNewHash      1.03  7 of 7      1.12  7 of 7
+	//	blocked AddNewHashes    1.01  4 of 7      0.90  0 of 7
+	//	window ContainsHash     1.03  4 of 7      1.22  6 of 7
+	//	window ContainsHashes   0.90  0 of 7      1.17  5 of 7
+	//	window AddHash          1.06  6 of 7      1.03  4 of 7
+	//	window AddNewHash       1.01  5 of 7      1.00  3 of 7
+	//
+	// avx2 where it was ahead at both sizes (blocked ContainsHash,
+	// AddHashes, AddNewHashes; sbbf ContainsHashes), or ahead in cache
+	// by as much as it trailed out of it (sbbf AddHashes, as on Zen 5);
+	// avx512 elsewhere, the splits (blocked ContainsHashes, window
+	// ContainsHashes) included, by the larger lead. Differences under
+	// about 10% swapped places between invocations: judge by several.
 	{
 		name: "AMD Zen 4 (family 25)", vendor: "AMD", family: 25,
 		order: [NumOps][]string{
-			OpBlockedAdd1: avx512First, OpBlockedContains1: avx512First,
-			OpBlockedAdd: avx512First, OpBlockedContains: avx512First,
+			OpBlockedAdd1: avx512First, OpBlockedContains1: avx2First,
+			OpBlockedAdd: avx2First, OpBlockedContains: avx512First,
 			OpCuckooContains: avx512First, OpCuckooAdd: avx512First,
 			OpSBBFAdd1: {cpu.AVX2}, OpSBBFContains1: {cpu.AVX2},
-			OpSBBFAdd: avx512First, OpSBBFContains: avx512First,
-			// Add-if-new, not measured on Zen 4: as blocked's adds.
-			OpBlockedAddNew1: avx512First, OpBlockedAddNew: avx512First,
-			// The windowed probes and adds, unmeasured on Zen 4: Zen 5's
-			// choice.
+			OpSBBFAdd: avx2First, OpSBBFContains: avx2First,
+			OpBlockedAddNew1: avx512First, OpBlockedAddNew: avx2First,
 			OpWindowContains1: avx512First, OpWindowContains: avx512First,
 			OpWindowAdd1: avx512First, OpWindowAddNew1: avx512First,
 		},
