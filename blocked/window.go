@@ -39,12 +39,38 @@ func WithGenerations(g int) Option {
 	return func(o *options) { o.win.generations = g }
 }
 
-// WithClock sets the clock a Window reads to decide which slice it is in
-// (default time.Now). Tests inject a simulated clock. Used by NewWindow and
-// ReadWindow; ignored by a Window that advances by count (WithSliceKeys).
+// WithClock sets the clock a Window reads to decide which slice it is in.
+// The default is the wall clock as the monotonic clock advances it: the
+// time.Now of when package blocked was initialised, plus the time.Since of
+// it. Unlike time.Now it never jumps when the system's wall clock is set,
+// which would end slices early (dropping keys inside their window) or
+// late, and it reads one clock where time.Now reads two. Tests inject a
+// simulated clock. Used by NewWindow and ReadWindow; ignored by a Window
+// that advances by count (WithSliceKeys).
 func WithClock(now func() time.Time) Option {
 	return func(o *options) { o.win.clock = now }
 }
+
+// clockBase is the wall clock when the package was initialised, with the
+// monotonic reading time.Now takes along.
+var clockBase = time.Now()
+
+// monotonicNow is a Window's default clock: clockBase advanced by the
+// monotonic clock's time since, which is what time.Now would say if the
+// wall clock were never set. Two reasons to prefer it to time.Now:
+//
+//   - A window measures durations. A wall clock stepped forward (by NTP,
+//     or by hand) would end slices early and drop keys inside their
+//     guaranteed window; stepped back, it would keep them longer. The
+//     monotonic clock is never stepped. (It does not advance while the
+//     machine is suspended, so keys outlive a suspend; they are never
+//     dropped early.) Across a restart the window's slice times, saved as
+//     Unix nanoseconds, meet the new process's wall clock, as they would
+//     with time.Now.
+//   - It reads one clock where time.Now reads two (wall and monotonic):
+//     25 against 48-55 ns on the development VM (AMD EPYC Zen 4, family
+//     25 model 17, clock source tsc; BenchmarkTimeNow).
+func monotonicNow() time.Time { return clockBase.Add(time.Since(clockBase)) }
 
 // WithExpiryOnAdd makes a Window's lookups read no clock: they probe every
 // generation, and a generation whose slice has ended stops answering only
@@ -52,9 +78,10 @@ func WithClock(now func() time.Time) Option {
 // the probes alone (by time, a single-key lookup reads the clock only for
 // a key it finds). A clock reading costs as much as a lookup or far more:
 // time.Now took 67-148 ns on the development VM (AMD EPYC Zen 5, a guest
-// whose clock source reads slowly; BenchmarkTimeNow), where a ContainsHash
-// of a cached window takes 10-20 ns (BenchmarkWindowContains,
-// impl=window-now against impl=window-expiry).
+// whose clock source reads slowly; BenchmarkTimeNow), the default clock
+// 25 ns on a Zen 4 guest with a TSC clock source (time.Now 48-55 there),
+// where a ContainsHash of a cached window takes 10-20 ns
+// (BenchmarkWindowContains, impl=window-now against impl=window-expiry).
 //
 // The guarantee is unchanged: a key is found for at least the window after
 // its last add, and the false-positive rate stays within the fpp the
@@ -111,11 +138,14 @@ func WithSliceKeys(k uint64) Option {
 // The clock: a single-key lookup reads it once when the key is in some
 // generation (a miss is a miss whatever the time, and reads none), a batch
 // once a call, and an add once (AddHash, AddNewHash; AddHashes and
-// AddNewHashes once a call).
-// time.Now, the default, can cost more than the lookup or the add itself
-// (BenchmarkTimeNow: 67-148 ns on the development VM, AMD EPYC Zen 5, a
-// guest whose clock reads are slow; bare metal with a TSC clock source
-// reads it faster, not measured here). WithExpiryOnAdd removes the read
+// AddNewHashes once a call). The default clock is the wall clock as the
+// monotonic clock advances it (WithClock): a wall clock stepped forward
+// would end slices early and drop keys inside their window, and the
+// monotonic clock is never stepped. It reads one clock where time.Now
+// reads two, and can still cost more than the lookup or the add itself
+// (BenchmarkTimeNow: 25 ns against time.Now's 48-55 on a Zen 4 guest with
+// a TSC clock source; time.Now took 67-148 ns on a Zen 5 guest whose clock
+// reads are slow). WithExpiryOnAdd removes the read
 // from lookups without weakening the guarantee; the batch adds pay it once
 // a call; a window that advances by count (WithSliceKeys) reads no clock
 // at all.
@@ -228,7 +258,7 @@ func (w *Window) allocGens(groups uint64, k, g int, o options) error {
 	w.clock = o.win.clock
 	w.expiryOnAdd = o.win.expiryOnAdd
 	if w.clock == nil {
-		w.clock = time.Now
+		w.clock = monotonicNow
 	}
 	w.setLookups()
 	return nil

@@ -14,9 +14,9 @@ import (
 // (ContainsHash) and batch (ContainsHashes, 1024 keys a call). The queries
 // are random hashes, almost all absent, the Window's worst case: every live
 // generation is probed. impl=window reads a simulated clock, which costs
-// nothing, so it measures the probes; impl=window-now reads time.Now, as a
-// Window does by default, once per ContainsHash and once per batch;
-// impl=window-expiry has time.Now as its clock but WithExpiryOnAdd, so its
+// nothing, so it measures the probes; impl=window-now reads the default
+// clock (monotonicNow), once per ContainsHash hit and once per batch;
+// impl=window-expiry has the default clock but WithExpiryOnAdd, so its
 // lookups read no clock.
 //
 // Besides wall ns/key it reports thread-CPU ns/key (cpu-ns/key), which
@@ -73,8 +73,8 @@ func benchWindowContains(b *testing.B, n uint64, g int) {
 			containsHashes = f.ContainsHashes
 		case "window-now":
 			// Serve with the real clock, inside the current slice.
-			w.clock = time.Now
-			w.start = time.Now().UnixNano()
+			w.clock = monotonicNow
+			w.start = monotonicNow().UnixNano()
 		case "window-expiry":
 			// The real clock, but lookups read none (WithExpiryOnAdd).
 			w.expiryOnAdd = true
@@ -116,13 +116,21 @@ func reportWindowBench(b *testing.B, keys int, cpu int64) {
 }
 
 // BenchmarkTimeNow is the cost of one clock reading, which a Window's
-// lookups pay unless WithExpiryOnAdd (or a count-driven window).
+// lookups pay unless WithExpiryOnAdd (or a count-driven window): time.Now
+// and the default clock, monotonicNow.
 func BenchmarkTimeNow(b *testing.B) {
-	var sink int64
-	for b.Loop() {
-		sink += time.Now().UnixNano()
+	for _, c := range []struct {
+		name string
+		now  func() time.Time
+	}{{"time.Now", time.Now}, {"default", monotonicNow}} {
+		b.Run("clock="+c.name, func(b *testing.B) {
+			var sink int64
+			for b.Loop() {
+				sink += c.now().UnixNano()
+			}
+			_ = sink
+		})
 	}
-	_ = sink
 }
 
 // BenchmarkWindowRotate is the cost of a rotation: clearing one
@@ -216,7 +224,7 @@ func BenchmarkWindowAdd(b *testing.B) {
 // runs (on the shared development VM single-key lookups at 1e7 keys varied
 // 3x from one sub-benchmark to the next, whatever the code): the same
 // 65536 queries go through the Window reading a simulated clock, the same
-// Window reading time.Now (inside its current slice), the
+// Window reading the default clock (inside its current slice), the
 // Window with WithExpiryOnAdd and the Filter of the same size, in turns of
 // one pass each (the order rotating; each timed pass follows an untimed
 // one of the same lookups, so that the table it reads is as warm as the
@@ -264,10 +272,10 @@ func benchWindowPaired(b *testing.B, name string, w *Window, f *Filter, qs []uin
 			}
 		},
 		func() {
-			// time.Now, inside the current slice.
+			// The default clock, inside the current slice.
 			w.expiryOnAdd = false
 			w.setLookups()
-			w.clock, w.start = time.Now, time.Now().UnixNano()
+			w.clock, w.start = monotonicNow, monotonicNow().UnixNano()
 			for _, q := range qs {
 				if w.ContainsHash(q) {
 					hits++

@@ -139,9 +139,9 @@ func decodeWindow(h format.Header, payload []byte, o options) (*Window, error) {
 
 // ReadWindow reads one window from r, as MarshalBinary or WriteTo wrote it,
 // reading exactly its bytes. It checks every field and both checksums, and
-// resumes the window by the clock (WithClock, default time.Now): the
-// generations whose slices ended while it was stored are skipped by
-// lookups and cleared by the next add. Memory grows only as bytes arrive.
+// resumes the window by the clock (WithClock): the generations whose
+// slices ended while it was stored are skipped by lookups and cleared by
+// the next add. Memory grows only as bytes arrive.
 // Options: WithClock, WithExpiryOnAdd, WithMaxSize (refuses a larger
 // payload before reading it), WithoutChecksum.
 func ReadWindow(r io.Reader, opts ...Option) (*Window, error) {
@@ -154,7 +154,7 @@ func ReadWindow(r io.Reader, opts ...Option) (*Window, error) {
 }
 
 // UnmarshalBinary replaces w with the window encoded in data, which must be
-// exactly one encoding. It keeps w's clock (time.Now for a zero Window),
+// exactly one encoding. It keeps w's clock (the default for a zero Window),
 // its WithExpiryOnAdd and its WithMaxSize bound. On error w is unchanged.
 func (w *Window) UnmarshalBinary(data []byte) error {
 	h, payload, n, err := format.Decode(data, format.KindWindow, w.limit())

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"testing"
@@ -320,6 +321,51 @@ func TestWindowClockBack(t *testing.T) {
 	w.AddString("b")
 	if !w.ContainsString("a") || !w.ContainsString("b") {
 		t.Fatal("keys lost after the clock went back")
+	}
+}
+
+// TestWindowDefaultClock: a Window without WithClock (made, decoded into a
+// zero Window, or read) reads monotonicNow, which agrees with time.Now
+// while nobody sets the system clock and never goes back.
+func TestWindowDefaultClock(t *testing.T) {
+	w, err := NewWindow(100, 0.01, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	data, err := w.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z Window
+	if err := z.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	c, err := NewConcurrentWindow(100, 0.01, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	def := reflect.ValueOf(monotonicNow).Pointer()
+	for name, clk := range map[string]func() time.Time{"NewWindow": w.clock, "UnmarshalBinary": z.clock, "NewConcurrentWindow": c.clock} {
+		if reflect.ValueOf(clk).Pointer() != def {
+			t.Errorf("%s: the default clock is not monotonicNow", name)
+		}
+	}
+	prev := monotonicNow().UnixNano()
+	for range 1000 {
+		now := monotonicNow().UnixNano()
+		if now < prev {
+			t.Fatalf("monotonicNow went back: %d after %d", now, prev)
+		}
+		prev = now
+	}
+	if d := time.Duration(time.Now().UnixNano() - monotonicNow().UnixNano()); d < -time.Second || d > time.Second {
+		t.Errorf("monotonicNow is %v from time.Now (was the system clock set during the test?)", d)
+	}
+	if got := time.Duration(monotonicNow().UnixNano() - w.start); got < 0 || got > time.Minute {
+		t.Errorf("a new window's slice began %v before its default clock's now", got)
 	}
 }
 
