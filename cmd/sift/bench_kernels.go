@@ -34,18 +34,6 @@ const kernelSample = 1 << 20
 // choice may measure and still count as the fastest.
 const kernelTolerance = 0.03
 
-// kernelWarm runs each measurement twice and times the second. Without
-// it (and with the sets in the same cyclic order every round, so that
-// avx512 always ran after generic and avx2 after avx512), on the 2-core
-// AMD EPYC development VM (Zen 4, family 25 model 17), a set's time
-// depended on what ran before it. blocked.ContainsHashes at n = 1e7
-// measured avx2 ahead in every round of 8 invocations, by 1.4-2x, while
-// internal/kernel's BenchmarkBlockedContains (many passes of each set)
-// had the two level. Three invocations without the untimed pass and four
-// with it, alternated, avx2/avx512 (medians of the medians) at n = 1e7:
-// blocked AddHashes 0.68 without, 0.88 with; ContainsHashes 0.64 / 0.93;
-// AddNewHashes 0.65 / 0.90; sbbf ContainsHashes 0.66 / 1.02.
-const kernelWarm = true
 
 // roundOrder is the j-th set a round measures: the sets rotated by the
 // round, forwards in even rounds and backwards in odd ones.
@@ -338,13 +326,7 @@ func runBenchKernels(e *env, sizes []int, seed uint64, p *progress) (int, error)
 					if err != nil {
 						return exitError, err
 					}
-					// An untimed pass first: what ran before (another
-					// set's pass over the same filter) must not decide
-					// the timed one (see kernelWarm).
-					if kernelWarm {
-						kernelMeasures[op](fx, now)
-					}
-					d, keys, err := kernelMeasures[op](fx, now)
+					d, keys, err := measureWarm(op, fx, now)
 					r()
 					if err != nil {
 						return exitError, fmt.Errorf("-kernels: %s with %s: %w", op, sets[s], err)
@@ -366,6 +348,22 @@ func runBenchKernels(e *env, sizes []int, seed uint64, p *progress) (int, error)
 	}
 	p.finish()
 	return exitOK, printBenchKernels(e.stdout, sets, rows, clock)
+}
+
+// measureWarm runs op's measurement twice and returns the second. Without
+// it (and with the sets in the same cyclic order every round, so that
+// avx512 always ran after generic and avx2 after avx512), on the 2-core
+// AMD EPYC development VM (Zen 4, family 25 model 17), a set's time
+// depended on what ran before it. blocked.ContainsHashes at n = 1e7
+// measured avx2 ahead in every round of 8 invocations, by 1.4-2x, while
+// internal/kernel's BenchmarkBlockedContains (many passes of each set)
+// had the two level. Three invocations without the untimed pass and four
+// with it, alternated, avx2/avx512 (medians of the medians) at n = 1e7:
+// blocked AddHashes 0.68 without, 0.88 with; ContainsHashes 0.64 / 0.93;
+// AddNewHashes 0.65 / 0.90; sbbf ContainsHashes 0.66 / 1.02.
+func measureWarm(op kernel.Op, fx *kernelFixture, now func() time.Duration) (time.Duration, int, error) {
+	kernelMeasures[op](fx, now) // a false negative shows again in the timed run
+	return kernelMeasures[op](fx, now)
 }
 
 // ownKernel reports whether op has a kernel of set (not one it borrows

@@ -74,7 +74,7 @@ func TestVersionKernels(t *testing.T) {
 }
 
 // Every round measures each set once, and no set always follows the same
-// one: the order bias kernelWarm's comment describes. Up to three sets,
+// one: the order bias measureWarm's comment describes. Up to three sets,
 // what a CPU has (avx512, avx2, generic; neon, generic on arm64).
 func TestRoundOrder(t *testing.T) {
 	for sets := 1; sets <= 3; sets++ {

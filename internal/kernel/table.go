@@ -226,7 +226,7 @@ var table = []tableEntry{
 	// series (1.38 / 1.47, 3.39 / 3.19). One choice serves both sizes;
 	// avx512 keeps the larger in-cache gain. These runs predate bench
 	// -kernels' untimed run before each timed one, without which avx2
-	// measured up to 1.5x ahead at 1e7 on Zen 4 (cmd/sift's kernelWarm):
+	// measured up to 1.5x ahead at 1e7 on Zen 4 (cmd/sift's measureWarm):
 	// the next session on a Zen 5 should measure this entry again.
 	{
 		name: "AMD Zen 5 (family 26)", vendor: "AMD", family: 26,
