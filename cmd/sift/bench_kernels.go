@@ -34,7 +34,6 @@ const kernelSample = 1 << 20
 // choice may measure and still count as the fastest.
 const kernelTolerance = 0.03
 
-
 // roundOrder is the j-th set a round measures: the sets rotated by the
 // round, forwards in even rounds and backwards in odd ones.
 func roundOrder(j, round, sets int) int {
