@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sift-go/sift/hash"
+	"github.com/sift-go/sift/internal/clock"
 	"github.com/sift-go/sift/internal/kernel"
 )
 
@@ -41,8 +42,8 @@ func WithGenerations(g int) Option {
 
 // WithClock sets the clock a Window reads to decide which slice it is in.
 // The default is the wall clock as the monotonic clock advances it: the
-// time.Now of when package blocked was initialised, plus the time.Since of
-// it. Unlike time.Now it never jumps when the system's wall clock is set,
+// time.Now of the program's start (package initialisation), plus the
+// time.Since of it. Unlike time.Now it never jumps when the system's wall clock is set,
 // which would end slices early (dropping keys inside their window) or
 // late, and it reads one clock where time.Now reads two. Tests inject a
 // simulated clock. Used by NewWindow and ReadWindow; ignored by a Window
@@ -50,27 +51,6 @@ func WithGenerations(g int) Option {
 func WithClock(now func() time.Time) Option {
 	return func(o *options) { o.win.clock = now }
 }
-
-// clockBase is the wall clock when the package was initialised, with the
-// monotonic reading time.Now takes along.
-var clockBase = time.Now()
-
-// monotonicNow is a Window's default clock: clockBase advanced by the
-// monotonic clock's time since, which is what time.Now would say if the
-// wall clock were never set. Two reasons to prefer it to time.Now:
-//
-//   - A window measures durations. A wall clock stepped forward (by NTP,
-//     or by hand) would end slices early and drop keys inside their
-//     guaranteed window; stepped back, it would keep them longer. The
-//     monotonic clock is never stepped. (It does not advance while the
-//     machine is suspended, so keys outlive a suspend; they are never
-//     dropped early.) Across a restart the window's slice times, saved as
-//     Unix nanoseconds, meet the new process's wall clock, as they would
-//     with time.Now.
-//   - It reads one clock where time.Now reads two (wall and monotonic):
-//     25 against 48-55 ns on the development VM (AMD EPYC Zen 4, family
-//     25 model 17, clock source tsc; BenchmarkTimeNow).
-func monotonicNow() time.Time { return clockBase.Add(time.Since(clockBase)) }
 
 // WithExpiryOnAdd makes a Window's lookups read no clock: they probe every
 // generation, and a generation whose slice has ended stops answering only
@@ -258,7 +238,7 @@ func (w *Window) allocGens(groups uint64, k, g int, o options) error {
 	w.clock = o.win.clock
 	w.expiryOnAdd = o.win.expiryOnAdd
 	if w.clock == nil {
-		w.clock = monotonicNow
+		w.clock = clock.Steady
 	}
 	w.setLookups()
 	return nil

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/sift-go/sift/internal/clock"
 )
 
 // BenchmarkWindowContains compares lookups of a Window (G generations, 1%,
@@ -15,7 +17,7 @@ import (
 // are random hashes, almost all absent, the Window's worst case: every live
 // generation is probed. impl=window reads a simulated clock, which costs
 // nothing, so it measures the probes; impl=window-now reads the default
-// clock (monotonicNow), once per ContainsHash hit and once per batch;
+// clock (clock.Steady), once per ContainsHash hit and once per batch;
 // impl=window-expiry has the default clock but WithExpiryOnAdd, so its
 // lookups read no clock.
 //
@@ -73,8 +75,8 @@ func benchWindowContains(b *testing.B, n uint64, g int) {
 			containsHashes = f.ContainsHashes
 		case "window-now":
 			// Serve with the real clock, inside the current slice.
-			w.clock = monotonicNow
-			w.start = monotonicNow().UnixNano()
+			w.clock = clock.Steady
+			w.start = clock.Steady().UnixNano()
 		case "window-expiry":
 			// The real clock, but lookups read none (WithExpiryOnAdd).
 			w.expiryOnAdd = true
@@ -117,12 +119,12 @@ func reportWindowBench(b *testing.B, keys int, cpu int64) {
 
 // BenchmarkTimeNow is the cost of one clock reading, which a Window's
 // lookups pay unless WithExpiryOnAdd (or a count-driven window): time.Now
-// and the default clock, monotonicNow.
+// and the default clock, clock.Steady.
 func BenchmarkTimeNow(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		now  func() time.Time
-	}{{"time.Now", time.Now}, {"default", monotonicNow}} {
+	}{{"time.Now", time.Now}, {"default", clock.Steady}} {
 		b.Run("clock="+c.name, func(b *testing.B) {
 			var sink int64
 			for b.Loop() {
@@ -275,7 +277,7 @@ func benchWindowPaired(b *testing.B, name string, w *Window, f *Filter, qs []uin
 			// The default clock, inside the current slice.
 			w.expiryOnAdd = false
 			w.setLookups()
-			w.clock, w.start = monotonicNow, monotonicNow().UnixNano()
+			w.clock, w.start = clock.Steady, clock.Steady().UnixNano()
 			for _, q := range qs {
 				if w.ContainsHash(q) {
 					hits++

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/sift-go/sift/internal/clock"
 )
 
 // BenchmarkConcurrentWindowAddNew compares batch add-if-new of a
@@ -13,7 +15,7 @@ import (
 // of its AddNewHash (what AddNewHashes was before it had a batch path) and
 // with Window.AddNewHashes. Half of each call's keys were added before (a
 // de-duplicated stream's repeats). clock=sim reads a simulated clock;
-// clock=now reads the default clock (monotonicNow). It reports
+// clock=now reads the default clock (clock.Steady). It reports
 // thread-CPU ns a key (cpu-ns/key) besides wall ns/key.
 func BenchmarkConcurrentWindowAddNew(b *testing.B) {
 	for _, n := range []uint64{1e6, 1e7} {
@@ -21,7 +23,7 @@ func BenchmarkConcurrentWindowAddNew(b *testing.B) {
 			clk := newSimClock()
 			now := clk.Now
 			if clockName == "now" {
-				now = monotonicNow
+				now = clock.Steady
 			}
 			c, err := NewConcurrentWindow(n, 0.01, time.Hour, WithClock(now))
 			if err != nil {

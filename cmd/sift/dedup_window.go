@@ -12,6 +12,7 @@ import (
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/internal/clock"
 )
 
 // sift dedup -window: the keys seen are kept in a blocked.Window, which
@@ -20,14 +21,10 @@ import (
 // -time-field, a field of each line.
 
 // arrivalClock is the clock of -window without -time-field (a variable so
-// that tests can move time without sleeping): the wall clock as the
-// monotonic clock advances it from the start, as a blocked.Window's
-// default clock, so that setting the system clock during a long run
-// neither ends slices early (dropping repeats as new) nor late.
-var arrivalClock = func() time.Time { return arrivalBase.Add(time.Since(arrivalBase)) }
-
-// arrivalBase is the time.Now arrivalClock advances from.
-var arrivalBase = time.Now()
+// that tests can move time without sleeping): a blocked.Window's default
+// clock, so that setting the system clock during a long run neither ends
+// slices early (dropping repeats as new) nor late.
+var arrivalClock = clock.Steady
 
 // windowFlags are dedup's flags for a window.
 type windowFlags struct {
