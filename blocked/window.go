@@ -57,10 +57,11 @@ func WithClock(now func() time.Time) Option {
 // when the next add rotates the window (and clears it). Lookups then cost
 // the probes alone (by time, a single-key lookup reads the clock only for
 // a key it finds). A clock reading costs as much as a lookup or far more:
-// time.Now took 67-148 ns on the development VM (AMD EPYC Zen 5, a guest
-// whose clock source reads slowly; BenchmarkTimeNow), the default clock
-// 25 ns on a Zen 4 guest with a TSC clock source (time.Now 48-55 there),
-// where a ContainsHash of a cached window takes 10-20 ns
+// time.Now took 67-148 ns on the development VM (AMD EPYC family 26, Zen
+// 5, a guest whose clock source reads slowly; BenchmarkTimeNow), the
+// default clock 36-41 ns on an AMD EPYC family 25 model 17 (Zen 4) guest
+// with a TSC clock source (time.Now 49-52 there), where a ContainsHash of
+// a cached window takes 10-20 ns
 // (BenchmarkWindowContains, impl=window-now against impl=window-expiry).
 //
 // The guarantee is unchanged: a key is found for at least the window after
@@ -123,12 +124,12 @@ func WithSliceKeys(k uint64) Option {
 // would end slices early and drop keys inside their window, and the
 // monotonic clock is never stepped. It reads one clock where time.Now
 // reads two, and can still cost more than the lookup or the add itself
-// (BenchmarkTimeNow: 25 ns against time.Now's 48-55 on a Zen 4 guest with
-// a TSC clock source; time.Now took 67-148 ns on a Zen 5 guest whose clock
-// reads are slow). WithExpiryOnAdd removes the read
-// from lookups without weakening the guarantee; the batch adds pay it once
-// a call; a window that advances by count (WithSliceKeys) reads no clock
-// at all.
+// (BenchmarkTimeNow: 36-41 ns against time.Now's 49-52 on an AMD EPYC
+// family 25 model 17 guest, Zen 4, TSC clock source; time.Now took 67-148
+// ns on a Zen 5 guest whose clock reads are slow). WithExpiryOnAdd removes
+// the read from lookups without weakening the guarantee; the batch adds
+// pay it once a call; a window that advances by count (WithSliceKeys)
+// reads no clock at all.
 //
 // Sizing (NewWindow) assumes keys arrive at a steady rate: each generation
 // holds the keys of one slice, n/(G-1) for n keys per window. Bursts that
@@ -579,12 +580,14 @@ func (w *Window) ContainsUint64(x uint64) bool { return w.ContainsHash(w.h64.Has
 // A real clock's reading on a hit costs more than the reading alone: the
 // vDSO reads the TSC in order (LFENCE; RDTSC or RDTSCP on x86), so it
 // waits for the probe's load and every load before it, and a loop of
-// lookups no longer overlaps its misses. Scratch loop on the Zen 4 VM
-// (AMD family 25 model 17): random 8-byte loads over 16 MB, 2.9 ns a load
-// alone and 85 ns with the default clock read after half of them (1 MB:
-// 1.2 and 26 ns), against 25 ns a reading in a loop of readings. Hence
-// present keys by time cost 3-8x a Filter's lookup whatever the kernel
-// does (BenchmarkWindowContainsPaired, q=present, now-ns/key); a lookup
+// lookups no longer overlaps its misses. BenchmarkClockAfterLoad (random
+// 8-byte loads, the default clock read after every other one; AMD EPYC
+// family 25 model 17, Zen 4, 2 vCPUs, 32 MiB L3), ns a load without /
+// with the clock: 1.1 / 21.6 over 1 MB, 3.2-5.5 / 91-102 over 16 MB, 7.9
+// / 134-143 over 256 MB; a reading alone costs 36-41 ns (BenchmarkTimeNow).
+// Hence present keys by time cost 5-10x a Filter's lookup whatever the
+// kernel does (BenchmarkWindowContainsPaired, q=present, now-ns/key
+// against filter-ns/key, the same CPU); a lookup
 // heavy on hits that cannot use WithExpiryOnAdd should use ContainsHashes,
 // which reads the clock once a call.
 func (w *Window) ContainsHash(h uint64) bool {

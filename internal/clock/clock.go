@@ -21,7 +21,7 @@ var base = time.Now()
 //     dropped early.) Slice times saved as Unix nanoseconds meet the next
 //     process's wall clock, as they would with time.Now.
 //   - It reads one clock where time.Now reads two (wall and monotonic):
-//     25 against 48-55 ns a reading on the 2-core development VM, AMD
+//     36-41 against 49-52 ns a reading on the 2-core development VM, AMD
 //     EPYC family 25 model 17 (Zen 4), clock source tsc
-//     (blocked's BenchmarkTimeNow).
+//     (blocked's BenchmarkTimeNow, -benchtime 1000000x, three runs).
 func Steady() time.Time { return base.Add(time.Since(base)) }
