@@ -126,10 +126,10 @@ func WithSliceKeys(k uint64) Option {
 // reads two, and can still cost more than the lookup or the add itself
 // (BenchmarkTimeNow: 36-41 ns against time.Now's 49-52 on an AMD EPYC
 // family 25 model 17 guest, Zen 4, TSC clock source; time.Now took 67-148
-// ns on a Zen 5 guest whose clock reads are slow). WithExpiryOnAdd removes
-// the read from lookups without weakening the guarantee; the batch adds
-// pay it once a call; a window that advances by count (WithSliceKeys)
-// reads no clock at all.
+// ns on an AMD EPYC family 26 (Zen 5) guest whose clock reads are slow).
+// WithExpiryOnAdd removes the read from lookups without weakening the
+// guarantee; the batch adds pay it once a call; a window that advances by
+// count (WithSliceKeys) reads no clock at all.
 //
 // Sizing (NewWindow) assumes keys arrive at a steady rate: each generation
 // holds the keys of one slice, n/(G-1) for n keys per window. Bursts that
