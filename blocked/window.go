@@ -3,6 +3,7 @@ package blocked
 import (
 	"math"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/sift-go/sift/hash"
@@ -25,6 +26,9 @@ type windowOptions struct {
 	clock       func() time.Time
 	sliceKeys   uint64
 	expiryOnAdd bool
+	// after replaces the expiry timers' time.AfterFunc (tests), and runs
+	// them with any clock (window_expiry.go).
+	after func(time.Duration, func()) stopper
 }
 
 // WithGenerations sets the number of generations G of a Window (default
@@ -141,6 +145,9 @@ func WithSliceKeys(k uint64) Option {
 // UnmarshalBinary) must not run concurrently with anything else. Do not
 // copy a Window value.
 type Window struct {
+	// ex tells lookups by time that the current slice lasts, from a timer
+	// (window_expiry.go). First: see expiry.
+	ex   expiry
 	core // all G generations' lanes, in nb groups of kernel.WindowLines(G) lines
 	// g is the number of generations G, nb the number of groups.
 	g  int
@@ -164,9 +171,6 @@ type Window struct {
 	added uint64
 	// expiryOnAdd: lookups read no clock (WithExpiryOnAdd).
 	expiryOnAdd bool
-	// lookLive is the live mask ContainsHash passes the kernel: all ones,
-	// or 0 where the kernel reads it from wt's live source (setLookups).
-	lookLive uint64
 }
 
 // NewWindow returns a Window that finds every key for window after its last
@@ -217,6 +221,7 @@ func NewWindow(n uint64, fpp float64, window time.Duration, opts ...Option) (*Wi
 	}
 	if slice != 0 {
 		w.start = w.clock().UnixNano()
+		w.arm(w.start)
 	}
 	return w, nil
 }
@@ -238,6 +243,7 @@ func (w *Window) allocGens(groups uint64, k, g int, o options) error {
 	w.setGens(g)
 	w.clock = o.win.clock
 	w.expiryOnAdd = o.win.expiryOnAdd
+	w.ex.after = timers(w.slice, o.win)
 	if w.clock == nil {
 		w.clock = clock.Steady
 	}
@@ -257,16 +263,9 @@ func (w *Window) setGens(g int) {
 	w.wt = wt
 }
 
-// elapsed returns how many slices have ended since the current one began,
-// by the clock (0 in count mode, or when the clock went back).
-func (w *Window) elapsed() uint64 {
-	if w.slice == 0 {
-		return 0
-	}
-	return w.elapsedAt(w.clock().UnixNano())
-}
-
-// elapsedAt is elapsed for a clock reading of now (time mode).
+// elapsedAt returns how many slices have ended since the current one
+// began, by a clock reading of now (time mode; 0 when the clock went
+// back).
 func (w *Window) elapsedAt(now int64) uint64 {
 	if now < w.start {
 		return 0
@@ -286,7 +285,7 @@ func (w *Window) elapsedAt(now int64) uint64 {
 // whatever cur is.
 func (w *Window) liveMask() uint64 {
 	all := uint64(1)<<uint(w.g) - 1 // g = 64: all ones
-	if w.expiryOnAdd || w.slice == 0 {
+	if w.expiryOnAdd || w.slice == 0 || w.ex.live() != 0 {
 		return all
 	}
 	return w.liveNow() & all
@@ -347,13 +346,15 @@ func (w *Window) advance() {
 		}
 		steps, w.added = 1, 1
 	} else {
-		steps = w.elapsed()
+		now := w.clock().UnixNano()
+		steps = w.elapsedAt(now)
 		if steps == 0 {
 			w.added++
 			return
 		}
 		w.start = int64(uint64(w.start) + steps*uint64(w.slice)) // at most now
 		w.added = 1
+		w.arm(now)
 	}
 	g := w.g
 	if steps >= uint64(g) {
@@ -370,6 +371,15 @@ func (w *Window) advance() {
 	}
 	if steps > uint64(g) {
 		w.cur = (w.cur + int((steps-uint64(g))%uint64(g))) % g
+	}
+}
+
+// arm sets the expiry timer (if w runs them) for the end of the current
+// slice, by a clock reading of now taken before the call.
+func (w *Window) arm(now int64) {
+	if w.ex.after != nil {
+		w.ex.epoch++
+		w.ex.arm(w.ex.epoch, untilEnd(w.start, w.slice, now))
 	}
 }
 
@@ -591,20 +601,23 @@ func (w *Window) ContainsUint64(x uint64) bool { return w.ContainsHash(w.h64.Has
 // heavy on hits that cannot use WithExpiryOnAdd should use ContainsHashes,
 // which reads the clock once a call.
 func (w *Window) ContainsHash(h uint64) bool {
-	return kernel.BlockedContainsGensT(&w.wt, w.lookLive, h)
+	return kernel.BlockedContainsGensT(&w.wt, w.ex.live(), h)
 }
 
 // setLookups sets what ContainsHash passes the kernel: in time mode
-// without WithExpiryOnAdd a live mask of 0 and liveNow as the table's live
-// source; otherwise all ones and no source. NewWindow, the decoders and
-// UnmarshalBinary call it once w is complete (liveNow is bound to w).
+// without WithExpiryOnAdd the expiry's mask (all ones while its timer says
+// the slice lasts, else 0: the kernel then asks the table's live source,
+// liveNow, on a hit; 0 until the caller arms the timer); otherwise all
+// ones for good (ex.fresh = 1, which no timer clears) and no source.
+// NewWindow, the decoders and UnmarshalBinary call it once w is complete
+// (liveNow is bound to w).
 func (w *Window) setLookups() {
 	if w.slice != 0 && !w.expiryOnAdd {
-		w.lookLive = 0
+		w.ex.stop() // until the caller arms the current slice's timer
 		w.wt.SetLiveNow(w.liveNow)
 		return
 	}
-	w.lookLive = ^uint64(0)
+	atomic.StoreUint64(&w.ex.fresh, 1)
 	w.wt.SetLiveNow(nil)
 }
 
@@ -676,6 +689,7 @@ func (w *Window) SizeBytes() uint64 { return uint64(len(w.t.Blocks)) * kernel.Bl
 // error wrapping ErrClosed, and the encoders return such an error. Close is
 // harmless more than once.
 func (w *Window) Close() error {
+	w.ex.stop()
 	w.wt.Close()
 	return w.free()
 }

@@ -28,6 +28,9 @@ import (
 // It has the guarantees and sizing of Window (see NewWindow); it is not
 // encoded (save a Window). Do not copy a ConcurrentWindow value.
 type ConcurrentWindow struct {
+	// ex tells lookups that the current epoch's slice lasts (see
+	// window_expiry.go), armed under mu. First: see expiry.
+	ex        expiry
 	core      // the generations' lanes in groups, as Window's
 	g         int
 	nb        uint64
@@ -63,7 +66,11 @@ func NewConcurrentWindow(n uint64, fpp float64, window time.Duration, opts ...Op
 	}
 	c := &ConcurrentWindow{core: w.core, g: w.g, nb: w.nb, wt: w.wt, slice: w.slice, sliceKeys: w.sliceKeys, capacity: w.capacity, clock: w.clock, expiryOnAdd: w.expiryOnAdd}
 	c.wt.SetLiveNow(nil) // its lookups pass their own live mask; w's source reads w's state
-	c.state.Store(&windowState{start: w.start})
+	s := &windowState{start: w.start}
+	c.state.Store(s)
+	w.ex.stop()
+	c.ex.after = w.ex.after
+	c.ex.arm(0, untilEnd(s.start, c.slice, c.clock().UnixNano()))
 	return c, nil
 }
 
@@ -116,8 +123,12 @@ func (c *ConcurrentWindow) rotate(e uint64) {
 	if steps > uint64(g) {
 		cur = (cur + int((steps-uint64(g))%uint64(g))) % g
 	}
-	c.state.Store(&windowState{epoch: e, cur: cur, start: int64(uint64(s.start) + steps*uint64(c.slice))})
+	ns := &windowState{epoch: e, cur: cur, start: int64(uint64(s.start) + steps*uint64(c.slice))}
+	c.state.Store(ns)
 	c.seq.Add(1) // even: done
+	if c.ex.after != nil {
+		c.ex.arm(e, untilEnd(ns.start, c.slice, c.clock().UnixNano()))
+	}
 }
 
 // current returns the state to add to, rotating first if a slice has
@@ -281,9 +292,10 @@ func (c *ConcurrentWindow) lookupOlder(h uint64, s *windowState) bool {
 }
 
 // lookupEpoch returns the epoch a lookup of state s runs at: by the
-// clock, or s's own with WithExpiryOnAdd.
+// clock, or s's own with WithExpiryOnAdd or while s's slice timer says it
+// lasts (window_expiry.go).
 func (c *ConcurrentWindow) lookupEpoch(s *windowState) uint64 {
-	if c.expiryOnAdd {
+	if c.expiryOnAdd || c.ex.current(s.epoch) {
 		return s.epoch
 	}
 	return c.epochAt(s, 0)
@@ -461,6 +473,9 @@ func (c *ConcurrentWindow) Slice() time.Duration { return c.slice }
 // Close releases the memory as Window.Close does. It must not run
 // concurrently with other methods.
 func (c *ConcurrentWindow) Close() error {
+	c.mu.Lock()
+	c.ex.stop()
+	c.mu.Unlock()
 	c.wt.Close()
 	return c.free()
 }

@@ -129,6 +129,7 @@ func decodeWindow(h format.Header, payload []byte, o options) (*Window, error) {
 	}
 	if w.slice != 0 {
 		w.start = int64(p[winParamStart])
+		w.arm(w.clock().UnixNano())
 	} else {
 		w.added = p[winParamStart]
 	}
@@ -167,13 +168,19 @@ func (w *Window) UnmarshalBinary(data []byte) error {
 	o := options{maxBytes: w.maxBytes}
 	o.win.clock = w.clock
 	o.win.expiryOnAdd = w.expiryOnAdd
+	o.win.after = w.ex.after
 	d, err := decodeWindow(h, payload, o)
 	if err != nil {
 		return err
 	}
 	old := w.region
+	w.ex.stop()
+	d.ex.stop()    // its timer would clear d's word: w arms its own below
 	*w = *d        // d is fresh and unshared: this moves it into w
 	w.setLookups() // d's live source is bound to d
+	if w.slice != 0 {
+		w.arm(w.clock().UnixNano())
+	}
 	_ = old.Free()
 	return nil
 }

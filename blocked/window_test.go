@@ -29,37 +29,54 @@ func newSimClock() *simClock { return &simClock{now: time.Unix(1_700_000_000, 0)
 //
 // With WithExpiryOnAdd the same holds, but a stale key is only counted
 // once an add has followed the clock's move (lookups read no clock).
+//
+// With expiry timers (window_expiry.go; fake ones that the test fires,
+// each at its deadline or some steps later, and whose Stop sometimes comes
+// too late to keep a fired callback from running) the same holds for the
+// Window and for a ConcurrentWindow given the same adds, but a stale key is
+// only counted when no timer that is due has yet to fire (until then
+// lookups take every generation of the current slice as live).
 func TestWindowGuarantee(t *testing.T) {
-	for _, expiry := range []bool{false, true} {
+	for _, mode := range []string{"clock", "expiry-on-add", "timers"} {
 		for _, g := range []int{2, 4, 8, 16} {
-			name := "G=" + strconv.Itoa(g)
-			if expiry {
-				name += "/expiry-on-add"
-			}
-			t.Run(name, func(t *testing.T) { testWindowGuarantee(t, g, expiry) })
+			name := "G=" + strconv.Itoa(g) + "/" + mode
+			t.Run(name, func(t *testing.T) { testWindowGuarantee(t, g, mode) })
 		}
 	}
 }
 
-func testWindowGuarantee(t *testing.T, g int, expiry bool) {
+func testWindowGuarantee(t *testing.T, g int, mode string) {
+	expiry := mode == "expiry-on-add"
 	{
 		{
 			const window = 10500 * time.Millisecond // divisible by G-1 = 1, 3, 7 and 15
 			clk := newSimClock()
+			rng := rand.New(rand.NewPCG(uint64(g), 1))
 			opts := []Option{WithGenerations(g), WithClock(clk.Now), WithSeed(uint64(g))}
-			if expiry {
+			var ft *fakeTimers
+			switch mode {
+			case "expiry-on-add":
 				opts = append(opts, WithExpiryOnAdd())
+			case "timers":
+				ft = &fakeTimers{clk: clk, rng: rng}
+				opts = append(opts, withTimers(ft))
 			}
 			w, err := NewWindow(3000, 0.01, window, opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer w.Close()
+			var c *ConcurrentWindow
+			if ft != nil {
+				if c, err = NewConcurrentWindow(3000, 0.01, window, opts...); err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+			}
 			slice := w.Slice()
 			if slice != window/time.Duration(g-1) || w.Window() != window {
 				t.Fatalf("slice %v, window %v", slice, w.Window())
 			}
-			rng := rand.New(rand.NewPCG(uint64(g), 1))
 			lastAdd := map[uint64]time.Time{}
 			origin := clk.now
 			steps := 3000
@@ -83,6 +100,9 @@ func testWindowGuarantee(t *testing.T, g int, expiry bool) {
 				default:
 					clk.now = clk.now.Add(time.Duration(rng.Int64N(int64(slice / 3))))
 				}
+				if ft != nil {
+					ft.fire()
+				}
 				// Some adds, some of them repeats of known keys.
 				adds := rng.IntN(8)
 				for range adds {
@@ -100,6 +120,11 @@ func testWindowGuarantee(t *testing.T, g int, expiry bool) {
 					if isNew := w.AddNewHash(h); isNew && inWindow {
 						t.Fatalf("step %d: AddNew reports a key added %v ago as new (window %v)", step, clk.now.Sub(lastAdd[h]), window)
 					}
+					if c != nil {
+						if isNew := c.AddNewHash(h); isNew && inWindow {
+							t.Fatalf("step %d: ConcurrentWindow.AddNew reports a key added %v ago as new (window %v)", step, clk.now.Sub(lastAdd[h]), window)
+						}
+					}
 					lastAdd[h] = clk.now
 				}
 				// Every key inside its window is found; the stale ones rarely.
@@ -111,11 +136,14 @@ func testWindowGuarantee(t *testing.T, g int, expiry bool) {
 						if !w.ContainsHash(h) {
 							t.Fatalf("step %d: false negative for a key added %v ago (window %v, slice %v)", step, age, window, slice)
 						}
+						if c != nil && !c.ContainsHash(h) {
+							t.Fatalf("step %d: ConcurrentWindow: false negative for a key added %v ago (window %v, slice %v)", step, age, window, slice)
+						}
 						if len(hs) < cap(hs) {
 							hs = append(hs, h)
 						}
 					case age > window+slice:
-						if !expiry || adds > 0 {
+						if !expiry && (ft == nil || !ft.due()) || expiry && adds > 0 {
 							stale++
 							if w.ContainsHash(h) {
 								staleFound++
@@ -126,6 +154,11 @@ func testWindowGuarantee(t *testing.T, g int, expiry bool) {
 				}
 				if n := w.ContainsHashes(hs, out); n != len(hs) {
 					t.Fatalf("step %d: ContainsHashes found %d of %d keys inside the window", step, n, len(hs))
+				}
+				if c != nil {
+					if n := c.ContainsHashes(hs, out); n != len(hs) {
+						t.Fatalf("step %d: ConcurrentWindow.ContainsHashes found %d of %d keys inside the window", step, n, len(hs))
+					}
 				}
 			}
 			if stale < 500 {
