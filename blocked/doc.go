@@ -149,7 +149,9 @@
 // the live ones, and the oldest is cleared as the clock passes a slice
 // boundary. A key's lanes in all generations share one cache line (G <= 4;
 // G/4 lines above), so a lookup reads what a Filter's does. Time comes
-// from WithClock (tests inject one) or advances by count (WithSliceKeys).
+// from a clock (the monotonic one by default, WithClock to inject one) or
+// advances by count (WithSliceKeys). On the default clock a timer ends
+// each slice, so lookups inside the current slice read no clock.
 // Sizing takes the expected keys per window and the rate over the whole
 // window, assuming a steady arrival rate; ConcurrentWindow adds with atomic
 // ORs and looks up without locks. A Window saves and loads in sift's format

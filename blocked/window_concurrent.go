@@ -20,7 +20,9 @@ import (
 // Guarantee: a lookup that reads the clock at time t finds every key whose
 // add returned before the lookup began and lies inside its window at t.
 // Lookups skip, by their own clock reading, the generations a rotation
-// would clear; and a lookup whose miss overlapped a rotation's clearing
+// would clear; on the default clock they read none while the current
+// slice's expiry timer has not fired (see Window: inside the slice every
+// generation is live). A lookup whose miss overlapped a rotation's clearing
 // (a sequence number, odd while clearing, changed during it) looks again
 // with the new state, so a rotation never makes a reader miss. Only
 // misses that overlap a clearing retry; hits never do.

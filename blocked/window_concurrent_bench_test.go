@@ -72,3 +72,47 @@ func BenchmarkConcurrentWindowAddNew(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkConcurrentWindowContains measures single-key lookups of present
+// keys in a ConcurrentWindow (time mode, G = 4, 1%, n keys a window, an
+// hour long) on the default clock: with its expiry timer, the default
+// (clock=timer), and reading that clock on every lookup as it did before
+// the timers (clock=read: WithClock(clock.Steady), which runs none). It
+// reports thread-CPU ns a key (cpu-ns/key) besides wall ns/key.
+func BenchmarkConcurrentWindowContains(b *testing.B) {
+	for _, n := range []uint64{1e6, 1e7} {
+		for _, clockName := range []string{"timer", "read"} {
+			var opts []Option
+			if clockName == "read" {
+				opts = append(opts, WithClock(clock.Steady))
+			}
+			c, err := NewConcurrentWindow(n, 0.01, time.Hour, opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			hs := hashes(int(n), 11)
+			c.AddHashes(hs)
+			b.Run(fmt.Sprintf("n=%.0e/clock=%s", float64(n), clockName), func(b *testing.B) {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				i, keys, found, cpu := 0, 0, 0, windowThreadCPU()
+				for b.Loop() {
+					for range 1024 {
+						if c.ContainsHash(hs[i]) {
+							found++
+						}
+						if i++; i == len(hs) {
+							i = 0
+						}
+					}
+					keys += 1024
+				}
+				reportWindowBench(b, keys, cpu)
+				if found != keys {
+					b.Fatalf("%d of %d present keys found", found, keys)
+				}
+			})
+			c.Close()
+		}
+	}
+}
