@@ -73,6 +73,11 @@ func NewConcurrentWindow(n uint64, fpp float64, window time.Duration, opts ...Op
 	w.ex.stop()
 	c.ex.after = w.ex.after
 	c.ex.arm(0, untilEnd(s.start, c.slice, c.clock().UnixNano()))
+	if c.expiryOnAdd || c.slice == 0 {
+		// Every generation is live to ContainsHash for good (no timer
+		// runs to clear the bit; Close does).
+		atomic.StoreUint64(&c.ex.fresh, 1)
+	}
 	return c, nil
 }
 
@@ -293,6 +298,14 @@ func (c *ConcurrentWindow) lookupOlder(h uint64, s *windowState) bool {
 	}
 }
 
+// liveNow returns the live generations of the current state by the clock
+// (ContainsHash where not every generation is live).
+func (c *ConcurrentWindow) liveNow() uint64 {
+	mustOpen(&c.core)
+	st := c.state.Load()
+	return liveGens(c.g, st.cur, c.liveAt(st, c.lookupEpoch(st)))
+}
+
 // lookupEpoch returns the epoch a lookup of state s runs at: by the
 // clock, or s's own with WithExpiryOnAdd or while s's slice timer says it
 // lasts (window_expiry.go).
@@ -329,13 +342,21 @@ func (c *ConcurrentWindow) ContainsUint64(x uint64) bool { return c.ContainsHash
 // reads may be missed, so the lookup answers as if it ran before that add,
 // as Concurrent's lookups do) and, where it misses while a rotation was
 // clearing, looks again with atomic loads. Under the race detector it uses
-// the atomic probes only (see race.go).
+// the atomic probes only (see race.go). Where every generation is live to
+// it (WithExpiryOnAdd, by count, or while the current slice's expiry timer
+// has not fired) it reads neither the state nor the clock: the sequence
+// number, the kernel, and on a miss the sequence number again.
 func (c *ConcurrentWindow) ContainsHash(h uint64) bool {
-	mustOpen(&c.core)
 	if !raceEnabled {
 		q := c.seq.Load()
-		st := c.state.Load()
-		live := liveGens(c.g, st.cur, c.liveAt(st, c.lookupEpoch(st)))
+		// ex.fresh's bit: the armed slice lasts, or every generation is
+		// live for good. (A bit left from the slice before a rotation
+		// that has not yet armed the next one makes every generation
+		// live a moment longer: more generations, never fewer.)
+		live := ^uint64(0)
+		if atomic.LoadUint64(&c.ex.fresh)&1 == 0 {
+			live = c.liveNow()
+		}
 		if kernel.BlockedContainsGensT(&c.wt, live, h) {
 			runtime.KeepAlive(c)
 			return true
@@ -345,6 +366,7 @@ func (c *ConcurrentWindow) ContainsHash(h uint64) bool {
 			return false
 		}
 	}
+	mustOpen(&c.core)
 	r := c.lookupOlder(h, &windowState{cur: -1})
 	runtime.KeepAlive(c)
 	return r

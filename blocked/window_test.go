@@ -459,6 +459,53 @@ func TestWindowClosed(t *testing.T) {
 	}
 }
 
+// TestConcurrentWindowClosed: every lookup and add of a closed or zero
+// ConcurrentWindow panics with ErrClosed, by time (whose lookups check no
+// state while the slice's timer runs), by count and with WithExpiryOnAdd
+// (every generation live for good).
+func TestConcurrentWindowClosed(t *testing.T) {
+	for _, mode := range []string{"time", "count", "expiry-on-add", "zero"} {
+		var c *ConcurrentWindow
+		var err error
+		switch mode {
+		case "time":
+			c, err = NewConcurrentWindow(10, 0.01, time.Second)
+		case "count":
+			c, err = NewConcurrentWindow(10, 0.01, 0, WithSliceKeys(100))
+		case "expiry-on-add":
+			c, err = NewConcurrentWindow(10, 0.01, time.Second, WithExpiryOnAdd())
+		case "zero":
+			c = new(ConcurrentWindow)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mode != "zero" {
+			c.AddString("y")
+			if !c.ContainsString("y") {
+				t.Fatalf("%s: a key just added is not found", mode)
+			}
+			c.Close()
+		}
+		for name, f := range map[string]func(){
+			"Add":            func() { c.AddString("x") },
+			"AddNew":         func() { c.AddNewString("x") },
+			"Contains":       func() { c.ContainsString("x") },
+			"ContainsHashes": func() { c.ContainsHashes([]uint64{1, 2}, make([]bool, 2)) },
+		} {
+			func() {
+				defer func() {
+					r := recover()
+					if err, ok := r.(error); !ok || !errors.Is(err, ErrClosed) {
+						t.Errorf("%s on a %s ConcurrentWindow: recovered %v", name, mode, r)
+					}
+				}()
+				f()
+			}()
+		}
+	}
+}
+
 func TestWindowAllocs(t *testing.T) {
 	clk := newSimClock()
 	w, err := NewWindow(1000, 0.01, time.Minute, WithClock(clk.Now))
