@@ -3,6 +3,7 @@ package blocked
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -37,11 +38,19 @@ func TestConcurrentWindowRaces(t *testing.T) {
 	}
 	var stop atomic.Bool
 	var ticker sync.WaitGroup
+	var ops atomic.Int64 // the workers' iterations so far
 	ticker.Add(1)
 	go func() { // the clock: small steps, and jumps onto slice boundaries
 		defer ticker.Done()
 		rng := rand.New(rand.NewPCG(9, 9))
-		for !stop.Load() {
+		for step := int64(0); !stop.Load(); step++ {
+			// At most one step per two iterations of the workers: the
+			// ticker ran freely before, and under the race detector the
+			// number of rotations (each a clear costing milliseconds)
+			// depended on the scheduling: 40-300 s for -short -race.
+			for ops.Load() < 2*step && !stop.Load() {
+				runtime.Gosched()
+			}
 			if rng.IntN(4) == 0 {
 				d := nanos.Load()
 				nanos.Store((d/int64(time.Second) + 1) * int64(time.Second))
@@ -67,6 +76,7 @@ func TestConcurrentWindowRaces(t *testing.T) {
 				}
 				found := w.ContainsUint64(x)
 				again := w.AddNewUint64(x)
+				ops.Add(1)
 				if clock().Sub(before) <= window {
 					if !found {
 						misses.Add(1)
