@@ -147,6 +147,9 @@ func offsets8(src operand.Mem, nZ, m64 reg.VecVirtual) func(j int) reg.GPVirtual
 // a call that fill no group run one at a time.
 func (g *kern) wideLoops(p string, two bool, dist int) {
 	lim := c.GP64()
+	if g.optionalPrefetch() {
+		g.skipUnlessPrefetch(p + "_groups")
+	}
 	c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", dist, dist)
 	c.MOVQ(g.n, lim)
 	c.SUBQ(operand.Imm(uint64(dist+8)), lim)

@@ -50,7 +50,11 @@
 // blockedAdd1Go (the Go twins, taking the same arguments on the stack) if
 // the kernel must not run. The loop is prefetched: a prologue issues PREFETCHT0 for the blocks
 // of the first `dist` keys, then each step prefetches the block of key
-// i+dist, and the last dist keys run without. Nothing is read before hs or
+// i+dist, and the last dist keys run without. The batch inserts take a
+// prefetch argument: when it is false (a filter the Go side knows to fit
+// in the caches, internal/kernel's prefetchMinBlocks) they skip the
+// prologue and run loops without prefetches (AVX2: 4 keys a step; AVX-512:
+// the groups of 8 without the look-ahead). Nothing is read before hs or
 // past its end, and out is written byte by byte.
 //
 // The add-if-new kernels (single key and batch, AVX2 and AVX-512) are
@@ -180,15 +184,15 @@ type kern struct {
 }
 
 func gen(contains, wide bool, dist int) {
-	name, sig := "blockedAddAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int)"
-	doc := "blockedAddAVX2 inserts hs[:n] into the nblocks blocks at blocks with k probes per key; tab is avx2Tables[k]."
+	name, sig := "blockedAddAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, prefetch bool)"
+	doc := "blockedAddAVX2 inserts hs[:n] into the nblocks blocks at blocks with k probes per key, prefetching the blocks ahead if prefetch; tab is avx2Tables[k]."
 	if contains {
 		name, sig = "blockedContainsAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int"
 		doc = "blockedContainsAVX2 probes hs[:n] in the nblocks blocks at blocks with k probes per key, writes out[:n] and returns the number of trues; tab is avx2Tables[k]."
 	}
 	if wide {
-		name, sig = "blockedAddAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int)"
-		doc = "blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32)."
+		name, sig = "blockedAddAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, prefetch bool)"
+		doc = "blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), prefetching the blocks ahead if prefetch."
 		if contains {
 			name, sig = "blockedContainsAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool) int"
 			doc = "blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), writes out[:n] and returns the number of trues."
@@ -241,6 +245,9 @@ func gen(contains, wide bool, dist int) {
 	c.XORQ(g.i, g.i)
 	c.TESTQ(g.n, g.n)
 	c.JEQ(operand.LabelRef(name + "_prologue_done"))
+	if !contains {
+		g.skipUnlessPrefetch(name + "_prologue_done")
+	}
 	c.Label(name + "_prologue")
 	g.prefetch(0)
 	c.INCQ(g.i)
@@ -279,6 +286,9 @@ func gen(contains, wide bool, dist int) {
 // one key with prefetch, one key without (the last dist keys).
 func (g *kern) loops(p string, two bool, dist int) {
 	lim := c.GP64()
+	if g.optionalPrefetch() {
+		g.skipUnlessPrefetch(p + "_nopf")
+	}
 
 	c.Commentf("Main loop: %d keys a step while i+%d+%d <= n, prefetching key i+%d.", unroll, dist, unroll, dist)
 	c.MOVQ(g.n, lim)
@@ -306,6 +316,22 @@ func (g *kern) loops(p string, two bool, dist int) {
 	c.INCQ(g.i)
 	c.CMPQ(g.i, lim)
 	c.JLT(operand.LabelRef(p + "_one_loop"))
+	if g.optionalPrefetch() {
+		c.JMP(operand.LabelRef(p + "_tail"))
+		c.Commentf("Without prefetching (a filter in the caches): %d keys a step while i+%d <= n.", unroll, unroll)
+		c.Label(p + "_nopf")
+		c.MOVQ(g.n, lim)
+		c.SUBQ(operand.Imm(unroll), lim)
+		c.CMPQ(g.i, lim)
+		c.JGT(operand.LabelRef(p + "_tail"))
+		c.Label(p + "_nopf_loop")
+		for u := 0; u < unroll; u++ {
+			g.key(u, two)
+		}
+		c.ADDQ(operand.Imm(unroll), g.i)
+		c.CMPQ(g.i, lim)
+		c.JLE(operand.LabelRef(p + "_nopf_loop"))
+	}
 
 	c.Comment("The last keys, already prefetched.")
 	c.Label(p + "_tail")
@@ -317,6 +343,21 @@ func (g *kern) loops(p string, two bool, dist int) {
 	c.CMPQ(g.i, g.n)
 	c.JLT(operand.LabelRef(p + "_tail_loop"))
 	c.Label(p + "_end")
+}
+
+// optionalPrefetch reports whether the kernel takes a prefetch argument:
+// the batch inserts.
+func (g *kern) optionalPrefetch() bool { return !g.contains && !g.addNew }
+
+// skipUnlessPrefetch jumps to label when the insert kernel's prefetch
+// argument is false: the Go side passes false for filters small enough to
+// sit in the caches, where the prefetches only cost instructions
+// (internal/kernel/blocked_amd64.go, prefetchMinBlocks).
+func (g *kern) skipUnlessPrefetch(label string) {
+	pf := c.GP32()
+	c.Load(c.Param("prefetch"), pf)
+	c.TESTL(pf, pf)
+	c.JEQ(operand.LabelRef(label))
 }
 
 // hash returns the memory operand of hs[i+d].

@@ -7,9 +7,9 @@
 DATA one<>+0(SB)/8, $0x0000000000000001
 GLOBL one<>(SB), RODATA|NOPTR, $8
 
-// func blockedAddAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int)
+// func blockedAddAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, prefetch bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·blockedAddAVX2(SB), NOSPLIT, $0-48
+TEXT ·blockedAddAVX2(SB), NOSPLIT, $0-49
 	MOVQ blocks+0(FP), AX
 	MOVQ nblocks+8(FP), CX
 	MOVQ hs+32(FP), DX
@@ -27,9 +27,12 @@ TEXT ·blockedAddAVX2(SB), NOSPLIT, $0-48
 	VMOVDQU 160(SI), Y6
 
 	// Prologue: prefetch the blocks of the first min(n, dist) keys.
-	XORQ  SI, SI
-	TESTQ BX, BX
-	JEQ   blockedAddAVX2_prologue_done
+	XORQ    SI, SI
+	TESTQ   BX, BX
+	JEQ     blockedAddAVX2_prologue_done
+	MOVBLZX prefetch+48(FP), R8
+	TESTL   R8, R8
+	JEQ     blockedAddAVX2_prologue_done
 
 blockedAddAVX2_prologue:
 	MOVQ       (DX)(SI*8), R8
@@ -48,8 +51,11 @@ blockedAddAVX2_prologue_done:
 	XORQ SI, SI
 
 	// k > 8 takes the two-round loops; the choice is made once per call.
-	CMPQ DI, $0x08
-	JGT  blockedAddAVX2_k16
+	CMPQ    DI, $0x08
+	JGT     blockedAddAVX2_k16
+	MOVBLZX prefetch+48(FP), DI
+	TESTL   DI, DI
+	JEQ     blockedAddAVX2_k8_nopf
 
 	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
 	MOVQ BX, DI
@@ -183,6 +189,83 @@ blockedAddAVX2_k8_one_loop:
 	INCQ         SI
 	CMPQ         SI, DI
 	JLT          blockedAddAVX2_k8_one_loop
+	JMP          blockedAddAVX2_k8_tail
+
+	// Without prefetching (a filter in the caches): 4 keys a step while i+4 <= n.
+blockedAddAVX2_k8_nopf:
+	MOVQ BX, DI
+	SUBQ $0x04, DI
+	CMPQ SI, DI
+	JGT  blockedAddAVX2_k8_tail
+
+blockedAddAVX2_k8_nopf_loop:
+	MOVQ         (DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         (AX)(R8*1), Y5, Y5
+	VPOR         32(AX)(R8*1), Y4, Y4
+	VMOVDQU      Y5, (AX)(R8*1)
+	VMOVDQU      Y4, 32(AX)(R8*1)
+	MOVQ         8(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD 8(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         (AX)(R8*1), Y5, Y5
+	VPOR         32(AX)(R8*1), Y4, Y4
+	VMOVDQU      Y5, (AX)(R8*1)
+	VMOVDQU      Y4, 32(AX)(R8*1)
+	MOVQ         16(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD 16(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         (AX)(R8*1), Y5, Y5
+	VPOR         32(AX)(R8*1), Y4, Y4
+	VMOVDQU      Y5, (AX)(R8*1)
+	VMOVDQU      Y4, 32(AX)(R8*1)
+	MOVQ         24(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD 24(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         (AX)(R8*1), Y5, Y5
+	VPOR         32(AX)(R8*1), Y4, Y4
+	VMOVDQU      Y5, (AX)(R8*1)
+	VMOVDQU      Y4, 32(AX)(R8*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, DI
+	JLE          blockedAddAVX2_k8_nopf_loop
 
 	// The last keys, already prefetched.
 blockedAddAVX2_k8_tail:
@@ -214,6 +297,10 @@ blockedAddAVX2_k8_end:
 	JMP blockedAddAVX2_done
 
 blockedAddAVX2_k16:
+	MOVBLZX prefetch+48(FP), DI
+	TESTL   DI, DI
+	JEQ     blockedAddAVX2_k16_nopf
+
 	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
 	MOVQ BX, DI
 	SUBQ $0x34, DI
@@ -386,6 +473,115 @@ blockedAddAVX2_k16_one_loop:
 	INCQ         SI
 	CMPQ         SI, DI
 	JLT          blockedAddAVX2_k16_one_loop
+	JMP          blockedAddAVX2_k16_tail
+
+	// Without prefetching (a filter in the caches): 4 keys a step while i+4 <= n.
+blockedAddAVX2_k16_nopf:
+	MOVQ BX, DI
+	SUBQ $0x04, DI
+	CMPQ SI, DI
+	JGT  blockedAddAVX2_k16_tail
+
+blockedAddAVX2_k16_nopf_loop:
+	MOVQ         (DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD (DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         (AX)(R8*1), Y9, Y9
+	VPOR         32(AX)(R8*1), Y8, Y8
+	VMOVDQU      Y9, (AX)(R8*1)
+	VMOVDQU      Y8, 32(AX)(R8*1)
+	MOVQ         8(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD 8(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         (AX)(R8*1), Y9, Y9
+	VPOR         32(AX)(R8*1), Y8, Y8
+	VMOVDQU      Y9, (AX)(R8*1)
+	VMOVDQU      Y8, 32(AX)(R8*1)
+	MOVQ         16(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD 16(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         (AX)(R8*1), Y9, Y9
+	VPOR         32(AX)(R8*1), Y8, Y8
+	VMOVDQU      Y9, (AX)(R8*1)
+	VMOVDQU      Y8, 32(AX)(R8*1)
+	MOVQ         24(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD 24(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         (AX)(R8*1), Y9, Y9
+	VPOR         32(AX)(R8*1), Y8, Y8
+	VMOVDQU      Y9, (AX)(R8*1)
+	VMOVDQU      Y8, 32(AX)(R8*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, DI
+	JLE          blockedAddAVX2_k16_nopf_loop
 
 	// The last keys, already prefetched.
 blockedAddAVX2_k16_tail:
@@ -920,9 +1116,9 @@ blockedContainsAVX2_done:
 	VZEROUPPER
 	RET
 
-// func blockedAddAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int)
+// func blockedAddAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, prefetch bool)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·blockedAddAVX512(SB), NOSPLIT, $0-40
+TEXT ·blockedAddAVX512(SB), NOSPLIT, $0-41
 	MOVQ blocks+0(FP), AX
 	MOVQ nblocks+8(FP), CX
 	MOVQ hs+24(FP), DX
@@ -944,9 +1140,12 @@ TEXT ·blockedAddAVX512(SB), NOSPLIT, $0-40
 	VPBROADCASTQ SI, Z3
 
 	// Prologue: prefetch the blocks of the first min(n, dist) keys.
-	XORQ  SI, SI
-	TESTQ BX, BX
-	JEQ   blockedAddAVX512_prologue_done
+	XORQ    SI, SI
+	TESTQ   BX, BX
+	JEQ     blockedAddAVX512_prologue_done
+	MOVBLZX prefetch+40(FP), R8
+	TESTL   R8, R8
+	JEQ     blockedAddAVX512_prologue_done
 
 blockedAddAVX512_prologue:
 	MOVQ       (DX)(SI*8), R8
@@ -965,8 +1164,11 @@ blockedAddAVX512_prologue_done:
 	XORQ SI, SI
 
 	// k > 8 takes the two-round loops; the choice is made once per call.
-	CMPQ DI, $0x08
-	JGT  blockedAddAVX512_k16
+	CMPQ    DI, $0x08
+	JGT     blockedAddAVX512_k16
+	MOVBLZX prefetch+40(FP), DI
+	TESTL   DI, DI
+	JEQ     blockedAddAVX512_k8_groups
 
 	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
 	MOVQ BX, DI
@@ -1185,6 +1387,10 @@ blockedAddAVX512_k8_end:
 	JMP blockedAddAVX512_done
 
 blockedAddAVX512_k16:
+	MOVBLZX prefetch+40(FP), DI
+	TESTL   DI, DI
+	JEQ     blockedAddAVX512_k16_groups
+
 	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
 	MOVQ BX, DI
 	SUBQ $0x38, DI

@@ -9,3 +9,8 @@ var (
 	AsmAddN      func(blocks []Block, nblocks uint64, k int, hs []uint64)
 	AsmContainsN func(blocks []Block, nblocks uint64, k int, hs []uint64, out []bool) int
 )
+
+// SetPrefetchMinBlocks sets the filter size from which the batch insert
+// kernels prefetch (amd64's prefetchMinBlocks) and returns a function that
+// restores it; nil where the kernels have no such choice.
+var SetPrefetchMinBlocks func(n uint64) (restore func())

@@ -4,20 +4,20 @@
 
 package kernel
 
-// blockedAddAVX2 inserts hs[:n] into the nblocks blocks at blocks with k probes per key; tab is avx2Tables[k].
+// blockedAddAVX2 inserts hs[:n] into the nblocks blocks at blocks with k probes per key, prefetching the blocks ahead if prefetch; tab is avx2Tables[k].
 //
 //go:noescape
-func blockedAddAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int)
+func blockedAddAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, prefetch bool)
 
 // blockedContainsAVX2 probes hs[:n] in the nblocks blocks at blocks with k probes per key, writes out[:n] and returns the number of trues; tab is avx2Tables[k].
 //
 //go:noescape
 func blockedContainsAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int
 
-// blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32).
+// blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), prefetching the blocks ahead if prefetch.
 //
 //go:noescape
-func blockedAddAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int)
+func blockedAddAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, prefetch bool)
 
 // blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), writes out[:n] and returns the number of trues.
 //

@@ -2,6 +2,7 @@ package kernel_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -55,6 +56,25 @@ func TestImpls(t *testing.T) {
 // take every batch, empty included (there is no small-batch threshold).
 func eachKernel(t *testing.T, f func(t *testing.T)) {
 	kerneltest.Run(t, func(t *testing.T, _ string) { f(t) })
+}
+
+// eachKernelPrefetch is eachKernel with the batch inserts' prefetching
+// forced on and then off where the build chooses (amd64: by filter size,
+// prefetchMinBlocks), so that the tests' sizes reach both kinds of loop.
+func eachKernelPrefetch(t *testing.T, f func(t *testing.T)) {
+	if kernel.SetPrefetchMinBlocks == nil {
+		eachKernel(t, f)
+		return
+	}
+	for _, mode := range []struct {
+		name string
+		min  uint64
+	}{{"prefetch=on", 0}, {"prefetch=off", math.MaxUint64}} {
+		t.Run(mode.name, func(t *testing.T) {
+			defer kernel.SetPrefetchMinBlocks(mode.min)()
+			eachKernel(t, f)
+		})
+	}
 }
 
 func randHashes(r *rand.Rand, n int) []uint64 {
@@ -161,7 +181,7 @@ func probesFor(r *rand.Rand, adds []uint64, n int) []uint64 {
 }
 
 func TestBlockedLengths(t *testing.T) {
-	eachKernel(t, func(t *testing.T) {
+	eachKernelPrefetch(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(1, 2))
 		nbs := []int{1, 2, 7, 67, 1001}
 		if testing.Short() {
@@ -184,7 +204,7 @@ func TestBlockedLengths(t *testing.T) {
 }
 
 func TestBlockedLarge(t *testing.T) {
-	eachKernel(t, func(t *testing.T) {
+	eachKernelPrefetch(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(3, 4))
 		lens := []int{0, 1, 2, 3, 4, 5, 15, 16, 17, 19, 20, 21, 23, 24, 25, 63, 64, 65, 127, 128, 129, 300, 1021, 4099}
 		ks := []int{1, 2, 7, 8, 9, 15, 16}
@@ -209,7 +229,7 @@ func TestBlockedLarge(t *testing.T) {
 }
 
 func TestBlockedAlignment(t *testing.T) {
-	eachKernel(t, func(t *testing.T) {
+	eachKernelPrefetch(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(5, 6))
 		const nb = 37
 		for _, k := range []int{3, 8, 11, 16} {
@@ -240,7 +260,7 @@ func TestBlockedGuardPage(t *testing.T) {
 	if !kerneltest.Guarded {
 		t.Log("no guard pages on this OS: the slices are plain")
 	}
-	eachKernel(t, func(t *testing.T) {
+	eachKernelPrefetch(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(7, 8))
 		const nb = 513
 		lens := []int{255, 256, 257, 511, 512, 513, 1000}
