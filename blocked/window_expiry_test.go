@@ -84,22 +84,10 @@ func TestWindowTimersRun(t *testing.T) {
 			t.Errorf("%s: timer armed %v, want %v (fresh %#x)", name, got, want, x.fresh)
 		}
 	}
-	w, err := NewWindow(100, 0.01, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w, z, c, data := defaultWindows(t)
 	armed("NewWindow", &w.ex, true)
-	data, err := w.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var z Window
-	if err := z.UnmarshalBinary(data); err != nil {
-		t.Fatal(err)
-	}
-	defer z.Close()
 	armed("UnmarshalBinary into a zero Window", &z.ex, true)
+	armed("NewConcurrentWindow", &c.ex, true)
 	r, err := ReadWindow(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
@@ -110,12 +98,6 @@ func TestWindowTimersRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	armed("UnmarshalBinary into a window", &r.ex, true)
-	c, err := NewConcurrentWindow(100, 0.01, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	armed("NewConcurrentWindow", &c.ex, true)
 
 	for name, opts := range map[string][]Option{
 		"WithClock":       {WithClock(time.Now)},

@@ -362,26 +362,34 @@ func TestWindowClockBack(t *testing.T) {
 // TestWindowDefaultClock: a Window without WithClock (made, decoded into a
 // zero Window, or read) reads clock.Steady (internal/clock's tests check
 // it never goes back and agrees with time.Now).
-func TestWindowDefaultClock(t *testing.T) {
-	w, err := NewWindow(100, 0.01, time.Minute)
+// defaultWindows returns windows of 100 keys an hour on the default
+// clock, made by NewWindow (w), by UnmarshalBinary of w's encoding into a
+// zero Window (z) and by NewConcurrentWindow (c), closed when t ends, and
+// w's encoding.
+func defaultWindows(t *testing.T) (w, z *Window, c *ConcurrentWindow, data []byte) {
+	t.Helper()
+	w, err := NewWindow(100, 0.01, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Close()
-	data, err := w.MarshalBinary()
-	if err != nil {
+	t.Cleanup(func() { w.Close() })
+	if data, err = w.MarshalBinary(); err != nil {
 		t.Fatal(err)
 	}
-	var z Window
+	z = new(Window)
 	if err := z.UnmarshalBinary(data); err != nil {
 		t.Fatal(err)
 	}
-	defer z.Close()
-	c, err := NewConcurrentWindow(100, 0.01, time.Minute)
-	if err != nil {
+	t.Cleanup(func() { z.Close() })
+	if c, err = NewConcurrentWindow(100, 0.01, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
+	return w, z, c, data
+}
+
+func TestWindowDefaultClock(t *testing.T) {
+	w, z, c, _ := defaultWindows(t)
 	def := reflect.ValueOf(clock.Steady).Pointer()
 	for name, clk := range map[string]func() time.Time{"NewWindow": w.clock, "UnmarshalBinary": z.clock, "NewConcurrentWindow": c.clock} {
 		if reflect.ValueOf(clk).Pointer() != def {
