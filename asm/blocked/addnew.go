@@ -225,8 +225,8 @@ func (g *kern) wideAddNewKey(d int, a reg.GPVirtual, two bool) {
 // answers of 8 keys (wideAddNewGroup).
 var low7Mem, high1Mem operand.Mem
 
-// ringSlots is the number of 64-byte slots of the offset ring of
-// wideAddNewLoops: a power of 2 above dist/8.
+// ringSlots is the number of 64-byte slots of the offset ring of the
+// AVX-512 batch loops (ring): a power of 2 above dist/8.
 const ringSlots = 8
 
 // wideAddNewLoops emits the AVX-512 add-if-new loops for k <= 8. They are
@@ -255,70 +255,10 @@ func (g *kern) wideAddNewLoops(p string, dist int) {
 		c.IMULQ(r1, t)
 		c.MOVQ(t, held8)
 	}
-	c.Comment("The offset ring: 64-byte aligned slots on the stack.")
-	raw := c.AllocLocal(64*ringSlots + 64)
-	ring := c.GP64()
-	c.LEAQ(raw, ring)
-	c.ADDQ(operand.Imm(63), ring)
-	c.ANDQ(operand.I32(-64), ring)
-	// slot is the ring slot of the group at i+d (i+d a multiple of 8).
-	slot := func(d int) operand.Mem {
-		s := c.GP64()
-		c.MOVQ(g.i, s)
-		c.SHLQ(operand.U8(3), s)
-		if d != 0 {
-			c.ADDQ(operand.U32(8*d), s)
-		}
-		c.ANDQ(operand.U32(64*ringSlots-1), s)
-		return operand.Mem{Base: ring, Index: s, Scale: 1}
-	}
-	store := func(d int) (lane func(j int) reg.GPVirtual) {
-		z := c.ZMM()
-		c.VMOVDQU64(g.hash(d), z)
-		c.VPSRLQ(operand.U8(32), z, z)
-		c.VPMULUDQ(g.nblocksZ, z, z)
-		c.VPSRLQ(operand.U8(26), z, z)
-		c.VPANDQ(g.m64, z, z)
-		c.VMOVDQA64(z, slot(d))
-		var parts [4]reg.VecVirtual
-		parts[0] = z.AsX().(reg.VecVirtual)
-		for q := 1; q < 4; q++ {
-			parts[q] = c.XMM()
-			c.VEXTRACTI32X4(operand.U8(q), z, parts[q])
-		}
-		return func(j int) reg.GPVirtual {
-			r := c.GP64()
-			if j%2 == 0 {
-				c.VMOVQ(parts[j/2], r)
-			} else {
-				c.VPEXTRQ(operand.U8(1), parts[j/2], r)
-			}
-			return r
-		}
-	}
+	r := g.newRing()
 	lim := c.GP64()
-
-	c.Commentf("Fill the ring with the offsets of the groups below %d keys.", dist)
-	c.MOVQ(g.n, lim)
-	c.SUBQ(operand.Imm(8), lim)
-	c.Label(p + "_fill")
-	c.CMPQ(g.i, lim)
-	c.JGT(operand.LabelRef(p + "_filled"))
-	c.CMPQ(g.i, operand.U32(dist))
-	c.JGE(operand.LabelRef(p + "_filled"))
-	{
-		z := c.ZMM()
-		c.VMOVDQU64(g.hash(0), z)
-		c.VPSRLQ(operand.U8(32), z, z)
-		c.VPMULUDQ(g.nblocksZ, z, z)
-		c.VPSRLQ(operand.U8(26), z, z)
-		c.VPANDQ(g.m64, z, z)
-		c.VMOVDQA64(z, slot(0))
-	}
-	c.ADDQ(operand.Imm(8), g.i)
-	c.JMP(operand.LabelRef(p + "_fill"))
-	c.Label(p + "_filled")
-	c.XORQ(g.i, g.i)
+	r.fill(p, dist)
+	slot, store := r.slot, r.store
 
 	c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d and keeping its offsets.", dist, dist)
 	c.MOVQ(g.n, lim)
@@ -609,4 +549,91 @@ func wideTestAndSet(blk operand.Mem, m reg.VecVirtual) {
 	c.SETNE(paramMem("ret"))
 	c.VZEROUPPER()
 	c.RET()
+}
+
+// ring is the offset ring of the AVX-512 batch loops: ringSlots 64-byte
+// aligned slots on the stack, the 8 block offsets of a group in each, so
+// that a group's offsets, computed once when it is prefetched dist keys
+// ahead, are read back with 8 scalar loads instead of recomputed.
+type ring struct {
+	g    *kern
+	base reg.GPVirtual
+}
+
+// newRing allocates the ring in the frame of the function being written.
+func (g *kern) newRing() *ring {
+	c.Comment("The offset ring: 64-byte aligned slots on the stack.")
+	raw := c.AllocLocal(64*ringSlots + 64)
+	r := &ring{g: g, base: c.GP64()}
+	c.LEAQ(raw, r.base)
+	c.ADDQ(operand.Imm(63), r.base)
+	c.ANDQ(operand.I32(-64), r.base)
+	return r
+}
+
+// slot is the ring slot of the group at i+d (i+d a multiple of 8).
+func (r *ring) slot(d int) operand.Mem {
+	s := c.GP64()
+	c.MOVQ(r.g.i, s)
+	c.SHLQ(operand.U8(3), s)
+	if d != 0 {
+		c.ADDQ(operand.U32(8*d), s)
+	}
+	c.ANDQ(operand.U32(64*ringSlots-1), s)
+	return operand.Mem{Base: r.base, Index: s, Scale: 1}
+}
+
+// offsets computes the block offsets of the group at i+d into a vector.
+func (r *ring) offsets(d int) reg.VecVirtual {
+	g := r.g
+	z := c.ZMM()
+	c.VMOVDQU64(g.hash(d), z)
+	c.VPSRLQ(operand.U8(32), z, z)
+	c.VPMULUDQ(g.nblocksZ, z, z)
+	c.VPSRLQ(operand.U8(26), z, z)
+	c.VPANDQ(g.m64, z, z)
+	return z
+}
+
+// store computes the offsets of the group at i+d, keeps them in its slot
+// and returns a function that moves lane j to a general register (for the
+// prefetches).
+func (r *ring) store(d int) (lane func(j int) reg.GPVirtual) {
+	z := r.offsets(d)
+	c.VMOVDQA64(z, r.slot(d))
+	var parts [4]reg.VecVirtual
+	parts[0] = z.AsX().(reg.VecVirtual)
+	for q := 1; q < 4; q++ {
+		parts[q] = c.XMM()
+		c.VEXTRACTI32X4(operand.U8(q), z, parts[q])
+	}
+	return func(j int) reg.GPVirtual {
+		t := c.GP64()
+		if j%2 == 0 {
+			c.VMOVQ(parts[j/2], t)
+		} else {
+			c.VPEXTRQ(operand.U8(1), parts[j/2], t)
+		}
+		return t
+	}
+}
+
+// fill stores the offsets of the groups that start below dist keys (and
+// end by n), the ones no prefetching step stores, and sets i back to 0.
+func (r *ring) fill(p string, dist int) {
+	g := r.g
+	lim := c.GP64()
+	c.Commentf("Fill the ring with the offsets of the groups below %d keys.", dist)
+	c.MOVQ(g.n, lim)
+	c.SUBQ(operand.Imm(8), lim)
+	c.Label(p + "_fill")
+	c.CMPQ(g.i, lim)
+	c.JGT(operand.LabelRef(p + "_filled"))
+	c.CMPQ(g.i, operand.U32(dist))
+	c.JGE(operand.LabelRef(p + "_filled"))
+	c.VMOVDQA64(r.offsets(0), r.slot(0))
+	c.ADDQ(operand.Imm(8), g.i)
+	c.JMP(operand.LabelRef(p + "_fill"))
+	c.Label(p + "_filled")
+	c.XORQ(g.i, g.i)
 }

@@ -26,7 +26,10 @@ package main
 // the block count, which the Go wrappers keep below 2^32 for these
 // kernels, sending a filter of exactly 2^32 blocks to the AVX2 ones), VEXTRACTI32X4 and VMOVQ/VPEXTRQ move them to general
 // registers, and each group prefetches the blocks of the group dist keys
-// on from its own 8 offsets, so no block index is computed twice (the
+// on. In modeRing (filters up to 4 MiB) those 8 offsets are also stored
+// in a ring on the stack and the group reads its own back, so no block
+// index is computed twice; in modePrefetch (larger filters, where the
+// ring measured slower) and modeNoPrefetch a group computes its own (the
 // AVX2 loop computes each twice, with scalar IMULs).
 //
 // Opmasks: the kernels build (1<<k)-1 once per call (SHLX), K for lanes
@@ -142,13 +145,21 @@ func offsets8(src operand.Mem, nZ, m64 reg.VecVirtual) func(j int) reg.GPVirtual
 }
 
 // wideLoops emits the AVX-512 loops of one round count. Keys go in groups
-// of 8 whose block offsets are computed at once (groupOffsets), and each
-// group prefetches the blocks of the group dist keys on. The last keys of
-// a call that fill no group run one at a time.
+// of 8 whose block offsets are computed at once, and each group prefetches
+// the blocks of the group dist keys on. With the offset ring (g.ring: the
+// batch probes and inserts) the offsets computed for the prefetch are kept
+// and read back by their group (see ring). The last keys of a call that
+// fill no group run one at a time. An insert told not to prefetch runs
+// groups that compute their own offsets.
 func (g *kern) wideLoops(p string, two bool, dist int) {
 	lim := c.GP64()
+	r := g.ring
 	if g.optionalPrefetch() {
-		g.skipUnlessPrefetch(p + "_groups")
+		g.jumpIfMode(modeNoPrefetch, p+"_nopf")
+	}
+	if r != nil {
+		g.jumpIfMode(modePrefetch, p+"_plain")
+		r.fill(p, dist)
 	}
 	c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", dist, dist)
 	c.MOVQ(g.n, lim)
@@ -156,11 +167,16 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 	c.CMPQ(g.i, lim)
 	c.JGT(operand.LabelRef(p + "_groups"))
 	c.Label(p + "_prefetching")
-	ahead := g.groupOffsets(dist)
+	var ahead func(int) reg.GPVirtual
+	if r != nil {
+		ahead = r.store(dist)
+	} else {
+		ahead = g.groupOffsets(dist)
+	}
 	for j := 0; j < 8; j++ {
 		c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
 	}
-	g.group(two)
+	g.wideGroup(two)
 	c.ADDQ(operand.Imm(8), g.i)
 	c.CMPQ(g.i, lim)
 	c.JLE(operand.LabelRef(p + "_prefetching"))
@@ -172,10 +188,44 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 	c.CMPQ(g.i, lim)
 	c.JGT(operand.LabelRef(p + "_tail"))
 	c.Label(p + "_group_loop")
-	g.group(two)
+	g.wideGroup(two)
 	c.ADDQ(operand.Imm(8), g.i)
 	c.CMPQ(g.i, lim)
 	c.JLE(operand.LabelRef(p + "_group_loop"))
+	if r != nil {
+		c.JMP(operand.LabelRef(p + "_tail"))
+		c.Commentf("Without the ring: groups of 8 while i+%d+8 <= n, prefetching the group at i+%d, then the rest as below.", dist, dist)
+		c.Label(p + "_plain")
+		c.MOVQ(g.n, lim)
+		c.SUBQ(operand.Imm(uint64(dist+8)), lim)
+		c.CMPQ(g.i, lim)
+		c.JGT(operand.LabelRef(p + "_nopf"))
+		c.Label(p + "_plain_loop")
+		ahead := g.groupOffsets(dist)
+		for j := 0; j < 8; j++ {
+			c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
+		}
+		g.group(two)
+		c.ADDQ(operand.Imm(8), g.i)
+		c.CMPQ(g.i, lim)
+		c.JLE(operand.LabelRef(p + "_plain_loop"))
+	}
+	if g.optionalPrefetch() || r != nil {
+		if r == nil {
+			c.JMP(operand.LabelRef(p + "_tail"))
+		}
+		c.Comment("Offsets computed by each group, no prefetches: groups of 8 while i+8 <= n.")
+		c.Label(p + "_nopf")
+		c.MOVQ(g.n, lim)
+		c.SUBQ(operand.Imm(8), lim)
+		c.CMPQ(g.i, lim)
+		c.JGT(operand.LabelRef(p + "_tail"))
+		c.Label(p + "_nopf_loop")
+		g.group(two)
+		c.ADDQ(operand.Imm(8), g.i)
+		c.CMPQ(g.i, lim)
+		c.JLE(operand.LabelRef(p + "_nopf_loop"))
+	}
 
 	c.Comment("The last keys, one at a time.")
 	c.Label(p + "_tail")
@@ -187,6 +237,23 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 	c.CMPQ(g.i, g.n)
 	c.JLT(operand.LabelRef(p + "_tail_loop"))
 	c.Label(p + "_end")
+}
+
+// wideGroup inserts or probes the 8 keys hs[i..i+8), their offsets read
+// from the ring where there is one.
+func (g *kern) wideGroup(two bool) {
+	if g.ring == nil {
+		g.group(two)
+		return
+	}
+	offs := g.ring.slot(0)
+	for j := 0; j < 8; j++ {
+		a := c.GP64()
+		o := offs
+		o.Disp += 8 * j
+		c.MOVQ(o, a)
+		g.wideKey(j, a, two)
+	}
 }
 
 // group inserts or probes the 8 keys hs[i..i+8).

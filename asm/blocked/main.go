@@ -50,11 +50,15 @@
 // blockedAdd1Go (the Go twins, taking the same arguments on the stack) if
 // the kernel must not run. The loop is prefetched: a prologue issues PREFETCHT0 for the blocks
 // of the first `dist` keys, then each step prefetches the block of key
-// i+dist, and the last dist keys run without. The batch inserts take a
-// prefetch argument: when it is false (a filter the Go side knows to fit
-// in the caches, internal/kernel's prefetchMinBlocks) they skip the
-// prologue and run loops without prefetches (AVX2: 4 keys a step; AVX-512:
-// the groups of 8 without the look-ahead). Nothing is read before hs or
+// i+dist, and the last dist keys run without. The batch kernels take a
+// mode argument, chosen by the Go side from the filter's size
+// (internal/kernel/blocked_amd64.go, batchMode): modeNoPrefetch (inserts
+// only, a filter in L2) skips the prologue and runs loops without
+// prefetches (AVX2: 4 keys a step; AVX-512: groups of 8 computing their
+// own offsets); modeRing (AVX-512, a filter up to 4 MiB) keeps the block
+// offsets computed for each group's prefetch in a ring on the stack and
+// reads them back for the group (addnew.go, ring); modePrefetch computes
+// them twice, as the AVX2 loops always do. Nothing is read before hs or
 // past its end, and out is written byte by byte.
 //
 // The add-if-new kernels (single key and batch, AVX2 and AVX-512) are
@@ -181,21 +185,33 @@ type kern struct {
 
 	// The add-if-new kernel's probe opmask in every byte (addnew.go).
 	held8Mem operand.Mem
+	// ring keeps the AVX-512 batch loops' block offsets (addnew.go).
+	ring *ring
 }
 
+// The batch kernels' mode argument (internal/kernel/blocked_amd64.go
+// chooses it by filter size): no prefetches (inserts into a filter in L2),
+// prefetches with the offset ring (AVX-512, a filter in the caches), or
+// prefetches with the offsets recomputed.
+const (
+	modeNoPrefetch = 0
+	modeRing       = 1
+	modePrefetch   = 2
+)
+
 func gen(contains, wide bool, dist int) {
-	name, sig := "blockedAddAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, prefetch bool)"
-	doc := "blockedAddAVX2 inserts hs[:n] into the nblocks blocks at blocks with k probes per key, prefetching the blocks ahead if prefetch; tab is avx2Tables[k]."
+	name, sig := "blockedAddAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, mode int)"
+	doc := "blockedAddAVX2 inserts hs[:n] into the nblocks blocks at blocks with k probes per key, prefetching the blocks ahead unless mode is modeNoPrefetch; tab is avx2Tables[k]."
 	if contains {
 		name, sig = "blockedContainsAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int"
 		doc = "blockedContainsAVX2 probes hs[:n] in the nblocks blocks at blocks with k probes per key, writes out[:n] and returns the number of trues; tab is avx2Tables[k]."
 	}
 	if wide {
-		name, sig = "blockedAddAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, prefetch bool)"
-		doc = "blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), prefetching the blocks ahead if prefetch."
+		name, sig = "blockedAddAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, mode int)"
+		doc = "blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32); mode is modeNoPrefetch, modeRing or modePrefetch."
 		if contains {
-			name, sig = "blockedContainsAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool) int"
-			doc = "blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), writes out[:n] and returns the number of trues."
+			name, sig = "blockedContainsAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool, mode int) int"
+			doc = "blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), writes out[:n] and returns the number of trues; mode is modeRing or modePrefetch."
 		}
 	}
 	c.Function(name)
@@ -226,6 +242,7 @@ func gen(contains, wide bool, dist int) {
 	if wide {
 		c.Comment("Constants: the 16 salts, per-lane ones, the opmasks of the probe lanes of each round.")
 		g.wideConsts(k)
+		g.ring = g.newRing()
 	} else {
 		tab := c.Load(c.Param("tab"), c.GP64())
 		c.Comment("Constants: salts in lane order [0 4 1 5 2 6 3 7], per-lane ones (0 in lanes >= k).")
@@ -246,7 +263,7 @@ func gen(contains, wide bool, dist int) {
 	c.TESTQ(g.n, g.n)
 	c.JEQ(operand.LabelRef(name + "_prologue_done"))
 	if !contains {
-		g.skipUnlessPrefetch(name + "_prologue_done")
+		g.jumpIfMode(modeNoPrefetch, name+"_prologue_done")
 	}
 	c.Label(name + "_prologue")
 	g.prefetch(0)
@@ -287,7 +304,7 @@ func gen(contains, wide bool, dist int) {
 func (g *kern) loops(p string, two bool, dist int) {
 	lim := c.GP64()
 	if g.optionalPrefetch() {
-		g.skipUnlessPrefetch(p + "_nopf")
+		g.jumpIfMode(modeNoPrefetch, p+"_nopf")
 	}
 
 	c.Commentf("Main loop: %d keys a step while i+%d+%d <= n, prefetching key i+%d.", unroll, dist, unroll, dist)
@@ -345,18 +362,16 @@ func (g *kern) loops(p string, two bool, dist int) {
 	c.Label(p + "_end")
 }
 
-// optionalPrefetch reports whether the kernel takes a prefetch argument:
-// the batch inserts.
+// optionalPrefetch reports whether the kernel may run without prefetches
+// (modeNoPrefetch): the batch inserts.
 func (g *kern) optionalPrefetch() bool { return !g.contains && !g.addNew }
 
-// skipUnlessPrefetch jumps to label when the insert kernel's prefetch
-// argument is false: the Go side passes false for filters small enough to
-// sit in the caches, where the prefetches only cost instructions
-// (internal/kernel/blocked_amd64.go, prefetchMinBlocks).
-func (g *kern) skipUnlessPrefetch(label string) {
-	pf := c.GP32()
-	c.Load(c.Param("prefetch"), pf)
-	c.TESTL(pf, pf)
+// jumpIfMode jumps to label when the kernel's mode argument is mode (see
+// modeNoPrefetch).
+func (g *kern) jumpIfMode(mode int, label string) {
+	m := c.GP64()
+	c.Load(c.Param("mode"), m)
+	c.CMPQ(m, operand.Imm(uint64(mode)))
 	c.JEQ(operand.LabelRef(label))
 }
 

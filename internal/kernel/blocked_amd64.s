@@ -7,9 +7,9 @@
 DATA one<>+0(SB)/8, $0x0000000000000001
 GLOBL one<>(SB), RODATA|NOPTR, $8
 
-// func blockedAddAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, prefetch bool)
+// func blockedAddAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, mode int)
 // Requires: AVX, AVX2, MMX+
-TEXT ·blockedAddAVX2(SB), NOSPLIT, $0-49
+TEXT ·blockedAddAVX2(SB), NOSPLIT, $0-56
 	MOVQ blocks+0(FP), AX
 	MOVQ nblocks+8(FP), CX
 	MOVQ hs+32(FP), DX
@@ -27,12 +27,12 @@ TEXT ·blockedAddAVX2(SB), NOSPLIT, $0-49
 	VMOVDQU 160(SI), Y6
 
 	// Prologue: prefetch the blocks of the first min(n, dist) keys.
-	XORQ    SI, SI
-	TESTQ   BX, BX
-	JEQ     blockedAddAVX2_prologue_done
-	MOVBLZX prefetch+48(FP), R8
-	TESTL   R8, R8
-	JEQ     blockedAddAVX2_prologue_done
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedAddAVX2_prologue_done
+	MOVQ  mode+48(FP), R8
+	CMPQ  R8, $0x00
+	JEQ   blockedAddAVX2_prologue_done
 
 blockedAddAVX2_prologue:
 	MOVQ       (DX)(SI*8), R8
@@ -51,11 +51,11 @@ blockedAddAVX2_prologue_done:
 	XORQ SI, SI
 
 	// k > 8 takes the two-round loops; the choice is made once per call.
-	CMPQ    DI, $0x08
-	JGT     blockedAddAVX2_k16
-	MOVBLZX prefetch+48(FP), DI
-	TESTL   DI, DI
-	JEQ     blockedAddAVX2_k8_nopf
+	CMPQ DI, $0x08
+	JGT  blockedAddAVX2_k16
+	MOVQ mode+48(FP), DI
+	CMPQ DI, $0x00
+	JEQ  blockedAddAVX2_k8_nopf
 
 	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
 	MOVQ BX, DI
@@ -297,9 +297,9 @@ blockedAddAVX2_k8_end:
 	JMP blockedAddAVX2_done
 
 blockedAddAVX2_k16:
-	MOVBLZX prefetch+48(FP), DI
-	TESTL   DI, DI
-	JEQ     blockedAddAVX2_k16_nopf
+	MOVQ mode+48(FP), DI
+	CMPQ DI, $0x00
+	JEQ  blockedAddAVX2_k16_nopf
 
 	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
 	MOVQ BX, DI
@@ -1116,9 +1116,9 @@ blockedContainsAVX2_done:
 	VZEROUPPER
 	RET
 
-// func blockedAddAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, prefetch bool)
+// func blockedAddAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, mode int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·blockedAddAVX512(SB), NOSPLIT, $0-41
+TEXT ·blockedAddAVX512(SB), NOSPLIT, $576-48
 	MOVQ blocks+0(FP), AX
 	MOVQ nblocks+8(FP), CX
 	MOVQ hs+24(FP), DX
@@ -1139,21 +1139,26 @@ TEXT ·blockedAddAVX512(SB), NOSPLIT, $0-41
 	MOVQ         $-64, SI
 	VPBROADCASTQ SI, Z3
 
+	// The offset ring: 64-byte aligned slots on the stack.
+	LEAQ (SP), R8
+	ADDQ $0x3f, R8
+	ANDQ $-64, R8
+
 	// Prologue: prefetch the blocks of the first min(n, dist) keys.
-	XORQ    SI, SI
-	TESTQ   BX, BX
-	JEQ     blockedAddAVX512_prologue_done
-	MOVBLZX prefetch+40(FP), R8
-	TESTL   R8, R8
-	JEQ     blockedAddAVX512_prologue_done
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedAddAVX512_prologue_done
+	MOVQ  mode+40(FP), R9
+	CMPQ  R9, $0x00
+	JEQ   blockedAddAVX512_prologue_done
 
 blockedAddAVX512_prologue:
-	MOVQ       (DX)(SI*8), R8
-	SHRQ       $0x20, R8
-	IMULQ      CX, R8
-	SHRQ       $0x1a, R8
-	ANDQ       $-64, R8
-	PREFETCHT0 (AX)(R8*1)
+	MOVQ       (DX)(SI*8), R9
+	SHRQ       $0x20, R9
+	IMULQ      CX, R9
+	SHRQ       $0x1a, R9
+	ANDQ       $-64, R9
+	PREFETCHT0 (AX)(R9*1)
 	INCQ       SI
 	CMPQ       SI, BX
 	JGE        blockedAddAVX512_prologue_done
@@ -1164,11 +1169,38 @@ blockedAddAVX512_prologue_done:
 	XORQ SI, SI
 
 	// k > 8 takes the two-round loops; the choice is made once per call.
-	CMPQ    DI, $0x08
-	JGT     blockedAddAVX512_k16
-	MOVBLZX prefetch+40(FP), DI
-	TESTL   DI, DI
-	JEQ     blockedAddAVX512_k8_groups
+	CMPQ DI, $0x08
+	JGT  blockedAddAVX512_k16
+	MOVQ mode+40(FP), DI
+	CMPQ DI, $0x00
+	JEQ  blockedAddAVX512_k8_nopf
+	MOVQ mode+40(FP), DI
+	CMPQ DI, $0x02
+	JEQ  blockedAddAVX512_k8_plain
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ BX, DI
+	SUBQ $0x08, DI
+
+blockedAddAVX512_k8_fill:
+	CMPQ      SI, DI
+	JGT       blockedAddAVX512_k8_filled
+	CMPQ      SI, $0x00000030
+	JGE       blockedAddAVX512_k8_filled
+	VMOVDQU64 (DX)(SI*8), Z4
+	VPSRLQ    $0x20, Z4, Z4
+	VPMULUDQ  Z2, Z4, Z4
+	VPSRLQ    $0x1a, Z4, Z4
+	VPANDQ    Z3, Z4, Z4
+	MOVQ      SI, R9
+	SHLQ      $0x03, R9
+	ANDQ      $0x000001ff, R9
+	VMOVDQA64 Z4, (R8)(R9*1)
+	ADDQ      $0x08, SI
+	JMP       blockedAddAVX512_k8_fill
+
+blockedAddAVX512_k8_filled:
+	XORQ SI, SI
 
 	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
 	MOVQ BX, DI
@@ -1177,6 +1209,194 @@ blockedAddAVX512_prologue_done:
 	JGT  blockedAddAVX512_k8_groups
 
 blockedAddAVX512_k8_prefetching:
+	VMOVDQU64     384(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	MOVQ          SI, R9
+	SHLQ          $0x03, R9
+	ADDQ          $0x00000180, R9
+	ANDQ          $0x000001ff, R9
+	VMOVDQA64     Z4, (R8)(R9*1)
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R9
+	PREFETCHT0    (AX)(R9*1)
+	VPEXTRQ       $0x01, X4, R9
+	PREFETCHT0    (AX)(R9*1)
+	VMOVQ         X5, R9
+	PREFETCHT0    (AX)(R9*1)
+	VPEXTRQ       $0x01, X5, R9
+	PREFETCHT0    (AX)(R9*1)
+	VMOVQ         X6, R9
+	PREFETCHT0    (AX)(R9*1)
+	VPEXTRQ       $0x01, X6, R9
+	PREFETCHT0    (AX)(R9*1)
+	VMOVQ         X7, R9
+	PREFETCHT0    (AX)(R9*1)
+	VPEXTRQ       $0x01, X7, R9
+	PREFETCHT0    (AX)(R9*1)
+	MOVQ          SI, R9
+	SHLQ          $0x03, R9
+	ANDQ          $0x000001ff, R9
+	MOVQ          (R8)(R9*1), R10
+	VPBROADCASTD  (DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R10*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	MOVQ          8(R8)(R9*1), R10
+	VPBROADCASTD  8(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R10*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	MOVQ          16(R8)(R9*1), R10
+	VPBROADCASTD  16(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R10*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	MOVQ          24(R8)(R9*1), R10
+	VPBROADCASTD  24(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R10*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	MOVQ          32(R8)(R9*1), R10
+	VPBROADCASTD  32(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R10*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	MOVQ          40(R8)(R9*1), R10
+	VPBROADCASTD  40(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R10*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	MOVQ          48(R8)(R9*1), R10
+	VPBROADCASTD  48(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R10*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	MOVQ          56(R8)(R9*1), R9
+	VPBROADCASTD  56(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R9*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R9*1)
+	ADDQ          $0x08, SI
+	CMPQ          SI, DI
+	JLE           blockedAddAVX512_k8_prefetching
+
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedAddAVX512_k8_groups:
+	MOVQ BX, DI
+	SUBQ $0x08, DI
+	CMPQ SI, DI
+	JGT  blockedAddAVX512_k8_tail
+
+blockedAddAVX512_k8_group_loop:
+	MOVQ         SI, R9
+	SHLQ         $0x03, R9
+	ANDQ         $0x000001ff, R9
+	MOVQ         (R8)(R9*1), R10
+	VPBROADCASTD (DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPORQ        (AX)(R10*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R10*1)
+	MOVQ         8(R8)(R9*1), R10
+	VPBROADCASTD 8(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPORQ        (AX)(R10*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R10*1)
+	MOVQ         16(R8)(R9*1), R10
+	VPBROADCASTD 16(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPORQ        (AX)(R10*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R10*1)
+	MOVQ         24(R8)(R9*1), R10
+	VPBROADCASTD 24(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPORQ        (AX)(R10*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R10*1)
+	MOVQ         32(R8)(R9*1), R10
+	VPBROADCASTD 32(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPORQ        (AX)(R10*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R10*1)
+	MOVQ         40(R8)(R9*1), R10
+	VPBROADCASTD 40(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPORQ        (AX)(R10*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R10*1)
+	MOVQ         48(R8)(R9*1), R10
+	VPBROADCASTD 48(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPORQ        (AX)(R10*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R10*1)
+	MOVQ         56(R8)(R9*1), R9
+	VPBROADCASTD 56(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VPORQ        (AX)(R9*1), Z2, Z2
+	VMOVDQU64    Z2, (AX)(R9*1)
+	ADDQ         $0x08, SI
+	CMPQ         SI, DI
+	JLE          blockedAddAVX512_k8_group_loop
+	JMP          blockedAddAVX512_k8_tail
+
+	// Without the ring: groups of 8 while i+48+8 <= n, prefetching the group at i+48, then the rest as below.
+blockedAddAVX512_k8_plain:
+	MOVQ BX, DI
+	SUBQ $0x38, DI
+	CMPQ SI, DI
+	JGT  blockedAddAVX512_k8_nopf
+
+blockedAddAVX512_k8_plain_loop:
 	VMOVDQU64     384(DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
@@ -1275,16 +1495,16 @@ blockedAddAVX512_k8_prefetching:
 	VMOVDQU64     Z4, (AX)(R8*1)
 	ADDQ          $0x08, SI
 	CMPQ          SI, DI
-	JLE           blockedAddAVX512_k8_prefetching
+	JLE           blockedAddAVX512_k8_plain_loop
 
-	// Groups of 8 while i+8 <= n, already prefetched.
-blockedAddAVX512_k8_groups:
+	// Offsets computed by each group, no prefetches: groups of 8 while i+8 <= n.
+blockedAddAVX512_k8_nopf:
 	MOVQ BX, DI
 	SUBQ $0x08, DI
 	CMPQ SI, DI
 	JGT  blockedAddAVX512_k8_tail
 
-blockedAddAVX512_k8_group_loop:
+blockedAddAVX512_k8_nopf_loop:
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
@@ -1359,7 +1579,7 @@ blockedAddAVX512_k8_group_loop:
 	VMOVDQU64     Z4, (AX)(R8*1)
 	ADDQ          $0x08, SI
 	CMPQ          SI, DI
-	JLE           blockedAddAVX512_k8_group_loop
+	JLE           blockedAddAVX512_k8_nopf_loop
 
 	// The last keys, one at a time.
 blockedAddAVX512_k8_tail:
@@ -1387,9 +1607,36 @@ blockedAddAVX512_k8_end:
 	JMP blockedAddAVX512_done
 
 blockedAddAVX512_k16:
-	MOVBLZX prefetch+40(FP), DI
-	TESTL   DI, DI
-	JEQ     blockedAddAVX512_k16_groups
+	MOVQ mode+40(FP), DI
+	CMPQ DI, $0x00
+	JEQ  blockedAddAVX512_k16_nopf
+	MOVQ mode+40(FP), DI
+	CMPQ DI, $0x02
+	JEQ  blockedAddAVX512_k16_plain
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ BX, DI
+	SUBQ $0x08, DI
+
+blockedAddAVX512_k16_fill:
+	CMPQ      SI, DI
+	JGT       blockedAddAVX512_k16_filled
+	CMPQ      SI, $0x00000030
+	JGE       blockedAddAVX512_k16_filled
+	VMOVDQU64 (DX)(SI*8), Z4
+	VPSRLQ    $0x20, Z4, Z4
+	VPMULUDQ  Z2, Z4, Z4
+	VPSRLQ    $0x1a, Z4, Z4
+	VPANDQ    Z3, Z4, Z4
+	MOVQ      SI, R9
+	SHLQ      $0x03, R9
+	ANDQ      $0x000001ff, R9
+	VMOVDQA64 Z4, (R8)(R9*1)
+	ADDQ      $0x08, SI
+	JMP       blockedAddAVX512_k16_fill
+
+blockedAddAVX512_k16_filled:
+	XORQ SI, SI
 
 	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
 	MOVQ BX, DI
@@ -1398,6 +1645,242 @@ blockedAddAVX512_k16:
 	JGT  blockedAddAVX512_k16_groups
 
 blockedAddAVX512_k16_prefetching:
+	VMOVDQU64     384(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	MOVQ          SI, R9
+	SHLQ          $0x03, R9
+	ADDQ          $0x00000180, R9
+	ANDQ          $0x000001ff, R9
+	VMOVDQA64     Z4, (R8)(R9*1)
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R9
+	PREFETCHT0    (AX)(R9*1)
+	VPEXTRQ       $0x01, X4, R9
+	PREFETCHT0    (AX)(R9*1)
+	VMOVQ         X5, R9
+	PREFETCHT0    (AX)(R9*1)
+	VPEXTRQ       $0x01, X5, R9
+	PREFETCHT0    (AX)(R9*1)
+	VMOVQ         X6, R9
+	PREFETCHT0    (AX)(R9*1)
+	VPEXTRQ       $0x01, X6, R9
+	PREFETCHT0    (AX)(R9*1)
+	VMOVQ         X7, R9
+	PREFETCHT0    (AX)(R9*1)
+	VPEXTRQ       $0x01, X7, R9
+	PREFETCHT0    (AX)(R9*1)
+	MOVQ          SI, R9
+	SHLQ          $0x03, R9
+	ANDQ          $0x000001ff, R9
+	MOVQ          (R8)(R9*1), R10
+	VPBROADCASTD  (DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R10*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	MOVQ          8(R8)(R9*1), R10
+	VPBROADCASTD  8(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R10*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	MOVQ          16(R8)(R9*1), R10
+	VPBROADCASTD  16(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R10*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	MOVQ          24(R8)(R9*1), R10
+	VPBROADCASTD  24(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R10*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	MOVQ          32(R8)(R9*1), R10
+	VPBROADCASTD  32(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R10*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	MOVQ          40(R8)(R9*1), R10
+	VPBROADCASTD  40(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R10*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	MOVQ          48(R8)(R9*1), R10
+	VPBROADCASTD  48(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R10*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	MOVQ          56(R8)(R9*1), R9
+	VPBROADCASTD  56(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R9*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R9*1)
+	ADDQ          $0x08, SI
+	CMPQ          SI, DI
+	JLE           blockedAddAVX512_k16_prefetching
+
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedAddAVX512_k16_groups:
+	MOVQ BX, DI
+	SUBQ $0x08, DI
+	CMPQ SI, DI
+	JGT  blockedAddAVX512_k16_tail
+
+blockedAddAVX512_k16_group_loop:
+	MOVQ          SI, R9
+	SHLQ          $0x03, R9
+	ANDQ          $0x000001ff, R9
+	MOVQ          (R8)(R9*1), R10
+	VPBROADCASTD  (DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ       Z2, Z1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPTERNLOGQ    $0xfe, (AX)(R10*1), Z3, Z2
+	VMOVDQU64     Z2, (AX)(R10*1)
+	MOVQ          8(R8)(R9*1), R10
+	VPBROADCASTD  8(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ       Z2, Z1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPTERNLOGQ    $0xfe, (AX)(R10*1), Z3, Z2
+	VMOVDQU64     Z2, (AX)(R10*1)
+	MOVQ          16(R8)(R9*1), R10
+	VPBROADCASTD  16(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ       Z2, Z1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPTERNLOGQ    $0xfe, (AX)(R10*1), Z3, Z2
+	VMOVDQU64     Z2, (AX)(R10*1)
+	MOVQ          24(R8)(R9*1), R10
+	VPBROADCASTD  24(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ       Z2, Z1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPTERNLOGQ    $0xfe, (AX)(R10*1), Z3, Z2
+	VMOVDQU64     Z2, (AX)(R10*1)
+	MOVQ          32(R8)(R9*1), R10
+	VPBROADCASTD  32(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ       Z2, Z1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPTERNLOGQ    $0xfe, (AX)(R10*1), Z3, Z2
+	VMOVDQU64     Z2, (AX)(R10*1)
+	MOVQ          40(R8)(R9*1), R10
+	VPBROADCASTD  40(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ       Z2, Z1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPTERNLOGQ    $0xfe, (AX)(R10*1), Z3, Z2
+	VMOVDQU64     Z2, (AX)(R10*1)
+	MOVQ          48(R8)(R9*1), R10
+	VPBROADCASTD  48(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ       Z2, Z1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPTERNLOGQ    $0xfe, (AX)(R10*1), Z3, Z2
+	VMOVDQU64     Z2, (AX)(R10*1)
+	MOVQ          56(R8)(R9*1), R9
+	VPBROADCASTD  56(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ       Z2, Z1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPTERNLOGQ    $0xfe, (AX)(R9*1), Z3, Z2
+	VMOVDQU64     Z2, (AX)(R9*1)
+	ADDQ          $0x08, SI
+	CMPQ          SI, DI
+	JLE           blockedAddAVX512_k16_group_loop
+	JMP           blockedAddAVX512_k16_tail
+
+	// Without the ring: groups of 8 while i+48+8 <= n, prefetching the group at i+48, then the rest as below.
+blockedAddAVX512_k16_plain:
+	MOVQ BX, DI
+	SUBQ $0x38, DI
+	CMPQ SI, DI
+	JGT  blockedAddAVX512_k16_nopf
+
+blockedAddAVX512_k16_plain_loop:
 	VMOVDQU64     384(DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
@@ -1520,16 +2003,16 @@ blockedAddAVX512_k16_prefetching:
 	VMOVDQU64     Z4, (AX)(R8*1)
 	ADDQ          $0x08, SI
 	CMPQ          SI, DI
-	JLE           blockedAddAVX512_k16_prefetching
+	JLE           blockedAddAVX512_k16_plain_loop
 
-	// Groups of 8 while i+8 <= n, already prefetched.
-blockedAddAVX512_k16_groups:
+	// Offsets computed by each group, no prefetches: groups of 8 while i+8 <= n.
+blockedAddAVX512_k16_nopf:
 	MOVQ BX, DI
 	SUBQ $0x08, DI
 	CMPQ SI, DI
 	JGT  blockedAddAVX512_k16_tail
 
-blockedAddAVX512_k16_group_loop:
+blockedAddAVX512_k16_nopf_loop:
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
@@ -1628,7 +2111,7 @@ blockedAddAVX512_k16_group_loop:
 	VMOVDQU64     Z4, (AX)(R8*1)
 	ADDQ          $0x08, SI
 	CMPQ          SI, DI
-	JLE           blockedAddAVX512_k16_group_loop
+	JLE           blockedAddAVX512_k16_nopf_loop
 
 	// The last keys, one at a time.
 blockedAddAVX512_k16_tail:
@@ -1660,9 +2143,9 @@ blockedAddAVX512_done:
 	VZEROUPPER
 	RET
 
-// func blockedContainsAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool) int
+// func blockedContainsAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool, mode int) int
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·blockedContainsAVX512(SB), NOSPLIT, $0-56
+TEXT ·blockedContainsAVX512(SB), NOSPLIT, $576-64
 	MOVQ blocks+0(FP), AX
 	MOVQ nblocks+8(FP), CX
 	MOVQ hs+24(FP), DX
@@ -1685,18 +2168,23 @@ TEXT ·blockedContainsAVX512(SB), NOSPLIT, $0-56
 	MOVQ         $-64, SI
 	VPBROADCASTQ SI, Z3
 
+	// The offset ring: 64-byte aligned slots on the stack.
+	LEAQ (SP), R10
+	ADDQ $0x3f, R10
+	ANDQ $-64, R10
+
 	// Prologue: prefetch the blocks of the first min(n, dist) keys.
 	XORQ  SI, SI
 	TESTQ BX, BX
 	JEQ   blockedContainsAVX512_prologue_done
 
 blockedContainsAVX512_prologue:
-	MOVQ       (DX)(SI*8), R10
-	SHRQ       $0x20, R10
-	IMULQ      CX, R10
-	SHRQ       $0x1a, R10
-	ANDQ       $-64, R10
-	PREFETCHT0 (AX)(R10*1)
+	MOVQ       (DX)(SI*8), R11
+	SHRQ       $0x20, R11
+	IMULQ      CX, R11
+	SHRQ       $0x1a, R11
+	ANDQ       $-64, R11
+	PREFETCHT0 (AX)(R11*1)
 	INCQ       SI
 	CMPQ       SI, BX
 	JGE        blockedContainsAVX512_prologue_done
@@ -1709,6 +2197,33 @@ blockedContainsAVX512_prologue_done:
 	// k > 8 takes the two-round loops; the choice is made once per call.
 	CMPQ DI, $0x08
 	JGT  blockedContainsAVX512_k16
+	MOVQ mode+48(FP), DI
+	CMPQ DI, $0x02
+	JEQ  blockedContainsAVX512_k8_plain
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ BX, DI
+	SUBQ $0x08, DI
+
+blockedContainsAVX512_k8_fill:
+	CMPQ      SI, DI
+	JGT       blockedContainsAVX512_k8_filled
+	CMPQ      SI, $0x00000030
+	JGE       blockedContainsAVX512_k8_filled
+	VMOVDQU64 (DX)(SI*8), Z4
+	VPSRLQ    $0x20, Z4, Z4
+	VPMULUDQ  Z2, Z4, Z4
+	VPSRLQ    $0x1a, Z4, Z4
+	VPANDQ    Z3, Z4, Z4
+	MOVQ      SI, R11
+	SHLQ      $0x03, R11
+	ANDQ      $0x000001ff, R11
+	VMOVDQA64 Z4, (R10)(R11*1)
+	ADDQ      $0x08, SI
+	JMP       blockedContainsAVX512_k8_fill
+
+blockedContainsAVX512_k8_filled:
+	XORQ SI, SI
 
 	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
 	MOVQ BX, DI
@@ -1717,6 +2232,226 @@ blockedContainsAVX512_prologue_done:
 	JGT  blockedContainsAVX512_k8_groups
 
 blockedContainsAVX512_k8_prefetching:
+	VMOVDQU64     384(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ADDQ          $0x00000180, R11
+	ANDQ          $0x000001ff, R11
+	VMOVDQA64     Z4, (R10)(R11*1)
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ANDQ          $0x000001ff, R11
+	MOVQ          (R10)(R11*1), R12
+	VPBROADCASTD  (DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R12*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         (R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          8(R10)(R11*1), R12
+	VPBROADCASTD  8(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R12*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         1(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          16(R10)(R11*1), R12
+	VPBROADCASTD  16(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R12*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         2(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          24(R10)(R11*1), R12
+	VPBROADCASTD  24(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R12*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         3(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          32(R10)(R11*1), R12
+	VPBROADCASTD  32(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R12*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         4(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          40(R10)(R11*1), R12
+	VPBROADCASTD  40(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R12*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         5(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          48(R10)(R11*1), R12
+	VPBROADCASTD  48(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R12*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         6(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          56(R10)(R11*1), R11
+	VPBROADCASTD  56(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R11*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         7(R8)(SI*1)
+	ADCQ          $0x00, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, DI
+	JLE           blockedContainsAVX512_k8_prefetching
+
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedContainsAVX512_k8_groups:
+	MOVQ BX, DI
+	SUBQ $0x08, DI
+	CMPQ SI, DI
+	JGT  blockedContainsAVX512_k8_tail
+
+blockedContainsAVX512_k8_group_loop:
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R10)(R11*1), R12
+	VPBROADCASTD (DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ      Z2, Z1, Z2
+	VPTESTMQ     (AX)(R12*1), Z2, K2
+	KORTESTB     K1, K2
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         8(R10)(R11*1), R12
+	VPBROADCASTD 8(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ      Z2, Z1, Z2
+	VPTESTMQ     (AX)(R12*1), Z2, K2
+	KORTESTB     K1, K2
+	SETCS        1(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         16(R10)(R11*1), R12
+	VPBROADCASTD 16(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ      Z2, Z1, Z2
+	VPTESTMQ     (AX)(R12*1), Z2, K2
+	KORTESTB     K1, K2
+	SETCS        2(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         24(R10)(R11*1), R12
+	VPBROADCASTD 24(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ      Z2, Z1, Z2
+	VPTESTMQ     (AX)(R12*1), Z2, K2
+	KORTESTB     K1, K2
+	SETCS        3(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         32(R10)(R11*1), R12
+	VPBROADCASTD 32(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ      Z2, Z1, Z2
+	VPTESTMQ     (AX)(R12*1), Z2, K2
+	KORTESTB     K1, K2
+	SETCS        4(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         40(R10)(R11*1), R12
+	VPBROADCASTD 40(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ      Z2, Z1, Z2
+	VPTESTMQ     (AX)(R12*1), Z2, K2
+	KORTESTB     K1, K2
+	SETCS        5(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         48(R10)(R11*1), R12
+	VPBROADCASTD 48(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ      Z2, Z1, Z2
+	VPTESTMQ     (AX)(R12*1), Z2, K2
+	KORTESTB     K1, K2
+	SETCS        6(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         56(R10)(R11*1), R11
+	VPBROADCASTD 56(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ      Z2, Z1, Z2
+	VPTESTMQ     (AX)(R11*1), Z2, K2
+	KORTESTB     K1, K2
+	SETCS        7(R8)(SI*1)
+	ADCQ         $0x00, R9
+	ADDQ         $0x08, SI
+	CMPQ         SI, DI
+	JLE          blockedContainsAVX512_k8_group_loop
+	JMP          blockedContainsAVX512_k8_tail
+
+	// Without the ring: groups of 8 while i+48+8 <= n, prefetching the group at i+48, then the rest as below.
+blockedContainsAVX512_k8_plain:
+	MOVQ BX, DI
+	SUBQ $0x38, DI
+	CMPQ SI, DI
+	JGT  blockedContainsAVX512_k8_nopf
+
+blockedContainsAVX512_k8_plain_loop:
 	VMOVDQU64     384(DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
@@ -1831,16 +2566,16 @@ blockedContainsAVX512_k8_prefetching:
 	ADCQ          $0x00, R9
 	ADDQ          $0x08, SI
 	CMPQ          SI, DI
-	JLE           blockedContainsAVX512_k8_prefetching
+	JLE           blockedContainsAVX512_k8_plain_loop
 
-	// Groups of 8 while i+8 <= n, already prefetched.
-blockedContainsAVX512_k8_groups:
+	// Offsets computed by each group, no prefetches: groups of 8 while i+8 <= n.
+blockedContainsAVX512_k8_nopf:
 	MOVQ BX, DI
 	SUBQ $0x08, DI
 	CMPQ SI, DI
 	JGT  blockedContainsAVX512_k8_tail
 
-blockedContainsAVX512_k8_group_loop:
+blockedContainsAVX512_k8_nopf_loop:
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
@@ -1931,7 +2666,7 @@ blockedContainsAVX512_k8_group_loop:
 	ADCQ          $0x00, R9
 	ADDQ          $0x08, SI
 	CMPQ          SI, DI
-	JLE           blockedContainsAVX512_k8_group_loop
+	JLE           blockedContainsAVX512_k8_nopf_loop
 
 	// The last keys, one at a time.
 blockedContainsAVX512_k8_tail:
@@ -1961,6 +2696,34 @@ blockedContainsAVX512_k8_end:
 	JMP blockedContainsAVX512_done
 
 blockedContainsAVX512_k16:
+	MOVQ mode+48(FP), DI
+	CMPQ DI, $0x02
+	JEQ  blockedContainsAVX512_k16_plain
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ BX, DI
+	SUBQ $0x08, DI
+
+blockedContainsAVX512_k16_fill:
+	CMPQ      SI, DI
+	JGT       blockedContainsAVX512_k16_filled
+	CMPQ      SI, $0x00000030
+	JGE       blockedContainsAVX512_k16_filled
+	VMOVDQU64 (DX)(SI*8), Z4
+	VPSRLQ    $0x20, Z4, Z4
+	VPMULUDQ  Z2, Z4, Z4
+	VPSRLQ    $0x1a, Z4, Z4
+	VPANDQ    Z3, Z4, Z4
+	MOVQ      SI, R11
+	SHLQ      $0x03, R11
+	ANDQ      $0x000001ff, R11
+	VMOVDQA64 Z4, (R10)(R11*1)
+	ADDQ      $0x08, SI
+	JMP       blockedContainsAVX512_k16_fill
+
+blockedContainsAVX512_k16_filled:
+	XORQ SI, SI
+
 	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
 	MOVQ BX, DI
 	SUBQ $0x38, DI
@@ -1968,6 +2731,306 @@ blockedContainsAVX512_k16:
 	JGT  blockedContainsAVX512_k16_groups
 
 blockedContainsAVX512_k16_prefetching:
+	VMOVDQU64     384(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ADDQ          $0x00000180, R11
+	ANDQ          $0x000001ff, R11
+	VMOVDQA64     Z4, (R10)(R11*1)
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ANDQ          $0x000001ff, R11
+	MOVQ          (R10)(R11*1), R12
+	VPBROADCASTD  (DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R12*1), Z6
+	VPSRLVQ       Z4, Z6, Z4
+	VPSRLVQ       Z5, Z6, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         (R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          8(R10)(R11*1), R12
+	VPBROADCASTD  8(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R12*1), Z6
+	VPSRLVQ       Z4, Z6, Z4
+	VPSRLVQ       Z5, Z6, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         1(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          16(R10)(R11*1), R12
+	VPBROADCASTD  16(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R12*1), Z6
+	VPSRLVQ       Z4, Z6, Z4
+	VPSRLVQ       Z5, Z6, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         2(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          24(R10)(R11*1), R12
+	VPBROADCASTD  24(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R12*1), Z6
+	VPSRLVQ       Z4, Z6, Z4
+	VPSRLVQ       Z5, Z6, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         3(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          32(R10)(R11*1), R12
+	VPBROADCASTD  32(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R12*1), Z6
+	VPSRLVQ       Z4, Z6, Z4
+	VPSRLVQ       Z5, Z6, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         4(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          40(R10)(R11*1), R12
+	VPBROADCASTD  40(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R12*1), Z6
+	VPSRLVQ       Z4, Z6, Z4
+	VPSRLVQ       Z5, Z6, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         5(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          48(R10)(R11*1), R12
+	VPBROADCASTD  48(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R12*1), Z6
+	VPSRLVQ       Z4, Z6, Z4
+	VPSRLVQ       Z5, Z6, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         6(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          56(R10)(R11*1), R11
+	VPBROADCASTD  56(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R11*1), Z6
+	VPSRLVQ       Z4, Z6, Z4
+	VPSRLVQ       Z5, Z6, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         7(R8)(SI*1)
+	ADCQ          $0x00, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, DI
+	JLE           blockedContainsAVX512_k16_prefetching
+
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedContainsAVX512_k16_groups:
+	MOVQ BX, DI
+	SUBQ $0x08, DI
+	CMPQ SI, DI
+	JGT  blockedContainsAVX512_k16_tail
+
+blockedContainsAVX512_k16_group_loop:
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ANDQ          $0x000001ff, R11
+	MOVQ          (R10)(R11*1), R12
+	VPBROADCASTD  (DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VMOVDQU64     (AX)(R12*1), Z4
+	VPSRLVQ       Z2, Z4, Z2
+	VPSRLVQ       Z3, Z4, Z3
+	VPANDQ        Z3, Z2, K2, Z2
+	VPTESTMQ      Z1, Z2, K3
+	KORTESTB      K1, K3
+	SETCS         (R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          8(R10)(R11*1), R12
+	VPBROADCASTD  8(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VMOVDQU64     (AX)(R12*1), Z4
+	VPSRLVQ       Z2, Z4, Z2
+	VPSRLVQ       Z3, Z4, Z3
+	VPANDQ        Z3, Z2, K2, Z2
+	VPTESTMQ      Z1, Z2, K3
+	KORTESTB      K1, K3
+	SETCS         1(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          16(R10)(R11*1), R12
+	VPBROADCASTD  16(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VMOVDQU64     (AX)(R12*1), Z4
+	VPSRLVQ       Z2, Z4, Z2
+	VPSRLVQ       Z3, Z4, Z3
+	VPANDQ        Z3, Z2, K2, Z2
+	VPTESTMQ      Z1, Z2, K3
+	KORTESTB      K1, K3
+	SETCS         2(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          24(R10)(R11*1), R12
+	VPBROADCASTD  24(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VMOVDQU64     (AX)(R12*1), Z4
+	VPSRLVQ       Z2, Z4, Z2
+	VPSRLVQ       Z3, Z4, Z3
+	VPANDQ        Z3, Z2, K2, Z2
+	VPTESTMQ      Z1, Z2, K3
+	KORTESTB      K1, K3
+	SETCS         3(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          32(R10)(R11*1), R12
+	VPBROADCASTD  32(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VMOVDQU64     (AX)(R12*1), Z4
+	VPSRLVQ       Z2, Z4, Z2
+	VPSRLVQ       Z3, Z4, Z3
+	VPANDQ        Z3, Z2, K2, Z2
+	VPTESTMQ      Z1, Z2, K3
+	KORTESTB      K1, K3
+	SETCS         4(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          40(R10)(R11*1), R12
+	VPBROADCASTD  40(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VMOVDQU64     (AX)(R12*1), Z4
+	VPSRLVQ       Z2, Z4, Z2
+	VPSRLVQ       Z3, Z4, Z3
+	VPANDQ        Z3, Z2, K2, Z2
+	VPTESTMQ      Z1, Z2, K3
+	KORTESTB      K1, K3
+	SETCS         5(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          48(R10)(R11*1), R12
+	VPBROADCASTD  48(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VMOVDQU64     (AX)(R12*1), Z4
+	VPSRLVQ       Z2, Z4, Z2
+	VPSRLVQ       Z3, Z4, Z3
+	VPANDQ        Z3, Z2, K2, Z2
+	VPTESTMQ      Z1, Z2, K3
+	KORTESTB      K1, K3
+	SETCS         6(R8)(SI*1)
+	ADCQ          $0x00, R9
+	MOVQ          56(R10)(R11*1), R11
+	VPBROADCASTD  56(DX)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VMOVDQU64     (AX)(R11*1), Z4
+	VPSRLVQ       Z2, Z4, Z2
+	VPSRLVQ       Z3, Z4, Z3
+	VPANDQ        Z3, Z2, K2, Z2
+	VPTESTMQ      Z1, Z2, K3
+	KORTESTB      K1, K3
+	SETCS         7(R8)(SI*1)
+	ADCQ          $0x00, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, DI
+	JLE           blockedContainsAVX512_k16_group_loop
+	JMP           blockedContainsAVX512_k16_tail
+
+	// Without the ring: groups of 8 while i+48+8 <= n, prefetching the group at i+48, then the rest as below.
+blockedContainsAVX512_k16_plain:
+	MOVQ BX, DI
+	SUBQ $0x38, DI
+	CMPQ SI, DI
+	JGT  blockedContainsAVX512_k16_nopf
+
+blockedContainsAVX512_k16_plain_loop:
 	VMOVDQU64     384(DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
@@ -2122,16 +3185,16 @@ blockedContainsAVX512_k16_prefetching:
 	ADCQ          $0x00, R9
 	ADDQ          $0x08, SI
 	CMPQ          SI, DI
-	JLE           blockedContainsAVX512_k16_prefetching
+	JLE           blockedContainsAVX512_k16_plain_loop
 
-	// Groups of 8 while i+8 <= n, already prefetched.
-blockedContainsAVX512_k16_groups:
+	// Offsets computed by each group, no prefetches: groups of 8 while i+8 <= n.
+blockedContainsAVX512_k16_nopf:
 	MOVQ BX, DI
 	SUBQ $0x08, DI
 	CMPQ SI, DI
 	JGT  blockedContainsAVX512_k16_tail
 
-blockedContainsAVX512_k16_group_loop:
+blockedContainsAVX512_k16_nopf_loop:
 	VMOVDQU64     (DX)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
@@ -2262,7 +3325,7 @@ blockedContainsAVX512_k16_group_loop:
 	ADCQ          $0x00, R9
 	ADDQ          $0x08, SI
 	CMPQ          SI, DI
-	JLE           blockedContainsAVX512_k16_group_loop
+	JLE           blockedContainsAVX512_k16_nopf_loop
 
 	// The last keys, one at a time.
 blockedContainsAVX512_k16_tail:
@@ -2295,7 +3358,7 @@ blockedContainsAVX512_k16_tail_loop:
 
 blockedContainsAVX512_k16_end:
 blockedContainsAVX512_done:
-	MOVQ R9, ret+48(FP)
+	MOVQ R9, ret+56(FP)
 	VZEROUPPER
 	RET
 

@@ -10,7 +10,9 @@ var (
 	AsmContainsN func(blocks []Block, nblocks uint64, k int, hs []uint64, out []bool) int
 )
 
-// SetPrefetchMinBlocks sets the filter size from which the batch insert
-// kernels prefetch (amd64's prefetchMinBlocks) and returns a function that
-// restores it; nil where the kernels have no such choice.
-var SetPrefetchMinBlocks func(n uint64) (restore func())
+// SetBatchModes sets the filter sizes, in blocks, from which the batch
+// insert kernels prefetch and from which the batch kernels stop using
+// their offset ring (amd64's prefetchMinBlocks and ringMaxBlocks), and
+// returns a function that restores them; nil where the kernels have no
+// such choice.
+var SetBatchModes func(prefetchMin, ringMax uint64) (restore func())

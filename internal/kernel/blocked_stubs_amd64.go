@@ -4,25 +4,25 @@
 
 package kernel
 
-// blockedAddAVX2 inserts hs[:n] into the nblocks blocks at blocks with k probes per key, prefetching the blocks ahead if prefetch; tab is avx2Tables[k].
+// blockedAddAVX2 inserts hs[:n] into the nblocks blocks at blocks with k probes per key, prefetching the blocks ahead unless mode is modeNoPrefetch; tab is avx2Tables[k].
 //
 //go:noescape
-func blockedAddAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, prefetch bool)
+func blockedAddAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, mode int)
 
 // blockedContainsAVX2 probes hs[:n] in the nblocks blocks at blocks with k probes per key, writes out[:n] and returns the number of trues; tab is avx2Tables[k].
 //
 //go:noescape
 func blockedContainsAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int
 
-// blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), prefetching the blocks ahead if prefetch.
+// blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32); mode is modeNoPrefetch, modeRing or modePrefetch.
 //
 //go:noescape
-func blockedAddAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, prefetch bool)
+func blockedAddAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, mode int)
 
-// blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), writes out[:n] and returns the number of trues.
+// blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), writes out[:n] and returns the number of trues; mode is modeRing or modePrefetch.
 //
 //go:noescape
-func blockedContainsAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool) int
+func blockedContainsAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool, mode int) int
 
 // blockedAdd1AVX2 sets the t.K probe bits of h in its block of t.Blocks; it jumps to blockedAdd1Go if blockedAdd1Set is generic, to blockedAdd1AVX512 if it is avx512, and unless len(t.Blocks) > 0 and 1 <= t.K <= 16.
 //

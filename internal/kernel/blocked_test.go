@@ -58,20 +58,22 @@ func eachKernel(t *testing.T, f func(t *testing.T)) {
 	kerneltest.Run(t, func(t *testing.T, _ string) { f(t) })
 }
 
-// eachKernelPrefetch is eachKernel with the batch inserts' prefetching
-// forced on and then off where the build chooses (amd64: by filter size,
-// prefetchMinBlocks), so that the tests' sizes reach both kinds of loop.
+// eachKernelPrefetch is eachKernel with each of the batch kernels' modes
+// forced where the build chooses them by filter size (amd64:
+// prefetchMinBlocks, ringMaxBlocks): prefetches with the AVX-512 offset
+// ring, prefetches without it, and inserts without prefetches, so that
+// the tests' sizes reach every kind of loop.
 func eachKernelPrefetch(t *testing.T, f func(t *testing.T)) {
-	if kernel.SetPrefetchMinBlocks == nil {
+	if kernel.SetBatchModes == nil {
 		eachKernel(t, f)
 		return
 	}
 	for _, mode := range []struct {
-		name string
-		min  uint64
-	}{{"prefetch=on", 0}, {"prefetch=off", math.MaxUint64}} {
+		name                 string
+		prefetchMin, ringMax uint64
+	}{{"mode=ring", 0, math.MaxUint64}, {"mode=prefetch", 0, 0}, {"mode=noprefetch", math.MaxUint64, math.MaxUint64}} {
 		t.Run(mode.name, func(t *testing.T) {
-			defer kernel.SetPrefetchMinBlocks(mode.min)()
+			defer kernel.SetBatchModes(mode.prefetchMin, mode.ringMax)()
 			eachKernel(t, f)
 		})
 	}
