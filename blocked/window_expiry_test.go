@@ -150,16 +150,7 @@ func TestWindowTimersSkipClock(t *testing.T) {
 	now := func() time.Time { reads++; return clk.now }
 	ft := &fakeTimers{clk: clk}
 	opts := []Option{WithClock(now), withTimers(ft), WithGenerations(2)} // one slice = W
-	w, err := NewWindow(100, 0.001, time.Second, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	c, err := NewConcurrentWindow(100, 0.001, time.Second, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	w, c := windowPair(t, 100, 0.001, time.Second, opts...)
 	origin := clk.now
 	w.AddString("k")
 	c.AddString("k")
@@ -218,16 +209,7 @@ func TestWindowTimersSkipClock(t *testing.T) {
 func TestWindowTimerStale(t *testing.T) {
 	clk := newSimClock()
 	ft := &fakeTimers{clk: clk}
-	w, err := NewWindow(100, 0.01, time.Second, WithClock(clk.Now), withTimers(ft))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	c, err := NewConcurrentWindow(100, 0.01, time.Second, WithClock(clk.Now), withTimers(ft))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	w, c := windowPair(t, 100, 0.01, time.Second, WithClock(clk.Now), withTimers(ft))
 	first := len(ft.ts)
 	clk.now = clk.now.Add(time.Second) // past the first slice
 	w.AddString("k")                   // rotates, stops the first timers

@@ -178,16 +178,7 @@ func TestWindowExpiryOnAdd(t *testing.T) {
 	clk := newSimClock()
 	reads := 0
 	clock := func() time.Time { reads++; return clk.now }
-	w, err := NewWindow(100, 0.001, 3*time.Second, WithClock(clock), WithExpiryOnAdd()) // G=4, 1 s slices
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	c, err := NewConcurrentWindow(100, 0.001, 3*time.Second, WithClock(clock), WithExpiryOnAdd())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	w, c := windowPair(t, 100, 0.001, 3*time.Second, WithClock(clock), WithExpiryOnAdd()) // G=4, 1 s slices
 	origin := clk.now
 	w.AddString("k")
 	c.AddString("k")
@@ -362,6 +353,23 @@ func TestWindowClockBack(t *testing.T) {
 // TestWindowDefaultClock: a Window without WithClock (made, decoded into a
 // zero Window, or read) reads clock.Steady (internal/clock's tests check
 // it never goes back and agrees with time.Now).
+// windowPair returns a Window and a ConcurrentWindow made with the same
+// arguments, closed when t ends.
+func windowPair(t *testing.T, n uint64, fpp float64, window time.Duration, opts ...Option) (*Window, *ConcurrentWindow) {
+	t.Helper()
+	w, err := NewWindow(n, fpp, window, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	c, err := NewConcurrentWindow(n, fpp, window, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return w, c
+}
+
 // defaultWindows returns windows of 100 keys an hour on the default
 // clock, made by NewWindow (w), by UnmarshalBinary of w's encoding into a
 // zero Window (z) and by NewConcurrentWindow (c), closed when t ends, and

@@ -256,36 +256,20 @@ func (g *kern) wideAddNewLoops(p string, dist int) {
 		c.MOVQ(t, held8)
 	}
 	r := g.newRing()
-	lim := c.GP64()
 	r.fill(p, dist)
-	slot, store := r.slot, r.store
 
 	c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d and keeping its offsets.", dist, dist)
-	c.MOVQ(g.n, lim)
-	c.SUBQ(operand.Imm(uint64(dist+8)), lim)
-	c.CMPQ(g.i, lim)
-	c.JGT(operand.LabelRef(p + "_groups"))
-	c.Label(p + "_prefetching")
-	ahead := store(dist)
-	for j := 0; j < 8; j++ {
-		c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
-	}
-	g.wideAddNewGroup(slot(0))
-	c.ADDQ(operand.Imm(8), g.i)
-	c.CMPQ(g.i, lim)
-	c.JLE(operand.LabelRef(p + "_prefetching"))
+	g.groupLoop(p+"_prefetching", p+"_groups", dist+8, func() {
+		ahead := r.store(dist)
+		for j := 0; j < 8; j++ {
+			c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
+		}
+		g.wideAddNewGroup(r.slot(0))
+	})
 
 	c.Comment("Groups of 8 while i+8 <= n, offsets in the ring.")
 	c.Label(p + "_groups")
-	c.MOVQ(g.n, lim)
-	c.SUBQ(operand.Imm(8), lim)
-	c.CMPQ(g.i, lim)
-	c.JGT(operand.LabelRef(p + "_tail"))
-	c.Label(p + "_group_loop")
-	g.wideAddNewGroup(slot(0))
-	c.ADDQ(operand.Imm(8), g.i)
-	c.CMPQ(g.i, lim)
-	c.JLE(operand.LabelRef(p + "_group_loop"))
+	g.groupLoop(p+"_group_loop", p+"_tail", 8, func() { g.wideAddNewGroup(r.slot(0)) })
 
 	c.Comment("The last keys, one at a time.")
 	c.Label(p + "_tail")
@@ -585,14 +569,7 @@ func (r *ring) slot(d int) operand.Mem {
 
 // offsets computes the block offsets of the group at i+d into a vector.
 func (r *ring) offsets(d int) reg.VecVirtual {
-	g := r.g
-	z := c.ZMM()
-	c.VMOVDQU64(g.hash(d), z)
-	c.VPSRLQ(operand.U8(32), z, z)
-	c.VPMULUDQ(g.nblocksZ, z, z)
-	c.VPSRLQ(operand.U8(26), z, z)
-	c.VPANDQ(g.m64, z, z)
-	return z
+	return offsetsVec(r.g.hash(d), r.g.nblocksZ, r.g.m64)
 }
 
 // store computes the offsets of the group at i+d, keeps them in its slot
@@ -601,21 +578,7 @@ func (r *ring) offsets(d int) reg.VecVirtual {
 func (r *ring) store(d int) (lane func(j int) reg.GPVirtual) {
 	z := r.offsets(d)
 	c.VMOVDQA64(z, r.slot(d))
-	var parts [4]reg.VecVirtual
-	parts[0] = z.AsX().(reg.VecVirtual)
-	for q := 1; q < 4; q++ {
-		parts[q] = c.XMM()
-		c.VEXTRACTI32X4(operand.U8(q), z, parts[q])
-	}
-	return func(j int) reg.GPVirtual {
-		t := c.GP64()
-		if j%2 == 0 {
-			c.VMOVQ(parts[j/2], t)
-		} else {
-			c.VPEXTRQ(operand.U8(1), parts[j/2], t)
-		}
-		return t
-	}
+	return qwordLanes(z)
 }
 
 // fill stores the offsets of the groups that start below dist keys (and

@@ -121,12 +121,23 @@ func (g *kern) groupOffsets(d int) (lane func(j int) reg.GPVirtual) {
 // n < 2^32), and returns a function that moves lane j to a general
 // register: groupOffsets here and the windowed batch kernels' (window.go).
 func offsets8(src operand.Mem, nZ, m64 reg.VecVirtual) func(j int) reg.GPVirtual {
+	return qwordLanes(offsetsVec(src, nZ, m64))
+}
+
+// offsetsVec is offsets8's vector of the 8 offsets.
+func offsetsVec(src operand.Mem, nZ, m64 reg.VecVirtual) reg.VecVirtual {
 	z := c.ZMM()
 	c.VMOVDQU64(src, z)
 	c.VPSRLQ(operand.U8(32), z, z)
 	c.VPMULUDQ(nZ, z, z)
 	c.VPSRLQ(operand.U8(26), z, z)
 	c.VPANDQ(m64, z, z)
+	return z
+}
+
+// qwordLanes returns a function that moves qword lane j of z to a general
+// register (VEXTRACTI32X4 once per 128-bit part, then VMOVQ or VPEXTRQ).
+func qwordLanes(z reg.VecVirtual) func(j int) reg.GPVirtual {
 	var parts [4]reg.VecVirtual
 	parts[0] = z.AsX().(reg.VecVirtual)
 	for q := 1; q < 4; q++ {
@@ -144,6 +155,21 @@ func offsets8(src operand.Mem, nZ, m64 reg.VecVirtual) func(j int) reg.GPVirtual
 	}
 }
 
+// groupLoop emits a loop over groups of 8 keys: while i+margin <= n (else
+// straight to exit), body, then i += 8.
+func (g *kern) groupLoop(label, exit string, margin int, body func()) {
+	lim := c.GP64()
+	c.MOVQ(g.n, lim)
+	c.SUBQ(operand.Imm(uint64(margin)), lim)
+	c.CMPQ(g.i, lim)
+	c.JGT(operand.LabelRef(exit))
+	c.Label(label)
+	body()
+	c.ADDQ(operand.Imm(8), g.i)
+	c.CMPQ(g.i, lim)
+	c.JLE(operand.LabelRef(label))
+}
+
 // wideLoops emits the AVX-512 loops of one round count. Keys go in groups
 // of 8 whose block offsets are computed at once, and each group prefetches
 // the blocks of the group dist keys on. With the offset ring (g.ring: the
@@ -152,7 +178,6 @@ func offsets8(src operand.Mem, nZ, m64 reg.VecVirtual) func(j int) reg.GPVirtual
 // fill no group run one at a time. An insert told not to prefetch runs
 // groups that compute their own offsets.
 func (g *kern) wideLoops(p string, two bool, dist int) {
-	lim := c.GP64()
 	r := g.ring
 	if g.optionalPrefetch() {
 		g.jumpIfMode(modeNoPrefetch, p+"_nopf")
@@ -161,54 +186,33 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 		g.jumpIfMode(modePrefetch, p+"_plain")
 		r.fill(p, dist)
 	}
+	// prefetching is one step of a loop that prefetches the group dist
+	// keys on: its offsets from offs.
+	prefetching := func(offs func(d int) func(j int) reg.GPVirtual, group func()) func() {
+		return func() {
+			ahead := offs(dist)
+			for j := 0; j < 8; j++ {
+				c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
+			}
+			group()
+		}
+	}
+	withRing := func() { g.wideGroup(two) }
+	computing := func() { g.group(two) }
 	c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", dist, dist)
-	c.MOVQ(g.n, lim)
-	c.SUBQ(operand.Imm(uint64(dist+8)), lim)
-	c.CMPQ(g.i, lim)
-	c.JGT(operand.LabelRef(p + "_groups"))
-	c.Label(p + "_prefetching")
-	var ahead func(int) reg.GPVirtual
 	if r != nil {
-		ahead = r.store(dist)
+		g.groupLoop(p+"_prefetching", p+"_groups", dist+8, prefetching(r.store, withRing))
 	} else {
-		ahead = g.groupOffsets(dist)
+		g.groupLoop(p+"_prefetching", p+"_groups", dist+8, prefetching(g.groupOffsets, computing))
 	}
-	for j := 0; j < 8; j++ {
-		c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
-	}
-	g.wideGroup(two)
-	c.ADDQ(operand.Imm(8), g.i)
-	c.CMPQ(g.i, lim)
-	c.JLE(operand.LabelRef(p + "_prefetching"))
-
 	c.Comment("Groups of 8 while i+8 <= n, already prefetched.")
 	c.Label(p + "_groups")
-	c.MOVQ(g.n, lim)
-	c.SUBQ(operand.Imm(8), lim)
-	c.CMPQ(g.i, lim)
-	c.JGT(operand.LabelRef(p + "_tail"))
-	c.Label(p + "_group_loop")
-	g.wideGroup(two)
-	c.ADDQ(operand.Imm(8), g.i)
-	c.CMPQ(g.i, lim)
-	c.JLE(operand.LabelRef(p + "_group_loop"))
+	g.groupLoop(p+"_group_loop", p+"_tail", 8, withRing)
 	if r != nil {
 		c.JMP(operand.LabelRef(p + "_tail"))
 		c.Commentf("Without the ring: groups of 8 while i+%d+8 <= n, prefetching the group at i+%d, then the rest as below.", dist, dist)
 		c.Label(p + "_plain")
-		c.MOVQ(g.n, lim)
-		c.SUBQ(operand.Imm(uint64(dist+8)), lim)
-		c.CMPQ(g.i, lim)
-		c.JGT(operand.LabelRef(p + "_nopf"))
-		c.Label(p + "_plain_loop")
-		ahead := g.groupOffsets(dist)
-		for j := 0; j < 8; j++ {
-			c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
-		}
-		g.group(two)
-		c.ADDQ(operand.Imm(8), g.i)
-		c.CMPQ(g.i, lim)
-		c.JLE(operand.LabelRef(p + "_plain_loop"))
+		g.groupLoop(p+"_plain_loop", p+"_nopf", dist+8, prefetching(g.groupOffsets, computing))
 	}
 	if g.optionalPrefetch() || r != nil {
 		if r == nil {
@@ -216,15 +220,7 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 		}
 		c.Comment("Offsets computed by each group, no prefetches: groups of 8 while i+8 <= n.")
 		c.Label(p + "_nopf")
-		c.MOVQ(g.n, lim)
-		c.SUBQ(operand.Imm(8), lim)
-		c.CMPQ(g.i, lim)
-		c.JGT(operand.LabelRef(p + "_tail"))
-		c.Label(p + "_nopf_loop")
-		g.group(two)
-		c.ADDQ(operand.Imm(8), g.i)
-		c.CMPQ(g.i, lim)
-		c.JLE(operand.LabelRef(p + "_nopf_loop"))
+		g.groupLoop(p+"_nopf_loop", p+"_tail", 8, computing)
 	}
 
 	c.Comment("The last keys, one at a time.")
