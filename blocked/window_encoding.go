@@ -175,8 +175,12 @@ func (w *Window) UnmarshalBinary(data []byte) error {
 	}
 	old := w.region
 	w.ex.stop()
-	d.ex.stop()    // its timer would clear d's word: w arms its own below
-	*w = *d        // d is fresh and unshared: this moves it into w
+	d.ex.stop() // its timer would clear d's word: w arms its own below
+	// w's slices keep their numbering, so that a timer of w's that fires
+	// after its Stop cannot match the slice armed below.
+	epoch := max(w.ex.epoch, d.ex.epoch)
+	*w = *d // d is fresh and unshared: this moves it into w
+	w.ex.epoch = epoch
 	w.setLookups() // d's live source is bound to d
 	if w.slice != 0 {
 		w.arm(w.clock().UnixNano())

@@ -225,6 +225,31 @@ func TestWindowTimerStale(t *testing.T) {
 	}
 }
 
+// TestWindowTimerStaleUnmarshal: a window's timer that fires after
+// UnmarshalBinary replaced the window (its Stop too late) does not end the
+// slice the decoded window armed.
+func TestWindowTimerStaleUnmarshal(t *testing.T) {
+	clk := newSimClock()
+	ft := &fakeTimers{clk: clk}
+	w, _ := windowPair(t, 100, 0.01, time.Second, WithClock(clk.Now), withTimers(ft))
+	clk.now = clk.now.Add(time.Second)
+	w.AddString("k") // a rotation: w's second slice
+	data, err := w.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(ft.ts)
+	if err := w.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	for _, tm := range ft.ts[:before] {
+		tm.f() // as if each had fired just before its Stop
+	}
+	if w.ex.live() == 0 {
+		t.Error("a timer of the window before UnmarshalBinary ended the decoded window's slice")
+	}
+}
+
 // TestWindowTimerReal runs the real timer of a window on the default clock
 // with 2 ms slices: the flag clears, and not before the slice's end.
 func TestWindowTimerReal(t *testing.T) {
