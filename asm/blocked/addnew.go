@@ -272,15 +272,7 @@ func (g *kern) wideAddNewLoops(p string, dist int) {
 	g.groupLoop(p+"_group_loop", p+"_tail", 8, func() { g.wideAddNewGroup(r.slot(0)) })
 
 	c.Comment("The last keys, one at a time.")
-	c.Label(p + "_tail")
-	c.CMPQ(g.i, g.n)
-	c.JGE(operand.LabelRef(p + "_end"))
-	c.Label(p + "_tail_loop")
-	g.wideAddNewKey(0, g.blockOffset(0), false)
-	c.INCQ(g.i)
-	c.CMPQ(g.i, g.n)
-	c.JLT(operand.LabelRef(p + "_tail_loop"))
-	c.Label(p + "_end")
+	g.oneByOne(p, func() { g.wideAddNewKey(0, g.blockOffset(0), false) })
 }
 
 // wideAddNewGroup inserts the 8 keys hs[i..i+8) for k <= 8, whose block

@@ -178,16 +178,8 @@ func (g *kern) groupLoop(label, exit string, margin int, body func()) {
 // fill no group run one at a time. An insert told not to prefetch runs
 // groups that compute their own offsets.
 func (g *kern) wideLoops(p string, two bool, dist int) {
-	r := g.ring
-	if g.optionalPrefetch() {
-		g.jumpIfMode(modeNoPrefetch, p+"_nopf")
-	}
-	if r != nil {
-		g.jumpIfMode(modePrefetch, p+"_plain")
-		r.fill(p, dist)
-	}
 	// prefetching is one step of a loop that prefetches the group dist
-	// keys on: its offsets from offs.
+	// keys on, its offsets from offs, then runs group.
 	prefetching := func(offs func(d int) func(j int) reg.GPVirtual, group func()) func() {
 		return func() {
 			ahead := offs(dist)
@@ -197,51 +189,43 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 			group()
 		}
 	}
-	withRing := func() { g.wideGroup(two) }
 	computing := func() { g.group(two) }
-	c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", dist, dist)
-	if r != nil {
-		g.groupLoop(p+"_prefetching", p+"_groups", dist+8, prefetching(r.store, withRing))
-	} else {
+	r := g.ring
+	if r == nil {
+		// The add-if-new kernel's loops for k > 8 (it has no mode).
+		c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", dist, dist)
 		g.groupLoop(p+"_prefetching", p+"_groups", dist+8, prefetching(g.groupOffsets, computing))
-	}
-	c.Comment("Groups of 8 while i+8 <= n, already prefetched.")
-	c.Label(p + "_groups")
-	g.groupLoop(p+"_group_loop", p+"_tail", 8, withRing)
-	if r != nil {
+		c.Comment("Groups of 8 while i+8 <= n, already prefetched.")
+		c.Label(p + "_groups")
+		g.groupLoop(p+"_group_loop", p+"_tail", 8, computing)
+	} else {
+		if g.optionalPrefetch() {
+			g.jumpIfMode(modeNoPrefetch, p+"_nopf")
+		}
+		g.jumpIfMode(modePrefetch, p+"_plain")
+		r.fill(p, dist)
+		withRing := func() { g.ringGroup(two) }
+		c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", dist, dist)
+		g.groupLoop(p+"_prefetching", p+"_groups", dist+8, prefetching(r.store, withRing))
+		c.Comment("Groups of 8 while i+8 <= n, already prefetched.")
+		c.Label(p + "_groups")
+		g.groupLoop(p+"_group_loop", p+"_tail", 8, withRing)
 		c.JMP(operand.LabelRef(p + "_tail"))
 		c.Commentf("Without the ring: groups of 8 while i+%d+8 <= n, prefetching the group at i+%d, then the rest as below.", dist, dist)
 		c.Label(p + "_plain")
 		g.groupLoop(p+"_plain_loop", p+"_nopf", dist+8, prefetching(g.groupOffsets, computing))
-	}
-	if g.optionalPrefetch() || r != nil {
-		if r == nil {
-			c.JMP(operand.LabelRef(p + "_tail"))
-		}
 		c.Comment("Offsets computed by each group, no prefetches: groups of 8 while i+8 <= n.")
 		c.Label(p + "_nopf")
 		g.groupLoop(p+"_nopf_loop", p+"_tail", 8, computing)
 	}
 
 	c.Comment("The last keys, one at a time.")
-	c.Label(p + "_tail")
-	c.CMPQ(g.i, g.n)
-	c.JGE(operand.LabelRef(p + "_end"))
-	c.Label(p + "_tail_loop")
-	g.wideKey(0, g.blockOffset(0), two)
-	c.INCQ(g.i)
-	c.CMPQ(g.i, g.n)
-	c.JLT(operand.LabelRef(p + "_tail_loop"))
-	c.Label(p + "_end")
+	g.oneByOne(p, func() { g.wideKey(0, g.blockOffset(0), two) })
 }
 
-// wideGroup inserts or probes the 8 keys hs[i..i+8), their offsets read
-// from the ring where there is one.
-func (g *kern) wideGroup(two bool) {
-	if g.ring == nil {
-		g.group(two)
-		return
-	}
+// ringGroup inserts or probes the 8 keys hs[i..i+8), their offsets read
+// from the ring.
+func (g *kern) ringGroup(two bool) {
 	offs := g.ring.slot(0)
 	for j := 0; j < 8; j++ {
 		a := c.GP64()

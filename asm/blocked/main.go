@@ -189,10 +189,11 @@ type kern struct {
 	ring *ring
 }
 
-// The batch kernels' mode argument (internal/kernel/blocked_amd64.go
-// chooses it by filter size): no prefetches (inserts into a filter in L2),
-// prefetches with the offset ring (AVX-512, a filter in the caches), or
-// prefetches with the offsets recomputed.
+// The batch kernels' mode argument, chosen by filter size
+// (internal/kernel/blocked_amd64.go, batchMode, with the same numbers): no
+// prefetches (inserts into a filter in L2), prefetches with the offset
+// ring (AVX-512, a filter in the caches), or prefetches with the offsets
+// recomputed.
 const (
 	modeNoPrefetch = 0
 	modeRing       = 1
@@ -351,11 +352,17 @@ func (g *kern) loops(p string, two bool, dist int) {
 	}
 
 	c.Comment("The last keys, already prefetched.")
+	g.oneByOne(p, func() { g.key(0, two) })
+}
+
+// oneByOne emits the batch loops' end, from label p_tail: key for each of
+// the keys i..n-1, then label p_end.
+func (g *kern) oneByOne(p string, key func()) {
 	c.Label(p + "_tail")
 	c.CMPQ(g.i, g.n)
 	c.JGE(operand.LabelRef(p + "_end"))
 	c.Label(p + "_tail_loop")
-	g.key(0, two)
+	key()
 	c.INCQ(g.i)
 	c.CMPQ(g.i, g.n)
 	c.JLT(operand.LabelRef(p + "_tail_loop"))

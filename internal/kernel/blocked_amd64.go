@@ -232,13 +232,10 @@ func blockedAddAsm(blocks []Block, k int, hs []uint64) {
 
 // blockedAddN runs blockedAddSet's insert kernel on nblocks blocks at
 // blocks: the AVX-512 one for fewer than 2^32 blocks (its VPMULUDQ takes
-// a 32-bit block count), else the AVX2 one; prefetching from
-// prefetchMinBlocks on. hs is not empty.
+// a 32-bit block count), else the AVX2 one, in batchMode's mode. hs is not
+// empty.
 func blockedAddN(blocks *uint64, nblocks uint64, k int, hs []uint64) {
-	mode := batchMode(nblocks)
-	if nblocks < prefetchMinBlocks {
-		mode = modeNoPrefetch
-	}
+	mode := batchMode(nblocks, true)
 	if blockedAddSet == setAVX512 && nblocks < MaxBlocks {
 		blockedAddAVX512(blocks, nblocks, k, &hs[0], len(hs), mode)
 		return
@@ -246,26 +243,31 @@ func blockedAddN(blocks *uint64, nblocks uint64, k int, hs []uint64) {
 	blockedAddAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), mode)
 }
 
-// The batch kernels' mode argument (asm/blocked/main.go): no prefetches,
+// The batch kernels' mode argument: no prefetches (inserts only),
 // prefetches with the AVX-512 offset ring, prefetches with the offsets
-// computed twice.
+// computed twice. asm/blocked/main.go compares with the same numbers: keep
+// them.
 const (
 	modeNoPrefetch = 0
 	modeRing       = 1
 	modePrefetch   = 2
 )
 
-// batchMode is the mode of the batch kernels on a filter of nblocks
-// blocks that prefetch: the AVX-512 loops keep the block offsets they
-// compute for the prefetch in a ring on the stack and read them back for
-// the group, below ringMaxBlocks. BenchmarkBlockedContains and
+// batchMode is the mode of the batch kernels (inserts if insert) on a
+// filter of nblocks blocks: inserts below prefetchMinBlocks do not
+// prefetch; otherwise, below ringMaxBlocks, the AVX-512 loops keep the
+// block offsets they compute for the prefetch in a ring on the stack and
+// read them back for the group. BenchmarkBlockedContains and
 // BenchmarkBlockedAdd (impl=avx512), binaries with and without the ring
 // alternated, five rounds, AMD EPYC family 25 model 17 (Zen 4): lookups
 // 0.83x the time at 1e5 and 0.89x at 1e6 (faster in every round),
 // inserts 0.89x at 1e6; at 1e7 both 1.10-1.13x slower in six more rounds
 // (0.96-1.10x in the first five), so the big filters recompute.
-func batchMode(nblocks uint64) int {
-	if nblocks < ringMaxBlocks {
+func batchMode(nblocks uint64, insert bool) int {
+	switch {
+	case insert && nblocks < prefetchMinBlocks:
+		return modeNoPrefetch
+	case nblocks < ringMaxBlocks:
 		return modeRing
 	}
 	return modePrefetch
@@ -277,17 +279,17 @@ func batchMode(nblocks uint64) int {
 var ringMaxBlocks uint64 = 65536
 
 // prefetchMinBlocks is the smallest filter, in blocks, whose batch inserts
-// prefetch (modeNoPrefetch below it) the blocks of the keys ahead (8192 blocks: 512 KiB, under the
-// L2 of the CPUs measured). Below it the filter sits in L2, where the
-// out-of-order core overlaps the misses by itself and a prefetch only
-// costs its instructions (the AVX2 loop computes each block offset twice
-// for it). Measured with BenchmarkBlockedAdd, the two kernels of each set
+// prefetch the blocks of the keys ahead (8192 blocks: 512 KiB, under the
+// L2 of the CPUs measured; modeNoPrefetch below). Below it the filter sits
+// in L2, where the out-of-order core overlaps the misses by itself and a
+// prefetch only costs its instructions (the AVX2 loop computes each block
+// offset twice for it). Measured with BenchmarkBlockedAdd, the two kernels of each set
 // with and without prefetches, four alternated rounds, ns a key, AMD EPYC
 // family 25 model 17 (Zen 4): at n = 1e5 (127 KB) avx2 1.91 -> 1.43,
 // avx512 1.58 -> 1.36 without; at n = 1e6 (1.27 MB) level (2.19 / 2.12,
 // 1.75 / 1.88); at 1e7 twice as slow without (5.11 / 11.3, 4.83 / 9.05).
 // The probes kept theirs: level at 1e5 without, 1.14-1.21x slower at 1e6.
-// (A variable for the tests, which run both paths on every size.)
+// (A variable for the tests, which run every mode on every size.)
 var prefetchMinBlocks uint64 = 8192
 
 // blockedContainsAsm runs the AVX-512 probe kernel if blockedContainsSet
@@ -306,7 +308,7 @@ func blockedContainsAsm(blocks []Block, k int, hs []uint64, out []bool) int {
 // len(hs) > 0.
 func blockedContainsN(blocks *uint64, nblocks uint64, k int, hs []uint64, out []bool) int {
 	if blockedContainsSet == setAVX512 && nblocks < MaxBlocks {
-		return blockedContainsAVX512(blocks, nblocks, k, &hs[0], len(hs), &out[0], batchMode(nblocks))
+		return blockedContainsAVX512(blocks, nblocks, k, &hs[0], len(hs), &out[0], batchMode(nblocks, false))
 	}
 	return blockedContainsAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0])
 }

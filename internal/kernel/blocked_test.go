@@ -58,12 +58,12 @@ func eachKernel(t *testing.T, f func(t *testing.T)) {
 	kerneltest.Run(t, func(t *testing.T, _ string) { f(t) })
 }
 
-// eachKernelPrefetch is eachKernel with each of the batch kernels' modes
+// eachKernelMode is eachKernel with each of the batch kernels' modes
 // forced where the build chooses them by filter size (amd64:
 // prefetchMinBlocks, ringMaxBlocks): prefetches with the AVX-512 offset
 // ring, prefetches without it, and inserts without prefetches, so that
 // the tests' sizes reach every kind of loop.
-func eachKernelPrefetch(t *testing.T, f func(t *testing.T)) {
+func eachKernelMode(t *testing.T, f func(t *testing.T)) {
 	if kernel.SetBatchModes == nil {
 		eachKernel(t, f)
 		return
@@ -183,7 +183,7 @@ func probesFor(r *rand.Rand, adds []uint64, n int) []uint64 {
 }
 
 func TestBlockedLengths(t *testing.T) {
-	eachKernelPrefetch(t, func(t *testing.T) {
+	eachKernelMode(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(1, 2))
 		nbs := []int{1, 2, 7, 67, 1001}
 		if testing.Short() {
@@ -206,7 +206,7 @@ func TestBlockedLengths(t *testing.T) {
 }
 
 func TestBlockedLarge(t *testing.T) {
-	eachKernelPrefetch(t, func(t *testing.T) {
+	eachKernelMode(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(3, 4))
 		lens := []int{0, 1, 2, 3, 4, 5, 15, 16, 17, 19, 20, 21, 23, 24, 25, 63, 64, 65, 127, 128, 129, 300, 1021, 4099}
 		ks := []int{1, 2, 7, 8, 9, 15, 16}
@@ -231,7 +231,7 @@ func TestBlockedLarge(t *testing.T) {
 }
 
 func TestBlockedAlignment(t *testing.T) {
-	eachKernelPrefetch(t, func(t *testing.T) {
+	eachKernelMode(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(5, 6))
 		const nb = 37
 		for _, k := range []int{3, 8, 11, 16} {
@@ -262,7 +262,7 @@ func TestBlockedGuardPage(t *testing.T) {
 	if !kerneltest.Guarded {
 		t.Log("no guard pages on this OS: the slices are plain")
 	}
-	eachKernelPrefetch(t, func(t *testing.T) {
+	eachKernelMode(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(7, 8))
 		const nb = 513
 		lens := []int{255, 256, 257, 511, 512, 513, 1000}
