@@ -309,37 +309,37 @@ func benchWindowPaired(b *testing.B, name string, w *Window, f *Filter, qs []uin
 			}
 		}
 	}
-	passes := [5]func(){
-		func() {
-			w.expiryOnAdd = false
-			w.setLookups()
-			lookups()
-		},
-		func() {
-			// The default clock, inside the current slice.
-			w.expiryOnAdd = false
-			w.setLookups()
+	// byClock is a pass of lookups by time without WithExpiryOnAdd.
+	byClock := func() {
+		w.expiryOnAdd = false
+		w.setLookups()
+		lookups()
+	}
+	// onDefaultClock is a pass on the default clock, inside the current
+	// slice, with or without its expiry timer (with: the default).
+	onDefaultClock := func(timer bool) func() {
+		return func() {
 			w.clock, w.start = clock.Steady, clock.Steady().UnixNano()
+			if timer {
+				w.ex.after = afterFunc
+				defer func() { w.ex.stop(); w.ex.after = nil }()
+			}
+			w.expiryOnAdd = false
+			w.setLookups()
+			w.arm(w.start) // nothing without the timer
 			lookups()
 			w.clock, w.start = simClock, simStart
-		},
+		}
+	}
+	passes := [5]func(){
+		byClock,
+		onDefaultClock(false),
 		func() {
 			w.expiryOnAdd = true
 			w.setLookups()
 			lookups()
 		},
-		func() {
-			// The default clock with its expiry timer (the default).
-			w.expiryOnAdd = false
-			w.setLookups()
-			w.clock, w.start = clock.Steady, clock.Steady().UnixNano()
-			w.ex.after = afterFunc
-			w.arm(w.start)
-			lookups()
-			w.ex.stop()
-			w.ex.after = nil
-			w.clock, w.start = simClock, simStart
-		},
+		onDefaultClock(true),
 		func() {
 			for _, q := range qs {
 				if f.ContainsHash(q) {

@@ -455,23 +455,13 @@ func TestWindowClosed(t *testing.T) {
 		w.AddString("y")
 		w.Close()
 		w.Close()
-		for name, f := range map[string]func(){
+		wantClosedPanics(t, "a closed window ("+mode+")", map[string]func(){
 			"Add":            func() { w.AddString("x") },
 			"AddNew":         func() { w.AddNewString("x") },
 			"AddNewHashes":   func() { w.AddNewHashes([]uint64{1, 2}, make([]bool, 2)) },
 			"Contains":       func() { w.ContainsString("x") },
 			"ContainsHashes": func() { w.ContainsHashes([]uint64{1, 2}, make([]bool, 2)) },
-		} {
-			func() {
-				defer func() {
-					r := recover()
-					if err, ok := r.(error); !ok || !errors.Is(err, ErrClosed) {
-						t.Errorf("%s on a closed window (%s): recovered %v", name, mode, r)
-					}
-				}()
-				f()
-			}()
-		}
+		})
 	}
 }
 
@@ -503,22 +493,29 @@ func TestConcurrentWindowClosed(t *testing.T) {
 			}
 			c.Close()
 		}
-		for name, f := range map[string]func(){
+		wantClosedPanics(t, "a "+mode+" ConcurrentWindow", map[string]func(){
 			"Add":            func() { c.AddString("x") },
 			"AddNew":         func() { c.AddNewString("x") },
 			"Contains":       func() { c.ContainsString("x") },
 			"ContainsHashes": func() { c.ContainsHashes([]uint64{1, 2}, make([]bool, 2)) },
-		} {
-			func() {
-				defer func() {
-					r := recover()
-					if err, ok := r.(error); !ok || !errors.Is(err, ErrClosed) {
-						t.Errorf("%s on a %s ConcurrentWindow: recovered %v", name, mode, r)
-					}
-				}()
-				f()
+		})
+	}
+}
+
+// wantClosedPanics calls each of calls and fails t unless it panics with an
+// error wrapping ErrClosed; on is what they are called on, for messages.
+func wantClosedPanics(t *testing.T, on string, calls map[string]func()) {
+	t.Helper()
+	for name, f := range calls {
+		func() {
+			defer func() {
+				r := recover()
+				if err, ok := r.(error); !ok || !errors.Is(err, ErrClosed) {
+					t.Errorf("%s on %s: recovered %v", name, on, r)
+				}
 			}()
-		}
+			f()
+		}()
 	}
 }
 
