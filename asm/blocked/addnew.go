@@ -48,8 +48,8 @@ func genAddNew(wide bool, dist int) {
 		low7Mem = c.ConstData("addNewLow7", operand.U64(0x7f7f7f7f7f7f7f7f))
 		high1Mem = c.ConstData("addNewHigh1", operand.U64(0x8080808080808080))
 	}
-	name, sig := "blockedAddNewAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int"
-	doc := "blockedAddNewAVX2 inserts hs[:n] in order into the nblocks blocks at blocks with k probes per key, sets out[i] to whether key i was new (one of its bits clear before its insert), and returns the number of trues; tab is avx2Tables[k]."
+	name, sig := "blockedAddNewAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool, mode int) int"
+	doc := "blockedAddNewAVX2 inserts hs[:n] in order into the nblocks blocks at blocks with k probes per key, sets out[i] to whether key i was new (one of its bits clear before its insert), and returns the number of trues; tab is avx2Tables[k], mode modeRing (nblocks < 2^32) or modePrefetch."
 	if wide {
 		name, sig = "blockedAddNewAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool) int"
 		doc = "blockedAddNewAVX512 is blockedAddNewAVX2 with the AVX-512 sequence (1 <= k <= 16, nblocks < 2^32)."
@@ -81,18 +81,7 @@ func genAddNew(wide bool, dist int) {
 		c.Comment("Constants: the 16 salts, per-lane ones, the opmasks of the probe lanes of each round.")
 		g.wideConsts(k)
 	} else {
-		tab := c.Load(c.Param("tab"), c.GP64())
-		c.Comment("Constants: salts in lane order [0 4 1 5 2 6 3 7], per-lane ones (0 in lanes >= k).")
-		g.zero = c.YMM()
-		c.VPXOR(g.zero, g.zero, g.zero)
-		for r := 0; r < 2; r++ {
-			g.salts[r] = c.YMM()
-			c.VMOVDQU(operand.Mem{Base: tab, Disp: []int{offSalts1, offSalts2}[r]}, g.salts[r])
-			for h := 0; h < 2; h++ {
-				g.ones[r][h] = c.YMM()
-				c.VMOVDQU(operand.Mem{Base: tab, Disp: []int{offOnes1, offOnes2}[r] + 32*h}, g.ones[r][h])
-			}
-		}
+		g.avx2Consts()
 	}
 
 	c.Comment("Prologue: prefetch the blocks of the first min(n, dist) keys.")
@@ -134,10 +123,10 @@ func genAddNew(wide bool, dist int) {
 	c.RET()
 }
 
-// addNewKey is key for the AVX2 add-if-new kernel: hs[i+d] is tested
-// against its block, inserted, and the answer stored at out[i+d].
-func (g *kern) addNewKey(d int, two bool) {
-	a := g.blockOffset(d)
+// addNewKey is keyAt for the AVX2 add-if-new kernel: hs[i+d] is tested
+// against its block (at byte a of blocks), inserted, and the answer stored
+// at out[i+d].
+func (g *kern) addNewKey(d int, a reg.GPVirtual, two bool) {
 	lo, hi := g.mask(d, two)
 	b0 := operand.Mem{Base: g.blocks, Index: a, Scale: 1}
 	b1 := operand.Mem{Base: g.blocks, Index: a, Scale: 1, Disp: 32}
@@ -255,7 +244,7 @@ func (g *kern) wideAddNewLoops(p string, dist int) {
 		c.IMULQ(r1, t)
 		c.MOVQ(t, held8)
 	}
-	r := g.newRing()
+	r := g.newRing(8)
 	r.fill(p, dist)
 
 	c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d and keeping its offsets.", dist, dist)
@@ -527,27 +516,31 @@ func wideTestAndSet(blk operand.Mem, m reg.VecVirtual) {
 	c.RET()
 }
 
-// ring is the offset ring of the AVX-512 batch loops: ringSlots 64-byte
-// aligned slots on the stack, the 8 block offsets of a group in each, so
-// that a group's offsets, computed once when it is prefetched dist keys
-// ahead, are read back with 8 scalar loads instead of recomputed.
+// ring is the offset ring of the batch loops: 64*ringSlots bytes on the
+// stack, 64-byte aligned, key j's block offset at byte (8*j) mod the size,
+// so that a group's offsets, computed once when it is prefetched dist keys
+// ahead, are read back with scalar loads instead of recomputed. The
+// AVX-512 loops store groups of 8 (a 64-byte slot), the AVX2 ones groups
+// of 4 (32 bytes).
 type ring struct {
-	g    *kern
-	base reg.GPVirtual
+	g     *kern
+	base  reg.GPVirtual
+	width int // keys a group: 8 (AVX-512) or 4 (AVX2)
 }
 
-// newRing allocates the ring in the frame of the function being written.
-func (g *kern) newRing() *ring {
+// newRing allocates the ring in the frame of the function being written,
+// for groups of width keys.
+func (g *kern) newRing(width int) *ring {
 	c.Comment("The offset ring: 64-byte aligned slots on the stack.")
 	raw := c.AllocLocal(64*ringSlots + 64)
-	r := &ring{g: g, base: c.GP64()}
+	r := &ring{g: g, base: c.GP64(), width: width}
 	c.LEAQ(raw, r.base)
 	c.ADDQ(operand.Imm(63), r.base)
 	c.ANDQ(operand.I32(-64), r.base)
 	return r
 }
 
-// slot is the ring slot of the group at i+d (i+d a multiple of 8).
+// slot is the ring slot of the group at i+d (i+d a multiple of the width).
 func (r *ring) slot(d int) operand.Mem {
 	s := c.GP64()
 	c.MOVQ(r.g.i, s)
@@ -561,7 +554,19 @@ func (r *ring) slot(d int) operand.Mem {
 
 // offsets computes the block offsets of the group at i+d into a vector.
 func (r *ring) offsets(d int) reg.VecVirtual {
+	if r.width == 4 {
+		return offsetsVec4(r.g.hash(d), r.g.nblocksZ, r.g.m64)
+	}
 	return offsetsVec(r.g.hash(d), r.g.nblocksZ, r.g.m64)
+}
+
+// keep stores the offsets z into the slot of the group at i+d.
+func (r *ring) keep(z reg.VecVirtual, d int) {
+	if r.width == 4 {
+		c.VMOVDQA(z, r.slot(d))
+		return
+	}
+	c.VMOVDQA64(z, r.slot(d))
 }
 
 // store computes the offsets of the group at i+d, keeps them in its slot
@@ -569,7 +574,7 @@ func (r *ring) offsets(d int) reg.VecVirtual {
 // prefetches).
 func (r *ring) store(d int) (lane func(j int) reg.GPVirtual) {
 	z := r.offsets(d)
-	c.VMOVDQA64(z, r.slot(d))
+	r.keep(z, d)
 	return qwordLanes(z)
 }
 
@@ -580,14 +585,14 @@ func (r *ring) fill(p string, dist int) {
 	lim := c.GP64()
 	c.Commentf("Fill the ring with the offsets of the groups below %d keys.", dist)
 	c.MOVQ(g.n, lim)
-	c.SUBQ(operand.Imm(8), lim)
+	c.SUBQ(operand.Imm(uint64(r.width)), lim)
 	c.Label(p + "_fill")
 	c.CMPQ(g.i, lim)
 	c.JGT(operand.LabelRef(p + "_filled"))
 	c.CMPQ(g.i, operand.U32(dist))
 	c.JGE(operand.LabelRef(p + "_filled"))
-	c.VMOVDQA64(r.offsets(0), r.slot(0))
-	c.ADDQ(operand.Imm(8), g.i)
+	r.keep(r.offsets(0), 0)
+	c.ADDQ(operand.Imm(uint64(r.width)), g.i)
 	c.JMP(operand.LabelRef(p + "_fill"))
 	c.Label(p + "_filled")
 	c.XORQ(g.i, g.i)

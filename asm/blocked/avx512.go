@@ -30,7 +30,7 @@ package main
 // in a ring on the stack and the group reads its own back, so no block
 // index is computed twice; in modePrefetch (larger filters, where the
 // ring measured slower) and modeNoPrefetch a group computes its own (the
-// AVX2 loop computes each twice, with scalar IMULs).
+// AVX2 loops do the same in groups of 4: main.go).
 //
 // Opmasks: the kernels build (1<<k)-1 once per call (SHLX), K for lanes
 // 0..7 (round 1) and, shifted right by 8, for round 2. The salts are
@@ -135,14 +135,32 @@ func offsetsVec(src operand.Mem, nZ, m64 reg.VecVirtual) reg.VecVirtual {
 	return z
 }
 
-// qwordLanes returns a function that moves qword lane j of z to a general
-// register (VEXTRACTI32X4 once per 128-bit part, then VMOVQ or VPEXTRQ).
+// offsetsVec4 is offsetsVec for the 4 hashes at src in a YMM (AVX2: the
+// AVX2 batch loops' offset ring), n and -64 in every qword of nY and m64.
+func offsetsVec4(src operand.Mem, nY, m64 reg.VecVirtual) reg.VecVirtual {
+	z := c.YMM()
+	c.VMOVDQU(src, z)
+	c.VPSRLQ(operand.U8(32), z, z)
+	c.VPMULUDQ(nY, z, z)
+	c.VPSRLQ(operand.U8(26), z, z)
+	c.VPAND(m64, z, z)
+	return z
+}
+
+// qwordLanes returns a function that moves qword lane j of z (a ZMM or a
+// YMM) to a general register (VEXTRACTI32X4 or VEXTRACTI128 once per
+// upper 128-bit part, then VMOVQ or VPEXTRQ).
 func qwordLanes(z reg.VecVirtual) func(j int) reg.GPVirtual {
 	var parts [4]reg.VecVirtual
 	parts[0] = z.AsX().(reg.VecVirtual)
-	for q := 1; q < 4; q++ {
-		parts[q] = c.XMM()
-		c.VEXTRACTI32X4(operand.U8(q), z, parts[q])
+	if z.Size() == 32 {
+		parts[1] = c.XMM()
+		c.VEXTRACTI128(operand.U8(1), z, parts[1])
+	} else {
+		for q := 1; q < 4; q++ {
+			parts[q] = c.XMM()
+			c.VEXTRACTI32X4(operand.U8(q), z, parts[q])
+		}
 	}
 	return func(j int) reg.GPVirtual {
 		r := c.GP64()
@@ -158,6 +176,11 @@ func qwordLanes(z reg.VecVirtual) func(j int) reg.GPVirtual {
 // groupLoop emits a loop over groups of 8 keys: while i+margin <= n (else
 // straight to exit), body, then i += 8.
 func (g *kern) groupLoop(label, exit string, margin int, body func()) {
+	g.groupLoopBy(8, label, exit, margin, body)
+}
+
+// groupLoopBy is groupLoop for groups of step keys.
+func (g *kern) groupLoopBy(step int, label, exit string, margin int, body func()) {
 	lim := c.GP64()
 	c.MOVQ(g.n, lim)
 	c.SUBQ(operand.Imm(uint64(margin)), lim)
@@ -165,7 +188,7 @@ func (g *kern) groupLoop(label, exit string, margin int, body func()) {
 	c.JGT(operand.LabelRef(exit))
 	c.Label(label)
 	body()
-	c.ADDQ(operand.Imm(8), g.i)
+	c.ADDQ(operand.Imm(uint64(step)), g.i)
 	c.CMPQ(g.i, lim)
 	c.JLE(operand.LabelRef(label))
 }

@@ -55,10 +55,12 @@
 // (internal/kernel/blocked_amd64.go, batchMode): modeNoPrefetch (inserts
 // only, a filter in L2) skips the prologue and runs loops without
 // prefetches (AVX2: 4 keys a step; AVX-512: groups of 8 computing their
-// own offsets); modeRing (AVX-512, a filter up to 4 MiB) keeps the block
-// offsets computed for each group's prefetch in a ring on the stack and
-// reads them back for the group (addnew.go, ring); modePrefetch computes
-// them twice, as the AVX2 loops always do. Nothing is read before hs or
+// own offsets); modeRing (a filter up to 4 MiB with fewer than 2^32
+// blocks) computes the block offsets of each group for its prefetch with
+// one VPMULUDQ (AVX-512: groups of 8; AVX2: groups of 4), keeps them in a
+// ring on the stack and reads them back for the group (addnew.go, ring);
+// modePrefetch computes them twice (AVX2: with a scalar IMUL each time).
+// Nothing is read before hs or
 // past its end, and out is written byte by byte.
 //
 // The add-if-new kernels (single key and batch, AVX2 and AVX-512) are
@@ -185,14 +187,14 @@ type kern struct {
 
 	// The add-if-new kernel's probe opmask in every byte (addnew.go).
 	held8Mem operand.Mem
-	// ring keeps the AVX-512 batch loops' block offsets (addnew.go).
+	// ring keeps the batch loops' block offsets (addnew.go).
 	ring *ring
 }
 
 // The batch kernels' mode argument, chosen by filter size
 // (internal/kernel/blocked_amd64.go, batchMode, with the same numbers): no
 // prefetches (inserts into a filter in L2), prefetches with the offset
-// ring (AVX-512, a filter in the caches), or prefetches with the offsets
+// ring (a filter in the caches), or prefetches with the offsets
 // recomputed.
 const (
 	modeNoPrefetch = 0
@@ -202,10 +204,10 @@ const (
 
 func gen(contains, wide bool, dist int) {
 	name, sig := "blockedAddAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, mode int)"
-	doc := "blockedAddAVX2 inserts hs[:n] into the nblocks blocks at blocks with k probes per key, prefetching the blocks ahead unless mode is modeNoPrefetch; tab is avx2Tables[k]."
+	doc := "blockedAddAVX2 inserts hs[:n] into the nblocks blocks at blocks with k probes per key, prefetching the blocks ahead unless mode is modeNoPrefetch; tab is avx2Tables[k], mode modeRing only for nblocks < 2^32."
 	if contains {
-		name, sig = "blockedContainsAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int"
-		doc = "blockedContainsAVX2 probes hs[:n] in the nblocks blocks at blocks with k probes per key, writes out[:n] and returns the number of trues; tab is avx2Tables[k]."
+		name, sig = "blockedContainsAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool, mode int) int"
+		doc = "blockedContainsAVX2 probes hs[:n] in the nblocks blocks at blocks with k probes per key, writes out[:n] and returns the number of trues; tab is avx2Tables[k], mode modeRing (nblocks < 2^32) or modePrefetch."
 	}
 	if wide {
 		name, sig = "blockedAddAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, mode int)"
@@ -243,20 +245,9 @@ func gen(contains, wide bool, dist int) {
 	if wide {
 		c.Comment("Constants: the 16 salts, per-lane ones, the opmasks of the probe lanes of each round.")
 		g.wideConsts(k)
-		g.ring = g.newRing()
+		g.ring = g.newRing(8)
 	} else {
-		tab := c.Load(c.Param("tab"), c.GP64())
-		c.Comment("Constants: salts in lane order [0 4 1 5 2 6 3 7], per-lane ones (0 in lanes >= k).")
-		g.zero = c.YMM()
-		c.VPXOR(g.zero, g.zero, g.zero)
-		for r := 0; r < 2; r++ {
-			g.salts[r] = c.YMM()
-			c.VMOVDQU(operand.Mem{Base: tab, Disp: []int{offSalts1, offSalts2}[r]}, g.salts[r])
-			for h := 0; h < 2; h++ {
-				g.ones[r][h] = c.YMM()
-				c.VMOVDQU(operand.Mem{Base: tab, Disp: []int{offOnes1, offOnes2}[r] + 32*h}, g.ones[r][h])
-			}
-		}
+		g.avx2Consts()
 	}
 
 	c.Comment("Prologue: prefetch the blocks of the first min(n, dist) keys.")
@@ -300,12 +291,65 @@ func gen(contains, wide bool, dist int) {
 	c.RET()
 }
 
+// avx2Consts loads the AVX2 batch kernels' constants from the tab
+// argument and sets up their offset ring.
+func (g *kern) avx2Consts() {
+	tab := c.Load(c.Param("tab"), c.GP64())
+	c.Comment("Constants: salts in lane order [0 4 1 5 2 6 3 7], per-lane ones (0 in lanes >= k).")
+	g.zero = c.YMM()
+	c.VPXOR(g.zero, g.zero, g.zero)
+	for r := 0; r < 2; r++ {
+		g.salts[r] = c.YMM()
+		c.VMOVDQU(operand.Mem{Base: tab, Disp: []int{offSalts1, offSalts2}[r]}, g.salts[r])
+		for h := 0; h < 2; h++ {
+			g.ones[r][h] = c.YMM()
+			c.VMOVDQU(operand.Mem{Base: tab, Disp: []int{offOnes1, offOnes2}[r] + 32*h}, g.ones[r][h])
+		}
+	}
+	c.Comment("The offset ring's constants: nblocks and -64 in every qword.")
+	x := c.XMM()
+	c.VMOVQ(g.nblocks, x)
+	g.nblocksZ = c.YMM()
+	c.VPBROADCASTQ(x, g.nblocksZ)
+	g.m64 = c.YMM()
+	c.VPCMPEQQ(g.m64, g.m64, g.m64)
+	c.VPSLLQ(operand.Imm(6), g.m64, g.m64)
+	g.ring = g.newRing(unroll)
+}
+
 // loops emits the three loops of one round count: unrolled with prefetch,
 // one key with prefetch, one key without (the last dist keys).
 func (g *kern) loops(p string, two bool, dist int) {
 	lim := c.GP64()
 	if g.optionalPrefetch() {
 		g.jumpIfMode(modeNoPrefetch, p+"_nopf")
+	}
+	if r := g.ring; r != nil {
+		g.jumpIfMode(modePrefetch, p+"_plain")
+		r.fill(p, dist)
+		withRing := func() {
+			offs := r.slot(0)
+			for u := 0; u < unroll; u++ {
+				a := c.GP64()
+				o := offs
+				o.Disp += 8 * u
+				c.MOVQ(o, a)
+				g.keyAt(u, a, two)
+			}
+		}
+		c.Commentf("Groups of %d while i+%d+%d <= n, prefetching the group at i+%d and keeping its offsets in the ring.", unroll, dist, unroll, dist)
+		g.groupLoopBy(unroll, p+"_prefetching", p+"_groups", dist+unroll, func() {
+			ahead := r.store(dist)
+			for u := 0; u < unroll; u++ {
+				c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(u), Scale: 1})
+			}
+			withRing()
+		})
+		c.Commentf("Groups of %d while i+%d <= n, offsets in the ring.", unroll, unroll)
+		c.Label(p + "_groups")
+		g.groupLoopBy(unroll, p+"_group_loop", p+"_tail", unroll, withRing)
+		c.JMP(operand.LabelRef(p + "_tail"))
+		c.Label(p + "_plain")
 	}
 
 	c.Commentf("Main loop: %d keys a step while i+%d+%d <= n, prefetching key i+%d.", unroll, dist, unroll, dist)
@@ -433,11 +477,15 @@ func (g *kern) mask(d int, two bool) (lo, hi reg.VecVirtual) {
 
 // key inserts or probes hs[i+d].
 func (g *kern) key(d int, two bool) {
+	g.keyAt(d, g.blockOffset(d), two)
+}
+
+// keyAt inserts or probes hs[i+d], whose block is at byte a of blocks.
+func (g *kern) keyAt(d int, a reg.GPVirtual, two bool) {
 	if g.addNew {
-		g.addNewKey(d, two)
+		g.addNewKey(d, a, two)
 		return
 	}
-	a := g.blockOffset(d)
 	lo, hi := g.mask(d, two)
 	b0 := operand.Mem{Base: g.blocks, Index: a, Scale: 1}
 	b1 := operand.Mem{Base: g.blocks, Index: a, Scale: 1, Disp: 32}

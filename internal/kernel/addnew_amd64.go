@@ -14,8 +14,8 @@ package kernel
 // package blocked's addnew.go.
 //
 // The batch kernels run the add kernels' loops (prefetch 48 keys ahead;
-// AVX2: 4 keys a step, block offsets by scalar IMUL; AVX-512: groups of 8
-// offsets from one VPMULUDQ) with a key step that loads the block into
+// AVX2: 4 keys a step, their block offsets kept in a ring in modeRing,
+// else by scalar IMUL; AVX-512: groups of 8 offsets from one VPMULUDQ) with a key step that loads the block into
 // registers, tests, ORs and stores it back, in order: a later key that
 // shares the block reads the earlier store (forwarded), so the answers
 // are those of one-at-a-time calls. Three changes brought the AVX-512
@@ -70,7 +70,7 @@ func blockedAddNewN(blocks *uint64, nblocks uint64, k int, hs []uint64, out []bo
 	if blockedAddNewSet == setAVX512 && nblocks < MaxBlocks {
 		return blockedAddNewAVX512(blocks, nblocks, k, &hs[0], len(hs), &out[0])
 	}
-	return blockedAddNewAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0])
+	return blockedAddNewAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0], batchMode(nblocks, false))
 }
 
 // BlockedAddNew1 sets the t.K probe bits of hash h in its block of t.Blocks

@@ -104,7 +104,7 @@ func checkAddNew(t *testing.T, base, blocks []kernel.Block, k int, hs []uint64, 
 // keys are present, with repeats and shared blocks inside the batch,
 // hashes and results at every offset mod 8.
 func TestBlockedAddNewLengths(t *testing.T) {
-	eachKernel(t, func(t *testing.T) {
+	eachKernelMode(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(31, 32))
 		nbs := []int{1, 2, 7, 67, 1001}
 		maxN := 600
@@ -151,7 +151,7 @@ func TestBlockedAddNewShared(t *testing.T) {
 }
 
 func TestBlockedAddNewLarge(t *testing.T) {
-	eachKernel(t, func(t *testing.T) {
+	eachKernelMode(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(35, 36))
 		lens := []int{1, 7, 8, 9, 63, 64, 65, 300, 1021, 4099}
 		nbs := []int{1<<16 + 1, 1<<20 - 3}
@@ -174,7 +174,7 @@ func TestBlockedAddNewLarge(t *testing.T) {
 }
 
 func TestBlockedAddNewAlignment(t *testing.T) {
-	eachKernel(t, func(t *testing.T) {
+	eachKernelMode(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(37, 38))
 		const nb = 37
 		for _, k := range []int{3, 8, 11, 16} {
@@ -198,7 +198,7 @@ func TestBlockedAddNewAlignment(t *testing.T) {
 // TestBlockedAddNewGuardPage ends the hashes and the results at a
 // PROT_NONE page.
 func TestBlockedAddNewGuardPage(t *testing.T) {
-	eachKernel(t, func(t *testing.T) {
+	eachKernelMode(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(39, 40))
 		const nb = 513
 		lens := []int{255, 256, 257, 511, 512, 513, 1000}

@@ -79,9 +79,10 @@ import "unsafe"
 // into word lanes by one VPMOVZXDQ instead of the AVX2 set's blend and
 // shifts, the answer taken from an opmask (KORTESTB) instead of VPTEST.
 // The batch loops compute 8 keys' block offsets with one VPMULUDQ and
-// prefetch from those, where the AVX2 loop computes each key's offset
-// twice with scalar IMULs. VPMULUDQ takes a 32-bit block count, so a
-// filter of exactly 2^32 blocks runs the AVX2 kernels (blockedAddN).
+// prefetch from those (the AVX2 loops 4 keys' in modeRing, else each
+// key's with a scalar IMUL). VPMULUDQ takes a 32-bit block count, so a
+// filter of exactly 2^32 blocks runs the AVX2 kernels (blockedAddN) in
+// modePrefetch (batchMode).
 //
 // VPMULUDQ replaced VPMULLQ (a full 64-bit product), which Intel runs as
 // 3 uops with about 15 cycles of latency, where VPMULUDQ is one (issue
@@ -244,8 +245,8 @@ func blockedAddN(blocks *uint64, nblocks uint64, k int, hs []uint64) {
 }
 
 // The batch kernels' mode argument: no prefetches (inserts only),
-// prefetches with the AVX-512 offset ring, prefetches with the offsets
-// computed twice. asm/blocked/main.go compares with the same numbers: keep
+// prefetches with the offset ring, prefetches with the offsets computed
+// twice. asm/blocked/main.go compares with the same numbers: keep
 // them.
 const (
 	modeNoPrefetch = 0
@@ -255,19 +256,25 @@ const (
 
 // batchMode is the mode of the batch kernels (inserts if insert) on a
 // filter of nblocks blocks: inserts below prefetchMinBlocks do not
-// prefetch; otherwise, below ringMaxBlocks, the AVX-512 loops keep the
-// block offsets they compute for the prefetch in a ring on the stack and
-// read them back for the group. BenchmarkBlockedContains and
-// BenchmarkBlockedAdd (impl=avx512), binaries with and without the ring
-// alternated, five rounds, AMD EPYC family 25 model 17 (Zen 4): lookups
-// 0.83x the time at 1e5 and 0.89x at 1e6 (faster in every round),
-// inserts 0.89x at 1e6; at 1e7 both 1.10-1.13x slower in six more rounds
-// (0.96-1.10x in the first five), so the big filters recompute.
+// prefetch; otherwise, below ringMaxBlocks (and 2^32 blocks, for the
+// AVX2 loops' VPMULUDQ), the loops keep the block offsets they compute
+// for the prefetch in a ring on the stack and read them back for the
+// group. BenchmarkBlockedContains and BenchmarkBlockedAdd (impl=avx512),
+// binaries with and without the ring alternated, five rounds, AMD EPYC
+// family 25 model 17 (Zen 4): lookups 0.83x the time at 1e5 and 0.89x at
+// 1e6 (faster in every round), inserts 0.89x at 1e6; at 1e7 both
+// 1.10-1.13x slower in six more rounds (0.96-1.10x in the first five), so
+// the big filters recompute. The AVX2 loops' ring (groups of 4 offsets
+// from one VPMULUDQ, where each key's was computed twice with a scalar
+// IMUL), BenchmarkBlockedModes (both modes on one filter in one process),
+// impl=avx2, ten rounds, ring/prefetch medians, same Zen 4: lookups 0.79x
+// at 1e5 and 0.94x at 1e6, inserts 0.81x at both, add-if-new (eight
+// rounds) 0.81x and 0.88x.
 func batchMode(nblocks uint64, insert bool) int {
 	switch {
 	case insert && nblocks < prefetchMinBlocks:
 		return modeNoPrefetch
-	case nblocks < ringMaxBlocks:
+	case nblocks < ringMaxBlocks && nblocks < MaxBlocks:
 		return modeRing
 	}
 	return modePrefetch
@@ -282,8 +289,7 @@ var ringMaxBlocks uint64 = 65536
 // prefetch the blocks of the keys ahead (8192 blocks: 512 KiB, under the
 // L2 of the CPUs measured; modeNoPrefetch below). Below it the filter sits
 // in L2, where the out-of-order core overlaps the misses by itself and a
-// prefetch only costs its instructions (the AVX2 loop computes each block
-// offset twice for it). Measured with BenchmarkBlockedAdd, the two kernels of each set
+// prefetch only costs its instructions. Measured with BenchmarkBlockedAdd, the two kernels of each set
 // with and without prefetches, four alternated rounds, ns a key, AMD EPYC
 // family 25 model 17 (Zen 4): at n = 1e5 (127 KB) avx2 1.91 -> 1.43,
 // avx512 1.58 -> 1.36 without; at n = 1e6 (1.27 MB) level (2.19 / 2.12,
@@ -310,7 +316,7 @@ func blockedContainsN(blocks *uint64, nblocks uint64, k int, hs []uint64, out []
 	if blockedContainsSet == setAVX512 && nblocks < MaxBlocks {
 		return blockedContainsAVX512(blocks, nblocks, k, &hs[0], len(hs), &out[0], batchMode(nblocks, false))
 	}
-	return blockedContainsAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0])
+	return blockedContainsAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0], batchMode(nblocks, false))
 }
 
 // avx512Salts are Salts for the AVX-512 kernels, which read them in

@@ -9,7 +9,7 @@ GLOBL one<>(SB), RODATA|NOPTR, $8
 
 // func blockedAddAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, mode int)
 // Requires: AVX, AVX2, MMX+
-TEXT ·blockedAddAVX2(SB), NOSPLIT, $0-56
+TEXT ·blockedAddAVX2(SB), NOSPLIT, $576-56
 	MOVQ blocks+0(FP), AX
 	MOVQ nblocks+8(FP), CX
 	MOVQ hs+32(FP), DX
@@ -26,21 +26,32 @@ TEXT ·blockedAddAVX2(SB), NOSPLIT, $0-56
 	VMOVDQU 128(SI), Y5
 	VMOVDQU 160(SI), Y6
 
+	// The offset ring's constants: nblocks and -64 in every qword.
+	VMOVQ        CX, X7
+	VPBROADCASTQ X7, Y7
+	VPCMPEQQ     Y8, Y8, Y8
+	VPSLLQ       $0x06, Y8, Y8
+
+	// The offset ring: 64-byte aligned slots on the stack.
+	LEAQ (SP), R8
+	ADDQ $0x3f, R8
+	ANDQ $-64, R8
+
 	// Prologue: prefetch the blocks of the first min(n, dist) keys.
 	XORQ  SI, SI
 	TESTQ BX, BX
 	JEQ   blockedAddAVX2_prologue_done
-	MOVQ  mode+48(FP), R8
-	CMPQ  R8, $0x00
+	MOVQ  mode+48(FP), R9
+	CMPQ  R9, $0x00
 	JEQ   blockedAddAVX2_prologue_done
 
 blockedAddAVX2_prologue:
-	MOVQ       (DX)(SI*8), R8
-	SHRQ       $0x20, R8
-	IMULQ      CX, R8
-	SHRQ       $0x1a, R8
-	ANDQ       $-64, R8
-	PREFETCHT0 (AX)(R8*1)
+	MOVQ       (DX)(SI*8), R9
+	SHRQ       $0x20, R9
+	IMULQ      CX, R9
+	SHRQ       $0x1a, R9
+	ANDQ       $-64, R9
+	PREFETCHT0 (AX)(R9*1)
 	INCQ       SI
 	CMPQ       SI, BX
 	JGE        blockedAddAVX2_prologue_done
@@ -56,7 +67,180 @@ blockedAddAVX2_prologue_done:
 	MOVQ mode+48(FP), DI
 	CMPQ DI, $0x00
 	JEQ  blockedAddAVX2_k8_nopf
+	MOVQ mode+48(FP), DI
+	CMPQ DI, $0x02
+	JEQ  blockedAddAVX2_k8_plain
 
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ BX, DI
+	SUBQ $0x04, DI
+
+blockedAddAVX2_k8_fill:
+	CMPQ     SI, DI
+	JGT      blockedAddAVX2_k8_filled
+	CMPQ     SI, $0x00000030
+	JGE      blockedAddAVX2_k8_filled
+	VMOVDQU  (DX)(SI*8), Y4
+	VPSRLQ   $0x20, Y4, Y4
+	VPMULUDQ Y7, Y4, Y4
+	VPSRLQ   $0x1a, Y4, Y4
+	VPAND    Y8, Y4, Y4
+	MOVQ     SI, R9
+	SHLQ     $0x03, R9
+	ANDQ     $0x000001ff, R9
+	VMOVDQA  Y4, (R8)(R9*1)
+	ADDQ     $0x04, SI
+	JMP      blockedAddAVX2_k8_fill
+
+blockedAddAVX2_k8_filled:
+	XORQ SI, SI
+
+	// Groups of 4 while i+48+4 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
+	MOVQ BX, DI
+	SUBQ $0x34, DI
+	CMPQ SI, DI
+	JGT  blockedAddAVX2_k8_groups
+
+blockedAddAVX2_k8_prefetching:
+	VMOVDQU      384(DX)(SI*8), Y4
+	VPSRLQ       $0x20, Y4, Y4
+	VPMULUDQ     Y7, Y4, Y4
+	VPSRLQ       $0x1a, Y4, Y4
+	VPAND        Y8, Y4, Y4
+	MOVQ         SI, R9
+	SHLQ         $0x03, R9
+	ADDQ         $0x00000180, R9
+	ANDQ         $0x000001ff, R9
+	VMOVDQA      Y4, (R8)(R9*1)
+	VEXTRACTI128 $0x01, Y4, X5
+	VMOVQ        X4, R9
+	PREFETCHT0   (AX)(R9*1)
+	VPEXTRQ      $0x01, X4, R9
+	PREFETCHT0   (AX)(R9*1)
+	VMOVQ        X5, R9
+	PREFETCHT0   (AX)(R9*1)
+	VPEXTRQ      $0x01, X5, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         SI, R9
+	SHLQ         $0x03, R9
+	ANDQ         $0x000001ff, R9
+	MOVQ         (R8)(R9*1), R10
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         (AX)(R10*1), Y5, Y5
+	VPOR         32(AX)(R10*1), Y4, Y4
+	VMOVDQU      Y5, (AX)(R10*1)
+	VMOVDQU      Y4, 32(AX)(R10*1)
+	MOVQ         8(R8)(R9*1), R10
+	VPBROADCASTD 8(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         (AX)(R10*1), Y5, Y5
+	VPOR         32(AX)(R10*1), Y4, Y4
+	VMOVDQU      Y5, (AX)(R10*1)
+	VMOVDQU      Y4, 32(AX)(R10*1)
+	MOVQ         16(R8)(R9*1), R10
+	VPBROADCASTD 16(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         (AX)(R10*1), Y5, Y5
+	VPOR         32(AX)(R10*1), Y4, Y4
+	VMOVDQU      Y5, (AX)(R10*1)
+	VMOVDQU      Y4, 32(AX)(R10*1)
+	MOVQ         24(R8)(R9*1), R9
+	VPBROADCASTD 24(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         (AX)(R9*1), Y5, Y5
+	VPOR         32(AX)(R9*1), Y4, Y4
+	VMOVDQU      Y5, (AX)(R9*1)
+	VMOVDQU      Y4, 32(AX)(R9*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, DI
+	JLE          blockedAddAVX2_k8_prefetching
+
+	// Groups of 4 while i+4 <= n, offsets in the ring.
+blockedAddAVX2_k8_groups:
+	MOVQ BX, DI
+	SUBQ $0x04, DI
+	CMPQ SI, DI
+	JGT  blockedAddAVX2_k8_tail
+
+blockedAddAVX2_k8_group_loop:
+	MOVQ         SI, R9
+	SHLQ         $0x03, R9
+	ANDQ         $0x000001ff, R9
+	MOVQ         (R8)(R9*1), R10
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         (AX)(R10*1), Y5, Y5
+	VPOR         32(AX)(R10*1), Y4, Y4
+	VMOVDQU      Y5, (AX)(R10*1)
+	VMOVDQU      Y4, 32(AX)(R10*1)
+	MOVQ         8(R8)(R9*1), R10
+	VPBROADCASTD 8(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         (AX)(R10*1), Y5, Y5
+	VPOR         32(AX)(R10*1), Y4, Y4
+	VMOVDQU      Y5, (AX)(R10*1)
+	VMOVDQU      Y4, 32(AX)(R10*1)
+	MOVQ         16(R8)(R9*1), R10
+	VPBROADCASTD 16(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         (AX)(R10*1), Y5, Y5
+	VPOR         32(AX)(R10*1), Y4, Y4
+	VMOVDQU      Y5, (AX)(R10*1)
+	VMOVDQU      Y4, 32(AX)(R10*1)
+	MOVQ         24(R8)(R9*1), R9
+	VPBROADCASTD 24(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         (AX)(R9*1), Y5, Y5
+	VPOR         32(AX)(R9*1), Y4, Y4
+	VMOVDQU      Y5, (AX)(R9*1)
+	VMOVDQU      Y4, 32(AX)(R9*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, DI
+	JLE          blockedAddAVX2_k8_group_loop
+	JMP          blockedAddAVX2_k8_tail
+
+blockedAddAVX2_k8_plain:
 	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
 	MOVQ BX, DI
 	SUBQ $0x34, DI
@@ -300,7 +484,244 @@ blockedAddAVX2_k16:
 	MOVQ mode+48(FP), DI
 	CMPQ DI, $0x00
 	JEQ  blockedAddAVX2_k16_nopf
+	MOVQ mode+48(FP), DI
+	CMPQ DI, $0x02
+	JEQ  blockedAddAVX2_k16_plain
 
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ BX, DI
+	SUBQ $0x04, DI
+
+blockedAddAVX2_k16_fill:
+	CMPQ     SI, DI
+	JGT      blockedAddAVX2_k16_filled
+	CMPQ     SI, $0x00000030
+	JGE      blockedAddAVX2_k16_filled
+	VMOVDQU  (DX)(SI*8), Y9
+	VPSRLQ   $0x20, Y9, Y9
+	VPMULUDQ Y7, Y9, Y9
+	VPSRLQ   $0x1a, Y9, Y9
+	VPAND    Y8, Y9, Y9
+	MOVQ     SI, R9
+	SHLQ     $0x03, R9
+	ANDQ     $0x000001ff, R9
+	VMOVDQA  Y9, (R8)(R9*1)
+	ADDQ     $0x04, SI
+	JMP      blockedAddAVX2_k16_fill
+
+blockedAddAVX2_k16_filled:
+	XORQ SI, SI
+
+	// Groups of 4 while i+48+4 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
+	MOVQ BX, DI
+	SUBQ $0x34, DI
+	CMPQ SI, DI
+	JGT  blockedAddAVX2_k16_groups
+
+blockedAddAVX2_k16_prefetching:
+	VMOVDQU      384(DX)(SI*8), Y9
+	VPSRLQ       $0x20, Y9, Y9
+	VPMULUDQ     Y7, Y9, Y9
+	VPSRLQ       $0x1a, Y9, Y9
+	VPAND        Y8, Y9, Y9
+	MOVQ         SI, R9
+	SHLQ         $0x03, R9
+	ADDQ         $0x00000180, R9
+	ANDQ         $0x000001ff, R9
+	VMOVDQA      Y9, (R8)(R9*1)
+	VEXTRACTI128 $0x01, Y9, X10
+	VMOVQ        X9, R9
+	PREFETCHT0   (AX)(R9*1)
+	VPEXTRQ      $0x01, X9, R9
+	PREFETCHT0   (AX)(R9*1)
+	VMOVQ        X10, R9
+	PREFETCHT0   (AX)(R9*1)
+	VPEXTRQ      $0x01, X10, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         SI, R9
+	SHLQ         $0x03, R9
+	ANDQ         $0x000001ff, R9
+	MOVQ         (R8)(R9*1), R10
+	VPBROADCASTD (DX)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VPOR         (AX)(R10*1), Y11, Y11
+	VPOR         32(AX)(R10*1), Y10, Y10
+	VMOVDQU      Y11, (AX)(R10*1)
+	VMOVDQU      Y10, 32(AX)(R10*1)
+	MOVQ         8(R8)(R9*1), R10
+	VPBROADCASTD 8(DX)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VPOR         (AX)(R10*1), Y11, Y11
+	VPOR         32(AX)(R10*1), Y10, Y10
+	VMOVDQU      Y11, (AX)(R10*1)
+	VMOVDQU      Y10, 32(AX)(R10*1)
+	MOVQ         16(R8)(R9*1), R10
+	VPBROADCASTD 16(DX)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VPOR         (AX)(R10*1), Y11, Y11
+	VPOR         32(AX)(R10*1), Y10, Y10
+	VMOVDQU      Y11, (AX)(R10*1)
+	VMOVDQU      Y10, 32(AX)(R10*1)
+	MOVQ         24(R8)(R9*1), R9
+	VPBROADCASTD 24(DX)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VPOR         (AX)(R9*1), Y11, Y11
+	VPOR         32(AX)(R9*1), Y10, Y10
+	VMOVDQU      Y11, (AX)(R9*1)
+	VMOVDQU      Y10, 32(AX)(R9*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, DI
+	JLE          blockedAddAVX2_k16_prefetching
+
+	// Groups of 4 while i+4 <= n, offsets in the ring.
+blockedAddAVX2_k16_groups:
+	MOVQ BX, DI
+	SUBQ $0x04, DI
+	CMPQ SI, DI
+	JGT  blockedAddAVX2_k16_tail
+
+blockedAddAVX2_k16_group_loop:
+	MOVQ         SI, R9
+	SHLQ         $0x03, R9
+	ANDQ         $0x000001ff, R9
+	MOVQ         (R8)(R9*1), R10
+	VPBROADCASTD (DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         (AX)(R10*1), Y9, Y9
+	VPOR         32(AX)(R10*1), Y8, Y8
+	VMOVDQU      Y9, (AX)(R10*1)
+	VMOVDQU      Y8, 32(AX)(R10*1)
+	MOVQ         8(R8)(R9*1), R10
+	VPBROADCASTD 8(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         (AX)(R10*1), Y9, Y9
+	VPOR         32(AX)(R10*1), Y8, Y8
+	VMOVDQU      Y9, (AX)(R10*1)
+	VMOVDQU      Y8, 32(AX)(R10*1)
+	MOVQ         16(R8)(R9*1), R10
+	VPBROADCASTD 16(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         (AX)(R10*1), Y9, Y9
+	VPOR         32(AX)(R10*1), Y8, Y8
+	VMOVDQU      Y9, (AX)(R10*1)
+	VMOVDQU      Y8, 32(AX)(R10*1)
+	MOVQ         24(R8)(R9*1), R9
+	VPBROADCASTD 24(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         (AX)(R9*1), Y9, Y9
+	VPOR         32(AX)(R9*1), Y8, Y8
+	VMOVDQU      Y9, (AX)(R9*1)
+	VMOVDQU      Y8, 32(AX)(R9*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, DI
+	JLE          blockedAddAVX2_k16_group_loop
+	JMP          blockedAddAVX2_k16_tail
+
+blockedAddAVX2_k16_plain:
 	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
 	MOVQ BX, DI
 	SUBQ $0x34, DI
@@ -622,9 +1043,9 @@ blockedAddAVX2_done:
 	VZEROUPPER
 	RET
 
-// func blockedContainsAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int
+// func blockedContainsAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool, mode int) int
 // Requires: AVX, AVX2, MMX+
-TEXT ·blockedContainsAVX2(SB), NOSPLIT, $0-64
+TEXT ·blockedContainsAVX2(SB), NOSPLIT, $576-72
 	MOVQ blocks+0(FP), AX
 	MOVQ nblocks+8(FP), CX
 	MOVQ hs+32(FP), DX
@@ -643,18 +1064,29 @@ TEXT ·blockedContainsAVX2(SB), NOSPLIT, $0-64
 	VMOVDQU 128(SI), Y5
 	VMOVDQU 160(SI), Y6
 
+	// The offset ring's constants: nblocks and -64 in every qword.
+	VMOVQ        CX, X7
+	VPBROADCASTQ X7, Y7
+	VPCMPEQQ     Y8, Y8, Y8
+	VPSLLQ       $0x06, Y8, Y8
+
+	// The offset ring: 64-byte aligned slots on the stack.
+	LEAQ (SP), R10
+	ADDQ $0x3f, R10
+	ANDQ $-64, R10
+
 	// Prologue: prefetch the blocks of the first min(n, dist) keys.
 	XORQ  SI, SI
 	TESTQ BX, BX
 	JEQ   blockedContainsAVX2_prologue_done
 
 blockedContainsAVX2_prologue:
-	MOVQ       (DX)(SI*8), R10
-	SHRQ       $0x20, R10
-	IMULQ      CX, R10
-	SHRQ       $0x1a, R10
-	ANDQ       $-64, R10
-	PREFETCHT0 (AX)(R10*1)
+	MOVQ       (DX)(SI*8), R11
+	SHRQ       $0x20, R11
+	IMULQ      CX, R11
+	SHRQ       $0x1a, R11
+	ANDQ       $-64, R11
+	PREFETCHT0 (AX)(R11*1)
 	INCQ       SI
 	CMPQ       SI, BX
 	JGE        blockedContainsAVX2_prologue_done
@@ -667,7 +1099,228 @@ blockedContainsAVX2_prologue_done:
 	// k > 8 takes the two-round loops; the choice is made once per call.
 	CMPQ DI, $0x08
 	JGT  blockedContainsAVX2_k16
+	MOVQ mode+56(FP), DI
+	CMPQ DI, $0x02
+	JEQ  blockedContainsAVX2_k8_plain
 
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ BX, DI
+	SUBQ $0x04, DI
+
+blockedContainsAVX2_k8_fill:
+	CMPQ     SI, DI
+	JGT      blockedContainsAVX2_k8_filled
+	CMPQ     SI, $0x00000030
+	JGE      blockedContainsAVX2_k8_filled
+	VMOVDQU  (DX)(SI*8), Y4
+	VPSRLQ   $0x20, Y4, Y4
+	VPMULUDQ Y7, Y4, Y4
+	VPSRLQ   $0x1a, Y4, Y4
+	VPAND    Y8, Y4, Y4
+	MOVQ     SI, R11
+	SHLQ     $0x03, R11
+	ANDQ     $0x000001ff, R11
+	VMOVDQA  Y4, (R10)(R11*1)
+	ADDQ     $0x04, SI
+	JMP      blockedContainsAVX2_k8_fill
+
+blockedContainsAVX2_k8_filled:
+	XORQ SI, SI
+
+	// Groups of 4 while i+48+4 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
+	MOVQ BX, DI
+	SUBQ $0x34, DI
+	CMPQ SI, DI
+	JGT  blockedContainsAVX2_k8_groups
+
+blockedContainsAVX2_k8_prefetching:
+	VMOVDQU      384(DX)(SI*8), Y4
+	VPSRLQ       $0x20, Y4, Y4
+	VPMULUDQ     Y7, Y4, Y4
+	VPSRLQ       $0x1a, Y4, Y4
+	VPAND        Y8, Y4, Y4
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ADDQ         $0x00000180, R11
+	ANDQ         $0x000001ff, R11
+	VMOVDQA      Y4, (R10)(R11*1)
+	VEXTRACTI128 $0x01, Y4, X5
+	VMOVQ        X4, R11
+	PREFETCHT0   (AX)(R11*1)
+	VPEXTRQ      $0x01, X4, R11
+	PREFETCHT0   (AX)(R11*1)
+	VMOVQ        X5, R11
+	PREFETCHT0   (AX)(R11*1)
+	VPEXTRQ      $0x01, X5, R11
+	PREFETCHT0   (AX)(R11*1)
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R10)(R11*1), R12
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R12*1), Y6
+	VMOVDQU      32(AX)(R12*1), Y9
+	VPANDN       Y5, Y6, Y5
+	VPANDN       Y4, Y9, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R12, R12
+	VPTEST       Y5, Y5
+	SETEQ        R12
+	MOVB         R12, (R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         8(R10)(R11*1), R12
+	VPBROADCASTD 8(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R12*1), Y6
+	VMOVDQU      32(AX)(R12*1), Y9
+	VPANDN       Y5, Y6, Y5
+	VPANDN       Y4, Y9, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R12, R12
+	VPTEST       Y5, Y5
+	SETEQ        R12
+	MOVB         R12, 1(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         16(R10)(R11*1), R12
+	VPBROADCASTD 16(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R12*1), Y6
+	VMOVDQU      32(AX)(R12*1), Y9
+	VPANDN       Y5, Y6, Y5
+	VPANDN       Y4, Y9, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R12, R12
+	VPTEST       Y5, Y5
+	SETEQ        R12
+	MOVB         R12, 2(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         24(R10)(R11*1), R11
+	VPBROADCASTD 24(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R11*1), Y6
+	VMOVDQU      32(AX)(R11*1), Y9
+	VPANDN       Y5, Y6, Y5
+	VPANDN       Y4, Y9, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R11, R11
+	VPTEST       Y5, Y5
+	SETEQ        R11
+	MOVB         R11, 3(R8)(SI*1)
+	ADDQ         R11, R9
+	ADDQ         $0x04, SI
+	CMPQ         SI, DI
+	JLE          blockedContainsAVX2_k8_prefetching
+
+	// Groups of 4 while i+4 <= n, offsets in the ring.
+blockedContainsAVX2_k8_groups:
+	MOVQ BX, DI
+	SUBQ $0x04, DI
+	CMPQ SI, DI
+	JGT  blockedContainsAVX2_k8_tail
+
+blockedContainsAVX2_k8_group_loop:
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R10)(R11*1), R12
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R12*1), Y6
+	VMOVDQU      32(AX)(R12*1), Y7
+	VPANDN       Y5, Y6, Y5
+	VPANDN       Y4, Y7, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R12, R12
+	VPTEST       Y5, Y5
+	SETEQ        R12
+	MOVB         R12, (R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         8(R10)(R11*1), R12
+	VPBROADCASTD 8(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R12*1), Y6
+	VMOVDQU      32(AX)(R12*1), Y7
+	VPANDN       Y5, Y6, Y5
+	VPANDN       Y4, Y7, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R12, R12
+	VPTEST       Y5, Y5
+	SETEQ        R12
+	MOVB         R12, 1(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         16(R10)(R11*1), R12
+	VPBROADCASTD 16(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R12*1), Y6
+	VMOVDQU      32(AX)(R12*1), Y7
+	VPANDN       Y5, Y6, Y5
+	VPANDN       Y4, Y7, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R12, R12
+	VPTEST       Y5, Y5
+	SETEQ        R12
+	MOVB         R12, 2(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         24(R10)(R11*1), R11
+	VPBROADCASTD 24(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R11*1), Y6
+	VMOVDQU      32(AX)(R11*1), Y7
+	VPANDN       Y5, Y6, Y5
+	VPANDN       Y4, Y7, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R11, R11
+	VPTEST       Y5, Y5
+	SETEQ        R11
+	MOVB         R11, 3(R8)(SI*1)
+	ADDQ         R11, R9
+	ADDQ         $0x04, SI
+	CMPQ         SI, DI
+	JLE          blockedContainsAVX2_k8_group_loop
+	JMP          blockedContainsAVX2_k8_tail
+
+blockedContainsAVX2_k8_plain:
 	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
 	MOVQ BX, DI
 	SUBQ $0x34, DI
@@ -867,6 +1520,292 @@ blockedContainsAVX2_k8_end:
 	JMP blockedContainsAVX2_done
 
 blockedContainsAVX2_k16:
+	MOVQ mode+56(FP), DI
+	CMPQ DI, $0x02
+	JEQ  blockedContainsAVX2_k16_plain
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ BX, DI
+	SUBQ $0x04, DI
+
+blockedContainsAVX2_k16_fill:
+	CMPQ     SI, DI
+	JGT      blockedContainsAVX2_k16_filled
+	CMPQ     SI, $0x00000030
+	JGE      blockedContainsAVX2_k16_filled
+	VMOVDQU  (DX)(SI*8), Y9
+	VPSRLQ   $0x20, Y9, Y9
+	VPMULUDQ Y7, Y9, Y9
+	VPSRLQ   $0x1a, Y9, Y9
+	VPAND    Y8, Y9, Y9
+	MOVQ     SI, R11
+	SHLQ     $0x03, R11
+	ANDQ     $0x000001ff, R11
+	VMOVDQA  Y9, (R10)(R11*1)
+	ADDQ     $0x04, SI
+	JMP      blockedContainsAVX2_k16_fill
+
+blockedContainsAVX2_k16_filled:
+	XORQ SI, SI
+
+	// Groups of 4 while i+48+4 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
+	MOVQ BX, DI
+	SUBQ $0x34, DI
+	CMPQ SI, DI
+	JGT  blockedContainsAVX2_k16_groups
+
+blockedContainsAVX2_k16_prefetching:
+	VMOVDQU      384(DX)(SI*8), Y9
+	VPSRLQ       $0x20, Y9, Y9
+	VPMULUDQ     Y7, Y9, Y9
+	VPSRLQ       $0x1a, Y9, Y9
+	VPAND        Y8, Y9, Y9
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ADDQ         $0x00000180, R11
+	ANDQ         $0x000001ff, R11
+	VMOVDQA      Y9, (R10)(R11*1)
+	VEXTRACTI128 $0x01, Y9, X10
+	VMOVQ        X9, R11
+	PREFETCHT0   (AX)(R11*1)
+	VPEXTRQ      $0x01, X9, R11
+	PREFETCHT0   (AX)(R11*1)
+	VMOVQ        X10, R11
+	PREFETCHT0   (AX)(R11*1)
+	VPEXTRQ      $0x01, X10, R11
+	PREFETCHT0   (AX)(R11*1)
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R10)(R11*1), R12
+	VPBROADCASTD (DX)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VMOVDQU      (AX)(R12*1), Y9
+	VMOVDQU      32(AX)(R12*1), Y12
+	VPANDN       Y11, Y9, Y11
+	VPANDN       Y10, Y12, Y10
+	VPOR         Y10, Y11, Y11
+	XORL         R12, R12
+	VPTEST       Y11, Y11
+	SETEQ        R12
+	MOVB         R12, (R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         8(R10)(R11*1), R12
+	VPBROADCASTD 8(DX)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VMOVDQU      (AX)(R12*1), Y9
+	VMOVDQU      32(AX)(R12*1), Y12
+	VPANDN       Y11, Y9, Y11
+	VPANDN       Y10, Y12, Y10
+	VPOR         Y10, Y11, Y11
+	XORL         R12, R12
+	VPTEST       Y11, Y11
+	SETEQ        R12
+	MOVB         R12, 1(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         16(R10)(R11*1), R12
+	VPBROADCASTD 16(DX)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VMOVDQU      (AX)(R12*1), Y9
+	VMOVDQU      32(AX)(R12*1), Y12
+	VPANDN       Y11, Y9, Y11
+	VPANDN       Y10, Y12, Y10
+	VPOR         Y10, Y11, Y11
+	XORL         R12, R12
+	VPTEST       Y11, Y11
+	SETEQ        R12
+	MOVB         R12, 2(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         24(R10)(R11*1), R11
+	VPBROADCASTD 24(DX)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VMOVDQU      (AX)(R11*1), Y9
+	VMOVDQU      32(AX)(R11*1), Y12
+	VPANDN       Y11, Y9, Y11
+	VPANDN       Y10, Y12, Y10
+	VPOR         Y10, Y11, Y11
+	XORL         R11, R11
+	VPTEST       Y11, Y11
+	SETEQ        R11
+	MOVB         R11, 3(R8)(SI*1)
+	ADDQ         R11, R9
+	ADDQ         $0x04, SI
+	CMPQ         SI, DI
+	JLE          blockedContainsAVX2_k16_prefetching
+
+	// Groups of 4 while i+4 <= n, offsets in the ring.
+blockedContainsAVX2_k16_groups:
+	MOVQ BX, DI
+	SUBQ $0x04, DI
+	CMPQ SI, DI
+	JGT  blockedContainsAVX2_k16_tail
+
+blockedContainsAVX2_k16_group_loop:
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R10)(R11*1), R12
+	VPBROADCASTD (DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R12*1), Y7
+	VMOVDQU      32(AX)(R12*1), Y10
+	VPANDN       Y9, Y7, Y9
+	VPANDN       Y8, Y10, Y8
+	VPOR         Y8, Y9, Y9
+	XORL         R12, R12
+	VPTEST       Y9, Y9
+	SETEQ        R12
+	MOVB         R12, (R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         8(R10)(R11*1), R12
+	VPBROADCASTD 8(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R12*1), Y7
+	VMOVDQU      32(AX)(R12*1), Y10
+	VPANDN       Y9, Y7, Y9
+	VPANDN       Y8, Y10, Y8
+	VPOR         Y8, Y9, Y9
+	XORL         R12, R12
+	VPTEST       Y9, Y9
+	SETEQ        R12
+	MOVB         R12, 1(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         16(R10)(R11*1), R12
+	VPBROADCASTD 16(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R12*1), Y7
+	VMOVDQU      32(AX)(R12*1), Y10
+	VPANDN       Y9, Y7, Y9
+	VPANDN       Y8, Y10, Y8
+	VPOR         Y8, Y9, Y9
+	XORL         R12, R12
+	VPTEST       Y9, Y9
+	SETEQ        R12
+	MOVB         R12, 2(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         24(R10)(R11*1), R11
+	VPBROADCASTD 24(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R11*1), Y7
+	VMOVDQU      32(AX)(R11*1), Y10
+	VPANDN       Y9, Y7, Y9
+	VPANDN       Y8, Y10, Y8
+	VPOR         Y8, Y9, Y9
+	XORL         R11, R11
+	VPTEST       Y9, Y9
+	SETEQ        R11
+	MOVB         R11, 3(R8)(SI*1)
+	ADDQ         R11, R9
+	ADDQ         $0x04, SI
+	CMPQ         SI, DI
+	JLE          blockedContainsAVX2_k16_group_loop
+	JMP          blockedContainsAVX2_k16_tail
+
+blockedContainsAVX2_k16_plain:
 	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
 	MOVQ BX, DI
 	SUBQ $0x34, DI
@@ -1112,7 +2051,7 @@ blockedContainsAVX2_k16_tail_loop:
 
 blockedContainsAVX2_k16_end:
 blockedContainsAVX2_done:
-	MOVQ R9, ret+56(FP)
+	MOVQ R9, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -3655,9 +4594,9 @@ blockedContains1AVX512_general:
 blockedContains1AVX512_go:
 	JMP ·blockedContains1Go+0(SB)
 
-// func blockedAddNewAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int
+// func blockedAddNewAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool, mode int) int
 // Requires: AVX, AVX2, MMX+
-TEXT ·blockedAddNewAVX2(SB), NOSPLIT, $0-64
+TEXT ·blockedAddNewAVX2(SB), NOSPLIT, $576-72
 	MOVQ blocks+0(FP), AX
 	MOVQ nblocks+8(FP), CX
 	MOVQ hs+32(FP), DX
@@ -3676,18 +4615,29 @@ TEXT ·blockedAddNewAVX2(SB), NOSPLIT, $0-64
 	VMOVDQU 128(SI), Y5
 	VMOVDQU 160(SI), Y6
 
+	// The offset ring's constants: nblocks and -64 in every qword.
+	VMOVQ        CX, X7
+	VPBROADCASTQ X7, Y7
+	VPCMPEQQ     Y8, Y8, Y8
+	VPSLLQ       $0x06, Y8, Y8
+
+	// The offset ring: 64-byte aligned slots on the stack.
+	LEAQ (SP), R8
+	ADDQ $0x3f, R8
+	ANDQ $-64, R8
+
 	// Prologue: prefetch the blocks of the first min(n, dist) keys.
 	XORQ  SI, SI
 	TESTQ BX, BX
 	JEQ   blockedAddNewAVX2_prologue_done
 
 blockedAddNewAVX2_prologue:
-	MOVQ       (DX)(SI*8), R8
-	SHRQ       $0x20, R8
-	IMULQ      CX, R8
-	SHRQ       $0x1a, R8
-	ANDQ       $-64, R8
-	PREFETCHT0 (AX)(R8*1)
+	MOVQ       (DX)(SI*8), R10
+	SHRQ       $0x20, R10
+	IMULQ      CX, R10
+	SHRQ       $0x1a, R10
+	ANDQ       $-64, R10
+	PREFETCHT0 (AX)(R10*1)
 	INCQ       SI
 	CMPQ       SI, BX
 	JGE        blockedAddNewAVX2_prologue_done
@@ -3700,7 +4650,236 @@ blockedAddNewAVX2_prologue_done:
 	// k > 8 takes the two-round loops; the choice is made once per call.
 	CMPQ R9, $0x08
 	JGT  blockedAddNewAVX2_k16
+	MOVQ mode+56(FP), R9
+	CMPQ R9, $0x02
+	JEQ  blockedAddNewAVX2_k8_plain
 
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ BX, R9
+	SUBQ $0x04, R9
+
+blockedAddNewAVX2_k8_fill:
+	CMPQ     SI, R9
+	JGT      blockedAddNewAVX2_k8_filled
+	CMPQ     SI, $0x00000030
+	JGE      blockedAddNewAVX2_k8_filled
+	VMOVDQU  (DX)(SI*8), Y4
+	VPSRLQ   $0x20, Y4, Y4
+	VPMULUDQ Y7, Y4, Y4
+	VPSRLQ   $0x1a, Y4, Y4
+	VPAND    Y8, Y4, Y4
+	MOVQ     SI, R10
+	SHLQ     $0x03, R10
+	ANDQ     $0x000001ff, R10
+	VMOVDQA  Y4, (R8)(R10*1)
+	ADDQ     $0x04, SI
+	JMP      blockedAddNewAVX2_k8_fill
+
+blockedAddNewAVX2_k8_filled:
+	XORQ SI, SI
+
+	// Groups of 4 while i+48+4 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
+	MOVQ BX, R9
+	SUBQ $0x34, R9
+	CMPQ SI, R9
+	JGT  blockedAddNewAVX2_k8_groups
+
+blockedAddNewAVX2_k8_prefetching:
+	VMOVDQU      384(DX)(SI*8), Y4
+	VPSRLQ       $0x20, Y4, Y4
+	VPMULUDQ     Y7, Y4, Y4
+	VPSRLQ       $0x1a, Y4, Y4
+	VPAND        Y8, Y4, Y4
+	MOVQ         SI, R10
+	SHLQ         $0x03, R10
+	ADDQ         $0x00000180, R10
+	ANDQ         $0x000001ff, R10
+	VMOVDQA      Y4, (R8)(R10*1)
+	VEXTRACTI128 $0x01, Y4, X5
+	VMOVQ        X4, R10
+	PREFETCHT0   (AX)(R10*1)
+	VPEXTRQ      $0x01, X4, R10
+	PREFETCHT0   (AX)(R10*1)
+	VMOVQ        X5, R10
+	PREFETCHT0   (AX)(R10*1)
+	VPEXTRQ      $0x01, X5, R10
+	PREFETCHT0   (AX)(R10*1)
+	MOVQ         SI, R10
+	SHLQ         $0x03, R10
+	ANDQ         $0x000001ff, R10
+	MOVQ         (R8)(R10*1), R11
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R11*1), Y6
+	VMOVDQU      32(AX)(R11*1), Y9
+	VPANDN       Y5, Y6, Y10
+	VPANDN       Y4, Y9, Y11
+	VPOR         Y11, Y10, Y10
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y9, Y9
+	VMOVDQU      Y6, (AX)(R11*1)
+	VMOVDQU      Y9, 32(AX)(R11*1)
+	VPTEST       Y10, Y10
+	SETNE        (DI)(SI*1)
+	MOVQ         8(R8)(R10*1), R11
+	VPBROADCASTD 8(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R11*1), Y6
+	VMOVDQU      32(AX)(R11*1), Y9
+	VPANDN       Y5, Y6, Y10
+	VPANDN       Y4, Y9, Y11
+	VPOR         Y11, Y10, Y10
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y9, Y9
+	VMOVDQU      Y6, (AX)(R11*1)
+	VMOVDQU      Y9, 32(AX)(R11*1)
+	VPTEST       Y10, Y10
+	SETNE        1(DI)(SI*1)
+	MOVQ         16(R8)(R10*1), R11
+	VPBROADCASTD 16(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R11*1), Y6
+	VMOVDQU      32(AX)(R11*1), Y9
+	VPANDN       Y5, Y6, Y10
+	VPANDN       Y4, Y9, Y11
+	VPOR         Y11, Y10, Y10
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y9, Y9
+	VMOVDQU      Y6, (AX)(R11*1)
+	VMOVDQU      Y9, 32(AX)(R11*1)
+	VPTEST       Y10, Y10
+	SETNE        2(DI)(SI*1)
+	MOVQ         24(R8)(R10*1), R10
+	VPBROADCASTD 24(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R10*1), Y6
+	VMOVDQU      32(AX)(R10*1), Y9
+	VPANDN       Y5, Y6, Y10
+	VPANDN       Y4, Y9, Y11
+	VPOR         Y11, Y10, Y10
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y9, Y9
+	VMOVDQU      Y6, (AX)(R10*1)
+	VMOVDQU      Y9, 32(AX)(R10*1)
+	VPTEST       Y10, Y10
+	SETNE        3(DI)(SI*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, R9
+	JLE          blockedAddNewAVX2_k8_prefetching
+
+	// Groups of 4 while i+4 <= n, offsets in the ring.
+blockedAddNewAVX2_k8_groups:
+	MOVQ BX, R9
+	SUBQ $0x04, R9
+	CMPQ SI, R9
+	JGT  blockedAddNewAVX2_k8_tail
+
+blockedAddNewAVX2_k8_group_loop:
+	MOVQ         SI, R10
+	SHLQ         $0x03, R10
+	ANDQ         $0x000001ff, R10
+	MOVQ         (R8)(R10*1), R11
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R11*1), Y6
+	VMOVDQU      32(AX)(R11*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R11*1)
+	VMOVDQU      Y7, 32(AX)(R11*1)
+	VPTEST       Y8, Y8
+	SETNE        (DI)(SI*1)
+	MOVQ         8(R8)(R10*1), R11
+	VPBROADCASTD 8(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R11*1), Y6
+	VMOVDQU      32(AX)(R11*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R11*1)
+	VMOVDQU      Y7, 32(AX)(R11*1)
+	VPTEST       Y8, Y8
+	SETNE        1(DI)(SI*1)
+	MOVQ         16(R8)(R10*1), R11
+	VPBROADCASTD 16(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R11*1), Y6
+	VMOVDQU      32(AX)(R11*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R11*1)
+	VMOVDQU      Y7, 32(AX)(R11*1)
+	VPTEST       Y8, Y8
+	SETNE        2(DI)(SI*1)
+	MOVQ         24(R8)(R10*1), R10
+	VPBROADCASTD 24(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R10*1), Y6
+	VMOVDQU      32(AX)(R10*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R10*1)
+	VMOVDQU      Y7, 32(AX)(R10*1)
+	VPTEST       Y8, Y8
+	SETNE        3(DI)(SI*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, R9
+	JLE          blockedAddNewAVX2_k8_group_loop
+	JMP          blockedAddNewAVX2_k8_tail
+
+blockedAddNewAVX2_k8_plain:
 	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
 	MOVQ BX, R8
 	SUBQ $0x34, R8
@@ -3906,6 +5085,300 @@ blockedAddNewAVX2_k8_end:
 	JMP blockedAddNewAVX2_done
 
 blockedAddNewAVX2_k16:
+	MOVQ mode+56(FP), R9
+	CMPQ R9, $0x02
+	JEQ  blockedAddNewAVX2_k16_plain
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ BX, R9
+	SUBQ $0x04, R9
+
+blockedAddNewAVX2_k16_fill:
+	CMPQ     SI, R9
+	JGT      blockedAddNewAVX2_k16_filled
+	CMPQ     SI, $0x00000030
+	JGE      blockedAddNewAVX2_k16_filled
+	VMOVDQU  (DX)(SI*8), Y9
+	VPSRLQ   $0x20, Y9, Y9
+	VPMULUDQ Y7, Y9, Y9
+	VPSRLQ   $0x1a, Y9, Y9
+	VPAND    Y8, Y9, Y9
+	MOVQ     SI, R10
+	SHLQ     $0x03, R10
+	ANDQ     $0x000001ff, R10
+	VMOVDQA  Y9, (R8)(R10*1)
+	ADDQ     $0x04, SI
+	JMP      blockedAddNewAVX2_k16_fill
+
+blockedAddNewAVX2_k16_filled:
+	XORQ SI, SI
+
+	// Groups of 4 while i+48+4 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
+	MOVQ BX, R9
+	SUBQ $0x34, R9
+	CMPQ SI, R9
+	JGT  blockedAddNewAVX2_k16_groups
+
+blockedAddNewAVX2_k16_prefetching:
+	VMOVDQU      384(DX)(SI*8), Y9
+	VPSRLQ       $0x20, Y9, Y9
+	VPMULUDQ     Y7, Y9, Y9
+	VPSRLQ       $0x1a, Y9, Y9
+	VPAND        Y8, Y9, Y9
+	MOVQ         SI, R10
+	SHLQ         $0x03, R10
+	ADDQ         $0x00000180, R10
+	ANDQ         $0x000001ff, R10
+	VMOVDQA      Y9, (R8)(R10*1)
+	VEXTRACTI128 $0x01, Y9, X10
+	VMOVQ        X9, R10
+	PREFETCHT0   (AX)(R10*1)
+	VPEXTRQ      $0x01, X9, R10
+	PREFETCHT0   (AX)(R10*1)
+	VMOVQ        X10, R10
+	PREFETCHT0   (AX)(R10*1)
+	VPEXTRQ      $0x01, X10, R10
+	PREFETCHT0   (AX)(R10*1)
+	MOVQ         SI, R10
+	SHLQ         $0x03, R10
+	ANDQ         $0x000001ff, R10
+	MOVQ         (R8)(R10*1), R11
+	VPBROADCASTD (DX)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VMOVDQU      (AX)(R11*1), Y9
+	VMOVDQU      32(AX)(R11*1), Y12
+	VPANDN       Y11, Y9, Y13
+	VPANDN       Y10, Y12, Y14
+	VPOR         Y14, Y13, Y13
+	VPOR         Y11, Y9, Y9
+	VPOR         Y10, Y12, Y12
+	VMOVDQU      Y9, (AX)(R11*1)
+	VMOVDQU      Y12, 32(AX)(R11*1)
+	VPTEST       Y13, Y13
+	SETNE        (DI)(SI*1)
+	MOVQ         8(R8)(R10*1), R11
+	VPBROADCASTD 8(DX)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VMOVDQU      (AX)(R11*1), Y9
+	VMOVDQU      32(AX)(R11*1), Y12
+	VPANDN       Y11, Y9, Y13
+	VPANDN       Y10, Y12, Y14
+	VPOR         Y14, Y13, Y13
+	VPOR         Y11, Y9, Y9
+	VPOR         Y10, Y12, Y12
+	VMOVDQU      Y9, (AX)(R11*1)
+	VMOVDQU      Y12, 32(AX)(R11*1)
+	VPTEST       Y13, Y13
+	SETNE        1(DI)(SI*1)
+	MOVQ         16(R8)(R10*1), R11
+	VPBROADCASTD 16(DX)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VMOVDQU      (AX)(R11*1), Y9
+	VMOVDQU      32(AX)(R11*1), Y12
+	VPANDN       Y11, Y9, Y13
+	VPANDN       Y10, Y12, Y14
+	VPOR         Y14, Y13, Y13
+	VPOR         Y11, Y9, Y9
+	VPOR         Y10, Y12, Y12
+	VMOVDQU      Y9, (AX)(R11*1)
+	VMOVDQU      Y12, 32(AX)(R11*1)
+	VPTEST       Y13, Y13
+	SETNE        2(DI)(SI*1)
+	MOVQ         24(R8)(R10*1), R10
+	VPBROADCASTD 24(DX)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VMOVDQU      (AX)(R10*1), Y9
+	VMOVDQU      32(AX)(R10*1), Y12
+	VPANDN       Y11, Y9, Y13
+	VPANDN       Y10, Y12, Y14
+	VPOR         Y14, Y13, Y13
+	VPOR         Y11, Y9, Y9
+	VPOR         Y10, Y12, Y12
+	VMOVDQU      Y9, (AX)(R10*1)
+	VMOVDQU      Y12, 32(AX)(R10*1)
+	VPTEST       Y13, Y13
+	SETNE        3(DI)(SI*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, R9
+	JLE          blockedAddNewAVX2_k16_prefetching
+
+	// Groups of 4 while i+4 <= n, offsets in the ring.
+blockedAddNewAVX2_k16_groups:
+	MOVQ BX, R9
+	SUBQ $0x04, R9
+	CMPQ SI, R9
+	JGT  blockedAddNewAVX2_k16_tail
+
+blockedAddNewAVX2_k16_group_loop:
+	MOVQ         SI, R10
+	SHLQ         $0x03, R10
+	ANDQ         $0x000001ff, R10
+	MOVQ         (R8)(R10*1), R11
+	VPBROADCASTD (DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R11*1), Y7
+	VMOVDQU      32(AX)(R11*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R11*1)
+	VMOVDQU      Y10, 32(AX)(R11*1)
+	VPTEST       Y11, Y11
+	SETNE        (DI)(SI*1)
+	MOVQ         8(R8)(R10*1), R11
+	VPBROADCASTD 8(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R11*1), Y7
+	VMOVDQU      32(AX)(R11*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R11*1)
+	VMOVDQU      Y10, 32(AX)(R11*1)
+	VPTEST       Y11, Y11
+	SETNE        1(DI)(SI*1)
+	MOVQ         16(R8)(R10*1), R11
+	VPBROADCASTD 16(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R11*1), Y7
+	VMOVDQU      32(AX)(R11*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R11*1)
+	VMOVDQU      Y10, 32(AX)(R11*1)
+	VPTEST       Y11, Y11
+	SETNE        2(DI)(SI*1)
+	MOVQ         24(R8)(R10*1), R10
+	VPBROADCASTD 24(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R10*1), Y7
+	VMOVDQU      32(AX)(R10*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R10*1)
+	VMOVDQU      Y10, 32(AX)(R10*1)
+	VPTEST       Y11, Y11
+	SETNE        3(DI)(SI*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, R9
+	JLE          blockedAddNewAVX2_k16_group_loop
+	JMP          blockedAddNewAVX2_k16_tail
+
+blockedAddNewAVX2_k16_plain:
 	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
 	MOVQ BX, R8
 	SUBQ $0x34, R8
@@ -4189,7 +5662,7 @@ blockedAddNewAVX2_count1:
 	JLT     blockedAddNewAVX2_count1
 
 blockedAddNewAVX2_counted:
-	MOVQ R8, ret+56(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 

@@ -1,0 +1,68 @@
+package kernel_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/sift-go/sift/internal/kernel"
+	"github.com/sift-go/sift/internal/kernel/kerneltest"
+)
+
+// BenchmarkBlockedModes runs the batch kernels of each assembly set in each
+// of their modes (amd64's batchMode: the offset ring, prefetches with the
+// offsets computed again, no prefetches for inserts) on the same filter in
+// one process, so that a mode's threshold can be judged on a new CPU
+// without the page placement and code layout that differ between two
+// binaries. Pivot with
+//
+//	benchstat -col /mode out.txt
+//
+// (its sizes and filters are BenchmarkBlockedContains' and
+// BenchmarkBlockedAdd's; run with -count for interleaved rounds).
+func BenchmarkBlockedModes(b *testing.B) {
+	if kernel.SetBatchModes == nil {
+		b.Skip("the kernels have no modes here")
+	}
+	modes := []struct {
+		name                 string
+		prefetchMin, ringMax uint64
+	}{{"ring", 0, math.MaxUint64}, {"prefetch", 0, 0}, {"noprefetch", math.MaxUint64, 0}}
+	for _, s := range benchSizes(b) {
+		b.Run("n="+s.name, func(b *testing.B) {
+			f := benchFilter(s.n)
+			q := benchQueryKeys(s.n)
+			out := make([]bool, benchBatch)
+			kerneltest.Bench(b, func(b *testing.B, impl string) {
+				if impl == "generic" {
+					b.Skip("no modes")
+				}
+				for _, op := range []string{"contains", "add", "addnew"} {
+					for _, m := range modes {
+						if op != "add" && m.name == "noprefetch" {
+							continue // only the inserts may skip their prefetches
+						}
+						b.Run("op="+op+"/mode="+m.name, func(b *testing.B) {
+							defer kernel.SetBatchModes(m.prefetchMin, m.ringMax)()
+							keys, off := 0, 0
+							start := time.Now()
+							for b.Loop() {
+								switch op {
+								case "add":
+									kernel.BlockedAdd(f, benchK, q[off:off+benchBatch])
+								case "addnew":
+									kernel.BlockedAddNew(f, benchK, q[off:off+benchBatch], out)
+								default:
+									kernel.BlockedContains(f, benchK, q[off:off+benchBatch], out)
+								}
+								off = (off + benchBatch) % len(q)
+								keys += benchBatch
+							}
+							reportPerKey(b, keys, start)
+						})
+					}
+				}
+			})
+		})
+	}
+}
