@@ -523,17 +523,29 @@ func wideTestAndSet(blk operand.Mem, m reg.VecVirtual) {
 // AVX-512 loops store groups of 8 (a 64-byte slot), the AVX2 ones groups
 // of 4 (32 bytes).
 type ring struct {
-	g     *kern
 	base  reg.GPVirtual
 	width int // keys a group: 8 (AVX-512) or 4 (AVX2)
+	// The kernel's: the current key, the memory operand of hs[i+d], the
+	// block (or group) count and -64 in every qword, and a register
+	// holding n.
+	i       reg.GPVirtual
+	hash    func(d int) operand.Mem
+	nZ, m64 reg.VecVirtual
+	n       func() reg.GPVirtual
 }
 
 // newRing allocates the ring in the frame of the function being written,
 // for groups of width keys.
 func (g *kern) newRing(width int) *ring {
+	return allocRing(&ring{width: width, i: g.i, hash: g.hash, nZ: g.nblocksZ, m64: g.m64, n: func() reg.GPVirtual { return g.n }})
+}
+
+// allocRing allocates r's slots in the frame of the function being
+// written and returns r.
+func allocRing(r *ring) *ring {
 	c.Comment("The offset ring: 64-byte aligned slots on the stack.")
 	raw := c.AllocLocal(64*ringSlots + 64)
-	r := &ring{g: g, base: c.GP64(), width: width}
+	r.base = c.GP64()
 	c.LEAQ(raw, r.base)
 	c.ADDQ(operand.Imm(63), r.base)
 	c.ANDQ(operand.I32(-64), r.base)
@@ -543,7 +555,7 @@ func (g *kern) newRing(width int) *ring {
 // slot is the ring slot of the group at i+d (i+d a multiple of the width).
 func (r *ring) slot(d int) operand.Mem {
 	s := c.GP64()
-	c.MOVQ(r.g.i, s)
+	c.MOVQ(r.i, s)
 	c.SHLQ(operand.U8(3), s)
 	if d != 0 {
 		c.ADDQ(operand.U32(8*d), s)
@@ -555,9 +567,9 @@ func (r *ring) slot(d int) operand.Mem {
 // offsets computes the block offsets of the group at i+d into a vector.
 func (r *ring) offsets(d int) reg.VecVirtual {
 	if r.width == 4 {
-		return offsetsVec4(r.g.hash(d), r.g.nblocksZ, r.g.m64)
+		return offsetsVec4(r.hash(d), r.nZ, r.m64)
 	}
-	return offsetsVec(r.g.hash(d), r.g.nblocksZ, r.g.m64)
+	return offsetsVec(r.hash(d), r.nZ, r.m64)
 }
 
 // keep stores the offsets z into the slot of the group at i+d.
@@ -581,19 +593,18 @@ func (r *ring) store(d int) (lane func(j int) reg.GPVirtual) {
 // fill stores the offsets of the groups that start below dist keys (and
 // end by n), the ones no prefetching step stores, and sets i back to 0.
 func (r *ring) fill(p string, dist int) {
-	g := r.g
 	lim := c.GP64()
 	c.Commentf("Fill the ring with the offsets of the groups below %d keys.", dist)
-	c.MOVQ(g.n, lim)
+	c.MOVQ(r.n(), lim)
 	c.SUBQ(operand.Imm(uint64(r.width)), lim)
 	c.Label(p + "_fill")
-	c.CMPQ(g.i, lim)
+	c.CMPQ(r.i, lim)
 	c.JGT(operand.LabelRef(p + "_filled"))
-	c.CMPQ(g.i, operand.U32(dist))
+	c.CMPQ(r.i, operand.U32(dist))
 	c.JGE(operand.LabelRef(p + "_filled"))
 	r.keep(r.offsets(0), 0)
-	c.ADDQ(operand.Imm(uint64(r.width)), g.i)
+	c.ADDQ(operand.Imm(uint64(r.width)), r.i)
 	c.JMP(operand.LabelRef(p + "_fill"))
 	c.Label(p + "_filled")
-	c.XORQ(g.i, g.i)
+	c.XORQ(r.i, r.i)
 }

@@ -52,7 +52,11 @@ package main
 // dist is the blocked kernels' (defaultDist), and the AVX-512 one runs
 // groups of 8 keys whose line offsets it computes at once, as
 // blockedContainsAVX512 (VPMULUDQ: nb < 2^32, else the Go side calls the
-// AVX2 kernel); at G >= 8 the lines of the group with a live generation
+// AVX2 kernel). In modeRing (tables under 4 MiB, as the blocked kernels'
+// batchMode) both keep the offsets they compute for a group's prefetch in
+// the offset ring (addnew.go) and read them back for the group, the AVX2
+// one in groups of 4 from one VPMULUDQ (else it computes each key's twice
+// with a scalar IMUL); at G >= 8 the lines of the group with a live generation
 // are prefetched winDist keys ahead (12, 24 and 40 measured level at G = 8,
 // 23 MB, on the AMD EPYC Zen 5 VM).
 //
@@ -118,6 +122,9 @@ type win struct {
 	// for a hit in time mode (the live argument zeroed): the caller reads
 	// the clock only then.
 	hitPath string
+
+	// ring keeps the batch kernels' line offsets at G <= 4 in modeRing.
+	ring *ring
 
 	// lanes is WindowLanes(G) while emitting the G = 2 (2) or G = 4 (4)
 	// copy, 0 while emitting the G >= 8 copy.
@@ -239,8 +246,8 @@ func genWindowKernel(wide, batch bool, dist int) {
 	if batch {
 		w.name = "blockedContainsGens" + set
 		c.Function(w.name)
-		c.SignatureExpr("func(blocks *uint64, nb uint64, ngen int, live uint64, k int" + tab + ", hs *uint64, n int, out *bool) int")
-		c.Doc(w.name + " probes hs[:n] in the generations of live (nonzero, bits < ngen) of a windowed table of nb groups at blocks (ngen generations, a power of two in 2..64), k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues" + docTab(wide) + ".")
+		c.SignatureExpr("func(blocks *uint64, nb uint64, ngen int, live uint64, k int" + tab + ", hs *uint64, n int, out *bool, mode int) int")
+		c.Doc(w.name + " probes hs[:n] in the generations of live (nonzero, bits < ngen) of a windowed table of nb groups at blocks (ngen generations, a power of two in 2..64), k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues" + docTab(wide) + "; mode is modeRing (nb < 2^32) or modePrefetch.")
 	} else {
 		w.name = "blockedContainsGens1" + set
 		c.Function(w.name)
@@ -270,6 +277,11 @@ func genWindowKernel(wide, batch bool, dist int) {
 	c.Load(c.Param("hs"), w.hs)
 	c.Load(c.Param("out"), w.out)
 	c.XORQ(w.count, w.count)
+	width := 4
+	if wide {
+		width = 8
+	}
+	w.ring = allocRing(&ring{width: width, i: w.i, hash: w.hash, n: func() reg.GPVirtual { n := c.GP64(); c.Load(c.Param("n"), n); return n }})
 	w.done = w.label("done")
 	w.copies(k, w.loopsAt)
 	c.Label(w.done)
@@ -448,8 +460,20 @@ func (w *win) setup() {
 			c.MOVQ(operand.I64(-64), m)
 			w.m64 = c.ZMM()
 			c.VPBROADCASTQ(m, w.m64)
+			w.ring.nZ, w.ring.m64 = w.nbZ, w.m64
 		}
 		return
+	}
+	if w.batch && w.lanes != 0 {
+		// The offset ring's constants: nb and -64 in every qword.
+		x := c.XMM()
+		c.VMOVQ(w.nb, x)
+		w.nbZ = c.YMM()
+		c.VPBROADCASTQ(x, w.nbZ)
+		w.m64 = c.YMM()
+		c.VPCMPEQQ(w.m64, w.m64, w.m64)
+		c.VPSLLQ(operand.Imm(6), w.m64, w.m64)
+		w.ring.nZ, w.ring.m64 = w.nbZ, w.m64
 	}
 	if w.lanes == 2 {
 		return
@@ -767,45 +791,83 @@ func (w *win) groupOffsets(d int) func(j int) reg.GPVirtual {
 	return offsets8(w.hash(d), w.nbZ, w.m64)
 }
 
-// groupLoops emits the AVX-512 loops at G <= 4 after the prologue: groups
-// of 8 keys whose offsets are computed at once, each prefetching the
-// group dist keys on, then groups already prefetched, then the last keys
-// one at a time; it ends with a jump to w.done.
+// groupLoops emits the batch loops at G <= 4 after the prologue, in
+// groups of w.ring.width keys (AVX-512: 8, their offsets computed at
+// once; AVX2: 4): in modeRing the offsets computed for a group's prefetch,
+// dist keys ahead, are kept in the ring and read back by the group, else
+// (AVX-512 only) each group computes its own; then the last keys one at a
+// time. It ends with a jump to w.done.
 func (w *win) groupLoops(two bool) {
-	lim := c.GP64()
-	pf, groups, groupLoop, tail, tailLoop := w.label("prefetching"), w.label("groups"), w.label("group_loop"), w.label("tail"), w.label("tail_loop")
-	group := func() {
-		off := w.groupOffsets(0)
-		for j := 0; j < 8; j++ {
-			w.key(j, off(j), two)
+	r := w.ring
+	step := r.width
+	ringGroup := func() {
+		offs := r.slot(0)
+		for j := 0; j < step; j++ {
+			a := c.GP64()
+			o := offs
+			o.Disp += 8 * j
+			c.MOVQ(o, a)
+			w.key(j, a, two)
 		}
-		c.ADDQ(operand.Imm(8), w.i)
 	}
-	c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", w.dist, w.dist)
-	c.Load(c.Param("n"), lim)
-	c.SUBQ(operand.Imm(uint64(w.dist+8)), lim)
-	c.CMPQ(w.i, lim)
-	c.JGT(operand.LabelRef(groups))
-	c.Label(pf)
-	ahead := w.groupOffsets(w.dist)
-	for j := 0; j < 8; j++ {
-		c.PREFETCHT0(operand.Mem{Base: w.blocks, Index: ahead(j), Scale: 1})
+	prefetching := func(offs func(d int) func(j int) reg.GPVirtual, group func()) func() {
+		return func() {
+			ahead := offs(w.dist)
+			for j := 0; j < step; j++ {
+				c.PREFETCHT0(operand.Mem{Base: w.blocks, Index: ahead(j), Scale: 1})
+			}
+			group()
+		}
 	}
-	group()
-	c.CMPQ(w.i, lim)
-	c.JLE(operand.LabelRef(pf))
-	c.Comment("Groups of 8 while i+8 <= n, already prefetched.")
+	tail, tailLoop := w.label("tail"), w.label("tail_loop")
+	plain := w.label("plain")
+	if w.wide {
+		m := c.GP64()
+		c.Load(c.Param("mode"), m)
+		c.CMPQ(m, operand.Imm(modePrefetch))
+		c.JEQ(operand.LabelRef(plain))
+	}
+	r.fill(w.label("ring"), w.dist)
+	groups := w.label("groups")
+	c.Commentf("Groups of %d while i+%d+%d <= n, prefetching the group at i+%d and keeping its offsets in the ring.", step, w.dist, step, w.dist)
+	w.groupLoop(step, w.label("prefetching"), groups, w.dist+step, prefetching(r.store, ringGroup))
+	c.Commentf("Groups of %d while i+%d <= n, offsets in the ring.", step, step)
 	c.Label(groups)
-	c.Load(c.Param("n"), lim)
-	c.SUBQ(operand.Imm(8), lim)
-	c.CMPQ(w.i, lim)
-	c.JGT(operand.LabelRef(tail))
-	c.Label(groupLoop)
-	group()
-	c.CMPQ(w.i, lim)
-	c.JLE(operand.LabelRef(groupLoop))
+	w.groupLoop(step, w.label("group_loop"), tail, step, ringGroup)
+	if w.wide {
+		c.JMP(operand.LabelRef(tail))
+		c.Label(plain)
+		group := func() {
+			off := w.groupOffsets(0)
+			for j := 0; j < 8; j++ {
+				w.key(j, off(j), two)
+			}
+		}
+		groups := w.label("groups")
+		c.Commentf("Without the ring: groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", w.dist, w.dist)
+		w.groupLoop(8, w.label("prefetching"), groups, w.dist+8, prefetching(w.groupOffsets, group))
+		c.Comment("Groups of 8 while i+8 <= n, already prefetched.")
+		c.Label(groups)
+		w.groupLoop(8, w.label("group_loop"), tail, 8, group)
+	}
 	c.Comment("The last keys, one at a time.")
+	lim := c.GP64()
 	w.tailLoop(lim, tail, tailLoop, two)
+}
+
+// groupLoop emits a loop over groups of step keys: while i+margin <= n
+// (else straight to exit), body, then i += step.
+func (w *win) groupLoop(step int, label, exit string, margin int, body func()) {
+	lim := c.GP64()
+	c.Load(c.Param("n"), lim)
+	c.SUBQ(operand.Imm(uint64(margin)), lim)
+	c.CMPQ(w.i, lim)
+	c.JGT(operand.LabelRef(exit))
+	c.Label(label)
+	body()
+	c.ADDQ(operand.Imm(uint64(step)), w.i)
+	c.CMPQ(w.i, lim)
+	c.JLE(operand.LabelRef(label))
 }
 
 // tailLoop emits the batch loops' end, from label tail: the keys i..n-1
@@ -854,6 +916,16 @@ func (w *win) loopsAt(two bool) {
 	if w.wide && w.lanes != 0 {
 		w.groupLoops(two)
 		return
+	}
+	if w.lanes != 0 {
+		// AVX2: the ring's groups of 4 in modeRing, else one key a step.
+		oneKeys := w.label("one_keys")
+		m := c.GP64()
+		c.Load(c.Param("mode"), m)
+		c.CMPQ(m, operand.Imm(modeRing))
+		c.JNE(operand.LabelRef(oneKeys))
+		w.groupLoops(two)
+		c.Label(oneKeys)
 	}
 
 	one, tail, tailLoop := w.label("one"), w.label("tail"), w.label("tail_loop")

@@ -7159,9 +7159,9 @@ blockedContainsGens1AVX2_dead_line_14:
 	VZEROUPPER
 	RET
 
-// func blockedContainsGensAVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int
+// func blockedContainsGensAVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, hs *uint64, n int, out *bool, mode int) int
 // Requires: AVX, AVX2, MMX+
-TEXT ·blockedContainsGensAVX2(SB), NOSPLIT, $0-80
+TEXT ·blockedContainsGensAVX2(SB), NOSPLIT, $576-88
 	MOVQ    blocks+0(FP), AX
 	MOVQ    nb+8(FP), CX
 	MOVQ    ngen+16(FP), DX
@@ -7179,11 +7179,20 @@ TEXT ·blockedContainsGensAVX2(SB), NOSPLIT, $0-80
 	MOVQ    out+64(FP), R8
 	XORQ    R9, R9
 
+	// The offset ring: 64-byte aligned slots on the stack.
+	LEAQ (SP), R10
+	ADDQ $0x3f, R10
+	ANDQ $-64, R10
+
 	// G = 2: one line a key, two 256-bit lanes.
-	CMPQ DX, $0x02
-	JNE  blockedContainsGensAVX2_not_g2_2
-	CMPQ SI, $0x08
-	JGT  blockedContainsGensAVX2_two_4
+	CMPQ         DX, $0x02
+	JNE          blockedContainsGensAVX2_not_g2_2
+	VMOVQ        CX, X7
+	VPBROADCASTQ X7, Y7
+	VPCMPEQQ     Y8, Y8, Y8
+	VPSLLQ       $0x06, Y8, Y8
+	CMPQ         SI, $0x08
+	JGT          blockedContainsGensAVX2_two_4
 
 	// Prologue: prefetch the live lines of the first min(n, 48) keys.
 	MOVQ n+56(FP), DX
@@ -7197,40 +7206,77 @@ blockedContainsGensAVX2_prologue_5:
 	JEQ   blockedContainsGensAVX2_prologue_done_6
 
 blockedContainsGensAVX2_prologue_loop_7:
-	MOVQ       (DI)(SI*8), R10
-	SHRQ       $0x20, R10
-	IMULQ      CX, R10
-	SHRQ       $0x1a, R10
-	ANDQ       $-64, R10
-	ADDQ       AX, R10
-	PREFETCHT0 (R10)
+	MOVQ       (DI)(SI*8), R11
+	SHRQ       $0x20, R11
+	IMULQ      CX, R11
+	SHRQ       $0x1a, R11
+	ANDQ       $-64, R11
+	ADDQ       AX, R11
+	PREFETCHT0 (R11)
 	INCQ       SI
 	CMPQ       SI, DX
 	JLT        blockedContainsGensAVX2_prologue_loop_7
 
 blockedContainsGensAVX2_prologue_done_6:
 	XORQ SI, SI
+	MOVQ mode+72(FP), DX
+	CMPQ DX, $0x01
+	JNE  blockedContainsGensAVX2_one_keys_8
 
-	// One key a step while i+48 < n, prefetching key i+48.
+	// Fill the ring with the offsets of the groups below 48 keys.
 	MOVQ n+56(FP), DX
-	SUBQ $0x30, DX
-	CMPQ SI, DX
-	JGE  blockedContainsGensAVX2_tail_9
+	SUBQ $0x04, DX
 
-blockedContainsGensAVX2_one_8:
-	MOVQ         384(DI)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	ADDQ         AX, R10
-	PREFETCHT0   (R10)
-	MOVQ         (DI)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	ADDQ         AX, R10
+blockedContainsGensAVX2_ring_12_fill:
+	CMPQ     SI, DX
+	JGT      blockedContainsGensAVX2_ring_12_filled
+	CMPQ     SI, $0x00000030
+	JGE      blockedContainsGensAVX2_ring_12_filled
+	VMOVDQU  (DI)(SI*8), Y4
+	VPSRLQ   $0x20, Y4, Y4
+	VPMULUDQ Y7, Y4, Y4
+	VPSRLQ   $0x1a, Y4, Y4
+	VPAND    Y8, Y4, Y4
+	MOVQ     SI, R11
+	SHLQ     $0x03, R11
+	ANDQ     $0x000001ff, R11
+	VMOVDQA  Y4, (R10)(R11*1)
+	ADDQ     $0x04, SI
+	JMP      blockedContainsGensAVX2_ring_12_fill
+
+blockedContainsGensAVX2_ring_12_filled:
+	XORQ SI, SI
+
+	// Groups of 4 while i+48+4 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
+	MOVQ n+56(FP), DX
+	SUBQ $0x34, DX
+	CMPQ SI, DX
+	JGT  blockedContainsGensAVX2_groups_13
+
+blockedContainsGensAVX2_prefetching_14:
+	VMOVDQU      384(DI)(SI*8), Y4
+	VPSRLQ       $0x20, Y4, Y4
+	VPMULUDQ     Y7, Y4, Y4
+	VPSRLQ       $0x1a, Y4, Y4
+	VPAND        Y8, Y4, Y4
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ADDQ         $0x00000180, R11
+	ANDQ         $0x000001ff, R11
+	VMOVDQA      Y4, (R10)(R11*1)
+	VEXTRACTI128 $0x01, Y4, X5
+	VMOVQ        X4, R11
+	PREFETCHT0   (AX)(R11*1)
+	VPEXTRQ      $0x01, X4, R11
+	PREFETCHT0   (AX)(R11*1)
+	VMOVQ        X5, R11
+	PREFETCHT0   (AX)(R11*1)
+	VPEXTRQ      $0x01, X5, R11
+	PREFETCHT0   (AX)(R11*1)
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R10)(R11*1), R12
 	VPBROADCASTD (DI)(SI*8), Y4
 	VPMULLD      Y1, Y4, Y4
 	VPSRLD       $0x1a, Y4, Y4
@@ -7239,22 +7285,177 @@ blockedContainsGensAVX2_one_8:
 	VPSLLVQ      Y5, Y2, Y5
 	VPSLLVQ      Y4, Y3, Y4
 	VPOR         Y4, Y5, Y5
-	XORL         R11, R11
-	VMOVDQU      32(R10), Y4
+	XORL         R13, R13
+	VMOVDQU      32(AX)(R12*1), Y4
 	VPTEST       Y5, Y4
-	SETCS        R11
-	VMOVDQU      (R10), Y4
+	SETCS        R13
+	VMOVDQU      (AX)(R12*1), Y4
 	VPTEST       Y5, Y4
-	ADCL         R11, R11
-	ANDL         BX, R11
-	NEGL         R11
+	ADCL         R13, R13
+	ANDL         BX, R13
+	NEGL         R13
 	SETCS        (R8)(SI*1)
 	ADCQ         $0x00, R9
-	INCQ         SI
+	MOVQ         8(R10)(R11*1), R12
+	VPBROADCASTD 8(DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R13, R13
+	VMOVDQU      32(AX)(R12*1), Y4
+	VPTEST       Y5, Y4
+	SETCS        R13
+	VMOVDQU      (AX)(R12*1), Y4
+	VPTEST       Y5, Y4
+	ADCL         R13, R13
+	ANDL         BX, R13
+	NEGL         R13
+	SETCS        1(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         16(R10)(R11*1), R12
+	VPBROADCASTD 16(DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R13, R13
+	VMOVDQU      32(AX)(R12*1), Y4
+	VPTEST       Y5, Y4
+	SETCS        R13
+	VMOVDQU      (AX)(R12*1), Y4
+	VPTEST       Y5, Y4
+	ADCL         R13, R13
+	ANDL         BX, R13
+	NEGL         R13
+	SETCS        2(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         24(R10)(R11*1), R11
+	VPBROADCASTD 24(DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R12, R12
+	VMOVDQU      32(AX)(R11*1), Y4
+	VPTEST       Y5, Y4
+	SETCS        R12
+	VMOVDQU      (AX)(R11*1), Y4
+	VPTEST       Y5, Y4
+	ADCL         R12, R12
+	ANDL         BX, R12
+	NEGL         R12
+	SETCS        3(R8)(SI*1)
+	ADCQ         $0x00, R9
+	ADDQ         $0x04, SI
 	CMPQ         SI, DX
-	JLT          blockedContainsGensAVX2_one_8
+	JLE          blockedContainsGensAVX2_prefetching_14
 
-	// The last keys, already prefetched.
+	// Groups of 4 while i+4 <= n, offsets in the ring.
+blockedContainsGensAVX2_groups_13:
+	MOVQ n+56(FP), DX
+	SUBQ $0x04, DX
+	CMPQ SI, DX
+	JGT  blockedContainsGensAVX2_tail_9
+
+blockedContainsGensAVX2_group_loop_15:
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R10)(R11*1), R12
+	VPBROADCASTD (DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R13, R13
+	VMOVDQU      32(AX)(R12*1), Y4
+	VPTEST       Y5, Y4
+	SETCS        R13
+	VMOVDQU      (AX)(R12*1), Y4
+	VPTEST       Y5, Y4
+	ADCL         R13, R13
+	ANDL         BX, R13
+	NEGL         R13
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         8(R10)(R11*1), R12
+	VPBROADCASTD 8(DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R13, R13
+	VMOVDQU      32(AX)(R12*1), Y4
+	VPTEST       Y5, Y4
+	SETCS        R13
+	VMOVDQU      (AX)(R12*1), Y4
+	VPTEST       Y5, Y4
+	ADCL         R13, R13
+	ANDL         BX, R13
+	NEGL         R13
+	SETCS        1(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         16(R10)(R11*1), R12
+	VPBROADCASTD 16(DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R13, R13
+	VMOVDQU      32(AX)(R12*1), Y4
+	VPTEST       Y5, Y4
+	SETCS        R13
+	VMOVDQU      (AX)(R12*1), Y4
+	VPTEST       Y5, Y4
+	ADCL         R13, R13
+	ANDL         BX, R13
+	NEGL         R13
+	SETCS        2(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         24(R10)(R11*1), R11
+	VPBROADCASTD 24(DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R12, R12
+	VMOVDQU      32(AX)(R11*1), Y4
+	VPTEST       Y5, Y4
+	SETCS        R12
+	VMOVDQU      (AX)(R11*1), Y4
+	VPTEST       Y5, Y4
+	ADCL         R12, R12
+	ANDL         BX, R12
+	NEGL         R12
+	SETCS        3(R8)(SI*1)
+	ADCQ         $0x00, R9
+	ADDQ         $0x04, SI
+	CMPQ         SI, DX
+	JLE          blockedContainsGensAVX2_group_loop_15
+
+	// The last keys, one at a time.
 blockedContainsGensAVX2_tail_9:
 	MOVQ n+56(FP), DX
 	CMPQ SI, DX
@@ -7291,40 +7492,14 @@ blockedContainsGensAVX2_tail_loop_10:
 	JLT          blockedContainsGensAVX2_tail_loop_10
 	JMP          blockedContainsGensAVX2_done_1
 
-blockedContainsGensAVX2_two_4:
-	// Prologue: prefetch the live lines of the first min(n, 48) keys.
-	MOVQ n+56(FP), DX
-	CMPQ DX, $0x00000030
-	JLE  blockedContainsGensAVX2_prologue_11
-	MOVQ $0x00000030, DX
-
-blockedContainsGensAVX2_prologue_11:
-	XORQ  SI, SI
-	TESTQ DX, DX
-	JEQ   blockedContainsGensAVX2_prologue_done_12
-
-blockedContainsGensAVX2_prologue_loop_13:
-	MOVQ       (DI)(SI*8), R10
-	SHRQ       $0x20, R10
-	IMULQ      CX, R10
-	SHRQ       $0x1a, R10
-	ANDQ       $-64, R10
-	ADDQ       AX, R10
-	PREFETCHT0 (R10)
-	INCQ       SI
-	CMPQ       SI, DX
-	JLT        blockedContainsGensAVX2_prologue_loop_13
-
-blockedContainsGensAVX2_prologue_done_12:
-	XORQ SI, SI
-
+blockedContainsGensAVX2_one_keys_8:
 	// One key a step while i+48 < n, prefetching key i+48.
 	MOVQ n+56(FP), DX
 	SUBQ $0x30, DX
 	CMPQ SI, DX
-	JGE  blockedContainsGensAVX2_tail_15
+	JGE  blockedContainsGensAVX2_tail_17
 
-blockedContainsGensAVX2_one_14:
+blockedContainsGensAVX2_one_16:
 	MOVQ         384(DI)(SI*8), R10
 	SHRQ         $0x20, R10
 	IMULQ        CX, R10
@@ -7338,28 +7513,20 @@ blockedContainsGensAVX2_one_14:
 	SHRQ         $0x1a, R10
 	ANDQ         $-64, R10
 	ADDQ         AX, R10
-	VPBROADCASTD (DI)(SI*8), Y7
-	VPMULLD      Y1, Y7, Y8
-	VPSRLD       $0x1a, Y8, Y8
-	VPBLENDD     $0xaa, Y0, Y8, Y9
-	VPSRLQ       $0x20, Y8, Y8
-	VPSLLVQ      Y9, Y2, Y9
-	VPSLLVQ      Y8, Y3, Y8
-	VPMULLD      Y4, Y7, Y7
-	VPSRLD       $0x1a, Y7, Y7
-	VPBLENDD     $0xaa, Y0, Y7, Y10
-	VPSRLQ       $0x20, Y7, Y7
-	VPSLLVQ      Y10, Y5, Y10
-	VPSLLVQ      Y7, Y6, Y7
-	VPOR         Y10, Y9, Y9
-	VPOR         Y7, Y8, Y8
-	VPOR         Y8, Y9, Y9
+	VPBROADCASTD (DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
 	XORL         R11, R11
-	VMOVDQU      32(R10), Y7
-	VPTEST       Y9, Y7
+	VMOVDQU      32(R10), Y4
+	VPTEST       Y5, Y4
 	SETCS        R11
-	VMOVDQU      (R10), Y7
-	VPTEST       Y9, Y7
+	VMOVDQU      (R10), Y4
+	VPTEST       Y5, Y4
 	ADCL         R11, R11
 	ANDL         BX, R11
 	NEGL         R11
@@ -7367,15 +7534,378 @@ blockedContainsGensAVX2_one_14:
 	ADCQ         $0x00, R9
 	INCQ         SI
 	CMPQ         SI, DX
-	JLT          blockedContainsGensAVX2_one_14
+	JLT          blockedContainsGensAVX2_one_16
 
 	// The last keys, already prefetched.
-blockedContainsGensAVX2_tail_15:
+blockedContainsGensAVX2_tail_17:
 	MOVQ n+56(FP), DX
 	CMPQ SI, DX
 	JGE  blockedContainsGensAVX2_done_1
 
-blockedContainsGensAVX2_tail_loop_16:
+blockedContainsGensAVX2_tail_loop_18:
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	VPBROADCASTD (DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R11, R11
+	VMOVDQU      32(R10), Y4
+	VPTEST       Y5, Y4
+	SETCS        R11
+	VMOVDQU      (R10), Y4
+	VPTEST       Y5, Y4
+	ADCL         R11, R11
+	ANDL         BX, R11
+	NEGL         R11
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	INCQ         SI
+	CMPQ         SI, DX
+	JLT          blockedContainsGensAVX2_tail_loop_18
+	JMP          blockedContainsGensAVX2_done_1
+
+blockedContainsGensAVX2_two_4:
+	// Prologue: prefetch the live lines of the first min(n, 48) keys.
+	MOVQ n+56(FP), DX
+	CMPQ DX, $0x00000030
+	JLE  blockedContainsGensAVX2_prologue_19
+	MOVQ $0x00000030, DX
+
+blockedContainsGensAVX2_prologue_19:
+	XORQ  SI, SI
+	TESTQ DX, DX
+	JEQ   blockedContainsGensAVX2_prologue_done_20
+
+blockedContainsGensAVX2_prologue_loop_21:
+	MOVQ       (DI)(SI*8), R11
+	SHRQ       $0x20, R11
+	IMULQ      CX, R11
+	SHRQ       $0x1a, R11
+	ANDQ       $-64, R11
+	ADDQ       AX, R11
+	PREFETCHT0 (R11)
+	INCQ       SI
+	CMPQ       SI, DX
+	JLT        blockedContainsGensAVX2_prologue_loop_21
+
+blockedContainsGensAVX2_prologue_done_20:
+	XORQ SI, SI
+	MOVQ mode+72(FP), DX
+	CMPQ DX, $0x01
+	JNE  blockedContainsGensAVX2_one_keys_22
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ n+56(FP), DX
+	SUBQ $0x04, DX
+
+blockedContainsGensAVX2_ring_26_fill:
+	CMPQ     SI, DX
+	JGT      blockedContainsGensAVX2_ring_26_filled
+	CMPQ     SI, $0x00000030
+	JGE      blockedContainsGensAVX2_ring_26_filled
+	VMOVDQU  (DI)(SI*8), Y9
+	VPSRLQ   $0x20, Y9, Y9
+	VPMULUDQ Y7, Y9, Y9
+	VPSRLQ   $0x1a, Y9, Y9
+	VPAND    Y8, Y9, Y9
+	MOVQ     SI, R11
+	SHLQ     $0x03, R11
+	ANDQ     $0x000001ff, R11
+	VMOVDQA  Y9, (R10)(R11*1)
+	ADDQ     $0x04, SI
+	JMP      blockedContainsGensAVX2_ring_26_fill
+
+blockedContainsGensAVX2_ring_26_filled:
+	XORQ SI, SI
+
+	// Groups of 4 while i+48+4 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
+	MOVQ n+56(FP), DX
+	SUBQ $0x34, DX
+	CMPQ SI, DX
+	JGT  blockedContainsGensAVX2_groups_27
+
+blockedContainsGensAVX2_prefetching_28:
+	VMOVDQU      384(DI)(SI*8), Y9
+	VPSRLQ       $0x20, Y9, Y9
+	VPMULUDQ     Y7, Y9, Y9
+	VPSRLQ       $0x1a, Y9, Y9
+	VPAND        Y8, Y9, Y9
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ADDQ         $0x00000180, R11
+	ANDQ         $0x000001ff, R11
+	VMOVDQA      Y9, (R10)(R11*1)
+	VEXTRACTI128 $0x01, Y9, X10
+	VMOVQ        X9, R11
+	PREFETCHT0   (AX)(R11*1)
+	VPEXTRQ      $0x01, X9, R11
+	PREFETCHT0   (AX)(R11*1)
+	VMOVQ        X10, R11
+	PREFETCHT0   (AX)(R11*1)
+	VPEXTRQ      $0x01, X10, R11
+	PREFETCHT0   (AX)(R11*1)
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R10)(R11*1), R12
+	VPBROADCASTD (DI)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VPOR         Y10, Y11, Y11
+	XORL         R13, R13
+	VMOVDQU      32(AX)(R12*1), Y9
+	VPTEST       Y11, Y9
+	SETCS        R13
+	VMOVDQU      (AX)(R12*1), Y9
+	VPTEST       Y11, Y9
+	ADCL         R13, R13
+	ANDL         BX, R13
+	NEGL         R13
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         8(R10)(R11*1), R12
+	VPBROADCASTD 8(DI)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VPOR         Y10, Y11, Y11
+	XORL         R13, R13
+	VMOVDQU      32(AX)(R12*1), Y9
+	VPTEST       Y11, Y9
+	SETCS        R13
+	VMOVDQU      (AX)(R12*1), Y9
+	VPTEST       Y11, Y9
+	ADCL         R13, R13
+	ANDL         BX, R13
+	NEGL         R13
+	SETCS        1(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         16(R10)(R11*1), R12
+	VPBROADCASTD 16(DI)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VPOR         Y10, Y11, Y11
+	XORL         R13, R13
+	VMOVDQU      32(AX)(R12*1), Y9
+	VPTEST       Y11, Y9
+	SETCS        R13
+	VMOVDQU      (AX)(R12*1), Y9
+	VPTEST       Y11, Y9
+	ADCL         R13, R13
+	ANDL         BX, R13
+	NEGL         R13
+	SETCS        2(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         24(R10)(R11*1), R11
+	VPBROADCASTD 24(DI)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VPOR         Y10, Y11, Y11
+	XORL         R12, R12
+	VMOVDQU      32(AX)(R11*1), Y9
+	VPTEST       Y11, Y9
+	SETCS        R12
+	VMOVDQU      (AX)(R11*1), Y9
+	VPTEST       Y11, Y9
+	ADCL         R12, R12
+	ANDL         BX, R12
+	NEGL         R12
+	SETCS        3(R8)(SI*1)
+	ADCQ         $0x00, R9
+	ADDQ         $0x04, SI
+	CMPQ         SI, DX
+	JLE          blockedContainsGensAVX2_prefetching_28
+
+	// Groups of 4 while i+4 <= n, offsets in the ring.
+blockedContainsGensAVX2_groups_27:
+	MOVQ n+56(FP), DX
+	SUBQ $0x04, DX
+	CMPQ SI, DX
+	JGT  blockedContainsGensAVX2_tail_23
+
+blockedContainsGensAVX2_group_loop_29:
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R10)(R11*1), R12
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         Y8, Y9, Y9
+	XORL         R13, R13
+	VMOVDQU      32(AX)(R12*1), Y7
+	VPTEST       Y9, Y7
+	SETCS        R13
+	VMOVDQU      (AX)(R12*1), Y7
+	VPTEST       Y9, Y7
+	ADCL         R13, R13
+	ANDL         BX, R13
+	NEGL         R13
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         8(R10)(R11*1), R12
+	VPBROADCASTD 8(DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         Y8, Y9, Y9
+	XORL         R13, R13
+	VMOVDQU      32(AX)(R12*1), Y7
+	VPTEST       Y9, Y7
+	SETCS        R13
+	VMOVDQU      (AX)(R12*1), Y7
+	VPTEST       Y9, Y7
+	ADCL         R13, R13
+	ANDL         BX, R13
+	NEGL         R13
+	SETCS        1(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         16(R10)(R11*1), R12
+	VPBROADCASTD 16(DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         Y8, Y9, Y9
+	XORL         R13, R13
+	VMOVDQU      32(AX)(R12*1), Y7
+	VPTEST       Y9, Y7
+	SETCS        R13
+	VMOVDQU      (AX)(R12*1), Y7
+	VPTEST       Y9, Y7
+	ADCL         R13, R13
+	ANDL         BX, R13
+	NEGL         R13
+	SETCS        2(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         24(R10)(R11*1), R11
+	VPBROADCASTD 24(DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         Y8, Y9, Y9
+	XORL         R12, R12
+	VMOVDQU      32(AX)(R11*1), Y7
+	VPTEST       Y9, Y7
+	SETCS        R12
+	VMOVDQU      (AX)(R11*1), Y7
+	VPTEST       Y9, Y7
+	ADCL         R12, R12
+	ANDL         BX, R12
+	NEGL         R12
+	SETCS        3(R8)(SI*1)
+	ADCQ         $0x00, R9
+	ADDQ         $0x04, SI
+	CMPQ         SI, DX
+	JLE          blockedContainsGensAVX2_group_loop_29
+
+	// The last keys, one at a time.
+blockedContainsGensAVX2_tail_23:
+	MOVQ n+56(FP), DX
+	CMPQ SI, DX
+	JGE  blockedContainsGensAVX2_done_1
+
+blockedContainsGensAVX2_tail_loop_24:
 	MOVQ         (DI)(SI*8), R10
 	SHRQ         $0x20, R10
 	IMULQ        CX, R10
@@ -7411,72 +7941,210 @@ blockedContainsGensAVX2_tail_loop_16:
 	ADCQ         $0x00, R9
 	INCQ         SI
 	CMPQ         SI, DX
-	JLT          blockedContainsGensAVX2_tail_loop_16
+	JLT          blockedContainsGensAVX2_tail_loop_24
+	JMP          blockedContainsGensAVX2_done_1
+
+blockedContainsGensAVX2_one_keys_22:
+	// One key a step while i+48 < n, prefetching key i+48.
+	MOVQ n+56(FP), DX
+	SUBQ $0x30, DX
+	CMPQ SI, DX
+	JGE  blockedContainsGensAVX2_tail_31
+
+blockedContainsGensAVX2_one_30:
+	MOVQ         384(DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	PREFETCHT0   (R10)
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         Y8, Y9, Y9
+	XORL         R11, R11
+	VMOVDQU      32(R10), Y7
+	VPTEST       Y9, Y7
+	SETCS        R11
+	VMOVDQU      (R10), Y7
+	VPTEST       Y9, Y7
+	ADCL         R11, R11
+	ANDL         BX, R11
+	NEGL         R11
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	INCQ         SI
+	CMPQ         SI, DX
+	JLT          blockedContainsGensAVX2_one_30
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX2_tail_31:
+	MOVQ n+56(FP), DX
+	CMPQ SI, DX
+	JGE  blockedContainsGensAVX2_done_1
+
+blockedContainsGensAVX2_tail_loop_32:
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         Y8, Y9, Y9
+	XORL         R11, R11
+	VMOVDQU      32(R10), Y7
+	VPTEST       Y9, Y7
+	SETCS        R11
+	VMOVDQU      (R10), Y7
+	VPTEST       Y9, Y7
+	ADCL         R11, R11
+	ANDL         BX, R11
+	NEGL         R11
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	INCQ         SI
+	CMPQ         SI, DX
+	JLT          blockedContainsGensAVX2_tail_loop_32
 	JMP          blockedContainsGensAVX2_done_1
 
 blockedContainsGensAVX2_not_g2_2:
 	// G = 4: one line a key, four 128-bit lanes.
-	CMPQ DX, $0x04
-	JNE  blockedContainsGensAVX2_g8_3
-	MOVQ $0x9999999999999999, R10
-	ANDQ BX, R10
-	MOVQ $0x2222222222222222, R11
-	MOVQ BX, DX
-	SHRQ $0x01, DX
-	ANDQ R11, DX
-	ANDQ BX, R11
-	SHLQ $0x01, R11
-	ORQ  R10, DX
-	ORQ  R11, DX
-	CMPQ SI, $0x08
-	JGT  blockedContainsGensAVX2_two_17
+	CMPQ         DX, $0x04
+	JNE          blockedContainsGensAVX2_g8_3
+	VMOVQ        CX, X7
+	VPBROADCASTQ X7, Y7
+	VPCMPEQQ     Y8, Y8, Y8
+	VPSLLQ       $0x06, Y8, Y8
+	MOVQ         $0x9999999999999999, R11
+	ANDQ         BX, R11
+	MOVQ         $0x2222222222222222, R12
+	MOVQ         BX, DX
+	SHRQ         $0x01, DX
+	ANDQ         R12, DX
+	ANDQ         BX, R12
+	SHLQ         $0x01, R12
+	ORQ          R11, DX
+	ORQ          R12, DX
+	CMPQ         SI, $0x08
+	JGT          blockedContainsGensAVX2_two_33
 
 	// Prologue: prefetch the live lines of the first min(n, 48) keys.
 	MOVQ n+56(FP), BX
 	CMPQ BX, $0x00000030
-	JLE  blockedContainsGensAVX2_prologue_18
+	JLE  blockedContainsGensAVX2_prologue_34
 	MOVQ $0x00000030, BX
 
-blockedContainsGensAVX2_prologue_18:
+blockedContainsGensAVX2_prologue_34:
 	XORQ  SI, SI
 	TESTQ BX, BX
-	JEQ   blockedContainsGensAVX2_prologue_done_19
+	JEQ   blockedContainsGensAVX2_prologue_done_35
 
-blockedContainsGensAVX2_prologue_loop_20:
-	MOVQ       (DI)(SI*8), R10
-	SHRQ       $0x20, R10
-	IMULQ      CX, R10
-	SHRQ       $0x1a, R10
-	ANDQ       $-64, R10
-	ADDQ       AX, R10
-	PREFETCHT0 (R10)
+blockedContainsGensAVX2_prologue_loop_36:
+	MOVQ       (DI)(SI*8), R11
+	SHRQ       $0x20, R11
+	IMULQ      CX, R11
+	SHRQ       $0x1a, R11
+	ANDQ       $-64, R11
+	ADDQ       AX, R11
+	PREFETCHT0 (R11)
 	INCQ       SI
 	CMPQ       SI, BX
-	JLT        blockedContainsGensAVX2_prologue_loop_20
+	JLT        blockedContainsGensAVX2_prologue_loop_36
 
-blockedContainsGensAVX2_prologue_done_19:
+blockedContainsGensAVX2_prologue_done_35:
+	XORQ SI, SI
+	MOVQ mode+72(FP), BX
+	CMPQ BX, $0x01
+	JNE  blockedContainsGensAVX2_one_keys_37
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ n+56(FP), BX
+	SUBQ $0x04, BX
+
+blockedContainsGensAVX2_ring_41_fill:
+	CMPQ     SI, BX
+	JGT      blockedContainsGensAVX2_ring_41_filled
+	CMPQ     SI, $0x00000030
+	JGE      blockedContainsGensAVX2_ring_41_filled
+	VMOVDQU  (DI)(SI*8), Y4
+	VPSRLQ   $0x20, Y4, Y4
+	VPMULUDQ Y7, Y4, Y4
+	VPSRLQ   $0x1a, Y4, Y4
+	VPAND    Y8, Y4, Y4
+	MOVQ     SI, R11
+	SHLQ     $0x03, R11
+	ANDQ     $0x000001ff, R11
+	VMOVDQA  Y4, (R10)(R11*1)
+	ADDQ     $0x04, SI
+	JMP      blockedContainsGensAVX2_ring_41_fill
+
+blockedContainsGensAVX2_ring_41_filled:
 	XORQ SI, SI
 
-	// One key a step while i+48 < n, prefetching key i+48.
+	// Groups of 4 while i+48+4 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
 	MOVQ n+56(FP), BX
-	SUBQ $0x30, BX
+	SUBQ $0x34, BX
 	CMPQ SI, BX
-	JGE  blockedContainsGensAVX2_tail_22
+	JGT  blockedContainsGensAVX2_groups_42
 
-blockedContainsGensAVX2_one_21:
-	MOVQ         384(DI)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	ADDQ         AX, R10
-	PREFETCHT0   (R10)
-	MOVQ         (DI)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	ADDQ         AX, R10
+blockedContainsGensAVX2_prefetching_43:
+	VMOVDQU      384(DI)(SI*8), Y4
+	VPSRLQ       $0x20, Y4, Y4
+	VPMULUDQ     Y7, Y4, Y4
+	VPSRLQ       $0x1a, Y4, Y4
+	VPAND        Y8, Y4, Y4
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ADDQ         $0x00000180, R11
+	ANDQ         $0x000001ff, R11
+	VMOVDQA      Y4, (R10)(R11*1)
+	VEXTRACTI128 $0x01, Y4, X5
+	VMOVQ        X4, R11
+	PREFETCHT0   (AX)(R11*1)
+	VPEXTRQ      $0x01, X4, R11
+	PREFETCHT0   (AX)(R11*1)
+	VMOVQ        X5, R11
+	PREFETCHT0   (AX)(R11*1)
+	VPEXTRQ      $0x01, X5, R11
+	PREFETCHT0   (AX)(R11*1)
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R10)(R11*1), R12
 	VPBROADCASTD (DI)(SI*8), Y4
 	VPMULLD      Y1, Y4, Y4
 	VPSRLD       $0x1a, Y4, Y4
@@ -7487,29 +8155,205 @@ blockedContainsGensAVX2_one_21:
 	VPOR         Y4, Y5, Y5
 	VPERMQ       $0x4e, Y5, Y4
 	VPOR         Y4, Y5, Y5
-	VPAND        (R10), Y5, Y4
+	VPAND        (AX)(R12*1), Y5, Y4
 	VPCMPEQQ     Y5, Y4, Y4
-	VPAND        32(R10), Y5, Y6
+	VPAND        32(AX)(R12*1), Y5, Y6
 	VPCMPEQQ     Y5, Y6, Y6
 	VPUNPCKLQDQ  Y6, Y4, Y5
 	VPUNPCKHQDQ  Y6, Y4, Y4
 	VPAND        Y4, Y5, Y5
-	VMOVMSKPD    Y5, R10
-	ANDL         DX, R10
-	NEGL         R10
+	VMOVMSKPD    Y5, R12
+	ANDL         DX, R12
+	NEGL         R12
 	SETCS        (R8)(SI*1)
 	ADCQ         $0x00, R9
-	INCQ         SI
+	MOVQ         8(R10)(R11*1), R12
+	VPBROADCASTD 8(DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	VPERMQ       $0x4e, Y5, Y4
+	VPOR         Y4, Y5, Y5
+	VPAND        (AX)(R12*1), Y5, Y4
+	VPCMPEQQ     Y5, Y4, Y4
+	VPAND        32(AX)(R12*1), Y5, Y6
+	VPCMPEQQ     Y5, Y6, Y6
+	VPUNPCKLQDQ  Y6, Y4, Y5
+	VPUNPCKHQDQ  Y6, Y4, Y4
+	VPAND        Y4, Y5, Y5
+	VMOVMSKPD    Y5, R12
+	ANDL         DX, R12
+	NEGL         R12
+	SETCS        1(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         16(R10)(R11*1), R12
+	VPBROADCASTD 16(DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	VPERMQ       $0x4e, Y5, Y4
+	VPOR         Y4, Y5, Y5
+	VPAND        (AX)(R12*1), Y5, Y4
+	VPCMPEQQ     Y5, Y4, Y4
+	VPAND        32(AX)(R12*1), Y5, Y6
+	VPCMPEQQ     Y5, Y6, Y6
+	VPUNPCKLQDQ  Y6, Y4, Y5
+	VPUNPCKHQDQ  Y6, Y4, Y4
+	VPAND        Y4, Y5, Y5
+	VMOVMSKPD    Y5, R12
+	ANDL         DX, R12
+	NEGL         R12
+	SETCS        2(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         24(R10)(R11*1), R11
+	VPBROADCASTD 24(DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	VPERMQ       $0x4e, Y5, Y4
+	VPOR         Y4, Y5, Y5
+	VPAND        (AX)(R11*1), Y5, Y4
+	VPCMPEQQ     Y5, Y4, Y4
+	VPAND        32(AX)(R11*1), Y5, Y6
+	VPCMPEQQ     Y5, Y6, Y6
+	VPUNPCKLQDQ  Y6, Y4, Y5
+	VPUNPCKHQDQ  Y6, Y4, Y4
+	VPAND        Y4, Y5, Y5
+	VMOVMSKPD    Y5, R11
+	ANDL         DX, R11
+	NEGL         R11
+	SETCS        3(R8)(SI*1)
+	ADCQ         $0x00, R9
+	ADDQ         $0x04, SI
 	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX2_one_21
+	JLE          blockedContainsGensAVX2_prefetching_43
 
-	// The last keys, already prefetched.
-blockedContainsGensAVX2_tail_22:
+	// Groups of 4 while i+4 <= n, offsets in the ring.
+blockedContainsGensAVX2_groups_42:
+	MOVQ n+56(FP), BX
+	SUBQ $0x04, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX2_tail_38
+
+blockedContainsGensAVX2_group_loop_44:
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R10)(R11*1), R12
+	VPBROADCASTD (DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	VPERMQ       $0x4e, Y5, Y4
+	VPOR         Y4, Y5, Y5
+	VPAND        (AX)(R12*1), Y5, Y4
+	VPCMPEQQ     Y5, Y4, Y4
+	VPAND        32(AX)(R12*1), Y5, Y6
+	VPCMPEQQ     Y5, Y6, Y6
+	VPUNPCKLQDQ  Y6, Y4, Y5
+	VPUNPCKHQDQ  Y6, Y4, Y4
+	VPAND        Y4, Y5, Y5
+	VMOVMSKPD    Y5, R12
+	ANDL         DX, R12
+	NEGL         R12
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         8(R10)(R11*1), R12
+	VPBROADCASTD 8(DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	VPERMQ       $0x4e, Y5, Y4
+	VPOR         Y4, Y5, Y5
+	VPAND        (AX)(R12*1), Y5, Y4
+	VPCMPEQQ     Y5, Y4, Y4
+	VPAND        32(AX)(R12*1), Y5, Y6
+	VPCMPEQQ     Y5, Y6, Y6
+	VPUNPCKLQDQ  Y6, Y4, Y5
+	VPUNPCKHQDQ  Y6, Y4, Y4
+	VPAND        Y4, Y5, Y5
+	VMOVMSKPD    Y5, R12
+	ANDL         DX, R12
+	NEGL         R12
+	SETCS        1(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         16(R10)(R11*1), R12
+	VPBROADCASTD 16(DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	VPERMQ       $0x4e, Y5, Y4
+	VPOR         Y4, Y5, Y5
+	VPAND        (AX)(R12*1), Y5, Y4
+	VPCMPEQQ     Y5, Y4, Y4
+	VPAND        32(AX)(R12*1), Y5, Y6
+	VPCMPEQQ     Y5, Y6, Y6
+	VPUNPCKLQDQ  Y6, Y4, Y5
+	VPUNPCKHQDQ  Y6, Y4, Y4
+	VPAND        Y4, Y5, Y5
+	VMOVMSKPD    Y5, R12
+	ANDL         DX, R12
+	NEGL         R12
+	SETCS        2(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         24(R10)(R11*1), R11
+	VPBROADCASTD 24(DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	VPERMQ       $0x4e, Y5, Y4
+	VPOR         Y4, Y5, Y5
+	VPAND        (AX)(R11*1), Y5, Y4
+	VPCMPEQQ     Y5, Y4, Y4
+	VPAND        32(AX)(R11*1), Y5, Y6
+	VPCMPEQQ     Y5, Y6, Y6
+	VPUNPCKLQDQ  Y6, Y4, Y5
+	VPUNPCKHQDQ  Y6, Y4, Y4
+	VPAND        Y4, Y5, Y5
+	VMOVMSKPD    Y5, R11
+	ANDL         DX, R11
+	NEGL         R11
+	SETCS        3(R8)(SI*1)
+	ADCQ         $0x00, R9
+	ADDQ         $0x04, SI
+	CMPQ         SI, BX
+	JLE          blockedContainsGensAVX2_group_loop_44
+
+	// The last keys, one at a time.
+blockedContainsGensAVX2_tail_38:
 	MOVQ n+56(FP), BX
 	CMPQ SI, BX
 	JGE  blockedContainsGensAVX2_done_1
 
-blockedContainsGensAVX2_tail_loop_23:
+blockedContainsGensAVX2_tail_loop_39:
 	MOVQ         (DI)(SI*8), R10
 	SHRQ         $0x20, R10
 	IMULQ        CX, R10
@@ -7540,43 +8384,502 @@ blockedContainsGensAVX2_tail_loop_23:
 	ADCQ         $0x00, R9
 	INCQ         SI
 	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX2_tail_loop_23
+	JLT          blockedContainsGensAVX2_tail_loop_39
 	JMP          blockedContainsGensAVX2_done_1
 
-blockedContainsGensAVX2_two_17:
-	// Prologue: prefetch the live lines of the first min(n, 48) keys.
-	MOVQ n+56(FP), BX
-	CMPQ BX, $0x00000030
-	JLE  blockedContainsGensAVX2_prologue_24
-	MOVQ $0x00000030, BX
-
-blockedContainsGensAVX2_prologue_24:
-	XORQ  SI, SI
-	TESTQ BX, BX
-	JEQ   blockedContainsGensAVX2_prologue_done_25
-
-blockedContainsGensAVX2_prologue_loop_26:
-	MOVQ       (DI)(SI*8), R10
-	SHRQ       $0x20, R10
-	IMULQ      CX, R10
-	SHRQ       $0x1a, R10
-	ANDQ       $-64, R10
-	ADDQ       AX, R10
-	PREFETCHT0 (R10)
-	INCQ       SI
-	CMPQ       SI, BX
-	JLT        blockedContainsGensAVX2_prologue_loop_26
-
-blockedContainsGensAVX2_prologue_done_25:
-	XORQ SI, SI
-
+blockedContainsGensAVX2_one_keys_37:
 	// One key a step while i+48 < n, prefetching key i+48.
 	MOVQ n+56(FP), BX
 	SUBQ $0x30, BX
 	CMPQ SI, BX
-	JGE  blockedContainsGensAVX2_tail_28
+	JGE  blockedContainsGensAVX2_tail_46
 
-blockedContainsGensAVX2_one_27:
+blockedContainsGensAVX2_one_45:
+	MOVQ         384(DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	PREFETCHT0   (R10)
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	VPBROADCASTD (DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	VPERMQ       $0x4e, Y5, Y4
+	VPOR         Y4, Y5, Y5
+	VPAND        (R10), Y5, Y4
+	VPCMPEQQ     Y5, Y4, Y4
+	VPAND        32(R10), Y5, Y6
+	VPCMPEQQ     Y5, Y6, Y6
+	VPUNPCKLQDQ  Y6, Y4, Y5
+	VPUNPCKHQDQ  Y6, Y4, Y4
+	VPAND        Y4, Y5, Y5
+	VMOVMSKPD    Y5, R10
+	ANDL         DX, R10
+	NEGL         R10
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX2_one_45
+
+	// The last keys, already prefetched.
+blockedContainsGensAVX2_tail_46:
+	MOVQ n+56(FP), BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX2_done_1
+
+blockedContainsGensAVX2_tail_loop_47:
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	VPBROADCASTD (DI)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         Y4, Y5, Y5
+	VPERMQ       $0x4e, Y5, Y4
+	VPOR         Y4, Y5, Y5
+	VPAND        (R10), Y5, Y4
+	VPCMPEQQ     Y5, Y4, Y4
+	VPAND        32(R10), Y5, Y6
+	VPCMPEQQ     Y5, Y6, Y6
+	VPUNPCKLQDQ  Y6, Y4, Y5
+	VPUNPCKHQDQ  Y6, Y4, Y4
+	VPAND        Y4, Y5, Y5
+	VMOVMSKPD    Y5, R10
+	ANDL         DX, R10
+	NEGL         R10
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX2_tail_loop_47
+	JMP          blockedContainsGensAVX2_done_1
+
+blockedContainsGensAVX2_two_33:
+	// Prologue: prefetch the live lines of the first min(n, 48) keys.
+	MOVQ n+56(FP), BX
+	CMPQ BX, $0x00000030
+	JLE  blockedContainsGensAVX2_prologue_48
+	MOVQ $0x00000030, BX
+
+blockedContainsGensAVX2_prologue_48:
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedContainsGensAVX2_prologue_done_49
+
+blockedContainsGensAVX2_prologue_loop_50:
+	MOVQ       (DI)(SI*8), R11
+	SHRQ       $0x20, R11
+	IMULQ      CX, R11
+	SHRQ       $0x1a, R11
+	ANDQ       $-64, R11
+	ADDQ       AX, R11
+	PREFETCHT0 (R11)
+	INCQ       SI
+	CMPQ       SI, BX
+	JLT        blockedContainsGensAVX2_prologue_loop_50
+
+blockedContainsGensAVX2_prologue_done_49:
+	XORQ SI, SI
+	MOVQ mode+72(FP), BX
+	CMPQ BX, $0x01
+	JNE  blockedContainsGensAVX2_one_keys_51
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ n+56(FP), BX
+	SUBQ $0x04, BX
+
+blockedContainsGensAVX2_ring_55_fill:
+	CMPQ     SI, BX
+	JGT      blockedContainsGensAVX2_ring_55_filled
+	CMPQ     SI, $0x00000030
+	JGE      blockedContainsGensAVX2_ring_55_filled
+	VMOVDQU  (DI)(SI*8), Y9
+	VPSRLQ   $0x20, Y9, Y9
+	VPMULUDQ Y7, Y9, Y9
+	VPSRLQ   $0x1a, Y9, Y9
+	VPAND    Y8, Y9, Y9
+	MOVQ     SI, R11
+	SHLQ     $0x03, R11
+	ANDQ     $0x000001ff, R11
+	VMOVDQA  Y9, (R10)(R11*1)
+	ADDQ     $0x04, SI
+	JMP      blockedContainsGensAVX2_ring_55_fill
+
+blockedContainsGensAVX2_ring_55_filled:
+	XORQ SI, SI
+
+	// Groups of 4 while i+48+4 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
+	MOVQ n+56(FP), BX
+	SUBQ $0x34, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX2_groups_56
+
+blockedContainsGensAVX2_prefetching_57:
+	VMOVDQU      384(DI)(SI*8), Y9
+	VPSRLQ       $0x20, Y9, Y9
+	VPMULUDQ     Y7, Y9, Y9
+	VPSRLQ       $0x1a, Y9, Y9
+	VPAND        Y8, Y9, Y9
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ADDQ         $0x00000180, R11
+	ANDQ         $0x000001ff, R11
+	VMOVDQA      Y9, (R10)(R11*1)
+	VEXTRACTI128 $0x01, Y9, X10
+	VMOVQ        X9, R11
+	PREFETCHT0   (AX)(R11*1)
+	VPEXTRQ      $0x01, X9, R11
+	PREFETCHT0   (AX)(R11*1)
+	VMOVQ        X10, R11
+	PREFETCHT0   (AX)(R11*1)
+	VPEXTRQ      $0x01, X10, R11
+	PREFETCHT0   (AX)(R11*1)
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R10)(R11*1), R12
+	VPBROADCASTD (DI)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VPOR         Y10, Y11, Y11
+	VPERMQ       $0x4e, Y11, Y9
+	VPOR         Y9, Y11, Y11
+	VPAND        (AX)(R12*1), Y11, Y9
+	VPCMPEQQ     Y11, Y9, Y9
+	VPAND        32(AX)(R12*1), Y11, Y10
+	VPCMPEQQ     Y11, Y10, Y10
+	VPUNPCKLQDQ  Y10, Y9, Y11
+	VPUNPCKHQDQ  Y10, Y9, Y9
+	VPAND        Y9, Y11, Y11
+	VMOVMSKPD    Y11, R12
+	ANDL         DX, R12
+	NEGL         R12
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         8(R10)(R11*1), R12
+	VPBROADCASTD 8(DI)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VPOR         Y10, Y11, Y11
+	VPERMQ       $0x4e, Y11, Y9
+	VPOR         Y9, Y11, Y11
+	VPAND        (AX)(R12*1), Y11, Y9
+	VPCMPEQQ     Y11, Y9, Y9
+	VPAND        32(AX)(R12*1), Y11, Y10
+	VPCMPEQQ     Y11, Y10, Y10
+	VPUNPCKLQDQ  Y10, Y9, Y11
+	VPUNPCKHQDQ  Y10, Y9, Y9
+	VPAND        Y9, Y11, Y11
+	VMOVMSKPD    Y11, R12
+	ANDL         DX, R12
+	NEGL         R12
+	SETCS        1(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         16(R10)(R11*1), R12
+	VPBROADCASTD 16(DI)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VPOR         Y10, Y11, Y11
+	VPERMQ       $0x4e, Y11, Y9
+	VPOR         Y9, Y11, Y11
+	VPAND        (AX)(R12*1), Y11, Y9
+	VPCMPEQQ     Y11, Y9, Y9
+	VPAND        32(AX)(R12*1), Y11, Y10
+	VPCMPEQQ     Y11, Y10, Y10
+	VPUNPCKLQDQ  Y10, Y9, Y11
+	VPUNPCKHQDQ  Y10, Y9, Y9
+	VPAND        Y9, Y11, Y11
+	VMOVMSKPD    Y11, R12
+	ANDL         DX, R12
+	NEGL         R12
+	SETCS        2(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         24(R10)(R11*1), R11
+	VPBROADCASTD 24(DI)(SI*8), Y9
+	VPMULLD      Y1, Y9, Y10
+	VPSRLD       $0x1a, Y10, Y10
+	VPBLENDD     $0xaa, Y0, Y10, Y11
+	VPSRLQ       $0x20, Y10, Y10
+	VPSLLVQ      Y11, Y2, Y11
+	VPSLLVQ      Y10, Y3, Y10
+	VPMULLD      Y4, Y9, Y9
+	VPSRLD       $0x1a, Y9, Y9
+	VPBLENDD     $0xaa, Y0, Y9, Y12
+	VPSRLQ       $0x20, Y9, Y9
+	VPSLLVQ      Y12, Y5, Y12
+	VPSLLVQ      Y9, Y6, Y9
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y10, Y10
+	VPOR         Y10, Y11, Y11
+	VPERMQ       $0x4e, Y11, Y9
+	VPOR         Y9, Y11, Y11
+	VPAND        (AX)(R11*1), Y11, Y9
+	VPCMPEQQ     Y11, Y9, Y9
+	VPAND        32(AX)(R11*1), Y11, Y10
+	VPCMPEQQ     Y11, Y10, Y10
+	VPUNPCKLQDQ  Y10, Y9, Y11
+	VPUNPCKHQDQ  Y10, Y9, Y9
+	VPAND        Y9, Y11, Y11
+	VMOVMSKPD    Y11, R11
+	ANDL         DX, R11
+	NEGL         R11
+	SETCS        3(R8)(SI*1)
+	ADCQ         $0x00, R9
+	ADDQ         $0x04, SI
+	CMPQ         SI, BX
+	JLE          blockedContainsGensAVX2_prefetching_57
+
+	// Groups of 4 while i+4 <= n, offsets in the ring.
+blockedContainsGensAVX2_groups_56:
+	MOVQ n+56(FP), BX
+	SUBQ $0x04, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX2_tail_52
+
+blockedContainsGensAVX2_group_loop_58:
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R10)(R11*1), R12
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         Y8, Y9, Y9
+	VPERMQ       $0x4e, Y9, Y7
+	VPOR         Y7, Y9, Y9
+	VPAND        (AX)(R12*1), Y9, Y7
+	VPCMPEQQ     Y9, Y7, Y7
+	VPAND        32(AX)(R12*1), Y9, Y8
+	VPCMPEQQ     Y9, Y8, Y8
+	VPUNPCKLQDQ  Y8, Y7, Y9
+	VPUNPCKHQDQ  Y8, Y7, Y7
+	VPAND        Y7, Y9, Y9
+	VMOVMSKPD    Y9, R12
+	ANDL         DX, R12
+	NEGL         R12
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         8(R10)(R11*1), R12
+	VPBROADCASTD 8(DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         Y8, Y9, Y9
+	VPERMQ       $0x4e, Y9, Y7
+	VPOR         Y7, Y9, Y9
+	VPAND        (AX)(R12*1), Y9, Y7
+	VPCMPEQQ     Y9, Y7, Y7
+	VPAND        32(AX)(R12*1), Y9, Y8
+	VPCMPEQQ     Y9, Y8, Y8
+	VPUNPCKLQDQ  Y8, Y7, Y9
+	VPUNPCKHQDQ  Y8, Y7, Y7
+	VPAND        Y7, Y9, Y9
+	VMOVMSKPD    Y9, R12
+	ANDL         DX, R12
+	NEGL         R12
+	SETCS        1(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         16(R10)(R11*1), R12
+	VPBROADCASTD 16(DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         Y8, Y9, Y9
+	VPERMQ       $0x4e, Y9, Y7
+	VPOR         Y7, Y9, Y9
+	VPAND        (AX)(R12*1), Y9, Y7
+	VPCMPEQQ     Y9, Y7, Y7
+	VPAND        32(AX)(R12*1), Y9, Y8
+	VPCMPEQQ     Y9, Y8, Y8
+	VPUNPCKLQDQ  Y8, Y7, Y9
+	VPUNPCKHQDQ  Y8, Y7, Y7
+	VPAND        Y7, Y9, Y9
+	VMOVMSKPD    Y9, R12
+	ANDL         DX, R12
+	NEGL         R12
+	SETCS        2(R8)(SI*1)
+	ADCQ         $0x00, R9
+	MOVQ         24(R10)(R11*1), R11
+	VPBROADCASTD 24(DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         Y8, Y9, Y9
+	VPERMQ       $0x4e, Y9, Y7
+	VPOR         Y7, Y9, Y9
+	VPAND        (AX)(R11*1), Y9, Y7
+	VPCMPEQQ     Y9, Y7, Y7
+	VPAND        32(AX)(R11*1), Y9, Y8
+	VPCMPEQQ     Y9, Y8, Y8
+	VPUNPCKLQDQ  Y8, Y7, Y9
+	VPUNPCKHQDQ  Y8, Y7, Y7
+	VPAND        Y7, Y9, Y9
+	VMOVMSKPD    Y9, R11
+	ANDL         DX, R11
+	NEGL         R11
+	SETCS        3(R8)(SI*1)
+	ADCQ         $0x00, R9
+	ADDQ         $0x04, SI
+	CMPQ         SI, BX
+	JLE          blockedContainsGensAVX2_group_loop_58
+
+	// The last keys, one at a time.
+blockedContainsGensAVX2_tail_52:
+	MOVQ n+56(FP), BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX2_done_1
+
+blockedContainsGensAVX2_tail_loop_53:
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	VPBROADCASTD (DI)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         Y8, Y9, Y9
+	VPERMQ       $0x4e, Y9, Y7
+	VPOR         Y7, Y9, Y9
+	VPAND        (R10), Y9, Y7
+	VPCMPEQQ     Y9, Y7, Y7
+	VPAND        32(R10), Y9, Y8
+	VPCMPEQQ     Y9, Y8, Y8
+	VPUNPCKLQDQ  Y8, Y7, Y9
+	VPUNPCKHQDQ  Y8, Y7, Y7
+	VPAND        Y7, Y9, Y9
+	VMOVMSKPD    Y9, R10
+	ANDL         DX, R10
+	NEGL         R10
+	SETCS        (R8)(SI*1)
+	ADCQ         $0x00, R9
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX2_tail_loop_53
+	JMP          blockedContainsGensAVX2_done_1
+
+blockedContainsGensAVX2_one_keys_51:
+	// One key a step while i+48 < n, prefetching key i+48.
+	MOVQ n+56(FP), BX
+	SUBQ $0x30, BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX2_tail_60
+
+blockedContainsGensAVX2_one_59:
 	MOVQ         384(DI)(SI*8), R10
 	SHRQ         $0x20, R10
 	IMULQ        CX, R10
@@ -7622,15 +8925,15 @@ blockedContainsGensAVX2_one_27:
 	ADCQ         $0x00, R9
 	INCQ         SI
 	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX2_one_27
+	JLT          blockedContainsGensAVX2_one_59
 
 	// The last keys, already prefetched.
-blockedContainsGensAVX2_tail_28:
+blockedContainsGensAVX2_tail_60:
 	MOVQ n+56(FP), BX
 	CMPQ SI, BX
 	JGE  blockedContainsGensAVX2_done_1
 
-blockedContainsGensAVX2_tail_loop_29:
+blockedContainsGensAVX2_tail_loop_61:
 	MOVQ         (DI)(SI*8), R10
 	SHRQ         $0x20, R10
 	IMULQ        CX, R10
@@ -7669,7 +8972,7 @@ blockedContainsGensAVX2_tail_loop_29:
 	ADCQ         $0x00, R9
 	INCQ         SI
 	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX2_tail_loop_29
+	JLT          blockedContainsGensAVX2_tail_loop_61
 	JMP          blockedContainsGensAVX2_done_1
 
 blockedContainsGensAVX2_g8_3:
@@ -7686,20 +8989,20 @@ blockedContainsGensAVX2_g8_3:
 	ORQ  R11, R10
 	ORQ  R12, R10
 	CMPQ SI, $0x08
-	JGT  blockedContainsGensAVX2_two_30
+	JGT  blockedContainsGensAVX2_two_62
 
 	// Prologue: prefetch the live lines of the first min(n, 24) keys.
 	MOVQ n+56(FP), R11
 	CMPQ R11, $0x00000018
-	JLE  blockedContainsGensAVX2_prologue_31
+	JLE  blockedContainsGensAVX2_prologue_63
 	MOVQ $0x00000018, R11
 
-blockedContainsGensAVX2_prologue_31:
+blockedContainsGensAVX2_prologue_63:
 	XORQ  SI, SI
 	TESTQ R11, R11
-	JEQ   blockedContainsGensAVX2_prologue_done_32
+	JEQ   blockedContainsGensAVX2_prologue_done_64
 
-blockedContainsGensAVX2_prologue_loop_33:
+blockedContainsGensAVX2_prologue_loop_65:
 	MOVQ  (DI)(SI*8), R12
 	SHRQ  $0x20, R12
 	IMULQ CX, R12
@@ -7708,29 +9011,29 @@ blockedContainsGensAVX2_prologue_loop_33:
 	ADDQ  AX, R12
 	MOVQ  BX, R13
 
-blockedContainsGensAVX2_lines_34:
+blockedContainsGensAVX2_lines_66:
 	TESTL      $0x0000000f, R13
-	JEQ        blockedContainsGensAVX2_dead_line_35
+	JEQ        blockedContainsGensAVX2_dead_line_67
 	PREFETCHT0 (R12)
 
-blockedContainsGensAVX2_dead_line_35:
+blockedContainsGensAVX2_dead_line_67:
 	ADDQ $0x40, R12
 	SHRQ $0x04, R13
-	JNE  blockedContainsGensAVX2_lines_34
+	JNE  blockedContainsGensAVX2_lines_66
 	INCQ SI
 	CMPQ SI, R11
-	JLT  blockedContainsGensAVX2_prologue_loop_33
+	JLT  blockedContainsGensAVX2_prologue_loop_65
 
-blockedContainsGensAVX2_prologue_done_32:
+blockedContainsGensAVX2_prologue_done_64:
 	XORQ SI, SI
 
 	// One key a step while i+24 < n, prefetching key i+24.
 	MOVQ n+56(FP), R11
 	SUBQ $0x18, R11
 	CMPQ SI, R11
-	JGE  blockedContainsGensAVX2_tail_37
+	JGE  blockedContainsGensAVX2_tail_69
 
-blockedContainsGensAVX2_one_36:
+blockedContainsGensAVX2_one_68:
 	MOVQ  192(DI)(SI*8), R12
 	SHRQ  $0x20, R12
 	IMULQ CX, R12
@@ -7739,15 +9042,15 @@ blockedContainsGensAVX2_one_36:
 	ADDQ  AX, R12
 	MOVQ  BX, R13
 
-blockedContainsGensAVX2_lines_39:
+blockedContainsGensAVX2_lines_71:
 	TESTL      $0x0000000f, R13
-	JEQ        blockedContainsGensAVX2_dead_line_40
+	JEQ        blockedContainsGensAVX2_dead_line_72
 	PREFETCHT0 (R12)
 
-blockedContainsGensAVX2_dead_line_40:
+blockedContainsGensAVX2_dead_line_72:
 	ADDQ         $0x40, R12
 	SHRQ         $0x04, R13
-	JNE          blockedContainsGensAVX2_lines_39
+	JNE          blockedContainsGensAVX2_lines_71
 	MOVQ         (DI)(SI*8), R12
 	SHRQ         $0x20, R12
 	IMULQ        CX, R12
@@ -7767,9 +9070,9 @@ blockedContainsGensAVX2_dead_line_40:
 	XORL         R13, R13
 	MOVQ         R10, R14
 
-blockedContainsGensAVX2_lines_41:
+blockedContainsGensAVX2_lines_73:
 	TESTL       $0x0000000f, R14
-	JEQ         blockedContainsGensAVX2_dead_line_42
+	JEQ         blockedContainsGensAVX2_dead_line_74
 	VPAND       (R12), Y5, Y4
 	VPCMPEQQ    Y5, Y4, Y4
 	VPAND       32(R12), Y5, Y6
@@ -7781,24 +9084,24 @@ blockedContainsGensAVX2_lines_41:
 	ANDL        R14, R15
 	ORL         R15, R13
 
-blockedContainsGensAVX2_dead_line_42:
+blockedContainsGensAVX2_dead_line_74:
 	ADDQ  $0x40, R12
 	SHRQ  $0x04, R14
-	JNE   blockedContainsGensAVX2_lines_41
+	JNE   blockedContainsGensAVX2_lines_73
 	NEGL  R13
 	SETCS (R8)(SI*1)
 	ADCQ  $0x00, R9
 	INCQ  SI
 	CMPQ  SI, R11
-	JLT   blockedContainsGensAVX2_one_36
+	JLT   blockedContainsGensAVX2_one_68
 
 	// The last keys, already prefetched.
-blockedContainsGensAVX2_tail_37:
+blockedContainsGensAVX2_tail_69:
 	MOVQ n+56(FP), R11
 	CMPQ SI, R11
 	JGE  blockedContainsGensAVX2_done_1
 
-blockedContainsGensAVX2_tail_loop_38:
+blockedContainsGensAVX2_tail_loop_70:
 	MOVQ         (DI)(SI*8), BX
 	SHRQ         $0x20, BX
 	IMULQ        CX, BX
@@ -7818,9 +9121,9 @@ blockedContainsGensAVX2_tail_loop_38:
 	XORL         R12, R12
 	MOVQ         R10, R13
 
-blockedContainsGensAVX2_lines_43:
+blockedContainsGensAVX2_lines_75:
 	TESTL       $0x0000000f, R13
-	JEQ         blockedContainsGensAVX2_dead_line_44
+	JEQ         blockedContainsGensAVX2_dead_line_76
 	VPAND       (BX), Y5, Y4
 	VPCMPEQQ    Y5, Y4, Y4
 	VPAND       32(BX), Y5, Y6
@@ -7832,31 +9135,31 @@ blockedContainsGensAVX2_lines_43:
 	ANDL        R13, R14
 	ORL         R14, R12
 
-blockedContainsGensAVX2_dead_line_44:
+blockedContainsGensAVX2_dead_line_76:
 	ADDQ  $0x40, BX
 	SHRQ  $0x04, R13
-	JNE   blockedContainsGensAVX2_lines_43
+	JNE   blockedContainsGensAVX2_lines_75
 	NEGL  R12
 	SETCS (R8)(SI*1)
 	ADCQ  $0x00, R9
 	INCQ  SI
 	CMPQ  SI, R11
-	JLT   blockedContainsGensAVX2_tail_loop_38
+	JLT   blockedContainsGensAVX2_tail_loop_70
 	JMP   blockedContainsGensAVX2_done_1
 
-blockedContainsGensAVX2_two_30:
+blockedContainsGensAVX2_two_62:
 	// Prologue: prefetch the live lines of the first min(n, 24) keys.
 	MOVQ n+56(FP), R11
 	CMPQ R11, $0x00000018
-	JLE  blockedContainsGensAVX2_prologue_45
+	JLE  blockedContainsGensAVX2_prologue_77
 	MOVQ $0x00000018, R11
 
-blockedContainsGensAVX2_prologue_45:
+blockedContainsGensAVX2_prologue_77:
 	XORQ  SI, SI
 	TESTQ R11, R11
-	JEQ   blockedContainsGensAVX2_prologue_done_46
+	JEQ   blockedContainsGensAVX2_prologue_done_78
 
-blockedContainsGensAVX2_prologue_loop_47:
+blockedContainsGensAVX2_prologue_loop_79:
 	MOVQ  (DI)(SI*8), R12
 	SHRQ  $0x20, R12
 	IMULQ CX, R12
@@ -7865,29 +9168,29 @@ blockedContainsGensAVX2_prologue_loop_47:
 	ADDQ  AX, R12
 	MOVQ  BX, R13
 
-blockedContainsGensAVX2_lines_48:
+blockedContainsGensAVX2_lines_80:
 	TESTL      $0x0000000f, R13
-	JEQ        blockedContainsGensAVX2_dead_line_49
+	JEQ        blockedContainsGensAVX2_dead_line_81
 	PREFETCHT0 (R12)
 
-blockedContainsGensAVX2_dead_line_49:
+blockedContainsGensAVX2_dead_line_81:
 	ADDQ $0x40, R12
 	SHRQ $0x04, R13
-	JNE  blockedContainsGensAVX2_lines_48
+	JNE  blockedContainsGensAVX2_lines_80
 	INCQ SI
 	CMPQ SI, R11
-	JLT  blockedContainsGensAVX2_prologue_loop_47
+	JLT  blockedContainsGensAVX2_prologue_loop_79
 
-blockedContainsGensAVX2_prologue_done_46:
+blockedContainsGensAVX2_prologue_done_78:
 	XORQ SI, SI
 
 	// One key a step while i+24 < n, prefetching key i+24.
 	MOVQ n+56(FP), R11
 	SUBQ $0x18, R11
 	CMPQ SI, R11
-	JGE  blockedContainsGensAVX2_tail_51
+	JGE  blockedContainsGensAVX2_tail_83
 
-blockedContainsGensAVX2_one_50:
+blockedContainsGensAVX2_one_82:
 	MOVQ  192(DI)(SI*8), R12
 	SHRQ  $0x20, R12
 	IMULQ CX, R12
@@ -7896,15 +9199,15 @@ blockedContainsGensAVX2_one_50:
 	ADDQ  AX, R12
 	MOVQ  BX, R13
 
-blockedContainsGensAVX2_lines_53:
+blockedContainsGensAVX2_lines_85:
 	TESTL      $0x0000000f, R13
-	JEQ        blockedContainsGensAVX2_dead_line_54
+	JEQ        blockedContainsGensAVX2_dead_line_86
 	PREFETCHT0 (R12)
 
-blockedContainsGensAVX2_dead_line_54:
+blockedContainsGensAVX2_dead_line_86:
 	ADDQ         $0x40, R12
 	SHRQ         $0x04, R13
-	JNE          blockedContainsGensAVX2_lines_53
+	JNE          blockedContainsGensAVX2_lines_85
 	MOVQ         (DI)(SI*8), R12
 	SHRQ         $0x20, R12
 	IMULQ        CX, R12
@@ -7932,9 +9235,9 @@ blockedContainsGensAVX2_dead_line_54:
 	XORL         R13, R13
 	MOVQ         R10, R14
 
-blockedContainsGensAVX2_lines_55:
+blockedContainsGensAVX2_lines_87:
 	TESTL       $0x0000000f, R14
-	JEQ         blockedContainsGensAVX2_dead_line_56
+	JEQ         blockedContainsGensAVX2_dead_line_88
 	VPAND       (R12), Y9, Y7
 	VPCMPEQQ    Y9, Y7, Y7
 	VPAND       32(R12), Y9, Y8
@@ -7946,24 +9249,24 @@ blockedContainsGensAVX2_lines_55:
 	ANDL        R14, R15
 	ORL         R15, R13
 
-blockedContainsGensAVX2_dead_line_56:
+blockedContainsGensAVX2_dead_line_88:
 	ADDQ  $0x40, R12
 	SHRQ  $0x04, R14
-	JNE   blockedContainsGensAVX2_lines_55
+	JNE   blockedContainsGensAVX2_lines_87
 	NEGL  R13
 	SETCS (R8)(SI*1)
 	ADCQ  $0x00, R9
 	INCQ  SI
 	CMPQ  SI, R11
-	JLT   blockedContainsGensAVX2_one_50
+	JLT   blockedContainsGensAVX2_one_82
 
 	// The last keys, already prefetched.
-blockedContainsGensAVX2_tail_51:
+blockedContainsGensAVX2_tail_83:
 	MOVQ n+56(FP), R11
 	CMPQ SI, R11
 	JGE  blockedContainsGensAVX2_done_1
 
-blockedContainsGensAVX2_tail_loop_52:
+blockedContainsGensAVX2_tail_loop_84:
 	MOVQ         (DI)(SI*8), BX
 	SHRQ         $0x20, BX
 	IMULQ        CX, BX
@@ -7991,9 +9294,9 @@ blockedContainsGensAVX2_tail_loop_52:
 	XORL         R12, R12
 	MOVQ         R10, R13
 
-blockedContainsGensAVX2_lines_57:
+blockedContainsGensAVX2_lines_89:
 	TESTL       $0x0000000f, R13
-	JEQ         blockedContainsGensAVX2_dead_line_58
+	JEQ         blockedContainsGensAVX2_dead_line_90
 	VPAND       (BX), Y9, Y7
 	VPCMPEQQ    Y9, Y7, Y7
 	VPAND       32(BX), Y9, Y8
@@ -8005,19 +9308,19 @@ blockedContainsGensAVX2_lines_57:
 	ANDL        R13, R14
 	ORL         R14, R12
 
-blockedContainsGensAVX2_dead_line_58:
+blockedContainsGensAVX2_dead_line_90:
 	ADDQ  $0x40, BX
 	SHRQ  $0x04, R13
-	JNE   blockedContainsGensAVX2_lines_57
+	JNE   blockedContainsGensAVX2_lines_89
 	NEGL  R12
 	SETCS (R8)(SI*1)
 	ADCQ  $0x00, R9
 	INCQ  SI
 	CMPQ  SI, R11
-	JLT   blockedContainsGensAVX2_tail_loop_52
+	JLT   blockedContainsGensAVX2_tail_loop_84
 
 blockedContainsGensAVX2_done_1:
-	MOVQ R9, ret+72(FP)
+	MOVQ R9, ret+80(FP)
 	VZEROUPPER
 	RET
 
@@ -8383,9 +9686,9 @@ blockedContainsGens1AVX512_dead_line_14:
 	VZEROUPPER
 	RET
 
-// func blockedContainsGensAVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, hs *uint64, n int, out *bool) int
+// func blockedContainsGensAVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, hs *uint64, n int, out *bool, mode int) int
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·blockedContainsGensAVX512(SB), NOSPLIT, $0-72
+TEXT ·blockedContainsGensAVX512(SB), NOSPLIT, $576-80
 	MOVQ         blocks+0(FP), AX
 	MOVQ         nb+8(FP), CX
 	MOVQ         ngen+16(FP), DX
@@ -8402,14 +9705,19 @@ TEXT ·blockedContainsGensAVX512(SB), NOSPLIT, $0-72
 	MOVQ         out+56(FP), R8
 	XORQ         R9, R9
 
+	// The offset ring: 64-byte aligned slots on the stack.
+	LEAQ (SP), R10
+	ADDQ $0x3f, R10
+	ANDQ $-64, R10
+
 	// G = 2: one line a key, two 256-bit lanes.
 	CMPQ         DX, $0x02
 	JNE          blockedContainsGensAVX512_not_g2_2
 	LEAQ         winAnyLane<>+256(SB), DX
-	MOVL         $0x00000011, R10
-	PDEPL        R10, BX, R10
-	IMUL3L       $0x0000000f, R10, R10
-	KMOVB        R10, K3
+	MOVL         $0x00000011, R11
+	PDEPL        R11, BX, R11
+	IMUL3L       $0x0000000f, R11, R11
+	KMOVB        R11, K3
 	VPBROADCASTQ CX, Z2
 	MOVQ         $-64, BX
 	VPBROADCASTQ BX, Z3
@@ -8428,102 +9736,129 @@ blockedContainsGensAVX512_prologue_5:
 	JEQ   blockedContainsGensAVX512_prologue_done_6
 
 blockedContainsGensAVX512_prologue_loop_7:
-	MOVQ       (DI)(SI*8), R10
-	SHRQ       $0x20, R10
-	IMULQ      CX, R10
-	SHRQ       $0x1a, R10
-	ANDQ       $-64, R10
-	ADDQ       AX, R10
-	PREFETCHT0 (R10)
+	MOVQ       (DI)(SI*8), R11
+	SHRQ       $0x20, R11
+	IMULQ      CX, R11
+	SHRQ       $0x1a, R11
+	ANDQ       $-64, R11
+	ADDQ       AX, R11
+	PREFETCHT0 (R11)
 	INCQ       SI
 	CMPQ       SI, BX
 	JLT        blockedContainsGensAVX512_prologue_loop_7
 
 blockedContainsGensAVX512_prologue_done_6:
 	XORQ SI, SI
+	MOVQ mode+64(FP), BX
+	CMPQ BX, $0x02
+	JEQ  blockedContainsGensAVX512_plain_10
 
-	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ n+48(FP), BX
+	SUBQ $0x08, BX
+
+blockedContainsGensAVX512_ring_11_fill:
+	CMPQ      SI, BX
+	JGT       blockedContainsGensAVX512_ring_11_filled
+	CMPQ      SI, $0x00000030
+	JGE       blockedContainsGensAVX512_ring_11_filled
+	VMOVDQU64 (DI)(SI*8), Z4
+	VPSRLQ    $0x20, Z4, Z4
+	VPMULUDQ  Z2, Z4, Z4
+	VPSRLQ    $0x1a, Z4, Z4
+	VPANDQ    Z3, Z4, Z4
+	MOVQ      SI, R11
+	SHLQ      $0x03, R11
+	ANDQ      $0x000001ff, R11
+	VMOVDQA64 Z4, (R10)(R11*1)
+	ADDQ      $0x08, SI
+	JMP       blockedContainsGensAVX512_ring_11_fill
+
+blockedContainsGensAVX512_ring_11_filled:
+	XORQ SI, SI
+
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
 	MOVQ n+48(FP), BX
 	SUBQ $0x38, BX
 	CMPQ SI, BX
-	JGT  blockedContainsGensAVX512_groups_9
+	JGT  blockedContainsGensAVX512_groups_12
 
-blockedContainsGensAVX512_prefetching_8:
+blockedContainsGensAVX512_prefetching_13:
 	VMOVDQU64     384(DI)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
 	VPSRLQ        $0x1a, Z4, Z4
 	VPANDQ        Z3, Z4, Z4
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ADDQ          $0x00000180, R11
+	ANDQ          $0x000001ff, R11
+	VMOVDQA64     Z4, (R10)(R11*1)
 	VEXTRACTI32X4 $0x01, Z4, X5
 	VEXTRACTI32X4 $0x02, Z4, X6
 	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R10
-	PREFETCHT0    (AX)(R10*1)
-	VPEXTRQ       $0x01, X4, R10
-	PREFETCHT0    (AX)(R10*1)
-	VMOVQ         X5, R10
-	PREFETCHT0    (AX)(R10*1)
-	VPEXTRQ       $0x01, X5, R10
-	PREFETCHT0    (AX)(R10*1)
-	VMOVQ         X6, R10
-	PREFETCHT0    (AX)(R10*1)
-	VPEXTRQ       $0x01, X6, R10
-	PREFETCHT0    (AX)(R10*1)
-	VMOVQ         X7, R10
-	PREFETCHT0    (AX)(R10*1)
-	VPEXTRQ       $0x01, X7, R10
-	PREFETCHT0    (AX)(R10*1)
-	VMOVDQU64     (DI)(SI*8), Z4
-	VPSRLQ        $0x20, Z4, Z4
-	VPMULUDQ      Z2, Z4, Z4
-	VPSRLQ        $0x1a, Z4, Z4
-	VPANDQ        Z3, Z4, Z4
-	VEXTRACTI32X4 $0x01, Z4, X5
-	VEXTRACTI32X4 $0x02, Z4, X6
-	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R10
-	VPBROADCASTD  (DI)(SI*8), Y8
-	VPMULLD       Y0, Y8, Y8
-	VPSRLD        $0x1a, Y8, Y8
-	VPMOVZXDQ     Y8, Z8
-	VPSLLVQ.Z     Z8, Z1, K1, Z8
-	VSHUFI64X2    $0x4e, Z8, Z8, Z9
-	VPORQ         Z9, Z8, Z8
-	VPANDQ        (AX)(R10*1), Z8, Z9
-	VPCMPEQQ      Z9, Z8, K3, K2
-	KMOVB         K2, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, (R8)(SI*1)
-	ADDQ          R10, R9
-	VPEXTRQ       $0x01, X4, R10
+	VMOVQ         X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ANDQ          $0x000001ff, R11
+	MOVQ          (R10)(R11*1), R12
+	VPBROADCASTD  (DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, (R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          8(R10)(R11*1), R12
 	VPBROADCASTD  8(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
 	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VSHUFI64X2    $0x4e, Z4, Z4, Z8
-	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z8
-	VPCMPEQQ      Z8, Z4, K3, K2
-	KMOVB         K2, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 1(R8)(SI*1)
-	ADDQ          R10, R9
-	VMOVQ         X5, R10
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 1(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          16(R10)(R11*1), R12
 	VPBROADCASTD  16(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
 	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VSHUFI64X2    $0x4e, Z4, Z4, Z8
-	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z8
-	VPCMPEQQ      Z8, Z4, K3, K2
-	KMOVB         K2, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 2(R8)(SI*1)
-	ADDQ          R10, R9
-	VPEXTRQ       $0x01, X5, R10
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 2(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          24(R10)(R11*1), R12
 	VPBROADCASTD  24(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -8531,13 +9866,13 @@ blockedContainsGensAVX512_prefetching_8:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPANDQ        (AX)(R12*1), Z4, Z5
 	VPCMPEQQ      Z5, Z4, K3, K2
-	KMOVB         K2, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 3(R8)(SI*1)
-	ADDQ          R10, R9
-	VMOVQ         X6, R10
+	KMOVB         K2, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 3(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          32(R10)(R11*1), R12
 	VPBROADCASTD  32(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -8545,13 +9880,13 @@ blockedContainsGensAVX512_prefetching_8:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPANDQ        (AX)(R12*1), Z4, Z5
 	VPCMPEQQ      Z5, Z4, K3, K2
-	KMOVB         K2, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 4(R8)(SI*1)
-	ADDQ          R10, R9
-	VPEXTRQ       $0x01, X6, R10
+	KMOVB         K2, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 4(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          40(R10)(R11*1), R12
 	VPBROADCASTD  40(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -8559,13 +9894,13 @@ blockedContainsGensAVX512_prefetching_8:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPANDQ        (AX)(R12*1), Z4, Z5
 	VPCMPEQQ      Z5, Z4, K3, K2
-	KMOVB         K2, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 5(R8)(SI*1)
-	ADDQ          R10, R9
-	VMOVQ         X7, R10
+	KMOVB         K2, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 5(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          48(R10)(R11*1), R12
 	VPBROADCASTD  48(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -8573,13 +9908,13 @@ blockedContainsGensAVX512_prefetching_8:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPANDQ        (AX)(R12*1), Z4, Z5
 	VPCMPEQQ      Z5, Z4, K3, K2
-	KMOVB         K2, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 6(R8)(SI*1)
-	ADDQ          R10, R9
-	VPEXTRQ       $0x01, X7, R10
+	KMOVB         K2, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 6(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          56(R10)(R11*1), R11
 	VPBROADCASTD  56(DI)(SI*8), Y4
 	VPMULLD       Y0, Y4, Y4
 	VPSRLD        $0x1a, Y4, Y4
@@ -8587,161 +9922,28 @@ blockedContainsGensAVX512_prefetching_8:
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPANDQ        (AX)(R11*1), Z4, Z5
 	VPCMPEQQ      Z5, Z4, K3, K2
-	KMOVB         K2, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 7(R8)(SI*1)
-	ADDQ          R10, R9
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	MOVB          R11, 7(R8)(SI*1)
+	ADDQ          R11, R9
 	ADDQ          $0x08, SI
 	CMPQ          SI, BX
-	JLE           blockedContainsGensAVX512_prefetching_8
+	JLE           blockedContainsGensAVX512_prefetching_13
 
-	// Groups of 8 while i+8 <= n, already prefetched.
-blockedContainsGensAVX512_groups_9:
+	// Groups of 8 while i+8 <= n, offsets in the ring.
+blockedContainsGensAVX512_groups_12:
 	MOVQ n+48(FP), BX
 	SUBQ $0x08, BX
 	CMPQ SI, BX
-	JGT  blockedContainsGensAVX512_tail_11
+	JGT  blockedContainsGensAVX512_tail_8
 
-blockedContainsGensAVX512_group_loop_10:
-	VMOVDQU64     (DI)(SI*8), Z4
-	VPSRLQ        $0x20, Z4, Z4
-	VPMULUDQ      Z2, Z4, Z4
-	VPSRLQ        $0x1a, Z4, Z4
-	VPANDQ        Z3, Z4, Z4
-	VEXTRACTI32X4 $0x01, Z4, X5
-	VEXTRACTI32X4 $0x02, Z4, X6
-	VEXTRACTI32X4 $0x03, Z4, X7
-	VMOVQ         X4, R10
-	VPBROADCASTD  (DI)(SI*8), Y8
-	VPMULLD       Y0, Y8, Y8
-	VPSRLD        $0x1a, Y8, Y8
-	VPMOVZXDQ     Y8, Z8
-	VPSLLVQ.Z     Z8, Z1, K1, Z8
-	VSHUFI64X2    $0x4e, Z8, Z8, Z9
-	VPORQ         Z9, Z8, Z8
-	VPANDQ        (AX)(R10*1), Z8, Z9
-	VPCMPEQQ      Z9, Z8, K3, K2
-	KMOVB         K2, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, (R8)(SI*1)
-	ADDQ          R10, R9
-	VPEXTRQ       $0x01, X4, R10
-	VPBROADCASTD  8(DI)(SI*8), Y4
-	VPMULLD       Y0, Y4, Y4
-	VPSRLD        $0x1a, Y4, Y4
-	VPMOVZXDQ     Y4, Z4
-	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VSHUFI64X2    $0x4e, Z4, Z4, Z8
-	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z8
-	VPCMPEQQ      Z8, Z4, K3, K2
-	KMOVB         K2, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 1(R8)(SI*1)
-	ADDQ          R10, R9
-	VMOVQ         X5, R10
-	VPBROADCASTD  16(DI)(SI*8), Y4
-	VPMULLD       Y0, Y4, Y4
-	VPSRLD        $0x1a, Y4, Y4
-	VPMOVZXDQ     Y4, Z4
-	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VSHUFI64X2    $0x4e, Z4, Z4, Z8
-	VPORQ         Z8, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z8
-	VPCMPEQQ      Z8, Z4, K3, K2
-	KMOVB         K2, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 2(R8)(SI*1)
-	ADDQ          R10, R9
-	VPEXTRQ       $0x01, X5, R10
-	VPBROADCASTD  24(DI)(SI*8), Y4
-	VPMULLD       Y0, Y4, Y4
-	VPSRLD        $0x1a, Y4, Y4
-	VPMOVZXDQ     Y4, Z4
-	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VSHUFI64X2    $0x4e, Z4, Z4, Z5
-	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z5
-	VPCMPEQQ      Z5, Z4, K3, K2
-	KMOVB         K2, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 3(R8)(SI*1)
-	ADDQ          R10, R9
-	VMOVQ         X6, R10
-	VPBROADCASTD  32(DI)(SI*8), Y4
-	VPMULLD       Y0, Y4, Y4
-	VPSRLD        $0x1a, Y4, Y4
-	VPMOVZXDQ     Y4, Z4
-	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VSHUFI64X2    $0x4e, Z4, Z4, Z5
-	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z5
-	VPCMPEQQ      Z5, Z4, K3, K2
-	KMOVB         K2, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 4(R8)(SI*1)
-	ADDQ          R10, R9
-	VPEXTRQ       $0x01, X6, R10
-	VPBROADCASTD  40(DI)(SI*8), Y4
-	VPMULLD       Y0, Y4, Y4
-	VPSRLD        $0x1a, Y4, Y4
-	VPMOVZXDQ     Y4, Z4
-	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VSHUFI64X2    $0x4e, Z4, Z4, Z5
-	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z5
-	VPCMPEQQ      Z5, Z4, K3, K2
-	KMOVB         K2, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 5(R8)(SI*1)
-	ADDQ          R10, R9
-	VMOVQ         X7, R10
-	VPBROADCASTD  48(DI)(SI*8), Y4
-	VPMULLD       Y0, Y4, Y4
-	VPSRLD        $0x1a, Y4, Y4
-	VPMOVZXDQ     Y4, Z4
-	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VSHUFI64X2    $0x4e, Z4, Z4, Z5
-	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z5
-	VPCMPEQQ      Z5, Z4, K3, K2
-	KMOVB         K2, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 6(R8)(SI*1)
-	ADDQ          R10, R9
-	VPEXTRQ       $0x01, X7, R10
-	VPBROADCASTD  56(DI)(SI*8), Y4
-	VPMULLD       Y0, Y4, Y4
-	VPSRLD        $0x1a, Y4, Y4
-	VPMOVZXDQ     Y4, Z4
-	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VSHUFI64X2    $0x4e, Z4, Z4, Z5
-	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z5
-	VPCMPEQQ      Z5, Z4, K3, K2
-	KMOVB         K2, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 7(R8)(SI*1)
-	ADDQ          R10, R9
-	ADDQ          $0x08, SI
-	CMPQ          SI, BX
-	JLE           blockedContainsGensAVX512_group_loop_10
-
-	// The last keys, one at a time.
-blockedContainsGensAVX512_tail_11:
-	MOVQ n+48(FP), BX
-	CMPQ SI, BX
-	JGE  blockedContainsGensAVX512_done_1
-
-blockedContainsGensAVX512_tail_loop_12:
-	MOVQ         (DI)(SI*8), R10
-	SHRQ         $0x20, R10
-	IMULQ        CX, R10
-	SHRQ         $0x1a, R10
-	ANDQ         $-64, R10
-	ADDQ         AX, R10
+blockedContainsGensAVX512_group_loop_14:
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R10)(R11*1), R12
 	VPBROADCASTD (DI)(SI*8), Y2
 	VPMULLD      Y0, Y2, Y2
 	VPSRLD       $0x1a, Y2, Y2
@@ -8749,49 +9951,121 @@ blockedContainsGensAVX512_tail_loop_12:
 	VPSLLVQ.Z    Z2, Z1, K1, Z2
 	VSHUFI64X2   $0x4e, Z2, Z2, Z3
 	VPORQ        Z3, Z2, Z2
-	VPANDQ       (R10), Z2, Z3
+	VPANDQ       (AX)(R12*1), Z2, Z3
 	VPCMPEQQ     Z3, Z2, K3, K2
-	KMOVB        K2, R10
-	MOVBLZX      (DX)(R10*1), R10
-	MOVB         R10, (R8)(SI*1)
-	ADDQ         R10, R9
-	INCQ         SI
+	KMOVB        K2, R12
+	MOVBLZX      (DX)(R12*1), R12
+	MOVB         R12, (R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         8(R10)(R11*1), R12
+	VPBROADCASTD 8(DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (AX)(R12*1), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R12
+	MOVBLZX      (DX)(R12*1), R12
+	MOVB         R12, 1(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         16(R10)(R11*1), R12
+	VPBROADCASTD 16(DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (AX)(R12*1), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R12
+	MOVBLZX      (DX)(R12*1), R12
+	MOVB         R12, 2(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         24(R10)(R11*1), R12
+	VPBROADCASTD 24(DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (AX)(R12*1), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R12
+	MOVBLZX      (DX)(R12*1), R12
+	MOVB         R12, 3(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         32(R10)(R11*1), R12
+	VPBROADCASTD 32(DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (AX)(R12*1), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R12
+	MOVBLZX      (DX)(R12*1), R12
+	MOVB         R12, 4(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         40(R10)(R11*1), R12
+	VPBROADCASTD 40(DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (AX)(R12*1), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R12
+	MOVBLZX      (DX)(R12*1), R12
+	MOVB         R12, 5(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         48(R10)(R11*1), R12
+	VPBROADCASTD 48(DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (AX)(R12*1), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R12
+	MOVBLZX      (DX)(R12*1), R12
+	MOVB         R12, 6(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         56(R10)(R11*1), R11
+	VPBROADCASTD 56(DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (AX)(R11*1), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R11
+	MOVBLZX      (DX)(R11*1), R11
+	MOVB         R11, 7(R8)(SI*1)
+	ADDQ         R11, R9
+	ADDQ         $0x08, SI
 	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX512_tail_loop_12
-	JMP          blockedContainsGensAVX512_done_1
+	JLE          blockedContainsGensAVX512_group_loop_14
+	JMP          blockedContainsGensAVX512_tail_8
 
-blockedContainsGensAVX512_two_4:
-	// Prologue: prefetch the live lines of the first min(n, 48) keys.
-	MOVQ n+48(FP), BX
-	CMPQ BX, $0x00000030
-	JLE  blockedContainsGensAVX512_prologue_13
-	MOVQ $0x00000030, BX
-
-blockedContainsGensAVX512_prologue_13:
-	XORQ  SI, SI
-	TESTQ BX, BX
-	JEQ   blockedContainsGensAVX512_prologue_done_14
-
-blockedContainsGensAVX512_prologue_loop_15:
-	MOVQ       (DI)(SI*8), R10
-	SHRQ       $0x20, R10
-	IMULQ      CX, R10
-	SHRQ       $0x1a, R10
-	ANDQ       $-64, R10
-	ADDQ       AX, R10
-	PREFETCHT0 (R10)
-	INCQ       SI
-	CMPQ       SI, BX
-	JLT        blockedContainsGensAVX512_prologue_loop_15
-
-blockedContainsGensAVX512_prologue_done_14:
-	XORQ SI, SI
-
-	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+blockedContainsGensAVX512_plain_10:
+	// Without the ring: groups of 8 while i+48+8 <= n, prefetching the group at i+48.
 	MOVQ n+48(FP), BX
 	SUBQ $0x38, BX
 	CMPQ SI, BX
-	JGT  blockedContainsGensAVX512_groups_17
+	JGT  blockedContainsGensAVX512_groups_15
 
 blockedContainsGensAVX512_prefetching_16:
 	VMOVDQU64     384(DI)(SI*8), Z4
@@ -8827,60 +10101,432 @@ blockedContainsGensAVX512_prefetching_16:
 	VEXTRACTI32X4 $0x02, Z4, X6
 	VEXTRACTI32X4 $0x03, Z4, X7
 	VMOVQ         X4, R10
-	VPBROADCASTD  (DI)(SI*8), Z9
-	VPMULLD       Z0, Z9, Z9
-	VPSRLD        $0x1a, Z9, Z9
-	VPMOVZXDQ     Y9, Z8
-	VEXTRACTI64X4 $0x01, Z9, Y9
-	VPMOVZXDQ     Y9, Z9
+	VPBROADCASTD  (DI)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
 	VPSLLVQ.Z     Z8, Z1, K1, Z8
-	VPSLLVQ.Z     Z9, Z1, K2, Z9
-	VPORQ         Z9, Z8, Z8
 	VSHUFI64X2    $0x4e, Z8, Z8, Z9
 	VPORQ         Z9, Z8, Z8
 	VPANDQ        (AX)(R10*1), Z8, Z9
-	VPCMPEQQ      Z9, Z8, K3, K4
-	KMOVB         K4, R10
+	VPCMPEQQ      Z9, Z8, K3, K2
+	KMOVB         K2, R10
 	MOVBLZX       (DX)(R10*1), R10
 	MOVB          R10, (R8)(SI*1)
 	ADDQ          R10, R9
 	VPEXTRQ       $0x01, X4, R10
-	VPBROADCASTD  8(DI)(SI*8), Z8
-	VPMULLD       Z0, Z8, Z8
-	VPSRLD        $0x1a, Z8, Z8
-	VPMOVZXDQ     Y8, Z4
-	VEXTRACTI64X4 $0x01, Z8, Y8
-	VPMOVZXDQ     Y8, Z8
+	VPBROADCASTD  8(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VPSLLVQ.Z     Z8, Z1, K2, Z8
-	VPORQ         Z8, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
 	VPANDQ        (AX)(R10*1), Z4, Z8
-	VPCMPEQQ      Z8, Z4, K3, K4
-	KMOVB         K4, R10
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
 	MOVBLZX       (DX)(R10*1), R10
 	MOVB          R10, 1(R8)(SI*1)
 	ADDQ          R10, R9
 	VMOVQ         X5, R10
-	VPBROADCASTD  16(DI)(SI*8), Z8
-	VPMULLD       Z0, Z8, Z8
-	VPSRLD        $0x1a, Z8, Z8
-	VPMOVZXDQ     Y8, Z4
-	VEXTRACTI64X4 $0x01, Z8, Y8
-	VPMOVZXDQ     Y8, Z8
+	VPBROADCASTD  16(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
 	VPSLLVQ.Z     Z4, Z1, K1, Z4
-	VPSLLVQ.Z     Z8, Z1, K2, Z8
-	VPORQ         Z8, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z8
 	VPORQ         Z8, Z4, Z4
 	VPANDQ        (AX)(R10*1), Z4, Z8
-	VPCMPEQQ      Z8, Z4, K3, K4
-	KMOVB         K4, R10
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
 	MOVBLZX       (DX)(R10*1), R10
 	MOVB          R10, 2(R8)(SI*1)
 	ADDQ          R10, R9
 	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, BX
+	JLE           blockedContainsGensAVX512_prefetching_16
+
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedContainsGensAVX512_groups_15:
+	MOVQ n+48(FP), BX
+	SUBQ $0x08, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX512_tail_8
+
+blockedContainsGensAVX512_group_loop_17:
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DI)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, BX
+	JLE           blockedContainsGensAVX512_group_loop_17
+
+	// The last keys, one at a time.
+blockedContainsGensAVX512_tail_8:
+	MOVQ n+48(FP), BX
+	CMPQ SI, BX
+	JGE  blockedContainsGensAVX512_done_1
+
+blockedContainsGensAVX512_tail_loop_9:
+	MOVQ         (DI)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	ADDQ         AX, R10
+	VPBROADCASTD (DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (R10), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R10
+	MOVBLZX      (DX)(R10*1), R10
+	MOVB         R10, (R8)(SI*1)
+	ADDQ         R10, R9
+	INCQ         SI
+	CMPQ         SI, BX
+	JLT          blockedContainsGensAVX512_tail_loop_9
+	JMP          blockedContainsGensAVX512_done_1
+
+blockedContainsGensAVX512_two_4:
+	// Prologue: prefetch the live lines of the first min(n, 48) keys.
+	MOVQ n+48(FP), BX
+	CMPQ BX, $0x00000030
+	JLE  blockedContainsGensAVX512_prologue_18
+	MOVQ $0x00000030, BX
+
+blockedContainsGensAVX512_prologue_18:
+	XORQ  SI, SI
+	TESTQ BX, BX
+	JEQ   blockedContainsGensAVX512_prologue_done_19
+
+blockedContainsGensAVX512_prologue_loop_20:
+	MOVQ       (DI)(SI*8), R11
+	SHRQ       $0x20, R11
+	IMULQ      CX, R11
+	SHRQ       $0x1a, R11
+	ANDQ       $-64, R11
+	ADDQ       AX, R11
+	PREFETCHT0 (R11)
+	INCQ       SI
+	CMPQ       SI, BX
+	JLT        blockedContainsGensAVX512_prologue_loop_20
+
+blockedContainsGensAVX512_prologue_done_19:
+	XORQ SI, SI
+	MOVQ mode+64(FP), BX
+	CMPQ BX, $0x02
+	JEQ  blockedContainsGensAVX512_plain_23
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ n+48(FP), BX
+	SUBQ $0x08, BX
+
+blockedContainsGensAVX512_ring_24_fill:
+	CMPQ      SI, BX
+	JGT       blockedContainsGensAVX512_ring_24_filled
+	CMPQ      SI, $0x00000030
+	JGE       blockedContainsGensAVX512_ring_24_filled
+	VMOVDQU64 (DI)(SI*8), Z4
+	VPSRLQ    $0x20, Z4, Z4
+	VPMULUDQ  Z2, Z4, Z4
+	VPSRLQ    $0x1a, Z4, Z4
+	VPANDQ    Z3, Z4, Z4
+	MOVQ      SI, R11
+	SHLQ      $0x03, R11
+	ANDQ      $0x000001ff, R11
+	VMOVDQA64 Z4, (R10)(R11*1)
+	ADDQ      $0x08, SI
+	JMP       blockedContainsGensAVX512_ring_24_fill
+
+blockedContainsGensAVX512_ring_24_filled:
+	XORQ SI, SI
+
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
+	MOVQ n+48(FP), BX
+	SUBQ $0x38, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX512_groups_25
+
+blockedContainsGensAVX512_prefetching_26:
+	VMOVDQU64     384(DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ADDQ          $0x00000180, R11
+	ANDQ          $0x000001ff, R11
+	VMOVDQA64     Z4, (R10)(R11*1)
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ANDQ          $0x000001ff, R11
+	MOVQ          (R10)(R11*1), R12
+	VPBROADCASTD  (DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, (R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          8(R10)(R11*1), R12
+	VPBROADCASTD  8(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 1(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          16(R10)(R11*1), R12
+	VPBROADCASTD  16(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 2(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          24(R10)(R11*1), R12
 	VPBROADCASTD  24(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -8892,13 +10538,13 @@ blockedContainsGensAVX512_prefetching_16:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPANDQ        (AX)(R12*1), Z4, Z5
 	VPCMPEQQ      Z5, Z4, K3, K4
-	KMOVB         K4, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 3(R8)(SI*1)
-	ADDQ          R10, R9
-	VMOVQ         X6, R10
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 3(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          32(R10)(R11*1), R12
 	VPBROADCASTD  32(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -8910,13 +10556,13 @@ blockedContainsGensAVX512_prefetching_16:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPANDQ        (AX)(R12*1), Z4, Z5
 	VPCMPEQQ      Z5, Z4, K3, K4
-	KMOVB         K4, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 4(R8)(SI*1)
-	ADDQ          R10, R9
-	VPEXTRQ       $0x01, X6, R10
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 4(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          40(R10)(R11*1), R12
 	VPBROADCASTD  40(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -8928,13 +10574,13 @@ blockedContainsGensAVX512_prefetching_16:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPANDQ        (AX)(R12*1), Z4, Z5
 	VPCMPEQQ      Z5, Z4, K3, K4
-	KMOVB         K4, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 5(R8)(SI*1)
-	ADDQ          R10, R9
-	VMOVQ         X7, R10
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 5(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          48(R10)(R11*1), R12
 	VPBROADCASTD  48(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -8946,13 +10592,13 @@ blockedContainsGensAVX512_prefetching_16:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPANDQ        (AX)(R12*1), Z4, Z5
 	VPCMPEQQ      Z5, Z4, K3, K4
-	KMOVB         K4, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 6(R8)(SI*1)
-	ADDQ          R10, R9
-	VPEXTRQ       $0x01, X7, R10
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 6(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          56(R10)(R11*1), R11
 	VPBROADCASTD  56(DI)(SI*8), Z5
 	VPMULLD       Z0, Z5, Z5
 	VPSRLD        $0x1a, Z5, Z5
@@ -8964,24 +10610,208 @@ blockedContainsGensAVX512_prefetching_16:
 	VPORQ         Z5, Z4, Z4
 	VSHUFI64X2    $0x4e, Z4, Z4, Z5
 	VPORQ         Z5, Z4, Z4
-	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPANDQ        (AX)(R11*1), Z4, Z5
 	VPCMPEQQ      Z5, Z4, K3, K4
-	KMOVB         K4, R10
-	MOVBLZX       (DX)(R10*1), R10
-	MOVB          R10, 7(R8)(SI*1)
-	ADDQ          R10, R9
+	KMOVB         K4, R11
+	MOVBLZX       (DX)(R11*1), R11
+	MOVB          R11, 7(R8)(SI*1)
+	ADDQ          R11, R9
 	ADDQ          $0x08, SI
 	CMPQ          SI, BX
-	JLE           blockedContainsGensAVX512_prefetching_16
+	JLE           blockedContainsGensAVX512_prefetching_26
 
-	// Groups of 8 while i+8 <= n, already prefetched.
-blockedContainsGensAVX512_groups_17:
+	// Groups of 8 while i+8 <= n, offsets in the ring.
+blockedContainsGensAVX512_groups_25:
 	MOVQ n+48(FP), BX
 	SUBQ $0x08, BX
 	CMPQ SI, BX
-	JGT  blockedContainsGensAVX512_tail_19
+	JGT  blockedContainsGensAVX512_tail_21
 
-blockedContainsGensAVX512_group_loop_18:
+blockedContainsGensAVX512_group_loop_27:
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ANDQ          $0x000001ff, R11
+	MOVQ          (R10)(R11*1), R12
+	VPBROADCASTD  (DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (AX)(R12*1), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, (R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          8(R10)(R11*1), R12
+	VPBROADCASTD  8(DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (AX)(R12*1), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 1(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          16(R10)(R11*1), R12
+	VPBROADCASTD  16(DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (AX)(R12*1), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 2(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          24(R10)(R11*1), R12
+	VPBROADCASTD  24(DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (AX)(R12*1), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 3(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          32(R10)(R11*1), R12
+	VPBROADCASTD  32(DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (AX)(R12*1), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 4(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          40(R10)(R11*1), R12
+	VPBROADCASTD  40(DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (AX)(R12*1), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 5(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          48(R10)(R11*1), R12
+	VPBROADCASTD  48(DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (AX)(R12*1), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 6(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          56(R10)(R11*1), R11
+	VPBROADCASTD  56(DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (AX)(R11*1), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R11
+	MOVBLZX       (DX)(R11*1), R11
+	MOVB          R11, 7(R8)(SI*1)
+	ADDQ          R11, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, BX
+	JLE           blockedContainsGensAVX512_group_loop_27
+	JMP           blockedContainsGensAVX512_tail_21
+
+blockedContainsGensAVX512_plain_23:
+	// Without the ring: groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	MOVQ n+48(FP), BX
+	SUBQ $0x38, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX512_groups_28
+
+blockedContainsGensAVX512_prefetching_29:
+	VMOVDQU64     384(DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*1)
 	VMOVDQU64     (DI)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
@@ -9136,15 +10966,179 @@ blockedContainsGensAVX512_group_loop_18:
 	ADDQ          R10, R9
 	ADDQ          $0x08, SI
 	CMPQ          SI, BX
-	JLE           blockedContainsGensAVX512_group_loop_18
+	JLE           blockedContainsGensAVX512_prefetching_29
+
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedContainsGensAVX512_groups_28:
+	MOVQ n+48(FP), BX
+	SUBQ $0x08, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX512_tail_21
+
+blockedContainsGensAVX512_group_loop_30:
+	VMOVDQU64     (DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DI)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VPSLLVQ.Z     Z9, Z1, K2, Z9
+	VPORQ         Z9, Z8, Z8
+	VSHUFI64X2    $0x4e, Z8, Z8, Z9
+	VPORQ         Z9, Z8, Z8
+	VPANDQ        (AX)(R10*1), Z8, Z9
+	VPCMPEQQ      Z9, Z8, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, (R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 1(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DI)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z8
+	VPORQ         Z8, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z8
+	VPCMPEQQ      Z8, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 2(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 3(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 4(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 5(R8)(SI*1)
+	ADDQ          R10, R9
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 6(R8)(SI*1)
+	ADDQ          R10, R9
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R10*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R10
+	MOVBLZX       (DX)(R10*1), R10
+	MOVB          R10, 7(R8)(SI*1)
+	ADDQ          R10, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, BX
+	JLE           blockedContainsGensAVX512_group_loop_30
 
 	// The last keys, one at a time.
-blockedContainsGensAVX512_tail_19:
+blockedContainsGensAVX512_tail_21:
 	MOVQ n+48(FP), BX
 	CMPQ SI, BX
 	JGE  blockedContainsGensAVX512_done_1
 
-blockedContainsGensAVX512_tail_loop_20:
+blockedContainsGensAVX512_tail_loop_22:
 	MOVQ          (DI)(SI*8), R10
 	SHRQ          $0x20, R10
 	IMULQ         CX, R10
@@ -9170,7 +11164,7 @@ blockedContainsGensAVX512_tail_loop_20:
 	ADDQ          R10, R9
 	INCQ          SI
 	CMPQ          SI, BX
-	JLT           blockedContainsGensAVX512_tail_loop_20
+	JLT           blockedContainsGensAVX512_tail_loop_22
 	JMP           blockedContainsGensAVX512_done_1
 
 blockedContainsGensAVX512_not_g2_2:
@@ -9178,49 +11172,392 @@ blockedContainsGensAVX512_not_g2_2:
 	CMPQ         DX, $0x04
 	JNE          blockedContainsGensAVX512_g8_3
 	LEAQ         winAnyLane<>+0(SB), DX
-	MOVL         $0x00000055, R10
-	PDEPL        R10, BX, R10
-	IMUL3L       $0x00000003, R10, R10
-	KMOVB        R10, K3
+	MOVL         $0x00000055, R11
+	PDEPL        R11, BX, R11
+	IMUL3L       $0x00000003, R11, R11
+	KMOVB        R11, K3
 	VPBROADCASTQ CX, Z2
 	MOVQ         $-64, BX
 	VPBROADCASTQ BX, Z3
 	CMPQ         SI, $0x08
-	JGT          blockedContainsGensAVX512_two_21
+	JGT          blockedContainsGensAVX512_two_31
 
 	// Prologue: prefetch the live lines of the first min(n, 48) keys.
 	MOVQ n+48(FP), BX
 	CMPQ BX, $0x00000030
-	JLE  blockedContainsGensAVX512_prologue_22
+	JLE  blockedContainsGensAVX512_prologue_32
 	MOVQ $0x00000030, BX
 
-blockedContainsGensAVX512_prologue_22:
+blockedContainsGensAVX512_prologue_32:
 	XORQ  SI, SI
 	TESTQ BX, BX
-	JEQ   blockedContainsGensAVX512_prologue_done_23
+	JEQ   blockedContainsGensAVX512_prologue_done_33
 
-blockedContainsGensAVX512_prologue_loop_24:
-	MOVQ       (DI)(SI*8), R10
-	SHRQ       $0x20, R10
-	IMULQ      CX, R10
-	SHRQ       $0x1a, R10
-	ANDQ       $-64, R10
-	ADDQ       AX, R10
-	PREFETCHT0 (R10)
+blockedContainsGensAVX512_prologue_loop_34:
+	MOVQ       (DI)(SI*8), R11
+	SHRQ       $0x20, R11
+	IMULQ      CX, R11
+	SHRQ       $0x1a, R11
+	ANDQ       $-64, R11
+	ADDQ       AX, R11
+	PREFETCHT0 (R11)
 	INCQ       SI
 	CMPQ       SI, BX
-	JLT        blockedContainsGensAVX512_prologue_loop_24
+	JLT        blockedContainsGensAVX512_prologue_loop_34
 
-blockedContainsGensAVX512_prologue_done_23:
+blockedContainsGensAVX512_prologue_done_33:
+	XORQ SI, SI
+	MOVQ mode+64(FP), BX
+	CMPQ BX, $0x02
+	JEQ  blockedContainsGensAVX512_plain_37
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ n+48(FP), BX
+	SUBQ $0x08, BX
+
+blockedContainsGensAVX512_ring_38_fill:
+	CMPQ      SI, BX
+	JGT       blockedContainsGensAVX512_ring_38_filled
+	CMPQ      SI, $0x00000030
+	JGE       blockedContainsGensAVX512_ring_38_filled
+	VMOVDQU64 (DI)(SI*8), Z4
+	VPSRLQ    $0x20, Z4, Z4
+	VPMULUDQ  Z2, Z4, Z4
+	VPSRLQ    $0x1a, Z4, Z4
+	VPANDQ    Z3, Z4, Z4
+	MOVQ      SI, R11
+	SHLQ      $0x03, R11
+	ANDQ      $0x000001ff, R11
+	VMOVDQA64 Z4, (R10)(R11*1)
+	ADDQ      $0x08, SI
+	JMP       blockedContainsGensAVX512_ring_38_fill
+
+blockedContainsGensAVX512_ring_38_filled:
 	XORQ SI, SI
 
-	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
 	MOVQ n+48(FP), BX
 	SUBQ $0x38, BX
 	CMPQ SI, BX
-	JGT  blockedContainsGensAVX512_groups_26
+	JGT  blockedContainsGensAVX512_groups_39
 
-blockedContainsGensAVX512_prefetching_25:
+blockedContainsGensAVX512_prefetching_40:
+	VMOVDQU64     384(DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ADDQ          $0x00000180, R11
+	ANDQ          $0x000001ff, R11
+	VMOVDQA64     Z4, (R10)(R11*1)
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ANDQ          $0x000001ff, R11
+	MOVQ          (R10)(R11*1), R12
+	VPBROADCASTD  (DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, (R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          8(R10)(R11*1), R12
+	VPBROADCASTD  8(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 1(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          16(R10)(R11*1), R12
+	VPBROADCASTD  16(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 2(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          24(R10)(R11*1), R12
+	VPBROADCASTD  24(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 3(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          32(R10)(R11*1), R12
+	VPBROADCASTD  32(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 4(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          40(R10)(R11*1), R12
+	VPBROADCASTD  40(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 5(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          48(R10)(R11*1), R12
+	VPBROADCASTD  48(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 6(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          56(R10)(R11*1), R11
+	VPBROADCASTD  56(DI)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K2
+	KMOVB         K2, R11
+	MOVBLZX       (DX)(R11*1), R11
+	MOVB          R11, 7(R8)(SI*1)
+	ADDQ          R11, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, BX
+	JLE           blockedContainsGensAVX512_prefetching_40
+
+	// Groups of 8 while i+8 <= n, offsets in the ring.
+blockedContainsGensAVX512_groups_39:
+	MOVQ n+48(FP), BX
+	SUBQ $0x08, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX512_tail_35
+
+blockedContainsGensAVX512_group_loop_41:
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R10)(R11*1), R12
+	VPBROADCASTD (DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VSHUFI64X2   $0xb1, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (AX)(R12*1), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R12
+	MOVBLZX      (DX)(R12*1), R12
+	MOVB         R12, (R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         8(R10)(R11*1), R12
+	VPBROADCASTD 8(DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VSHUFI64X2   $0xb1, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (AX)(R12*1), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R12
+	MOVBLZX      (DX)(R12*1), R12
+	MOVB         R12, 1(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         16(R10)(R11*1), R12
+	VPBROADCASTD 16(DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VSHUFI64X2   $0xb1, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (AX)(R12*1), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R12
+	MOVBLZX      (DX)(R12*1), R12
+	MOVB         R12, 2(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         24(R10)(R11*1), R12
+	VPBROADCASTD 24(DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VSHUFI64X2   $0xb1, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (AX)(R12*1), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R12
+	MOVBLZX      (DX)(R12*1), R12
+	MOVB         R12, 3(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         32(R10)(R11*1), R12
+	VPBROADCASTD 32(DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VSHUFI64X2   $0xb1, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (AX)(R12*1), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R12
+	MOVBLZX      (DX)(R12*1), R12
+	MOVB         R12, 4(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         40(R10)(R11*1), R12
+	VPBROADCASTD 40(DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VSHUFI64X2   $0xb1, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (AX)(R12*1), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R12
+	MOVBLZX      (DX)(R12*1), R12
+	MOVB         R12, 5(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         48(R10)(R11*1), R12
+	VPBROADCASTD 48(DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VSHUFI64X2   $0xb1, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (AX)(R12*1), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R12
+	MOVBLZX      (DX)(R12*1), R12
+	MOVB         R12, 6(R8)(SI*1)
+	ADDQ         R12, R9
+	MOVQ         56(R10)(R11*1), R11
+	VPBROADCASTD 56(DI)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1a, Y2, Y2
+	VPMOVZXDQ    Y2, Z2
+	VPSLLVQ.Z    Z2, Z1, K1, Z2
+	VSHUFI64X2   $0x4e, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VSHUFI64X2   $0xb1, Z2, Z2, Z3
+	VPORQ        Z3, Z2, Z2
+	VPANDQ       (AX)(R11*1), Z2, Z3
+	VPCMPEQQ     Z3, Z2, K3, K2
+	KMOVB        K2, R11
+	MOVBLZX      (DX)(R11*1), R11
+	MOVB         R11, 7(R8)(SI*1)
+	ADDQ         R11, R9
+	ADDQ         $0x08, SI
+	CMPQ         SI, BX
+	JLE          blockedContainsGensAVX512_group_loop_41
+	JMP          blockedContainsGensAVX512_tail_35
+
+blockedContainsGensAVX512_plain_37:
+	// Without the ring: groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	MOVQ n+48(FP), BX
+	SUBQ $0x38, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX512_groups_42
+
+blockedContainsGensAVX512_prefetching_43:
 	VMOVDQU64     384(DI)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
@@ -9383,16 +11720,16 @@ blockedContainsGensAVX512_prefetching_25:
 	ADDQ          R10, R9
 	ADDQ          $0x08, SI
 	CMPQ          SI, BX
-	JLE           blockedContainsGensAVX512_prefetching_25
+	JLE           blockedContainsGensAVX512_prefetching_43
 
 	// Groups of 8 while i+8 <= n, already prefetched.
-blockedContainsGensAVX512_groups_26:
+blockedContainsGensAVX512_groups_42:
 	MOVQ n+48(FP), BX
 	SUBQ $0x08, BX
 	CMPQ SI, BX
-	JGT  blockedContainsGensAVX512_tail_28
+	JGT  blockedContainsGensAVX512_tail_35
 
-blockedContainsGensAVX512_group_loop_27:
+blockedContainsGensAVX512_group_loop_44:
 	VMOVDQU64     (DI)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
@@ -9531,15 +11868,15 @@ blockedContainsGensAVX512_group_loop_27:
 	ADDQ          R10, R9
 	ADDQ          $0x08, SI
 	CMPQ          SI, BX
-	JLE           blockedContainsGensAVX512_group_loop_27
+	JLE           blockedContainsGensAVX512_group_loop_44
 
 	// The last keys, one at a time.
-blockedContainsGensAVX512_tail_28:
+blockedContainsGensAVX512_tail_35:
 	MOVQ n+48(FP), BX
 	CMPQ SI, BX
 	JGE  blockedContainsGensAVX512_done_1
 
-blockedContainsGensAVX512_tail_loop_29:
+blockedContainsGensAVX512_tail_loop_36:
 	MOVQ         (DI)(SI*8), R10
 	SHRQ         $0x20, R10
 	IMULQ        CX, R10
@@ -9563,43 +11900,450 @@ blockedContainsGensAVX512_tail_loop_29:
 	ADDQ         R10, R9
 	INCQ         SI
 	CMPQ         SI, BX
-	JLT          blockedContainsGensAVX512_tail_loop_29
+	JLT          blockedContainsGensAVX512_tail_loop_36
 	JMP          blockedContainsGensAVX512_done_1
 
-blockedContainsGensAVX512_two_21:
+blockedContainsGensAVX512_two_31:
 	// Prologue: prefetch the live lines of the first min(n, 48) keys.
 	MOVQ n+48(FP), BX
 	CMPQ BX, $0x00000030
-	JLE  blockedContainsGensAVX512_prologue_30
+	JLE  blockedContainsGensAVX512_prologue_45
 	MOVQ $0x00000030, BX
 
-blockedContainsGensAVX512_prologue_30:
+blockedContainsGensAVX512_prologue_45:
 	XORQ  SI, SI
 	TESTQ BX, BX
-	JEQ   blockedContainsGensAVX512_prologue_done_31
+	JEQ   blockedContainsGensAVX512_prologue_done_46
 
-blockedContainsGensAVX512_prologue_loop_32:
-	MOVQ       (DI)(SI*8), R10
-	SHRQ       $0x20, R10
-	IMULQ      CX, R10
-	SHRQ       $0x1a, R10
-	ANDQ       $-64, R10
-	ADDQ       AX, R10
-	PREFETCHT0 (R10)
+blockedContainsGensAVX512_prologue_loop_47:
+	MOVQ       (DI)(SI*8), R11
+	SHRQ       $0x20, R11
+	IMULQ      CX, R11
+	SHRQ       $0x1a, R11
+	ANDQ       $-64, R11
+	ADDQ       AX, R11
+	PREFETCHT0 (R11)
 	INCQ       SI
 	CMPQ       SI, BX
-	JLT        blockedContainsGensAVX512_prologue_loop_32
+	JLT        blockedContainsGensAVX512_prologue_loop_47
 
-blockedContainsGensAVX512_prologue_done_31:
+blockedContainsGensAVX512_prologue_done_46:
+	XORQ SI, SI
+	MOVQ mode+64(FP), BX
+	CMPQ BX, $0x02
+	JEQ  blockedContainsGensAVX512_plain_50
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ n+48(FP), BX
+	SUBQ $0x08, BX
+
+blockedContainsGensAVX512_ring_51_fill:
+	CMPQ      SI, BX
+	JGT       blockedContainsGensAVX512_ring_51_filled
+	CMPQ      SI, $0x00000030
+	JGE       blockedContainsGensAVX512_ring_51_filled
+	VMOVDQU64 (DI)(SI*8), Z4
+	VPSRLQ    $0x20, Z4, Z4
+	VPMULUDQ  Z2, Z4, Z4
+	VPSRLQ    $0x1a, Z4, Z4
+	VPANDQ    Z3, Z4, Z4
+	MOVQ      SI, R11
+	SHLQ      $0x03, R11
+	ANDQ      $0x000001ff, R11
+	VMOVDQA64 Z4, (R10)(R11*1)
+	ADDQ      $0x08, SI
+	JMP       blockedContainsGensAVX512_ring_51_fill
+
+blockedContainsGensAVX512_ring_51_filled:
 	XORQ SI, SI
 
-	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
 	MOVQ n+48(FP), BX
 	SUBQ $0x38, BX
 	CMPQ SI, BX
-	JGT  blockedContainsGensAVX512_groups_34
+	JGT  blockedContainsGensAVX512_groups_52
 
-blockedContainsGensAVX512_prefetching_33:
+blockedContainsGensAVX512_prefetching_53:
+	VMOVDQU64     384(DI)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ADDQ          $0x00000180, R11
+	ANDQ          $0x000001ff, R11
+	VMOVDQA64     Z4, (R10)(R11*1)
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ANDQ          $0x000001ff, R11
+	MOVQ          (R10)(R11*1), R12
+	VPBROADCASTD  (DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, (R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          8(R10)(R11*1), R12
+	VPBROADCASTD  8(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 1(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          16(R10)(R11*1), R12
+	VPBROADCASTD  16(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 2(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          24(R10)(R11*1), R12
+	VPBROADCASTD  24(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 3(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          32(R10)(R11*1), R12
+	VPBROADCASTD  32(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 4(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          40(R10)(R11*1), R12
+	VPBROADCASTD  40(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 5(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          48(R10)(R11*1), R12
+	VPBROADCASTD  48(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R12*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 6(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          56(R10)(R11*1), R11
+	VPBROADCASTD  56(DI)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0x4e, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VSHUFI64X2    $0xb1, Z4, Z4, Z5
+	VPORQ         Z5, Z4, Z4
+	VPANDQ        (AX)(R11*1), Z4, Z5
+	VPCMPEQQ      Z5, Z4, K3, K4
+	KMOVB         K4, R11
+	MOVBLZX       (DX)(R11*1), R11
+	MOVB          R11, 7(R8)(SI*1)
+	ADDQ          R11, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, BX
+	JLE           blockedContainsGensAVX512_prefetching_53
+
+	// Groups of 8 while i+8 <= n, offsets in the ring.
+blockedContainsGensAVX512_groups_52:
+	MOVQ n+48(FP), BX
+	SUBQ $0x08, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX512_tail_48
+
+blockedContainsGensAVX512_group_loop_54:
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ANDQ          $0x000001ff, R11
+	MOVQ          (R10)(R11*1), R12
+	VPBROADCASTD  (DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0xb1, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (AX)(R12*1), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, (R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          8(R10)(R11*1), R12
+	VPBROADCASTD  8(DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0xb1, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (AX)(R12*1), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 1(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          16(R10)(R11*1), R12
+	VPBROADCASTD  16(DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0xb1, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (AX)(R12*1), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 2(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          24(R10)(R11*1), R12
+	VPBROADCASTD  24(DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0xb1, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (AX)(R12*1), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 3(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          32(R10)(R11*1), R12
+	VPBROADCASTD  32(DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0xb1, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (AX)(R12*1), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 4(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          40(R10)(R11*1), R12
+	VPBROADCASTD  40(DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0xb1, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (AX)(R12*1), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 5(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          48(R10)(R11*1), R12
+	VPBROADCASTD  48(DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0xb1, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (AX)(R12*1), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R12
+	MOVBLZX       (DX)(R12*1), R12
+	MOVB          R12, 6(R8)(SI*1)
+	ADDQ          R12, R9
+	MOVQ          56(R10)(R11*1), R11
+	VPBROADCASTD  56(DI)(SI*8), Z3
+	VPMULLD       Z0, Z3, Z3
+	VPSRLD        $0x1a, Z3, Z3
+	VPMOVZXDQ     Y3, Z2
+	VEXTRACTI64X4 $0x01, Z3, Y3
+	VPMOVZXDQ     Y3, Z3
+	VPSLLVQ.Z     Z2, Z1, K1, Z2
+	VPSLLVQ.Z     Z3, Z1, K2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0x4e, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VSHUFI64X2    $0xb1, Z2, Z2, Z3
+	VPORQ         Z3, Z2, Z2
+	VPANDQ        (AX)(R11*1), Z2, Z3
+	VPCMPEQQ      Z3, Z2, K3, K4
+	KMOVB         K4, R11
+	MOVBLZX       (DX)(R11*1), R11
+	MOVB          R11, 7(R8)(SI*1)
+	ADDQ          R11, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, BX
+	JLE           blockedContainsGensAVX512_group_loop_54
+	JMP           blockedContainsGensAVX512_tail_48
+
+blockedContainsGensAVX512_plain_50:
+	// Without the ring: groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	MOVQ n+48(FP), BX
+	SUBQ $0x38, BX
+	CMPQ SI, BX
+	JGT  blockedContainsGensAVX512_groups_55
+
+blockedContainsGensAVX512_prefetching_56:
 	VMOVDQU64     384(DI)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
@@ -9794,16 +12538,16 @@ blockedContainsGensAVX512_prefetching_33:
 	ADDQ          R10, R9
 	ADDQ          $0x08, SI
 	CMPQ          SI, BX
-	JLE           blockedContainsGensAVX512_prefetching_33
+	JLE           blockedContainsGensAVX512_prefetching_56
 
 	// Groups of 8 while i+8 <= n, already prefetched.
-blockedContainsGensAVX512_groups_34:
+blockedContainsGensAVX512_groups_55:
 	MOVQ n+48(FP), BX
 	SUBQ $0x08, BX
 	CMPQ SI, BX
-	JGT  blockedContainsGensAVX512_tail_36
+	JGT  blockedContainsGensAVX512_tail_48
 
-blockedContainsGensAVX512_group_loop_35:
+blockedContainsGensAVX512_group_loop_57:
 	VMOVDQU64     (DI)(SI*8), Z4
 	VPSRLQ        $0x20, Z4, Z4
 	VPMULUDQ      Z2, Z4, Z4
@@ -9974,15 +12718,15 @@ blockedContainsGensAVX512_group_loop_35:
 	ADDQ          R10, R9
 	ADDQ          $0x08, SI
 	CMPQ          SI, BX
-	JLE           blockedContainsGensAVX512_group_loop_35
+	JLE           blockedContainsGensAVX512_group_loop_57
 
 	// The last keys, one at a time.
-blockedContainsGensAVX512_tail_36:
+blockedContainsGensAVX512_tail_48:
 	MOVQ n+48(FP), BX
 	CMPQ SI, BX
 	JGE  blockedContainsGensAVX512_done_1
 
-blockedContainsGensAVX512_tail_loop_37:
+blockedContainsGensAVX512_tail_loop_49:
 	MOVQ          (DI)(SI*8), R10
 	SHRQ          $0x20, R10
 	IMULQ         CX, R10
@@ -10010,7 +12754,7 @@ blockedContainsGensAVX512_tail_loop_37:
 	ADDQ          R10, R9
 	INCQ          SI
 	CMPQ          SI, BX
-	JLT           blockedContainsGensAVX512_tail_loop_37
+	JLT           blockedContainsGensAVX512_tail_loop_49
 	JMP           blockedContainsGensAVX512_done_1
 
 blockedContainsGensAVX512_g8_3:
@@ -10018,20 +12762,20 @@ blockedContainsGensAVX512_g8_3:
 	SHLQ $0x04, DX
 	LEAQ winLaneHits<>+0(SB), R10
 	CMPQ SI, $0x08
-	JGT  blockedContainsGensAVX512_two_38
+	JGT  blockedContainsGensAVX512_two_58
 
 	// Prologue: prefetch the live lines of the first min(n, 24) keys.
 	MOVQ n+48(FP), R11
 	CMPQ R11, $0x00000018
-	JLE  blockedContainsGensAVX512_prologue_39
+	JLE  blockedContainsGensAVX512_prologue_59
 	MOVQ $0x00000018, R11
 
-blockedContainsGensAVX512_prologue_39:
+blockedContainsGensAVX512_prologue_59:
 	XORQ  SI, SI
 	TESTQ R11, R11
-	JEQ   blockedContainsGensAVX512_prologue_done_40
+	JEQ   blockedContainsGensAVX512_prologue_done_60
 
-blockedContainsGensAVX512_prologue_loop_41:
+blockedContainsGensAVX512_prologue_loop_61:
 	MOVQ  (DI)(SI*8), R12
 	SHRQ  $0x20, R12
 	IMULQ CX, R12
@@ -10040,29 +12784,29 @@ blockedContainsGensAVX512_prologue_loop_41:
 	ADDQ  AX, R12
 	MOVQ  BX, R13
 
-blockedContainsGensAVX512_lines_42:
+blockedContainsGensAVX512_lines_62:
 	TESTL      $0x0000000f, R13
-	JEQ        blockedContainsGensAVX512_dead_line_43
+	JEQ        blockedContainsGensAVX512_dead_line_63
 	PREFETCHT0 (R12)
 
-blockedContainsGensAVX512_dead_line_43:
+blockedContainsGensAVX512_dead_line_63:
 	ADDQ $0x40, R12
 	SHRQ $0x04, R13
-	JNE  blockedContainsGensAVX512_lines_42
+	JNE  blockedContainsGensAVX512_lines_62
 	INCQ SI
 	CMPQ SI, R11
-	JLT  blockedContainsGensAVX512_prologue_loop_41
+	JLT  blockedContainsGensAVX512_prologue_loop_61
 
-blockedContainsGensAVX512_prologue_done_40:
+blockedContainsGensAVX512_prologue_done_60:
 	XORQ SI, SI
 
 	// One key a step while i+24 < n, prefetching key i+24.
 	MOVQ n+48(FP), R11
 	SUBQ $0x18, R11
 	CMPQ SI, R11
-	JGE  blockedContainsGensAVX512_tail_45
+	JGE  blockedContainsGensAVX512_tail_65
 
-blockedContainsGensAVX512_one_44:
+blockedContainsGensAVX512_one_64:
 	MOVQ  192(DI)(SI*8), R12
 	SHRQ  $0x20, R12
 	IMULQ CX, R12
@@ -10071,15 +12815,15 @@ blockedContainsGensAVX512_one_44:
 	ADDQ  AX, R12
 	MOVQ  BX, R13
 
-blockedContainsGensAVX512_lines_47:
+blockedContainsGensAVX512_lines_67:
 	TESTL      $0x0000000f, R13
-	JEQ        blockedContainsGensAVX512_dead_line_48
+	JEQ        blockedContainsGensAVX512_dead_line_68
 	PREFETCHT0 (R12)
 
-blockedContainsGensAVX512_dead_line_48:
+blockedContainsGensAVX512_dead_line_68:
 	ADDQ         $0x40, R12
 	SHRQ         $0x04, R13
-	JNE          blockedContainsGensAVX512_lines_47
+	JNE          blockedContainsGensAVX512_lines_67
 	MOVQ         (DI)(SI*8), R12
 	SHRQ         $0x20, R12
 	IMULQ        CX, R12
@@ -10098,9 +12842,9 @@ blockedContainsGensAVX512_dead_line_48:
 	XORL         R13, R13
 	MOVQ         BX, R14
 
-blockedContainsGensAVX512_lines_49:
+blockedContainsGensAVX512_lines_69:
 	TESTL   $0x0000000f, R14
-	JEQ     blockedContainsGensAVX512_dead_line_50
+	JEQ     blockedContainsGensAVX512_dead_line_70
 	VPANDQ  (R12), Z2, Z3
 	VPCMPQ  $0x04, Z3, Z2, K2
 	KMOVB   K2, R15
@@ -10108,24 +12852,24 @@ blockedContainsGensAVX512_lines_49:
 	ANDL    R14, R15
 	ORL     R15, R13
 
-blockedContainsGensAVX512_dead_line_50:
+blockedContainsGensAVX512_dead_line_70:
 	ADDQ  $0x40, R12
 	SHRQ  $0x04, R14
-	JNE   blockedContainsGensAVX512_lines_49
+	JNE   blockedContainsGensAVX512_lines_69
 	NEGL  R13
 	SETCS (R8)(SI*1)
 	ADCQ  $0x00, R9
 	INCQ  SI
 	CMPQ  SI, R11
-	JLT   blockedContainsGensAVX512_one_44
+	JLT   blockedContainsGensAVX512_one_64
 
 	// The last keys, already prefetched.
-blockedContainsGensAVX512_tail_45:
+blockedContainsGensAVX512_tail_65:
 	MOVQ n+48(FP), R11
 	CMPQ SI, R11
 	JGE  blockedContainsGensAVX512_done_1
 
-blockedContainsGensAVX512_tail_loop_46:
+blockedContainsGensAVX512_tail_loop_66:
 	MOVQ         (DI)(SI*8), R12
 	SHRQ         $0x20, R12
 	IMULQ        CX, R12
@@ -10144,9 +12888,9 @@ blockedContainsGensAVX512_tail_loop_46:
 	XORL         R13, R13
 	MOVQ         BX, R14
 
-blockedContainsGensAVX512_lines_51:
+blockedContainsGensAVX512_lines_71:
 	TESTL   $0x0000000f, R14
-	JEQ     blockedContainsGensAVX512_dead_line_52
+	JEQ     blockedContainsGensAVX512_dead_line_72
 	VPANDQ  (R12), Z2, Z3
 	VPCMPQ  $0x04, Z3, Z2, K2
 	KMOVB   K2, R15
@@ -10154,31 +12898,31 @@ blockedContainsGensAVX512_lines_51:
 	ANDL    R14, R15
 	ORL     R15, R13
 
-blockedContainsGensAVX512_dead_line_52:
+blockedContainsGensAVX512_dead_line_72:
 	ADDQ  $0x40, R12
 	SHRQ  $0x04, R14
-	JNE   blockedContainsGensAVX512_lines_51
+	JNE   blockedContainsGensAVX512_lines_71
 	NEGL  R13
 	SETCS (R8)(SI*1)
 	ADCQ  $0x00, R9
 	INCQ  SI
 	CMPQ  SI, R11
-	JLT   blockedContainsGensAVX512_tail_loop_46
+	JLT   blockedContainsGensAVX512_tail_loop_66
 	JMP   blockedContainsGensAVX512_done_1
 
-blockedContainsGensAVX512_two_38:
+blockedContainsGensAVX512_two_58:
 	// Prologue: prefetch the live lines of the first min(n, 24) keys.
 	MOVQ n+48(FP), R11
 	CMPQ R11, $0x00000018
-	JLE  blockedContainsGensAVX512_prologue_53
+	JLE  blockedContainsGensAVX512_prologue_73
 	MOVQ $0x00000018, R11
 
-blockedContainsGensAVX512_prologue_53:
+blockedContainsGensAVX512_prologue_73:
 	XORQ  SI, SI
 	TESTQ R11, R11
-	JEQ   blockedContainsGensAVX512_prologue_done_54
+	JEQ   blockedContainsGensAVX512_prologue_done_74
 
-blockedContainsGensAVX512_prologue_loop_55:
+blockedContainsGensAVX512_prologue_loop_75:
 	MOVQ  (DI)(SI*8), R12
 	SHRQ  $0x20, R12
 	IMULQ CX, R12
@@ -10187,29 +12931,29 @@ blockedContainsGensAVX512_prologue_loop_55:
 	ADDQ  AX, R12
 	MOVQ  BX, R13
 
-blockedContainsGensAVX512_lines_56:
+blockedContainsGensAVX512_lines_76:
 	TESTL      $0x0000000f, R13
-	JEQ        blockedContainsGensAVX512_dead_line_57
+	JEQ        blockedContainsGensAVX512_dead_line_77
 	PREFETCHT0 (R12)
 
-blockedContainsGensAVX512_dead_line_57:
+blockedContainsGensAVX512_dead_line_77:
 	ADDQ $0x40, R12
 	SHRQ $0x04, R13
-	JNE  blockedContainsGensAVX512_lines_56
+	JNE  blockedContainsGensAVX512_lines_76
 	INCQ SI
 	CMPQ SI, R11
-	JLT  blockedContainsGensAVX512_prologue_loop_55
+	JLT  blockedContainsGensAVX512_prologue_loop_75
 
-blockedContainsGensAVX512_prologue_done_54:
+blockedContainsGensAVX512_prologue_done_74:
 	XORQ SI, SI
 
 	// One key a step while i+24 < n, prefetching key i+24.
 	MOVQ n+48(FP), R11
 	SUBQ $0x18, R11
 	CMPQ SI, R11
-	JGE  blockedContainsGensAVX512_tail_59
+	JGE  blockedContainsGensAVX512_tail_79
 
-blockedContainsGensAVX512_one_58:
+blockedContainsGensAVX512_one_78:
 	MOVQ  192(DI)(SI*8), R12
 	SHRQ  $0x20, R12
 	IMULQ CX, R12
@@ -10218,15 +12962,15 @@ blockedContainsGensAVX512_one_58:
 	ADDQ  AX, R12
 	MOVQ  BX, R13
 
-blockedContainsGensAVX512_lines_61:
+blockedContainsGensAVX512_lines_81:
 	TESTL      $0x0000000f, R13
-	JEQ        blockedContainsGensAVX512_dead_line_62
+	JEQ        blockedContainsGensAVX512_dead_line_82
 	PREFETCHT0 (R12)
 
-blockedContainsGensAVX512_dead_line_62:
+blockedContainsGensAVX512_dead_line_82:
 	ADDQ          $0x40, R12
 	SHRQ          $0x04, R13
-	JNE           blockedContainsGensAVX512_lines_61
+	JNE           blockedContainsGensAVX512_lines_81
 	MOVQ          (DI)(SI*8), R12
 	SHRQ          $0x20, R12
 	IMULQ         CX, R12
@@ -10249,9 +12993,9 @@ blockedContainsGensAVX512_dead_line_62:
 	XORL          R13, R13
 	MOVQ          BX, R14
 
-blockedContainsGensAVX512_lines_63:
+blockedContainsGensAVX512_lines_83:
 	TESTL   $0x0000000f, R14
-	JEQ     blockedContainsGensAVX512_dead_line_64
+	JEQ     blockedContainsGensAVX512_dead_line_84
 	VPANDQ  (R12), Z2, Z3
 	VPCMPQ  $0x04, Z3, Z2, K3
 	KMOVB   K3, R15
@@ -10259,24 +13003,24 @@ blockedContainsGensAVX512_lines_63:
 	ANDL    R14, R15
 	ORL     R15, R13
 
-blockedContainsGensAVX512_dead_line_64:
+blockedContainsGensAVX512_dead_line_84:
 	ADDQ  $0x40, R12
 	SHRQ  $0x04, R14
-	JNE   blockedContainsGensAVX512_lines_63
+	JNE   blockedContainsGensAVX512_lines_83
 	NEGL  R13
 	SETCS (R8)(SI*1)
 	ADCQ  $0x00, R9
 	INCQ  SI
 	CMPQ  SI, R11
-	JLT   blockedContainsGensAVX512_one_58
+	JLT   blockedContainsGensAVX512_one_78
 
 	// The last keys, already prefetched.
-blockedContainsGensAVX512_tail_59:
+blockedContainsGensAVX512_tail_79:
 	MOVQ n+48(FP), R11
 	CMPQ SI, R11
 	JGE  blockedContainsGensAVX512_done_1
 
-blockedContainsGensAVX512_tail_loop_60:
+blockedContainsGensAVX512_tail_loop_80:
 	MOVQ          (DI)(SI*8), R12
 	SHRQ          $0x20, R12
 	IMULQ         CX, R12
@@ -10299,9 +13043,9 @@ blockedContainsGensAVX512_tail_loop_60:
 	XORL          R13, R13
 	MOVQ          BX, R14
 
-blockedContainsGensAVX512_lines_65:
+blockedContainsGensAVX512_lines_85:
 	TESTL   $0x0000000f, R14
-	JEQ     blockedContainsGensAVX512_dead_line_66
+	JEQ     blockedContainsGensAVX512_dead_line_86
 	VPANDQ  (R12), Z2, Z3
 	VPCMPQ  $0x04, Z3, Z2, K3
 	KMOVB   K3, R15
@@ -10309,19 +13053,19 @@ blockedContainsGensAVX512_lines_65:
 	ANDL    R14, R15
 	ORL     R15, R13
 
-blockedContainsGensAVX512_dead_line_66:
+blockedContainsGensAVX512_dead_line_86:
 	ADDQ  $0x40, R12
 	SHRQ  $0x04, R14
-	JNE   blockedContainsGensAVX512_lines_65
+	JNE   blockedContainsGensAVX512_lines_85
 	NEGL  R13
 	SETCS (R8)(SI*1)
 	ADCQ  $0x00, R9
 	INCQ  SI
 	CMPQ  SI, R11
-	JLT   blockedContainsGensAVX512_tail_loop_60
+	JLT   blockedContainsGensAVX512_tail_loop_80
 
 blockedContainsGensAVX512_done_1:
-	MOVQ R9, ret+64(FP)
+	MOVQ R9, ret+72(FP)
 	VZEROUPPER
 	RET
 

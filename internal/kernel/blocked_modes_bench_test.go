@@ -10,7 +10,8 @@ import (
 )
 
 // BenchmarkBlockedModes runs the batch kernels of each assembly set in each
-// of their modes (amd64's batchMode: the offset ring, prefetches with the
+// of their modes (the windowed probes too, on the same table read as
+// windows of 2 and 4 generations, one line a key) (amd64's batchMode: the offset ring, prefetches with the
 // offsets computed again, no prefetches for inserts) on the same filter in
 // one process, so that a mode's threshold can be judged on a new CPU
 // without the page placement and code layout that differ between two
@@ -37,7 +38,7 @@ func BenchmarkBlockedModes(b *testing.B) {
 				if impl == "generic" {
 					b.Skip("no modes")
 				}
-				for _, op := range []string{"contains", "add", "addnew"} {
+				for _, op := range []string{"contains", "add", "addnew", "window2", "window4"} {
 					for _, m := range modes {
 						if op != "add" && m.name == "noprefetch" {
 							continue // only the inserts may skip their prefetches
@@ -52,6 +53,10 @@ func BenchmarkBlockedModes(b *testing.B) {
 									kernel.BlockedAdd(f, benchK, q[off:off+benchBatch])
 								case "addnew":
 									kernel.BlockedAddNew(f, benchK, q[off:off+benchBatch], out)
+								case "window2":
+									kernel.BlockedContainsGens(f, uint64(len(f)), 2, 3, benchK, q[off:off+benchBatch], out)
+								case "window4":
+									kernel.BlockedContainsGens(f, uint64(len(f)), 4, 15, benchK, q[off:off+benchBatch], out)
 								default:
 									kernel.BlockedContains(f, benchK, q[off:off+benchBatch], out)
 								}

@@ -69,20 +69,20 @@ func blockedAddNew1AVX512(t *BlockedTable, h uint64) bool
 //go:noescape
 func blockedContainsGens1AVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, h uint64) bool
 
-// blockedContainsGensAVX2 probes hs[:n] in the generations of live (nonzero, bits < ngen) of a windowed table of nb groups at blocks (ngen generations, a power of two in 2..64), k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues; tab is avx2Tables[k].
+// blockedContainsGensAVX2 probes hs[:n] in the generations of live (nonzero, bits < ngen) of a windowed table of nb groups at blocks (ngen generations, a power of two in 2..64), k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues; tab is avx2Tables[k]; mode is modeRing (nb < 2^32) or modePrefetch.
 //
 //go:noescape
-func blockedContainsGensAVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, hs *uint64, n int, out *bool) int
+func blockedContainsGensAVX2(blocks *uint64, nb uint64, ngen int, live uint64, k int, tab *uint32, hs *uint64, n int, out *bool, mode int) int
 
 // blockedContainsGens1AVX512 reports whether h is present in a generation of live (nonzero, bits < ngen) of a windowed table of nb groups at blocks (ngen generations, a power of two in 2..64), k probes per key (1 <= k <= 16).
 //
 //go:noescape
 func blockedContainsGens1AVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, h uint64) bool
 
-// blockedContainsGensAVX512 probes hs[:n] in the generations of live (nonzero, bits < ngen) of a windowed table of nb groups at blocks (ngen generations, a power of two in 2..64), k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues.
+// blockedContainsGensAVX512 probes hs[:n] in the generations of live (nonzero, bits < ngen) of a windowed table of nb groups at blocks (ngen generations, a power of two in 2..64), k probes per key (1 <= k <= 16), writes out[:n] and returns the number of trues; mode is modeRing (nb < 2^32) or modePrefetch.
 //
 //go:noescape
-func blockedContainsGensAVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, hs *uint64, n int, out *bool) int
+func blockedContainsGensAVX512(blocks *uint64, nb uint64, ngen int, live uint64, k int, hs *uint64, n int, out *bool, mode int) int
 
 // windowContains1AVX2 reports whether h is present in a generation of live of the table t (see internal/kernel's WindowTable); it jumps to windowContains1AVX512 if windowContains1Set is avx512, and to windowContains1Go if it is generic, t is empty (closed) or k is not in 1..16.
 //

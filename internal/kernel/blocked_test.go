@@ -60,8 +60,8 @@ func eachKernel(t *testing.T, f func(t *testing.T)) {
 
 // eachKernelMode is eachKernel with each of the batch kernels' modes
 // forced where the build chooses them by filter size (amd64:
-// prefetchMinBlocks, ringMaxBlocks): prefetches with the AVX-512 offset
-// ring, prefetches without it, and inserts without prefetches, so that
+// prefetchMinBlocks, ringMaxBlocks): prefetches with the offset ring,
+// prefetches without it, and inserts without prefetches, so that
 // the tests' sizes reach every kind of loop.
 func eachKernelMode(t *testing.T, f func(t *testing.T)) {
 	if kernel.SetBatchModes == nil {

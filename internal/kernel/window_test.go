@@ -214,7 +214,7 @@ func TestWindowGenericReference(t *testing.T) {
 // below 300) on every kernel set, with a generation count, live mask and k
 // drawn per length, outputs guarded and hashes misaligned.
 func TestWindowKernelsLengths(t *testing.T) {
-	kerneltest.Run(t, func(t *testing.T, impl string) {
+	eachKernelMode(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(1, 2))
 		maxN := 600
 		if testing.Short() {
@@ -243,7 +243,7 @@ func TestWindowKernelsShapes(t *testing.T) {
 	if testing.Short() {
 		gs = []int{2, 4, 8, 64}
 	}
-	kerneltest.Run(t, func(t *testing.T, impl string) {
+	eachKernelMode(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(3, 4))
 		for _, g := range gs {
 			for k := 1; k <= kernel.MaxK; k++ {
