@@ -564,6 +564,19 @@ func (r *ring) slot(d int) operand.Mem {
 	return operand.Mem{Base: r.base, Index: s, Scale: 1}
 }
 
+// group emits key(j, off) for each key j of the group at i, off a
+// register holding its offset, read back from the group's slot.
+func (r *ring) group(key func(j int, off reg.GPVirtual)) {
+	offs := r.slot(0)
+	for j := 0; j < r.width; j++ {
+		a := c.GP64()
+		o := offs
+		o.Disp += 8 * j
+		c.MOVQ(o, a)
+		key(j, a)
+	}
+}
+
 // offsets computes the block offsets of the group at i+d into a vector.
 func (r *ring) offsets(d int) reg.VecVirtual {
 	if r.width == 4 {

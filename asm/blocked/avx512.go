@@ -249,14 +249,7 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 // ringGroup inserts or probes the 8 keys hs[i..i+8), their offsets read
 // from the ring.
 func (g *kern) ringGroup(two bool) {
-	offs := g.ring.slot(0)
-	for j := 0; j < 8; j++ {
-		a := c.GP64()
-		o := offs
-		o.Disp += 8 * j
-		c.MOVQ(o, a)
-		g.wideKey(j, a, two)
-	}
+	g.ring.group(func(j int, a reg.GPVirtual) { g.wideKey(j, a, two) })
 }
 
 // group inserts or probes the 8 keys hs[i..i+8).

@@ -327,16 +327,7 @@ func (g *kern) loops(p string, two bool, dist int) {
 	if r := g.ring; r != nil {
 		g.jumpIfMode(modePrefetch, p+"_plain")
 		r.fill(p, dist)
-		withRing := func() {
-			offs := r.slot(0)
-			for u := 0; u < unroll; u++ {
-				a := c.GP64()
-				o := offs
-				o.Disp += 8 * u
-				c.MOVQ(o, a)
-				g.keyAt(u, a, two)
-			}
-		}
+		withRing := func() { r.group(func(u int, a reg.GPVirtual) { g.keyAt(u, a, two) }) }
 		c.Commentf("Groups of %d while i+%d+%d <= n, prefetching the group at i+%d and keeping its offsets in the ring.", unroll, dist, unroll, dist)
 		g.groupLoopBy(unroll, p+"_prefetching", p+"_groups", dist+unroll, func() {
 			ahead := r.store(dist)

@@ -800,16 +800,7 @@ func (w *win) groupOffsets(d int) func(j int) reg.GPVirtual {
 func (w *win) groupLoops(two bool) {
 	r := w.ring
 	step := r.width
-	ringGroup := func() {
-		offs := r.slot(0)
-		for j := 0; j < step; j++ {
-			a := c.GP64()
-			o := offs
-			o.Disp += 8 * j
-			c.MOVQ(o, a)
-			w.key(j, a, two)
-		}
-	}
+	ringGroup := func() { r.group(func(j int, a reg.GPVirtual) { w.key(j, a, two) }) }
 	prefetching := func(offs func(d int) func(j int) reg.GPVirtual, group func()) func() {
 		return func() {
 			ahead := offs(w.dist)
