@@ -215,7 +215,7 @@ func (g *kern) wideAddNewKey(d int, a reg.GPVirtual, two bool) {
 var low7Mem, high1Mem operand.Mem
 
 // ringSlots is the number of 64-byte slots of the offset ring of the
-// AVX-512 batch loops (ring): a power of 2 above dist/8.
+// batch loops (ring): a power of 2 above dist/8.
 const ringSlots = 8
 
 // wideAddNewLoops emits the AVX-512 add-if-new loops for k <= 8. They are
@@ -606,6 +606,10 @@ func (r *ring) store(d int) (lane func(j int) reg.GPVirtual) {
 // fill stores the offsets of the groups that start below dist keys (and
 // end by n), the ones no prefetching step stores, and sets i back to 0.
 func (r *ring) fill(p string, dist int) {
+	if dist%r.width != 0 || dist+r.width > 8*ringSlots {
+		// The slots of the groups i..i+dist are all in use at once.
+		panic("blocked: the offset ring needs dist a multiple of the group width, at most 8*ringSlots - width")
+	}
 	lim := c.GP64()
 	c.Commentf("Fill the ring with the offsets of the groups below %d keys.", dist)
 	c.MOVQ(r.n(), lim)
