@@ -579,9 +579,6 @@ func (r *ring) group(key func(j int, off reg.GPVirtual)) {
 
 // offsets computes the block offsets of the group at i+d into a vector.
 func (r *ring) offsets(d int) reg.VecVirtual {
-	if r.width == 4 {
-		return offsetsVec4(r.hash(d), r.nZ, r.m64)
-	}
 	return offsetsVec(r.hash(d), r.nZ, r.m64)
 }
 

@@ -94,12 +94,30 @@ func (g *kern) wideConsts(k reg.GPVirtual) {
 	g.round1, g.round2 = probeMasks(k)
 	g.notRound1 = c.K()
 	c.KNOTB(g.round1, g.notRound1)
-	g.nblocksZ = c.ZMM()
-	c.VPBROADCASTQ(g.nblocks, g.nblocksZ)
-	m := c.GP64()
-	c.MOVQ(operand.I64(-64), m)
-	g.m64 = c.ZMM()
-	c.VPBROADCASTQ(m, g.m64)
+	g.nblocksZ, g.m64 = offsetConsts(g.nblocks, true)
+}
+
+// offsetConsts returns the constants of offsetsVec: n and -64 in every
+// qword of a ZMM (wide: VPBROADCASTQ from general registers) or of a YMM
+// (AVX2: VMOVQ and VPBROADCASTQ, and all ones shifted left by 6).
+func offsetConsts(n reg.GPVirtual, wide bool) (nZ, m64 reg.VecVirtual) {
+	if wide {
+		nZ = c.ZMM()
+		c.VPBROADCASTQ(n, nZ)
+		m := c.GP64()
+		c.MOVQ(operand.I64(-64), m)
+		m64 = c.ZMM()
+		c.VPBROADCASTQ(m, m64)
+		return nZ, m64
+	}
+	x := c.XMM()
+	c.VMOVQ(n, x)
+	nZ = c.YMM()
+	c.VPBROADCASTQ(x, nZ)
+	m64 = c.YMM()
+	c.VPCMPEQQ(m64, m64, m64)
+	c.VPSLLQ(operand.Imm(6), m64, m64)
+	return nZ, m64
 }
 
 // groupOffsets computes the block offsets of the 8 keys hs[i+d..i+d+8):
@@ -124,26 +142,27 @@ func offsets8(src operand.Mem, nZ, m64 reg.VecVirtual) func(j int) reg.GPVirtual
 	return qwordLanes(offsetsVec(src, nZ, m64))
 }
 
-// offsetsVec is offsets8's vector of the 8 offsets.
+// offsetsVec is offsets8's vector of the 8 offsets, or with YMM
+// constants (offsetConsts, AVX2: the AVX2 batch loops' offset ring) of
+// the 4 hashes at src.
 func offsetsVec(src operand.Mem, nZ, m64 reg.VecVirtual) reg.VecVirtual {
-	z := c.ZMM()
-	c.VMOVDQU64(src, z)
+	wide := nZ.Size() == 64
+	var z reg.VecVirtual
+	if wide {
+		z = c.ZMM()
+		c.VMOVDQU64(src, z)
+	} else {
+		z = c.YMM()
+		c.VMOVDQU(src, z)
+	}
 	c.VPSRLQ(operand.U8(32), z, z)
 	c.VPMULUDQ(nZ, z, z)
 	c.VPSRLQ(operand.U8(26), z, z)
-	c.VPANDQ(m64, z, z)
-	return z
-}
-
-// offsetsVec4 is offsetsVec for the 4 hashes at src in a YMM (AVX2: the
-// AVX2 batch loops' offset ring), n and -64 in every qword of nY and m64.
-func offsetsVec4(src operand.Mem, nY, m64 reg.VecVirtual) reg.VecVirtual {
-	z := c.YMM()
-	c.VMOVDQU(src, z)
-	c.VPSRLQ(operand.U8(32), z, z)
-	c.VPMULUDQ(nY, z, z)
-	c.VPSRLQ(operand.U8(26), z, z)
-	c.VPAND(m64, z, z)
+	if wide {
+		c.VPANDQ(m64, z, z)
+	} else {
+		c.VPAND(m64, z, z)
+	}
 	return z
 }
 

@@ -307,13 +307,7 @@ func (g *kern) avx2Consts() {
 		}
 	}
 	c.Comment("The offset ring's constants: nblocks and -64 in every qword.")
-	x := c.XMM()
-	c.VMOVQ(g.nblocks, x)
-	g.nblocksZ = c.YMM()
-	c.VPBROADCASTQ(x, g.nblocksZ)
-	g.m64 = c.YMM()
-	c.VPCMPEQQ(g.m64, g.m64, g.m64)
-	c.VPSLLQ(operand.Imm(6), g.m64, g.m64)
+	g.nblocksZ, g.m64 = offsetConsts(g.nblocks, false)
 	g.ring = g.newRing(unroll)
 }
 

@@ -454,25 +454,14 @@ func (w *win) setup() {
 			c.KMOVB(m, w.kLive)
 		}
 		if w.batch && w.lanes != 0 {
-			w.nbZ = c.ZMM()
-			c.VPBROADCASTQ(w.nb, w.nbZ)
-			m := c.GP64()
-			c.MOVQ(operand.I64(-64), m)
-			w.m64 = c.ZMM()
-			c.VPBROADCASTQ(m, w.m64)
+			w.nbZ, w.m64 = offsetConsts(w.nb, true)
 			w.ring.nZ, w.ring.m64 = w.nbZ, w.m64
 		}
 		return
 	}
 	if w.batch && w.lanes != 0 {
 		// The offset ring's constants: nb and -64 in every qword.
-		x := c.XMM()
-		c.VMOVQ(w.nb, x)
-		w.nbZ = c.YMM()
-		c.VPBROADCASTQ(x, w.nbZ)
-		w.m64 = c.YMM()
-		c.VPCMPEQQ(w.m64, w.m64, w.m64)
-		c.VPSLLQ(operand.Imm(6), w.m64, w.m64)
+		w.nbZ, w.m64 = offsetConsts(w.nb, false)
 		w.ring.nZ, w.ring.m64 = w.nbZ, w.m64
 	}
 	if w.lanes == 2 {
