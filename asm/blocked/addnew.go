@@ -40,6 +40,7 @@ import (
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
+	"github.com/sift-go/sift/asm/internal/kit"
 )
 
 // genAddNew writes blockedAddNewAVX2 (wide false) or blockedAddNewAVX512.
@@ -214,10 +215,6 @@ func (g *kern) wideAddNewKey(d int, a reg.GPVirtual, two bool) {
 // answers of 8 keys (wideAddNewGroup).
 var low7Mem, high1Mem operand.Mem
 
-// ringSlots is the number of 64-byte slots of the offset ring of the
-// batch loops (ring): a power of 2 above dist/8.
-const ringSlots = 8
-
 // wideAddNewLoops emits the AVX-512 add-if-new loops for k <= 8. They are
 // wideLoops' (groups of 8 keys, the group dist keys on prefetched) with
 // the block offsets computed once: the prefetching step stores the 8
@@ -231,8 +228,8 @@ const ringSlots = 8
 // saves on its test. The first groups, up to dist keys, fill the ring
 // before the loop; the last keys that fill no group run one at a time.
 func (g *kern) wideAddNewLoops(p string, dist int) {
-	if dist%8 != 0 || dist/8 >= ringSlots {
-		panic("blocked: the add-if-new ring needs dist a multiple of 8 below 8*ringSlots")
+	if dist%8 != 0 || dist/8 >= kit.RingSlots {
+		panic("blocked: the add-if-new ring needs dist a multiple of 8 below 8*kit.RingSlots")
 	}
 	c.Comment("Constants of the packed answers: the probe lanes' opmask in every byte.")
 	held8 := c.AllocLocal(8)
@@ -245,20 +242,20 @@ func (g *kern) wideAddNewLoops(p string, dist int) {
 		c.MOVQ(t, held8)
 	}
 	r := g.newRing(8)
-	r.fill(p, dist)
+	r.Fill(p, dist)
 
 	c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d and keeping its offsets.", dist, dist)
 	g.groupLoop(p+"_prefetching", p+"_groups", dist+8, func() {
-		ahead := r.store(dist)
+		ahead := r.Store(dist)
 		for j := 0; j < 8; j++ {
 			c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
 		}
-		g.wideAddNewGroup(r.slot(0))
+		g.wideAddNewGroup(r.Slot(0))
 	})
 
 	c.Comment("Groups of 8 while i+8 <= n, offsets in the ring.")
 	c.Label(p + "_groups")
-	g.groupLoop(p+"_group_loop", p+"_tail", 8, func() { g.wideAddNewGroup(r.slot(0)) })
+	g.groupLoop(p+"_group_loop", p+"_tail", 8, func() { g.wideAddNewGroup(r.Slot(0)) })
 
 	c.Comment("The last keys, one at a time.")
 	g.oneByOne(p, func() { g.wideAddNewKey(0, g.blockOffset(0), false) })
@@ -516,109 +513,14 @@ func wideTestAndSet(blk operand.Mem, m reg.VecVirtual) {
 	c.RET()
 }
 
-// ring is the offset ring of the batch loops: 64*ringSlots bytes on the
-// stack, 64-byte aligned, key j's block offset at byte (8*j) mod the size,
-// so that a group's offsets, computed once when it is prefetched dist keys
-// ahead, are read back with scalar loads instead of recomputed. The
-// AVX-512 loops store groups of 8 (a 64-byte slot), the AVX2 ones groups
-// of 4 (32 bytes).
-type ring struct {
-	base  reg.GPVirtual
-	width int // keys a group: 8 (AVX-512) or 4 (AVX2)
-	// The kernel's: the current key, the memory operand of hs[i+d], the
-	// block (or group) count and -64 in every qword, and a register
-	// holding n.
-	i       reg.GPVirtual
-	hash    func(d int) operand.Mem
-	nZ, m64 reg.VecVirtual
-	n       func() reg.GPVirtual
-}
-
-// newRing allocates the ring in the frame of the function being written,
-// for groups of width keys.
-func (g *kern) newRing(width int) *ring {
-	return allocRing(&ring{width: width, i: g.i, hash: g.hash, nZ: g.nblocksZ, m64: g.m64, n: func() reg.GPVirtual { return g.n }})
-}
-
-// allocRing allocates r's slots in the frame of the function being
-// written and returns r.
-func allocRing(r *ring) *ring {
-	c.Comment("The offset ring: 64-byte aligned slots on the stack.")
-	raw := c.AllocLocal(64*ringSlots + 64)
-	r.base = c.GP64()
-	c.LEAQ(raw, r.base)
-	c.ADDQ(operand.Imm(63), r.base)
-	c.ANDQ(operand.I32(-64), r.base)
-	return r
-}
-
-// slot is the ring slot of the group at i+d (i+d a multiple of the width).
-func (r *ring) slot(d int) operand.Mem {
-	s := c.GP64()
-	c.MOVQ(r.i, s)
-	c.SHLQ(operand.U8(3), s)
-	if d != 0 {
-		c.ADDQ(operand.U32(8*d), s)
-	}
-	c.ANDQ(operand.U32(64*ringSlots-1), s)
-	return operand.Mem{Base: r.base, Index: s, Scale: 1}
-}
-
-// group emits key(j, off) for each key j of the group at i, off a
-// register holding its offset, read back from the group's slot.
-func (r *ring) group(key func(j int, off reg.GPVirtual)) {
-	offs := r.slot(0)
-	for j := 0; j < r.width; j++ {
-		a := c.GP64()
-		o := offs
-		o.Disp += 8 * j
-		c.MOVQ(o, a)
-		key(j, a)
-	}
-}
-
-// offsets computes the block offsets of the group at i+d into a vector.
-func (r *ring) offsets(d int) reg.VecVirtual {
-	return offsetsVec(r.hash(d), r.nZ, r.m64)
-}
-
-// keep stores the offsets z into the slot of the group at i+d.
-func (r *ring) keep(z reg.VecVirtual, d int) {
-	if r.width == 4 {
-		c.VMOVDQA(z, r.slot(d))
-		return
-	}
-	c.VMOVDQA64(z, r.slot(d))
-}
-
-// store computes the offsets of the group at i+d, keeps them in its slot
-// and returns a function that moves lane j to a general register (for the
-// prefetches).
-func (r *ring) store(d int) (lane func(j int) reg.GPVirtual) {
-	z := r.offsets(d)
-	r.keep(z, d)
-	return qwordLanes(z)
-}
-
-// fill stores the offsets of the groups that start below dist keys (and
-// end by n), the ones no prefetching step stores, and sets i back to 0.
-func (r *ring) fill(p string, dist int) {
-	if dist%r.width != 0 || dist+r.width > 8*ringSlots {
-		// The slots of the groups i..i+dist are all in use at once.
-		panic("blocked: the offset ring needs dist a multiple of the group width, at most 8*ringSlots - width")
-	}
-	lim := c.GP64()
-	c.Commentf("Fill the ring with the offsets of the groups below %d keys.", dist)
-	c.MOVQ(r.n(), lim)
-	c.SUBQ(operand.Imm(uint64(r.width)), lim)
-	c.Label(p + "_fill")
-	c.CMPQ(r.i, lim)
-	c.JGT(operand.LabelRef(p + "_filled"))
-	c.CMPQ(r.i, operand.U32(dist))
-	c.JGE(operand.LabelRef(p + "_filled"))
-	r.keep(r.offsets(0), 0)
-	c.ADDQ(operand.Imm(uint64(r.width)), r.i)
-	c.JMP(operand.LabelRef(p + "_fill"))
-	c.Label(p + "_filled")
-	c.XORQ(r.i, r.i)
+// newRing allocates the offset ring (kit.Ring) in the frame of the
+// function being written, for groups of width keys.
+func (g *kern) newRing(width int) *kit.Ring {
+	return kit.Alloc(c, &kit.Ring{
+		Width:   width,
+		I:       g.i,
+		Hash:    g.hash,
+		N:       func() reg.GPVirtual { return g.n },
+		Offsets: func(src operand.Mem) reg.VecVirtual { return offsetsVec(src, g.nblocksZ, g.m64) },
+	})
 }

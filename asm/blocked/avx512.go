@@ -62,6 +62,7 @@ import (
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
+	"github.com/sift-go/sift/asm/internal/kit"
 )
 
 // saltsMem is internal/kernel's avx512Salts (16 dwords) at byte off.
@@ -139,7 +140,7 @@ func (g *kern) groupOffsets(d int) (lane func(j int) reg.GPVirtual) {
 // n < 2^32), and returns a function that moves lane j to a general
 // register: groupOffsets here and the windowed batch kernels' (window.go).
 func offsets8(src operand.Mem, nZ, m64 reg.VecVirtual) func(j int) reg.GPVirtual {
-	return qwordLanes(offsetsVec(src, nZ, m64))
+	return kit.QwordLanes(c, offsetsVec(src, nZ, m64))
 }
 
 // offsetsVec is offsets8's vector of the 8 offsets, or with YMM
@@ -166,32 +167,6 @@ func offsetsVec(src operand.Mem, nZ, m64 reg.VecVirtual) reg.VecVirtual {
 	return z
 }
 
-// qwordLanes returns a function that moves qword lane j of z (a ZMM or a
-// YMM) to a general register (VEXTRACTI32X4 or VEXTRACTI128 once per
-// upper 128-bit part, then VMOVQ or VPEXTRQ).
-func qwordLanes(z reg.VecVirtual) func(j int) reg.GPVirtual {
-	var parts [4]reg.VecVirtual
-	parts[0] = z.AsX().(reg.VecVirtual)
-	if z.Size() == 32 {
-		parts[1] = c.XMM()
-		c.VEXTRACTI128(operand.U8(1), z, parts[1])
-	} else {
-		for q := 1; q < 4; q++ {
-			parts[q] = c.XMM()
-			c.VEXTRACTI32X4(operand.U8(q), z, parts[q])
-		}
-	}
-	return func(j int) reg.GPVirtual {
-		r := c.GP64()
-		if j%2 == 0 {
-			c.VMOVQ(parts[j/2], r)
-		} else {
-			c.VPEXTRQ(operand.U8(1), parts[j/2], r)
-		}
-		return r
-	}
-}
-
 // groupLoop emits a loop over groups of 8 keys: while i+margin <= n (else
 // straight to exit), body, then i += 8.
 func (g *kern) groupLoop(label, exit string, margin int, body func()) {
@@ -216,7 +191,7 @@ func (g *kern) groupLoopBy(step int, label, exit string, margin int, body func()
 // of 8 whose block offsets are computed at once, and each group prefetches
 // the blocks of the group dist keys on. With the offset ring (g.ring: the
 // batch probes and inserts) the offsets computed for the prefetch are kept
-// and read back by their group (see ring). The last keys of a call that
+// and read back by their group (see kit.Ring). The last keys of a call that
 // fill no group run one at a time. An insert told not to prefetch runs
 // groups that compute their own offsets.
 func (g *kern) wideLoops(p string, two bool, dist int) {
@@ -242,13 +217,13 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 		g.groupLoop(p+"_group_loop", p+"_tail", 8, computing)
 	} else {
 		if g.optionalPrefetch() {
-			g.jumpIfMode(modeNoPrefetch, p+"_nopf")
+			kit.JumpIfMode(c, kit.ModeNoPrefetch, p+"_nopf")
 		}
-		g.jumpIfMode(modePrefetch, p+"_plain")
-		r.fill(p, dist)
+		kit.JumpIfMode(c, kit.ModePrefetch, p+"_plain")
+		r.Fill(p, dist)
 		withRing := func() { g.ringGroup(two) }
 		c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", dist, dist)
-		g.groupLoop(p+"_prefetching", p+"_groups", dist+8, prefetching(r.store, withRing))
+		g.groupLoop(p+"_prefetching", p+"_groups", dist+8, prefetching(r.Store, withRing))
 		c.Comment("Groups of 8 while i+8 <= n, already prefetched.")
 		c.Label(p + "_groups")
 		g.groupLoop(p+"_group_loop", p+"_tail", 8, withRing)
@@ -268,7 +243,7 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 // ringGroup inserts or probes the 8 keys hs[i..i+8), their offsets read
 // from the ring.
 func (g *kern) ringGroup(two bool) {
-	g.ring.group(func(j int, a reg.GPVirtual) { g.wideKey(j, a, two) })
+	g.ring.Group(func(j int, a reg.GPVirtual) { g.wideKey(j, a, two) })
 }
 
 // group inserts or probes the 8 keys hs[i..i+8).

@@ -58,7 +58,7 @@
 // own offsets); modeRing (a filter up to 4 MiB with fewer than 2^32
 // blocks) computes the block offsets of each group for its prefetch with
 // one VPMULUDQ (AVX-512: groups of 8; AVX2: groups of 4), keeps them in a
-// ring on the stack and reads them back for the group (addnew.go, ring);
+// ring on the stack and reads them back for the group (asm/internal/kit, Ring);
 // modePrefetch computes them twice (AVX2: with a scalar IMUL each time).
 // Nothing is read before hs or
 // past its end, and out is written byte by byte.
@@ -70,6 +70,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/sift-go/sift/asm/internal/kit"
 	"go/token"
 	"go/types"
 	"os"
@@ -188,19 +189,8 @@ type kern struct {
 	// The add-if-new kernel's probe opmask in every byte (addnew.go).
 	held8Mem operand.Mem
 	// ring keeps the batch loops' block offsets (addnew.go).
-	ring *ring
+	ring *kit.Ring
 }
-
-// The batch kernels' mode argument, chosen by filter size
-// (internal/kernel/blocked_amd64.go, batchMode, with the same numbers): no
-// prefetches (inserts into a filter in L2), prefetches with the offset
-// ring (a filter in the caches), or prefetches with the offsets
-// recomputed.
-const (
-	modeNoPrefetch = 0
-	modeRing       = 1
-	modePrefetch   = 2
-)
 
 func gen(contains, wide bool, dist int) {
 	name, sig := "blockedAddAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, mode int)"
@@ -255,7 +245,7 @@ func gen(contains, wide bool, dist int) {
 	c.TESTQ(g.n, g.n)
 	c.JEQ(operand.LabelRef(name + "_prologue_done"))
 	if !contains {
-		g.jumpIfMode(modeNoPrefetch, name+"_prologue_done")
+		kit.JumpIfMode(c, kit.ModeNoPrefetch, name+"_prologue_done")
 	}
 	c.Label(name + "_prologue")
 	g.prefetch(0)
@@ -316,15 +306,15 @@ func (g *kern) avx2Consts() {
 func (g *kern) loops(p string, two bool, dist int) {
 	lim := c.GP64()
 	if g.optionalPrefetch() {
-		g.jumpIfMode(modeNoPrefetch, p+"_nopf")
+		kit.JumpIfMode(c, kit.ModeNoPrefetch, p+"_nopf")
 	}
 	if r := g.ring; r != nil {
-		g.jumpIfMode(modePrefetch, p+"_plain")
-		r.fill(p, dist)
-		withRing := func() { r.group(func(u int, a reg.GPVirtual) { g.keyAt(u, a, two) }) }
+		kit.JumpIfMode(c, kit.ModePrefetch, p+"_plain")
+		r.Fill(p, dist)
+		withRing := func() { r.Group(func(u int, a reg.GPVirtual) { g.keyAt(u, a, two) }) }
 		c.Commentf("Groups of %d while i+%d+%d <= n, prefetching the group at i+%d and keeping its offsets in the ring.", unroll, dist, unroll, dist)
 		g.groupLoopBy(unroll, p+"_prefetching", p+"_groups", dist+unroll, func() {
-			ahead := r.store(dist)
+			ahead := r.Store(dist)
 			for u := 0; u < unroll; u++ {
 				c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(u), Scale: 1})
 			}
@@ -401,15 +391,6 @@ func (g *kern) oneByOne(p string, key func()) {
 // optionalPrefetch reports whether the kernel may run without prefetches
 // (modeNoPrefetch): the batch inserts.
 func (g *kern) optionalPrefetch() bool { return !g.contains && !g.addNew }
-
-// jumpIfMode jumps to label when the kernel's mode argument is mode (see
-// modeNoPrefetch).
-func (g *kern) jumpIfMode(mode int, label string) {
-	m := c.GP64()
-	c.Load(c.Param("mode"), m)
-	c.CMPQ(m, operand.Imm(uint64(mode)))
-	c.JEQ(operand.LabelRef(label))
-}
 
 // hash returns the memory operand of hs[i+d].
 func (g *kern) hash(d int) operand.Mem {

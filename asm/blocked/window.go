@@ -54,7 +54,7 @@ package main
 // blockedContainsAVX512 (VPMULUDQ: nb < 2^32, else the Go side calls the
 // AVX2 kernel). In modeRing (tables under 4 MiB, as the blocked kernels'
 // batchMode) both keep the offsets they compute for a group's prefetch in
-// the offset ring (addnew.go) and read them back for the group, the AVX2
+// the offset ring (asm/internal/kit) and read them back for the group, the AVX2
 // one in groups of 4 from one VPMULUDQ (else it computes each key's twice
 // with a scalar IMUL); at G >= 8 the lines of the group with a live generation
 // are prefetched winDist keys ahead (12, 24 and 40 measured level at G = 8,
@@ -77,6 +77,7 @@ package main
 // ratio to the blocked probe spread over 0.8-2.5x): not kept.
 
 import (
+	"github.com/sift-go/sift/asm/internal/kit"
 	"go/token"
 	"go/types"
 
@@ -124,7 +125,7 @@ type win struct {
 	hitPath string
 
 	// ring keeps the batch kernels' line offsets at G <= 4 in modeRing.
-	ring *ring
+	ring *kit.Ring
 
 	// lanes is WindowLanes(G) while emitting the G = 2 (2) or G = 4 (4)
 	// copy, 0 while emitting the G >= 8 copy.
@@ -281,7 +282,13 @@ func genWindowKernel(wide, batch bool, dist int) {
 	if wide {
 		width = 8
 	}
-	w.ring = allocRing(&ring{width: width, i: w.i, hash: w.hash, n: func() reg.GPVirtual { n := c.GP64(); c.Load(c.Param("n"), n); return n }})
+	w.ring = kit.Alloc(c, &kit.Ring{
+		Width:   width,
+		I:       w.i,
+		Hash:    w.hash,
+		N:       func() reg.GPVirtual { n := c.GP64(); c.Load(c.Param("n"), n); return n },
+		Offsets: func(src operand.Mem) reg.VecVirtual { return offsetsVec(src, w.nbZ, w.m64) },
+	})
 	w.done = w.label("done")
 	w.copies(k, w.loopsAt)
 	c.Label(w.done)
@@ -455,14 +462,12 @@ func (w *win) setup() {
 		}
 		if w.batch && w.lanes != 0 {
 			w.nbZ, w.m64 = offsetConsts(w.nb, true)
-			w.ring.nZ, w.ring.m64 = w.nbZ, w.m64
 		}
 		return
 	}
 	if w.batch && w.lanes != 0 {
 		// The offset ring's constants: nb and -64 in every qword.
 		w.nbZ, w.m64 = offsetConsts(w.nb, false)
-		w.ring.nZ, w.ring.m64 = w.nbZ, w.m64
 	}
 	if w.lanes == 2 {
 		return
@@ -781,15 +786,15 @@ func (w *win) groupOffsets(d int) func(j int) reg.GPVirtual {
 }
 
 // groupLoops emits the batch loops at G <= 4 after the prologue, in
-// groups of w.ring.width keys (AVX-512: 8, their offsets computed at
+// groups of w.ring.Width keys (AVX-512: 8, their offsets computed at
 // once; AVX2: 4): in modeRing the offsets computed for a group's prefetch,
 // dist keys ahead, are kept in the ring and read back by the group, else
 // (AVX-512 only) each group computes its own; then the last keys one at a
 // time. It ends with a jump to w.done.
 func (w *win) groupLoops(two bool) {
 	r := w.ring
-	step := r.width
-	ringGroup := func() { r.group(func(j int, a reg.GPVirtual) { w.key(j, a, two) }) }
+	step := r.Width
+	ringGroup := func() { r.Group(func(j int, a reg.GPVirtual) { w.key(j, a, two) }) }
 	prefetching := func(offs func(d int) func(j int) reg.GPVirtual, group func()) func() {
 		return func() {
 			ahead := offs(w.dist)
@@ -804,13 +809,13 @@ func (w *win) groupLoops(two bool) {
 	if w.wide {
 		m := c.GP64()
 		c.Load(c.Param("mode"), m)
-		c.CMPQ(m, operand.Imm(modePrefetch))
+		c.CMPQ(m, operand.Imm(kit.ModePrefetch))
 		c.JEQ(operand.LabelRef(plain))
 	}
-	r.fill(w.label("ring"), w.dist)
+	r.Fill(w.label("ring"), w.dist)
 	groups := w.label("groups")
 	c.Commentf("Groups of %d while i+%d+%d <= n, prefetching the group at i+%d and keeping its offsets in the ring.", step, w.dist, step, w.dist)
-	w.groupLoop(step, w.label("prefetching"), groups, w.dist+step, prefetching(r.store, ringGroup))
+	w.groupLoop(step, w.label("prefetching"), groups, w.dist+step, prefetching(r.Store, ringGroup))
 	c.Commentf("Groups of %d while i+%d <= n, offsets in the ring.", step, step)
 	c.Label(groups)
 	w.groupLoop(step, w.label("group_loop"), tail, step, ringGroup)
@@ -902,7 +907,7 @@ func (w *win) loopsAt(two bool) {
 		oneKeys := w.label("one_keys")
 		m := c.GP64()
 		c.Load(c.Param("mode"), m)
-		c.CMPQ(m, operand.Imm(modeRing))
+		c.CMPQ(m, operand.Imm(kit.ModeRing))
 		c.JNE(operand.LabelRef(oneKeys))
 		w.groupLoops(two)
 		c.Label(oneKeys)

@@ -1,0 +1,168 @@
+// Package kit holds the pieces that more than one of sift's avo generators
+// (asm/blocked, asm/sbbf) emit: the batch kernels' mode argument, the
+// offset ring of their batch loops, and the move of a vector's qword lanes
+// to general registers. Every function writes into the build.Context it is
+// given, the generator's own.
+package kit
+
+import (
+	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The batch kernels' mode argument, chosen by filter size on the Go side
+// (internal/kernel/blocked_amd64.go, batchMode, with the measurements):
+// no prefetches (inserts into a filter in L2), prefetches with the offset
+// ring (a filter in the caches), or prefetches with the offsets
+// recomputed.
+const (
+	ModeNoPrefetch = 0
+	ModeRing       = 1
+	ModePrefetch   = 2
+)
+
+// JumpIfMode jumps to label when the mode argument of the function being
+// written is mode.
+func JumpIfMode(c *build.Context, mode int, label string) {
+	m := c.GP64()
+	c.Load(c.Param("mode"), m)
+	c.CMPQ(m, operand.Imm(uint64(mode)))
+	c.JEQ(operand.LabelRef(label))
+}
+
+// RingSlots is the number of 64-byte slots of the offset ring: the keys
+// i..i+dist+width must fit its 8*RingSlots qwords (Ring.Fill checks).
+const RingSlots = 8
+
+// Ring is the offset ring of the batch loops: 64*RingSlots bytes on the
+// stack, 64-byte aligned, key j's block offset at byte (8*j) mod the size,
+// so that a group's offsets, computed once when it is prefetched dist keys
+// ahead, are read back with one scalar load a key instead of recomputed
+// with vector instructions and lane moves (the store was made dist/width
+// groups earlier, so it has left the store buffer and no forwarding
+// stalls). Loops of 512-bit vectors store groups of 8 (a 64-byte slot),
+// those of 256-bit vectors groups of 4 (32 bytes).
+type Ring struct {
+	c     *build.Context
+	base  reg.GPVirtual
+	Width int // keys a group: 8 (ZMM) or 4 (YMM)
+	// The kernel's: the current key, the memory operand of hs[i+d], and a
+	// register holding n (a function: some kernels load n afresh).
+	I    reg.GPVirtual
+	Hash func(d int) operand.Mem
+	N    func() reg.GPVirtual
+	// Offsets computes the block offsets of the Width hashes at src into
+	// the qword lanes of a vector (set before the first Store or Fill).
+	Offsets func(src operand.Mem) reg.VecVirtual
+}
+
+// Alloc allocates r's slots in the frame of the function being written
+// into c and returns r.
+func Alloc(c *build.Context, r *Ring) *Ring {
+	r.c = c
+	c.Comment("The offset ring: 64-byte aligned slots on the stack.")
+	raw := c.AllocLocal(64*RingSlots + 64)
+	r.base = c.GP64()
+	c.LEAQ(raw, r.base)
+	c.ADDQ(operand.Imm(63), r.base)
+	c.ANDQ(operand.I32(-64), r.base)
+	return r
+}
+
+// Slot is the ring slot of the group at i+d (i+d a multiple of the width).
+func (r *Ring) Slot(d int) operand.Mem {
+	c := r.c
+	s := c.GP64()
+	c.MOVQ(r.I, s)
+	c.SHLQ(operand.U8(3), s)
+	if d != 0 {
+		c.ADDQ(operand.U32(8*d), s)
+	}
+	c.ANDQ(operand.U32(64*RingSlots-1), s)
+	return operand.Mem{Base: r.base, Index: s, Scale: 1}
+}
+
+// Group emits key(j, off) for each key j of the group at i, off a
+// register holding its offset, read back from the group's slot.
+func (r *Ring) Group(key func(j int, off reg.GPVirtual)) {
+	offs := r.Slot(0)
+	for j := 0; j < r.Width; j++ {
+		a := r.c.GP64()
+		o := offs
+		o.Disp += 8 * j
+		r.c.MOVQ(o, a)
+		key(j, a)
+	}
+}
+
+// keep stores the offsets z into the slot of the group at i+d.
+func (r *Ring) keep(z reg.VecVirtual, d int) {
+	if r.Width == 4 {
+		r.c.VMOVDQA(z, r.Slot(d))
+		return
+	}
+	r.c.VMOVDQA64(z, r.Slot(d))
+}
+
+// Store computes the offsets of the group at i+d, keeps them in its slot
+// and returns a function that moves lane j to a general register (for the
+// prefetches).
+func (r *Ring) Store(d int) (lane func(j int) reg.GPVirtual) {
+	z := r.Offsets(r.Hash(d))
+	r.keep(z, d)
+	return QwordLanes(r.c, z)
+}
+
+// Fill stores the offsets of the groups that start below dist keys (and
+// end by n), the ones no prefetching step stores, and sets i back to 0.
+// Labels start with p.
+func (r *Ring) Fill(p string, dist int) {
+	if dist%r.Width != 0 || dist+r.Width > 8*RingSlots {
+		// The slots of the groups i..i+dist are all in use at once.
+		panic("kit: the offset ring needs dist a multiple of the group width, at most 8*RingSlots - width")
+	}
+	c := r.c
+	lim := c.GP64()
+	c.Commentf("Fill the ring with the offsets of the groups below %d keys.", dist)
+	c.MOVQ(r.N(), lim)
+	c.SUBQ(operand.Imm(uint64(r.Width)), lim)
+	c.Label(p + "_fill")
+	c.CMPQ(r.I, lim)
+	c.JGT(operand.LabelRef(p + "_filled"))
+	c.CMPQ(r.I, operand.U32(dist))
+	c.JGE(operand.LabelRef(p + "_filled"))
+	r.keep(r.Offsets(r.Hash(0)), 0)
+	c.ADDQ(operand.Imm(uint64(r.Width)), r.I)
+	c.JMP(operand.LabelRef(p + "_fill"))
+	c.Label(p + "_filled")
+	c.XORQ(r.I, r.I)
+}
+
+// QwordLanes returns a function that moves qword lane j of z (a ZMM or a
+// YMM) to a general register: VEXTRACTI32X4 or VEXTRACTI128 once per upper
+// 128-bit part, then VMOVQ or VPEXTRQ (through registers: a vector store
+// and reloads right after it stall, as a wide store does not forward to
+// narrower loads).
+func QwordLanes(c *build.Context, z reg.VecVirtual) func(j int) reg.GPVirtual {
+	var parts [4]reg.VecVirtual
+	parts[0] = z.AsX().(reg.VecVirtual)
+	if z.Size() == 32 {
+		parts[1] = c.XMM()
+		c.VEXTRACTI128(operand.U8(1), z, parts[1])
+	} else {
+		for q := 1; q < 4; q++ {
+			parts[q] = c.XMM()
+			c.VEXTRACTI32X4(operand.U8(q), z, parts[q])
+		}
+	}
+	return func(j int) reg.GPVirtual {
+		r := c.GP64()
+		if j%2 == 0 {
+			c.VMOVQ(parts[j/2], r)
+		} else {
+			c.VPEXTRQ(operand.U8(1), parts[j/2], r)
+		}
+		return r
+	}
+}
