@@ -24,9 +24,16 @@
 // Keys go in groups of four: one VPMULUDQ computes the four block offsets
 // (the high halves of the hashes times nblocks, both below 2^32), which
 // VMOVQ/VPEXTRQ/VEXTRACTI128 move to general registers. Each group first
-// prefetches (PREFETCHT0) the blocks of the group dist keys ahead, from its
-// own four offsets, then inserts or probes its four keys. A prologue
-// prefetches the blocks of the first dist keys; the last keys that fill no
+// prefetches (PREFETCHT0) the blocks of the group dist keys ahead, from
+// the four offsets computed for it, then inserts or probes its own four
+// keys. The mode argument (internal/kernel's sbbfMode, by filter size, as
+// the blocked kernels' batchMode) says where a group's own offsets come
+// from: in modeRing the prefetching step keeps the offsets it computed in
+// the offset ring on the stack (asm/internal/kit, Ring), and the group
+// reads its own back with one scalar load a key; in modePrefetch the group
+// computes them again; an insert in modeNoPrefetch (a filter in L2) runs
+// the groups without prefetches. A prologue prefetches the blocks of the
+// first dist keys (not in modeNoPrefetch); the last keys that fill no
 // group run one at a time with a scalar IMULQ. The probe tests with VPTEST
 // (carry set: mask &^ block == 0) and stores SETCS straight into out, then
 // ADCQ counts it: no general register between the test and the result.
@@ -69,6 +76,7 @@ import (
 	"github.com/mmcloughlin/avo/pass"
 	"github.com/mmcloughlin/avo/printer"
 	"github.com/mmcloughlin/avo/reg"
+	"github.com/sift-go/sift/asm/internal/kit"
 )
 
 // defaultDist is the prefetch distance in keys (see the table in
@@ -158,12 +166,12 @@ func gen(contains, wide bool, dist int) {
 		set = "AVX512"
 	}
 	name := "sbbfAdd" + set
-	sig := "func(blocks *uint32, nblocks uint64, hs *uint64, n int)"
-	doc := name + " inserts hs[:n] into the nblocks split blocks at blocks."
+	sig := "func(blocks *uint32, nblocks uint64, hs *uint64, n int, mode int)"
+	doc := name + " inserts hs[:n] into the nblocks split blocks at blocks; mode is modeNoPrefetch, modeRing or modePrefetch."
 	if contains {
 		name = "sbbfContains" + set
-		sig = "func(blocks *uint32, nblocks uint64, hs *uint64, n int, out *bool) int"
-		doc = name + " probes hs[:n] in the nblocks split blocks at blocks, writes out[:n] and returns the number of trues."
+		sig = "func(blocks *uint32, nblocks uint64, hs *uint64, n int, out *bool, mode int) int"
+		doc = name + " probes hs[:n] in the nblocks split blocks at blocks, writes out[:n] and returns the number of trues; mode is modeRing or modePrefetch."
 	}
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
@@ -204,6 +212,9 @@ func gen(contains, wide bool, dist int) {
 	c.XORQ(g.i, g.i)
 	c.TESTQ(g.n, g.n)
 	c.JEQ(operand.LabelRef(name + "_prologue_done"))
+	if !contains {
+		kit.JumpIfMode(c, kit.ModeNoPrefetch, name+"_prologue_done")
+	}
 	c.Label(name + "_prologue")
 	c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: g.scalarOffset(0), Scale: 1})
 	c.INCQ(g.i)
@@ -223,36 +234,54 @@ func gen(contains, wide bool, dist int) {
 	c.RET()
 }
 
-// loops emits the groups with prefetch, the groups without, and the tail.
+// loops emits the batch loops after the prologue. In modeRing, groups
+// of G keys (4 AVX2, 8 AVX-512) prefetch the blocks of the group dist keys
+// ahead from the offsets one VPMULUDQ computed, keep those offsets in the
+// offset ring (kit.Ring) and read their own back from it; in
+// modePrefetch each group computes its offsets twice, once for the
+// prefetch dist keys ahead and once for itself; an insert in
+// modeNoPrefetch runs the groups without prefetches. Then the last keys
+// one at a time.
 func (g *kern) loops(p string, dist int) {
 	G := g.group()
-	lim := c.GP64()
-	c.Commentf("Groups of %d while i+%d+%d <= n, prefetching the group at i+%d.", G, dist, G, dist)
-	c.MOVQ(g.n, lim)
-	c.SUBQ(operand.Imm(uint64(dist+G)), lim)
-	c.CMPQ(g.i, lim)
-	c.JGT(operand.LabelRef(p + "_groups"))
-	c.Label(p + "_prefetching")
-	ahead := g.groupOffsets(dist)
-	for j := 0; j < G; j++ {
-		c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
+	r := kit.Alloc(c, &kit.Ring{
+		Width:   G,
+		I:       g.i,
+		Hash:    g.hash,
+		N:       func() reg.GPVirtual { return g.n },
+		Offsets: g.offsetsVec,
+	})
+	if !g.contains {
+		kit.JumpIfMode(c, kit.ModeNoPrefetch, p+"_groups")
 	}
-	g.groupKeys()
-	c.ADDQ(operand.Imm(uint64(G)), g.i)
-	c.CMPQ(g.i, lim)
-	c.JLE(operand.LabelRef(p + "_prefetching"))
+	kit.JumpIfMode(c, kit.ModePrefetch, p+"_plain")
+	r.Fill(p, dist)
+	ringGroup := func() { r.Group(func(j int, a reg.GPVirtual) { g.key(j, a) }) }
+	c.Commentf("Groups of %d while i+%d+%d <= n, prefetching the group at i+%d and keeping its offsets in the ring.", G, dist, G, dist)
+	g.groupLoop(p+"_ring_prefetching", p+"_ring_groups", dist+G, func() {
+		ahead := r.Store(dist)
+		for j := 0; j < G; j++ {
+			c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
+		}
+		ringGroup()
+	})
+	c.Commentf("Groups of %d while i+%d <= n, offsets in the ring.", G, G)
+	c.Label(p + "_ring_groups")
+	g.groupLoop(p+"_ring_group_loop", p+"_tail", G, ringGroup)
+	c.JMP(operand.LabelRef(p + "_tail"))
 
-	c.Commentf("Groups of %d while i+%d <= n, already prefetched.", G, G)
+	c.Commentf("Without the ring: groups of %d while i+%d+%d <= n, prefetching the group at i+%d.", G, dist, G, dist)
+	c.Label(p + "_plain")
+	g.groupLoop(p+"_prefetching", p+"_groups", dist+G, func() {
+		ahead := g.groupOffsets(dist)
+		for j := 0; j < G; j++ {
+			c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
+		}
+		g.groupKeys()
+	})
+	c.Commentf("Groups of %d while i+%d <= n, already prefetched (or, for modeNoPrefetch, not).", G, G)
 	c.Label(p + "_groups")
-	c.MOVQ(g.n, lim)
-	c.SUBQ(operand.Imm(uint64(G)), lim)
-	c.CMPQ(g.i, lim)
-	c.JGT(operand.LabelRef(p + "_tail"))
-	c.Label(p + "_group_loop")
-	g.groupKeys()
-	c.ADDQ(operand.Imm(uint64(G)), g.i)
-	c.CMPQ(g.i, lim)
-	c.JLE(operand.LabelRef(p + "_group_loop"))
+	g.groupLoop(p+"_group_loop", p+"_tail", G, g.groupKeys)
 
 	c.Comment("The last keys, one at a time.")
 	c.Label(p + "_tail")
@@ -264,6 +293,21 @@ func (g *kern) loops(p string, dist int) {
 	c.CMPQ(g.i, g.n)
 	c.JLT(operand.LabelRef(p + "_tail_loop"))
 	c.Label(p + "_end")
+}
+
+// groupLoop emits a loop over groups of G keys: while i+margin <= n (else
+// straight to exit), body, then i += G.
+func (g *kern) groupLoop(label, exit string, margin int, body func()) {
+	lim := c.GP64()
+	c.MOVQ(g.n, lim)
+	c.SUBQ(operand.Imm(uint64(margin)), lim)
+	c.CMPQ(g.i, lim)
+	c.JGT(operand.LabelRef(exit))
+	c.Label(label)
+	body()
+	c.ADDQ(operand.Imm(uint64(g.group())), g.i)
+	c.CMPQ(g.i, lim)
+	c.JLE(operand.LabelRef(label))
 }
 
 // hash returns the memory operand of hs[i+d].
@@ -283,46 +327,33 @@ func (g *kern) scalarOffset(d int) reg.GPVirtual {
 	return a
 }
 
-// groupOffsets computes the block offsets of the keys hs[i+d..i+d+G) in
-// qword lanes and returns a function that moves lane j to a general
-// register (through registers: a store and reloads would stall on store
-// forwarding).
-func (g *kern) groupOffsets(d int) (lane func(j int) reg.GPVirtual) {
+// offsetsVec computes the block offsets of the G hashes at src into
+// qword lanes: ((h>>32)*nblocks)>>27 &^ 31 (VPMULUDQ: the high halves of
+// the hashes times nblocks, both below 2^32).
+func (g *kern) offsetsVec(src operand.Mem) reg.VecVirtual {
 	var v reg.VecVirtual
-	var parts []reg.VecVirtual
 	if g.wide {
 		v = c.ZMM()
-		c.VMOVDQU64(g.hash(d), v)
-		c.VPSRLQ(operand.U8(32), v, v)
-		c.VPMULUDQ(g.nbv, v, v)
-		c.VPSRLQ(operand.U8(27), v, v)
-		c.VPANDQ(g.m32, v, v)
-		parts = []reg.VecVirtual{v.AsX().(reg.VecVirtual)}
-		for q := 1; q < 4; q++ {
-			x := c.XMM()
-			c.VEXTRACTI32X4(operand.U8(q), v, x)
-			parts = append(parts, x)
-		}
+		c.VMOVDQU64(src, v)
 	} else {
 		v = c.YMM()
-		c.VMOVDQU(g.hash(d), v)
-		c.VPSRLQ(operand.U8(32), v, v)
-		c.VPMULUDQ(g.nbv, v, v)
-		c.VPSRLQ(operand.U8(27), v, v)
+		c.VMOVDQU(src, v)
+	}
+	c.VPSRLQ(operand.U8(32), v, v)
+	c.VPMULUDQ(g.nbv, v, v)
+	c.VPSRLQ(operand.U8(27), v, v)
+	if g.wide {
+		c.VPANDQ(g.m32, v, v)
+	} else {
 		c.VPAND(g.m32, v, v)
-		hi := c.XMM()
-		c.VEXTRACTI128(operand.U8(1), v, hi)
-		parts = []reg.VecVirtual{v.AsX().(reg.VecVirtual), hi}
 	}
-	return func(j int) reg.GPVirtual {
-		r := c.GP64()
-		if j%2 == 0 {
-			c.VMOVQ(parts[j/2], r)
-		} else {
-			c.VPEXTRQ(operand.U8(1), parts[j/2], r)
-		}
-		return r
-	}
+	return v
+}
+
+// groupOffsets computes the block offsets of the keys hs[i+d..i+d+G) and
+// returns a function that moves lane j to a general register.
+func (g *kern) groupOffsets(d int) (lane func(j int) reg.GPVirtual) {
+	return kit.QwordLanes(c, g.offsetsVec(g.hash(d)))
 }
 
 // groupKeys inserts or probes the G keys hs[i..i+G).

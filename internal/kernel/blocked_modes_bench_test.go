@@ -2,12 +2,21 @@ package kernel_test
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/sift-go/sift/internal/kernel"
 	"github.com/sift-go/sift/internal/kernel/kerneltest"
 )
+
+// benchModes are the batch kernels' modes as SetBatchModes forces them:
+// prefetches with the offset ring, prefetches with the offsets computed
+// again, inserts without prefetches.
+var benchModes = []struct {
+	name                 string
+	prefetchMin, ringMax uint64
+}{{"ring", 0, math.MaxUint64}, {"prefetch", 0, 0}, {"noprefetch", math.MaxUint64, 0}}
 
 // BenchmarkBlockedModes runs the batch kernels of each assembly set in each
 // of their modes (the windowed probes too, on the same table read as
@@ -25,10 +34,7 @@ func BenchmarkBlockedModes(b *testing.B) {
 	if kernel.SetBatchModes == nil {
 		b.Skip("the kernels have no modes here")
 	}
-	modes := []struct {
-		name                 string
-		prefetchMin, ringMax uint64
-	}{{"ring", 0, math.MaxUint64}, {"prefetch", 0, 0}, {"noprefetch", math.MaxUint64, 0}}
+	modes := benchModes
 	for _, s := range benchSizes(b) {
 		b.Run("n="+s.name, func(b *testing.B) {
 			f := benchFilter(s.n)
@@ -63,6 +69,62 @@ func BenchmarkBlockedModes(b *testing.B) {
 									kernel.BlockedContainsGens(f, uint64(len(f)), 4, 15, benchK, q[off:off+benchBatch], out)
 								default:
 									kernel.BlockedContains(f, benchK, q[off:off+benchBatch], out)
+								}
+								off = (off + benchBatch) % len(q)
+								keys += benchBatch
+							}
+							reportPerKey(b, keys, start)
+						})
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkSBBFModes is BenchmarkBlockedModes for the split-block batch
+// kernels (internal/kernel/sbbf_amd64.go, sbbfMode): a filter of the
+// same bytes as BenchmarkBlockedModes' (two 32-byte blocks for each of
+// its 64-byte ones) holding the same n keys, probed with the same keys
+// (half absent) and, in a copy, inserted into.
+//
+//	benchstat -col /mode out.txt
+func BenchmarkSBBFModes(b *testing.B) {
+	if kernel.SetBatchModes == nil {
+		b.Skip("the kernels have no modes here")
+	}
+	for _, s := range benchSizes(b) {
+		b.Run("n="+s.name, func(b *testing.B) {
+			f := make([]kernel.SBBFBlock, 2*benchBlocks(s.n))
+			hs := make([]uint64, 4096)
+			for i := 0; i < s.n; i += len(hs) {
+				c := min(len(hs), s.n-i)
+				for j := range hs[:c] {
+					hs[j] = splitmix(uint64(i + j))
+				}
+				kernel.SBBFAdd(f, hs[:c])
+			}
+			fa := slices.Clone(f)
+			q := benchQueryKeys(s.n)
+			out := make([]bool, benchBatch)
+			kerneltest.Bench(b, func(b *testing.B, impl string) {
+				if impl == "generic" {
+					b.Skip("no modes")
+				}
+				for _, op := range []string{"contains", "add"} {
+					for _, m := range benchModes {
+						if op != "add" && m.name == "noprefetch" {
+							continue // only the inserts may skip their prefetches
+						}
+						b.Run("op="+op+"/mode="+m.name, func(b *testing.B) {
+							defer kernel.SetBatchModes(m.prefetchMin, m.ringMax)()
+							keys, off := 0, 0
+							start := time.Now()
+							for b.Loop() {
+								if op == "add" {
+									kernel.SBBFAdd(fa, q[off:off+benchBatch])
+								} else {
+									kernel.SBBFContains(f, q[off:off+benchBatch], out)
 								}
 								off = (off + benchBatch) % len(q)
 								keys += benchBatch

@@ -59,13 +59,19 @@ func eachKernel(t *testing.T, f func(t *testing.T)) {
 }
 
 // eachKernelMode is eachKernel with each of the batch kernels' modes
-// forced where the build chooses them by filter size (amd64:
-// prefetchMinBlocks, ringMaxBlocks): prefetches with the offset ring,
-// prefetches without it, and inserts without prefetches, so that
-// the tests' sizes reach every kind of loop.
+// forced (eachMode).
 func eachKernelMode(t *testing.T, f func(t *testing.T)) {
+	eachMode(t, func(t *testing.T) { eachKernel(t, f) })
+}
+
+// eachMode runs f with each of the batch kernels' modes forced where the
+// build chooses them by filter size (amd64: prefetchMinBlocks,
+// ringMaxBlocks): prefetches with the offset ring, prefetches without it,
+// and inserts without prefetches, so that the tests' sizes reach every
+// kind of loop. Where the kernels have no modes it runs f once.
+func eachMode(t *testing.T, f func(t *testing.T)) {
 	if kernel.SetBatchModes == nil {
-		eachKernel(t, f)
+		f(t)
 		return
 	}
 	for _, mode := range []struct {
@@ -74,7 +80,7 @@ func eachKernelMode(t *testing.T, f func(t *testing.T)) {
 	}{{"mode=ring", 0, math.MaxUint64}, {"mode=prefetch", 0, 0}, {"mode=noprefetch", math.MaxUint64, math.MaxUint64}} {
 		t.Run(mode.name, func(t *testing.T) {
 			defer kernel.SetBatchModes(mode.prefetchMin, mode.ringMax)()
-			eachKernel(t, f)
+			f(t)
 		})
 	}
 }

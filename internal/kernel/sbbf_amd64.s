@@ -17,9 +17,9 @@ GLOBL sbbfOnes<>(SB), RODATA|NOPTR, $32
 DATA sbbfMask32<>+0(SB)/8, $-32
 GLOBL sbbfMask32<>(SB), RODATA|NOPTR, $8
 
-// func sbbfAddAVX2(blocks *uint32, nblocks uint64, hs *uint64, n int)
+// func sbbfAddAVX2(blocks *uint32, nblocks uint64, hs *uint64, n int, mode int)
 // Requires: AVX, AVX2, MMX+
-TEXT ·sbbfAddAVX2(SB), NOSPLIT, $0-32
+TEXT ·sbbfAddAVX2(SB), NOSPLIT, $576-40
 	MOVQ blocks+0(FP), AX
 	MOVQ nblocks+8(FP), CX
 	MOVQ hs+16(FP), DX
@@ -35,6 +35,9 @@ TEXT ·sbbfAddAVX2(SB), NOSPLIT, $0-32
 	// Prologue: prefetch the blocks of the first min(n, dist) keys.
 	XORQ  SI, SI
 	TESTQ BX, BX
+	JEQ   sbbfAddAVX2_prologue_done
+	MOVQ  mode+32(FP), DI
+	CMPQ  DI, $0x00
 	JEQ   sbbfAddAVX2_prologue_done
 
 sbbfAddAVX2_prologue:
@@ -53,7 +56,148 @@ sbbfAddAVX2_prologue:
 sbbfAddAVX2_prologue_done:
 	XORQ SI, SI
 
-	// Groups of 4 while i+48+4 <= n, prefetching the group at i+48.
+	// The offset ring: 64-byte aligned slots on the stack.
+	LEAQ (SP), DI
+	ADDQ $0x3f, DI
+	ANDQ $-64, DI
+	MOVQ mode+32(FP), R8
+	CMPQ R8, $0x00
+	JEQ  sbbfAddAVX2_groups
+	MOVQ mode+32(FP), R8
+	CMPQ R8, $0x02
+	JEQ  sbbfAddAVX2_plain
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ BX, R8
+	SUBQ $0x04, R8
+
+sbbfAddAVX2_fill:
+	CMPQ     SI, R8
+	JGT      sbbfAddAVX2_filled
+	CMPQ     SI, $0x00000030
+	JGE      sbbfAddAVX2_filled
+	VMOVDQU  (DX)(SI*8), Y4
+	VPSRLQ   $0x20, Y4, Y4
+	VPMULUDQ Y2, Y4, Y4
+	VPSRLQ   $0x1b, Y4, Y4
+	VPAND    Y3, Y4, Y4
+	MOVQ     SI, R9
+	SHLQ     $0x03, R9
+	ANDQ     $0x000001ff, R9
+	VMOVDQA  Y4, (DI)(R9*1)
+	ADDQ     $0x04, SI
+	JMP      sbbfAddAVX2_fill
+
+sbbfAddAVX2_filled:
+	XORQ SI, SI
+
+	// Groups of 4 while i+48+4 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
+	MOVQ BX, R8
+	SUBQ $0x34, R8
+	CMPQ SI, R8
+	JGT  sbbfAddAVX2_ring_groups
+
+sbbfAddAVX2_ring_prefetching:
+	VMOVDQU      384(DX)(SI*8), Y4
+	VPSRLQ       $0x20, Y4, Y4
+	VPMULUDQ     Y2, Y4, Y4
+	VPSRLQ       $0x1b, Y4, Y4
+	VPAND        Y3, Y4, Y4
+	MOVQ         SI, R9
+	SHLQ         $0x03, R9
+	ADDQ         $0x00000180, R9
+	ANDQ         $0x000001ff, R9
+	VMOVDQA      Y4, (DI)(R9*1)
+	VEXTRACTI128 $0x01, Y4, X5
+	VMOVQ        X4, R9
+	PREFETCHT0   (AX)(R9*1)
+	VPEXTRQ      $0x01, X4, R9
+	PREFETCHT0   (AX)(R9*1)
+	VMOVQ        X5, R9
+	PREFETCHT0   (AX)(R9*1)
+	VPEXTRQ      $0x01, X5, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         SI, R9
+	SHLQ         $0x03, R9
+	ANDQ         $0x000001ff, R9
+	MOVQ         (DI)(R9*1), R10
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y0, Y4, Y4
+	VPSRLD       $0x1b, Y4, Y4
+	VPSLLVD      Y4, Y1, Y4
+	VPOR         (AX)(R10*1), Y4, Y4
+	VMOVDQU      Y4, (AX)(R10*1)
+	MOVQ         8(DI)(R9*1), R10
+	VPBROADCASTD 8(DX)(SI*8), Y4
+	VPMULLD      Y0, Y4, Y4
+	VPSRLD       $0x1b, Y4, Y4
+	VPSLLVD      Y4, Y1, Y4
+	VPOR         (AX)(R10*1), Y4, Y4
+	VMOVDQU      Y4, (AX)(R10*1)
+	MOVQ         16(DI)(R9*1), R10
+	VPBROADCASTD 16(DX)(SI*8), Y4
+	VPMULLD      Y0, Y4, Y4
+	VPSRLD       $0x1b, Y4, Y4
+	VPSLLVD      Y4, Y1, Y4
+	VPOR         (AX)(R10*1), Y4, Y4
+	VMOVDQU      Y4, (AX)(R10*1)
+	MOVQ         24(DI)(R9*1), R9
+	VPBROADCASTD 24(DX)(SI*8), Y4
+	VPMULLD      Y0, Y4, Y4
+	VPSRLD       $0x1b, Y4, Y4
+	VPSLLVD      Y4, Y1, Y4
+	VPOR         (AX)(R9*1), Y4, Y4
+	VMOVDQU      Y4, (AX)(R9*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, R8
+	JLE          sbbfAddAVX2_ring_prefetching
+
+	// Groups of 4 while i+4 <= n, offsets in the ring.
+sbbfAddAVX2_ring_groups:
+	MOVQ BX, R8
+	SUBQ $0x04, R8
+	CMPQ SI, R8
+	JGT  sbbfAddAVX2_tail
+
+sbbfAddAVX2_ring_group_loop:
+	MOVQ         SI, R9
+	SHLQ         $0x03, R9
+	ANDQ         $0x000001ff, R9
+	MOVQ         (DI)(R9*1), R10
+	VPBROADCASTD (DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPOR         (AX)(R10*1), Y2, Y2
+	VMOVDQU      Y2, (AX)(R10*1)
+	MOVQ         8(DI)(R9*1), R10
+	VPBROADCASTD 8(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPOR         (AX)(R10*1), Y2, Y2
+	VMOVDQU      Y2, (AX)(R10*1)
+	MOVQ         16(DI)(R9*1), R10
+	VPBROADCASTD 16(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPOR         (AX)(R10*1), Y2, Y2
+	VMOVDQU      Y2, (AX)(R10*1)
+	MOVQ         24(DI)(R9*1), R9
+	VPBROADCASTD 24(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPOR         (AX)(R9*1), Y2, Y2
+	VMOVDQU      Y2, (AX)(R9*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, R8
+	JLE          sbbfAddAVX2_ring_group_loop
+	JMP          sbbfAddAVX2_tail
+
+	// Without the ring: groups of 4 while i+48+4 <= n, prefetching the group at i+48.
+sbbfAddAVX2_plain:
 	MOVQ BX, DI
 	SUBQ $0x34, DI
 	CMPQ SI, DI
@@ -112,7 +256,7 @@ sbbfAddAVX2_prefetching:
 	CMPQ         SI, DI
 	JLE          sbbfAddAVX2_prefetching
 
-	// Groups of 4 while i+4 <= n, already prefetched.
+	// Groups of 4 while i+4 <= n, already prefetched (or, for modeNoPrefetch, not).
 sbbfAddAVX2_groups:
 	MOVQ BX, DI
 	SUBQ $0x04, DI
@@ -183,9 +327,9 @@ sbbfAddAVX2_end:
 	VZEROUPPER
 	RET
 
-// func sbbfContainsAVX2(blocks *uint32, nblocks uint64, hs *uint64, n int, out *bool) int
+// func sbbfContainsAVX2(blocks *uint32, nblocks uint64, hs *uint64, n int, out *bool, mode int) int
 // Requires: AVX, AVX2, MMX+
-TEXT ·sbbfContainsAVX2(SB), NOSPLIT, $0-48
+TEXT ·sbbfContainsAVX2(SB), NOSPLIT, $576-56
 	MOVQ blocks+0(FP), AX
 	MOVQ nblocks+8(FP), CX
 	MOVQ hs+16(FP), DX
@@ -221,7 +365,161 @@ sbbfContainsAVX2_prologue:
 sbbfContainsAVX2_prologue_done:
 	XORQ SI, SI
 
-	// Groups of 4 while i+48+4 <= n, prefetching the group at i+48.
+	// The offset ring: 64-byte aligned slots on the stack.
+	LEAQ (SP), R9
+	ADDQ $0x3f, R9
+	ANDQ $-64, R9
+	MOVQ mode+40(FP), R10
+	CMPQ R10, $0x02
+	JEQ  sbbfContainsAVX2_plain
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ BX, R10
+	SUBQ $0x04, R10
+
+sbbfContainsAVX2_fill:
+	CMPQ     SI, R10
+	JGT      sbbfContainsAVX2_filled
+	CMPQ     SI, $0x00000030
+	JGE      sbbfContainsAVX2_filled
+	VMOVDQU  (DX)(SI*8), Y4
+	VPSRLQ   $0x20, Y4, Y4
+	VPMULUDQ Y2, Y4, Y4
+	VPSRLQ   $0x1b, Y4, Y4
+	VPAND    Y3, Y4, Y4
+	MOVQ     SI, R11
+	SHLQ     $0x03, R11
+	ANDQ     $0x000001ff, R11
+	VMOVDQA  Y4, (R9)(R11*1)
+	ADDQ     $0x04, SI
+	JMP      sbbfContainsAVX2_fill
+
+sbbfContainsAVX2_filled:
+	XORQ SI, SI
+
+	// Groups of 4 while i+48+4 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
+	MOVQ BX, R10
+	SUBQ $0x34, R10
+	CMPQ SI, R10
+	JGT  sbbfContainsAVX2_ring_groups
+
+sbbfContainsAVX2_ring_prefetching:
+	VMOVDQU      384(DX)(SI*8), Y4
+	VPSRLQ       $0x20, Y4, Y4
+	VPMULUDQ     Y2, Y4, Y4
+	VPSRLQ       $0x1b, Y4, Y4
+	VPAND        Y3, Y4, Y4
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ADDQ         $0x00000180, R11
+	ANDQ         $0x000001ff, R11
+	VMOVDQA      Y4, (R9)(R11*1)
+	VEXTRACTI128 $0x01, Y4, X5
+	VMOVQ        X4, R11
+	PREFETCHT0   (AX)(R11*1)
+	VPEXTRQ      $0x01, X4, R11
+	PREFETCHT0   (AX)(R11*1)
+	VMOVQ        X5, R11
+	PREFETCHT0   (AX)(R11*1)
+	VPEXTRQ      $0x01, X5, R11
+	PREFETCHT0   (AX)(R11*1)
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R9)(R11*1), R12
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y0, Y4, Y4
+	VPSRLD       $0x1b, Y4, Y4
+	VPSLLVD      Y4, Y1, Y4
+	VMOVDQU      (AX)(R12*1), Y5
+	VPTEST       Y4, Y5
+	SETCS        (DI)(SI*1)
+	ADCQ         $0x00, R8
+	MOVQ         8(R9)(R11*1), R12
+	VPBROADCASTD 8(DX)(SI*8), Y4
+	VPMULLD      Y0, Y4, Y4
+	VPSRLD       $0x1b, Y4, Y4
+	VPSLLVD      Y4, Y1, Y4
+	VMOVDQU      (AX)(R12*1), Y5
+	VPTEST       Y4, Y5
+	SETCS        1(DI)(SI*1)
+	ADCQ         $0x00, R8
+	MOVQ         16(R9)(R11*1), R12
+	VPBROADCASTD 16(DX)(SI*8), Y4
+	VPMULLD      Y0, Y4, Y4
+	VPSRLD       $0x1b, Y4, Y4
+	VPSLLVD      Y4, Y1, Y4
+	VMOVDQU      (AX)(R12*1), Y5
+	VPTEST       Y4, Y5
+	SETCS        2(DI)(SI*1)
+	ADCQ         $0x00, R8
+	MOVQ         24(R9)(R11*1), R11
+	VPBROADCASTD 24(DX)(SI*8), Y4
+	VPMULLD      Y0, Y4, Y4
+	VPSRLD       $0x1b, Y4, Y4
+	VPSLLVD      Y4, Y1, Y4
+	VMOVDQU      (AX)(R11*1), Y5
+	VPTEST       Y4, Y5
+	SETCS        3(DI)(SI*1)
+	ADCQ         $0x00, R8
+	ADDQ         $0x04, SI
+	CMPQ         SI, R10
+	JLE          sbbfContainsAVX2_ring_prefetching
+
+	// Groups of 4 while i+4 <= n, offsets in the ring.
+sbbfContainsAVX2_ring_groups:
+	MOVQ BX, R10
+	SUBQ $0x04, R10
+	CMPQ SI, R10
+	JGT  sbbfContainsAVX2_tail
+
+sbbfContainsAVX2_ring_group_loop:
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R9)(R11*1), R12
+	VPBROADCASTD (DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VMOVDQU      (AX)(R12*1), Y3
+	VPTEST       Y2, Y3
+	SETCS        (DI)(SI*1)
+	ADCQ         $0x00, R8
+	MOVQ         8(R9)(R11*1), R12
+	VPBROADCASTD 8(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VMOVDQU      (AX)(R12*1), Y3
+	VPTEST       Y2, Y3
+	SETCS        1(DI)(SI*1)
+	ADCQ         $0x00, R8
+	MOVQ         16(R9)(R11*1), R12
+	VPBROADCASTD 16(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VMOVDQU      (AX)(R12*1), Y3
+	VPTEST       Y2, Y3
+	SETCS        2(DI)(SI*1)
+	ADCQ         $0x00, R8
+	MOVQ         24(R9)(R11*1), R11
+	VPBROADCASTD 24(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VMOVDQU      (AX)(R11*1), Y3
+	VPTEST       Y2, Y3
+	SETCS        3(DI)(SI*1)
+	ADCQ         $0x00, R8
+	ADDQ         $0x04, SI
+	CMPQ         SI, R10
+	JLE          sbbfContainsAVX2_ring_group_loop
+	JMP          sbbfContainsAVX2_tail
+
+	// Without the ring: groups of 4 while i+48+4 <= n, prefetching the group at i+48.
+sbbfContainsAVX2_plain:
 	MOVQ BX, R9
 	SUBQ $0x34, R9
 	CMPQ SI, R9
@@ -288,7 +586,7 @@ sbbfContainsAVX2_prefetching:
 	CMPQ         SI, R9
 	JLE          sbbfContainsAVX2_prefetching
 
-	// Groups of 4 while i+4 <= n, already prefetched.
+	// Groups of 4 while i+4 <= n, already prefetched (or, for modeNoPrefetch, not).
 sbbfContainsAVX2_groups:
 	MOVQ BX, R9
 	SUBQ $0x04, R9
@@ -366,13 +664,13 @@ sbbfContainsAVX2_tail_loop:
 	JLT          sbbfContainsAVX2_tail_loop
 
 sbbfContainsAVX2_end:
-	MOVQ R8, ret+40(FP)
+	MOVQ R8, ret+48(FP)
 	VZEROUPPER
 	RET
 
-// func sbbfAddAVX512(blocks *uint32, nblocks uint64, hs *uint64, n int)
+// func sbbfAddAVX512(blocks *uint32, nblocks uint64, hs *uint64, n int, mode int)
 // Requires: AVX, AVX2, AVX512F, AVX512VL, MMX+
-TEXT ·sbbfAddAVX512(SB), NOSPLIT, $0-32
+TEXT ·sbbfAddAVX512(SB), NOSPLIT, $576-40
 	MOVQ blocks+0(FP), AX
 	MOVQ nblocks+8(FP), CX
 	MOVQ hs+16(FP), DX
@@ -387,6 +685,9 @@ TEXT ·sbbfAddAVX512(SB), NOSPLIT, $0-32
 	// Prologue: prefetch the blocks of the first min(n, dist) keys.
 	XORQ  SI, SI
 	TESTQ BX, BX
+	JEQ   sbbfAddAVX512_prologue_done
+	MOVQ  mode+32(FP), DI
+	CMPQ  DI, $0x00
 	JEQ   sbbfAddAVX512_prologue_done
 
 sbbfAddAVX512_prologue:
@@ -405,7 +706,214 @@ sbbfAddAVX512_prologue:
 sbbfAddAVX512_prologue_done:
 	XORQ SI, SI
 
-	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	// The offset ring: 64-byte aligned slots on the stack.
+	LEAQ (SP), DI
+	ADDQ $0x3f, DI
+	ANDQ $-64, DI
+	MOVQ mode+32(FP), R8
+	CMPQ R8, $0x00
+	JEQ  sbbfAddAVX512_groups
+	MOVQ mode+32(FP), R8
+	CMPQ R8, $0x02
+	JEQ  sbbfAddAVX512_plain
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ BX, R8
+	SUBQ $0x08, R8
+
+sbbfAddAVX512_fill:
+	CMPQ      SI, R8
+	JGT       sbbfAddAVX512_filled
+	CMPQ      SI, $0x00000030
+	JGE       sbbfAddAVX512_filled
+	VMOVDQU64 (DX)(SI*8), Z4
+	VPSRLQ    $0x20, Z4, Z4
+	VPMULUDQ  Z2, Z4, Z4
+	VPSRLQ    $0x1b, Z4, Z4
+	VPANDQ    Z3, Z4, Z4
+	MOVQ      SI, R9
+	SHLQ      $0x03, R9
+	ANDQ      $0x000001ff, R9
+	VMOVDQA64 Z4, (DI)(R9*1)
+	ADDQ      $0x08, SI
+	JMP       sbbfAddAVX512_fill
+
+sbbfAddAVX512_filled:
+	XORQ SI, SI
+
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
+	MOVQ BX, R8
+	SUBQ $0x38, R8
+	CMPQ SI, R8
+	JGT  sbbfAddAVX512_ring_groups
+
+sbbfAddAVX512_ring_prefetching:
+	VMOVDQU64     384(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1b, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	MOVQ          SI, R9
+	SHLQ          $0x03, R9
+	ADDQ          $0x00000180, R9
+	ANDQ          $0x000001ff, R9
+	VMOVDQA64     Z4, (DI)(R9*1)
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R9
+	PREFETCHT0    (AX)(R9*1)
+	VPEXTRQ       $0x01, X4, R9
+	PREFETCHT0    (AX)(R9*1)
+	VMOVQ         X5, R9
+	PREFETCHT0    (AX)(R9*1)
+	VPEXTRQ       $0x01, X5, R9
+	PREFETCHT0    (AX)(R9*1)
+	VMOVQ         X6, R9
+	PREFETCHT0    (AX)(R9*1)
+	VPEXTRQ       $0x01, X6, R9
+	PREFETCHT0    (AX)(R9*1)
+	VMOVQ         X7, R9
+	PREFETCHT0    (AX)(R9*1)
+	VPEXTRQ       $0x01, X7, R9
+	PREFETCHT0    (AX)(R9*1)
+	MOVQ          SI, R9
+	SHLQ          $0x03, R9
+	ANDQ          $0x000001ff, R9
+	MOVQ          (DI)(R9*1), R10
+	VPBROADCASTD  (DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPORD         (AX)(R10*1), Y4, Y4
+	VMOVDQU       Y4, (AX)(R10*1)
+	MOVQ          8(DI)(R9*1), R10
+	VPBROADCASTD  8(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPORD         (AX)(R10*1), Y4, Y4
+	VMOVDQU       Y4, (AX)(R10*1)
+	MOVQ          16(DI)(R9*1), R10
+	VPBROADCASTD  16(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPORD         (AX)(R10*1), Y4, Y4
+	VMOVDQU       Y4, (AX)(R10*1)
+	MOVQ          24(DI)(R9*1), R10
+	VPBROADCASTD  24(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPORD         (AX)(R10*1), Y4, Y4
+	VMOVDQU       Y4, (AX)(R10*1)
+	MOVQ          32(DI)(R9*1), R10
+	VPBROADCASTD  32(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPORD         (AX)(R10*1), Y4, Y4
+	VMOVDQU       Y4, (AX)(R10*1)
+	MOVQ          40(DI)(R9*1), R10
+	VPBROADCASTD  40(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPORD         (AX)(R10*1), Y4, Y4
+	VMOVDQU       Y4, (AX)(R10*1)
+	MOVQ          48(DI)(R9*1), R10
+	VPBROADCASTD  48(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPORD         (AX)(R10*1), Y4, Y4
+	VMOVDQU       Y4, (AX)(R10*1)
+	MOVQ          56(DI)(R9*1), R9
+	VPBROADCASTD  56(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPORD         (AX)(R9*1), Y4, Y4
+	VMOVDQU       Y4, (AX)(R9*1)
+	ADDQ          $0x08, SI
+	CMPQ          SI, R8
+	JLE           sbbfAddAVX512_ring_prefetching
+
+	// Groups of 8 while i+8 <= n, offsets in the ring.
+sbbfAddAVX512_ring_groups:
+	MOVQ BX, R8
+	SUBQ $0x08, R8
+	CMPQ SI, R8
+	JGT  sbbfAddAVX512_tail
+
+sbbfAddAVX512_ring_group_loop:
+	MOVQ         SI, R9
+	SHLQ         $0x03, R9
+	ANDQ         $0x000001ff, R9
+	MOVQ         (DI)(R9*1), R10
+	VPBROADCASTD (DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPORD        (AX)(R10*1), Y2, Y2
+	VMOVDQU      Y2, (AX)(R10*1)
+	MOVQ         8(DI)(R9*1), R10
+	VPBROADCASTD 8(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPORD        (AX)(R10*1), Y2, Y2
+	VMOVDQU      Y2, (AX)(R10*1)
+	MOVQ         16(DI)(R9*1), R10
+	VPBROADCASTD 16(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPORD        (AX)(R10*1), Y2, Y2
+	VMOVDQU      Y2, (AX)(R10*1)
+	MOVQ         24(DI)(R9*1), R10
+	VPBROADCASTD 24(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPORD        (AX)(R10*1), Y2, Y2
+	VMOVDQU      Y2, (AX)(R10*1)
+	MOVQ         32(DI)(R9*1), R10
+	VPBROADCASTD 32(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPORD        (AX)(R10*1), Y2, Y2
+	VMOVDQU      Y2, (AX)(R10*1)
+	MOVQ         40(DI)(R9*1), R10
+	VPBROADCASTD 40(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPORD        (AX)(R10*1), Y2, Y2
+	VMOVDQU      Y2, (AX)(R10*1)
+	MOVQ         48(DI)(R9*1), R10
+	VPBROADCASTD 48(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPORD        (AX)(R10*1), Y2, Y2
+	VMOVDQU      Y2, (AX)(R10*1)
+	MOVQ         56(DI)(R9*1), R9
+	VPBROADCASTD 56(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPORD        (AX)(R9*1), Y2, Y2
+	VMOVDQU      Y2, (AX)(R9*1)
+	ADDQ         $0x08, SI
+	CMPQ         SI, R8
+	JLE          sbbfAddAVX512_ring_group_loop
+	JMP          sbbfAddAVX512_tail
+
+	// Without the ring: groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+sbbfAddAVX512_plain:
 	MOVQ BX, DI
 	SUBQ $0x38, DI
 	CMPQ SI, DI
@@ -504,7 +1012,7 @@ sbbfAddAVX512_prefetching:
 	CMPQ          SI, DI
 	JLE           sbbfAddAVX512_prefetching
 
-	// Groups of 8 while i+8 <= n, already prefetched.
+	// Groups of 8 while i+8 <= n, already prefetched (or, for modeNoPrefetch, not).
 sbbfAddAVX512_groups:
 	MOVQ BX, DI
 	SUBQ $0x08, DI
@@ -605,9 +1113,9 @@ sbbfAddAVX512_end:
 	VZEROUPPER
 	RET
 
-// func sbbfContainsAVX512(blocks *uint32, nblocks uint64, hs *uint64, n int, out *bool) int
+// func sbbfContainsAVX512(blocks *uint32, nblocks uint64, hs *uint64, n int, out *bool, mode int) int
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, MMX+
-TEXT ·sbbfContainsAVX512(SB), NOSPLIT, $0-48
+TEXT ·sbbfContainsAVX512(SB), NOSPLIT, $576-56
 	MOVQ blocks+0(FP), AX
 	MOVQ nblocks+8(FP), CX
 	MOVQ hs+16(FP), DX
@@ -642,7 +1150,243 @@ sbbfContainsAVX512_prologue:
 sbbfContainsAVX512_prologue_done:
 	XORQ SI, SI
 
-	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	// The offset ring: 64-byte aligned slots on the stack.
+	LEAQ (SP), R9
+	ADDQ $0x3f, R9
+	ANDQ $-64, R9
+	MOVQ mode+40(FP), R10
+	CMPQ R10, $0x02
+	JEQ  sbbfContainsAVX512_plain
+
+	// Fill the ring with the offsets of the groups below 48 keys.
+	MOVQ BX, R10
+	SUBQ $0x08, R10
+
+sbbfContainsAVX512_fill:
+	CMPQ      SI, R10
+	JGT       sbbfContainsAVX512_filled
+	CMPQ      SI, $0x00000030
+	JGE       sbbfContainsAVX512_filled
+	VMOVDQU64 (DX)(SI*8), Z4
+	VPSRLQ    $0x20, Z4, Z4
+	VPMULUDQ  Z2, Z4, Z4
+	VPSRLQ    $0x1b, Z4, Z4
+	VPANDQ    Z3, Z4, Z4
+	MOVQ      SI, R11
+	SHLQ      $0x03, R11
+	ANDQ      $0x000001ff, R11
+	VMOVDQA64 Z4, (R9)(R11*1)
+	ADDQ      $0x08, SI
+	JMP       sbbfContainsAVX512_fill
+
+sbbfContainsAVX512_filled:
+	XORQ SI, SI
+
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
+	MOVQ BX, R10
+	SUBQ $0x38, R10
+	CMPQ SI, R10
+	JGT  sbbfContainsAVX512_ring_groups
+
+sbbfContainsAVX512_ring_prefetching:
+	VMOVDQU64     384(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1b, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ADDQ          $0x00000180, R11
+	ANDQ          $0x000001ff, R11
+	VMOVDQA64     Z4, (R9)(R11*1)
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X4, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X5, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X6, R11
+	PREFETCHT0    (AX)(R11*1)
+	VMOVQ         X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	VPEXTRQ       $0x01, X7, R11
+	PREFETCHT0    (AX)(R11*1)
+	MOVQ          SI, R11
+	SHLQ          $0x03, R11
+	ANDQ          $0x000001ff, R11
+	MOVQ          (R9)(R11*1), R12
+	VPBROADCASTD  (DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPTESTMD      (AX)(R12*1), Y4, K1
+	KORTESTB      K1, K1
+	SETCS         (DI)(SI*1)
+	ADCQ          $0x00, R8
+	MOVQ          8(R9)(R11*1), R12
+	VPBROADCASTD  8(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPTESTMD      (AX)(R12*1), Y4, K1
+	KORTESTB      K1, K1
+	SETCS         1(DI)(SI*1)
+	ADCQ          $0x00, R8
+	MOVQ          16(R9)(R11*1), R12
+	VPBROADCASTD  16(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPTESTMD      (AX)(R12*1), Y4, K1
+	KORTESTB      K1, K1
+	SETCS         2(DI)(SI*1)
+	ADCQ          $0x00, R8
+	MOVQ          24(R9)(R11*1), R12
+	VPBROADCASTD  24(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPTESTMD      (AX)(R12*1), Y4, K1
+	KORTESTB      K1, K1
+	SETCS         3(DI)(SI*1)
+	ADCQ          $0x00, R8
+	MOVQ          32(R9)(R11*1), R12
+	VPBROADCASTD  32(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPTESTMD      (AX)(R12*1), Y4, K1
+	KORTESTB      K1, K1
+	SETCS         4(DI)(SI*1)
+	ADCQ          $0x00, R8
+	MOVQ          40(R9)(R11*1), R12
+	VPBROADCASTD  40(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPTESTMD      (AX)(R12*1), Y4, K1
+	KORTESTB      K1, K1
+	SETCS         5(DI)(SI*1)
+	ADCQ          $0x00, R8
+	MOVQ          48(R9)(R11*1), R12
+	VPBROADCASTD  48(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPTESTMD      (AX)(R12*1), Y4, K1
+	KORTESTB      K1, K1
+	SETCS         6(DI)(SI*1)
+	ADCQ          $0x00, R8
+	MOVQ          56(R9)(R11*1), R11
+	VPBROADCASTD  56(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPTESTMD      (AX)(R11*1), Y4, K1
+	KORTESTB      K1, K1
+	SETCS         7(DI)(SI*1)
+	ADCQ          $0x00, R8
+	ADDQ          $0x08, SI
+	CMPQ          SI, R10
+	JLE           sbbfContainsAVX512_ring_prefetching
+
+	// Groups of 8 while i+8 <= n, offsets in the ring.
+sbbfContainsAVX512_ring_groups:
+	MOVQ BX, R10
+	SUBQ $0x08, R10
+	CMPQ SI, R10
+	JGT  sbbfContainsAVX512_tail
+
+sbbfContainsAVX512_ring_group_loop:
+	MOVQ         SI, R11
+	SHLQ         $0x03, R11
+	ANDQ         $0x000001ff, R11
+	MOVQ         (R9)(R11*1), R12
+	VPBROADCASTD (DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPTESTMD     (AX)(R12*1), Y2, K1
+	KORTESTB     K1, K1
+	SETCS        (DI)(SI*1)
+	ADCQ         $0x00, R8
+	MOVQ         8(R9)(R11*1), R12
+	VPBROADCASTD 8(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPTESTMD     (AX)(R12*1), Y2, K1
+	KORTESTB     K1, K1
+	SETCS        1(DI)(SI*1)
+	ADCQ         $0x00, R8
+	MOVQ         16(R9)(R11*1), R12
+	VPBROADCASTD 16(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPTESTMD     (AX)(R12*1), Y2, K1
+	KORTESTB     K1, K1
+	SETCS        2(DI)(SI*1)
+	ADCQ         $0x00, R8
+	MOVQ         24(R9)(R11*1), R12
+	VPBROADCASTD 24(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPTESTMD     (AX)(R12*1), Y2, K1
+	KORTESTB     K1, K1
+	SETCS        3(DI)(SI*1)
+	ADCQ         $0x00, R8
+	MOVQ         32(R9)(R11*1), R12
+	VPBROADCASTD 32(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPTESTMD     (AX)(R12*1), Y2, K1
+	KORTESTB     K1, K1
+	SETCS        4(DI)(SI*1)
+	ADCQ         $0x00, R8
+	MOVQ         40(R9)(R11*1), R12
+	VPBROADCASTD 40(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPTESTMD     (AX)(R12*1), Y2, K1
+	KORTESTB     K1, K1
+	SETCS        5(DI)(SI*1)
+	ADCQ         $0x00, R8
+	MOVQ         48(R9)(R11*1), R12
+	VPBROADCASTD 48(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPTESTMD     (AX)(R12*1), Y2, K1
+	KORTESTB     K1, K1
+	SETCS        6(DI)(SI*1)
+	ADCQ         $0x00, R8
+	MOVQ         56(R9)(R11*1), R11
+	VPBROADCASTD 56(DX)(SI*8), Y2
+	VPMULLD      Y0, Y2, Y2
+	VPSRLD       $0x1b, Y2, Y2
+	VPSLLVD      Y2, Y1, Y2
+	VPTESTMD     (AX)(R11*1), Y2, K1
+	KORTESTB     K1, K1
+	SETCS        7(DI)(SI*1)
+	ADCQ         $0x00, R8
+	ADDQ         $0x08, SI
+	CMPQ         SI, R10
+	JLE          sbbfContainsAVX512_ring_group_loop
+	JMP          sbbfContainsAVX512_tail
+
+	// Without the ring: groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+sbbfContainsAVX512_plain:
 	MOVQ BX, R9
 	SUBQ $0x38, R9
 	CMPQ SI, R9
@@ -757,7 +1501,7 @@ sbbfContainsAVX512_prefetching:
 	CMPQ          SI, R9
 	JLE           sbbfContainsAVX512_prefetching
 
-	// Groups of 8 while i+8 <= n, already prefetched.
+	// Groups of 8 while i+8 <= n, already prefetched (or, for modeNoPrefetch, not).
 sbbfContainsAVX512_groups:
 	MOVQ BX, R9
 	SUBQ $0x08, R9
@@ -873,7 +1617,7 @@ sbbfContainsAVX512_tail_loop:
 	JLT          sbbfContainsAVX512_tail_loop
 
 sbbfContainsAVX512_end:
-	MOVQ R8, ret+40(FP)
+	MOVQ R8, ret+48(FP)
 	VZEROUPPER
 	RET
 

@@ -4,25 +4,25 @@
 
 package kernel
 
-// sbbfAddAVX2 inserts hs[:n] into the nblocks split blocks at blocks.
+// sbbfAddAVX2 inserts hs[:n] into the nblocks split blocks at blocks; mode is modeNoPrefetch, modeRing or modePrefetch.
 //
 //go:noescape
-func sbbfAddAVX2(blocks *uint32, nblocks uint64, hs *uint64, n int)
+func sbbfAddAVX2(blocks *uint32, nblocks uint64, hs *uint64, n int, mode int)
 
-// sbbfContainsAVX2 probes hs[:n] in the nblocks split blocks at blocks, writes out[:n] and returns the number of trues.
+// sbbfContainsAVX2 probes hs[:n] in the nblocks split blocks at blocks, writes out[:n] and returns the number of trues; mode is modeRing or modePrefetch.
 //
 //go:noescape
-func sbbfContainsAVX2(blocks *uint32, nblocks uint64, hs *uint64, n int, out *bool) int
+func sbbfContainsAVX2(blocks *uint32, nblocks uint64, hs *uint64, n int, out *bool, mode int) int
 
-// sbbfAddAVX512 inserts hs[:n] into the nblocks split blocks at blocks.
+// sbbfAddAVX512 inserts hs[:n] into the nblocks split blocks at blocks; mode is modeNoPrefetch, modeRing or modePrefetch.
 //
 //go:noescape
-func sbbfAddAVX512(blocks *uint32, nblocks uint64, hs *uint64, n int)
+func sbbfAddAVX512(blocks *uint32, nblocks uint64, hs *uint64, n int, mode int)
 
-// sbbfContainsAVX512 probes hs[:n] in the nblocks split blocks at blocks, writes out[:n] and returns the number of trues.
+// sbbfContainsAVX512 probes hs[:n] in the nblocks split blocks at blocks, writes out[:n] and returns the number of trues; mode is modeRing or modePrefetch.
 //
 //go:noescape
-func sbbfContainsAVX512(blocks *uint32, nblocks uint64, hs *uint64, n int, out *bool) int
+func sbbfContainsAVX512(blocks *uint32, nblocks uint64, hs *uint64, n int, out *bool, mode int) int
 
 // sbbfAdd1AVX2 sets the eight bits of h in its block of *t; it jumps to sbbfAdd1Go unless sbbfAdd1Set is not generic and len(*t) > 0.
 //

@@ -82,7 +82,7 @@ func checkSBBF(t *testing.T, base, blocks []kernel.SBBFBlock, adds, probes []uin
 }
 
 func TestSBBFLengths(t *testing.T) {
-	eachKernel(t, func(t *testing.T) {
+	eachKernelMode(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(31, 32))
 		nbs := []int{1, 2, 7, 67, 1001}
 		if testing.Short() {
@@ -103,7 +103,7 @@ func TestSBBFLengths(t *testing.T) {
 }
 
 func TestSBBFLarge(t *testing.T) {
-	eachKernel(t, func(t *testing.T) {
+	eachKernelMode(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(33, 34))
 		lens := []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 47, 48, 49, 51, 52, 53, 55, 56, 57, 63, 64, 65, 300, 1021, 4099}
 		nbs := []int{1<<16 + 1, 1<<21 - 3}
@@ -128,7 +128,7 @@ func TestSBBFLarge(t *testing.T) {
 // cache line (so half the blocks straddle two lines), and hashes and
 // results at every offset.
 func TestSBBFAlignment(t *testing.T) {
-	eachKernel(t, func(t *testing.T) {
+	eachKernelMode(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(35, 36))
 		const nb = 37
 		for blkOff := 0; blkOff < 16; blkOff++ {
@@ -155,7 +155,7 @@ func TestSBBFGuardPage(t *testing.T) {
 	if !kerneltest.Guarded {
 		t.Log("no guard pages on this OS: the slices are plain")
 	}
-	eachKernel(t, func(t *testing.T) {
+	eachKernelMode(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(37, 38))
 		const nb = 513
 		lens := []int{255, 256, 257, 511, 512, 513, 1000}
@@ -178,7 +178,7 @@ func TestSBBFGuardPage(t *testing.T) {
 // TestSBBFPerKey checks the batch kernels against the definition, so a
 // mistake shared by a kernel and its twin is caught too.
 func TestSBBFPerKey(t *testing.T) {
-	eachKernel(t, func(t *testing.T) {
+	eachKernelMode(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(39, 40))
 		for _, nb := range []int{1, 3, 1000, 65537} {
 			adds := randHashes(r, 700)
@@ -283,33 +283,35 @@ func TestSBBFHugeBlockCount(t *testing.T) {
 		if impl == "generic" || kernel.SBBFAsmAddN == nil {
 			t.Skip("no assembly kernel")
 		}
-		r := rand.New(rand.NewPCG(43, 44))
-		for _, n := range []uint64{kernel.SBBFMaxBlocks, kernel.SBBFMaxBlocks - 1, 1<<30 + 12345, 3 << 29} {
-			hs := lowHashes(r, 300, n)
-			want := make([]kernel.SBBFBlock, 16)
-			for _, h := range hs[:150] {
-				refSBBFAdd(want, n, h)
-			}
-			got := make([]kernel.SBBFBlock, 16)
-			kernel.SBBFAsmAddN(got, n, hs[:150])
-			if !slices.Equal(got, want) {
-				t.Fatalf("nblocks=%d: insert image differs", n)
-			}
-			out := make([]bool, len(hs))
-			count := kernel.SBBFAsmContainsN(got, n, hs, out)
-			trues := 0
-			for i, h := range hs {
-				if w := refSBBFContains(want, n, h); out[i] != w {
-					t.Fatalf("nblocks=%d: out[%d] = %v, want %v", n, i, out[i], w)
+		eachMode(t, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(43, 44))
+			for _, n := range []uint64{kernel.SBBFMaxBlocks, kernel.SBBFMaxBlocks - 1, 1<<30 + 12345, 3 << 29} {
+				hs := lowHashes(r, 300, n)
+				want := make([]kernel.SBBFBlock, 16)
+				for _, h := range hs[:150] {
+					refSBBFAdd(want, n, h)
 				}
-				if out[i] {
-					trues++
+				got := make([]kernel.SBBFBlock, 16)
+				kernel.SBBFAsmAddN(got, n, hs[:150])
+				if !slices.Equal(got, want) {
+					t.Fatalf("nblocks=%d: insert image differs", n)
+				}
+				out := make([]bool, len(hs))
+				count := kernel.SBBFAsmContainsN(got, n, hs, out)
+				trues := 0
+				for i, h := range hs {
+					if w := refSBBFContains(want, n, h); out[i] != w {
+						t.Fatalf("nblocks=%d: out[%d] = %v, want %v", n, i, out[i], w)
+					}
+					if out[i] {
+						trues++
+					}
+				}
+				if count != trues {
+					t.Fatalf("nblocks=%d: count %d, want %d", n, count, trues)
 				}
 			}
-			if count != trues {
-				t.Fatalf("nblocks=%d: count %d, want %d", n, count, trues)
-			}
-		}
+		})
 	})
 }
 
