@@ -175,16 +175,7 @@ func (g *kern) groupLoop(label, exit string, margin int, body func()) {
 
 // groupLoopBy is groupLoop for groups of step keys.
 func (g *kern) groupLoopBy(step int, label, exit string, margin int, body func()) {
-	lim := c.GP64()
-	c.MOVQ(g.n, lim)
-	c.SUBQ(operand.Imm(uint64(margin)), lim)
-	c.CMPQ(g.i, lim)
-	c.JGT(operand.LabelRef(exit))
-	c.Label(label)
-	body()
-	c.ADDQ(operand.Imm(uint64(step)), g.i)
-	c.CMPQ(g.i, lim)
-	c.JLE(operand.LabelRef(label))
+	kit.GroupLoop(c, g.i, g.n, step, label, exit, margin, body)
 }
 
 // wideLoops emits the AVX-512 loops of one round count. Keys go in groups

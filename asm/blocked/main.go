@@ -614,18 +614,7 @@ func (g *single) counts(salts operand.Mem) (lo, hi reg.VecVirtual) {
 
 // paramMem is the memory operand of a parameter or result (name "ret") of
 // the function being built.
-func paramMem(name string) operand.Mem {
-	p := c.Param
-	if name == "ret" {
-		p = func(string) gotypes.Component { return c.ReturnIndex(0) }
-	}
-	b, err := p(name).Resolve()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "blocked:", err)
-		os.Exit(1)
-	}
-	return b.Addr
-}
+func paramMem(name string) operand.Mem { return kit.ParamMem(c, name) }
 
 func (g *single) broadcast() {
 	g.bc = c.YMM()

@@ -843,16 +843,7 @@ func (w *win) groupLoops(two bool) {
 // groupLoop emits a loop over groups of step keys: while i+margin <= n
 // (else straight to exit), body, then i += step.
 func (w *win) groupLoop(step int, label, exit string, margin int, body func()) {
-	lim := c.GP64()
-	c.Load(c.Param("n"), lim)
-	c.SUBQ(operand.Imm(uint64(margin)), lim)
-	c.CMPQ(w.i, lim)
-	c.JGT(operand.LabelRef(exit))
-	c.Label(label)
-	body()
-	c.ADDQ(operand.Imm(uint64(step)), w.i)
-	c.CMPQ(w.i, lim)
-	c.JLE(operand.LabelRef(label))
+	kit.GroupLoop(c, w.i, paramMem("n"), step, label, exit, margin, body)
 }
 
 // tailLoop emits the batch loops' end, from label tail: the keys i..n-1

@@ -298,16 +298,7 @@ func (g *kern) loops(p string, dist int) {
 // groupLoop emits a loop over groups of G keys: while i+margin <= n (else
 // straight to exit), body, then i += G.
 func (g *kern) groupLoop(label, exit string, margin int, body func()) {
-	lim := c.GP64()
-	c.MOVQ(g.n, lim)
-	c.SUBQ(operand.Imm(uint64(margin)), lim)
-	c.CMPQ(g.i, lim)
-	c.JGT(operand.LabelRef(exit))
-	c.Label(label)
-	body()
-	c.ADDQ(operand.Imm(uint64(g.group())), g.i)
-	c.CMPQ(g.i, lim)
-	c.JLE(operand.LabelRef(label))
+	kit.GroupLoop(c, g.i, g.n, g.group(), label, exit, margin, body)
 }
 
 // hash returns the memory operand of hs[i+d].
@@ -422,18 +413,7 @@ func singleSignature(contains bool) *gotypes.Signature {
 }
 
 // paramMem is the memory operand of a parameter or of the result ("ret").
-func paramMem(name string) operand.Mem {
-	p := c.Param
-	if name == "ret" {
-		p = func(string) gotypes.Component { return c.ReturnIndex(0) }
-	}
-	b, err := p(name).Resolve()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "sbbf:", err)
-		os.Exit(1)
-	}
-	return b.Addr
-}
+func paramMem(name string) operand.Mem { return kit.ParamMem(c, name) }
 
 // tailJump emits JMP sym(SB), a tail call into a Go function with the same
 // arguments, as a terminal instruction (avo's JMP wants a local label).

@@ -7,6 +7,7 @@ package kit
 
 import (
 	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/gotypes"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -165,4 +166,34 @@ func QwordLanes(c *build.Context, z reg.VecVirtual) func(j int) reg.GPVirtual {
 		}
 		return r
 	}
+}
+
+// GroupLoop emits a loop over groups of step keys: while i+margin <= n
+// (else straight to exit), body, then i += step. n is a register or the
+// memory operand of the parameter.
+func GroupLoop(c *build.Context, i reg.GPVirtual, n operand.Op, step int, label, exit string, margin int, body func()) {
+	lim := c.GP64()
+	c.MOVQ(n, lim)
+	c.SUBQ(operand.Imm(uint64(margin)), lim)
+	c.CMPQ(i, lim)
+	c.JGT(operand.LabelRef(exit))
+	c.Label(label)
+	body()
+	c.ADDQ(operand.Imm(uint64(step)), i)
+	c.CMPQ(i, lim)
+	c.JLE(operand.LabelRef(label))
+}
+
+// ParamMem is the memory operand of the parameter name of the function
+// being written into c, or of its first result for "ret".
+func ParamMem(c *build.Context, name string) operand.Mem {
+	p := c.Param
+	if name == "ret" {
+		p = func(string) gotypes.Component { return c.ReturnIndex(0) }
+	}
+	b, err := p(name).Resolve()
+	if err != nil {
+		panic("kit: " + err.Error())
+	}
+	return b.Addr
 }
