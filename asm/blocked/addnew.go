@@ -520,7 +520,7 @@ func (g *kern) newRing(width int) *kit.Ring {
 		Width:   width,
 		I:       g.i,
 		Hash:    g.hash,
-		N:       func() reg.GPVirtual { return g.n },
+		N:       g.n,
 		Offsets: func(src operand.Mem) reg.VecVirtual { return offsetsVec(src, g.nblocksZ, g.m64) },
 	})
 }

@@ -212,12 +212,7 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 		}
 		kit.JumpIfMode(c, kit.ModePrefetch, p+"_plain")
 		r.Fill(p, dist)
-		withRing := func() { g.ringGroup(two) }
-		c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", dist, dist)
-		g.groupLoop(p+"_prefetching", p+"_groups", dist+8, prefetching(r.Store, withRing))
-		c.Comment("Groups of 8 while i+8 <= n, already prefetched.")
-		c.Label(p + "_groups")
-		g.groupLoop(p+"_group_loop", p+"_tail", 8, withRing)
+		r.Loops(kit.RingLabels{Prefetching: p + "_prefetching", Groups: p + "_groups", GroupLoop: p + "_group_loop", Exit: p + "_tail"}, g.blocks, dist, func(j int, a reg.GPVirtual) { g.wideKey(j, a, two) })
 		c.JMP(operand.LabelRef(p + "_tail"))
 		c.Commentf("Without the ring: groups of 8 while i+%d+8 <= n, prefetching the group at i+%d, then the rest as below.", dist, dist)
 		c.Label(p + "_plain")
@@ -229,12 +224,6 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 
 	c.Comment("The last keys, one at a time.")
 	g.oneByOne(p, func() { g.wideKey(0, g.blockOffset(0), two) })
-}
-
-// ringGroup inserts or probes the 8 keys hs[i..i+8), their offsets read
-// from the ring.
-func (g *kern) ringGroup(two bool) {
-	g.ring.Group(func(j int, a reg.GPVirtual) { g.wideKey(j, a, two) })
 }
 
 // group inserts or probes the 8 keys hs[i..i+8).

@@ -311,18 +311,7 @@ func (g *kern) loops(p string, two bool, dist int) {
 	if r := g.ring; r != nil {
 		kit.JumpIfMode(c, kit.ModePrefetch, p+"_plain")
 		r.Fill(p, dist)
-		withRing := func() { r.Group(func(u int, a reg.GPVirtual) { g.keyAt(u, a, two) }) }
-		c.Commentf("Groups of %d while i+%d+%d <= n, prefetching the group at i+%d and keeping its offsets in the ring.", unroll, dist, unroll, dist)
-		g.groupLoopBy(unroll, p+"_prefetching", p+"_groups", dist+unroll, func() {
-			ahead := r.Store(dist)
-			for u := 0; u < unroll; u++ {
-				c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(u), Scale: 1})
-			}
-			withRing()
-		})
-		c.Commentf("Groups of %d while i+%d <= n, offsets in the ring.", unroll, unroll)
-		c.Label(p + "_groups")
-		g.groupLoopBy(unroll, p+"_group_loop", p+"_tail", unroll, withRing)
+		r.Loops(kit.RingLabels{Prefetching: p + "_prefetching", Groups: p + "_groups", GroupLoop: p + "_group_loop", Exit: p + "_tail"}, g.blocks, dist, func(u int, a reg.GPVirtual) { g.keyAt(u, a, two) })
 		c.JMP(operand.LabelRef(p + "_tail"))
 		c.Label(p + "_plain")
 	}

@@ -286,7 +286,7 @@ func genWindowKernel(wide, batch bool, dist int) {
 		Width:   width,
 		I:       w.i,
 		Hash:    w.hash,
-		N:       func() reg.GPVirtual { n := c.GP64(); c.Load(c.Param("n"), n); return n },
+		N:       paramMem("n"),
 		Offsets: func(src operand.Mem) reg.VecVirtual { return offsetsVec(src, w.nbZ, w.m64) },
 	})
 	w.done = w.label("done")
@@ -794,7 +794,6 @@ func (w *win) groupOffsets(d int) func(j int) reg.GPVirtual {
 func (w *win) groupLoops(two bool) {
 	r := w.ring
 	step := r.Width
-	ringGroup := func() { r.Group(func(j int, a reg.GPVirtual) { w.key(j, a, two) }) }
 	prefetching := func(offs func(d int) func(j int) reg.GPVirtual, group func()) func() {
 		return func() {
 			ahead := offs(w.dist)
@@ -814,11 +813,7 @@ func (w *win) groupLoops(two bool) {
 	}
 	r.Fill(w.label("ring"), w.dist)
 	groups := w.label("groups")
-	c.Commentf("Groups of %d while i+%d+%d <= n, prefetching the group at i+%d and keeping its offsets in the ring.", step, w.dist, step, w.dist)
-	w.groupLoop(step, w.label("prefetching"), groups, w.dist+step, prefetching(r.Store, ringGroup))
-	c.Commentf("Groups of %d while i+%d <= n, offsets in the ring.", step, step)
-	c.Label(groups)
-	w.groupLoop(step, w.label("group_loop"), tail, step, ringGroup)
+	r.Loops(kit.RingLabels{Prefetching: w.label("prefetching"), Groups: groups, GroupLoop: w.label("group_loop"), Exit: tail}, w.blocks, w.dist, func(j int, a reg.GPVirtual) { w.key(j, a, two) })
 	if w.wide {
 		c.JMP(operand.LabelRef(tail))
 		c.Label(plain)

@@ -248,7 +248,7 @@ func (g *kern) loops(p string, dist int) {
 		Width:   G,
 		I:       g.i,
 		Hash:    g.hash,
-		N:       func() reg.GPVirtual { return g.n },
+		N:       g.n,
 		Offsets: g.offsetsVec,
 	})
 	if !g.contains {
@@ -256,18 +256,7 @@ func (g *kern) loops(p string, dist int) {
 	}
 	kit.JumpIfMode(c, kit.ModePrefetch, p+"_plain")
 	r.Fill(p, dist)
-	ringGroup := func() { r.Group(func(j int, a reg.GPVirtual) { g.key(j, a) }) }
-	c.Commentf("Groups of %d while i+%d+%d <= n, prefetching the group at i+%d and keeping its offsets in the ring.", G, dist, G, dist)
-	g.groupLoop(p+"_ring_prefetching", p+"_ring_groups", dist+G, func() {
-		ahead := r.Store(dist)
-		for j := 0; j < G; j++ {
-			c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
-		}
-		ringGroup()
-	})
-	c.Commentf("Groups of %d while i+%d <= n, offsets in the ring.", G, G)
-	c.Label(p + "_ring_groups")
-	g.groupLoop(p+"_ring_group_loop", p+"_tail", G, ringGroup)
+	r.Loops(kit.RingLabels{Prefetching: p + "_ring_prefetching", Groups: p + "_ring_groups", GroupLoop: p + "_ring_group_loop", Exit: p + "_tail"}, g.blocks, dist, g.key)
 	c.JMP(operand.LabelRef(p + "_tail"))
 
 	c.Commentf("Without the ring: groups of %d while i+%d+%d <= n, prefetching the group at i+%d.", G, dist, G, dist)

@@ -2141,7 +2141,7 @@ blockedAddAVX512_k8_fill:
 blockedAddAVX512_k8_filled:
 	XORQ SI, SI
 
-	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
 	MOVQ BX, DI
 	SUBQ $0x38, DI
 	CMPQ SI, DI
@@ -2248,7 +2248,7 @@ blockedAddAVX512_k8_prefetching:
 	CMPQ          SI, DI
 	JLE           blockedAddAVX512_k8_prefetching
 
-	// Groups of 8 while i+8 <= n, already prefetched.
+	// Groups of 8 while i+8 <= n, offsets in the ring.
 blockedAddAVX512_k8_groups:
 	MOVQ BX, DI
 	SUBQ $0x08, DI
@@ -2577,7 +2577,7 @@ blockedAddAVX512_k16_fill:
 blockedAddAVX512_k16_filled:
 	XORQ SI, SI
 
-	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
 	MOVQ BX, DI
 	SUBQ $0x38, DI
 	CMPQ SI, DI
@@ -2708,7 +2708,7 @@ blockedAddAVX512_k16_prefetching:
 	CMPQ          SI, DI
 	JLE           blockedAddAVX512_k16_prefetching
 
-	// Groups of 8 while i+8 <= n, already prefetched.
+	// Groups of 8 while i+8 <= n, offsets in the ring.
 blockedAddAVX512_k16_groups:
 	MOVQ BX, DI
 	SUBQ $0x08, DI
@@ -3164,7 +3164,7 @@ blockedContainsAVX512_k8_fill:
 blockedContainsAVX512_k8_filled:
 	XORQ SI, SI
 
-	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
 	MOVQ BX, DI
 	SUBQ $0x38, DI
 	CMPQ SI, DI
@@ -3287,7 +3287,7 @@ blockedContainsAVX512_k8_prefetching:
 	CMPQ          SI, DI
 	JLE           blockedContainsAVX512_k8_prefetching
 
-	// Groups of 8 while i+8 <= n, already prefetched.
+	// Groups of 8 while i+8 <= n, offsets in the ring.
 blockedContainsAVX512_k8_groups:
 	MOVQ BX, DI
 	SUBQ $0x08, DI
@@ -3663,7 +3663,7 @@ blockedContainsAVX512_k16_fill:
 blockedContainsAVX512_k16_filled:
 	XORQ SI, SI
 
-	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
+	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48 and keeping its offsets in the ring.
 	MOVQ BX, DI
 	SUBQ $0x38, DI
 	CMPQ SI, DI
@@ -3826,7 +3826,7 @@ blockedContainsAVX512_k16_prefetching:
 	CMPQ          SI, DI
 	JLE           blockedContainsAVX512_k16_prefetching
 
-	// Groups of 8 while i+8 <= n, already prefetched.
+	// Groups of 8 while i+8 <= n, offsets in the ring.
 blockedContainsAVX512_k16_groups:
 	MOVQ BX, DI
 	SUBQ $0x08, DI

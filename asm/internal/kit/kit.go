@@ -48,11 +48,11 @@ type Ring struct {
 	c     *build.Context
 	base  reg.GPVirtual
 	Width int // keys a group: 8 (ZMM) or 4 (YMM)
-	// The kernel's: the current key, the memory operand of hs[i+d], and a
-	// register holding n (a function: some kernels load n afresh).
+	// The kernel's: the current key, the memory operand of hs[i+d], and n
+	// (a register, or the parameter's memory operand).
 	I    reg.GPVirtual
 	Hash func(d int) operand.Mem
-	N    func() reg.GPVirtual
+	N    operand.Op
 	// Offsets computes the block offsets of the Width hashes at src into
 	// the qword lanes of a vector (set before the first Store or Fill).
 	Offsets func(src operand.Mem) reg.VecVirtual
@@ -126,7 +126,7 @@ func (r *Ring) Fill(p string, dist int) {
 	c := r.c
 	lim := c.GP64()
 	c.Commentf("Fill the ring with the offsets of the groups below %d keys.", dist)
-	c.MOVQ(r.N(), lim)
+	c.MOVQ(r.N, lim)
 	c.SUBQ(operand.Imm(uint64(r.Width)), lim)
 	c.Label(p + "_fill")
 	c.CMPQ(r.I, lim)
@@ -138,6 +138,35 @@ func (r *Ring) Fill(p string, dist int) {
 	c.JMP(operand.LabelRef(p + "_fill"))
 	c.Label(p + "_filled")
 	c.XORQ(r.I, r.I)
+}
+
+// RingLabels names the labels of Ring.Loops.
+type RingLabels struct {
+	Prefetching, Groups, GroupLoop string // the loops'
+	Exit                           string // where they end
+}
+
+// Loops emits the batch loops that use the ring, after Fill: groups of
+// Width while i+dist+Width <= n, each computing the offsets of the group
+// dist keys on, keeping them in the ring and prefetching their blocks
+// (blocks plus the offset), then running key for its own keys from the
+// ring (key(j, off): key j of the group at i, off its block's byte
+// offset); then the groups left while i+Width <= n, from the ring. They
+// go on at l.Exit with i the first key of no group.
+func (r *Ring) Loops(l RingLabels, blocks reg.GPVirtual, dist int, key func(j int, off reg.GPVirtual)) {
+	c := r.c
+	group := func() { r.Group(key) }
+	c.Commentf("Groups of %d while i+%d+%d <= n, prefetching the group at i+%d and keeping its offsets in the ring.", r.Width, dist, r.Width, dist)
+	GroupLoop(c, r.I, r.N, r.Width, l.Prefetching, l.Groups, dist+r.Width, func() {
+		ahead := r.Store(dist)
+		for j := 0; j < r.Width; j++ {
+			c.PREFETCHT0(operand.Mem{Base: blocks, Index: ahead(j), Scale: 1})
+		}
+		group()
+	})
+	c.Commentf("Groups of %d while i+%d <= n, offsets in the ring.", r.Width, r.Width)
+	c.Label(l.Groups)
+	GroupLoop(c, r.I, r.N, r.Width, l.GroupLoop, l.Exit, r.Width, group)
 }
 
 // QwordLanes returns a function that moves qword lane j of z (a ZMM or a
