@@ -34,7 +34,6 @@ func BenchmarkBlockedModes(b *testing.B) {
 	if kernel.SetBatchModes == nil {
 		b.Skip("the kernels have no modes here")
 	}
-	modes := benchModes
 	for _, s := range benchSizes(b) {
 		b.Run("n="+s.name, func(b *testing.B) {
 			f := benchFilter(s.n)
@@ -42,44 +41,53 @@ func BenchmarkBlockedModes(b *testing.B) {
 			// from f, which the other benchmarks share (benchFilter).
 			fa := benchAlloc(len(f))
 			copy(fa, f)
-			q := benchQueryKeys(s.n)
-			out := make([]bool, benchBatch)
-			kerneltest.Bench(b, func(b *testing.B, impl string) {
-				if impl == "generic" {
-					b.Skip("no modes")
-				}
-				for _, op := range []string{"contains", "add", "addnew", "window2", "window4"} {
-					for _, m := range modes {
-						if op != "add" && m.name == "noprefetch" {
-							continue // only the inserts may skip their prefetches
-						}
-						b.Run("op="+op+"/mode="+m.name, func(b *testing.B) {
-							defer kernel.SetBatchModes(m.prefetchMin, m.ringMax)()
-							keys, off := 0, 0
-							start := time.Now()
-							for b.Loop() {
-								switch op {
-								case "add":
-									kernel.BlockedAdd(fa, benchK, q[off:off+benchBatch])
-								case "addnew":
-									kernel.BlockedAddNew(fa, benchK, q[off:off+benchBatch], out)
-								case "window2":
-									kernel.BlockedContainsGens(f, uint64(len(f)), 2, 3, benchK, q[off:off+benchBatch], out)
-								case "window4":
-									kernel.BlockedContainsGens(f, uint64(len(f)), 4, 15, benchK, q[off:off+benchBatch], out)
-								default:
-									kernel.BlockedContains(f, benchK, q[off:off+benchBatch], out)
-								}
-								off = (off + benchBatch) % len(q)
-								keys += benchBatch
-							}
-							reportPerKey(b, keys, start)
-						})
-					}
+			benchEachMode(b, benchQueryKeys(s.n), []string{"contains", "add", "addnew", "window2", "window4"}, func(op string, hs []uint64, out []bool) {
+				switch op {
+				case "add":
+					kernel.BlockedAdd(fa, benchK, hs)
+				case "addnew":
+					kernel.BlockedAddNew(fa, benchK, hs, out)
+				case "window2":
+					kernel.BlockedContainsGens(f, uint64(len(f)), 2, 3, benchK, hs, out)
+				case "window4":
+					kernel.BlockedContainsGens(f, uint64(len(f)), 4, 15, benchK, hs, out)
+				default:
+					kernel.BlockedContains(f, benchK, hs, out)
 				}
 			})
 		})
 	}
+}
+
+// benchEachMode runs, for each assembly kernel set, each op of ops in each
+// of benchModes (noprefetch for "add" alone: only the inserts may skip
+// their prefetches), call(op, hs, out) on successive batches of
+// benchBatch keys of q, reporting ns/key.
+func benchEachMode(b *testing.B, q []uint64, ops []string, call func(op string, hs []uint64, out []bool)) {
+	out := make([]bool, benchBatch)
+	kerneltest.Bench(b, func(b *testing.B, impl string) {
+		if impl == "generic" {
+			b.Skip("no modes")
+		}
+		for _, op := range ops {
+			for _, m := range benchModes {
+				if op != "add" && m.name == "noprefetch" {
+					continue
+				}
+				b.Run("op="+op+"/mode="+m.name, func(b *testing.B) {
+					defer kernel.SetBatchModes(m.prefetchMin, m.ringMax)()
+					keys, off := 0, 0
+					start := time.Now()
+					for b.Loop() {
+						call(op, q[off:off+benchBatch], out)
+						off = (off + benchBatch) % len(q)
+						keys += benchBatch
+					}
+					reportPerKey(b, keys, start)
+				})
+			}
+		}
+	})
 }
 
 // BenchmarkSBBFModes is BenchmarkBlockedModes for the split-block batch
@@ -105,33 +113,11 @@ func BenchmarkSBBFModes(b *testing.B) {
 				kernel.SBBFAdd(f, hs[:c])
 			}
 			fa := slices.Clone(f)
-			q := benchQueryKeys(s.n)
-			out := make([]bool, benchBatch)
-			kerneltest.Bench(b, func(b *testing.B, impl string) {
-				if impl == "generic" {
-					b.Skip("no modes")
-				}
-				for _, op := range []string{"contains", "add"} {
-					for _, m := range benchModes {
-						if op != "add" && m.name == "noprefetch" {
-							continue // only the inserts may skip their prefetches
-						}
-						b.Run("op="+op+"/mode="+m.name, func(b *testing.B) {
-							defer kernel.SetBatchModes(m.prefetchMin, m.ringMax)()
-							keys, off := 0, 0
-							start := time.Now()
-							for b.Loop() {
-								if op == "add" {
-									kernel.SBBFAdd(fa, q[off:off+benchBatch])
-								} else {
-									kernel.SBBFContains(f, q[off:off+benchBatch], out)
-								}
-								off = (off + benchBatch) % len(q)
-								keys += benchBatch
-							}
-							reportPerKey(b, keys, start)
-						})
-					}
+			benchEachMode(b, benchQueryKeys(s.n), []string{"contains", "add"}, func(op string, hs []uint64, out []bool) {
+				if op == "add" {
+					kernel.SBBFAdd(fa, hs)
+				} else {
+					kernel.SBBFContains(f, hs, out)
 				}
 			})
 		})
