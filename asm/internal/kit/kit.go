@@ -1,8 +1,10 @@
 // Package kit holds the pieces that more than one of sift's avo generators
 // (asm/blocked, asm/sbbf) emit: the batch kernels' mode argument, the
-// offset ring of their batch loops, and the move of a vector's qword lanes
-// to general registers. Every function writes into the build.Context it is
-// given, the generator's own.
+// offset ring of their batch loops and the loops that use it, the loop
+// over groups of keys, the move of a vector's qword lanes to general
+// registers, and parameters' memory operands. Every function writes into
+// the build.Context it is given, the generator's own (the Ring, into the
+// one Alloc was given).
 package kit
 
 import (
