@@ -793,23 +793,10 @@ func (w *win) groupOffsets(d int) func(j int) reg.GPVirtual {
 // time. It ends with a jump to w.done.
 func (w *win) groupLoops(two bool) {
 	r := w.ring
-	step := r.Width
-	prefetching := func(offs func(d int) func(j int) reg.GPVirtual, group func()) func() {
-		return func() {
-			ahead := offs(w.dist)
-			for j := 0; j < step; j++ {
-				c.PREFETCHT0(operand.Mem{Base: w.blocks, Index: ahead(j), Scale: 1})
-			}
-			group()
-		}
-	}
 	tail, tailLoop := w.label("tail"), w.label("tail_loop")
 	plain := w.label("plain")
 	if w.wide {
-		m := c.GP64()
-		c.Load(c.Param("mode"), m)
-		c.CMPQ(m, operand.Imm(kit.ModePrefetch))
-		c.JEQ(operand.LabelRef(plain))
+		kit.JumpIfMode(c, kit.ModePrefetch, plain)
 	}
 	r.Fill(w.label("ring"), w.dist)
 	groups := w.label("groups")
@@ -825,7 +812,13 @@ func (w *win) groupLoops(two bool) {
 		}
 		groups := w.label("groups")
 		c.Commentf("Without the ring: groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", w.dist, w.dist)
-		w.groupLoop(8, w.label("prefetching"), groups, w.dist+8, prefetching(w.groupOffsets, group))
+		w.groupLoop(8, w.label("prefetching"), groups, w.dist+8, func() {
+			ahead := w.groupOffsets(w.dist)
+			for j := 0; j < 8; j++ {
+				c.PREFETCHT0(operand.Mem{Base: w.blocks, Index: ahead(j), Scale: 1})
+			}
+			group()
+		})
 		c.Comment("Groups of 8 while i+8 <= n, already prefetched.")
 		c.Label(groups)
 		w.groupLoop(8, w.label("group_loop"), tail, 8, group)
