@@ -246,8 +246,8 @@ func blockedAddN(blocks *uint64, nblocks uint64, k int, hs []uint64) {
 
 // The batch kernels' mode argument: no prefetches (inserts only),
 // prefetches with the offset ring, prefetches with the offsets computed
-// twice. asm/blocked/main.go compares with the same numbers: keep
-// them.
+// twice. The generators compare with the same numbers
+// (asm/internal/kit's ModeNoPrefetch, ModeRing, ModePrefetch): keep them.
 const (
 	modeNoPrefetch = 0
 	modeRing       = 1

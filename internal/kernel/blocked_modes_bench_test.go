@@ -1,7 +1,6 @@
 package kernel_test
 
 import (
-	"math"
 	"slices"
 	"testing"
 	"time"
@@ -9,14 +8,6 @@ import (
 	"github.com/sift-go/sift/internal/kernel"
 	"github.com/sift-go/sift/internal/kernel/kerneltest"
 )
-
-// benchModes are the batch kernels' modes as SetBatchModes forces them:
-// prefetches with the offset ring, prefetches with the offsets computed
-// again, inserts without prefetches.
-var benchModes = []struct {
-	name                 string
-	prefetchMin, ringMax uint64
-}{{"ring", 0, math.MaxUint64}, {"prefetch", 0, 0}, {"noprefetch", math.MaxUint64, 0}}
 
 // BenchmarkBlockedModes runs the batch kernels of each assembly set in each
 // of their modes (the windowed probes too, on the same table read as
@@ -60,7 +51,7 @@ func BenchmarkBlockedModes(b *testing.B) {
 }
 
 // benchEachMode runs, for each assembly kernel set, each op of ops in each
-// of benchModes (noprefetch for "add" alone: only the inserts may skip
+// of batchModes (noprefetch for "add" alone: only the inserts may skip
 // their prefetches), call(op, hs, out) on successive batches of
 // benchBatch keys of q, reporting ns/key.
 func benchEachMode(b *testing.B, q []uint64, ops []string, call func(op string, hs []uint64, out []bool)) {
@@ -70,7 +61,7 @@ func benchEachMode(b *testing.B, q []uint64, ops []string, call func(op string, 
 			b.Skip("no modes")
 		}
 		for _, op := range ops {
-			for _, m := range benchModes {
+			for _, m := range batchModes {
 				if op != "add" && m.name == "noprefetch" {
 					continue
 				}

@@ -64,6 +64,14 @@ func eachKernelMode(t *testing.T, f func(t *testing.T)) {
 	eachMode(t, func(t *testing.T) { eachKernel(t, f) })
 }
 
+// batchModes are the batch kernels' modes as SetBatchModes forces them:
+// prefetches with the offset ring, prefetches with the offsets computed
+// again, and inserts without prefetches (lookups then run the ring).
+var batchModes = []struct {
+	name                 string
+	prefetchMin, ringMax uint64
+}{{"ring", 0, math.MaxUint64}, {"prefetch", 0, 0}, {"noprefetch", math.MaxUint64, math.MaxUint64}}
+
 // eachMode runs f with each of the batch kernels' modes forced where the
 // build chooses them by filter size (amd64: prefetchMinBlocks,
 // ringMaxBlocks): prefetches with the offset ring, prefetches without it,
@@ -74,11 +82,8 @@ func eachMode(t *testing.T, f func(t *testing.T)) {
 		f(t)
 		return
 	}
-	for _, mode := range []struct {
-		name                 string
-		prefetchMin, ringMax uint64
-	}{{"mode=ring", 0, math.MaxUint64}, {"mode=prefetch", 0, 0}, {"mode=noprefetch", math.MaxUint64, math.MaxUint64}} {
-		t.Run(mode.name, func(t *testing.T) {
+	for _, mode := range batchModes {
+		t.Run("mode="+mode.name, func(t *testing.T) {
 			defer kernel.SetBatchModes(mode.prefetchMin, mode.ringMax)()
 			f(t)
 		})
