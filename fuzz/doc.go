@@ -29,7 +29,8 @@
 //     kernels, batch and single-key, against a model written from the
 //     Parquet specification's pseudocode.
 //   - FuzzDecode gives the same bytes to every decoder (blocked, scalable,
-//     cuckoo, counting, classic native, Guava stream, split-block) and FuzzDecodeRecord
+//     cuckoo, counting, classic native, Guava stream, split-block, window:
+//     the window decoders compared on one fixed clock) and FuzzDecodeRecord
 //     builds records with valid checksums around fuzzed header fields, so
 //     the decoders' field validation is reached rather than stopped at the
 //     CRC. Decoders must never panic, must allocate no more than a constant
