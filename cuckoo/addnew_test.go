@@ -63,16 +63,23 @@ func TestAddNewMatchesReference(t *testing.T) {
 					if capacity > 5003 && (p.vmin == 1 || testing.Short()) {
 						continue // vmin 1 runs the kernel on the small ones
 					}
-					addNewMatches(t, fb, capacity)
+					addNewMatches(t, fb, capacity, DefaultMaxKicks)
+				}
+				// With no relocation a key whose buckets are both full
+				// parks the victim at once, often below 3/4 load: also
+				// as the last key of the first stage (found by
+				// FuzzFilters: AddNewHashes went on adding there).
+				for _, capacity := range []uint64{1, 7, 100} {
+					addNewMatches(t, fb, capacity, 0)
 				}
 			}
 		}
 	})
 }
 
-func addNewMatches(t *testing.T, fb int, capacity uint64) {
+func addNewMatches(t *testing.T, fb int, capacity uint64, maxKicks int) {
 	rng := rand.New(rand.NewPCG(capacity, uint64(fb)+7))
-	opts := []Option{WithFingerprintBits(fb), WithSeed(capacity)}
+	opts := []Option{WithFingerprintBits(fb), WithSeed(capacity), WithMaxKicks(maxKicks)}
 	a := mustNew(t, capacity, opts...) // AddNewHashes
 	s := mustNew(t, capacity, opts...) // AddNewHash
 	r := mustNew(t, capacity, opts...) // the reference
@@ -145,6 +152,68 @@ func addNewMatches(t *testing.T, fb int, capacity uint64) {
 		t.Fatalf("f=%d c=%d: AddNewHashes, AddNewHash and the reference built different filters (count %d, %d held)", fb, capacity, a.Count(), len(held))
 	}
 	allPresent(t, a, held, "AddNewHashes")
+}
+
+// TestAddNewVictimAtStageEnd: when the last key of AddNewHashes' first
+// stage (the keys that bring the count to 3/4 load) parks the victim, the
+// next new key is ErrFull, as for AddNewHash, and nothing after it is
+// added. FuzzFilters found AddNewHashes adding on there; the victim slot
+// was only checked for AddHashes.
+func TestAddNewVictimAtStageEnd(t *testing.T) {
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		for _, vmin := range []uint64{vectorMinBuckets, 1} { // the Go runs, the vector kernel
+			defer setVectorMin(vmin)()
+			for _, fb := range []int{8, 16} {
+				victimAtStageEnd(t, fb)
+			}
+		}
+	})
+}
+
+func victimAtStageEnd(t *testing.T, fb int) {
+	rng := rand.New(rand.NewPCG(uint64(fb), 3))
+	f := mustNew(t, 2000, WithFingerprintBits(fb), WithMaxKicks(0))
+	full := func(h uint64) bool { // both buckets full: the key would park the victim
+		i1, _, i2 := f.locate(h)
+		return f.emptyLanes(f.bucket(i1))|f.emptyLanes(f.bucket(i2)) == 0
+	}
+	// Fill one key at a time, with keys that find room, to one key below
+	// 3/4 load.
+	for f.Count() < 3*f.Capacity()/4-1 {
+		if h := rng.Uint64(); !f.ContainsHash(h) && !full(h) {
+			if err := f.AddHash(h); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	parks := func(h uint64) bool { // no relocation makes room: AddHash parks the key
+		c := f.Clone()
+		defer c.Close()
+		return !f.ContainsHash(h) && full(h) && c.AddHash(h) == nil && c.VictimInUse()
+	}
+	var park, fresh uint64
+	for park = rng.Uint64(); !parks(park); park = rng.Uint64() {
+	}
+	for fresh = rng.Uint64(); f.ContainsHash(fresh) || full(fresh); fresh = rng.Uint64() {
+	}
+	g := f.Clone()
+	hs := []uint64{park, fresh, park}
+	out := make([]bool, len(hs))
+	n, err := f.AddNewHashes(hs, out)
+	if n != 1 || err != ErrFull || !out[0] || !f.VictimInUse() {
+		t.Fatalf("f=%d: AddNewHashes: %d, %v, out %v, victim in use %v; want 1, ErrFull, the first key new and parked", fb, n, err, out, f.VictimInUse())
+	}
+	if isNew, err := g.AddNewHash(park); !isNew || err != nil {
+		t.Fatalf("f=%d: AddNewHash of the key that parks: %v, %v", fb, isNew, err)
+	}
+	if isNew, err := g.AddNewHash(fresh); isNew || err != ErrFull {
+		t.Fatalf("f=%d: AddNewHash after the victim: %v, %v", fb, isNew, err)
+	}
+	ef, _ := f.MarshalBinary()
+	eg, _ := g.MarshalBinary()
+	if !bytes.Equal(ef, eg) || f.ContainsHash(fresh) {
+		t.Fatalf("f=%d: AddNewHashes and a loop of AddNewHash built different filters (the new key added: %v)", fb, f.ContainsHash(fresh))
+	}
 }
 
 // TestAddNewDuplicatesInBatch: a key repeated in one batch, even past the

@@ -266,11 +266,15 @@ func (f *Filter) addBatch(hs []uint64, out []bool) (int, error) {
 		if done = n; err != nil || done == len(hs) {
 			return done, err
 		}
-		if f.t.Victim != 0 && out == nil {
+		if f.t.Victim != 0 {
 			// The first stage's last key parked the victim (below 3/4
-			// load, which repeated keys can do): AddHashes stops at the
-			// next key, as AddHash would. (AddNewHashes goes on in
-			// addGroups, which answers a present key false and no error.)
+			// load, which repeated keys or a small MaxKicks can do): the
+			// batch stops at the next key, as AddHash would, and
+			// AddNewHashes goes on one key at a time from there (a
+			// present key is false, a new one ErrFull). The second
+			// stage's runs must not get it: they test only the buckets,
+			// so they would add new keys with the victim in use and
+			// answer the victim's own key new.
 			return done, ErrFull
 		}
 	}

@@ -8,7 +8,7 @@
 //
 //   - FuzzFilters decodes the input into a script of operations (add,
 //     add-batch, contains, contains-batch, remove, union, serialize-and-reload,
-//     reset, fill) over keys drawn from the input, a small key space so that
+//     reset, fill, add-if-new single and batch) over keys drawn from the input, a small key space so that
 //     repeats happen plus fresh keys, and runs it at once through
 //     classic.Filter, classic.Counting, blocked.Filter (one per kernel set
 //     plus one built with single-key calls only), blocked.Concurrent,
@@ -17,8 +17,12 @@
 //     every key the exact model holds is present in every filter, that all
 //     copies of a filter have the identical serialized image, that batch
 //     answers equal single-key answers, that a cuckoo filter's Count is the
-//     model's multiset size, that a failed Add changes nothing, and that a
-//     reloaded filter answers exactly like the original.
+//     model's multiset size, that a failed Add changes nothing, that a
+//     reloaded filter answers exactly like the original, and that
+//     add-if-new never calls a held key new and answers (and stops, with
+//     the same error) in a batch exactly as one key at a time. Concurrent
+//     and Scalable take the kernel sets in turn, one operation after
+//     another.
 //   - FuzzBlockedKernel and FuzzCuckooKernel feed random geometry, hashes
 //     and memory, at misaligned offsets and against guard pages, straight into
 //     the batch kernels of package internal/kernel for every kernel set, and

@@ -38,6 +38,34 @@ func filterSeeds() [][]byte {
 			op(opAdd, 0xe7, 1, 2, 3, 4, 5, 6, 7, 8).op(opAdd, 0xe0, 0).
 			op(opRemove, 0xe0, 0).op(opContains, 0xe7, 1, 2, 3, 4, 5, 6, 7, 8).
 			op(opReload, 7).bytes(),
+		// Add-if-new in a tiny filter: one block, so every key shares it;
+		// a one-bucket cuckoo filter with no relocation, which parks the
+		// victim at its fifth key. The first batch repeats keys (new at
+		// most once) and has the victim parked in its middle, then meets
+		// present keys, (false, nil), and an absent one, ErrFull. Single
+		// add-if-new ops of present keys and of an absent key with the
+		// victim in use, and a batch that stops at the absent key; removes
+		// that re-home the victim and make room, a key added and found
+		// present; after a reload, a batch whose first key parks the
+		// victim, whose repeat is found there, and whose next key is
+		// ErrFull; a batch of keys added before.
+		newScript(5, 0, 0, 4, 1, 2, 10).
+			op(opAdd, 7).
+			batch(opAddNewBatch, 1, 2, 1, 3, 7, 2, 4, 1, 7, 2, 5, 6, 8, 9, 10).
+			op(opAddNew, 1).op(opAddNew, 30).op(opAddNew, 7).
+			batch(opAddNewBatch, 7, 1, 30, 2).
+			op(opRemove, 1).op(opRemove, 2).op(opAddNew, 1).op(opAddNew, 1).op(opReload, 1).
+			batch(opAddNewBatch, 30, 30, 31, 7).
+			batch(opAddNewBatch, 1, 2, 3, 4, 5, 6, 7, 8).bytes(),
+		// Add-if-new batches long enough for the kernels, half of their
+		// keys added before, into filters that fill up (3 blocks, a
+		// 40-key cuckoo filter): then a fill, and the same again.
+		newScript(7, 2, 39, 6, 0, 3, 20).
+			batch(opAddBatch, all[:20]...).
+			batch(opAddNewBatch, append(append([]byte{}, all[10:]...), all[:15]...)...).
+			batch(opAddNewBatch, all...).
+			op(opFill, 20).
+			batch(opAddNewBatch, append(append([]byte{}, all...), all[:30]...)...).bytes(),
 	}
 }
 
@@ -56,7 +84,9 @@ func FuzzFilters(f *testing.F) {
 
 // TestSeedScriptsReachTheirTargets keeps the hand-made seeds meaningful:
 // together they must fill a cuckoo filter, remove, reload and run every
-// operation.
+// operation, and give add-if-new a key repeated in its batch, keys sharing
+// a block, present cuckoo keys (with the victim slot in use too) and
+// ErrFull.
 func TestSeedScriptsReachTheirTargets(t *testing.T) {
 	var total stats
 	for i, s := range filterSeeds() {
@@ -70,6 +100,11 @@ func TestSeedScriptsReachTheirTargets(t *testing.T) {
 		total.ckFull += st.ckFull
 		total.removes += st.removes
 		total.reloads += st.reloads
+		total.newDup += st.newDup
+		total.newShared += st.newShared
+		total.ckNewPresent += st.ckNewPresent
+		total.ckNewFull += st.ckNewFull
+		total.ckNewVictim += st.ckNewVictim
 	}
 	for op, n := range total.ops {
 		if n == 0 {
@@ -78,5 +113,9 @@ func TestSeedScriptsReachTheirTargets(t *testing.T) {
 	}
 	if total.ckFull == 0 || total.removes == 0 || total.reloads == 0 {
 		t.Errorf("seeds reach ErrFull %d times, remove %d, reload %d: want all > 0", total.ckFull, total.removes, total.reloads)
+	}
+	if total.newDup == 0 || total.newShared == 0 || total.ckNewPresent == 0 || total.ckNewFull == 0 || total.ckNewVictim == 0 {
+		t.Errorf("add-if-new seeds: %d keys repeated in a batch, %d sharing a block, %d present cuckoo keys (%d with the victim in use), %d ErrFull: want all > 0",
+			total.newDup, total.newShared, total.ckNewPresent, total.ckNewVictim, total.ckNewFull)
 	}
 }

@@ -16,9 +16,13 @@ import (
 // This file is the differential harness behind FuzzFilters: a script of
 // operations (decoded from fuzz input as script_test.go describes) runs at once
 // through every filter and an exact model, and the invariants are checked
-// after every step. A violated invariant panics with a failure, which
-// runScript turns into an error; any other panic is a bug in a filter and
-// is re-raised with its stack.
+// after every step. Add-if-new (addNew) checks its answers as it goes: each
+// single-lane answer against the filter just before the call and against
+// the models (a key a model holds is never new), and every other lane's
+// answers, and where a cuckoo batch stops and why, against the single
+// lane's. A violated invariant panics with a failure, which runScript
+// turns into an error; any other panic is a bug in a filter and is
+// re-raised with its stack.
 
 // failure is an invariant violation found by the harness.
 type failure struct{ msg string }
@@ -27,7 +31,9 @@ func failf(format string, args ...any) {
 	panic(failure{fmt.Sprintf(format, args...)})
 }
 
-// Operation codes: the low bits of an op byte, modulo numOps.
+// Operation codes: an op byte modulo numOps. New operations go at the end,
+// so that the codes of the others, and the seeds written with them, keep
+// their meaning.
 const (
 	opAdd = iota
 	opAddBatch
@@ -38,10 +44,12 @@ const (
 	opReload
 	opReset
 	opFill
+	opAddNew      // add-if-new of one key
+	opAddNewBatch // add-if-new of a batch
 	numOps
 )
 
-var opNames = [numOps]string{"add", "add-batch", "contains", "contains-batch", "remove", "union", "reload", "reset", "fill"}
+var opNames = [numOps]string{"add", "add-batch", "contains", "contains-batch", "remove", "union", "reload", "reset", "fill", "add-new", "add-new-batch"}
 
 // Limits that keep one execution fast whatever the input.
 const (
@@ -101,9 +109,16 @@ var fpBits = [2]int{8, 16}
 // stats summarise a run, for the example and for corpus tuning.
 type stats struct {
 	ops     [numOps]int
-	ckFull  int // adds that returned ErrFull
+	ckFull  int // adds (add-if-new included) that returned ErrFull
 	removes int // successful removes
 	reloads int
+
+	// Add-if-new: what the hand-made seeds must reach.
+	newDup       int // keys of an add-if-new batch repeated earlier in it
+	newShared    int // keys of an add-if-new batch whose block an earlier, other key of it has
+	ckNewPresent int // cuckoo add-if-new of a present key: (false, nil)
+	ckNewFull    int // cuckoo add-if-new of an absent key with the victim in use: ErrFull
+	ckNewVictim  int // ckNewPresent while the victim slot is in use
 }
 
 type harness struct {
@@ -129,6 +144,7 @@ type harness struct {
 	knownSet map[string]bool
 
 	fillNext  int
+	newCalls  int // single-lane add-if-new calls, to take turns between AddNew and AddNewString
 	out, out2 []bool
 	st        stats
 }
@@ -245,6 +261,18 @@ func (h *harness) learn(key string) {
 	}
 }
 
+// turnLane returns the batch lane whose kernel set the filters without
+// lanes (Concurrent, Scalable) run the current operation with: the batch
+// lanes' sets in turn, one operation after another, so that each set's
+// kernels run them.
+func (h *harness) turnLane() *lane {
+	n := 0
+	for _, c := range h.st.ops {
+		n += c
+	}
+	return h.lanes[1+n%(len(h.lanes)-1)]
+}
+
 // use selects the lane's kernel set.
 func use(l *lane) {
 	if _, err := kernel.SetImpl(l.impl); err != nil {
@@ -278,6 +306,10 @@ func (h *harness) step(op int, in *input) {
 			h.fillNext++
 		}
 		h.add(keys)
+	case opAddNew:
+		h.addNew([]string{in.key()})
+	case opAddNewBatch:
+		h.addNew(in.keys())
 	}
 }
 
@@ -304,13 +336,26 @@ func (h *harness) add(keys []string) {
 			}
 		}
 	}
-	use(h.lanes[len(h.lanes)-1])
+	use(h.turnLane())
 	h.conc.AddHashes(hs)
+	for _, k := range keys {
+		h.bloom[k] = true
+	}
+	h.addOthers(keys, hs)
+	for i := range h.ckModel {
+		h.addCuckoo(i, keys, hs)
+	}
+}
+
+// addOthers adds keys to the filters without add-if-new (Scalable, classic,
+// Counting) and to their models, but for h.bloom, which the caller updates
+// (classic shares it with the blocked filters). add and addNew end with it.
+func (h *harness) addOthers(keys []string, hs []uint64) {
+	use(h.turnLane())
 	if err := h.scal.AddHashes(hs); err != nil {
 		failf("Scalable.AddHashes: %v", err)
 	}
 	for _, k := range keys {
-		h.bloom[k] = true
 		h.scalSet[k] = true
 		before := h.classic.MightContain([]byte(k))
 		if changed := h.classic.Put([]byte(k)); changed == before {
@@ -318,9 +363,6 @@ func (h *harness) add(keys []string) {
 		}
 		h.counting.Add([]byte(k))
 		h.cnt[k]++
-	}
-	for i := range h.ckModel {
-		h.addCuckoo(i, keys, hs)
 	}
 }
 
@@ -373,6 +415,248 @@ func (h *harness) addCuckoo(i int, keys []string, hs []uint64) {
 		h.ckModel[i][k]++
 	}
 	h.ckTotal[i] += uint64(n)
+}
+
+// addNew is add-if-new: blocked.Filter, Concurrent and cuckoo.Filter add
+// each key of keys and report whether it was new (see addNewBlocked and
+// addNewCuckoo); the other filters add the keys as add does.
+func (h *harness) addNew(keys []string) {
+	hs := h.hashes(keys)
+	if len(hs) > 1 {
+		first := map[string]bool{}
+		block := map[uint64]string{}
+		for j, k := range keys {
+			if first[k] {
+				h.st.newDup++
+				continue
+			}
+			first[k] = true
+			b := kernel.BlockIndex(hs[j], h.p.blocks)
+			if o, ok := block[b]; ok && o != k {
+				h.st.newShared++
+			}
+			block[b] = k
+		}
+	}
+	want := h.addNewBlocked(keys, hs)
+	h.addNewConcurrent(keys, hs, want)
+	h.addOthers(keys, hs)
+	for i := range h.ckModel {
+		h.addNewCuckoo(i, keys, hs)
+	}
+}
+
+// singleNew reports whether the single lane's next add-if-new call takes
+// the []byte form (else the string form): they take turns, so both
+// hashing paths are covered.
+func (h *harness) singleNew() (bytesForm bool) {
+	h.newCalls++
+	return h.newCalls%2 == 1
+}
+
+// addNewBlocked runs add-if-new on the blocked filters and returns the
+// answers. The single lane adds key by key with AddNew or AddNewString: a
+// key the model holds (added before, or earlier in this batch) must not be
+// new, each answer must be the opposite of ContainsHash just before the
+// call (which also catches a false positive reported new), and the key
+// must be present after. Then the model holds the key. The batch lanes run
+// one AddNewHashes with their kernel set: its answers, key by key, and its
+// count must be the single lane's, and out past len(hs) must be left
+// alone. checkAll then compares the images.
+func (h *harness) addNewBlocked(keys []string, hs []uint64) []bool {
+	want := make([]bool, len(keys))
+	nNew := 0
+	ref := h.lanes[0]
+	use(ref)
+	for j, k := range keys {
+		before := ref.blocked.ContainsHash(hs[j])
+		var isNew bool
+		if h.singleNew() {
+			isNew = ref.blocked.AddNew([]byte(k))
+		} else {
+			isNew = ref.blocked.AddNewString(k)
+		}
+		if isNew && h.bloom[k] {
+			failf("single blocked AddNew(%q) = true, but the model holds it", k)
+		}
+		if isNew == before {
+			failf("single blocked AddNew(%q) = %v with ContainsHash %v before", k, isNew, before)
+		}
+		if !ref.blocked.ContainsHash(hs[j]) {
+			failf("false negative: single blocked lost %q just added by AddNew", k)
+		}
+		h.bloom[k] = true
+		want[j] = isNew
+		if isNew {
+			nNew++
+		}
+	}
+	for _, l := range h.lanes[1:] {
+		use(l)
+		out := h.newOuts(want, len(want))
+		n := l.blocked.AddNewHashes(hs, out)
+		h.checkNewAnswers(l.name+" blocked AddNewHashes", keys, out, want, len(want))
+		if n != nNew {
+			failf("%s blocked AddNewHashes returned %d, %d keys are new", l.name, n, nNew)
+		}
+	}
+	return want
+}
+
+// newOuts returns an out slice for an add-if-new batch of len(want) keys
+// whose first n answers are want: each of those set to the opposite
+// answer, so an answer left unwritten shows, and the rest, one past the
+// batch included, set to true, which no write of a call that stopped
+// before them, or of a batch, may change.
+func (h *harness) newOuts(want []bool, n int) []bool {
+	out, _ := h.outs(len(want))
+	for j := range out {
+		out[j] = j >= n || !want[j]
+	}
+	return out
+}
+
+// checkNewAnswers checks out, as newOuts made it, after an add-if-new
+// batch that went through n keys: the first n answers must be want's, the
+// rest untouched.
+func (h *harness) checkNewAnswers(name string, keys []string, out, want []bool, n int) {
+	for j := range out {
+		switch {
+		case j < n && out[j] != want[j]:
+			failf("%s: answer %d (%q) = %v, the single lane's %v (batch of %d)", name, j, keys[j], out[j], want[j], len(keys))
+		case j >= n && !out[j]:
+			failf("%s wrote out[%d], past the %d keys it went through (batch of %d)", name, j, n, len(keys))
+		}
+	}
+}
+
+// addNewConcurrent runs add-if-new on the Concurrent filter, whose answers
+// must be the blocked single lane's, want: it has the same geometry and
+// seed and, as checkAll checks after every step, the same image, and
+// without races its add-if-new is the same test-and-set (a key is new when
+// the add set one of its bits), so in the same order the answers are the
+// same (its batch lookup first only answers false for keys already
+// present, which stay present). A batch of one key goes through AddNew
+// (the hashing path), a longer one through AddNewHashes, whose lookup runs
+// only with an assembly kernel set (hence turnLane).
+func (h *harness) addNewConcurrent(keys []string, hs []uint64, want []bool) {
+	use(h.turnLane())
+	out := h.newOuts(want, len(want))
+	var n int
+	if len(hs) == 1 {
+		out[0] = h.conc.AddNew([]byte(keys[0]))
+		if out[0] {
+			n = 1
+		}
+	} else {
+		n = h.conc.AddNewHashes(hs, out[:len(hs)])
+	}
+	h.checkNewAnswers("Concurrent AddNewHashes", keys, out, want, len(want))
+	m := 0
+	for _, w := range want {
+		if w {
+			m++
+		}
+	}
+	if n != m {
+		failf("Concurrent AddNewHashes returned %d, %d keys are new", n, m)
+	}
+}
+
+// addNewCuckoo runs add-if-new on the cuckoo filters of width index i.
+// The single lane adds key by key (AddNew and AddNewString in turn): a key
+// that is present before the call (ContainsHash) must give (false, nil)
+// and change nothing, victim slot in use or not; an absent one must be
+// added, (true, nil), Count one up, unless the victim slot is in use: then
+// ErrFull, changing nothing, which stops the op at that key, as addCuckoo
+// stops. A key the model holds must never be new, and every key gone
+// through must be present after. The batch lanes (AddNewHash for one key,
+// else AddNewHashes) must go through as many keys, stop with the same
+// error, give the same answers and leave out from the stopping key on
+// alone. Only the keys reported new enter the model.
+func (h *harness) addNewCuckoo(i int, keys []string, hs []uint64) {
+	ref := h.lanes[0].ck[i]
+	name := fmt.Sprintf("single cuckoo%d", fpBits[i])
+	use(h.lanes[0])
+	want := make([]bool, len(keys))
+	n := len(keys)
+	var refErr error
+	for j, k := range keys {
+		present := ref.ContainsHash(hs[j])
+		victim := ref.VictimInUse()
+		count := ref.Count()
+		before := image(ref)
+		var isNew bool
+		var err error
+		if h.singleNew() {
+			isNew, err = ref.AddNew([]byte(k))
+		} else {
+			isNew, err = ref.AddNewString(k)
+		}
+		if isNew && h.ckModel[i][k] > 0 {
+			failf("%s AddNew(%q) = true, but the model holds it %d times", name, k, h.ckModel[i][k])
+		}
+		switch {
+		case present:
+			if isNew || err != nil {
+				failf("%s AddNew(%q) of a present key = %v, %v (victim in use %v)", name, k, isNew, err, victim)
+			}
+			h.st.ckNewPresent++
+			if victim {
+				h.st.ckNewVictim++
+			}
+		case victim:
+			if isNew || !errors.Is(err, cuckoo.ErrFull) {
+				failf("%s AddNew(%q) of an absent key with the victim in use = %v, %v; want ErrFull", name, k, isNew, err)
+			}
+		default:
+			if !isNew || err != nil {
+				failf("%s AddNew(%q) of an absent key = %v, %v; want it added", name, k, isNew, err)
+			}
+		}
+		if !isNew && !bytes.Equal(before, image(ref)) {
+			failf("%s AddNew(%q) = false, %v changed the filter", name, k, err)
+		}
+		if err != nil {
+			h.st.ckFull++
+			h.st.ckNewFull++
+			n, refErr = j, err
+			break
+		}
+		if !ref.ContainsHash(hs[j]) {
+			failf("false negative: %s lost %q just added by AddNew", name, k)
+		}
+		if isNew && ref.Count() != count+1 {
+			failf("%s AddNew(%q) added it, Count %d, was %d", name, k, ref.Count(), count)
+		}
+		want[j] = isNew
+	}
+	for _, l := range h.lanes[1:] {
+		use(l)
+		out := h.newOuts(want, n)
+		var m int
+		var err error
+		if len(hs) == 1 {
+			var isNew bool
+			if isNew, err = l.ck[i].AddNewHash(hs[0]); err == nil {
+				out[0], m = isNew, 1
+			} else if isNew {
+				failf("cuckoo%d %s: AddNewHash = true, %v", fpBits[i], l.name, err)
+			}
+		} else {
+			m, err = l.ck[i].AddNewHashes(hs, out[:len(hs)+1])
+		}
+		if m != n || (err != nil) != (refErr != nil) || (err != nil && !errors.Is(err, refErr)) {
+			failf("cuckoo%d %s: AddNewHashes went through %d keys (err %v), single AddNews %d of %d (err %v)", fpBits[i], l.name, m, err, n, len(keys), refErr)
+		}
+		h.checkNewAnswers(fmt.Sprintf("cuckoo%d %s AddNewHashes", fpBits[i], l.name), keys, out, want, n)
+	}
+	for j, k := range keys[:n] {
+		if want[j] {
+			h.ckModel[i][k]++
+			h.ckTotal[i]++
+		}
+	}
 }
 
 // contains asks every filter about keys: batch answers must equal
@@ -430,6 +714,7 @@ func (h *harness) compareAnswers(keys []string, hs []uint64) {
 		sentinel()
 		checkBatch(l.name+" scalable", h.scal.ContainsHashes(hs, out[:len(hs)+1]), h.scal.ContainsHash)
 	}
+	use(h.turnLane())
 	sentinel()
 	checkBatch("concurrent", h.conc.ContainsHashes(hs, out[:len(hs)+1]), h.conc.ContainsHash)
 	for j, k := range keys {

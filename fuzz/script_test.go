@@ -10,10 +10,14 @@ import (
 )
 
 // A script is bytes: 7 parameter bytes (see decodeParams), then operations.
-// Each operation is an op byte (modulo numOps) and its arguments:
+// Each operation is an op byte modulo numOps (11), naming 0 add, 1 add-batch,
+// 2 contains, 3 contains-batch, 4 remove, 5 union, 6 reload, 7 reset, 8 fill,
+// 9 add-new, 10 add-new-batch (add-if-new: see harness_test.go's addNew), and
+// its arguments:
 //
-//	add, contains, remove   one key
-//	add-batch, contains-batch, union
+//	add, contains, remove, add-new
+//	                        one key
+//	add-batch, contains-batch, union, add-new-batch
 //	                        a count byte c, then c%maxBatch keys (union: then a flags byte)
 //	reload                  a mode byte: bit 0 ReadFrom instead of UnmarshalBinary,
 //	                        bit 1 reload only the batch lanes (the single lane keeps
