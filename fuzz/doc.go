@@ -29,6 +29,14 @@
 //     compare them with the Generic twins and with a per-key model written
 //     here from the documented geometry (so a bug shared by both kernels is
 //     caught too).
+//   - FuzzCuckooInsertKernel does the same for the cuckoo batch insert
+//     (CuckooInsert, plain and add-if-new), on fuzzed tables (empty,
+//     sparse, keys' buckets nearly full, keys' fingerprints planted) and
+//     batches with repeated keys, against CuckooInsertGeneric and a model
+//     of the insert contract (where it stops, the answers, the count,
+//     every table word), and checks on the result alone that no
+//     fingerprint is lost, every key added is found and the answers are
+//     right.
 //   - FuzzSBBFKernel does the same for the split-block (Parquet SBBF)
 //     kernels, batch and single-key, against a model written from the
 //     Parquet specification's pseudocode.

@@ -53,14 +53,18 @@ func insert512(w width, ifNew bool) {
 	}
 	TEXT(name, NOSPLIT, sig)
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s %s the hashes of hs[:len(hs)&^7], eight at a time, into a", name, what),
+	doc := []string{
+		fmt.Sprintf("%s %s the hashes of hs[:len(hs)&^7], eight at a time, into a", name, what),
 		fmt.Sprintf("table of %d-bit fingerprints as a loop of single adds would, and returns how", w.bits),
 		"many it went through: it stops before the first group of eight in which two",
-		"keys share a bucket or a key (not present) has both buckets full.")
-	if ifNew {
-		Doc("out[i] is set for each key gone through (true: added), and added counts",
-			"the trues. len(out) >= len(hs).")
+		"keys share a bucket or a key (not present) has both buckets full.",
 	}
+	if ifNew {
+		// One Doc call: avo's Doc replaces the lines, it does not append.
+		doc = append(doc, "out[i] is set for each key gone through (true: added), and added counts",
+			"the trues; out[n:] is left as it was. len(out) >= len(hs).")
+	}
+	Doc(doc...)
 
 	c := indexConsts512(w)
 	lo, hi := broadcast512(w.shuffle[0]), broadcast512(w.shuffle[1])

@@ -65,13 +65,16 @@ package kernel
 // group in which two of the sixteen bucket indexes are equal (two keys
 // share a bucket, whose writes the later key must see, or a key's two
 // buckets are one) or a key to place has both buckets full (it must
-// relocate), and before any tail of fewer than eight keys. It returns how
+// relocate; with out, a key whose fingerprint is present does not stop
+// it, whatever its buckets hold), and before any tail of fewer than eight
+// keys. It returns how
 // many keys it went through, n (a multiple of eight), and how many of them
 // it added. With out nil it adds every key (added == n). With out, it is
 // add-if-new: a key whose fingerprint is in one of its buckets is left
-// out, out[i] is set for every i < n (true: added), and it panics if
-// len(out) < len(hs). It does not look at the victim: the caller's victim
-// slot must be free. Buckets must be at least 1; the kernels neither
+// out, out[i] is set for every i < n (true: added), out[n:] is left as it
+// was, and it panics if len(out) < len(hs). It does not look at the
+// victim (a key whose tag is the victim's is placed like any other): the
+// caller's victim slot must be free. Buckets must be at least 1; the kernels neither
 // allocate nor retain their arguments.
 
 // MaxCuckooBuckets is the largest bucket count the 32-bit index math covers.

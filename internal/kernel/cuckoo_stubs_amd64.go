@@ -45,8 +45,12 @@ func cuckooLocate8AVX512(words *uint64, buckets uint64, hs []uint64, locs []uint
 //go:noescape
 func cuckooInsert8AVX512(words *uint64, buckets uint64, hs []uint64) int
 
+// cuckooInsertNew8AVX512 adds if new the hashes of hs[:len(hs)&^7], eight at a time, into a
+// table of 8-bit fingerprints as a loop of single adds would, and returns how
+// many it went through: it stops before the first group of eight in which two
+// keys share a bucket or a key (not present) has both buckets full.
 // out[i] is set for each key gone through (true: added), and added counts
-// the trues. len(out) >= len(hs).
+// the trues; out[n:] is left as it was. len(out) >= len(hs).
 //
 //go:noescape
 func cuckooInsertNew8AVX512(words *uint64, buckets uint64, hs []uint64, out []bool) (n int, added int)
@@ -92,8 +96,12 @@ func cuckooLocate16AVX512(words *uint64, buckets uint64, hs []uint64, locs []uin
 //go:noescape
 func cuckooInsert16AVX512(words *uint64, buckets uint64, hs []uint64) int
 
+// cuckooInsertNew16AVX512 adds if new the hashes of hs[:len(hs)&^7], eight at a time, into a
+// table of 16-bit fingerprints as a loop of single adds would, and returns how
+// many it went through: it stops before the first group of eight in which two
+// keys share a bucket or a key (not present) has both buckets full.
 // out[i] is set for each key gone through (true: added), and added counts
-// the trues. len(out) >= len(hs).
+// the trues; out[n:] is left as it was. len(out) >= len(hs).
 //
 //go:noescape
 func cuckooInsertNew16AVX512(words *uint64, buckets uint64, hs []uint64, out []bool) (n int, added int)
