@@ -142,7 +142,7 @@ func (c *Concurrent) AddNewHash(h uint64) bool {
 // AddNewHashes sets out[i] = AddNewHash(hs[i]) for i in order and returns
 // how many are true: the answers of the one-at-a-time calls in order (see
 // Filter.AddNewHashes), each with AddNewHash's guarantee under races. It
-// panics if len(out) < len(hs).
+// panics if len(out) < len(hs); out beyond len(hs) is left alone.
 func (c *Concurrent) AddNewHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: AddNewHashes: len(out) < len(hs)")
