@@ -29,6 +29,13 @@
 //     compare them with the Generic twins and with a per-key model written
 //     here from the documented geometry (so a bug shared by both kernels is
 //     caught too).
+//     FuzzBlockedKernel also runs the add-if-new kernels (batch and
+//     single-key) against a sequential model, on batches that repeat
+//     hashes and share blocks.
+//   - FuzzWindowKernel does the same for the windowed (multi-generation)
+//     kernels: single-key adds and add-if-new, batch and single-key
+//     lookups (with a live source too), every valid generation count, live
+//     masks of every shape, against a model of the documented layout.
 //   - FuzzCuckooInsertKernel does the same for the cuckoo batch insert
 //     (CuckooInsert, plain and add-if-new), on fuzzed tables (empty,
 //     sparse, keys' buckets nearly full, keys' fingerprints planted) and

@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"encoding/binary"
+	"fmt"
 	"testing"
 	"unsafe"
 
@@ -19,7 +20,7 @@ import (
 // kernelInput decodes a kernel target's input: a 6-byte header, then the
 // hashes as little-endian uint64s (a short tail is zero-padded). The last
 // header byte can stretch a short input into a long batch (see
-// decodeKernelInput). The targets probe every hash and a neighbour one bit
+// decodeHashes). The targets probe every hash and a neighbour one bit
 // away from it.
 type kernelInput struct {
 	hdr    [6]byte
@@ -29,25 +30,63 @@ type kernelInput struct {
 func decodeKernelInput(data []byte) kernelInput {
 	var in kernelInput
 	n := copy(in.hdr[:], data)
-	data = data[n:]
+	in.hashes = decodeHashes(data[n:], int(in.hdr[5]%8))
+	return in
+}
+
+// decodeHashes reads data as little-endian uint64s (a short tail is
+// zero-padded) and, for rep > 0, grows the list into a batch that
+// exercises the unrolled loops: rep rounds of multiplicative variants of
+// every hash are appended, up to about 600 (a deterministic function of
+// the input, so failures replay).
+func decodeHashes(data []byte, rep int) []uint64 {
+	var hs []uint64
 	for len(data) > 0 {
 		var w [8]byte
 		c := copy(w[:], data)
 		data = data[c:]
-		in.hashes = append(in.hashes, binary.LittleEndian.Uint64(w[:]))
+		hs = append(hs, binary.LittleEndian.Uint64(w[:]))
 	}
-	// Grow short inputs into batches that exercise the unrolled loops: each
-	// hash is followed by multiplicative variants (a deterministic function
-	// of the input, so failures replay).
-	if rep := int(in.hdr[5] % 8); rep > 0 {
-		base := in.hashes
-		for i := 0; i < rep && len(in.hashes) < 600; i++ {
+	if rep > 0 {
+		base := hs
+		for i := 0; i < rep && len(hs) < 600; i++ {
 			for _, h := range base {
-				in.hashes = append(in.hashes, h*0x9e3779b97f4a7c15+uint64(i+1)*0xbf58476d1ce4e5b9)
+				hs = append(hs, h*0x9e3779b97f4a7c15+uint64(i+1)*0xbf58476d1ce4e5b9)
 			}
 		}
 	}
-	return in
+	return hs
+}
+
+// repeatHashes makes hs repeat itself, deterministically from seed, so
+// that a batch holds in-batch duplicates and keys sharing a block: with
+// dup&1, about one hash in eight becomes the hash before it and one in
+// eight a copy of an earlier one; with dup&2, about one in four takes an
+// earlier hash's high half (its block or group) and keeps its own low
+// half (its bits).
+func repeatHashes(hs []uint64, dup byte, seed uint64) {
+	rnd := splitmix(seed)
+	for i := 1; i < len(hs); i++ {
+		r := rnd()
+		j := r >> 8 % uint64(i)
+		switch {
+		case dup&1 != 0 && r%8 == 0:
+			hs[i] = hs[i-1]
+		case dup&1 != 0 && r%8 == 1:
+			hs[i] = hs[j]
+		case dup&2 != 0 && r%8 >= 6:
+			hs[i] = hs[j]&^0xffffffff | hs[i]&0xffffffff
+		}
+	}
+}
+
+// kernelSeed returns a seed input: hdr, then n pseudo-random hashes.
+func kernelSeed(hdr []byte, n int) []byte {
+	rnd := splitmix(uint64(n))
+	for range n {
+		hdr = binary.LittleEndian.AppendUint64(hdr, rnd())
+	}
+	return hdr
 }
 
 // splitmix returns a deterministic stream of words from seed.
@@ -142,12 +181,54 @@ func modelBlockedContains(blocks []kernel.Block, k int, h uint64) bool {
 	return true
 }
 
+// modelBlockedAddNew is the documented add-if-new, key by key: key i is
+// new when one of its probe bits is clear after the keys before it (a
+// probe just before its insert would answer absent). It inserts hs into
+// blocks and returns the answers and how many are true.
+func modelBlockedAddNew(blocks []kernel.Block, k int, hs []uint64) ([]bool, int) {
+	isNew := make([]bool, len(hs))
+	count := 0
+	for i, h := range hs {
+		isNew[i] = !modelBlockedContains(blocks, k, h)
+		modelBlockedAdd(blocks, k, hs[i:i+1])
+		if isNew[i] {
+			count++
+		}
+	}
+	return isNew, count
+}
+
+// blockedKernels is one kernel set's blocked calls, or their Generic twins.
+type blockedKernels struct {
+	add      func([]kernel.Block, int, []uint64)
+	contains func([]kernel.Block, int, []uint64, []bool) int
+	addNew   func([]kernel.Block, int, []uint64, []bool) int
+	addNew1  func(*kernel.BlockedTable, uint64) bool
+}
+
+// FuzzBlockedKernel: the header is k (hdr[0]%16; bits 4-7 unused), the
+// block count (hdr[1], hdr[2]%4), the repeats of repeatHashes (hdr[2]>>2
+// %4), the blocks' and the output's misalignment and a sparse or dense
+// random start (hdr[3]), the batch split and the start's seed (hdr[4])
+// and the growth of decodeHashes (hdr[5]%8). Every set's add, batch
+// probe, batch add-if-new and single-key add-if-new must match the
+// models.
 func FuzzBlockedKernel(f *testing.F) {
 	for _, s := range [][]byte{
 		{0, 0, 0, 0, 0, 0},
 		{7, 1, 0, 0, 0, 3, 1, 2, 3, 4, 5, 6, 7, 8},
 		{15, 200, 1, 0x35, 2, 7, 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88, 0x77, 0x66, 0x55},
 		{8, 2, 0, 0x11, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33},
+		// Repeats and shared blocks (hdr[2] bits 2-3): k = 1, 8, 9 and 16,
+		// one block to a thousand, batches longer than any vector width
+		// and the prefetch distance.
+		kernelSeed([]byte{0, 0, 0x0c, 0x40, 5, 7}, 9),
+		kernelSeed([]byte{15, 2, 0x0c, 0x5b, 9, 7}, 12),
+		kernelSeed([]byte{7, 40, 0x04, 0x2a, 100, 3}, 30),
+		kernelSeed([]byte{8, 0, 0x0b, 0x47, 0, 1}, 50),
+		kernelSeed([]byte{15, 231, 0x0b, 0x2c, 77, 0}, 70),
+		kernelSeed([]byte{13, 30, 0x0c, 0x83, 42, 3}, 40),
+		kernelSeed([]byte{4, 0, 0x04, 0xf5, 250, 7}, 25),
 	} {
 		f.Add(s)
 	}
@@ -163,17 +244,27 @@ func FuzzBlockedKernel(f *testing.F) {
 		if len(hs) == 0 {
 			hs = []uint64{}
 		}
-		// Starting memory: empty, or sparse random bits.
+		// Bits 2-3 of hdr[2] (the block count takes bits 0-1; no input
+		// before them set these) repeat hashes within the batch.
+		repeatHashes(hs, in.hdr[2]>>2%4, uint64(in.hdr[4])<<8|uint64(in.hdr[2]))
+		// Starting memory: empty, sparse random bits (hdr[3] bit 6), or
+		// dense ones (bit 7, which no input before it set), where most
+		// keys are present or miss one bit: the add-if-new's hard case.
 		start := make([]kernel.Block, nb)
-		if in.hdr[3]&0x40 != 0 {
+		if in.hdr[3]&0xc0 != 0 {
+			dense := in.hdr[3]&0x80 != 0
 			for i := range start {
 				for w := range start[i] {
 					start[i][w] = fill() & fill() & fill()
+					if dense {
+						start[i][w] = ^start[i][w]
+					}
 				}
 			}
 		}
 		want := append([]kernel.Block(nil), start...)
 		modelBlockedAdd(want, k, hs)
+		wantNew, newCount := modelBlockedAddNew(append([]kernel.Block(nil), start...), k, hs)
 		// Probes: the added keys and their neighbours one bit away.
 		probes := make([]uint64, 0, 2*len(hs))
 		for i, h := range hs {
@@ -182,13 +273,13 @@ func FuzzBlockedKernel(f *testing.F) {
 		probes = guardedHashes(t, probes)
 		gh := guardedHashes(t, hs)
 
-		check := func(name string, add func([]kernel.Block, int, []uint64), contains func([]kernel.Block, int, []uint64, []bool) int) {
+		check := func(name string, kn blockedKernels) {
 			b := guardedBlocks(t, nb, blockOff)
 			copy(b, start)
 			// Two calls, split at a fuzzed point, to vary batch lengths.
 			cut := min(split, len(gh))
-			add(b, k, gh[:cut])
-			add(b, k, gh[cut:])
+			kn.add(b, k, gh[:cut])
+			kn.add(b, k, gh[cut:])
 			for i := range b {
 				if b[i] != want[i] {
 					t.Fatalf("%s: k=%d blocks=%d keys=%d (cut %d, offset %d words): block %d is %x, want %x", name, k, nb, len(hs), cut, blockOff, i, b[i], want[i])
@@ -198,7 +289,7 @@ func FuzzBlockedKernel(f *testing.F) {
 			for i := range out {
 				out[i] = i%3 == 0 // stale values the kernel must overwrite
 			}
-			got := contains(b, k, probes, out)
+			got := kn.contains(b, k, probes, out)
 			if msg := guards(); msg != "" {
 				t.Fatalf("%s: %s", name, msg)
 			}
@@ -215,10 +306,70 @@ func FuzzBlockedKernel(f *testing.F) {
 			if got != count {
 				t.Fatalf("%s: returned %d, %d are present", name, got, count)
 			}
+			checkBlockedAddNew(t, name, kn, b, start, want, k, gh, cut, outOff, wantNew, newCount)
 		}
-		check("generic", kernel.BlockedAddGeneric, kernel.BlockedContainsGeneric)
-		eachImpl(t, func(impl string) { check("impl="+impl, kernel.BlockedAdd, kernel.BlockedContains) })
+		check("generic", blockedKernels{kernel.BlockedAddGeneric, kernel.BlockedContainsGeneric, kernel.BlockedAddNewGeneric, blockedAddNew1Generic})
+		eachImpl(t, func(impl string) {
+			check("impl="+impl, blockedKernels{kernel.BlockedAdd, kernel.BlockedContains, kernel.BlockedAddNew, kernel.BlockedAddNew1})
+		})
 	})
+}
+
+// blockedAddNew1Generic is kernel.BlockedAddNew1Generic on a table.
+func blockedAddNew1Generic(t *kernel.BlockedTable, h uint64) bool {
+	return kernel.BlockedAddNew1Generic(t.Blocks, t.K, h)
+}
+
+// checkBlockedAddNew runs kn's add-if-new kernels on b, filled with start
+// before each: the batch call in two calls split at cut (the first given
+// all of out, which it must leave alone past cut), then the single-key
+// call key by key. The memory must end as want (the add's image), every
+// answer must be wantNew's, the batch's count newCount, and the guards
+// around out untouched.
+func checkBlockedAddNew(t *testing.T, name string, kn blockedKernels, b, start, want []kernel.Block, k int, hs []uint64, cut, outOff int, wantNew []bool, newCount int) {
+	t.Helper()
+	where := func() string {
+		return fmt.Sprintf("k=%d blocks=%d keys=%d (cut %d)", k, len(b), len(hs), cut)
+	}
+	sameImage := func(call string) {
+		for i := range b {
+			if b[i] != want[i] {
+				t.Fatalf("%s: %s, %s: block %d is %x, want %x", name, call, where(), i, b[i], want[i])
+			}
+		}
+	}
+	copy(b, start)
+	out, guards := guardedOut(len(hs), outOff)
+	for i := range out {
+		out[i] = i%3 == 0
+	}
+	n := kn.addNew(b, k, hs[:cut], out)
+	for i := cut; i < len(out); i++ {
+		if out[i] != (i%3 == 0) {
+			t.Fatalf("%s: add-if-new, %s: the first call wrote out[%d], past its %d keys", name, where(), i, cut)
+		}
+	}
+	n += kn.addNew(b, k, hs[cut:], out[cut:])
+	if msg := guards(); msg != "" {
+		t.Fatalf("%s: add-if-new: %s", name, msg)
+	}
+	sameImage("add-if-new")
+	for i := range hs {
+		if out[i] != wantNew[i] {
+			t.Fatalf("%s: add-if-new, %s: key %d (hash %#x) answers new=%v, want %v", name, where(), i, hs[i], out[i], wantNew[i])
+		}
+	}
+	if n != newCount {
+		t.Fatalf("%s: add-if-new, %s: returned %d, %d keys are new", name, where(), n, newCount)
+	}
+	copy(b, start)
+	tab := &kernel.BlockedTable{Blocks: b, K: k}
+	for i, h := range hs {
+		if got := kn.addNew1(tab, h); got != wantNew[i] {
+			t.Fatalf("%s: single-key add-if-new, %s: key %d (hash %#x) answers new=%v, want %v", name, where(), i, h, got, wantNew[i])
+		}
+	}
+	sameImage("single-key add-if-new")
 }
 
 // modelCuckooContains is the documented lookup of one key, slot by slot.
