@@ -29,7 +29,7 @@ func BlockedAddNew(blocks []Block, k int, hs []uint64, out []bool) int {
 // BlockedAddNewGeneric is the reference batch add-if-new: the portable twin
 // of every assembly BlockedAddNew kernel. It panics if len(out) < len(hs).
 func BlockedAddNewGeneric(blocks []Block, k int, hs []uint64, out []bool) int {
-	out = out[:len(hs)]
+	out = outputs(out, len(hs))
 	n := uint64(len(blocks))
 	count := 0
 	var idx [chunk]uint32

@@ -34,7 +34,7 @@ func BlockedAddGeneric(blocks []Block, k int, hs []uint64) {
 // BlockedContainsGeneric is the reference batch probe: the portable twin of
 // every assembly BlockedContains kernel. It panics if len(out) < len(hs).
 func BlockedContainsGeneric(blocks []Block, k int, hs []uint64, out []bool) int {
-	out = out[:len(hs)]
+	out = outputs(out, len(hs))
 	n := uint64(len(blocks))
 	count := 0
 	var idx [chunk]uint32
@@ -239,4 +239,15 @@ func blockedAdd1Go(t *BlockedTable, h uint64) {
 		b[0] |= 1 << (x * Salt0 >> 26)
 	}
 	runtime.KeepAlive(t)
+}
+
+// outputs returns out[:n], the answers of n keys, and panics if out is
+// shorter than that: a reslice alone would write past len(out) into its
+// spare capacity instead (the generic twins' contract, as the kernels'
+// entries check it).
+func outputs(out []bool, n int) []bool {
+	if len(out) < n {
+		panic("kernel: len(out) < len(hs)")
+	}
+	return out[:n]
 }

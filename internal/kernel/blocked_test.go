@@ -609,3 +609,33 @@ func TestSaltConstants(t *testing.T) {
 		t.Fatalf("salt constants %x, Salts %x", c, kernel.Salts)
 	}
 }
+
+// TestGenericTwinsShortOut: the generic twins panic when out is shorter
+// than hs, as their contract says, even where out's capacity would hold
+// the answers (a reslice alone would write past len(out)).
+func TestGenericTwinsShortOut(t *testing.T) {
+	hs := []uint64{1, 2, 3}
+	blocks := make([]kernel.Block, 4)
+	ck := &kernel.CuckooTable{Words: make([]uint64, kernel.CuckooWords(8, 16)), Buckets: 8, FPBits: 16}
+	sb := make([]kernel.SBBFBlock, 2)
+	for name, call := range map[string]func(out []bool){
+		"BlockedContainsGeneric":     func(out []bool) { kernel.BlockedContainsGeneric(blocks, 8, hs, out) },
+		"BlockedAddNewGeneric":       func(out []bool) { kernel.BlockedAddNewGeneric(blocks, 8, hs, out) },
+		"CuckooContainsGeneric":      func(out []bool) { kernel.CuckooContainsGeneric(ck, hs, out) },
+		"SBBFContainsGeneric":        func(out []bool) { kernel.SBBFContainsGeneric(sb, hs, out) },
+		"BlockedContainsGensGeneric": func(out []bool) { kernel.BlockedContainsGensGeneric(blocks, 4, 2, 3, 8, hs, out) },
+	} {
+		buf := make([]bool, len(hs))
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic with len(out) %d < len(hs) %d", name, len(hs)-1, len(hs))
+				}
+			}()
+			call(buf[:len(hs)-1])
+		}()
+		if buf[len(hs)-1] {
+			t.Errorf("%s wrote past len(out)", name)
+		}
+	}
+}

@@ -11,7 +11,7 @@ var cuckooBatchMin = 16
 // of keys before touching memory, so the chunk's loads are independent and
 // overlap. It panics if len(out) < len(hs).
 func CuckooContainsGeneric(t *CuckooTable, hs []uint64, out []bool) int {
-	out = out[:len(hs)]
+	out = outputs(out, len(hs))
 	n := t.Buckets
 	words := t.Words
 	fpMax := uint64(1)<<t.FPBits - 1

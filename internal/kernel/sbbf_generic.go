@@ -25,7 +25,7 @@ func SBBFAddGeneric(blocks []SBBFBlock, hs []uint64) {
 // filter: the portable twin of every assembly SBBFContains kernel. It panics
 // if len(out) < len(hs).
 func SBBFContainsGeneric(blocks []SBBFBlock, hs []uint64, out []bool) int {
-	out = out[:len(hs)]
+	out = outputs(out, len(hs))
 	n := uint64(len(blocks))
 	count := 0
 	var idx [chunk]uint32

@@ -266,6 +266,7 @@ func checkGens(blocks []Block, nb uint64, g int) {
 // add-if-new, which BlockedAddNewGensT runs in assembly on amd64. It
 // panics with ErrNoBlocks if blocks is empty.
 func BlockedAddNewGens1(blocks []Block, nb uint64, g int, live uint64, cur, k int, h uint64) bool {
+	checkCur(g, cur)
 	group := gensGroup(blocks, nb, g, h)
 	m := WindowMask(h, k, g)
 	seen := gensProbe(group, g, liveMask(g, live), &m)
@@ -277,6 +278,7 @@ func BlockedAddNewGens1(blocks []Block, nb uint64, g int, live uint64, cur, k in
 // (< g): the reference (Go) single-key add, which BlockedAddGenT runs in
 // assembly on amd64. It panics with ErrNoBlocks if blocks is empty.
 func BlockedAddGen1(blocks []Block, nb uint64, g int, cur, k int, h uint64) {
+	checkCur(g, cur)
 	line, o := GenLane(nb, g, cur, h)
 	if line >= uint64(len(blocks)) {
 		panic(ErrNoBlocks)
@@ -295,6 +297,14 @@ func BlockedAddGen1(blocks []Block, nb uint64, g int, cur, k int, h uint64) {
 	o &= 6
 	b[o] |= x0
 	b[o+1] |= x1
+}
+
+// checkCur panics unless generation cur is below g: a lane past the last
+// generation would be one of the next group's, or outside blocks.
+func checkCur(g, cur int) {
+	if uint(cur) >= uint(g) {
+		panic("kernel: windowed add: the generation is not below g")
+	}
 }
 
 // GenLane returns where generation j's lane of the key with hash h lies:

@@ -17,7 +17,7 @@ func BlockedContainsGens1Generic(blocks []Block, nb uint64, g int, live uint64, 
 // of group indexes before touching memory, as BlockedContainsGeneric
 // does. It panics if len(out) < len(hs).
 func BlockedContainsGensGeneric(blocks []Block, nb uint64, g int, live uint64, k int, hs []uint64, out []bool) int {
-	out = out[:len(hs)]
+	out = outputs(out, len(hs))
 	live = liveMask(g, live)
 	count := 0
 	p := uint64(WindowLines(g))

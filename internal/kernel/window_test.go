@@ -502,8 +502,9 @@ func TestWindowAddKernels(t *testing.T) {
 
 // TestWindowAddKernelsMisuse checks that the single-key adds through the
 // table fall back to their Go twins on what they check: a closed table
-// panics (ErrNoBlocks), a cur out of 0..G-1 or a k out of 1..16 (a table
-// built inside the package) does what the Go twin does, to the bit.
+// panics (ErrNoBlocks), a cur out of 0..G-1 panics (it would name a lane
+// of another group), and a k out of 1..16 (a table built inside the
+// package) does what the Go twin does, to the bit.
 func TestWindowAddKernelsMisuse(t *testing.T) {
 	kerneltest.Run(t, func(t *testing.T, impl string) {
 		panics := func(f func()) (p bool) {
@@ -531,9 +532,13 @@ func TestWindowAddKernelsMisuse(t *testing.T) {
 							if wp != gp || wantNew != gotNew {
 								t.Fatalf("g=%d k=%d cur=%d live=%#x: add-if-new panics %v, answers %v; Go twin %v, %v", g, k, cur, live, gp, gotNew, wp, wantNew)
 							}
+							outside := cur < 0 || cur >= g // a lane of another group, or past blocks
+							if outside && !wp {
+								t.Fatalf("g=%d k=%d cur=%d: add-if-new did not panic", g, k, cur)
+							}
 							wp = panics(func() { kernel.BlockedAddGen1(want, nb, g, cur, k, h) })
 							gp = panics(func() { kernel.BlockedAddGenT(&tg, cur, h) })
-							if wp != gp {
+							if wp != gp || outside && !wp {
 								t.Fatalf("g=%d k=%d cur=%d: add panics %v, Go twin %v", g, k, cur, gp, wp)
 							}
 						}
