@@ -549,7 +549,7 @@ func (h *harness) addNewConcurrent(keys []string, hs []uint64, want []bool) {
 			n = 1
 		}
 	} else {
-		n = h.conc.AddNewHashes(hs, out[:len(hs)])
+		n = h.conc.AddNewHashes(hs, out)
 	}
 	h.checkNewAnswers("Concurrent AddNewHashes", keys, out, want, len(want))
 	m := 0

@@ -263,8 +263,10 @@ func checkGens(blocks []Block, nb uint64, g int) {
 // BlockedAddNewGens1 reports whether the key with hash h is absent from
 // every generation of live, and sets its bits in generation cur (< g),
 // computing its group and mask once: the reference (Go) single-key
-// add-if-new, which BlockedAddNewGensT runs in assembly on amd64. It
-// panics with ErrNoBlocks if blocks is empty.
+// add-if-new, which BlockedAddNewGensT runs in assembly on amd64. A live
+// with no bit below g makes every key new (a table's live source,
+// SetLiveNow, serves the lookups only). It panics with ErrNoBlocks if
+// blocks is empty.
 func BlockedAddNewGens1(blocks []Block, nb uint64, g int, live uint64, cur, k int, h uint64) bool {
 	checkCur(g, cur)
 	group := gensGroup(blocks, nb, g, h)
