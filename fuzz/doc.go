@@ -28,8 +28,11 @@
 //     the batch kernels of package internal/kernel for every kernel set, and
 //     compare them with the Generic twins and with a per-key model written
 //     here from the documented geometry (so a bug shared by both kernels is
-//     caught too).
-//     FuzzBlockedKernel also runs the add-if-new kernels (batch and
+//     caught too). The input also picks the batch kernels' mode
+//     (kernel.SetBatchModes: offset ring, prefetch, no prefetch), so the
+//     prefetching loops, which the size alone would choose only from
+//     65536 lines, run on fuzzed tables too (here and in FuzzWindowKernel
+//     and FuzzSBBFKernel). FuzzBlockedKernel also runs the add-if-new kernels (batch and
 //     single-key) against a sequential model, on batches that repeat
 //     hashes and share blocks.
 //   - FuzzWindowKernel does the same for the windowed (multi-generation)

@@ -3,6 +3,7 @@ package fuzz
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"testing"
 	"unsafe"
 
@@ -141,6 +142,45 @@ func guardedOut(n, off int) (out []bool, check func() string) {
 	}
 }
 
+// batchModes are the batch kernels' modes as kernel.SetBatchModes forces
+// them, whatever the table's size: prefetches with the offset ring,
+// prefetches with the offsets computed again, and inserts without
+// prefetches (lookups then run the ring; small tables get this one by
+// default). Without them a fuzzed table, at most a few thousand lines,
+// would never reach the prefetch loops, which start at 65536.
+var batchModes = [3]struct {
+	name                 string
+	prefetchMin, ringMax uint64
+}{{"ring", 0, math.MaxUint64}, {"prefetch", 0, 0}, {"noprefetch", math.MaxUint64, math.MaxUint64}}
+
+// forceBatchMode forces batch mode sel%3 on the kernels until t ends, and
+// returns its name ("" where the kernels have no modes).
+func forceBatchMode(t *testing.T, sel byte) string {
+	if kernel.SetBatchModes == nil {
+		return ""
+	}
+	m := batchModes[int(sel)%len(batchModes)]
+	t.Cleanup(kernel.SetBatchModes(m.prefetchMin, m.ringMax))
+	return m.name
+}
+
+// modeSeeds returns seeds, then each seed again with batch modes 1 and 2
+// (forceBatchMode) in bits shift and up of byte at (seeds too short to
+// have it are kept once).
+func modeSeeds(seeds [][]byte, at int, shift uint) [][]byte {
+	out := append([][]byte(nil), seeds...)
+	for m := byte(1); m < byte(len(batchModes)); m++ {
+		for _, s := range seeds {
+			if len(s) > at {
+				v := append([]byte(nil), s...)
+				v[at] = v[at]&^(3<<shift) | m<<shift
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
 // eachImpl calls f with every kernel set the CPU and build have selected in
 // turn, and restores the selection even when f fails the test.
 func eachImpl(t *testing.T, f func(impl string)) {
@@ -206,7 +246,8 @@ type blockedKernels struct {
 	addNew1  func(*kernel.BlockedTable, uint64) bool
 }
 
-// FuzzBlockedKernel: the header is k (hdr[0]%16; bits 4-7 unused), the
+// FuzzBlockedKernel: the header is k (hdr[0]%16), the batch mode
+// (forceBatchMode(hdr[0]>>4)), the
 // block count (hdr[1], hdr[2]%4), the repeats of repeatHashes (hdr[2]>>2
 // %4), the blocks' and the output's misalignment and a sparse or dense
 // random start (hdr[3]), the batch split and the start's seed (hdr[4])
@@ -214,7 +255,7 @@ type blockedKernels struct {
 // probe, batch add-if-new and single-key add-if-new must match the
 // models.
 func FuzzBlockedKernel(f *testing.F) {
-	for _, s := range [][]byte{
+	for _, s := range modeSeeds([][]byte{
 		{0, 0, 0, 0, 0, 0},
 		{7, 1, 0, 0, 0, 3, 1, 2, 3, 4, 5, 6, 7, 8},
 		{15, 200, 1, 0x35, 2, 7, 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88, 0x77, 0x66, 0x55},
@@ -229,11 +270,12 @@ func FuzzBlockedKernel(f *testing.F) {
 		kernelSeed([]byte{15, 231, 0x0b, 0x2c, 77, 0}, 70),
 		kernelSeed([]byte{13, 30, 0x0c, 0x83, 42, 3}, 40),
 		kernelSeed([]byte{4, 0, 0x04, 0xf5, 250, 7}, 25),
-	} {
+	}, 0, 4) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := decodeKernelInput(data)
+		mode := forceBatchMode(t, in.hdr[0]>>4)
 		k := 1 + int(in.hdr[0]%kernel.MaxK)
 		nb := 1 + int(in.hdr[1]) + int(in.hdr[2]%4)*256
 		blockOff := int(in.hdr[3] % 8)
@@ -310,7 +352,7 @@ func FuzzBlockedKernel(f *testing.F) {
 		}
 		check("generic", blockedKernels{kernel.BlockedAddGeneric, kernel.BlockedContainsGeneric, kernel.BlockedAddNewGeneric, blockedAddNew1Generic})
 		eachImpl(t, func(impl string) {
-			check("impl="+impl, blockedKernels{kernel.BlockedAdd, kernel.BlockedContains, kernel.BlockedAddNew, kernel.BlockedAddNew1})
+			check("impl="+impl+" mode="+mode, blockedKernels{kernel.BlockedAdd, kernel.BlockedContains, kernel.BlockedAddNew, kernel.BlockedAddNew1})
 		})
 	})
 }

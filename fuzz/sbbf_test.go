@@ -64,16 +64,17 @@ func guardedSBBF(t *testing.T, nb, off int) []kernel.SBBFBlock {
 }
 
 func FuzzSBBFKernel(f *testing.F) {
-	for _, s := range [][]byte{
+	for _, s := range modeSeeds([][]byte{
 		{0, 0, 0, 0, 0, 0},
 		{7, 1, 0, 0, 0, 3, 1, 2, 3, 4, 5, 6, 7, 8},
 		{15, 200, 1, 0x35, 2, 7, 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88, 0x77, 0x66, 0x55},
 		{8, 2, 0, 0x51, 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33},
-	} {
+	}, 0, 4) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := decodeKernelInput(data)
+		t.Logf("batch mode %q", forceBatchMode(t, in.hdr[0]>>4)) // hdr[0] bits 4-7
 		nb := 1 + int(in.hdr[1]) + int(in.hdr[2]%4)*256 + int(in.hdr[0]%2)*1000
 		blockOff := int(in.hdr[3] % 8)
 		outOff := int(in.hdr[3] >> 3 % 8)

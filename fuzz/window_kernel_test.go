@@ -33,7 +33,7 @@ const maxWindowLines = 2048
 //	        (repeatHashes); bits 4-6: the live mask's shape (windowLive);
 //	        bit 7: a start of sparse random bits instead of zeros
 //	hdr[3]  bits 0-2: the lines' misalignment in words; bits 3-5: the
-//	        output's in bytes; bits 6-7 unused
+//	        output's in bytes; bits 6-7: the batch mode (forceBatchMode)
 //	hdr[4]  the split of the batch lookup, and the start's seed
 //	hdr[5]  bits 0-2: decodeHashes' growth
 //	hdr[6]  cur, mod g
@@ -181,7 +181,7 @@ func windowSeed(hdr [8]byte, live uint64, n int) []byte {
 // add-if-new and lookups must match the model, which the Go twins must
 // match too.
 func FuzzWindowKernel(f *testing.F) {
-	for _, s := range [][]byte{
+	for _, s := range modeSeeds([][]byte{
 		{},
 		// g = 2, k = 1: one group, both generations live, repeats; three
 		// groups, a Window's ring, adds spread over the generations.
@@ -203,11 +203,12 @@ func FuzzWindowKernel(f *testing.F) {
 		// or one bit short.
 		windowSeed([8]byte{0x7a, 9, 0x8c, 0x11, 7, 3, 3, 1}, 0xff, 50),
 		windowSeed([8]byte{0xd8, 0, 0xac, 0x2b, 99, 5, 1, 1}, 2, 30),
-	} {
+	}, 3, 6) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := decodeWindowInput(data)
+		t.Logf("batch mode %q", forceBatchMode(t, in.hdr[3]>>6))
 		g := 2 << (in.hdr[0] % 8 % 6)
 		k := 1 + int(in.hdr[0]>>3%16)
 		spread := in.hdr[0]&0x80 != 0

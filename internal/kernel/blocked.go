@@ -14,3 +14,14 @@ func BlockedContains(blocks []Block, k int, hs []uint64, out []bool) int {
 	}
 	return blockedContains(blocks, k, hs, out)
 }
+
+// SetBatchModes sets the filter sizes, in blocks, from which the batch
+// insert kernels prefetch and from which the batch kernels (blocked,
+// windowed, split-block) stop using their offset ring (amd64's
+// prefetchMinBlocks and ringMaxBlocks, whose comments have the
+// measurements), and returns a function that restores them. It is nil
+// where the kernels have no such choice. It is for tests, the fuzz
+// targets included, which reach every kind of loop on small tables this
+// way, and for bisection, as SetImpl is; it is not safe to call while
+// filters are in use by other goroutines.
+var SetBatchModes func(prefetchMin, ringMax uint64) (restore func())

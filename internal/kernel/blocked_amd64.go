@@ -298,6 +298,14 @@ var ringMaxBlocks uint64 = 65536
 // (A variable for the tests, which run every mode on every size.)
 var prefetchMinBlocks uint64 = 8192
 
+func init() {
+	SetBatchModes = func(prefetchMin, ringMax uint64) func() {
+		p, r := prefetchMinBlocks, ringMaxBlocks
+		prefetchMinBlocks, ringMaxBlocks = prefetchMin, ringMax
+		return func() { prefetchMinBlocks, ringMaxBlocks = p, r }
+	}
+}
+
 // blockedContainsAsm runs the AVX-512 probe kernel if blockedContainsSet
 // says so, else the AVX2 one, on any batch;
 // len(out) >= len(hs) is checked here so the assembly never writes past out.

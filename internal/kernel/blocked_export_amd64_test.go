@@ -9,9 +9,4 @@ func init() {
 	AsmContainsN = func(blocks []Block, nblocks uint64, k int, hs []uint64, out []bool) int {
 		return blockedContainsN(&blocks[0][0], nblocks, k, hs, out[:len(hs)])
 	}
-	SetBatchModes = func(prefetchMin, ringMax uint64) func() {
-		p, r := prefetchMinBlocks, ringMaxBlocks
-		prefetchMinBlocks, ringMaxBlocks = prefetchMin, ringMax
-		return func() { prefetchMinBlocks, ringMaxBlocks = p, r }
-	}
 }

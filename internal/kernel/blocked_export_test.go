@@ -9,10 +9,3 @@ var (
 	AsmAddN      func(blocks []Block, nblocks uint64, k int, hs []uint64)
 	AsmContainsN func(blocks []Block, nblocks uint64, k int, hs []uint64, out []bool) int
 )
-
-// SetBatchModes sets the filter sizes, in blocks, from which the batch
-// insert kernels prefetch and from which the batch kernels stop using
-// their offset ring (amd64's prefetchMinBlocks and ringMaxBlocks), and
-// returns a function that restores them; nil where the kernels have no
-// such choice.
-var SetBatchModes func(prefetchMin, ringMax uint64) (restore func())
