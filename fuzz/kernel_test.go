@@ -416,12 +416,7 @@ func checkBlockedAddNew(t *testing.T, name string, kn blockedKernels, b, start, 
 
 // modelCuckooContains is the documented lookup of one key, slot by slot.
 func modelCuckooContains(t *kernel.CuckooTable, h uint64) bool {
-	n := t.Buckets
-	fpMax := uint64(1)<<t.FPBits - 1
-	i1 := (h >> 32) * n >> 32
-	fp := uint64(uint32(h))*fpMax>>32 + 1
-	hfp := uint64(uint32(fp*kernel.CuckooAltMul)) * n >> 32
-	i2 := (hfp + n - i1) % n
+	i1, i2, fp := modelCuckooBuckets(t, h)
 	for _, i := range []uint64{i1, i2} {
 		for s := uint64(0); s < kernel.CuckooSlots; s++ {
 			if cuckooSlot(t, i, s) == fp {
