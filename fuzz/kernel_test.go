@@ -3,7 +3,6 @@ package fuzz
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"testing"
 	"unsafe"
 
@@ -142,26 +141,17 @@ func guardedOut(n, off int) (out []bool, check func() string) {
 	}
 }
 
-// batchModes are the batch kernels' modes as kernel.SetBatchModes forces
-// them, whatever the table's size: prefetches with the offset ring,
-// prefetches with the offsets computed again, and inserts without
-// prefetches (lookups then run the ring; small tables get this one by
-// default). Without them a fuzzed table, at most a few thousand lines,
-// would never reach the prefetch loops, which start at 65536.
-var batchModes = [3]struct {
-	name                 string
-	prefetchMin, ringMax uint64
-}{{"ring", 0, math.MaxUint64}, {"prefetch", 0, 0}, {"noprefetch", math.MaxUint64, math.MaxUint64}}
-
-// forceBatchMode forces batch mode sel%3 on the kernels until t ends, and
-// returns its name ("" where the kernels have no modes).
+// forceBatchMode forces kernel.BatchModes[sel%3] on the kernels until t
+// ends, and returns its name ("" where the kernels have no modes). Without
+// it a fuzzed table, at most a few thousand lines, would never reach the
+// prefetch loops, which start at 65536.
 func forceBatchMode(t *testing.T, sel byte) string {
 	if kernel.SetBatchModes == nil {
 		return ""
 	}
-	m := batchModes[int(sel)%len(batchModes)]
-	t.Cleanup(kernel.SetBatchModes(m.prefetchMin, m.ringMax))
-	return m.name
+	m := kernel.BatchModes[int(sel)%len(kernel.BatchModes)]
+	t.Cleanup(kernel.SetBatchModes(m.PrefetchMin, m.RingMax))
+	return m.Name
 }
 
 // modeSeeds returns seeds, then each seed again with batch modes 1 and 2
@@ -169,7 +159,7 @@ func forceBatchMode(t *testing.T, sel byte) string {
 // have it are kept once).
 func modeSeeds(seeds [][]byte, at int, shift uint) [][]byte {
 	out := append([][]byte(nil), seeds...)
-	for m := byte(1); m < byte(len(batchModes)); m++ {
+	for m := byte(1); m < byte(len(kernel.BatchModes)); m++ {
 		for _, s := range seeds {
 			if len(s) > at {
 				v := append([]byte(nil), s...)

@@ -1,5 +1,7 @@
 package kernel
 
+import "math"
+
 // BlockedAdd inserts every hash of hs into blocks with k probes per key,
 // using the kernel set in use (see the package doc for the contract).
 func BlockedAdd(blocks []Block, k int, hs []uint64) {
@@ -25,3 +27,20 @@ func BlockedContains(blocks []Block, k int, hs []uint64, out []bool) int {
 // way, and for bisection, as SetImpl is; it is not safe to call while
 // filters are in use by other goroutines.
 var SetBatchModes func(prefetchMin, ringMax uint64) (restore func())
+
+// BatchMode is one of the batch kernels' modes as SetBatchModes forces it,
+// whatever a filter's size: the two sizes to pass it.
+type BatchMode struct {
+	Name                 string
+	PrefetchMin, RingMax uint64
+}
+
+// BatchModes are the batch kernels' modes: prefetches with the offset
+// ring, prefetches with the offsets computed again, and inserts without
+// prefetches (lookups then run the ring; small filters get this one by
+// size).
+var BatchModes = [...]BatchMode{
+	{"ring", 0, math.MaxUint64},
+	{"prefetch", 0, 0},
+	{"noprefetch", math.MaxUint64, math.MaxUint64},
+}

@@ -51,7 +51,7 @@ func BenchmarkBlockedModes(b *testing.B) {
 }
 
 // benchEachMode runs, for each assembly kernel set, each op of ops in each
-// of batchModes (noprefetch for "add" alone: only the inserts may skip
+// of kernel.BatchModes (noprefetch for "add" alone: only the inserts may skip
 // their prefetches), call(op, hs, out) on successive batches of
 // benchBatch keys of q, reporting ns/key.
 func benchEachMode(b *testing.B, q []uint64, ops []string, call func(op string, hs []uint64, out []bool)) {
@@ -61,12 +61,12 @@ func benchEachMode(b *testing.B, q []uint64, ops []string, call func(op string, 
 			b.Skip("no modes")
 		}
 		for _, op := range ops {
-			for _, m := range batchModes {
-				if op != "add" && m.name == "noprefetch" {
+			for _, m := range kernel.BatchModes {
+				if op != "add" && m.Name == "noprefetch" {
 					continue
 				}
-				b.Run("op="+op+"/mode="+m.name, func(b *testing.B) {
-					defer kernel.SetBatchModes(m.prefetchMin, m.ringMax)()
+				b.Run("op="+op+"/mode="+m.Name, func(b *testing.B) {
+					defer kernel.SetBatchModes(m.PrefetchMin, m.RingMax)()
 					keys, off := 0, 0
 					start := time.Now()
 					for b.Loop() {

@@ -2,7 +2,6 @@ package kernel_test
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -64,14 +63,6 @@ func eachKernelMode(t *testing.T, f func(t *testing.T)) {
 	eachMode(t, func(t *testing.T) { eachKernel(t, f) })
 }
 
-// batchModes are the batch kernels' modes as SetBatchModes forces them:
-// prefetches with the offset ring, prefetches with the offsets computed
-// again, and inserts without prefetches (lookups then run the ring).
-var batchModes = []struct {
-	name                 string
-	prefetchMin, ringMax uint64
-}{{"ring", 0, math.MaxUint64}, {"prefetch", 0, 0}, {"noprefetch", math.MaxUint64, math.MaxUint64}}
-
 // eachMode runs f with each of the batch kernels' modes forced where the
 // build chooses them by filter size (amd64: prefetchMinBlocks,
 // ringMaxBlocks): prefetches with the offset ring, prefetches without it,
@@ -82,9 +73,9 @@ func eachMode(t *testing.T, f func(t *testing.T)) {
 		f(t)
 		return
 	}
-	for _, mode := range batchModes {
-		t.Run("mode="+mode.name, func(t *testing.T) {
-			defer kernel.SetBatchModes(mode.prefetchMin, mode.ringMax)()
+	for _, mode := range kernel.BatchModes {
+		t.Run("mode="+mode.Name, func(t *testing.T) {
+			defer kernel.SetBatchModes(mode.PrefetchMin, mode.RingMax)()
 			f(t)
 		})
 	}
