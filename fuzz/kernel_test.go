@@ -188,13 +188,17 @@ func eachImpl(t *testing.T, f func(impl string)) {
 	}
 }
 
+// modelProbeBit is the documented bit of probe j of the key with hash h
+// in its word: bit (uint32(h)*Salts[j])>>26.
+func modelProbeBit(h uint64, j int) uint64 { return 1 << (uint32(h) * kernel.Salts[j] >> 26) }
+
 // modelBlockedAdd is the documented insert, key by key.
 func modelBlockedAdd(blocks []kernel.Block, k int, hs []uint64) {
 	n := uint64(len(blocks))
 	for _, h := range hs {
 		b := &blocks[(h>>32)*n>>32]
 		for j := 0; j < k; j++ {
-			b[j%8] |= 1 << (uint32(h) * kernel.Salts[j] >> 26)
+			b[j%8] |= modelProbeBit(h, j)
 		}
 	}
 }
@@ -204,7 +208,7 @@ func modelBlockedContains(blocks []kernel.Block, k int, h uint64) bool {
 	n := uint64(len(blocks))
 	b := &blocks[(h>>32)*n>>32]
 	for j := 0; j < k; j++ {
-		if b[j%8]&(1<<(uint32(h)*kernel.Salts[j]>>26)) == 0 {
+		if b[j%8]&modelProbeBit(h, j) == 0 {
 			return false
 		}
 	}

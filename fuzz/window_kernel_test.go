@@ -99,11 +99,11 @@ func modelWindowLane(nb uint64, g, j int, h uint64) (line uint64, word, words in
 }
 
 // modelLaneMask is the key's lane mask for lanes of words words: its
-// block mask folded onto the lane, probe p's bit (uint32(h)*Salts[p])>>26
-// in word p%words.
+// block mask folded onto the lane, probe p's bit (modelProbeBit) in word
+// p%words.
 func modelLaneMask(h uint64, k, words int) (m [4]uint64) {
 	for p := 0; p < k; p++ {
-		m[p%words] |= 1 << (uint32(h) * kernel.Salts[p] >> 26)
+		m[p%words] |= modelProbeBit(h, p)
 	}
 	return m
 }
