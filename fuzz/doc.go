@@ -12,17 +12,19 @@
 //     repeats happen plus fresh keys, and runs it at once through
 //     classic.Filter, classic.Counting, blocked.Filter (one per kernel set
 //     plus one built with single-key calls only), blocked.Concurrent,
-//     blocked.Scalable and cuckoo.Filter with 8- and 16-bit fingerprints (one
-//     per kernel set plus a single-key one). After every step it checks that
+//     blocked.Scalable, cuckoo.Filter with 8- and 16-bit fingerprints (one
+//     per kernel set plus a single-key one) and cuckoo.Concurrent of both
+//     widths (compared with the single-key cuckoo.Filter: the same answers,
+//     errors, counts and bytes). After every step it checks that
 //     every key the exact model holds is present in every filter, that all
 //     copies of a filter have the identical serialized image, that batch
 //     answers equal single-key answers, that a cuckoo filter's Count is the
 //     model's multiset size, that a failed Add changes nothing, that a
 //     reloaded filter answers exactly like the original, and that
 //     add-if-new never calls a held key new and answers (and stops, with
-//     the same error) in a batch exactly as one key at a time. Concurrent
-//     and Scalable take the kernel sets in turn, one operation after
-//     another.
+//     the same error) in a batch exactly as one key at a time. The
+//     Concurrents and Scalable take the kernel sets in turn, one operation
+//     after another.
 //   - FuzzBlockedKernel and FuzzCuckooKernel feed random geometry, hashes
 //     and memory, at misaligned offsets and against guard pages, straight into
 //     the batch kernels of package internal/kernel for every kernel set, and

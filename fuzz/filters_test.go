@@ -66,6 +66,35 @@ func filterSeeds() [][]byte {
 			batch(opAddNewBatch, all...).
 			op(opFill, 20).
 			batch(opAddNewBatch, append(append([]byte{}, all...), all[:30]...)...).bytes(),
+		// cuckoo.Concurrent in a one-bucket filter with no relocation
+		// (the other filters run along): a fresh key of 8 bytes, which
+		// the Concurrent's single-key calls take through their Uint64
+		// forms in turn; an add-if-new batch that parks the victim at
+		// its fourth small key, finds that key again in the victim slot,
+		// then a present key, and stops at an absent one, ErrFull; the
+		// victim's key by itself. A reload into the Concurrents
+		// themselves (UnmarshalBinary), a remove of the victim's key
+		// (the victim slot frees) and an add that parks it again; a
+		// remove that re-homes the victim, an add batch that parks it
+		// at its first key and stops at its second; a reload with
+		// ReadFrom in place, removes, a union (through a snapshot), a
+		// reset and a batch past the prefetch distance.
+		newScript(2, 0, 0, 2, 1, 1, 8).
+			op(opAdd, 0xe6, 1, 2, 3, 4, 5, 6, 7).
+			batch(opAddNewBatch, 1, 2, 3, 4, 4, 3, 5, 6).
+			op(opAddNew, 4).op(opContains, 0xe6, 1, 2, 3, 4, 5, 6, 7).
+			op(opReload, 8).op(opRemove, 4).op(opAdd, 4).
+			op(opAddNew, 0xe6, 1, 2, 3, 4, 5, 6, 7).op(opRemove, 1).
+			batch(opAddBatch, 8, 9, 10, 11).
+			op(opReload, 9).op(opRemove, 0xe6, 1, 2, 3, 4, 5, 6, 7).op(opRemove, 2).
+			op(opRemove, 0xe6, 1, 2, 3, 4, 5, 6, 7).
+			batch(opUnion, 12, 13).op(1).op(opReload, 10).op(opReset).
+			batch(opAddNewBatch, all[:36]...).batch(opContainsBatch, all...).bytes(),
+		// A batch whose ninth copy of a key fails (ErrDuplicateLimit)
+		// and whose keys after it must stay out, though they would fit.
+		newScript(1, 1, 63, 0, 0, 0, 0).
+			batch(opAddBatch, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4, 5, 6).
+			batch(opContainsBatch, 3, 4, 5, 6).bytes(),
 	}
 }
 
@@ -85,8 +114,9 @@ func FuzzFilters(f *testing.F) {
 // TestSeedScriptsReachTheirTargets keeps the hand-made seeds meaningful:
 // together they must fill a cuckoo filter, remove, reload and run every
 // operation, and give add-if-new a key repeated in its batch, keys sharing
-// a block, present cuckoo keys (with the victim slot in use too) and
-// ErrFull.
+// a block, present cuckoo keys (with the victim slot in use too, and the
+// key in the victim slot itself) and ErrFull; and stop a cuckoo.Concurrent
+// batch with an error between its first and last keys.
 func TestSeedScriptsReachTheirTargets(t *testing.T) {
 	var total stats
 	for i, s := range filterSeeds() {
@@ -105,6 +135,8 @@ func TestSeedScriptsReachTheirTargets(t *testing.T) {
 		total.ckNewPresent += st.ckNewPresent
 		total.ckNewFull += st.ckNewFull
 		total.ckNewVictim += st.ckNewVictim
+		total.ckNewVictimKey += st.ckNewVictimKey
+		total.ckConcStops += st.ckConcStops
 	}
 	for op, n := range total.ops {
 		if n == 0 {
@@ -117,5 +149,9 @@ func TestSeedScriptsReachTheirTargets(t *testing.T) {
 	if total.newDup == 0 || total.newShared == 0 || total.ckNewPresent == 0 || total.ckNewFull == 0 || total.ckNewVictim == 0 {
 		t.Errorf("add-if-new seeds: %d keys repeated in a batch, %d sharing a block, %d present cuckoo keys (%d with the victim in use), %d ErrFull: want all > 0",
 			total.newDup, total.newShared, total.ckNewPresent, total.ckNewVictim, total.ckNewFull)
+	}
+	if total.ckNewVictimKey == 0 || total.ckConcStops == 0 {
+		t.Errorf("seeds give add-if-new the victim's own key %d times and stop a Concurrent batch in its middle %d times: want both > 0",
+			total.ckNewVictimKey, total.ckConcStops)
 	}
 }

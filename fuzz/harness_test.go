@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -20,9 +21,12 @@ import (
 // single-lane answer against the filter just before the call and against
 // the models (a key a model holds is never new), and every other lane's
 // answers, and where a cuckoo batch stops and why, against the single
-// lane's. A violated invariant panics with a failure, which runScript
-// turns into an error; any other panic is a bug in a filter and is
-// re-raised with its stack.
+// lane's. The cuckoo.Concurrents (8- and 16-bit) take every cuckoo
+// operation the lanes take and, as their documentation promises for a
+// Concurrent used from one goroutine, must answer, stop, count and encode
+// exactly as the single lane's cuckoo.Filter of their width. A violated
+// invariant panics with a failure, which runScript turns into an error;
+// any other panic is a bug in a filter and is re-raised with its stack.
 
 // failure is an invariant violation found by the harness.
 type failure struct{ msg string }
@@ -119,6 +123,10 @@ type stats struct {
 	ckNewPresent int // cuckoo add-if-new of a present key: (false, nil)
 	ckNewFull    int // cuckoo add-if-new of an absent key with the victim in use: ErrFull
 	ckNewVictim  int // ckNewPresent while the victim slot is in use
+
+	// cuckoo.Concurrent: what the hand-made seeds must reach.
+	ckNewVictimKey int // cuckoo add-if-new of the key whose fingerprint is in the victim slot
+	ckConcStops    int // Concurrent batches (add or add-if-new) stopped by an error before their last key
 }
 
 type harness struct {
@@ -126,6 +134,7 @@ type harness struct {
 	lanes []*lane
 
 	conc     *blocked.Concurrent
+	ckConc   [2]*cuckoo.Concurrent // 8- and 16-bit, fed what the cuckoo lanes are
 	scal     *blocked.Scalable
 	classic  *classic.Filter
 	counting *classic.Counting
@@ -134,7 +143,7 @@ type harness struct {
 	bloom     map[string]bool   // classic, blocked, Concurrent (union included)
 	scalSet   map[string]bool   // Scalable
 	scalExtra uint64            // keys Scalable unions added, which it may count twice
-	ckModel   [2]map[string]int // cuckoo multisets
+	ckModel   [2]map[string]int // cuckoo multisets (the lanes' and the Concurrents')
 	ckTotal   [2]uint64
 	cnt       map[string]int // counting multiset
 
@@ -145,6 +154,7 @@ type harness struct {
 
 	fillNext  int
 	newCalls  int // single-lane add-if-new calls, to take turns between AddNew and AddNewString
+	concCalls int // cuckoo.Concurrent single-key calls, to take turns between their forms (see concForm)
 	out, out2 []bool
 	st        stats
 }
@@ -200,6 +210,10 @@ func newHarness(p params) *harness {
 		}
 	}
 	h.conc = must(blocked.NewConcurrentWithSize(p.blocks*blocked.BlockBits, p.k, blocked.WithSeed(p.seed)))
+	for i := range h.ckConc {
+		h.ckConc[i] = must(cuckoo.NewConcurrent(p.ckCap, h.cuckooOptions(i)...))
+		h.checkConcurrentGeometry(i)
+	}
 	h.scal = must(blocked.NewScalable(p.scalN, p.scalFPP, blocked.WithSeed(p.seed)))
 	h.classic = h.newClassic()
 	h.counting = h.newCounting()
@@ -218,7 +232,23 @@ func (h *harness) newBlocked(seed uint64) *blocked.Filter {
 }
 
 func (h *harness) newCuckoo(i int) *cuckoo.Filter {
-	return must(cuckoo.New(h.p.ckCap, cuckoo.WithFingerprintBits(fpBits[i]), cuckoo.WithSeed(h.p.seed), cuckoo.WithMaxKicks(h.p.maxKicks)))
+	return must(cuckoo.New(h.p.ckCap, h.cuckooOptions(i)...))
+}
+
+// cuckooOptions are the options of the cuckoo filters of width index i,
+// the lanes' and the Concurrent's.
+func (h *harness) cuckooOptions(i int) []cuckoo.Option {
+	return []cuckoo.Option{cuckoo.WithFingerprintBits(fpBits[i]), cuckoo.WithSeed(h.p.seed), cuckoo.WithMaxKicks(h.p.maxKicks)}
+}
+
+// checkConcurrentGeometry checks that the Concurrent of width index i
+// reports the single lane's capacity, width and seed.
+func (h *harness) checkConcurrentGeometry(i int) {
+	c, f := h.ckConc[i], h.lanes[0].ck[i]
+	if c.Capacity() != f.Capacity() || c.FingerprintBits() != f.FingerprintBits() || c.Seed() != f.Seed() {
+		failf("cuckoo%d Concurrent: capacity %d, %d bits, seed %#x; Filter's %d, %d, %#x", fpBits[i],
+			c.Capacity(), c.FingerprintBits(), c.Seed(), f.Capacity(), f.FingerprintBits(), f.Seed())
+	}
 }
 
 func (h *harness) newClassic() *classic.Filter {
@@ -248,6 +278,9 @@ func (h *harness) close() {
 		}
 	}
 	h.conc.Close()
+	for _, c := range h.ckConc {
+		c.Close()
+	}
 	h.scal.Close()
 }
 
@@ -262,7 +295,7 @@ func (h *harness) learn(key string) {
 }
 
 // turnLane returns the batch lane whose kernel set the filters without
-// lanes (Concurrent, Scalable) run the current operation with: the batch
+// lanes (the Concurrents, Scalable) run the current operation with: the batch
 // lanes' sets in turn, one operation after another, so that each set's
 // kernels run them.
 func (h *harness) turnLane() *lane {
@@ -411,15 +444,134 @@ func (h *harness) addCuckoo(i int, keys []string, hs []uint64) {
 			failf("cuckoo%d %s: AddHashes added %d (err %v), single adds %d of %d", fpBits[i], l.name, m, err, n, len(keys))
 		}
 	}
+	h.addCuckooConcurrent(i, keys, hs, n, refErr)
 	for _, k := range keys[:n] {
 		h.ckModel[i][k]++
 	}
 	h.ckTotal[i] += uint64(n)
 }
 
-// addNew is add-if-new: blocked.Filter, Concurrent and cuckoo.Filter add
-// each key of keys and report whether it was new (see addNewBlocked and
-// addNewCuckoo); the other filters add the keys as add does.
+// Single-key forms of the cuckoo.Concurrent calls, which concForm takes
+// in turn.
+const (
+	formBytes  = iota // Add, AddNew, Remove, Contains
+	formString        // AddString, ...
+	formHash          // AddHash, ...
+	formUint64        // AddUint64, ... (only for a key of 8 bytes)
+	numForms
+)
+
+// concForm returns the form the next single-key call of a Concurrent
+// takes for key: the forms in turn, except that a key of 8 bytes (a fresh
+// key with 7 bytes after its prefix) takes formUint64, the same key as
+// its eight little-endian bytes, in formBytes' turn, and any other key
+// formHash in formUint64's.
+func (h *harness) concForm(key string) int {
+	h.concCalls++
+	f := h.concCalls % numForms
+	if f == formUint64 && len(key) != 8 {
+		return formHash
+	}
+	if f == formBytes && len(key) == 8 {
+		return formUint64
+	}
+	return f
+}
+
+// keyUint64 is the uint64 key whose little-endian bytes are key (8 bytes).
+func keyUint64(key string) uint64 { return binary.LittleEndian.Uint64([]byte(key)) }
+
+// concAdd adds key (hash x) to c through the single-key form concForm
+// picks.
+func (h *harness) concAdd(c *cuckoo.Concurrent, key string, x uint64) error {
+	switch h.concForm(key) {
+	case formBytes:
+		return c.Add([]byte(key))
+	case formString:
+		return c.AddString(key)
+	case formUint64:
+		return c.AddUint64(keyUint64(key))
+	}
+	return c.AddHash(x)
+}
+
+// concAddNew is concAdd for add-if-new.
+func (h *harness) concAddNew(c *cuckoo.Concurrent, key string, x uint64) (bool, error) {
+	switch h.concForm(key) {
+	case formBytes:
+		return c.AddNew([]byte(key))
+	case formString:
+		return c.AddNewString(key)
+	case formUint64:
+		return c.AddNewUint64(keyUint64(key))
+	}
+	return c.AddNewHash(x)
+}
+
+// concRemove is concAdd for Remove.
+func (h *harness) concRemove(c *cuckoo.Concurrent, key string, x uint64) bool {
+	switch h.concForm(key) {
+	case formBytes:
+		return c.Remove([]byte(key))
+	case formString:
+		return c.RemoveString(key)
+	case formUint64:
+		return c.RemoveUint64(keyUint64(key))
+	}
+	return c.RemoveHash(x)
+}
+
+// addCuckooConcurrent adds keys to the Concurrent of width index i, with
+// the kernel set turnLane picks: one key through a single-key form
+// (concAdd), more through AddHashes. The Concurrent stores what a Filter
+// stores and, used from one goroutine, makes the same moves (its
+// relocation and victim code is Filter's), so it must stop where the
+// single lane stopped, n keys in, with the same error (refErr); a failed
+// single add must change nothing. checkAll then compares its image with
+// the single lane's, which shows the keys past the stop untouched.
+func (h *harness) addCuckooConcurrent(i int, keys []string, hs []uint64, n int, refErr error) {
+	c := h.ckConc[i]
+	use(h.turnLane())
+	var m int
+	var err error
+	if len(hs) == 1 {
+		var before []byte
+		if refErr != nil {
+			before = image(c)
+		}
+		if err = h.concAdd(c, keys[0], hs[0]); err == nil {
+			m = 1
+		} else if before != nil && !bytes.Equal(before, image(c)) {
+			failf("cuckoo%d Concurrent: a failed Add (%v) changed the filter", fpBits[i], err)
+		}
+	} else {
+		m, err = c.AddHashes(hs)
+		if err != nil && 0 < m && m < len(hs)-1 {
+			h.st.ckConcStops++
+		}
+	}
+	if m != n || !sameCuckooErr(err, refErr) {
+		failf("cuckoo%d Concurrent: added %d of %d (err %v), the single lane %d (err %v)", fpBits[i], m, len(keys), err, n, refErr)
+	}
+}
+
+// sameCuckooErr reports whether a and b are both nil or wrap the same one
+// of the cuckoo errors the harness expects (ErrFull, ErrDuplicateLimit).
+func sameCuckooErr(a, b error) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	for _, e := range []error{cuckoo.ErrFull, cuckoo.ErrDuplicateLimit} {
+		if errors.Is(a, e) && errors.Is(b, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// addNew is add-if-new: blocked.Filter, blocked.Concurrent, cuckoo.Filter
+// and cuckoo.Concurrent add each key of keys and report whether it was
+// new (see addNewBlocked and addNewCuckoo); the other filters add the keys as add does.
 func (h *harness) addNew(keys []string) {
 	hs := h.hashes(keys)
 	if len(hs) > 1 {
@@ -604,6 +756,9 @@ func (h *harness) addNewCuckoo(i int, keys []string, hs []uint64) {
 			h.st.ckNewPresent++
 			if victim {
 				h.st.ckNewVictim++
+				if victimKey(before, hs[j]) {
+					h.st.ckNewVictimKey++
+				}
 			}
 		case victim:
 			if isNew || !errors.Is(err, cuckoo.ErrFull) {
@@ -651,6 +806,7 @@ func (h *harness) addNewCuckoo(i int, keys []string, hs []uint64) {
 		}
 		h.checkNewAnswers(fmt.Sprintf("cuckoo%d %s AddNewHashes", fpBits[i], l.name), keys, out, want, n)
 	}
+	h.addNewCuckooConcurrent(i, keys, hs, want, n, refErr)
 	for j, k := range keys[:n] {
 		if want[j] {
 			h.ckModel[i][k]++
@@ -659,12 +815,76 @@ func (h *harness) addNewCuckoo(i int, keys []string, hs []uint64) {
 	}
 }
 
+// addNewCuckooConcurrent runs add-if-new on the Concurrent of width index
+// i, with the kernel set turnLane picks: one key through a single-key form
+// (concAddNew), more through AddNewHashes. Without races its answers and
+// errors are Filter's, key by key (see Concurrent.AddNewHash), and its
+// table is too, so it must answer want, go through as many keys as the
+// single lane, n, stop with the same error (refErr) and leave out from the
+// stopping key on, one past the batch included, alone; a key the model
+// holds is never new. A single call that fails must answer false and
+// change nothing.
+func (h *harness) addNewCuckooConcurrent(i int, keys []string, hs []uint64, want []bool, n int, refErr error) {
+	c := h.ckConc[i]
+	name := fmt.Sprintf("cuckoo%d Concurrent", fpBits[i])
+	use(h.turnLane())
+	out := h.newOuts(want, n)
+	var m int
+	var err error
+	if len(hs) == 1 {
+		var before []byte
+		if refErr != nil {
+			before = image(c)
+		}
+		var isNew bool
+		if isNew, err = h.concAddNew(c, keys[0], hs[0]); err == nil {
+			out[0], m = isNew, 1
+		} else {
+			if isNew {
+				failf("%s AddNew(%q) = true, %v", name, keys[0], err)
+			}
+			if before != nil && !bytes.Equal(before, image(c)) {
+				failf("%s: a failed AddNew (%v) changed the filter", name, err)
+			}
+		}
+	} else {
+		m, err = c.AddNewHashes(hs, out[:len(hs)+1])
+		if err != nil && 0 < m && m < len(hs)-1 {
+			h.st.ckConcStops++
+		}
+	}
+	if m != n || !sameCuckooErr(err, refErr) {
+		failf("%s: add-if-new went through %d keys (err %v), single AddNews %d of %d (err %v)", name, m, err, n, len(keys), refErr)
+	}
+	for j, k := range keys[:m] {
+		if out[j] && h.ckModel[i][k] > 0 {
+			failf("%s: AddNew(%q) = true, but the model holds it %d times", name, k, h.ckModel[i][k])
+		}
+	}
+	h.checkNewAnswers(name+" AddNewHashes", keys, out, want, n)
+}
+
+// victimKey reports whether img, a cuckoo filter's encoding, holds the
+// fingerprint of the key with hash x in its victim slot: FORMAT.md, kind
+// 2, has the bucket count, the width and the victim's fingerprint, bucket
+// and use in params 0, 1, 3, 4 and 5.
+func victimKey(img []byte, x uint64) bool {
+	param := func(j int) uint64 { return binary.LittleEndian.Uint64(img[48+8*j:]) }
+	if param(5) == 0 {
+		return false
+	}
+	t := kernel.CuckooTable{Buckets: param(0), FPBits: uint(param(1))}
+	i1, i2, fp := modelCuckooBuckets(&t, x)
+	return fp == param(3) && min(i1, i2) == param(4)
+}
+
 // contains asks every filter about keys: batch answers must equal
 // single-key answers, copies of a filter must agree, and held keys must be
 // present.
 func (h *harness) contains(keys []string) {
 	hs := h.hashes(keys)
 	h.compareAnswers(keys, hs)
+	h.concKeyForms(keys, hs)
 	h.checkHeld(keys)
 }
 
@@ -722,6 +942,44 @@ func (h *harness) compareAnswers(keys []string, hs []uint64) {
 			failf("blocked.Contains(%q) differs from ContainsHash(Hash(key))", k)
 		}
 	}
+	for i, c := range h.ckConc {
+		name := fmt.Sprintf("cuckoo%d Concurrent", fpBits[i])
+		sentinel()
+		checkBatch(name, c.ContainsHashes(hs, out[:len(hs)+1]), c.ContainsHash)
+		f := h.lanes[0].ck[i]
+		for j, k := range keys {
+			if want := f.ContainsHash(hs[j]); out[j] != want {
+				failf("%s answers %q %v, Filter %v", name, k, out[j], want)
+			}
+		}
+	}
+}
+
+// concKeyForms checks that the Concurrents' single-key lookups by key
+// (Contains, ContainsString, and ContainsUint64 for a key of 8 bytes),
+// one form per key in turn, answer as ContainsHash of the key's hash
+// (hs). contains runs it on the keys of contains operations; checkAll,
+// which compares the batch and hash answers after every step, does not,
+// to keep the hashing out of every step.
+func (h *harness) concKeyForms(keys []string, hs []uint64) {
+	for i, c := range h.ckConc {
+		name := fmt.Sprintf("cuckoo%d Concurrent", fpBits[i])
+		for j, k := range keys {
+			h.concCalls++
+			var got bool
+			switch {
+			case len(k) == 8:
+				got = c.ContainsUint64(keyUint64(k))
+			case h.concCalls%2 == 0:
+				got = c.Contains([]byte(k))
+			default:
+				got = c.ContainsString(k)
+			}
+			if want := c.ContainsHash(hs[j]); got != want {
+				failf("%s: the key form for %q answers %v, ContainsHash(Hash(key)) %v", name, k, got, want)
+			}
+		}
+	}
 }
 
 func boolBytes(b []bool) []byte {
@@ -765,6 +1023,9 @@ func (h *harness) checkHeld(keys []string) {
 						failf("false negative: %s cuckoo%d lost %q (held %d times)", l.name, fpBits[i], k, h.ckModel[i][k])
 					}
 				}
+				if !h.ckConc[i].ContainsHash(x) {
+					failf("false negative: cuckoo%d Concurrent lost %q (held %d times)", fpBits[i], k, h.ckModel[i][k])
+				}
 			}
 		}
 	}
@@ -800,6 +1061,12 @@ func (h *harness) checkAll(after string) {
 			if c := l.ck[i].Count(); c != h.ckTotal[i] {
 				failf("%s cuckoo%d Count %d, model holds %d", l.name, fpBits[i], c, h.ckTotal[i])
 			}
+		}
+		if !bytes.Equal(ref, image(h.ckConc[i])) {
+			failf("cuckoo%d Concurrent image differs from Filter's", fpBits[i])
+		}
+		if c := h.ckConc[i].Count(); c != h.ckTotal[i] {
+			failf("cuckoo%d Concurrent Count %d, model holds %d", fpBits[i], c, h.ckTotal[i])
 		}
 	}
 	if c := h.scal.Count(); c > uint64(len(h.scalSet))+h.scalExtra {
@@ -847,6 +1114,18 @@ func (h *harness) remove(key string) {
 			if !held && !bytes.Equal(before, image(l.ck[i])) {
 				failf("%s cuckoo%d: Remove of an absent key changed the filter", l.name, fpBits[i])
 			}
+		}
+		c := h.ckConc[i]
+		use(h.turnLane())
+		var before []byte
+		if !held {
+			before = image(c)
+		}
+		if ok := h.concRemove(c, key, x); ok != held {
+			failf("cuckoo%d Concurrent Remove(%q) = %v, model holds it %d times", fpBits[i], key, ok, h.ckModel[i][key])
+		}
+		if !held && !bytes.Equal(before, image(c)) {
+			failf("cuckoo%d Concurrent: Remove of an absent key changed the filter", fpBits[i])
 		}
 		if held {
 			h.ckModel[i][key]--
@@ -956,6 +1235,7 @@ func (h *harness) union(keys []string, flags byte) {
 				}
 			}
 		}
+		h.unionConcurrent(i, other, refErr)
 		if refErr == nil {
 			for _, k := range in {
 				h.ckModel[i][k]++
@@ -983,6 +1263,29 @@ func (h *harness) union(keys []string, flags byte) {
 	osc.Close()
 }
 
+// unionConcurrent is Union for the Concurrent of width index i, which
+// has none: what its API offers is its Snapshot, a plain Filter, which
+// merges other, and on success the Concurrent decodes the result in
+// place (UnmarshalBinary, replacing its contents). The merge must succeed
+// or fail as the single lane's did (refErr), and a failed one leaves the
+// Concurrent as it was (checkAll compares its image with the single
+// lane's).
+func (h *harness) unionConcurrent(i int, other *cuckoo.Filter, refErr error) {
+	c := h.ckConc[i]
+	use(h.turnLane())
+	s := c.Snapshot()
+	defer s.Close()
+	err := s.Union(other)
+	if !sameCuckooErr(err, refErr) {
+		failf("cuckoo%d Concurrent's snapshot Union: %v, the single lane's %v", fpBits[i], err, refErr)
+	}
+	if err == nil {
+		if err := c.UnmarshalBinary(image(s)); err != nil {
+			failf("cuckoo%d Concurrent UnmarshalBinary of its merged snapshot: %v", fpBits[i], err)
+		}
+	}
+}
+
 // reset empties every filter and the models; the filters must then equal
 // fresh ones.
 func (h *harness) reset() {
@@ -1004,6 +1307,14 @@ func (h *harness) reset() {
 		}
 	}
 	h.conc.Reset()
+	for i, c := range h.ckConc {
+		c.Reset()
+		n := h.newCuckoo(i)
+		if !bytes.Equal(image(n), image(c)) || c.Count() != 0 {
+			failf("cuckoo%d Concurrent after Reset differs from a new filter", fpBits[i])
+		}
+		n.Close()
+	}
 	h.scal.Reset()
 	h.classic = h.newClassic()
 	h.counting.Reset()

@@ -22,7 +22,9 @@ import (
 //	reload                  a mode byte: bit 0 ReadFrom instead of UnmarshalBinary,
 //	                        bit 1 reload only the batch lanes (the single lane keeps
 //	                        its filter, so later kicks test the restored PRNG),
-//	                        bit 2 classic through Guava's stream format
+//	                        bit 2 classic through Guava's stream format,
+//	                        bit 3 the cuckoo Concurrents decode into themselves
+//	                        (replacing their contents) rather than into zero values
 //	reset                   nothing
 //	fill                    a count byte: 1 + c%64 made-up keys, added as one batch
 //
@@ -93,8 +95,9 @@ func (s *scriptBuilder) bytes() []byte { return s.b }
 
 // reload serializes every filter, decodes it again, checks that the copy
 // re-encodes to the same bytes and answers exactly like the original on
-// every key seen (and so does a zero-copy view where there is one), and
-// continues with the copies.
+// every key seen (and so does a zero-copy view where there is one, and a
+// cuckoo.Concurrent's Snapshot and NewConcurrentFrom), and continues with
+// the copies.
 func (h *harness) reload(mode byte) {
 	h.st.reloads++
 	viaReader := mode&1 != 0
@@ -107,6 +110,11 @@ func (h *harness) reload(mode byte) {
 		for i, c := range l.ck {
 			l.ck[i] = reloadCuckoo(fmt.Sprintf("%s cuckoo%d", l.name, fpBits[i]), c, viaReader, h.knownH)
 		}
+	}
+	use(h.turnLane())
+	for i, c := range h.ckConc {
+		h.ckConc[i] = reloadCuckooConcurrent(fmt.Sprintf("cuckoo%d Concurrent", fpBits[i]), c, viaReader, mode&8 != 0, h.knownH)
+		h.checkConcurrentGeometry(i)
 	}
 	{
 		data := image(h.conc)
@@ -239,6 +247,59 @@ func reloadBlocked(name string, f *blocked.Filter, viaReader bool, hs []uint64) 
 	}
 	v.Close()
 	f.Close()
+	return g
+}
+
+// reloadCuckooConcurrent round-trips the Concurrent c through its
+// encoding and returns the filter to continue with. MarshalBinary,
+// AppendBinary and (viaReader) WriteTo must give the same bytes, and so
+// must Snapshot, a plain Filter, and NewConcurrentFrom of it, which must
+// also answer like the snapshot on every key seen (hs). The bytes are
+// decoded with ReadFrom (viaReader) or UnmarshalBinary, into a zero
+// Concurrent or, inPlace, into c itself, replacing its contents; the
+// result must re-encode to the same bytes, count the same and answer like
+// the snapshot.
+func reloadCuckooConcurrent(name string, c *cuckoo.Concurrent, viaReader, inPlace bool, hs []uint64) *cuckoo.Concurrent {
+	data := image(c)
+	if b, err := c.AppendBinary([]byte{1}); err != nil || !bytes.Equal(b[1:], data) || b[0] != 1 {
+		failf("%s AppendBinary differs from MarshalBinary (%v)", name, err)
+	}
+	s := c.Snapshot()
+	defer s.Close()
+	if !bytes.Equal(data, image(s)) || s.Count() != c.Count() {
+		failf("%s Snapshot differs", name)
+	}
+	from := cuckoo.NewConcurrentFrom(s)
+	if !bytes.Equal(data, image(from)) || from.Count() != c.Count() {
+		failf("%s NewConcurrentFrom(Snapshot) differs", name)
+	}
+	sameAnswers(name+" NewConcurrentFrom(Snapshot)", s.ContainsHash, from.ContainsHash, hs)
+	from.Close()
+	if viaReader {
+		var buf bytes.Buffer
+		if n, err := c.WriteTo(&buf); err != nil || n != int64(len(data)) || !bytes.Equal(data, buf.Bytes()) {
+			failf("%s WriteTo: %d bytes, %v; differs from MarshalBinary", name, n, err)
+		}
+	}
+	g := c
+	if !inPlace {
+		g = new(cuckoo.Concurrent)
+	}
+	if viaReader {
+		n, err := g.ReadFrom(bytes.NewReader(data))
+		if err != nil || n != int64(len(data)) {
+			failf("%s ReadFrom: %d of %d bytes, %v", name, n, len(data), err)
+		}
+	} else if err := g.UnmarshalBinary(data); err != nil {
+		failf("%s UnmarshalBinary: %v", name, err)
+	}
+	if !bytes.Equal(data, image(g)) || g.Count() != s.Count() {
+		failf("%s reload re-encodes differently, or counts %d, was %d", name, g.Count(), s.Count())
+	}
+	sameAnswers(name+" reload", s.ContainsHash, g.ContainsHash, hs)
+	if !inPlace {
+		c.Close()
+	}
 	return g
 }
 
