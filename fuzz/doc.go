@@ -25,6 +25,16 @@
 //     the same error) in a batch exactly as one key at a time. The
 //     Concurrents and Scalable take the kernel sets in turn, one operation
 //     after another.
+//   - FuzzWindow does the same for the windowed filters: blocked.Window
+//     (one per kernel set plus a single-key one) and
+//     blocked.ConcurrentWindow, made with fuzzed generations, size, rate and
+//     seed, by an injected clock or by count, with or without
+//     WithExpiryOnAdd, run a script of adds, add-if-new, lookups (every
+//     key form, single and batch), clock steps (within a slice, onto a
+//     boundary, past the window, backwards), reloads through every decoder
+//     and closes, against a model of the last add's slice of every key (no
+//     key inside its window may be missed or called new) and of every
+//     generation's bits, which gives every answer exactly and the image.
 //   - FuzzBlockedKernel and FuzzCuckooKernel feed random geometry, hashes
 //     and memory, at misaligned offsets and against guard pages, straight into
 //     the batch kernels of package internal/kernel for every kernel set, and
