@@ -62,6 +62,15 @@
 //   - FuzzSBBFKernel does the same for the split-block (Parquet SBBF)
 //     kernels, batch and single-key, against a model written from the
 //     Parquet specification's pseudocode.
+//   - FuzzCuckooBatch runs cuckoo.Filter's batch inserts (AddHashes,
+//     AddNewHashes) and ContainsHashes on tables of 4092 to 16384 buckets,
+//     prefilled to a fuzzed load up to 0.97, under every kernel set, against
+//     a filter making single-key calls and an exact multiset model: the
+//     vector insert stage, the crossing of 3/4 load inside a batch,
+//     relocation, the victim parked mid-batch and add-if-new after it must
+//     give the same n, errors, answers and serialized image as the loop of
+//     single-key calls, and never lose a key (the 4 MiB overlapped walks
+//     are left to package cuckoo's tests).
 //   - FuzzDecode gives the same bytes to every decoder (blocked, scalable,
 //     cuckoo, counting, classic native, Guava stream, split-block, window:
 //     the window decoders compared on one fixed clock) and FuzzDecodeRecord
