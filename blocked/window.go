@@ -680,7 +680,9 @@ func (w *Window) Capacity() uint64 { return w.capacity }
 
 // SliceAdds returns the adds made to the current slice so far (as of the
 // last add: a slice that has ended by the clock but seen no add since still
-// counts).
+// counts). The encoding keeps it only for a window that advances by count
+// (FORMAT.md, kind 9's param 6): a window by time decoded from bytes starts
+// it again at 0, which changes nothing the window does.
 func (w *Window) SliceAdds() uint64 { return w.added }
 
 // K returns the probes per key.
