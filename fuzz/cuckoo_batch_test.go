@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"testing"
 
 	"github.com/sift-go/sift/cuckoo"
@@ -766,18 +765,7 @@ func runCuckooBatch(data []byte, st *cbStats) (err error) {
 	if r.st == nil {
 		r.st = &cbStats{} // the cheap counts, discarded
 	}
-	defer func() {
-		if _, e := kernel.SetImpl(prev); e != nil {
-			panic(e)
-		}
-		if rec := recover(); rec != nil {
-			if f, ok := rec.(failure); ok {
-				err = errors.New(f.msg)
-				return
-			}
-			panic(fmt.Sprintf("%v\n%s", rec, debug.Stack()))
-		}
-	}()
+	defer endScript(prev, &err)
 	var hdr [cbHeader]byte
 	r.in = data[copy(hdr[:], data):]
 	fpBits := [2]int{8, 16}[hdr[0]&1]

@@ -159,22 +159,27 @@ type harness struct {
 	st        stats
 }
 
+// endScript ends a script run (deferred by runScript and the other
+// targets' runners): it restores the kernel set prev and turns a failure
+// panic into *err; any other panic is a bug in a filter and is re-raised
+// with its stack.
+func endScript(prev string, err *error) {
+	if _, e := kernel.SetImpl(prev); e != nil {
+		panic(e)
+	}
+	if r := recover(); r != nil {
+		if f, ok := r.(failure); ok {
+			*err = errors.New(f.msg)
+			return
+		}
+		panic(fmt.Sprintf("%v\n%s", r, debug.Stack()))
+	}
+}
+
 // runScript runs the script in data and returns the first violated
 // invariant as an error.
 func runScript(data []byte) (st stats, err error) {
-	prev := kernel.Impl()
-	defer func() {
-		if _, e := kernel.SetImpl(prev); e != nil {
-			panic(e)
-		}
-		if r := recover(); r != nil {
-			if f, ok := r.(failure); ok {
-				err = errors.New(f.msg)
-				return
-			}
-			panic(fmt.Sprintf("%v\n%s", r, debug.Stack()))
-		}
-	}()
+	defer endScript(kernel.Impl(), &err)
 	in := &input{b: data}
 	h := newHarness(decodeParams(in))
 	defer h.close()

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"testing"
 	"time"
 
@@ -457,19 +456,7 @@ type winHarness struct {
 // violated invariant as an error (any other panic is re-raised with its
 // stack).
 func runWindowScript(data []byte) (st winStats, err error) {
-	prev := kernel.Impl()
-	defer func() {
-		if _, e := kernel.SetImpl(prev); e != nil {
-			panic(e)
-		}
-		if r := recover(); r != nil {
-			if f, ok := r.(failure); ok {
-				err = errors.New(f.msg)
-				return
-			}
-			panic(fmt.Sprintf("%v\n%s", r, debug.Stack()))
-		}
-	}()
+	defer endScript(kernel.Impl(), &err)
 	in := &input{b: data}
 	p := decodeWinParams(in)
 	if kernel.SetBatchModes != nil {
