@@ -3,6 +3,7 @@ package fuzz
 import (
 	"bytes"
 	"fmt"
+	"io"
 
 	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/classic"
@@ -132,14 +133,7 @@ func (h *harness) reload(mode byte) {
 	{
 		data := image(h.scal)
 		var g blocked.Scalable
-		if viaReader {
-			n, err := g.ReadFrom(bytes.NewReader(data))
-			if err != nil || n != int64(len(data)) {
-				failf("Scalable ReadFrom: %d of %d bytes, %v", n, len(data), err)
-			}
-		} else if err := g.UnmarshalBinary(data); err != nil {
-			failf("Scalable UnmarshalBinary: %v", err)
-		}
+		decodeInto("Scalable", &g, data, viaReader)
 		if !bytes.Equal(data, image(&g)) {
 			failf("Scalable reload re-encodes differently")
 		}
@@ -208,6 +202,26 @@ func (h *harness) reload(mode byte) {
 	}
 }
 
+// decoder is what the reload decodes into: every filter type's ReadFrom
+// and UnmarshalBinary.
+type decoder interface {
+	ReadFrom(r io.Reader) (int64, error)
+	UnmarshalBinary(data []byte) error
+}
+
+// decodeInto decodes data into g with ReadFrom (viaReader, which must read
+// all of it) or UnmarshalBinary, and fails with name on an error.
+func decodeInto(name string, g decoder, data []byte, viaReader bool) {
+	if viaReader {
+		n, err := g.ReadFrom(bytes.NewReader(data))
+		if err != nil || n != int64(len(data)) {
+			failf("%s ReadFrom: %d of %d bytes, %v", name, n, len(data), err)
+		}
+	} else if err := g.UnmarshalBinary(data); err != nil {
+		failf("%s UnmarshalBinary: %v", name, err)
+	}
+}
+
 func sameAnswers(name string, a, b func(uint64) bool, hs []uint64) {
 	for i, x := range hs {
 		if a(x) != b(x) {
@@ -219,14 +233,7 @@ func sameAnswers(name string, a, b func(uint64) bool, hs []uint64) {
 func reloadBlocked(name string, f *blocked.Filter, viaReader bool, hs []uint64) *blocked.Filter {
 	data := image(f)
 	g := new(blocked.Filter)
-	if viaReader {
-		n, err := g.ReadFrom(bytes.NewReader(data))
-		if err != nil || n != int64(len(data)) {
-			failf("%s blocked ReadFrom: %d of %d bytes, %v", name, n, len(data), err)
-		}
-	} else if err := g.UnmarshalBinary(data); err != nil {
-		failf("%s blocked UnmarshalBinary: %v", name, err)
-	}
+	decodeInto(name+" blocked", g, data, viaReader)
 	if !bytes.Equal(data, image(g)) {
 		failf("%s blocked reload re-encodes differently", name)
 	}
@@ -285,14 +292,7 @@ func reloadCuckooConcurrent(name string, c *cuckoo.Concurrent, viaReader, inPlac
 	if !inPlace {
 		g = new(cuckoo.Concurrent)
 	}
-	if viaReader {
-		n, err := g.ReadFrom(bytes.NewReader(data))
-		if err != nil || n != int64(len(data)) {
-			failf("%s ReadFrom: %d of %d bytes, %v", name, n, len(data), err)
-		}
-	} else if err := g.UnmarshalBinary(data); err != nil {
-		failf("%s UnmarshalBinary: %v", name, err)
-	}
+	decodeInto(name, g, data, viaReader)
 	if !bytes.Equal(data, image(g)) || g.Count() != s.Count() {
 		failf("%s reload re-encodes differently, or counts %d, was %d", name, g.Count(), s.Count())
 	}
@@ -306,14 +306,7 @@ func reloadCuckooConcurrent(name string, c *cuckoo.Concurrent, viaReader, inPlac
 func reloadCuckoo(name string, f *cuckoo.Filter, viaReader bool, hs []uint64) *cuckoo.Filter {
 	data := image(f)
 	g := new(cuckoo.Filter)
-	if viaReader {
-		n, err := g.ReadFrom(bytes.NewReader(data))
-		if err != nil || n != int64(len(data)) {
-			failf("%s ReadFrom: %d of %d bytes, %v", name, n, len(data), err)
-		}
-	} else if err := g.UnmarshalBinary(data); err != nil {
-		failf("%s UnmarshalBinary: %v", name, err)
-	}
+	decodeInto(name, g, data, viaReader)
 	if !bytes.Equal(data, image(g)) {
 		failf("%s reload re-encodes differently", name)
 	}
