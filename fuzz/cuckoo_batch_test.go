@@ -338,7 +338,7 @@ func (r *cbRun) batch() []uint64 {
 	if v >= 128 {
 		n = (v - 128) * 16
 	}
-	n = min(n, cbMaxKeys-r.keys)
+	n = max(0, min(n, cbMaxKeys-r.keys)) // single keys may have passed the cap
 	r.keys += n
 	rep, share := uint64(mix&7), uint64(mix>>3&7)
 	run := mix&0x80 != 0
