@@ -148,13 +148,6 @@ func (r *cbRun) byte() byte {
 	return r.in[r.pos-1]
 }
 
-// cbUse selects kernel set impl.
-func cbUse(impl string) {
-	if _, err := kernel.SetImpl(impl); err != nil {
-		failf("%v", err)
-	}
-}
-
 // cbParam returns parameter k of the image of a cuckoo record (FORMAT.md,
 // kind 2).
 func cbParam(img []byte, k int) uint64 { return binary.LittleEndian.Uint64(img[48+8*k:]) }
@@ -498,7 +491,7 @@ func (r *cbRun) vectorCall(part []uint64, ifNew bool) int {
 // error, give the same answers and leave out past the stop untouched; then
 // the images are compared.
 func (r *cbRun) addBatch(hs []uint64, ifNew bool) {
-	cbUse(r.ref.impl)
+	useImpl(r.ref.impl)
 	f := r.ref.f
 	count0 := f.Count()
 	scanFrom := 3 * f.Capacity() / 4
@@ -602,7 +595,7 @@ func (r *cbRun) addBatch(hs []uint64, ifNew bool) {
 	}
 
 	for _, l := range r.lanes {
-		cbUse(l.impl)
+		useImpl(l.impl)
 		if first > 0 {
 			if kernel.CuckooInsertKernel() && f.Buckets() >= 4096 {
 				r.st.vectorLanes++
@@ -649,7 +642,7 @@ func (r *cbRun) addBatch(hs []uint64, ifNew bool) {
 // is a batch of one for the reference's checks, the lanes making the
 // same single-key call.
 func (r *cbRun) add1(h uint64, ifNew bool) {
-	cbUse(r.ref.impl)
+	useImpl(r.ref.impl)
 	f := r.ref.f
 	victim := f.VictimInUse()
 	tag, slots := r.tag(h)
@@ -673,7 +666,7 @@ func (r *cbRun) add1(h uint64, ifNew bool) {
 		r.hold(h)
 	}
 	for _, l := range r.lanes {
-		cbUse(l.impl)
+		useImpl(l.impl)
 		var a bool
 		var e error
 		if ifNew {
@@ -707,7 +700,7 @@ func (r *cbRun) remove(b byte) {
 		h := r.held[i]
 		victim := r.ref.f.VictimInUse()
 		for _, l := range append([]*cbLane{r.ref}, r.lanes...) {
-			cbUse(l.impl)
+			useImpl(l.impl)
 			if !l.f.RemoveHash(h) {
 				r.fail("%s: RemoveHash(%#x) of a held key found nothing", l.name, h)
 			}
@@ -728,7 +721,7 @@ func (r *cbRun) remove(b byte) {
 // ContainsHash, key by key: the answers, the count returned, out past the
 // batch untouched, and every held key present.
 func (r *cbRun) contains(hs []uint64) {
-	cbUse(r.ref.impl)
+	useImpl(r.ref.impl)
 	want := make([]bool, len(hs))
 	trues := 0
 	for i, h := range hs {
@@ -741,7 +734,7 @@ func (r *cbRun) contains(hs []uint64) {
 		}
 	}
 	for _, l := range r.lanes {
-		cbUse(l.impl)
+		useImpl(l.impl)
 		out := make([]bool, len(hs)+1)
 		out[len(hs)] = true
 		if c := l.f.ContainsHashes(hs, out); c != trues {
@@ -793,7 +786,7 @@ func runCuckooBatch(data []byte, st *cbStats) (err error) {
 	for i := range pre {
 		pre[i] = r.rnd()
 	}
-	cbUse(prev)
+	useImpl(prev)
 	m, _ := ref.AddHashes(pre)
 	r.tags = make(map[uint64]int, m)
 	r.held = make([]uint64, 0, m+cbMaxKeys)

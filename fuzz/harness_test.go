@@ -303,17 +303,25 @@ func (h *harness) learn(key string) {
 // lanes (the Concurrents, Scalable) run the current operation with: the batch
 // lanes' sets in turn, one operation after another, so that each set's
 // kernels run them.
-func (h *harness) turnLane() *lane {
+func (h *harness) turnLane() *lane { return h.lanes[turn(h.st.ops[:], len(h.lanes))] }
+
+// turn returns the index of the batch lane (1 to lanes-1, after the
+// single lane 0) whose turn it is after the operations counted in ops:
+// the batch lanes in turn, one operation after another.
+func turn(ops []int, lanes int) int {
 	n := 0
-	for _, c := range h.st.ops {
+	for _, c := range ops {
 		n += c
 	}
-	return h.lanes[1+n%(len(h.lanes)-1)]
+	return 1 + n%(lanes-1)
 }
 
 // use selects the lane's kernel set.
-func use(l *lane) {
-	if _, err := kernel.SetImpl(l.impl); err != nil {
+func use(l *lane) { useImpl(l.impl) }
+
+// useImpl selects the kernel set impl, failing the script if it cannot.
+func useImpl(impl string) {
+	if _, err := kernel.SetImpl(impl); err != nil {
 		failf("%v", err)
 	}
 }

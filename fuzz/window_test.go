@@ -496,7 +496,7 @@ func newWinHarness(p winParams) *winHarness {
 		h.lanes = append(h.lanes, &winLane{name: "batch/" + impl, impl: impl, batch: true})
 	}
 	for _, l := range h.lanes {
-		winUse(l.impl)
+		useImpl(l.impl)
 		l.w = must(blocked.NewWindow(p.n, p.fpp, p.window, p.options(h.clk)...))
 	}
 	h.conc = must(blocked.NewConcurrentWindow(p.n, p.fpp, p.window, p.options(h.clk)...))
@@ -557,23 +557,10 @@ func (h *winHarness) closeAll() {
 	h.conc.Close()
 }
 
-// winUse selects the kernel set impl.
-func winUse(impl string) {
-	if _, err := kernel.SetImpl(impl); err != nil {
-		failf("%v", err)
-	}
-}
-
 // turnLane returns the batch lane whose kernel set the ConcurrentWindow
 // runs the current operation with: the sets in turn, one operation after
 // another.
-func (h *winHarness) turnLane() *winLane {
-	n := 0
-	for _, c := range h.st.ops {
-		n += c
-	}
-	return h.lanes[1+n%(len(h.lanes)-1)]
-}
+func (h *winHarness) turnLane() *winLane { return h.lanes[turn(h.st.ops[:], len(h.lanes))] }
 
 // hashOf is the key's hash by the package doc: XXH3-64 of its bytes with
 // the seed.
@@ -686,7 +673,7 @@ func (h *winHarness) keyState(x uint64) string {
 // likewise. Each key must be present after in the reference lane.
 func (h *winHarness) add(xs, hs []uint64, batch bool, v int) {
 	for li, l := range h.lanes {
-		winUse(l.impl)
+		useImpl(l.impl)
 		if batch && l.batch {
 			l.w.AddHashes(hs)
 			continue
@@ -698,7 +685,7 @@ func (h *winHarness) add(xs, hs []uint64, batch bool, v int) {
 			}
 		}
 	}
-	winUse(h.turnLane().impl)
+	useImpl(h.turnLane().impl)
 	if batch {
 		h.conc.AddHashes(hs)
 	} else if len(xs) == 1 {
@@ -796,7 +783,7 @@ func (h *winHarness) addNew(xs, hs []uint64, batch bool, v int) {
 		}
 	}
 	for li, l := range h.lanes {
-		winUse(l.impl)
+		useImpl(l.impl)
 		if batch && l.batch {
 			h.addNewBatch(l.name+" Window", l.w, hs, want, nNew, v)
 			continue
@@ -815,7 +802,7 @@ func (h *winHarness) addNew(xs, hs []uint64, batch bool, v int) {
 			}
 		}
 	}
-	winUse(h.turnLane().impl)
+	useImpl(h.turnLane().impl)
 	if batch {
 		h.addNewBatch("ConcurrentWindow", h.conc, hs, want, nNew, v)
 	} else if len(xs) == 1 {
@@ -860,12 +847,12 @@ func (h *winHarness) contains(x, hx uint64, v int) {
 		failf("model: %s is not found by the bits model; %s", h.keyState(hx), h.where())
 	}
 	for li, l := range h.lanes {
-		winUse(l.impl)
+		useImpl(l.impl)
 		if got := winContainsForm(l.w, v+li, x, hx); got != want {
 			failf("%s: %s: %s answers %v, the model %v; %s", l.name, "Window", h.keyState(hx), got, want, h.where())
 		}
 	}
-	winUse(h.turnLane().impl)
+	useImpl(h.turnLane().impl)
 	if got := winContainsForm(h.conc, v+len(h.lanes), x, hx); got != want {
 		failf("ConcurrentWindow: %s answers %v, the model %v; %s", h.keyState(hx), got, want, h.where())
 	}
@@ -914,10 +901,10 @@ func (h *winHarness) checkKeys(what string, hs []uint64) {
 		}
 	}
 	for _, l := range h.lanes {
-		winUse(l.impl)
+		useImpl(l.impl)
 		check(l.name+" Window", l.w)
 	}
-	winUse(h.turnLane().impl)
+	useImpl(h.turnLane().impl)
 	check("ConcurrentWindow", h.conc)
 }
 
@@ -1021,7 +1008,7 @@ func (h *winHarness) reload(mode byte) {
 		if sel != 0 && sel>>li&1 == 0 {
 			continue
 		}
-		winUse(l.impl)
+		useImpl(l.impl)
 		h.reloadWindow(l, mode%4)
 	}
 }
@@ -1157,7 +1144,7 @@ func winWantClosedCalls(name string, f winFilter) {
 func (h *winHarness) close(t byte) {
 	i := int(t) % (len(h.lanes) + 1)
 	if i == len(h.lanes) {
-		winUse(h.turnLane().impl)
+		useImpl(h.turnLane().impl)
 		if err := h.conc.Close(); err != nil {
 			failf("ConcurrentWindow Close: %v", err)
 		}
@@ -1167,7 +1154,7 @@ func (h *winHarness) close(t byte) {
 		return
 	}
 	l := h.lanes[i]
-	winUse(l.impl)
+	useImpl(l.impl)
 	data := image(l.w)
 	if err := l.w.Close(); err != nil {
 		failf("%s Window Close: %v", l.name, err)
