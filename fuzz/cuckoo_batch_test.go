@@ -115,8 +115,7 @@ type cbLane struct {
 
 // cbRun is one execution: the input, the filters and the model.
 type cbRun struct {
-	in     []byte
-	pos    int
+	input  // the operations, after the header
 	rnd    func() uint64
 	geo    kernel.CuckooTable // the geometry (Buckets, FPBits) only
 	fpIdx  int                // 0: 8-bit, 1: 16-bit
@@ -137,15 +136,6 @@ type cbRun struct {
 // fail reports a violated invariant, with the operation (see failf).
 func (r *cbRun) fail(format string, args ...any) {
 	failf("%s: %s", r.op, fmt.Sprintf(format, args...))
-}
-
-// byte returns the next input byte, 0 past the end.
-func (r *cbRun) byte() byte {
-	if r.pos >= len(r.in) {
-		return 0
-	}
-	r.pos++
-	return r.in[r.pos-1]
 }
 
 // cbParam returns parameter k of the image of a cuckoo record (FORMAT.md,
@@ -407,7 +397,7 @@ func cbImageDiff(got, want []byte) string {
 // checkHeld checks that the reference finds every key the model holds
 // and that hs are found (keys gone through in the operation).
 func (r *cbRun) checkHeld(hs []uint64) {
-	out := make([]bool, max(len(r.held), len(hs)))
+	out := make([]bool, len(r.held))
 	if c := r.ref.f.ContainsHashes(r.held, out); c != len(r.held) {
 		for i, h := range r.held {
 			if !out[i] {
@@ -760,7 +750,7 @@ func runCuckooBatch(data []byte, st *cbStats) (err error) {
 	}
 	defer endScript(prev, &err)
 	var hdr [cbHeader]byte
-	r.in = data[copy(hdr[:], data):]
+	r.input = input{b: data[copy(hdr[:], data):]}
 	fpBits := [2]int{8, 16}[hdr[0]&1]
 	r.fpIdx = int(hdr[0] & 1)
 	kicks := cbKicks[hdr[0]>>1&7]
@@ -801,7 +791,7 @@ func runCuckooBatch(data []byte, st *cbStats) (err error) {
 	r.sameImages()
 	r.checkHeld(nil)
 
-	for k := 0; k < cbMaxOps && r.pos < len(r.in); k++ {
+	for k := 0; k < cbMaxOps && r.more(); k++ {
 		op := int(r.byte()) % cbNumOps
 		r.op = fmt.Sprintf("op %d (%s, f=%d, buckets=%d, kicks=%d, count %d, victim %v)", k, cbOpNames[op], fpBits, n, kicks, ref.Count(), ref.VictimInUse())
 		switch op {
