@@ -84,15 +84,21 @@ func windowLive(shape byte, g, cur int, raw uint64) uint64 {
 	return raw
 }
 
+// modelLanes is how many generations' lanes a 64-byte line holds: 2 (of
+// 256 bits) for g = 2, else 4 (of 128 bits).
+func modelLanes(g int) int {
+	if g == 2 {
+		return 2
+	}
+	return 4
+}
+
 // modelWindowLane is the package doc's layout: generation j's lane of the
 // key with hash h in a table of nb groups of g generations is words
 // [word, word+words) of line. A line holds 2 lanes for g = 2, else 4; a
 // group is g/lanes lines; the group is the blocked filter's block index.
 func modelWindowLane(nb uint64, g, j int, h uint64) (line uint64, word, words int) {
-	lanes := 4
-	if g == 2 {
-		lanes = 2
-	}
+	lanes := modelLanes(g)
 	words = kernel.BlockWords / lanes
 	group := (h >> 32) * nb >> 32
 	return group*uint64(g/lanes) + uint64(j/lanes), j % lanes * words, words
@@ -212,10 +218,7 @@ func FuzzWindowKernel(f *testing.F) {
 		g := 2 << (in.hdr[0] % 8 % 6)
 		k := 1 + int(in.hdr[0]>>3%16)
 		spread := in.hdr[0]&0x80 != 0
-		lanes := 4
-		if g == 2 {
-			lanes = 2
-		}
+		lanes := modelLanes(g)
 		perGroup := g / lanes
 		nb := 1 + (int(in.hdr[1])+int(in.hdr[2]%4)*256)%(maxWindowLines/perGroup)
 		lines := nb * perGroup

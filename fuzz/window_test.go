@@ -232,10 +232,7 @@ func (m *winModel) live(now int64) uint64 {
 // clearGen clears generation j's lane in every group (modelWindowLane's
 // layout: a group is g/lanes lines of lanes lanes each).
 func (m *winModel) clearGen(j int) {
-	lanes := 4
-	if m.g == 2 {
-		lanes = 2
-	}
+	lanes := modelLanes(m.g)
 	words := kernel.BlockWords / lanes
 	for grp := uint64(0); grp < m.nb; grp++ {
 		b := &m.blocks[grp*uint64(m.g/lanes)+uint64(j/lanes)]
@@ -501,10 +498,7 @@ func newWinHarness(p winParams) *winHarness {
 	}
 	h.conc = must(blocked.NewConcurrentWindow(p.n, p.fpp, p.window, p.options(h.clk)...))
 	w := h.lanes[0].w
-	lanes := 4
-	if p.g == 2 {
-		lanes = 2
-	}
+	lanes := modelLanes(p.g)
 	h.m = winModel{g: p.g, k: w.K(), nb: w.Groups(), slice: p.slice, sliceKeys: p.sliceKeys, expiry: p.expiry, last: map[uint64]int64{}}
 	h.m.blocks = make([]kernel.Block, h.m.nb*uint64(p.g/lanes))
 	perGen := (p.n + uint64(p.g) - 2) / uint64(p.g-1)
