@@ -588,20 +588,9 @@ func sameCuckooErr(a, b error) bool {
 func (h *harness) addNew(keys []string) {
 	hs := h.hashes(keys)
 	if len(hs) > 1 {
-		first := map[string]bool{}
-		block := map[uint64]string{}
-		for j, k := range keys {
-			if first[k] {
-				h.st.newDup++
-				continue
-			}
-			first[k] = true
-			b := kernel.BlockIndex(hs[j], h.p.blocks)
-			if o, ok := block[b]; ok && o != k {
-				h.st.newShared++
-			}
-			block[b] = k
-		}
+		dup, shared := batchRepeats(hs, h.p.blocks)
+		h.st.newDup += dup
+		h.st.newShared += shared
 	}
 	want := h.addNewBlocked(keys, hs)
 	h.addNewConcurrent(keys, hs, want)
@@ -609,6 +598,28 @@ func (h *harness) addNew(keys []string) {
 	for i := range h.ckModel {
 		h.addNewCuckoo(i, keys, hs)
 	}
+}
+
+// batchRepeats counts, for the seeds' targets, the keys of an add-if-new
+// batch (by hash) that repeat an earlier key of it (dup) and those whose
+// block, or group of a window, of n an earlier other key of it has
+// (shared).
+func batchRepeats(hs []uint64, n uint64) (dup, shared int) {
+	first := map[uint64]bool{}
+	block := map[uint64]uint64{}
+	for _, x := range hs {
+		if first[x] {
+			dup++
+			continue
+		}
+		first[x] = true
+		b := kernel.BlockIndex(x, n)
+		if o, ok := block[b]; ok && o != x {
+			shared++
+		}
+		block[b] = x
+	}
+	return dup, shared
 }
 
 // singleNew reports whether the single lane's next add-if-new call takes

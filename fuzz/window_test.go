@@ -727,20 +727,9 @@ func (h *winHarness) modelAdds(hs []uint64, batch, addNew bool) []winAddResult {
 // model's.
 func (h *winHarness) addNew(xs, hs []uint64, batch bool, v int) {
 	if batch {
-		first := map[uint64]bool{}
-		group := map[uint64]uint64{}
-		for _, x := range hs {
-			if first[x] {
-				h.st.newDup++
-				continue
-			}
-			first[x] = true
-			g := (x >> 32) * h.m.nb >> 32
-			if o, ok := group[g]; ok && o != x {
-				h.st.newShared++
-			}
-			group[g] = x
-		}
+		dup, shared := batchRepeats(hs, h.m.nb)
+		h.st.newDup += dup
+		h.st.newShared += shared
 		if len(hs) > 256 {
 			h.st.newChunks++
 		}
