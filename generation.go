@@ -29,6 +29,15 @@ func SetGeneration(b []byte, gen uint64) error { return format.SetGeneration(b, 
 // writers that died (their process is gone) are removed by the next
 // WriteFile to path.
 //
+// The new file keeps the permission bits of the file at path (of the file
+// a symbolic link there points to; 0644 when there is none), and is owned
+// by the user running the writer: the old file's owner and group are not
+// kept, since setting them takes privileges. The rename replaces path
+// itself: when path is a symbolic link, the link is replaced by the new
+// file and the file it pointed to is left as it was, as a deploy that
+// flips a link to publish a new file expects (resolve the link first, with
+// filepath.EvalSymlinks, to update the file it points to instead).
+//
 // Errors name the step and wrap the system's error: a full disk is an
 // error for which errors.Is(err, syscall.ENOSPC) holds, and path keeps the
 // old file. (An error syncing the directory after the rename says that the

@@ -31,6 +31,19 @@ type windowOptions struct {
 	after func(time.Duration, func()) stopper
 }
 
+// gens returns the generations WithGenerations asks for
+// (DefaultGenerations without it), or ErrInvalidOption.
+func (o windowOptions) gens() (int, error) {
+	g := o.generations
+	if g == 0 {
+		g = DefaultGenerations
+	}
+	if !kernel.ValidGenerations(g) {
+		return 0, errorf(ErrInvalidOption, "%d generations: a Window's generations are a power of two in 2..%d", g, MaxGenerations)
+	}
+	return g, nil
+}
+
 // WithGenerations sets the number of generations G of a Window (default
 // DefaultGenerations; a power of two in 2..MaxGenerations: 2, 4, 8, 16, 32
 // or 64). A window of W is cut into G-1 slices of W/(G-1): more
@@ -39,7 +52,7 @@ type windowOptions struct {
 // G/4 lines above. Memory is least at G = 4 and 8: for n = 1e6 per window
 // at 1%, 24.4, 20.8, 21.0, 23.0 and 30.2 bits a key at G = 2, 4, 8, 16
 // and 64; at 0.1%, 38.6, 34.7, 34.5, 37.5 and 49.3 (each generation holds
-// n/(G-1) keys at fpp/G). Used only by NewWindow.
+// n/(G-1) keys at fpp/G). Used by NewWindow and OptimalWindowSize.
 func WithGenerations(g int) Option {
 	return func(o *options) { o.win.generations = g }
 }
@@ -89,7 +102,7 @@ func WithExpiryOnAdd() Option {
 // WithSliceKeys makes a Window advance by count instead of by time: a slice
 // lasts k adds (the window is then (G-1)·k adds, and NewWindow's window
 // argument must be 0). Each generation is sized for k keys, or for
-// n/(G-1) if that is more. Used only by NewWindow.
+// n/(G-1) if that is more. Used by NewWindow and OptimalWindowSize.
 func WithSliceKeys(k uint64) Option {
 	return func(o *options) { o.win.sliceKeys = k }
 }
@@ -201,14 +214,12 @@ type Window struct {
 // are New's and ErrInvalidOption for an option or window out of range.
 // Options: WithGenerations, WithClock, WithExpiryOnAdd, WithSliceKeys,
 // WithSeed, WithMaxSize (the bound applies to all generations together).
+// OptimalWindowSize gives the size without allocating the window.
 func NewWindow(n uint64, fpp float64, window time.Duration, opts ...Option) (*Window, error) {
 	o := collect(opts)
-	g := o.win.generations
-	if g == 0 {
-		g = DefaultGenerations
-	}
-	if !kernel.ValidGenerations(g) {
-		return nil, errorf(ErrInvalidOption, "%d generations: a Window's generations are a power of two in 2..%d", g, MaxGenerations)
+	g, err := o.win.gens()
+	if err != nil {
+		return nil, err
 	}
 	var slice time.Duration
 	switch {
@@ -219,20 +230,12 @@ func NewWindow(n uint64, fpp float64, window time.Duration, opts ...Option) (*Wi
 	case o.win.sliceKeys == 0:
 		slice = window / time.Duration(g-1)
 	}
-	if err := checkFPP(fpp); err != nil {
-		return nil, err
-	}
-	capacity := max(o.win.sliceKeys, (max(n, 1)+uint64(g)-2)/uint64(g-1))
-	p := -math.Expm1(math.Log1p(-fpp) / float64(g))
-	if p < MinFPP {
-		return nil, errorf2(ErrFPPTooLow, ErrInvalidArgument, "%d generations need %.3g each for %g over the window, below MinFPP = %g", g, p, fpp, MinFPP)
-	}
-	groups, k, err := windowGroups(capacity, p, g, blockLimit()/uint64(kernel.WindowLines(g)))
+	size, err := sizeWindow(n, fpp, g, o)
 	if err != nil {
 		return nil, err
 	}
-	w := &Window{slice: slice, sliceKeys: o.win.sliceKeys, capacity: capacity}
-	if err := w.allocGens(groups, k, g, o); err != nil {
+	w := &Window{slice: slice, sliceKeys: o.win.sliceKeys, capacity: size.Capacity}
+	if err := w.allocGens(size.Groups, size.K, g, o); err != nil {
 		return nil, err
 	}
 	if slice != 0 {
@@ -240,6 +243,80 @@ func NewWindow(n uint64, fpp float64, window time.Duration, opts ...Option) (*Wi
 		w.arm(w.start)
 	}
 	return w, nil
+}
+
+// WindowSize is the shape of a Window: what NewWindow sizes it to, as
+// OptimalWindowSize computes it without allocating the window.
+type WindowSize struct {
+	// Generations is the number of generations G (Window.Generations).
+	Generations int
+	// Capacity is the keys each generation is sized for (Window.Capacity):
+	// n/(G-1) rounded up, or WithSliceKeys' count when that is more.
+	Capacity uint64
+	// Groups is the number of groups of the table (Window.Groups): a
+	// generation is one lane of every group, Groups lanes of LaneBits bits.
+	Groups uint64
+	// K is the number of probes per key (Window.K).
+	K int
+}
+
+// LaneBits returns the bits of one generation's lane (Window.LaneBits):
+// 256 at G = 2, 128 above.
+func (s WindowSize) LaneBits() int { return 64 * kernel.LaneWords(s.Generations) }
+
+// Blocks returns the 64-byte lines of all generations together
+// (Window.Blocks).
+func (s WindowSize) Blocks() uint64 { return s.Groups * uint64(kernel.WindowLines(s.Generations)) }
+
+// SizeBytes returns the memory the blocks of all generations take
+// (Window.SizeBytes); each generation takes a G-th of it.
+func (s WindowSize) SizeBytes() uint64 { return s.Blocks() * kernel.BlockBytes }
+
+// OptimalWindowSize returns the shape NewWindow gives a Window for n keys
+// per window at the false-positive rate fpp over the whole window (see
+// NewWindow), computed as NewWindow computes it but without allocating the
+// window, with the error NewWindow returns for these n, fpp and options:
+// ErrInvalidOption for generations out of range, ErrInvalidFPP,
+// ErrFPPTooLow (for fpp, or for the rate each generation would need),
+// ErrTooLarge when the generations cannot be that large (MaxBlocks, or
+// WithMaxSize). The window's duration plays no part in the size; NewWindow
+// can still fail on it, and on memory the machine cannot provide.
+// Options: WithGenerations, WithSliceKeys, WithMaxSize.
+func OptimalWindowSize(n uint64, fpp float64, opts ...Option) (WindowSize, error) {
+	o := collect(opts)
+	g, err := o.win.gens()
+	if err != nil {
+		return WindowSize{}, err
+	}
+	size, err := sizeWindow(n, fpp, g, o)
+	if err != nil {
+		return WindowSize{}, err
+	}
+	if err := checkSize(size.Blocks(), size.K, o.maxBytes); err != nil {
+		return WindowSize{}, err
+	}
+	return size, nil
+}
+
+// sizeWindow is the sizing of NewWindow and OptimalWindowSize, for g
+// generations (valid) and the options' WithSliceKeys: each generation holds
+// its capacity at the rate p with 1-(1-p)^g = fpp. WithMaxSize is the
+// callers' to check.
+func sizeWindow(n uint64, fpp float64, g int, o options) (WindowSize, error) {
+	if err := checkFPP(fpp); err != nil {
+		return WindowSize{}, err
+	}
+	// n/(g-1) rounded up, written so that it cannot overflow.
+	capacity := max(o.win.sliceKeys, (max(n, 1)-1)/uint64(g-1)+1)
+	p := -math.Expm1(math.Log1p(-fpp) / float64(g))
+	if p < MinFPP {
+		return WindowSize{}, errorf2(ErrFPPTooLow, ErrInvalidArgument, "%d generations need %.3g each for %g over the window, below MinFPP = %g", g, p, fpp, MinFPP)
+	}
+	groups, k, err := windowGroups(capacity, p, g, blockLimit()/uint64(kernel.WindowLines(g)))
+	if err != nil {
+		return WindowSize{}, err
+	}
+	return WindowSize{Generations: g, Capacity: capacity, Groups: groups, K: k}, nil
 }
 
 // allocGens gives w a zeroed table of groups groups for g generations and

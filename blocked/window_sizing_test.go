@@ -1,8 +1,11 @@
 package blocked
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"testing"
+	"time"
 )
 
 // TestLaneModelMatchesBlock checks the lane model against the block model
@@ -36,5 +39,73 @@ func TestLaneModelMatchesBlock(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestOptimalWindowSizeMatchesNewWindow checks that OptimalWindowSize gives
+// the shape NewWindow allocates (generations, capacity, groups, k, blocks,
+// lane bits and bytes) over a range of n, fpp, G and WithSliceKeys, and
+// the same error for parameters NewWindow refuses.
+func TestOptimalWindowSizeMatchesNewWindow(t *testing.T) {
+	epoch := WithClock(func() time.Time { return time.Unix(0, 0) })
+	check := func(name string, n uint64, fpp float64, window time.Duration, opts ...Option) {
+		t.Helper()
+		size, err := OptimalWindowSize(n, fpp, opts...)
+		w, werr := NewWindow(n, fpp, window, append([]Option{epoch}, opts...)...)
+		if werr != nil {
+			if err == nil || err.Error() != werr.Error() {
+				t.Errorf("%s: OptimalWindowSize: %+v, %v; NewWindow: %v", name, size, err, werr)
+			}
+			return
+		}
+		defer w.Close()
+		if err != nil {
+			t.Errorf("%s: OptimalWindowSize: %v; NewWindow made a window", name, err)
+			return
+		}
+		got := [...]uint64{uint64(size.Generations), size.Capacity, size.Groups, uint64(size.K), size.Blocks(), uint64(size.LaneBits()), size.SizeBytes()}
+		want := [...]uint64{uint64(w.Generations()), w.Capacity(), w.Groups(), uint64(w.K()), w.Blocks(), uint64(w.LaneBits()), w.SizeBytes()}
+		if got != want {
+			t.Errorf("%s: OptimalWindowSize gives G, capacity, groups, k, blocks, lane bits, bytes %v; NewWindow %v", name, got, want)
+		}
+	}
+	ns := []uint64{0, 1, 2, 3, 7, 100, 12_345, 1_000_000}
+	fpps := []float64{0.5, 0.01, 1e-3, 1e-5}
+	if testing.Short() {
+		ns, fpps = []uint64{0, 1, 3, 100, 12_345}, []float64{0.5, 0.01, 1e-5}
+	}
+	for _, g := range []int{2, 4, 8, 16, 32, 64} {
+		for _, n := range ns {
+			for _, fpp := range fpps {
+				check(fmt.Sprintf("n=%d fpp=%g G=%d", n, fpp, g), n, fpp, time.Hour, WithGenerations(g))
+			}
+			check(fmt.Sprintf("n=%d G=%d slice keys 50", n, g), n, 0.01, 0, WithGenerations(g), WithSliceKeys(50))
+		}
+	}
+	check("default G", 1000, 0.01, time.Hour)
+	// Refused: each must give NewWindow's error, of the sentinel named.
+	for _, c := range []struct {
+		name   string
+		n      uint64
+		fpp    float64
+		opts   []Option
+		target error
+	}{
+		{"G = 3", 1000, 0.01, []Option{WithGenerations(3)}, ErrInvalidOption},
+		{"G = 128", 1000, 0.01, []Option{WithGenerations(128)}, ErrInvalidOption},
+		{"fpp 0", 1000, 0, nil, ErrInvalidFPP},
+		{"fpp 1", 1000, 1, nil, ErrInvalidFPP},
+		{"fpp NaN", 1000, math.NaN(), nil, ErrInvalidFPP},
+		{"fpp below MinFPP", 1000, 1e-9, nil, ErrFPPTooLow},
+		{"a generation's rate below MinFPP", 1000, 2e-8, nil, ErrFPPTooLow},
+		{"n too large", 1e15, 0.01, nil, ErrTooLarge},
+		{"n = MaxUint64", math.MaxUint64, 0.01, nil, ErrTooLarge},
+		{"WithMaxSize", 1_000_000, 0.01, []Option{WithMaxSize(1 << 20)}, ErrTooLarge},
+	} {
+		_, err := OptimalWindowSize(c.n, c.fpp, c.opts...)
+		if !errors.Is(err, c.target) {
+			t.Errorf("%s: OptimalWindowSize: %v, want an error wrapping %v", c.name, err, c.target)
+		}
+		check(c.name, c.n, c.fpp, time.Hour, c.opts...)
 	}
 }

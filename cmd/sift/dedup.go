@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/internal/mem"
 )
 
 var dedupCmd = &command{
@@ -38,8 +40,9 @@ for a repeat with the filter's current false-positive rate, which grows from
 0 to P as the filter fills. Over N distinct keys, about N times the average
 rate are dropped: at -fpp 0.01, 0.16% of the distinct keys (about 1600 of
 1e6); at 0.001, 0.015%; at 1e-4, 0.001%. 'sift dedup -n N -fpp P -h' prints
-the expected number for your sizes. A repeated key is never printed twice
-(no false negatives), and beyond N distinct keys the rate keeps growing.
+the expected number for your sizes (or the error a run would stop with). A
+repeated key is never printed twice (no false negatives), and beyond N
+distinct keys the rate keeps growing.
 
 A key is a line without its "\n" or "\r\n" terminator, or with -f one field
 of it, selected exactly as sift query selects it (the whole line is still
@@ -62,7 +65,13 @@ empty key is a key like any other: the first line with it is printed.
               and when given must ask for FILE's size. The file is
               not written after an error reading or writing lines (an
               INPUT skipped as unreadable is not one: the lines read were
-              all printed, and their keys are kept)
+              all printed, and their keys are kept). The new FILE keeps
+              the old one's hash seed and generation (sift merge
+              -generation; sift info shows both) and its permission bits,
+              and is owned by the user running sift dedup. When FILE is
+              a symbolic link, the file it leads to is read and replaced,
+              and the link stays as it is. A FILE with bytes after its
+              filter is refused, as sift info and sift query refuse it
   -progress   show progress on stderr even when it is not a terminal
 
 With -window D, keys are forgotten after a while: a line is printed when
@@ -143,12 +152,11 @@ func runDedup(e *env) (int, error) {
 	args, err := parseFlags(fs, e.args)
 	if errors.Is(err, errHelp) {
 		io.WriteString(e.stdout, dedupUsage)
-		if n.set && n.n > 0 {
+		if n.set {
 			if win.window.set {
 				win.printSizes(e.stdout, n, *fpp)
-			} else if bits, k, err := blocked.OptimalSize(uint64(n.n), fpp.p); err == nil {
-				fmt.Fprintf(e.stdout, "\nFor -n %d -fpp %g: a filter of %s (k = %d); about %.0f new lines expected to be dropped as false positives.\n",
-					n.n, fpp.p, sizeString(int64(bits/8)), k, expectedFalseDrops(bits, k, uint64(n.n)))
+			} else {
+				printFilterSizes(e.stdout, n, *fpp)
 			}
 		}
 		return exitOK, nil
@@ -160,23 +168,28 @@ func runDedup(e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	if n.set && n.n == 0 {
-		return exitError, errors.New("-n 0: the expected number of distinct keys must be at least 1")
+	if err := checkN(n); err != nil {
+		return exitError, err
 	}
 	ins, err := openInputs(args)
 	if err != nil {
 		return exitError, err
 	}
+	statePath, err := stateTarget(*state)
+	if err != nil {
+		return exitError, err
+	}
 	d := &deduper{sel: sel}
 	var wd *windowDedup
+	var gen uint64 // the state file's generation, recorded again when it is written back
 	if wcfg != nil {
-		if wd, err = newWindowDedup(*state, n, *fpp, *wcfg); err != nil {
+		if wd, gen, err = newWindowDedup(statePath, n, *fpp, *wcfg); err != nil {
 			return exitError, err
 		}
 		d.set, d.addNew = wd.w, wd.addNew
 	} else {
-		f, err := dedupFilter(*state, n, *fpp)
-		if err != nil {
+		var f *blocked.Filter
+		if f, gen, err = dedupFilter(statePath, n, *fpp); err != nil {
 			return exitError, err
 		}
 		d.set = f
@@ -206,8 +219,8 @@ func runDedup(e *env) (int, error) {
 		// state file keeps what the last complete run saw.
 		return exitError, err
 	}
-	if *state != "" {
-		if _, err := writeAtomic(*state, d.set.WriteTo); err != nil {
+	if statePath != "" {
+		if _, err := writeAtomic(statePath, withGeneration(d.set.WriteTo, gen)); err != nil {
 			return exitError, fmt.Errorf("writing -state: %w", err)
 		}
 	}
@@ -227,20 +240,108 @@ func runDedup(e *env) (int, error) {
 	return exitOK, nil
 }
 
-// dedupFilter returns the filter of the keys seen: the one in the state
-// file when it exists, checked against -n and -fpp when they were given;
-// otherwise a new one sized by them.
-func dedupFilter(state string, n countValue, fpp fppValue) (*blocked.Filter, error) {
+// printFilterSizes prints, for -h with -n, the filter's size and the
+// expected false drops, or why a run would refuse these sizes.
+func printFilterSizes(out io.Writer, n countValue, fpp fppValue) {
+	bits, k, err := filterSize(n, fpp)
+	if err != nil {
+		printNoSizes(out, err)
+		return
+	}
+	fmt.Fprintf(out, "\nFor -n %d -fpp %g: a filter of %s (k = %d); about %.0f new lines expected to be dropped as false positives.%s\n",
+		n.n, fpp.p, sizeString(int64(bits/8)), k, expectedFalseDrops(bits, k, uint64(n.n)), memoryNote(bits/8))
+}
+
+// printNoSizes prints, for -h, why no figures can be given: err, the error
+// a run with these flags fails with.
+func printNoSizes(out io.Writer, err error) {
+	fmt.Fprintf(out, "\nNo figures for these sizes, which a run refuses: %v\n", err)
+}
+
+// memoryNote returns, for -h, a sentence saying that size bytes are more
+// than this machine's memory (as mem.Alloc refuses them: a run here
+// fails), or "" when they are not or the memory is unknown.
+func memoryNote(size uint64) string {
+	if m := mem.MachineMemory(); m != 0 && size > m {
+		return fmt.Sprintf(" That is more than this machine's memory (%s of RAM and swap): a run here would fail.", sizeString(int64(m)))
+	}
+	return ""
+}
+
+// checkN refuses -n 0.
+func checkN(n countValue) error {
+	if n.set && n.n == 0 {
+		return errors.New("-n 0: the expected number of distinct keys must be at least 1")
+	}
+	return nil
+}
+
+// filterSize returns the size and k of a new filter for -n and -fpp, or the
+// error a run fails with for them.
+func filterSize(n countValue, fpp fppValue) (bits uint64, k int, err error) {
+	if err := checkN(n); err != nil {
+		return 0, 0, err
+	}
+	bits, k, err = blocked.OptimalSize(uint64(n.n), fpp.p)
+	if err != nil {
+		return 0, 0, fmt.Errorf("-n %d -fpp %g: %w", n.n, fpp.p, err)
+	}
+	return bits, k, nil
+}
+
+// dedupFilter returns the filter of the keys seen and the state file's
+// generation: the one in the state file when it exists, checked against -n
+// and -fpp when they were given; otherwise a new one sized by them
+// (generation 0).
+func dedupFilter(state string, n countValue, fpp fppValue) (*blocked.Filter, uint64, error) {
 	if exists, err := stateExists(state, n); err != nil {
-		return nil, err
+		return nil, 0, err
 	} else if exists {
 		return loadState(state, n, fpp)
 	}
 	f, err := blocked.New(uint64(n.n), fpp.p)
 	if err != nil {
-		return nil, fmt.Errorf("-n %d -fpp %g: %w", n.n, fpp.p, err)
+		return nil, 0, fmt.Errorf("-n %d -fpp %g: %w", n.n, fpp.p, err)
 	}
-	return f, nil
+	return f, 0, nil
+}
+
+// stateTarget returns the file -state path names: path itself, or when
+// path is a symbolic link, the file it leads to (through every link), so
+// that the state is read from and written to that file and the link stays
+// a link. A link to a file that does not exist yet leads to that file, which
+// the run creates. "" stays "", and a path whose links cannot be followed
+// (a loop) is returned as it is, for stateExists to report.
+func stateTarget(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	p := path
+	for range 40 { // more links than this: a loop, for stateExists to report
+		st, err := os.Lstat(p)
+		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			return p, nil
+		}
+		if target, err := filepath.EvalSymlinks(p); err == nil {
+			return target, nil
+		}
+		// A link to a file that does not exist (yet): follow it by hand,
+		// from its directory with that directory's own links resolved,
+		// so that ".." in the link means what the system makes of it.
+		dest, err := os.Readlink(p)
+		if err != nil {
+			return "", fmt.Errorf("-state: %w", pathErr(err))
+		}
+		if !filepath.IsAbs(dest) {
+			dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+			if err != nil {
+				return path, nil
+			}
+			dest = filepath.Join(dir, dest)
+		}
+		p = dest
+	}
+	return path, nil
 }
 
 // stateExists reports whether the -state file exists. When it does not (or
@@ -272,16 +373,17 @@ func stateExists(state string, n countValue) (bool, error) {
 }
 
 // loadState reads the blocked filter in path, refusing any other kind, and
-// one whose size differs from what -n and -fpp ask for (when given).
-func loadState(path string, n countValue, fpp fppValue) (*blocked.Filter, error) {
-	f, err := readState(path, sift.KindBlocked, func(have sift.Kind) string {
+// one whose size differs from what -n and -fpp ask for (when given), and
+// returns it with the file's generation.
+func loadState(path string, n countValue, fpp fppValue) (*blocked.Filter, uint64, error) {
+	f, h, err := readState(path, sift.KindBlocked, func(have sift.Kind) string {
 		if have == sift.KindWindow {
 			return "it holds a window filter: give -window (its window) to de-duplicate over a window"
 		}
 		return fmt.Sprintf("it holds a %v filter; sift dedup keeps a blocked filter", have)
 	}, blocked.ReadFilter)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if n.set || fpp.set {
 		want := uint64(1)
@@ -293,39 +395,48 @@ func loadState(path string, n countValue, fpp fppValue) (*blocked.Filter, error)
 		bits, k, err := blocked.OptimalSize(want, fpp.p)
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("-n %d -fpp %g: %w", want, fpp.p, err)
+			return nil, 0, fmt.Errorf("-n %d -fpp %g: %w", want, fpp.p, err)
 		}
 		if haveBits, haveK := f.Bits(), f.K(); bits != haveBits || k != haveK {
 			f.Close()
-			return nil, fmt.Errorf("-state %s holds a filter of %d bits with k = %d, but -n %d -fpp %g ask for %d bits with k = %d: leave out -n and -fpp to use the file's size, or start a new state file",
+			return nil, 0, fmt.Errorf("-state %s holds a filter of %d bits with k = %d, but -n %d -fpp %g ask for %d bits with k = %d: leave out -n and -fpp to use the file's size, or start a new state file",
 				path, haveBits, haveK, want, fpp.p, bits, k)
 		}
 	}
-	return f, nil
+	return f, h.Generation, nil
 }
 
 // readState decodes the state file path with read and opts, after checking
 // from its header that it holds a filter of kind want (refusing another
-// with ErrKind and the words other returns for it).
-func readState[T any](path string, want sift.Kind, other func(have sift.Kind) string, read func(io.Reader, ...blocked.Option) (T, error), opts ...blocked.Option) (T, error) {
+// with ErrKind and the words other returns for it), and returns it with
+// the header. A file with bytes after the filter is refused, as sift info
+// and sift query refuse it (trailingErr): writing the state back would
+// drop them.
+func readState[T interface{ Close() error }](path string, want sift.Kind, other func(have sift.Kind) string, read func(io.Reader, ...blocked.Option) (T, error), opts ...blocked.Option) (T, sift.Info, error) {
 	var zero T
 	h, err := readHeader(path)
 	if err != nil {
-		return zero, fmt.Errorf("-state: %w", err)
+		return zero, h, fmt.Errorf("-state: %w", err)
 	}
 	if h.Kind != want {
-		return zero, fmt.Errorf("-state %s: %w: %s", path, sift.ErrKind, other(h.Kind))
+		return zero, h, fmt.Errorf("-state %s: %w: %s", path, sift.ErrKind, other(h.Kind))
 	}
 	file, err := openInput(path)
 	if err != nil {
-		return zero, fmt.Errorf("-state: %w", err)
+		return zero, h, fmt.Errorf("-state: %w", err)
 	}
 	defer file.Close()
-	f, err := read(bufio.NewReaderSize(file, 1<<20), opts...)
-	if err != nil {
-		return zero, fmt.Errorf("-state: %w", filterErr(path, err))
+	br := bufio.NewReaderSize(file, 1<<20)
+	f, err := read(br, opts...)
+	if err == nil {
+		if err = checkEnd(br); err != nil {
+			f.Close()
+		}
 	}
-	return f, nil
+	if err != nil {
+		return zero, h, fmt.Errorf("-state: %w", filterErr(path, err))
+	}
+	return f, h, nil
 }
 
 // capacity returns the largest n for which blocked.OptimalSize(n, fpp)

@@ -5,14 +5,17 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
 )
 
@@ -465,5 +468,202 @@ func TestDedupProgress(t *testing.T) {
 	r := runInProcess("a\nb\na\n", "dedup", "-n", "10", "-progress")
 	if r.code != exitOK || r.stdout != "a\nb\n" || !strings.Contains(r.stderr, "de-duplicating") || !strings.Contains(r.stderr, "3 keys") {
 		t.Errorf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// stateFiles returns a blocked and a window state file in dir, each holding
+// the key "a", made by sift dedup.
+func stateFiles(t *testing.T, dir string) (blockedState, windowState string) {
+	t.Helper()
+	blockedState = filepath.Join(dir, "blocked.sift")
+	if r := runInProcess("a\n", "dedup", "-n", "1000", "-state", blockedState); r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	windowState = filepath.Join(dir, "window.sift")
+	if r := runInProcess("a\n", "dedup", "-n", "1000", "-window", "1h", "-state", windowState); r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	return blockedState, windowState
+}
+
+// TestDedupStateTrailing: a state file with bytes after its filter (here
+// the file twice over) is refused before any line is printed, with the
+// error sift info gives for it, and left as it was: writing it back would
+// drop those bytes.
+func TestDedupStateTrailing(t *testing.T) {
+	dir := t.TempDir()
+	blockedState, windowState := stateFiles(t, dir)
+	for _, c := range []struct {
+		state string
+		args  []string
+	}{
+		{blockedState, nil},
+		{blockedState, []string{"-n", "1000"}},
+		{windowState, []string{"-window", "1h"}},
+	} {
+		one := mustRead(t, c.state)
+		twice := writeFile(t, dir, "twice-"+filepath.Base(c.state), append(one, one...))
+		info := runInProcess("", "info", twice)
+		want := fmt.Sprintf("corrupt filter: %d bytes after the end of the filter", len(one))
+		if info.code != exitError || !strings.Contains(info.stderr, want) {
+			t.Fatalf("sift info %s: exit %d stderr %q, want %q", twice, info.code, info.stderr, want)
+		}
+		args := append([]string{"dedup", "-state", twice}, c.args...)
+		r := runInProcess("a\nnew\n", args...)
+		if r.code != exitError || !strings.Contains(r.stderr, twice+": "+want) || strings.Count(r.stderr, "\n") != 1 || r.stdout != "" {
+			t.Errorf("%s: exit %d stdout %q stderr %q, want 2, nothing printed and one line with %q", strings.Join(args, " "), r.code, r.stdout, r.stderr, want)
+		}
+		if got := mustRead(t, twice); !bytes.Equal(got, append(one, one...)) {
+			t.Errorf("%s: the state file was changed (%d bytes, was %d)", strings.Join(args, " "), len(got), 2*len(one))
+		}
+	}
+}
+
+// TestDedupStateKeepsHeader: the state file written back keeps the seed
+// and the generation of the one read (sift merge -generation), for a
+// blocked filter and a window.
+func TestDedupStateKeepsHeader(t *testing.T) {
+	dir := t.TempDir()
+	const seed, gen = 7, 42
+	f, err := blocked.New(1000, 0.01, blocked.WithSeed(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.AddString("a")
+	w, err := blocked.NewWindow(1000, 0.01, time.Hour, blocked.WithSeed(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AddString("a")
+	for _, c := range []struct {
+		name string
+		set  interface{ MarshalBinary() ([]byte, error) }
+		args []string
+	}{
+		{"blocked.sift", f, nil},
+		{"window.sift", w, []string{"-window", "1h"}},
+	} {
+		data, err := c.set.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sift.SetGeneration(data, gen); err != nil {
+			t.Fatal(err)
+		}
+		state := writeFile(t, dir, c.name, data)
+		r := runInProcess("a\nb\n", append([]string{"dedup", "-state", state}, c.args...)...)
+		if r.code != exitOK || r.stdout != "b\n" {
+			t.Fatalf("%s: exit %d stdout %q stderr %q", c.name, r.code, r.stdout, r.stderr)
+		}
+		h, err := sift.InspectFile(state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Generation != gen || h.Version != 2 || h.Seed != seed {
+			t.Errorf("%s written back: generation %d (format version %d), seed %d; want generation %d (version 2), seed %d", c.name, h.Generation, h.Version, h.Seed, gen, seed)
+		}
+		// The keys of both runs are there: a third run prints nothing.
+		if r := runInProcess("a\nb\n", append([]string{"dedup", "-state", state}, c.args...)...); r.code != exitNoMatch {
+			t.Errorf("%s: third run: exit %d stdout %q stderr %q", c.name, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+// TestDedupStateModeAndLink: the state file written back keeps its
+// permission bits, and a -state that is a symbolic link (or a chain of
+// them, relative ones included) stays a link while the file it leads to
+// gets the new keys; a link to a file not made yet leads to the file made.
+func TestDedupStateModeAndLink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("permission bits and symbolic links are Unix's")
+	}
+	dir := t.TempDir()
+	state, _ := stateFiles(t, dir)
+	if err := os.Chmod(state, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runInProcess("b\n", "dedup", "-state", state); r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if st, err := os.Stat(state); err != nil || st.Mode() != 0o600 {
+		t.Errorf("a state of mode 0600 written back: %v, %v", st.Mode(), err)
+	}
+
+	// links/seen.sift -> ../data/link.sift -> data.sift (relative links,
+	// one through "..").
+	for _, d := range []string{"links", "data"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target := filepath.Join(dir, "data", "data.sift")
+	if err := os.Rename(state, target); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "links", "seen.sift")
+	for _, l := range [][2]string{{"data.sift", filepath.Join(dir, "data", "link.sift")}, {"../data/link.sift", link}} {
+		if err := os.Symlink(l[0], l[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := mustRead(t, target)
+	if r := runInProcess("a\nc\n", "dedup", "-state", link); r.code != exitOK || r.stdout != "c\n" {
+		t.Fatalf("through links: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	for _, l := range []string{link, filepath.Join(dir, "data", "link.sift")} {
+		if st, err := os.Lstat(l); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a symbolic link: %v, %v", l, st.Mode(), err)
+		}
+	}
+	if bytes.Equal(before, mustRead(t, target)) {
+		t.Errorf("the link's target was not written")
+	}
+	if st, err := os.Stat(target); err != nil || st.Mode() != 0o600 {
+		t.Errorf("the link's target written back: %v, %v, want mode 0600", st.Mode(), err)
+	}
+	if r := runInProcess("a\nb\nc\n", "dedup", "-state", link); r.code != exitNoMatch {
+		t.Errorf("all seen, through links: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "links")); len(ents) != 1 {
+		t.Errorf("links/ holds %d entries, want only the link", len(ents))
+	}
+
+	// A link to a file that does not exist yet: the file is made there.
+	dangling := filepath.Join(dir, "links", "new.sift")
+	if err := os.Symlink("../data/new.sift", dangling); err != nil {
+		t.Fatal(err)
+	}
+	if r := runInProcess("a\n", "dedup", "-n", "100", "-state", dangling); r.code != exitOK {
+		t.Fatalf("dangling link: exit %d: %s", r.code, r.stderr)
+	}
+	if st, err := os.Lstat(dangling); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("%s is no longer a symbolic link: %v, %v", dangling, st.Mode(), err)
+	}
+	if h, err := sift.InspectFile(filepath.Join(dir, "data", "new.sift")); err != nil || h.Kind != sift.KindBlocked {
+		t.Errorf("the dangling link's target: %v, %v", h.Kind, err)
+	}
+}
+
+// TestDedupHelpRefused: -h with sizes a run refuses prints the usage and a
+// line with the error the run gives, and exits 0 as -h does.
+func TestDedupHelpRefused(t *testing.T) {
+	for _, args := range [][]string{
+		{"-n", "1e6", "-fpp", "1e-9"},
+		{"-n", "1e12"},
+		{"-n", "0"},
+		{"-n", "1e6", "-fpp", "2e-8", "-window", "1h"},
+		{"-n", "1e15", "-window", "1h"},
+		{"-n", "0", "-window", "1h"},
+		{"-n", "1e6", "-window", "1h", "-generations", "3"},
+	} {
+		run := runInProcess("a\n", append([]string{"dedup"}, args...)...)
+		runErr, ok := strings.CutPrefix(strings.TrimSuffix(run.stderr, "\n"), "sift dedup: ")
+		if run.code != exitError || !ok {
+			t.Fatalf("%s: exit %d stderr %q, want a refusal", strings.Join(args, " "), run.code, run.stderr)
+		}
+		help := runInProcess("", append(append([]string{"dedup"}, args...), "-h")...)
+		if want := "\nNo figures for these sizes, which a run refuses: " + runErr + "\n"; help.code != exitOK || !strings.HasPrefix(help.stdout, "usage: sift dedup") || !strings.HasSuffix(help.stdout, want) {
+			t.Errorf("%s -h: exit %d, stdout ends %q, want the usage then %q", strings.Join(args, " "), help.code, help.stdout[max(0, len(help.stdout)-300):], want)
+		}
 	}
 }

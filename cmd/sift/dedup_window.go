@@ -90,12 +90,9 @@ func (w *windowFlags) check(field fieldValue, delim string) (fieldSelector, *win
 		}
 		return sel, nil, nil
 	}
-	c := &windowConfig{window: w.window.d, gens: w.generations.n}
-	if w.generations.set && !validGenerations(c.gens) {
-		return sel, nil, fmt.Errorf("-generations %d is not a power of two in 2..%d", c.gens, blocked.MaxGenerations)
-	}
-	if c.window > math.MaxInt64-blocked.MaxGenerations {
-		return sel, nil, fmt.Errorf("-window %v is too long", c.window)
+	c, err := w.config()
+	if err != nil {
+		return sel, nil, err
 	}
 	if w.timeFormat.set && !w.timeField.set {
 		return sel, nil, errors.New("-time-format needs -time-field")
@@ -109,6 +106,19 @@ func (w *windowFlags) check(field fieldValue, delim string) (fieldSelector, *win
 	return sel, c, nil
 }
 
+// config returns the window's configuration without its time field,
+// refusing -generations and -window out of range.
+func (w *windowFlags) config() (*windowConfig, error) {
+	c := &windowConfig{window: w.window.d, gens: w.generations.n}
+	if w.generations.set && !validGenerations(c.gens) {
+		return nil, fmt.Errorf("-generations %d is not a power of two in 2..%d", c.gens, blocked.MaxGenerations)
+	}
+	if c.window > math.MaxInt64-blocked.MaxGenerations {
+		return nil, fmt.Errorf("-window %v is too long", c.window)
+	}
+	return c, nil
+}
+
 // validGenerations reports whether g is a generation count a
 // blocked.Window takes: a power of two in 2..MaxGenerations.
 func validGenerations(g int) bool {
@@ -116,34 +126,56 @@ func validGenerations(g int) bool {
 }
 
 // printSizes prints, for -h with -n, the window's memory, its forget bound
-// and the expected false drops.
+// and the expected false drops, or why a run would refuse these sizes. It
+// sizes the window without allocating it (blocked.OptimalWindowSize).
 func (w *windowFlags) printSizes(out io.Writer, n countValue, fpp fppValue) {
-	c := windowConfig{window: w.window.d, gens: w.generations.n}
-	g := c.generations()
-	if w.generations.set && !validGenerations(g) {
-		return
+	c, err := w.config()
+	if err == nil {
+		err = checkN(n)
 	}
-	win, err := blocked.NewWindow(uint64(n.n), fpp.p, c.slice(g)*time.Duration(g-1), blocked.WithGenerations(g), blocked.WithClock(func() time.Time { return time.Unix(0, 0) }))
 	if err != nil {
+		printNoSizes(out, err)
 		return
 	}
-	defer win.Close()
-	fmt.Fprintf(out, "\nFor -n %d -fpp %g -window %v -generations %d: %d generations of %s (k = %d), %s in all; a key is remembered at least %v and at most %v after it was last seen; at a steady %d new keys per window, about %.0f of them a window expected to be dropped as false positives.\n",
-		n.n, fpp.p, w.window.d, g, g, sizeString(int64(win.SizeBytes())/int64(g)), win.K(), sizeString(int64(win.SizeBytes())),
-		win.Window(), win.Window()+win.Slice(), n.n, windowFalseDrops(win, uint64(n.n)))
+	g := c.generations()
+	size, err := windowSize(n, fpp, *c)
+	if err != nil {
+		printNoSizes(out, err)
+		return
+	}
+	slice := c.slice(g)
+	window := slice * time.Duration(g-1)
+	fmt.Fprintf(out, "\nFor -n %d -fpp %g -window %v -generations %d: %d generations of %s (k = %d), %s in all; a key is remembered at least %v and at most %v after it was last seen; at a steady %d new keys per window, about %.0f of them a window expected to be dropped as false positives.%s\n",
+		n.n, fpp.p, w.window.d, g, g, sizeString(int64(size.SizeBytes())/int64(g)), size.K, sizeString(int64(size.SizeBytes())),
+		window, window+slice, n.n, windowFalseDrops(size, uint64(n.n)), memoryNote(size.SizeBytes()))
+}
+
+// windowSize returns the shape of a new window for -n, -fpp and c, or the
+// error a run fails with for them (newWindowDedup's).
+func windowSize(n countValue, fpp fppValue, c windowConfig) (blocked.WindowSize, error) {
+	size, err := blocked.OptimalWindowSize(uint64(n.n), fpp.p, blocked.WithGenerations(c.generations()))
+	if err != nil {
+		return size, c.sizeErr(n, fpp, err)
+	}
+	return size, nil
+}
+
+// sizeErr is the error for a window that cannot be made for -n, -fpp and c.
+func (c windowConfig) sizeErr(n countValue, fpp fppValue, err error) error {
+	return fmt.Errorf("-n %d -fpp %g -window %v -generations %d: %w", n.n, fpp.p, c.window, c.generations(), err)
 }
 
 // windowFalseDrops returns the expected number of new keys a full window
-// takes for repeats per n new keys, arriving at a steady n a window: each
-// is looked up in G-1 generations that hold their capacity c and the
-// current one, which fills from 0 to c while n/(G-1) keys arrive.
-func windowFalseDrops(w *blocked.Window, n uint64) float64 {
-	g := w.Generations()
-	full := 1 - math.Pow(1-blocked.WindowFalsePositiveRate(w.Groups(), w.K(), g, w.Capacity()), float64(g-1))
+// of shape s takes for repeats per n new keys, arriving at a steady n a
+// window: each is looked up in G-1 generations that hold their capacity c
+// and the current one, which fills from 0 to c while n/(G-1) keys arrive.
+func windowFalseDrops(s blocked.WindowSize, n uint64) float64 {
+	g := s.Generations
+	full := 1 - math.Pow(1-blocked.WindowFalsePositiveRate(s.Groups, s.K, g, s.Capacity), float64(g-1))
 	rate := func(x float64) float64 {
-		return 1 - (1-full)*(1-blocked.WindowFalsePositiveRate(w.Groups(), w.K(), g, uint64(x+0.5)))
+		return 1 - (1-full)*(1-blocked.WindowFalsePositiveRate(s.Groups, s.K, g, uint64(x+0.5)))
 	}
-	c := float64(w.Capacity())
+	c := float64(s.Capacity)
 	return float64(n) * integrate(rate, c) / c
 }
 
@@ -165,19 +197,21 @@ type windowDedup struct {
 // clock is the window's clock.
 func (wd *windowDedup) clock() time.Time { return time.Unix(0, wd.now) }
 
-// newWindowDedup returns the window of the keys seen: the one in the state
-// file when it exists (checked against the flags), otherwise a new one.
-func newWindowDedup(state string, n countValue, fpp fppValue, cfg windowConfig) (*windowDedup, error) {
+// newWindowDedup returns the window of the keys seen and the state file's
+// generation: the one in the state file when it exists (checked against the
+// flags), otherwise a new one (generation 0).
+func newWindowDedup(state string, n countValue, fpp fppValue, cfg windowConfig) (*windowDedup, uint64, error) {
 	wd := &windowDedup{cfg: cfg}
 	exists, err := stateExists(state, n)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if exists {
-		if wd.w, err = loadWindowState(state, n, fpp, cfg, wd.clock); err != nil {
-			return nil, err
+		var gen uint64
+		if wd.w, gen, err = loadWindowState(state, n, fpp, cfg, wd.clock); err != nil {
+			return nil, 0, err
 		}
-		return wd, nil
+		return wd, gen, nil
 	}
 	g := cfg.generations()
 	slice := cfg.slice(g)
@@ -192,27 +226,27 @@ func newWindowDedup(state string, n countValue, fpp fppValue, cfg windowConfig) 
 	}
 	wd.w, err = blocked.NewWindow(uint64(n.n), fpp.p, slice*time.Duration(g-1), blocked.WithGenerations(g), blocked.WithClock(wd.clock))
 	if err != nil {
-		return nil, fmt.Errorf("-n %d -fpp %g -window %v -generations %d: %w", n.n, fpp.p, cfg.window, g, err)
+		return nil, 0, cfg.sizeErr(n, fpp, err)
 	}
-	return wd, nil
+	return wd, 0, nil
 }
 
 // loadWindowState reads the window in path, refusing any other kind, a
 // window that advances by count, and one whose window, generations or size
 // differ from what the flags ask for (-generations, -n and -fpp only when
-// given).
-func loadWindowState(path string, n countValue, fpp fppValue, cfg windowConfig, clock func() time.Time) (*blocked.Window, error) {
-	w, err := readState(path, sift.KindWindow, func(have sift.Kind) string {
+// given), and returns it with the file's generation.
+func loadWindowState(path string, n countValue, fpp fppValue, cfg windowConfig, clock func() time.Time) (*blocked.Window, uint64, error) {
+	w, h, err := readState(path, sift.KindWindow, func(have sift.Kind) string {
 		return fmt.Sprintf("it holds a %v filter; sift dedup -window keeps a window filter (leave out -window to use this one)", have)
 	}, blocked.ReadWindow, blocked.WithClock(clock))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := checkWindowState(path, w, n, fpp, cfg); err != nil {
 		w.Close()
-		return nil, err
+		return nil, 0, err
 	}
-	return w, nil
+	return w, h.Generation, nil
 }
 
 // checkWindowState checks a state file's window against the flags.
@@ -233,14 +267,14 @@ func checkWindowState(path string, w *blocked.Window, n countValue, fpp fppValue
 	if n.set {
 		want = uint64(n.n)
 	}
-	ref, err := blocked.NewWindow(want, fpp.p, w.Window(), blocked.WithGenerations(g), blocked.WithClock(func() time.Time { return time.Unix(0, 0) }))
+	// The shape a new window for these flags would have, not allocated.
+	ref, err := blocked.OptimalWindowSize(want, fpp.p, blocked.WithGenerations(g))
 	if err != nil {
 		return fmt.Errorf("-n %d -fpp %g: %w", want, fpp.p, err)
 	}
-	defer ref.Close()
-	if ref.Blocks() != w.Blocks() || ref.K() != w.K() || ref.Capacity() != w.Capacity() {
+	if ref.Blocks() != w.Blocks() || ref.K != w.K() || ref.Capacity != w.Capacity() {
 		return fmt.Errorf("-state %s holds a window of %d blocks with k = %d for %d keys a slice, but -n %d -fpp %g ask for %d blocks with k = %d for %d keys a slice: leave out -n and -fpp to use the file's size, or start a new state file",
-			path, w.Blocks(), w.K(), w.Capacity(), want, fpp.p, ref.Blocks(), ref.K(), ref.Capacity())
+			path, w.Blocks(), w.K(), w.Capacity(), want, fpp.p, ref.Blocks(), ref.K, ref.Capacity)
 	}
 	return nil
 }

@@ -376,6 +376,10 @@ func TestDedupWindowBadFlags(t *testing.T) {
 	}
 	data, _ := countWin.MarshalBinary()
 	countState := writeFile(t, dir, "count.sift", data)
+	huge, err := blocked.OptimalWindowSize(1e11, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		args []string
 		want string
@@ -402,6 +406,8 @@ func TestDedupWindowBadFlags(t *testing.T) {
 		{[]string{"-window", "1h", "-generations", "8", "-state", winState}, "window of 4 generations, but -generations is 8"},
 		{[]string{"-window", "1h", "-n", "1e6", "-state", winState}, "leave out -n and -fpp"},
 		{[]string{"-window", "1h", "-fpp", "0.001", "-state", winState}, "leave out -n and -fpp"},
+		// Compared without making a window of that size (240 GiB).
+		{[]string{"-window", "1h", "-n", "1e11", "-state", winState}, fmt.Sprintf("but -n 100000000000 -fpp 0.01 ask for %d blocks with k = %d for %d keys a slice: leave out -n and -fpp", huge.Blocks(), huge.K, huge.Capacity)},
 		{[]string{"-window", "1h", "-state", countState}, "advances every 10 keys"},
 		{[]string{"-window", "1h", "-state", filepath.Join(dir, "new.sift")}, "does not exist yet"},
 	}
@@ -426,7 +432,8 @@ func TestDedupWindowBadFlags(t *testing.T) {
 }
 
 // TestDedupWindowHelp checks that -h with -n and -window prints the window's
-// size, its forget bound and the expected false drops.
+// size, its forget bound and the expected false drops, also for a window
+// larger than the machine's memory (the sizes are computed, not allocated).
 func TestDedupWindowHelp(t *testing.T) {
 	r := runInProcess("", "dedup", "-n", "1e6", "-window", "1h", "-h")
 	for _, s := range []string{"usage: sift dedup", "-window 1h0m0s -generations 4: 4 generations of", "at least 1h0m0s and at most 1h20m0s", "expected to be dropped"} {
@@ -434,16 +441,26 @@ func TestDedupWindowHelp(t *testing.T) {
 			t.Errorf("exit %d: stdout lacks %q:\n%s", r.code, s, clip(r.stdout[strings.LastIndex(r.stdout, "\n\n")+1:]))
 		}
 	}
+	size, err := blocked.OptimalWindowSize(1e11, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = runInProcess("", "dedup", "-n", "1e11", "-window", "1h", "-h")
+	want := fmt.Sprintf("-generations 4: 4 generations of %s (k = %d), %s in all; a key is remembered at least 1h0m0s and at most 1h20m0s",
+		sizeString(int64(size.SizeBytes()/4)), size.K, sizeString(int64(size.SizeBytes())))
+	if r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("-n 1e11: exit %d stderr %q: stdout lacks %q:\n%s", r.code, r.stderr, want, r.stdout[strings.LastIndex(r.stdout, "\n\n")+1:])
+	}
 	// The usage's figures are windowFalseDrops'.
 	for _, c := range []struct {
 		fpp  float64
 		text string
 	}{{0.01, "about 0.77% are dropped at\n0.01"}, {0.001, "(0.075% at 0.001)"}} {
-		w, err := blocked.NewWindow(1e6, c.fpp, time.Hour, blocked.WithClock(func() time.Time { return time.Unix(0, 0) }))
+		size, err := blocked.OptimalWindowSize(1e6, c.fpp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pct := fmt.Sprintf("%.2g%%", 100*windowFalseDrops(w, 1e6)/1e6)
+		pct := fmt.Sprintf("%.2g%%", 100*windowFalseDrops(size, 1e6)/1e6)
 		if !strings.Contains(dedupUsage, c.text) || !strings.Contains(c.text, pct) {
 			t.Errorf("usage lacks %q, or it does not say %s", c.text, pct)
 		}
@@ -479,11 +496,11 @@ func TestDedupWindowFalseDrops(t *testing.T) {
 			drops++
 		}
 	}
-	w, err := blocked.NewWindow(uint64(n), 0.01, window, blocked.WithClock(func() time.Time { return time.Unix(0, 0) }))
+	size, err := blocked.OptimalWindowSize(uint64(n), 0.01)
 	if err != nil {
 		t.Fatal(err)
 	}
-	predicted := float64(windows-1) * windowFalseDrops(w, uint64(n))
+	predicted := float64(windows-1) * windowFalseDrops(size, uint64(n))
 	if slack := 6*math.Sqrt(predicted) + 3; math.Abs(float64(drops)-predicted) > slack {
 		t.Errorf("%d false drops among %d new keys in full windows, predicted %.1f", drops, n*(windows-1), predicted)
 	}

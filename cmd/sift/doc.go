@@ -160,8 +160,12 @@
 // are given; it fixes the size when they are not), and the filter is written
 // back atomically at the end, as build writes, only when every input was
 // read and every line written (after a skipped input too, since the lines
-// read were printed). Exit status as query's: 0 when a line was printed, 1
-// when none was, 2 on error.
+// read were printed). The file written back keeps the hash seed, the
+// generation and the permission bits of the one read; a FILE that is a
+// symbolic link stays one, and the file it leads to is rewritten. A FILE
+// with bytes after its filter is refused, as info and query refuse it.
+// Exit status as query's: 0 when a line was printed, 1 when none was, 2 on
+// error.
 //
 //	zcat access-2026-11-25.log.gz | sift dedup -f 7 -state seen-urls.sift > new-urls.txt
 //

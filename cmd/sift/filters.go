@@ -187,6 +187,25 @@ func readHeader(path string) (sift.Info, error) {
 	return h, nil
 }
 
+// trailingErr is the error for n bytes after the end of the one encoding a
+// filter file must hold (info, the readers, dedup -state).
+func trailingErr(n uint64) error {
+	return fmt.Errorf("%w: %d bytes after the end of the filter", sift.ErrCorrupt, n)
+}
+
+// checkEnd returns trailingErr when r, just past a filter's encoding, holds
+// more bytes (reading them all to count them), or the error reading them.
+func checkEnd(r io.Reader) error {
+	n, err := io.Copy(io.Discard, r)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return trailingErr(uint64(n))
+	}
+	return nil
+}
+
 // filterErr prefixes a decoding error with the file name and, for damage,
 // says what it means for the operator.
 func filterErr(path string, err error) error {

@@ -176,7 +176,7 @@ func describe(w io.Writer, path, want string) error {
 	case verifyErr != nil:
 		return filterErr(path, verifyErr)
 	case trailing:
-		return fmt.Errorf("%s: %w: %d bytes after the end of the filter", path, sift.ErrCorrupt, uint64(len(b))-h.Size)
+		return fmt.Errorf("%s: %w", path, trailingErr(uint64(len(b))-h.Size))
 	}
 	return openErr
 }

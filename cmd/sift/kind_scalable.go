@@ -87,10 +87,7 @@ func readFilterFile(path string, read func(io.Reader) error) error {
 	if err := read(br); err != nil {
 		return err
 	}
-	if _, err := br.ReadByte(); err == nil {
-		return fmt.Errorf("%w: bytes after the end of the filter", sift.ErrCorrupt)
-	}
-	return nil
+	return checkEnd(br)
 }
 
 func (r scalableReader) hash(key []byte) uint64 { return r.s.Hash(key) }

@@ -3,6 +3,10 @@
 package mem
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/sift-go/sift/internal/edgetest"
@@ -20,4 +24,78 @@ func TestOpenFIFO(t *testing.T) {
 		}
 		return err
 	})
+}
+
+// TestWriteAtomicMode: without a Mode, WriteAtomic gives the new file the
+// permission bits of the file it replaces (through a symbolic link: those
+// of the link's target, and the link itself is replaced), and 0o644 to a
+// new path whatever the umask; an explicit Mode wins over both.
+func TestWriteAtomicMode(t *testing.T) {
+	defer syscall.Umask(syscall.Umask(0o077)) // not what gives 0o644
+	dir := t.TempDir()
+	mode := func(path string) fs.FileMode {
+		t.Helper()
+		st, err := os.Lstat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Mode()
+	}
+	write := func(path string, opt AtomicOptions) {
+		t.Helper()
+		if _, err := WriteAtomic(path, writeBytes([]byte("new")), opt); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(path); string(got) != "new" {
+			t.Fatalf("%s holds %q", path, got)
+		}
+	}
+	fresh := filepath.Join(dir, "fresh.sift")
+	write(fresh, AtomicOptions{})
+	if m := mode(fresh); m != 0o644 {
+		t.Errorf("a new file: mode %v, want -rw-r--r--", m)
+	}
+	for _, keep := range []fs.FileMode{0o600, 0o640, 0o444, 0o755, 0} {
+		path := filepath.Join(dir, "kept.sift")
+		if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, keep); err != nil {
+			t.Fatal(err)
+		}
+		write(path, AtomicOptions{})
+		if m := mode(path); m != keep {
+			t.Errorf("replacing a file of mode %v: mode %v", keep, m)
+		}
+		os.Remove(path)
+	}
+	explicit := filepath.Join(dir, "explicit.sift")
+	if err := os.WriteFile(explicit, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	write(explicit, AtomicOptions{Mode: 0o664})
+	if m := mode(explicit); m != 0o664 {
+		t.Errorf("Mode 0o664 over a file of mode 0o600: mode %v", m)
+	}
+	write(filepath.Join(dir, "explicit-new.sift"), AtomicOptions{Mode: 0o600})
+	if m := mode(filepath.Join(dir, "explicit-new.sift")); m != 0o600 {
+		t.Errorf("Mode 0o600 for a new file: mode %v", m)
+	}
+	// A symbolic link is replaced by a file of its target's mode; the
+	// target is left as it was.
+	target := filepath.Join(dir, "target.sift")
+	if err := os.WriteFile(target, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.sift")
+	if err := os.Symlink("target.sift", link); err != nil {
+		t.Fatal(err)
+	}
+	write(link, AtomicOptions{})
+	if m := mode(link); m != 0o600 {
+		t.Errorf("replacing a link to a file of mode 0o600: mode %v, want a regular file of that mode", m)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "old" || mode(target) != 0o600 {
+		t.Errorf("the link's target was changed: %q, mode %v", got, mode(target))
+	}
 }

@@ -27,7 +27,9 @@ func TempPrefix(path string) string { return "." + filepath.Base(path) + ".sift-
 
 // AtomicOptions are WriteAtomic's optional settings.
 type AtomicOptions struct {
-	// Mode is the new file's permission bits (0: 0o644).
+	// Mode is the new file's permission bits. 0 keeps those of the file
+	// at path when it exists (following a symbolic link to it), else
+	// gives 0o644.
 	Mode os.FileMode
 	// OnTemp, if set, is called with the temporary file's name once it
 	// exists, and the function it returns once the file is renamed or
@@ -42,6 +44,14 @@ type AtomicOptions struct {
 // temporary file beside path (TempPrefix), syncs it, renames it over path
 // and syncs the directory. It returns what write returned.
 //
+// The new file has the permission bits opt.Mode gives (by default those of
+// the file at path, through a symbolic link, or 0o644 for a new path). It
+// is owned by the user running the writer, as any new file is: the old
+// file's owner and group are not kept (setting them takes privileges). The
+// rename replaces path itself: a symbolic link at path is replaced by the
+// new file, and the file it pointed to is left as it was, as a deploy that
+// flips links expects.
+//
 // Every error names the step and the file and wraps the system's error
 // (errors.Is(err, syscall.ENOSPC) for a full disk); on an error before the
 // rename, path is untouched and the temporary file removed. An error
@@ -50,8 +60,16 @@ type AtomicOptions struct {
 // not a regular file is refused before anything is written.
 func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOptions) (n int64, err error) {
 	dir := filepath.Dir(path)
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return 0, NotRegular(path, st.Mode())
+	mode := opt.Mode
+	if st, err := os.Stat(path); err == nil {
+		if !st.Mode().IsRegular() {
+			return 0, NotRegular(path, st.Mode())
+		}
+		if opt.Mode == 0 {
+			mode = st.Mode().Perm()
+		}
+	} else if opt.Mode == 0 {
+		mode = 0o644
 	}
 	RemoveStale(path)
 	tmp, err := os.CreateTemp(dir, TempPrefix(path)+strconv.Itoa(os.Getpid())+"-*")
@@ -84,10 +102,6 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 	bw := bufio.NewWriterSize(tmp, 1<<20)
 	_ = step("write", func() (e error) { n, e = write(bw); return e })
 	_ = step("write", bw.Flush)
-	mode := opt.Mode
-	if mode == 0 {
-		mode = 0o644
-	}
 	_ = step("chmod", func() error { return tmp.Chmod(mode) })
 	_ = step("fsync", tmp.Sync)
 	_ = step("close", tmp.Close)
