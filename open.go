@@ -184,7 +184,7 @@ func (v *View) ContainsHash(h uint64) bool {
 
 // ContainsHashes sets out[i] = ContainsHash(hs[i]) for every i, with the
 // kind's batch kernel, and returns how many are true. It panics if
-// len(out) < len(hs).
+// len(out) < len(hs); out beyond len(hs) is left alone.
 func (v *View) ContainsHashes(hs []uint64, out []bool) int {
 	r := v.lookup().ContainsHashes(hs, out)
 	runtime.KeepAlive(v)

@@ -383,3 +383,52 @@ func FuzzFromBytes(f *testing.F) {
 		}
 	})
 }
+
+// TestViewContainsHashesTail: every kind's View.ContainsHashes answers each
+// hash as ContainsHash does, counts the trues, and leaves out beyond
+// len(hs) alone, for batch lengths on both sides of the kernels' vector
+// widths and their small-batch cut-offs.
+func TestViewContainsHashesTail(t *testing.T) {
+	const n = 1000
+	for _, vk := range viewKinds() {
+		t.Run(vk.kind.String(), func(t *testing.T) {
+			v, err := sift.FromBytes(encode(t, vk.build(t, n)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			all := make([]uint64, 0, 2*n)
+			for i := range n {
+				all = append(all, v.HashString(fmt.Sprint("k", i)), v.HashString(fmt.Sprint("absent", i)))
+			}
+			const tail = 9
+			for _, l := range []int{0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1999, 2000} {
+				hs := all[:l]
+				for _, fill := range []bool{false, true} {
+					out := make([]bool, l+tail)
+					for i := range out {
+						out[i] = fill
+					}
+					got := v.ContainsHashes(hs, out)
+					want := 0
+					for i, h := range hs {
+						if out[i] != v.ContainsHash(h) {
+							t.Fatalf("len %d: out[%d] = %v, ContainsHash says %v", l, i, out[i], !out[i])
+						}
+						if out[i] {
+							want++
+						}
+					}
+					if got != want {
+						t.Fatalf("len %d: returned %d, %d answers true", l, got, want)
+					}
+					for i := l; i < len(out); i++ {
+						if out[i] != fill {
+							t.Fatalf("len %d: out[%d] beyond len(hs) changed from %v", l, i, fill)
+						}
+					}
+				}
+			}
+		})
+	}
+}

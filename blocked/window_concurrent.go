@@ -380,7 +380,7 @@ func (c *ConcurrentWindow) ContainsHash(h uint64) bool {
 // changed), the keys it missed are looked up again one at a time, with
 // ContainsHash's retry. Under the race detector, or for batches too small
 // for the kernel, every key takes the atomic path. It panics if len(out) <
-// len(hs).
+// len(hs); out beyond len(hs) is left alone.
 func (c *ConcurrentWindow) ContainsHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: ContainsHashes: len(out) < len(hs)")

@@ -137,12 +137,12 @@ func (c *Concurrent) ContainsUint64(key uint64) bool {
 }
 
 // ContainsHashes sets out[i] to ContainsHash(hs[i]) and returns how many are
-// true. It panics if len(out) < len(hs). It runs ContainsHash for each key
-// (the batch kernels' plain loads are not synchronized with concurrent
-// writers), with the buckets of the keys two batches ahead prefetched
-// where an assembly kernel is in use (see prefetcher): for filters larger
-// than the caches that makes it several times faster than a loop of
-// ContainsHash.
+// true. It panics if len(out) < len(hs); out beyond len(hs) is left alone.
+// It runs ContainsHash for each key (the batch kernels' plain loads are not
+// synchronized with concurrent writers), with the buckets of the keys two
+// batches ahead prefetched where an assembly kernel is in use (see
+// prefetcher): for filters larger than the caches that makes it several
+// times faster than a loop of ContainsHash.
 func (c *Concurrent) ContainsHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("cuckoo: ContainsHashes: len(out) < len(hs)")

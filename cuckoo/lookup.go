@@ -113,7 +113,7 @@ func elem32(w unsafe.Pointer, i uint64) uint32 { return *(*uint32)(unsafe.Add(w,
 // prefetching both buckets of keys ahead of their probes: for filters
 // larger than the caches it is several times faster per key than a loop of
 // ContainsHash. It panics if len(out) < len(hs), and on a closed or zero
-// filter (see Close).
+// filter (see Close); out beyond len(hs) is left alone.
 func (f *Filter) ContainsHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("cuckoo: ContainsHashes: len(out) < len(hs)")

@@ -290,7 +290,8 @@ func (v *View) ContainsHash(h uint64) bool {
 }
 
 // ContainsHashes sets out[i] = ContainsHash(hs[i]) for every i and returns
-// how many are true. It panics if len(out) < len(hs).
+// how many are true. It panics if len(out) < len(hs); out beyond len(hs) is
+// left alone.
 func (v *View) ContainsHashes(hs []uint64, out []bool) int {
 	return v.containsHashes(hs, out)
 }
