@@ -125,6 +125,15 @@ func validGenerations(g int) bool {
 	return g >= 2 && g <= blocked.MaxGenerations && g&(g-1) == 0
 }
 
+// durationSum returns a+b for printing (a, b >= 0), written as the sum
+// when it is beyond time.Duration's range (about 292 years).
+func durationSum(a, b time.Duration) string {
+	if a > math.MaxInt64-b {
+		return fmt.Sprintf("%v + %v", a, b)
+	}
+	return (a + b).String()
+}
+
 // printSizes prints, for -h with -n, the window's memory, its forget bound
 // and the expected false drops, or why a run would refuse these sizes. It
 // sizes the window without allocating it (blocked.OptimalWindowSize).
@@ -147,7 +156,7 @@ func (w *windowFlags) printSizes(out io.Writer, n countValue, fpp fppValue) {
 	window := slice * time.Duration(g-1)
 	fmt.Fprintf(out, "\nFor -n %d -fpp %g -window %v -generations %d: %d generations of %s (k = %d), %s in all; a key is remembered at least %v and at most %v after it was last seen; at a steady %d new keys per window, about %.0f of them a window expected to be dropped as false positives.%s\n",
 		n.n, fpp.p, w.window.d, g, g, sizeString(int64(size.SizeBytes())/int64(g)), size.K, sizeString(int64(size.SizeBytes())),
-		window, window+slice, n.n, windowFalseDrops(size, uint64(n.n)), memoryNote(size.SizeBytes()))
+		window, durationSum(window, slice), n.n, windowFalseDrops(size, uint64(n.n)), memoryNote(size.SizeBytes()))
 }
 
 // windowSize returns the shape of a new window for -n, -fpp and c, or the

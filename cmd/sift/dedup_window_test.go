@@ -451,6 +451,12 @@ func TestDedupWindowHelp(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, want) {
 		t.Errorf("-n 1e11: exit %d stderr %q: stdout lacks %q:\n%s", r.code, r.stderr, want, r.stdout[strings.LastIndex(r.stdout, "\n\n")+1:])
 	}
+	// A window whose bound is beyond time.Duration's range prints it as a
+	// sum, not wrapped around to a negative duration.
+	r = runInProcess("", "dedup", "-n", "1000", "-window", "100000d", "-generations", "2", "-h")
+	if want := "at least 2400000h0m0s and at most 2400000h0m0s + 2400000h0m0s after"; r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("-window 100000d: exit %d: stdout lacks %q:\n%s", r.code, want, r.stdout[strings.LastIndex(r.stdout, "\n\n")+1:])
+	}
 	// The usage's figures are windowFalseDrops'.
 	for _, c := range []struct {
 		fpp  float64
