@@ -176,11 +176,12 @@ type Filter struct {
 
 // Open reads the filter file at path into memory of its own (or maps it,
 // WithMmap) and serves it, checking every interval (WithInterval) whether
-// the path names another file or the file changed. The file may hold a
-// blocked filter (blocked.Filter, Concurrent), a cuckoo filter or a
-// split-block filter: the kinds that blocked.Open, cuckoo.Open and
-// sbbf.Open serve in place. Another kind is an error wrapping
-// ErrKind; a damaged file one of sift's decoding errors. Open fails if the
+// the path names another file or the file changed. The file may hold any
+// kind sift.Open serves: a blocked filter (blocked.Filter, Concurrent), a
+// cuckoo filter, a split-block filter, or a window (blocked.Window,
+// ConcurrentWindow: decoded into memory of its own, even WithMmap, and
+// forgetting by time.Now while it is served). Another kind is an error
+// wrapping ErrKind; a damaged file one of sift's decoding errors. Open fails if the
 // first file cannot be served; later bad files are reported (WithOnError)
 // and the last good one stays served.
 func Open(path string, opts ...Option) (*Filter, error) {

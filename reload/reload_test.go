@@ -23,7 +23,7 @@ import (
 )
 
 // kinds are the kinds reload serves, in the order tests cycle through them.
-var kinds = []sift.Kind{sift.KindBlocked, sift.KindCuckoo, sift.KindSplitBlock}
+var kinds = []sift.Kind{sift.KindBlocked, sift.KindCuckoo, sift.KindSplitBlock, sift.KindWindow}
 
 // encode builds a filter of kind holding keys and returns its encoding
 // with generation gen recorded.
@@ -55,6 +55,17 @@ func encode(t testing.TB, kind sift.Kind, keys []string, gen uint64, seed uint64
 		b, err = f.MarshalBinary()
 	case sift.KindSplitBlock:
 		f, e := sbbf.New(n, 0.01)
+		if e != nil {
+			t.Fatal(e)
+		}
+		for _, k := range keys {
+			f.AddString(k)
+		}
+		b, err = f.MarshalBinary()
+	case sift.KindWindow:
+		// The keys are added at once, into one slice: a window of the
+		// default 4 generations sizes each for a third of its n.
+		f, e := blocked.NewWindow(3*n, 0.01, time.Hour, blocked.WithSeed(seed))
 		if e != nil {
 			t.Fatal(e)
 		}
