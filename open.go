@@ -91,7 +91,11 @@ func Open(path string, opts ...Option) (*View, error) {
 // error; read it again once the writer is done. Close frees the copy.
 // Errors are Open's.
 func Load(path string, opts ...Option) (*View, error) {
-	data, region, _, err := mem.ReadFile(path)
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	data, region, _, err := mem.ReadFileChecked(path, format.HeaderSize, format.PayloadLimit(o.maxBytes))
 	return viewOwning(data, region, err, opts)
 }
 

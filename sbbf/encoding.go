@@ -165,8 +165,9 @@ func Open(path string, opts ...Option) (*View, error) {
 // no regular file (at once: it never blocks on a FIFO). Close frees the
 // copy. Options: WithoutChecksum, WithMaxSize.
 func Load(path string, opts ...Option) (*View, error) {
-	data, region, _, err := mem.ReadFile(path)
-	v, err := viewFile(data, region, err, collect(opts))
+	o := collect(opts)
+	data, region, _, err := mem.ReadFileChecked(path, format.HeaderSize, format.PayloadLimit(o.maxBytes))
+	v, err := viewFile(data, region, err, o)
 	if v != nil {
 		v.mapped = false // a copy, whatever memory holds it
 	}

@@ -329,6 +329,24 @@ func ParseHeader(b []byte, want Kind, opt Options) (h Header, payloadOff uint64,
 	return h, payloadOff, nil
 }
 
+// PayloadLimit returns the check a Load with a size limit gives
+// mem.ReadFileChecked (with headLen HeaderSize): for a complete header that
+// declares a payload larger than maxPayload bytes, the ErrTooLarge error
+// ParseHeader returns for it, so the file is refused before it is read;
+// nil for any other head, whose faults decoding the whole file reports. It
+// returns a nil check for maxPayload 0 (no limit).
+func PayloadLimit(maxPayload uint64) func(head []byte) error {
+	if maxPayload == 0 {
+		return nil
+	}
+	return func(head []byte) error {
+		if _, _, err := ParseHeader(head, 0, Options{MaxPayload: maxPayload}); errors.Is(err, errs.TooLarge) {
+			return err
+		}
+		return nil
+	}
+}
+
 // Decode parses a complete encoding at the start of b without copying: the
 // payload is a subslice of b. It returns the number of bytes the encoding
 // spans, so containers can decode several in a row; callers that expect b to

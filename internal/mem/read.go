@@ -35,11 +35,31 @@ var ErrChanged = errors.New("the file changed while it was read")
 // identity of the file whose bytes were returned, and it is returned with
 // every error that came after the file was opened.
 func ReadFile(path string) ([]byte, *Region, fs.FileInfo, error) {
+	return ReadFileChecked(path, 0, nil)
+}
+
+// ReadFileChecked is ReadFile with a look at the file's head first: when
+// check is not nil, it is called with the file's first min(headLen, size)
+// bytes (read with pread) before any memory is allocated for the whole
+// file or the rest of it read, and an error it returns is returned as it
+// is. A Load with a size limit refuses a header that declares too large a
+// payload there, without reading a file of that size into memory first.
+func ReadFileChecked(path string, headLen int, check func(head []byte) error) ([]byte, *Region, fs.FileInfo, error) {
 	f, st, err := OpenRegular(path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	defer f.Close()
+	if check != nil {
+		head := make([]byte, min(int64(headLen), max(st.Size(), 0)))
+		n, err := f.ReadAt(head, 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, nil, st, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+		if err := check(head[:n]); err != nil {
+			return nil, nil, st, err
+		}
+	}
 	b, r, err := ReadOpen(f, st)
 	if err != nil {
 		return nil, nil, st, err

@@ -1,0 +1,66 @@
+package sift_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/cuckoo"
+	"github.com/sift-go/sift/internal/format"
+	"github.com/sift-go/sift/sbbf"
+)
+
+// TestLoadMaxSizeBeforeRead: every Load given WithMaxSize refuses a file
+// whose header declares a larger payload from the header alone, before it
+// allocates memory for the file or reads it. The file is sparse, 1 TiB
+// long: read first, it would be refused for the machine's memory instead,
+// with another message (as every Load did before the header was checked).
+func TestLoadMaxSizeBeforeRead(t *testing.T) {
+	const limit = 1 << 20
+	const payload = 1 << 40
+	dir := t.TempDir()
+	loads := map[sift.Kind]func(path string) error{
+		sift.KindBlocked: func(p string) error {
+			_, err := blocked.Load(p, blocked.WithMaxSize(limit))
+			return err
+		},
+		sift.KindCuckoo: func(p string) error {
+			_, err := cuckoo.Load(p, cuckoo.WithMaxSize(limit))
+			return err
+		},
+		sift.KindSplitBlock: func(p string) error {
+			_, err := sbbf.Load(p, sbbf.WithMaxSize(limit))
+			return err
+		},
+	}
+	for _, vk := range viewKinds() {
+		t.Run(vk.kind.String(), func(t *testing.T) {
+			head := encode(t, vk.build(t, 100))[:format.HeaderSize]
+			binary.LittleEndian.PutUint64(head[32:], payload)
+			binary.LittleEndian.PutUint32(head[124:], format.Checksum(head[:124]))
+			path := filepath.Join(dir, vk.kind.String()+".sift")
+			if err := os.WriteFile(path, head, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(path, format.HeaderSize+payload); err != nil {
+				t.Skipf("no sparse file of 1 TiB here: %v", err)
+			}
+			check := func(name string, err error) {
+				t.Helper()
+				if !errors.Is(err, sift.ErrTooLarge) || !strings.Contains(err.Error(), "exceeds the limit of 1048576") {
+					t.Errorf("%s: %v, want ErrTooLarge for the declared payload against WithMaxSize", name, err)
+				}
+			}
+			_, err := sift.Load(path, sift.WithMaxSize(limit))
+			check("sift.Load", err)
+			if load := loads[vk.kind]; load != nil {
+				check(vk.kind.String()+".Load", load(path))
+			}
+		})
+	}
+}
