@@ -177,11 +177,27 @@ var table = []tableEntry{
 	//	window AddNewHash       1.01  5 of 7      1.00  3 of 7
 	//
 	// avx2 where it was ahead at both sizes (blocked ContainsHash,
-	// AddHashes, AddNewHashes; sbbf ContainsHashes), or ahead in cache
-	// by as much as it trailed out of it (sbbf AddHashes, as on Zen 5);
-	// avx512 elsewhere, the splits (blocked ContainsHashes, window
-	// ContainsHashes) included, by the larger lead. Differences under
-	// about 10% swapped places between invocations: judge by several.
+	// AddHashes; sbbf ContainsHashes), or ahead in cache by as much as it
+	// trailed out of it (sbbf AddHashes, as on Zen 5); avx512 elsewhere,
+	// the splits (blocked ContainsHashes, window ContainsHashes) included,
+	// by the larger lead. Differences under about 10% swapped places
+	// between invocations: judge by several.
+	//
+	// blocked AddNewHashes was avx2 by the row above, which predates the
+	// AVX2 add-if-new kernel's offset ring; measured again on the same VM
+	// later that day, avx512 leads in cache by more than it trails out of
+	// it, so it takes avx512. `sift bench -kernels` (present keys), four
+	// invocations, avx512 / avx2 ns/key: 1.86/1.99, 1.66/1.88, 1.66/1.87,
+	// 1.89/1.92 at 1e6; 3.36/3.26, 3.12/3.17, 3.25/3.08, 3.49/3.32 at 1e7.
+	// Into an empty filter, as a de-duplicating stream adds (package
+	// blocked's BenchmarkAddNewPaired, add-if-new against the table's
+	// AddHashes, avx2; six rounds alternating binaries with each choice,
+	// medians of the ratios, avx2 -> avx512): one call of n keys 1.28 ->
+	// 1.17 at 1e6, 1.13 -> 1.15 at 1e7; calls of 1024 keys (sift dedup's)
+	// 1.26 -> 1.10 at 1e6, 1.12 -> 1.19 at 1e7. Giving the AVX-512 kernel
+	// the add kernels' ring-free mode for filters past 4 MiB measured
+	// level at 1e7 (1.18-1.24 against 1.21-1.23, one call) and was not
+	// kept.
 	{
 		name: "AMD Zen 4 (family 25)", vendor: "AMD", family: 25,
 		order: [NumOps][]string{
@@ -190,7 +206,7 @@ var table = []tableEntry{
 			OpCuckooContains: avx512First, OpCuckooAdd: avx512First,
 			OpSBBFAdd1: {cpu.AVX2}, OpSBBFContains1: {cpu.AVX2},
 			OpSBBFAdd: avx2First, OpSBBFContains: avx2First,
-			OpBlockedAddNew1: avx512First, OpBlockedAddNew: avx2First,
+			OpBlockedAddNew1: avx512First, OpBlockedAddNew: avx512First,
 			OpWindowContains1: avx512First, OpWindowContains: avx512First,
 			OpWindowAdd1: avx512First, OpWindowAddNew1: avx512First,
 		},

@@ -54,7 +54,7 @@ func TestTableKnownCPUs(t *testing.T) {
 			switch Op(op) {
 			case OpSBBFAdd, OpSBBFContains:
 				w = cpu.AVX2 // measured ahead on Zen 4 and Zen 5
-			case OpBlockedContains1, OpBlockedAdd, OpBlockedAddNew:
+			case OpBlockedContains1, OpBlockedAdd:
 				if zen.Family == 25 {
 					w = cpu.AVX2 // measured ahead on Zen 4
 				}
