@@ -91,11 +91,7 @@ func Open(path string, opts ...Option) (*View, error) {
 // error; read it again once the writer is done. Close frees the copy.
 // Errors are Open's.
 func Load(path string, opts ...Option) (*View, error) {
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
-	data, region, _, err := mem.ReadFileChecked(path, format.HeaderSize, format.PayloadLimit(o.maxBytes))
+	data, region, _, err := format.ReadFile(path, collect(opts).maxBytes)
 	return viewOwning(data, region, err, opts)
 }
 
@@ -123,11 +119,17 @@ func viewOwning(data []byte, region *mem.Region, err error, opts []Option) (*Vie
 // the View is used), and copies it otherwise. Errors are Open's.
 func FromBytes(data []byte, opts ...Option) (*View, error) { return viewOf(data, opts) }
 
-func viewOf(data []byte, opts []Option) (*View, error) {
+// collect applies opts to the zero options.
+func collect(opts []Option) options {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
+	return o
+}
+
+func viewOf(data []byte, opts []Option) (*View, error) {
+	o := collect(opts)
 	h, off, err := format.ParseHeader(data, 0, format.Options{MaxPayload: o.maxBytes})
 	if err != nil {
 		return nil, err

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"math"
 
 	"github.com/sift-go/sift/internal/errs"
@@ -329,22 +330,23 @@ func ParseHeader(b []byte, want Kind, opt Options) (h Header, payloadOff uint64,
 	return h, payloadOff, nil
 }
 
-// PayloadLimit returns the check a Load with a size limit gives
-// mem.ReadFileChecked (with headLen HeaderSize): for a complete header that
-// declares a payload larger than maxPayload bytes, the ErrTooLarge error
-// ParseHeader returns for it, so the file is refused before it is read;
-// nil for any other head, whose faults decoding the whole file reports. It
-// returns a nil check for maxPayload 0 (no limit).
-func PayloadLimit(maxPayload uint64) func(head []byte) error {
-	if maxPayload == 0 {
-		return nil
-	}
-	return func(head []byte) error {
-		if _, _, err := ParseHeader(head, 0, Options{MaxPayload: maxPayload}); errors.Is(err, errs.TooLarge) {
-			return err
+// ReadFile is mem.ReadFile for the Load functions, with their WithMaxSize:
+// a header that declares a payload larger than maxPayload bytes (0: no
+// limit) is refused with ParseHeader's ErrTooLarge error from the file's
+// first HeaderSize bytes, before memory for the file is allocated or the
+// rest of it read. Any other fault of the head is left to decoding the
+// whole file, which reports it.
+func ReadFile(path string, maxPayload uint64) ([]byte, *mem.Region, fs.FileInfo, error) {
+	var check func(head []byte) error
+	if maxPayload != 0 {
+		check = func(head []byte) error {
+			if _, _, err := ParseHeader(head, 0, Options{MaxPayload: maxPayload}); errors.Is(err, errs.TooLarge) {
+				return err
+			}
+			return nil
 		}
-		return nil
 	}
+	return mem.ReadFileChecked(path, HeaderSize, check)
 }
 
 // Decode parses a complete encoding at the start of b without copying: the

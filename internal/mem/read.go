@@ -42,8 +42,8 @@ func ReadFile(path string) ([]byte, *Region, fs.FileInfo, error) {
 // check is not nil, it is called with the file's first min(headLen, size)
 // bytes (read with pread) before any memory is allocated for the whole
 // file or the rest of it read, and an error it returns is returned as it
-// is. A Load with a size limit refuses a header that declares too large a
-// payload there, without reading a file of that size into memory first.
+// is: format.ReadFile refuses there a header that declares more payload
+// than a Load's WithMaxSize allows, without reading the file into memory.
 func ReadFileChecked(path string, headLen int, check func(head []byte) error) ([]byte, *Region, fs.FileInfo, error) {
 	f, st, err := OpenRegular(path)
 	if err != nil {
