@@ -93,6 +93,9 @@ func (c *Concurrent) mustOpen() *Filter {
 // probe is Filter.ContainsHash with atomic loads.
 func (c *Concurrent) probe(h uint64) bool {
 	f := c.f
+	if f == nil { // a zero Concurrent; a closed one panics in load
+		panic(errUse)
+	}
 	i1, fp, i2 := f.locate(h)
 	b1, b2 := c.load(i1), c.load(i2)
 	lo, pat := f.lo, fp*f.lo
@@ -124,16 +127,16 @@ func (c *Concurrent) ContainsHash(h uint64) bool {
 }
 
 // Contains reports whether key may be in the filter.
-func (c *Concurrent) Contains(key []byte) bool { return c.ContainsHash(hash.Bytes(key, c.f.seed)) }
+func (c *Concurrent) Contains(key []byte) bool { return c.ContainsHash(hash.Bytes(key, c.Seed())) }
 
 // ContainsString reports whether key may be in the filter.
 func (c *Concurrent) ContainsString(key string) bool {
-	return c.ContainsHash(hash.String(key, c.f.seed))
+	return c.ContainsHash(hash.String(key, c.Seed()))
 }
 
 // ContainsUint64 reports whether key may be in the filter.
 func (c *Concurrent) ContainsUint64(key uint64) bool {
-	return c.ContainsHash(c.f.h64.Hash(key))
+	return c.ContainsHash(c.mustOpen().h64.Hash(key))
 }
 
 // ContainsHashes sets out[i] to ContainsHash(hs[i]) and returns how many are
@@ -421,16 +424,16 @@ func (c *Concurrent) rehome() {
 }
 
 // Remove removes key (see RemoveHash).
-func (c *Concurrent) Remove(key []byte) bool { return c.RemoveHash(hash.Bytes(key, c.f.seed)) }
+func (c *Concurrent) Remove(key []byte) bool { return c.RemoveHash(hash.Bytes(key, c.Seed())) }
 
 // RemoveString removes key (see RemoveHash).
 func (c *Concurrent) RemoveString(key string) bool {
-	return c.RemoveHash(hash.String(key, c.f.seed))
+	return c.RemoveHash(hash.String(key, c.Seed()))
 }
 
 // RemoveUint64 removes key (see RemoveHash).
 func (c *Concurrent) RemoveUint64(key uint64) bool {
-	return c.RemoveHash(c.f.h64.Hash(key))
+	return c.RemoveHash(c.mustOpen().h64.Hash(key))
 }
 
 // Count returns the number of fingerprints stored, the victim included.

@@ -180,7 +180,7 @@ func checkFilterUnusable(t *testing.T, name string, f *Filter) {
 	}
 }
 
-func checkConcurrentUnusable(t *testing.T, name string, c *Concurrent, closed bool) {
+func checkConcurrentUnusable(t *testing.T, name string, c *Concurrent) {
 	hs, out := []uint64{1, 2, 3}, make([]bool, 3)
 	wantErr(t, name+".AddUint64", c.AddUint64(1), ErrClosed)
 	_, err := c.AddHashes(hs)
@@ -207,10 +207,18 @@ func checkConcurrentUnusable(t *testing.T, name string, c *Concurrent, closed bo
 	wantPanic(t, name+".Reset", ErrClosed, func() { c.Reset() })
 	wantPanic(t, name+".Snapshot", ErrClosed, func() { c.Snapshot() })
 	wantPanic(t, name+".FPP", ErrClosed, func() { c.FPP() })
-	if closed {
-		wantPanic(t, name+".ContainsHash", ErrClosed, func() { c.ContainsHash(1) })
-	} else {
-		wantPanic(t, name+".ContainsHash", nil, func() { c.ContainsHash(1) })
+	// Every lookup and Remove form of a zero Concurrent, as of a closed
+	// one, panics with ErrClosed (not a nil dereference).
+	for what, call := range map[string]func(){
+		"ContainsHash":   func() { c.ContainsHash(1) },
+		"Contains":       func() { c.Contains([]byte("x")) },
+		"ContainsString": func() { c.ContainsString("x") },
+		"ContainsUint64": func() { c.ContainsUint64(1) },
+		"Remove":         func() { c.Remove([]byte("x")) },
+		"RemoveString":   func() { c.RemoveString("x") },
+		"RemoveUint64":   func() { c.RemoveUint64(1) },
+	} {
+		wantPanic(t, name+"."+what, ErrClosed, call)
 	}
 	if c.Count() != 0 || c.Capacity() != 0 {
 		t.Errorf("%s: count %d, capacity %d", name, c.Count(), c.Capacity())
@@ -260,7 +268,7 @@ func TestUseAfterClose(t *testing.T) {
 		}
 		_ = c.AddUint64(1)
 		c.Close()
-		checkConcurrentUnusable(t, "closed Concurrent", c, true)
+		checkConcurrentUnusable(t, "closed Concurrent", c)
 
 		g := mustNew(t, capacity)
 		enc, _ := g.MarshalBinary()
@@ -285,7 +293,7 @@ func TestUseAfterClose(t *testing.T) {
 // range).
 func TestZeroValues(t *testing.T) {
 	checkFilterUnusable(t, "zero Filter", &Filter{})
-	checkConcurrentUnusable(t, "zero Concurrent", &Concurrent{}, false)
+	checkConcurrentUnusable(t, "zero Concurrent", &Concurrent{})
 	checkViewUnusable(t, "zero View", &View{})
 }
 
