@@ -113,10 +113,13 @@ func viewOwning(data []byte, region *mem.Region, err error, opts []Option) (*Vie
 
 // FromBytes returns a View of the filter encoded in data, which must be
 // exactly one encoding of a blocked, cuckoo, split-block or window filter
-// (as their MarshalBinary and WriteTo write it; a window is always copied). Like the kind's own FromBytes, the
-// View uses data in place when data starts at a 64-byte-aligned address on
-// a little-endian machine (data must then stay unmodified and alive while
-// the View is used), and copies it otherwise. Errors are Open's.
+// (as their MarshalBinary and WriteTo write it). Like the kind's own
+// FromBytes, the View may use data in place: it does on a little-endian
+// machine when data is aligned as the kind needs (a 64-byte-aligned start
+// for blocked, an 8-byte-aligned one for cuckoo, a 32-byte-aligned payload
+// for split-block), and copies it otherwise; a window is always copied.
+// So data must stay unmodified and alive while the View is used. Errors
+// are Open's.
 func FromBytes(data []byte, opts ...Option) (*View, error) { return viewOf(data, opts) }
 
 // collect applies opts to the zero options.

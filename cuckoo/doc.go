@@ -201,6 +201,9 @@
 // two buckets; a ninth Add returns ErrDuplicateLimit and changes nothing,
 // and other keys can still be added (before, the ninth copy went to the
 // victim slot and every later Add failed). Each copy needs its own Remove.
+// The alternate-index map sends about one key in the bucket count back to
+// its first bucket (and every key of a one-bucket filter): such a key has
+// b = 4 slots, and its fifth copy meets the limit.
 //
 // # Add if new
 //

@@ -21,9 +21,10 @@ var (
 	// ErrDuplicateLimit is returned by Add when both of the key's buckets
 	// hold nothing but its fingerprint: 2 × 4 = 8 copies of the key (or of
 	// keys sharing its buckets and fingerprint) are stored, and no
-	// relocation can make room for a ninth. The filter is unchanged, and
-	// other keys can still be added.
-	ErrDuplicateLimit error = errs.New(pkg, "both of the key's buckets are full of its fingerprint (8 copies)")
+	// relocation can make room for a ninth; 4 copies when the key's two
+	// buckets are the same bucket. The filter is unchanged, and other keys
+	// can still be added.
+	ErrDuplicateLimit error = errs.New(pkg, "both of the key's buckets are full of its fingerprint (8 copies, 4 if they are one bucket)")
 	// ErrInvalidArgument is returned by New and the options for a capacity
 	// of 0 or one needing more than 2^32-1 buckets (also sift.ErrTooLarge),
 	// a fingerprint width other than 8 or 16, or a kick limit out of range.

@@ -26,7 +26,10 @@ import (
 //
 // Adding the same key 8 times (2 buckets × 4 slots; or 8 keys sharing both
 // buckets and the fingerprint) fills both its buckets: a ninth Add of it
-// returns ErrDuplicateLimit, and other keys can still be added.
+// returns ErrDuplicateLimit, and other keys can still be added. A key whose
+// alternate bucket is its first one (about one key in the bucket count,
+// and every key of a one-bucket filter) has only those 4 slots: its fifth
+// copy meets the limit.
 func (f *Filter) AddHash(h uint64) error {
 	_, err := f.add(h, addHash)
 	return err

@@ -162,3 +162,67 @@ func batchMatchesLoop(t *testing.T, fb int, capacity uint64, exact bool) {
 	}
 	allPresent(t, a, held, "AddHashes")
 }
+
+// TestDuplicateLimitOneBucket: a key whose alternate bucket is its first
+// one has four slots, so its fifth copy meets ErrDuplicateLimit (as the
+// docs say), leaving the filter unchanged and other keys addable; a key
+// with two buckets takes eight. Both for Filter and Concurrent, single and
+// batch adds.
+func TestDuplicateLimitOneBucket(t *testing.T) {
+	f := mustNew(t, 1000)
+	var same, two uint64
+	for k := uint64(0); same == 0 || two == 0; k++ {
+		h := f.HashUint64(k)
+		i1, _, i2 := f.locate(h)
+		if i1 == i2 && same == 0 {
+			same = h
+		} else if i1 != i2 && two == 0 {
+			two = h
+		}
+	}
+	for _, c := range []struct {
+		h     uint64
+		limit int
+	}{{same, 4}, {two, 8}} {
+		f := mustNew(t, 1000)
+		cf, err := NewConcurrent(1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < c.limit; i++ {
+			if err := f.AddHash(c.h); err != nil {
+				t.Fatalf("limit %d: copy %d: %v", c.limit, i+1, err)
+			}
+			if err := cf.AddHash(c.h); err != nil {
+				t.Fatalf("limit %d: Concurrent copy %d: %v", c.limit, i+1, err)
+			}
+		}
+		before, _ := f.MarshalBinary()
+		if err := f.AddHash(c.h); !errors.Is(err, ErrDuplicateLimit) {
+			t.Errorf("limit %d: copy %d: %v, want ErrDuplicateLimit", c.limit, c.limit+1, err)
+		}
+		if err := cf.AddHash(c.h); !errors.Is(err, ErrDuplicateLimit) {
+			t.Errorf("limit %d: Concurrent copy %d: %v, want ErrDuplicateLimit", c.limit, c.limit+1, err)
+		}
+		if n, err := f.AddHashes([]uint64{c.h}); n != 0 || !errors.Is(err, ErrDuplicateLimit) {
+			t.Errorf("limit %d: AddHashes: %d, %v", c.limit, n, err)
+		}
+		if after, _ := f.MarshalBinary(); !bytes.Equal(before, after) || f.Count() != uint64(c.limit) {
+			t.Errorf("limit %d: the failed adds changed the filter (count %d)", c.limit, f.Count())
+		}
+		if err := f.AddUint64(1 << 40); err != nil {
+			t.Errorf("limit %d: another key after the limit: %v", c.limit, err)
+		}
+		cf.Close()
+	}
+	// A one-bucket filter: every key has four slots.
+	g := mustNew(t, 1)
+	for i := 0; i < 4; i++ {
+		if err := g.AddString("d"); err != nil {
+			t.Fatalf("one bucket: copy %d: %v", i+1, err)
+		}
+	}
+	if err := g.AddString("d"); !errors.Is(err, ErrDuplicateLimit) {
+		t.Errorf("one bucket: fifth copy: %v, want ErrDuplicateLimit", err)
+	}
+}
