@@ -318,6 +318,7 @@ const batchSize = 1024
 // device"), with path untouched.
 func writeAtomic(path string, write func(io.Writer) (int64, error)) (int64, error) {
 	return mem.WriteAtomic(path, write, mem.AtomicOptions{
-		OnTemp: func(name string) func() { return atInterrupt(func() { os.Remove(name) }) },
+		OnTemp:  func(name string) func() { return atInterrupt(func() { os.Remove(name) }) },
+		Publish: publish,
 	})
 }

@@ -67,9 +67,13 @@
 // build is killed (SIGKILL) at any moment or the machine loses power. A
 // failed or interrupted build (an error, a full disk: "no space left on
 // device", SIGINT, SIGTERM) leaves FILE untouched and no temporary file
-// behind; the temporary file of a build that was killed outright is removed
-// by the next build or merge of the same FILE, which recognises it by its
-// name and its writer's process id, no longer running.
+// behind. The rename and the signal handler exclude each other: a signal
+// that comes after the rename lets build finish (FILE holds the new
+// filter) and exit 0, so an exit status of 128+signal always means FILE
+// was not replaced. The temporary file of a build that was killed
+// outright is removed by the next build or merge of the same FILE, which
+// recognises it by its name and its writer's process id, no longer
+// running.
 //
 // -j N (default: every core) hashes and adds the keys on N goroutines
 // while one reads and splits the lines. The file does not depend on N: the
@@ -236,5 +240,7 @@
 // another kind than -kind asks for, a kind this command cannot read, and bad
 // flags. A filter FILE must be a regular file: a FIFO, a device or a
 // directory is refused at once (a FIFO is never waited on). Flags may follow the arguments; "--" ends them. SIGINT and SIGTERM
-// remove build's temporary file before exiting with 128+signal.
+// remove build's temporary file before exiting with 128+signal (build,
+// merge and dedup -state: once the output file is renamed into place, a
+// signal lets the command finish instead).
 package main

@@ -177,11 +177,53 @@ var libPrefix = regexp.MustCompile(`(^|: )sift: `)
 
 // Cleanups registered while a command runs (temporary files) are run when
 // SIGINT or SIGTERM arrives, before the process exits with 128+signal.
+// cleanupMu also makes the rename that publishes an output file (publish)
+// exclusive with that: a signal either comes first, and the output is
+// never renamed, or after, and the command finishes (published).
 var (
 	cleanupMu sync.Mutex
 	cleanups  = map[int]func(){}
 	cleanupID int
+	published bool // an output file was renamed into place
 )
+
+// publish is mem.AtomicOptions.Publish for the commands' output files: it
+// renames under cleanupMu, which the signal handler holds from the signal
+// to the exit, so a rename after a signal never happens (the process exits
+// while it waits), and a signal after a rename finds published set.
+func publish(rename func() error) error {
+	cleanupMu.Lock()
+	defer cleanupMu.Unlock()
+	err := rename()
+	if err == nil {
+		published = true
+	}
+	return err
+}
+
+// interrupted is the signal handler's decision. Before any output file
+// was published it runs the cleanups (removing temporary files) and
+// returns the exit status 128+signal with cleanupMu still held, so that
+// no file is created or renamed until the process exits. After one was
+// published (the command's work is in place; only its summary and the
+// directory sync are left) it returns exit = false: the command finishes
+// and exits with its own status, so that 128+signal always means that no
+// output file was replaced.
+func interrupted(sig os.Signal) (code int, exit bool) {
+	cleanupMu.Lock()
+	if published {
+		cleanupMu.Unlock()
+		return 0, false
+	}
+	for _, f := range cleanups {
+		f()
+	}
+	code = exitSignaled + 2
+	if s, ok := sig.(syscall.Signal); ok {
+		code = exitSignaled + int(s)
+	}
+	return code, true
+}
 
 // atInterrupt registers f to run if the process is interrupted, and returns
 // a function that unregisters it.
@@ -203,19 +245,16 @@ func handleSignals() (stop func()) {
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
-		select {
-		case sig := <-ch:
-			cleanupMu.Lock() // held until exit: no new temp files
-			for _, f := range cleanups {
-				f()
+		for {
+			select {
+			case sig := <-ch:
+				if code, exit := interrupted(sig); exit {
+					fmt.Fprintf(os.Stderr, "\nsift: %v\n", sig)
+					os.Exit(code)
+				}
+			case <-done:
+				return
 			}
-			code := exitSignaled + 2
-			if s, ok := sig.(syscall.Signal); ok {
-				code = exitSignaled + int(s)
-			}
-			fmt.Fprintf(os.Stderr, "\nsift: %v\n", sig)
-			os.Exit(code)
-		case <-done:
 		}
 	}()
 	return func() {

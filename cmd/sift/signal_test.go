@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,5 +50,76 @@ func TestInterrupt(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 0 {
 		t.Errorf("files left after SIGTERM: %v", entries)
+	}
+}
+
+// TestInterruptRenameExclusive: the signal handler's decision (interrupted)
+// and the rename that publishes an output file (publish) exclude each
+// other. A signal before the rename removes the temporary file and holds
+// the rename back until the process exits, so FILE keeps its old bytes; a
+// signal after it lets the command finish (no exit), so that 128+signal
+// always means FILE was not replaced.
+func TestInterruptRenameExclusive(t *testing.T) {
+	defer func() { published = false }()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.sift")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A signal while the file is being written.
+	signaled := make(chan int)
+	release := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := writeAtomic(path, func(w io.Writer) (int64, error) {
+			code, exit := interrupted(syscall.SIGTERM)
+			if !exit {
+				code = -1
+			}
+			signaled <- code
+			<-release
+			n, err := w.Write([]byte("new"))
+			return int64(n), err
+		})
+		done <- err
+	}()
+	if code := <-signaled; code != 128+int(syscall.SIGTERM) {
+		t.Fatalf("a signal before the rename: exit status %d, want %d", code, 128+int(syscall.SIGTERM))
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(dir, ".f.sift.sift-tmp-*")); len(tmp) != 0 {
+		t.Errorf("the signal left the temporary file %v", tmp)
+	}
+	close(release)
+	select {
+	case err := <-done:
+		t.Fatalf("the rename went ahead while the handler held the lock: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Fatalf("FILE after a signal before the rename: %q", b)
+	}
+	cleanupMu.Unlock() // the process would have exited: let the writer see its temp file gone
+	if err := <-done; err == nil {
+		t.Error("the write succeeded after the signal removed its temporary file")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Fatalf("FILE after an interrupted write: %q", b)
+	}
+	if published {
+		t.Error("published set by a rename that did not happen")
+	}
+
+	// A signal after the rename: no exit.
+	if _, err := writeAtomic(path, func(w io.Writer) (int64, error) {
+		n, err := w.Write([]byte("new"))
+		return int64(n), err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, exit := interrupted(syscall.SIGINT); exit {
+		t.Error("a signal after the rename would exit with 128+signal although FILE was replaced")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "new" {
+		t.Fatalf("FILE after the write: %q", b)
 	}
 }

@@ -35,6 +35,13 @@ type AtomicOptions struct {
 	// exists, and the function it returns once the file is renamed or
 	// removed: a command registers a removal on SIGINT/SIGTERM there.
 	OnTemp func(name string) (done func())
+	// Publish, if set, renames the complete temporary file over path: it
+	// is called with the rename and returns its error, or an error without
+	// calling it to abandon the write (path untouched, the temporary file
+	// removed). A command makes the rename exclusive with its signal
+	// handler's cleanup there, so that an interrupted command never
+	// replaces path.
+	Publish func(rename func() error) error
 }
 
 // WriteAtomic writes a file through write and publishes it at path so that
@@ -111,10 +118,21 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 	if err := fault("rename"); err != nil {
 		return 0, fmt.Errorf("writing %s: rename %s: %w", path, name, err)
 	}
-	if err := os.Rename(name, path); err != nil {
+	rename := func() error {
+		if err := os.Rename(name, path); err != nil {
+			return err
+		}
+		renamed = true
+		return nil
+	}
+	if opt.Publish != nil {
+		err = opt.Publish(rename)
+	} else {
+		err = rename()
+	}
+	if err != nil {
 		return 0, fmt.Errorf("writing %s: %w", path, err)
 	}
-	renamed = true
 	if err := syncDir(dir); err != nil {
 		return n, fmt.Errorf("wrote %s, but syncing its directory failed, so the rename may not survive a crash: %w", path, err)
 	}
