@@ -170,7 +170,9 @@ func describe(w io.Writer, path, want string) error {
 	if trailing {
 		row("trailing", "%d bytes after the filter", uint64(len(b))-h.Size)
 	}
-	tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err // stdout: a full disk, a closed pipe
+	}
 
 	switch {
 	case verifyErr != nil:

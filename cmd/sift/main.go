@@ -89,8 +89,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	code, err := cmd.run(e)
 	if err != nil {
 		if errors.Is(err, errHelp) {
-			io.WriteString(stdout, cmd.usage)
-			return exitOK
+			return writeHelp(stdout, stderr, cmd.usage)
 		}
 		if errors.Is(err, errReported) {
 			return exitError
@@ -122,15 +121,26 @@ func commandNames() string {
 
 func help(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		io.WriteString(stdout, longUsage())
-		return exitOK
+		return writeHelp(stdout, stderr, longUsage())
 	}
 	cmd := lookup(args[0])
+	if args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		cmd = &command{usage: longUsage()}
+	}
 	if cmd == nil {
 		fmt.Fprintf(stderr, "sift help: unknown command %q (commands: %s)\n", args[0], commandNames())
 		return exitError
 	}
-	io.WriteString(stdout, cmd.usage)
+	return writeHelp(stdout, stderr, cmd.usage)
+}
+
+// writeHelp writes a help text to stdout; a failed write (a full disk) is
+// an error, as every other write of stdout is.
+func writeHelp(stdout, stderr io.Writer, text string) int {
+	if _, err := io.WriteString(stdout, text); err != nil {
+		fmt.Fprintf(stderr, "sift: writing the help: %v\n", err)
+		return exitError
+	}
 	return exitOK
 }
 

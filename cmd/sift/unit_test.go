@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/iotest"
 )
@@ -161,6 +163,33 @@ func TestRunInProcess(t *testing.T) {
 	defer func() { commands = commands[:len(commands)-1] }()
 	if code := run([]string{"boom"}, nil, &stdout, &stderr); code != exitError || !strings.Contains(stderr.String(), "internal error: kaboom") || strings.Count(stderr.String(), "\n") != 1 {
 		t.Errorf("panic: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// fullWriter fails every write as a full disk does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestStdoutWriteErrors: a command whose output cannot be written (stdout
+// on a full disk) exits 2 with the error on stderr, never 0: info,
+// version and the help texts included.
+func TestStdoutWriteErrors(t *testing.T) {
+	dir := t.TempDir()
+	keys := writeFile(t, dir, "keys.txt", []byte("a\nb\n"))
+	filter := filepath.Join(dir, "f.sift")
+	var stderr bytes.Buffer
+	if code := run([]string{"build", "-q", "-o", filter, keys}, nil, io.Discard, &stderr); code != 0 {
+		t.Fatalf("build: %d %s", code, stderr.String())
+	}
+	for _, args := range [][]string{
+		{"info", filter}, {"version"}, {"help"}, {"help", "build"}, {"build", "-h"}, {"query", filter},
+	} {
+		stderr.Reset()
+		code := run(args, strings.NewReader("a\n"), fullWriter{}, &stderr)
+		if code != exitError || !strings.Contains(stderr.String(), "no space left on device") {
+			t.Errorf("sift %s > full disk: exit %d, stderr %q", strings.Join(args, " "), code, stderr.String())
+		}
 	}
 }
 

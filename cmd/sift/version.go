@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/sift-go/sift/internal/cpu"
 	"github.com/sift-go/sift/internal/kernel"
@@ -23,9 +24,13 @@ func runVersion(e *env) (int, error) {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 		version = bi.Main.Version
 	}
-	fmt.Fprintf(e.stdout, "sift %s, %s %s/%s\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	fmt.Fprintf(e.stdout, "kernel %s (%s)\n", kernel.Impl(), cpu.Reason())
-	printKernelChoices(e.stdout, "  ")
+	var b strings.Builder
+	fmt.Fprintf(&b, "sift %s, %s %s/%s\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(&b, "kernel %s (%s)\n", kernel.Impl(), cpu.Reason())
+	printKernelChoices(&b, "  ")
+	if _, err := io.WriteString(e.stdout, b.String()); err != nil {
+		return exitError, err
+	}
 	return exitOK, nil
 }
 
