@@ -180,7 +180,8 @@
 // A constructor never ends the process for lack of memory. It checks the
 // size against MaxBits (256 GiB, what the 32-bit block index addresses)
 // and against WithMaxSize when given, and a mapping the system refuses (on
-// Linux, also one larger than the machine's RAM and swap) is an error
+// Linux, also one larger than the memory available: free RAM and swap,
+// within a container's memory limit) is an error
 // wrapping ErrTooLarge: the memory of a big filter never comes from the Go
 // heap, whose refusal is the runtime's fatal error. Clone and
 // Concurrent.Filter, which have no error to return, panic with that error.

@@ -168,10 +168,11 @@ type Filter struct {
 // outside (0, 1) or NaN, ErrFPPTooLow for fpp below MinFPP, and ErrTooLarge
 // when the filter would exceed MaxBits or the WithMaxSize limit, or when
 // the machine cannot provide its memory: from 4 MiB up the blocks are an
-// anonymous mapping, and a mapping the system refuses (or one larger than
-// the machine's RAM and swap, on Linux) is that error, never the Go
-// runtime's fatal out-of-memory error (see package internal/mem for the
-// policy). Options: WithSeed, WithMaxSize.
+// anonymous mapping, and a mapping the system refuses (or, on Linux, one
+// larger than the memory available: free RAM and swap, within a
+// container's memory limit) is that error, never the Go runtime's fatal
+// out-of-memory error nor the kernel's out-of-memory killer (see package
+// internal/mem for the policy). Options: WithSeed, WithMaxSize.
 func New(n uint64, fpp float64, opts ...Option) (*Filter, error) {
 	blocks, k, err := optimalBlocks(n, fpp)
 	if err != nil {

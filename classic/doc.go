@@ -137,8 +137,9 @@
 //
 // New and NewCounting never end the process for lack of memory: from 4 MiB
 // up the bits or counters live in an anonymous mapping outside the Go heap,
-// and a size the system refuses (on Linux, also one larger than the
-// machine's RAM and swap), or one beyond WithMaxSize, is an error wrapping
+// and a size the system refuses (on Linux, also one larger than the memory
+// available: free RAM and swap, within a container's memory limit), or one
+// beyond WithMaxSize, is an error wrapping
 // sift.ErrTooLarge; Clone panics with such an error. Close returns a mapping
 // at once (a finalizer does once the filter is unreachable). A closed
 // filter, and the zero Filter and Counting, have no bits: they are only

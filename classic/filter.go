@@ -112,8 +112,8 @@ type Filter struct {
 // the machine has it, and otherwise returns an error wrapping
 // sift.ErrTooLarge, never the Go runtime's fatal out-of-memory error: from 4
 // MiB up the bits are an anonymous mapping, and a mapping the system
-// refuses (on Linux, also one larger than the machine's RAM and swap) is
-// that error (see package internal/mem). WithMaxSize sets a lower bound.
+// refuses (on Linux, also one larger than the memory available: free RAM
+// and swap, within a container's memory limit) is that error (see package internal/mem). WithMaxSize sets a lower bound.
 // Options: WithStrategy, WithMaxSize.
 func New(expectedInsertions int64, fpp float64, opts ...Option) (*Filter, error) {
 	o := collect(opts)

@@ -226,8 +226,9 @@
 // Bucket arrays of 4 MiB and more live in anonymous memory mapped outside
 // the Go heap. New never ends the process for lack of memory: it checks the
 // size against the design's limit (MaxBuckets) and WithMaxSize, and a
-// mapping the system refuses (on Linux, also one larger than the machine's
-// RAM and swap) is an error wrapping sift.ErrTooLarge (see package
+// mapping the system refuses (on Linux, also one larger than the memory
+// available: free RAM and swap, within a container's memory limit) is an
+// error wrapping sift.ErrTooLarge (see package
 // internal/mem). Clone, which returns no error, panics with that error.
 //
 // Close frees the memory at once and leaves the filter without buckets,

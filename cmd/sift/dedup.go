@@ -259,11 +259,15 @@ func printNoSizes(out io.Writer, err error) {
 }
 
 // memoryNote returns, for -h, a sentence saying that size bytes are more
-// than this machine's memory (as mem.Alloc refuses them: a run here
-// fails), or "" when they are not or the memory is unknown.
+// than this machine's memory or than the memory available now (as
+// mem.Alloc refuses them: a run here fails), or "" when they are not or
+// the memory is unknown.
 func memoryNote(size uint64) string {
 	if m := mem.MachineMemory(); m != 0 && size > m {
 		return fmt.Sprintf(" That is more than this machine's memory (%s of RAM and swap): a run here would fail.", sizeString(int64(m)))
+	}
+	if a := mem.AvailableMemory(); a != 0 && size > a {
+		return fmt.Sprintf(" That is more than the memory available now (%s of free RAM and swap): a run here would fail.", sizeString(int64(a)))
 	}
 	return ""
 }

@@ -18,11 +18,14 @@
 //     It touches every page of a new mapping before returning it (see
 //     prefault), so the memory is resident from the start.
 //   - Before mapping, on Linux, it compares the size with the machine's
-//     RAM plus swap and refuses larger sizes outright: with overcommit on
-//     (vm.overcommit_memory = 1) such a mapping would succeed and the
-//     process would be killed when the filter filled it. (A container's
-//     memory limit is below what sysinfo reports; it is enforced when the
-//     memory is used, as for any program.)
+//     RAM plus swap, and with the memory available now (AvailableMemory:
+//     MemAvailable plus free swap, within the headroom under the memory
+//     limit of the process's control group, a container's limit), and
+//     refuses larger sizes outright: such a mapping would succeed (the
+//     kernel overcommits), and since Alloc touches every page at once, the
+//     kernel's out-of-memory killer would end the process in the
+//     constructor. (An outside check on a 23.5 GiB machine saw a 23.5 GiB
+//     filter pass the RAM-plus-swap bound and the process killed.)
 //   - Where this package has no mapping primitive (Plan 9, js/wasm,
 //     wasip1) every size comes from the Go heap: a size the address space
 //     cannot hold is an error, but one the machine cannot back ends the
@@ -113,6 +116,9 @@ func Alloc(n int) ([]uint64, *Region, error) {
 	if m := MachineMemory(); m != 0 && size > m {
 		return nil, nil, tooLarge("%d bytes (%s) are more than this machine's memory (%s of RAM and swap)", size, sizeString(size), sizeString(m))
 	}
+	if a := availableMemory(); a != 0 && size > a {
+		return nil, nil, tooLarge("%d bytes (%s) are more than the memory available now (%s, free RAM and swap within this process's memory limit)", size, sizeString(size), sizeString(a))
+	}
 	if !canMap {
 		w, err := heapWords(n)
 		prefault(w)
@@ -125,6 +131,9 @@ func Alloc(n int) ([]uint64, *Region, error) {
 	prefault(w)
 	return w, r, nil
 }
+
+// availableMemory is AvailableMemory, replaced by tests.
+var availableMemory = AvailableMemory
 
 // pageWords is the number of words in a 4 KiB page, the smallest page
 // prefault steps by.
