@@ -82,8 +82,11 @@
 // atomic ORs, which only a filter too large for one copy per goroutine in
 // half the machine's memory uses); the cuckoo filter adds to one
 // cuckoo.Concurrent (its slots then depend on the order of the adds, its
-// keys do not). Reading lines is one goroutine's work, so short keys gain
-// least; on a machine whose cores are busy, -j 1 is fastest.
+// keys do not). A filter whose two copies would take more than half the
+// machine's memory is built by one goroutine, in place: the build never
+// holds more copies than fit. Reading lines is one goroutine's work, so
+// short keys gain least; on a machine whose cores are busy, -j 1 is
+// fastest.
 //
 // -blocks B with -k K (blocked), -blocks B (sbbf) and -buckets N (cuckoo)
 // give the geometry instead of -n and -fpp, so that filters built apart

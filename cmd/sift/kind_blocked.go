@@ -37,10 +37,19 @@ var blockedShared = os.Getenv("SIFT_BUILD_SHARED") == "1"
 
 // workers returns n builders for a parallel build: per-goroutine shards of
 // f's geometry merged into f by finish, or, when n copies of the filter
-// would not fit in memory (or blockedShared), one shared Concurrent.
+// would not fit in memory (or blockedShared), one shared Concurrent. When
+// even two copies would not fit (the Concurrent's WriteTo encodes a
+// snapshot, a second copy), f itself, filled by one goroutine.
 func (b *blockedBuilder) workers(n int) ([]builder, func() error, error) {
+	if !blockedShared && shardCount(2, b.f.SizeBytes()) < 2 {
+		return []builder{b}, func() error { return nil }, nil
+	}
 	if blockedShared || shardCount(n, b.f.SizeBytes()) < n {
-		c, err := blocked.NewConcurrentWithSize(b.f.Bits(), b.f.K(), blocked.WithSeed(b.f.Seed()))
+		// f is still empty: free it before the Concurrent that replaces
+		// it is made, so that the build never holds two filters.
+		bits, k, seed := b.f.Bits(), b.f.K(), b.f.Seed()
+		b.f.Close()
+		c, err := blocked.NewConcurrentWithSize(bits, k, blocked.WithSeed(seed))
 		if err != nil {
 			return nil, nil, err
 		}

@@ -133,7 +133,14 @@ func addNew(hs []uint64, contains func(uint64) bool, add func(uint64) error, key
 // geometry; finish snapshots it back into f. A shared filter rather than
 // shards: merging cuckoo shards reinserts every fingerprint (Union), which
 // costs about as much as the adds themselves.
+//
+// The Concurrent is a copy of f, and finish copies it back: a filter
+// whose two copies would take more than half the machine's memory (see
+// shardCount) is built by one goroutine instead, in f itself.
 func (b *cuckooBuilder) workers(n int) ([]builder, func() error, error) {
+	if shardCount(2, b.f.SizeBytes()) < 2 {
+		return []builder{b}, func() error { return nil }, nil
+	}
 	c := cuckoo.NewConcurrentFrom(b.f)
 	ws := make([]builder, n)
 	adders := make([]*cuckooConcurrentAdder, n)

@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/classic"
+	"github.com/sift-go/sift/cuckoo"
 )
 
 // keyFile writes n keys "prefix-i" and returns its path.
@@ -358,4 +360,75 @@ func TestMergeCounting(t *testing.T) {
 	b, _ := c2.MarshalBinary()
 	other := writeFile(t, dir, "seed4.sift", b)
 	wantError(t, runSift(t, nil, "merge", "-o", out, shardPaths[0], other), "seed4.sift", "incompatible")
+}
+
+// TestParallelBuildMemory: a parallel build never holds more copies of the
+// filter than fit in half the machine's memory. Blocked: n shards when n
+// fit, one shared Concurrent (which closes the builder's own filter first)
+// when only two copies fit (its WriteTo encodes a snapshot), the builder
+// alone, filled by one goroutine, when two do not; cuckoo (a Concurrent
+// copied from the filter and back): the builder alone when two copies do
+// not fit.
+func TestParallelBuildMemory(t *testing.T) {
+	defer func(f func() uint64) { shardMemory = f }(shardMemory)
+	f, err := blocked.New(1e5, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := f.SizeBytes()
+	c, err := cuckoo.New(1e5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csize := c.SizeBytes()
+	for _, tc := range []struct {
+		total         uint64
+		blocked, cuck int  // workers returned for 4 asked
+		shared        bool // the blocked workers share a Concurrent
+	}{
+		{8 * size, 4, 4, false},
+		{4 * size, 4, 4, true},
+		{3 * size, 1, 4, false},
+	} {
+		shardMemory = func() uint64 { return tc.total }
+		fb, _ := blocked.New(1e5, 0.01)
+		b := &blockedBuilder{f: fb}
+		ws, finish, err := b.workers(4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, shared := ws[0].(*blockedShardAdder)
+		if len(ws) != tc.blocked || shared != tc.shared {
+			t.Errorf("blocked, memory for %d filters: %d workers (shared %v), want %d (shared %v)", tc.total/size, len(ws), shared, tc.blocked, tc.shared)
+		}
+		if shared && fb.SizeBytes() != 0 {
+			t.Error("the shared Concurrent was made while the builder's filter was still open")
+		}
+		for i, w := range ws {
+			if err := w.add([]uint64{uint64(i) * 0x9e3779b97f4a7c15}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := finish(); err != nil || b.added() != int64(len(ws)) {
+			t.Errorf("blocked finish: %v, %d keys", err, b.added())
+		}
+
+		shardMemory = func() uint64 { return tc.total * csize / size }
+		fc, _ := cuckoo.New(1e5)
+		cb := &cuckooBuilder{f: fc}
+		ws, finish, err = cb.workers(4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 4
+		if tc.total < 4*size {
+			want = 1
+		}
+		if len(ws) != want {
+			t.Errorf("cuckoo, memory for %d filters: %d workers, want %d", tc.total/size, len(ws), want)
+		}
+		if err := finish(); err != nil {
+			t.Error(err)
+		}
+	}
 }

@@ -193,11 +193,14 @@ func (p *parallelSink) finish() error {
 	return err
 }
 
+// shardMemory is totalMemory, replaced by tests.
+var shardMemory = totalMemory
+
 // shardCount returns how many copies of a filter of size bytes a parallel build
 // may make for n workers: n, or fewer when n copies would take more than
 // half the machine's memory (at least 1, the filter itself).
 func shardCount(n int, size uint64) int {
-	total := totalMemory()
+	total := shardMemory()
 	if total == 0 || size == 0 {
 		return n
 	}
