@@ -288,7 +288,7 @@ func (t *thriftReader) readStruct(known func(typ byte, id int16) (bool, error)) 
 // member: member 1 (an empty struct, whose unknown fields are skipped) is
 // the one this package implements, any other is ErrUnsupported.
 func (t *thriftReader) readUnion(what string, others map[int16]string) error {
-	members, unknown := 0, int16(0)
+	members, unknown, other := 0, int16(0), false
 	err := t.readStruct(func(typ byte, id int16) (bool, error) {
 		members++
 		if id == 1 && typ == tcStruct {
@@ -297,7 +297,7 @@ func (t *thriftReader) readUnion(what string, others map[int16]string) error {
 		if id == 1 {
 			return false, errorf(ErrCorrupt, "%s member 1 has Thrift type %d, not a struct", what, typ)
 		}
-		unknown = id
+		unknown, other = id, true // any other id, 0 and negative ones too
 		return false, nil
 	})
 	switch {
@@ -307,7 +307,7 @@ func (t *thriftReader) readUnion(what string, others map[int16]string) error {
 		return errorf(ErrCorrupt, "the %s union is empty", what)
 	case members > 1:
 		return errorf(ErrCorrupt, "the %s union holds %d members", what, members)
-	case unknown != 0:
+	case other:
 		name := others[unknown]
 		if name == "" {
 			name = fmt.Sprintf("member %d", unknown)

@@ -240,6 +240,17 @@ func TestParquetDecodeErrors(t *testing.T) {
 		{"other hash", hdr(func(w *tw) {
 			w.field(1, tcI32).zigzag(32).field(1, tcStruct).union(1).field(1, tcStruct).union(7).field(1, tcStruct).union(1).raw(tcStop)
 		}), ErrUnsupported},
+		// Member 0 (long form; parquet-go reads it as an unknown member)
+		// was once taken for member 1.
+		{"algorithm member 0", hdr(func(w *tw) {
+			w.field(1, tcI32).zigzag(32).field(1, tcStruct).long(tcFalse, 0).raw(tcStop).raw(specHeader(32)[6:]...)
+		}), ErrUnsupported},
+		{"hash member 0", hdr(func(w *tw) {
+			w.field(1, tcI32).zigzag(32).field(1, tcStruct).union(1).field(1, tcStruct).long(tcStruct, 0).raw(tcStop, tcStop).field(1, tcStruct).union(1).raw(tcStop)
+		}), ErrUnsupported},
+		{"compression member -1", hdr(func(w *tw) {
+			w.field(1, tcI32).zigzag(32).field(1, tcStruct).union(1).field(1, tcStruct).union(1).field(1, tcStruct).long(tcTrue, -1).raw(tcStop).raw(tcStop)
+		}), ErrUnsupported},
 		{"gzip", hdr(func(w *tw) {
 			w.field(1, tcI32).zigzag(32).field(1, tcStruct).union(1).field(1, tcStruct).union(1).field(1, tcStruct).union(2).raw(tcStop)
 		}), ErrUnsupported},
