@@ -339,8 +339,10 @@ func (f *Filter) Blocks() uint64 { return uint64(len(f.blocks)) }
 // Parquet BloomFilterHeader.
 func (f *Filter) NumBytes() uint64 { return uint64(len(f.blocks)) * BlockBytes }
 
-// Reset removes every key, keeping the size.
+// Reset removes every key, keeping the size. On a closed or zero filter it
+// panics with an error wrapping ErrClosed.
 func (f *Filter) Reset() {
+	f.mustOpen()
 	clear(f.blocks)
 	runtime.KeepAlive(f)
 }

@@ -429,6 +429,8 @@ func TestResetCloneClose(t *testing.T) {
 			"EstimatedCount": func() { g.EstimatedCount() },
 			"FPP":            func() { g.FPP() },
 			"Clone":          func() { g.Clone() },
+			"Reset":          func() { g.Reset() },
+			"AppendBitset":   func() { g.AppendBitset(nil) },
 		} {
 			func() {
 				defer func() {

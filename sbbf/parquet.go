@@ -506,10 +506,13 @@ func (c *core) adoptBitset(buf []byte) error {
 }
 
 // AppendBitset appends the filter's bitset, the Parquet bytes of its
-// blocks (little-endian words), to dst.
+// blocks (little-endian words), to dst. On a closed or zero filter it
+// panics with an error wrapping ErrClosed (it has no bitset: an empty one
+// is no Parquet filter).
 func (f *Filter) AppendBitset(dst []byte) []byte { return f.appendBitset(dst) }
 
 func (c *core) appendBitset(dst []byte) []byte {
+	c.mustOpen()
 	dst = append(dst, format.Word32Bytes(blockWords(c.blocks))...)
 	runtime.KeepAlive(c)
 	return dst
