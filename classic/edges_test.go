@@ -118,6 +118,9 @@ func TestZeroValues(t *testing.T) {
 	wantErr(t, "Filter{}.WriteTo", err, ErrClosed)
 	_, err = f.WriteGuava(&bytes.Buffer{})
 	wantErr(t, "Filter{}.WriteGuava", err, ErrClosed)
+	if n := f.GuavaSize(); n != 0 {
+		t.Errorf("Filter{}.GuavaSize = %d, want 0 (no Guava form)", n)
+	}
 	g, _ := New(100, 0.01)
 	wantErr(t, "PutAll(Filter{})", g.PutAll(&f), ErrClosed)
 	wantErr(t, "Filter{}.PutAll", f.PutAll(g), ErrClosed)

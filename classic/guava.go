@@ -46,8 +46,14 @@ func (f *Filter) AppendGuava(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// GuavaSize returns the length of f in Guava's stream format.
-func (f *Filter) GuavaSize() int64 { return guavaHeaderSize + 8*int64(len(f.words)) }
+// GuavaSize returns the length of f in Guava's stream format; 0 for a
+// closed or zero filter, which has no Guava form (WriteGuava fails).
+func (f *Filter) GuavaSize() int64 {
+	if len(f.words) == 0 {
+		return 0
+	}
+	return guavaHeaderSize + 8*int64(len(f.words))
+}
 
 // WriteGuava writes f to w in Guava's stream format, the bytes Guava's
 // BloomFilter.writeTo(OutputStream) writes for the same filter, so Java's
