@@ -744,6 +744,18 @@ func (w *Window) Generations() int { return w.g }
 // count.
 func (w *Window) Slice() time.Duration { return w.slice }
 
+// SliceStart returns the start of the current slice, the one the latest
+// add went to (or the window's creation, before any add): the window's
+// own time, which a saved window keeps, and which a clock that reads an
+// earlier time (one that goes back) stands still at. The zero Time for a
+// window that advances by count.
+func (w *Window) SliceStart() time.Time {
+	if w.slice == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, w.start)
+}
+
 // Window returns the guaranteed window, (G-1) slices, or 0 for a window
 // that advances by count (see SliceKeys).
 func (w *Window) Window() time.Duration { return w.slice * time.Duration(w.g-1) }

@@ -49,6 +49,22 @@ func TestWindowRoundTrip(t *testing.T) {
 			t.Fatalf("key added at %d ms lost after the restart", i)
 		}
 	}
+	// SliceStart, the slice of the latest add (at 2.999 s), is kept, and a
+	// window read with a clock long before it answers as of that slice.
+	last := origin.Add(2999 * time.Millisecond)
+	if st := r.SliceStart(); !st.Equal(w.SliceStart()) || st.After(last) || !st.After(last.Add(-time.Second)) {
+		t.Fatalf("SliceStart %v read back, %v written, latest add at %v", st, w.SliceStart(), last)
+	}
+	past, err := ReadWindow(bytes.NewReader(enc), WithClock(func() time.Time { return time.Unix(0, 0) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1000; i < 3000; i++ { // slices 1 and 2: in the window as of slice 2
+		if !past.ContainsUint64(uint64(i)) {
+			t.Fatalf("as of the window's own time: the key added at %d ms not found", i)
+		}
+	}
+	past.Close()
 	found := 0
 	for i := range 1000 { // added in slice 0, reused at 4 s
 		if r.ContainsUint64(uint64(i)) {
@@ -100,6 +116,9 @@ func TestWindowRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
+	if !d.SliceStart().IsZero() {
+		t.Errorf("count mode: SliceStart %v, want the zero Time", d.SliceStart())
+	}
 	if d.SliceKeys() != 10 || d.SliceAdds() != 5 || d.cur != c.cur {
 		t.Fatalf("count mode read back: slice keys %d, adds %d, cur %d (want %d)", d.SliceKeys(), d.SliceAdds(), d.cur, c.cur)
 	}

@@ -6,7 +6,7 @@
 //	sift build [-kind blocked|cuckoo|classic|sbbf] [-guava] [-n N] [-fpp P] [-seed S] [-bits 8|16]
 //	           [-blocks B [-k K]] [-buckets N] [-generation G] [-j N] [-f N [-d C]] -o FILE [INPUT...]
 //	sift merge [-generation G] [-q] -o FILE SHARD.sift...
-//	sift query [-v] [-c] [-q] [-f N [-d C]] [-kind K | -guava] FILE [INPUT...]
+//	sift query [-v] [-c] [-q] [-f N [-d C]] [-kind K | -guava] [-as-of T] FILE [INPUT...]
 //	sift dedup [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [-progress] [INPUT...]
 //	sift dedup -window D [-generations G] [-time-field N [-time-format F]] [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [INPUT...]
 //	sift info [-kind K | -guava] FILE...
@@ -139,10 +139,15 @@
 // the command with exit status 2 and an error naming the file ("the file
 // changed while it was read", "truncated input"), never with a fault.
 // Lines are looked up in batches of 1024 through the filters' batch
-// kernels. query and info also read the other
-// kinds of sift's file format into memory: scalable, and the classic
-// (Guava-compatible) and counting Bloom filters written by package classic. Output is buffered but flushed whenever
-// the input has no more data ready, so query also works on live streams.
+// kernels. query and info also read the other kinds of sift's file format
+// into memory: scalable, the classic (Guava-compatible) and counting Bloom
+// filters written by package classic, and the window files of dedup -window
+// -state. A window is answered as of now by this machine's clock, so the
+// keys of a window built with -time-field from past data may all have left
+// it: query -as-of latest answers as of the window's own time (the slice
+// of its latest add, which info shows), and -as-of with an RFC 3339 time as
+// of that time. Output is buffered but flushed whenever the input has no
+// more data ready, so query also works on live streams.
 //
 // # dedup
 //

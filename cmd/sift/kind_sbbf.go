@@ -13,7 +13,7 @@ import (
 // format: build makes one whose keys are the lines' bytes, hashed as
 // Parquet hashes a BYTE_ARRAY value (XXH64, seed 0), so the filter answers
 // for a string column exactly as a Parquet writer's filter of the same
-// size would; query and info open it mapped, as the blocked filter.
+// size would; query and info read it into memory, as every kind.
 func init() {
 	registerKind(&kindInfo{name: "sbbf", fileKind: sift.KindSplitBlock, newBuilder: newSBBFBuilder, memory: sbbfMemory, open: openSBBF, merge: mergeSBBF})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/sift-go/sift"
@@ -11,25 +12,67 @@ import (
 
 // The windowed blocked filter (blocked.Window): query and info read it
 // (a copy, as every kind: the window is answered as of now, by this
-// machine's clock); build does not make one, since a window's keys need
-// their times.
+// machine's clock, or as of query -as-of's time); build does not make one,
+// since a window's keys need their times.
 func init() {
 	registerKind(&kindInfo{name: "window", fileKind: sift.KindWindow, open: openWindow})
 }
 
 type windowReader struct{ w *blocked.Window }
 
-func openWindow(path string) (queryFilter, error) {
+func openWindow(path string) (queryFilter, error) { return openWindowClock(path, nil) }
+
+// openWindowClock opens a window file whose lookups read clock (nil: the
+// default clock, now).
+func openWindowClock(path string, clock func() time.Time) (queryFilter, error) {
 	b, region, _, err := mem.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer region.Free() // WindowFromBytes copies: a window keeps being written to
-	w, err := blocked.WindowFromBytes(b)
+	var opts []blocked.Option
+	if clock != nil {
+		opts = append(opts, blocked.WithClock(clock))
+	}
+	w, err := blocked.WindowFromBytes(b, opts...)
 	if err != nil {
 		return nil, err
 	}
 	return windowReader{w}, nil
+}
+
+// openWindowAsOf opens the window file at path for query -as-of at: "now",
+// "latest" (a clock at the epoch's start, which a window treats as
+// standing still at its latest slice) or an RFC 3339 time. A file of
+// another kind (or -kind other than window) is an error.
+func openWindowAsOf(path, want, at string) (queryFilter, error) {
+	if want != "" && want != "window" {
+		return nil, fmt.Errorf("-as-of is for window files: it cannot be combined with -kind %s", want)
+	}
+	var clock func() time.Time
+	switch at {
+	case "now":
+	case "latest":
+		clock = func() time.Time { return time.Unix(0, math.MinInt64) }
+	default:
+		t, err := time.Parse(time.RFC3339Nano, at)
+		if err != nil {
+			return nil, fmt.Errorf("-as-of %q: not now, latest or an RFC 3339 time (such as 2025-11-25T10:00:00Z)", at)
+		}
+		clock = func() time.Time { return t }
+	}
+	h, err := readHeader(path)
+	if err != nil {
+		return nil, err
+	}
+	if h.Kind != sift.KindWindow {
+		return nil, fmt.Errorf("%s: -as-of is for window files, and this one holds a %v filter", path, h.Kind)
+	}
+	f, err := openWindowClock(path, clock)
+	if err != nil {
+		return nil, filterErr(path, err)
+	}
+	return f, nil
 }
 
 func (r windowReader) hash(key []byte) uint64 { return r.w.Hash(key) }
@@ -38,9 +81,18 @@ func (r windowReader) containsHashes(hs []uint64, out []bool) int {
 }
 func (r windowReader) close() error { return r.w.Close() }
 
+// sliceTime formats a window's slice start for info: RFC 3339 in UTC, or
+// "the start of time" for a window of -time-field that has seen no line.
+func sliceTime(t time.Time) string {
+	if t.Year() < 1 {
+		return "the start of time (no line yet)"
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
 func (r windowReader) stats() filterStats {
 	w := r.w
-	every := fmt.Sprintf("a slice of %v", w.Slice())
+	every := fmt.Sprintf("a slice of %v, the latest from %s", w.Slice(), sliceTime(w.SliceStart()))
 	if w.SliceKeys() != 0 {
 		every = fmt.Sprintf("a slice of %d keys", w.SliceKeys())
 	}

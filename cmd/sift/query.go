@@ -9,7 +9,7 @@ import (
 var queryCmd = &command{
 	name:    "query",
 	summary: "print the input lines a filter may contain, like grep",
-	usage: `usage: sift query [-v] [-c] [-q] [-f N [-d C]] [-kind K | -guava] FILE [INPUT...]
+	usage: `usage: sift query [-v] [-c] [-q] [-f N [-d C]] [-kind K | -guava] [-as-of T] FILE [INPUT...]
 
 Prints the lines of the INPUT files (standard input when none is given, or
 for "-") whose key the filter in FILE may contain, in input order and exactly
@@ -33,18 +33,27 @@ selected (and always selected with -v).
             with fewer fields have an empty key
   -d C      field delimiter for -f
   -kind K   fail unless FILE holds a filter of kind K (blocked, cuckoo,
-            scalable, classic, counting, sbbf)
+            scalable, classic, counting, sbbf, window)
   -guava    FILE is a Guava BloomFilter in Guava's stream format (as Java's
             BloomFilter.writeTo or sift build -guava write it), whose keys
             were put with a byte-array or UTF-8 string funnel
+  -as-of T  for a window FILE (sift dedup -window -state): answer as of
+            time T instead of now. T is "now" (the default), "latest"
+            (the window's own time: the slice of its latest add, which
+            sift info shows), or an RFC 3339 time (one before the
+            latest slice answers as of that slice: a window's clock
+            never goes back). A window built with -time-field from past
+            data needs "latest" or its time: by now its keys may all
+            have left the window
   -progress show progress on stderr even when it is not a terminal
 
-FILE is mapped read-only (no copy, no parsing beyond the header and the
-checksum pass) when it holds a blocked, cuckoo or sbbf filter; the other kinds
-(scalable, and classic and counting files written by the library) are read
-into memory. Lines are looked up in batches of 1024 with the filter's
-batch kernel; output is buffered but flushed whenever the input would block,
-so sift query works on live streams (tail -f).
+FILE is read into memory of sift's own (one sequential read, its checksum
+verified), never mapped, so a file replaced or truncated while query runs
+ends it with an error, never a fault. A window file is answered as of now
+by this machine's clock unless -as-of says otherwise. Lines are looked up
+in batches of 1024 with the filter's batch kernel; output is buffered but
+flushed whenever the input would block, so sift query works on live
+streams (tail -f).
 
 An INPUT that cannot be read is reported on stderr and skipped, and the
 others are read, as grep does; the exit status is then 2 (unless -q
@@ -66,6 +75,7 @@ func runQuery(e *env) (int, error) {
 	fs.Var(kind, "kind", "")
 	showProgress := fs.Bool("progress", false, "")
 	guava := fs.Bool("guava", false, "")
+	asOf := fs.String("as-of", "", "")
 	field, delim := addFieldFlags(fs)
 	args, err := parseFlags(fs, e.args)
 	if err != nil {
@@ -92,6 +102,10 @@ func runQuery(e *env) (int, error) {
 			return exitError, err
 		}
 		f = classicReader{g}
+	} else if *asOf != "" {
+		if f, err = openWindowAsOf(args[0], kind.val, *asOf); err != nil {
+			return exitError, err
+		}
 	} else if f, _, err = openFilter(args[0], kind.val); err != nil {
 		return exitError, err
 	}

@@ -36,7 +36,7 @@ func TestWindowFiles(t *testing.T) {
 			t.Errorf("info lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	for _, bad := range []string{"keys:", "predicted FPR", "-1"} {
+	for _, bad := range []string{"keys:", "predicted FPR", " -1"} {
 		if strings.Contains(r.stdout, bad) {
 			t.Errorf("info has %q:\n%s", bad, r.stdout)
 		}
@@ -45,4 +45,46 @@ func TestWindowFiles(t *testing.T) {
 	if q.stdout != in.String() {
 		t.Errorf("query printed %d bytes, want every one of the %d keys' lines", len(q.stdout), 500)
 	}
+}
+
+// TestQueryWindowAsOf: a window kept by dedup -time-field from past data
+// has its keys outside the window by now; query -as-of latest (the
+// window's own time, which info shows) or a time inside the window finds
+// every one, a time past the window none, and -as-of is refused for other
+// kinds, with -kind other than window, and for a time it cannot read.
+func TestQueryWindowAsOf(t *testing.T) {
+	dir := t.TempDir()
+	var lines, keys strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&lines, "2025-11-25T10:%02d:%02dZ key-%d\n", i/60, i%60, i)
+		fmt.Fprintf(&keys, "key-%d\n", i)
+	}
+	state := filepath.Join(dir, "w.sift")
+	mustRun(t, []byte(lines.String()), "dedup", "-n", "10000", "-window", "1h", "-f", "2", "-time-field", "1", "-state", state)
+	r := mustRun(t, nil, "info", state)
+	if !strings.Contains(r.stdout, "the latest from 2025-11-25T10:00:00Z") {
+		t.Errorf("info does not show the window's time:\n%s", r.stdout)
+	}
+	for _, c := range []struct {
+		asOf  string
+		count string
+	}{
+		{"", "0"}, {"now", "0"}, {"latest", "300"}, {"2025-11-25T10:30:00Z", "300"},
+		{"2025-11-25T09:00:00Z", "300"}, // before the latest slice: as of it
+		{"2025-11-25T13:00:00Z", "0"},
+	} {
+		args := []string{"query", "-c"}
+		if c.asOf != "" {
+			args = append(args, "-as-of", c.asOf)
+		}
+		r := runSift(t, []byte(keys.String()), append(args, state)...)
+		if strings.TrimSpace(r.stdout) != c.count {
+			t.Errorf("query -as-of %q: %q selected, want %s (stderr %q)", c.asOf, strings.TrimSpace(r.stdout), c.count, r.stderr)
+		}
+	}
+	blockedFile := filepath.Join(dir, "b.sift")
+	mustRun(t, []byte("a\n"), "build", "-n", "10", "-o", blockedFile)
+	wantError(t, runSift(t, nil, "query", "-as-of", "latest", blockedFile), "-as-of is for window files")
+	wantError(t, runSift(t, nil, "query", "-as-of", "latest", "-kind", "blocked", state), "cannot be combined with -kind blocked")
+	wantError(t, runSift(t, nil, "query", "-as-of", "yesterday", state), "RFC 3339")
 }
