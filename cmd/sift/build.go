@@ -147,6 +147,9 @@ func runBuild(e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
+	if err := checkOutput(*out); err != nil {
+		return exitError, err
+	}
 	if outSt, err := os.Stat(*out); err == nil {
 		for _, in := range ins {
 			if st, err := os.Stat(in.name); in.name != "-" && err == nil && os.SameFile(st, outSt) {
@@ -307,6 +310,17 @@ func checkGeometry(kind string, blocks, k, buckets uintValue, fppSet bool) error
 // batchSize is how many keys build and query hash and hand to the filter's
 // batch calls at a time.
 const batchSize = 1024
+
+// checkOutput refuses, before any input is read, an -o FILE that the
+// write at the end would fail on: "-" (a filter goes to a file, not to
+// standard output), a directory or special file, a directory that does
+// not exist, one where no file can be created (mem.CheckWritable).
+func checkOutput(path string) error {
+	if path == "-" {
+		return errors.New("-o -: sift writes a filter to a file (written atomically), not to standard output: give a file name")
+	}
+	return mem.CheckWritable(path)
+}
 
 // writeAtomic writes a file through write into a temporary file beside
 // path, syncs it, renames it over path and syncs the directory

@@ -55,10 +55,13 @@
 // the size); the other kinds refuse with a clear error.
 // Duplicate lines are harmless. A cuckoo filter that fills up before the
 // input ends makes build fail, suggesting a larger -n. Before it reads
-// anything, build checks that every input can be read and that the filter
-// fits in the machine's memory (the size the kind will allocate), and
-// fails naming every input it cannot read: it never writes a filter that
-// lacks an input's keys.
+// anything, build checks that every input can be read, that the filter
+// fits in the machine's memory (the size the kind will allocate) and that
+// FILE can be written (its directory exists and takes a new file, FILE is
+// no directory or device, and not "-": a filter is written to a file),
+// and fails naming every input it cannot read: it never writes a filter
+// that lacks an input's keys, and never reads all the input to fail at the
+// write.
 //
 // The output is written to a temporary file in the destination's directory
 // (".FILE.sift-tmp-PID-RANDOM"), synced, renamed over FILE only when

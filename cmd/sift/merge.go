@@ -67,6 +67,9 @@ func runMerge(e *env) (int, error) {
 	if len(args) == 0 {
 		return exitError, errors.New("no shards to merge (run 'sift merge -h' for usage)")
 	}
+	if err := checkOutput(*out); err != nil {
+		return exitError, err
+	}
 	var kind sift.Kind
 	for i, path := range args {
 		h, err := readHeader(path)

@@ -124,3 +124,49 @@ func TestInterruptRenameExclusive(t *testing.T) {
 		t.Fatalf("FILE after the write: %q", b)
 	}
 }
+
+// TestBadOutput: an -o FILE the final write would fail on is refused
+// before any input is read (stdin here is a pipe that never ends), naming
+// the problem: a directory that does not exist, a directory, a device,
+// "-" (standard output); merge the same.
+func TestBadOutput(t *testing.T) {
+	needBinary(t)
+	dir := t.TempDir()
+	shard := filepath.Join(dir, "s.sift")
+	mustRun(t, []byte("a\n"), "build", "-n", "10", "-o", shard)
+	for _, c := range []struct{ out, want string }{
+		{filepath.Join(dir, "nodir", "f.sift"), "no such file or directory"},
+		{dir, "a directory"},
+		{"/dev/null", "not a regular file"},
+		{"-", "not to standard output"},
+	} {
+		for _, args := range [][]string{{"build", "-n", "10", "-o", c.out}, {"merge", "-o", c.out, shard}} {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			argv := append(append(append([]string{}, siftRunner...), siftBin), args...)
+			cmd := exec.Command(argv[0], argv[1:]...)
+			var stderr bytes.Buffer
+			cmd.Stdin, cmd.Stderr = pr, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("sift %s: still running: it waited for input before checking -o", strings.Join(args, " "))
+			}
+			pw.Close()
+			pr.Close()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitError || !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("sift %s: %v, stderr %q; want exit 2 saying %q", strings.Join(args, " "), err, stderr.String(), c.want)
+			}
+		}
+	}
+}

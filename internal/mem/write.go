@@ -242,3 +242,31 @@ func fault(op string) error {
 	}
 	return f(op)
 }
+
+// CheckWritable reports, before any work, the errors WriteAtomic would meet
+// at its end for path: a path that exists and is not a regular file, a
+// directory that does not exist or is not one, and a directory where no
+// file can be created (read-only, no permission; the check creates and
+// removes a temporary file named as WriteAtomic's, so a leftover is
+// removed by RemoveStale). A disk that fills up later is still
+// WriteAtomic's error.
+func CheckWritable(path string) error {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return NotRegular(path, st.Mode())
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("cannot write %s: %s is not a directory", path, dir)
+	}
+	tmp, err := os.CreateTemp(dir, TempPrefix(path)+strconv.Itoa(os.Getpid())+"-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	tmp.Close()
+	os.Remove(tmp.Name())
+	return nil
+}
