@@ -284,8 +284,8 @@ func runBuild(e *env) (int, error) {
 	if counting > 0 {
 		rate += "; counting lines took " + durationString(counting)
 	}
-	fmt.Fprintf(e.stderr, "sift build: wrote %s: %s, %d keys%s in %s (%s), %s, %s bits/key, %s, predicted FPR %.3g\n",
-		*out, st.kind, keys, distinct, durationString(elapsed), rate,
+	fmt.Fprintf(e.stderr, "sift build: wrote %s: %s, %d key%s%s in %s (%s), %s, %s bits/key, %s, predicted FPR %.3g\n",
+		*out, st.kind, keys, plural(int(min(keys, 2))), distinct, durationString(elapsed), rate,
 		sizeString(size), perKey, st.geometry, st.fpp)
 	return exitOK, nil
 }

@@ -214,7 +214,7 @@ func filterErr(path string, err error) error {
 	case errors.Is(err, mem.ErrChanged):
 		hint = " (was it being written? run again once the copy is complete)"
 	case errors.Is(err, sift.ErrMagic):
-		hint = " (is it a sift filter file? for a Guava BloomFilter use -guava)"
+		hint = " (is it a sift filter file? sift query and info read a Guava BloomFilter with -guava)"
 	case errors.Is(err, sift.ErrChecksum):
 		hint = " (the file is damaged: rebuild or copy it again)"
 	case errors.Is(err, sift.ErrTruncated):
