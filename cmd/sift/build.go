@@ -43,8 +43,9 @@ anything, naming every such INPUT: it never writes a filter without them.
               non-empty lines in a first pass. Without -n on standard input
               or a pipe (which cannot be read twice), -kind blocked makes a
               scalable filter: a chain of blocked filters that grows as keys
-              arrive and keeps the FPR under P, but is larger (2-4x) and
-              slower to query than one sized in advance (info shows its
+              arrive and keeps the FPR under P, but is larger (2-4x; at
+              least its first stage, sized for 262144 keys: 470 KiB at
+              1%) and slower to query than one sized in advance (info shows its
               kind as "scalable"); the other kinds require -n there. More
               keys than N can be added to a blocked or classic filter (with
               a warning: the FPR then exceeds P); a cuckoo filter fails
