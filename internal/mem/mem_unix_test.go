@@ -3,9 +3,12 @@
 package mem
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -97,5 +100,45 @@ func TestWriteAtomicMode(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(target); string(got) != "old" || mode(target) != 0o600 {
 		t.Errorf("the link's target was changed: %q, mode %v", got, mode(target))
+	}
+}
+
+// TestCheckWritable: the errors WriteAtomic would meet at its end come
+// before any work (a special file, a directory, a missing or read-only
+// directory), a writable path passes leaving no file behind, and a dead
+// writer's leftover is removed first.
+func TestCheckWritable(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.sift")
+	dead := filepath.Join(dir, TempPrefix(path)+strconv.Itoa(deadPID(t))+"-1")
+	if err := os.WriteFile(dead, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckWritable(path); err != nil {
+		t.Fatalf("a writable path: %v", err)
+	}
+	if left := tempFiles(t, dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the check made %s: %v", path, err)
+	}
+	for _, c := range []struct{ path, want string }{
+		{dir, "a directory"},
+		{"/dev/null", "a device"},
+		{filepath.Join(dir, "nodir", "f.sift"), "no such file or directory"},
+	} {
+		if err := CheckWritable(c.path); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("CheckWritable(%s): %v, want an error saying %q", c.path, err, c.want)
+		}
+	}
+	if os.Geteuid() != 0 { // root writes into a read-only directory
+		ro := filepath.Join(dir, "ro")
+		if err := os.Mkdir(ro, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckWritable(filepath.Join(ro, "f.sift")); !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("a read-only directory: %v", err)
+		}
 	}
 }

@@ -248,12 +248,15 @@ func fault(op string) error {
 // directory that does not exist or is not one, and a directory where no
 // file can be created (read-only, no permission; the check creates and
 // removes a temporary file named as WriteAtomic's, so a leftover is
-// removed by RemoveStale). A disk that fills up later is still
-// WriteAtomic's error.
+// removed by RemoveStale). It first removes the leftovers of earlier
+// writers of path that died (RemoveStale, as WriteAtomic does), so that a
+// writer killed during the check leaves at most its own temporary file.
+// A disk that fills up later is still WriteAtomic's error.
 func CheckWritable(path string) error {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return NotRegular(path, st.Mode())
 	}
+	RemoveStale(path)
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)
 	if err != nil {
