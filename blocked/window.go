@@ -210,7 +210,9 @@ type Window struct {
 // (WindowFalsePositiveRate is a generation's rate, with the margin New
 // sizes a Filter with).
 // window must be positive and at least G-1 nanoseconds, unless
-// WithSliceKeys makes the window count adds; then window must be 0. Errors
+// WithSliceKeys makes the window count adds; then window must be 0. A
+// slice is window/(G-1) rounded up to a whole nanosecond, so Window, the
+// guarantee, is window or up to G-2 ns more. Errors
 // are New's and ErrInvalidOption for an option or window out of range.
 // Options: WithGenerations, WithClock, WithExpiryOnAdd, WithSliceKeys,
 // WithSeed, WithMaxSize (the bound applies to all generations together).
@@ -227,8 +229,15 @@ func NewWindow(n uint64, fpp float64, window time.Duration, opts ...Option) (*Wi
 		return nil, errorf(ErrInvalidOption, "a window advancing by count (WithSliceKeys) takes window 0, not %v", window)
 	case o.win.sliceKeys == 0 && window < time.Duration(g-1):
 		return nil, errorf(ErrInvalidOption, "window %v is too short for %d slices", window, g-1)
+	case o.win.sliceKeys == 0 && window%time.Duration(g-1) != 0 && window > math.MaxInt64-time.Duration(g-1):
+		return nil, errorf(ErrInvalidOption, "window %v is too long to cut into %d whole slices", window, g-1)
 	case o.win.sliceKeys == 0:
+		// Rounded up, so that the guarantee, (G-1) slices, is at least
+		// window (rounded down it fell short by up to G-2 ns).
 		slice = window / time.Duration(g-1)
+		if window%time.Duration(g-1) != 0 {
+			slice++
+		}
 	}
 	size, err := sizeWindow(n, fpp, g, o)
 	if err != nil {

@@ -146,14 +146,17 @@ func (c *ConcurrentWindow) current() *windowState {
 	if c.slice == 0 {
 		n = c.adds.Add(1) - 1
 	}
-	for {
-		s := c.state.Load()
-		e := c.epochAt(s, n)
-		if e == s.epoch {
-			return s
-		}
-		c.rotate(e)
+	s := c.state.Load()
+	e := c.epochAt(s, n)
+	if e == s.epoch {
+		return s
 	}
+	// One clock reading, one rotation: the state after it is at epoch e or
+	// later (another add rotated further), and a key added to it is kept
+	// at least as long. Reading the clock again until two readings agreed
+	// never ended when a rotation took longer than a slice.
+	c.rotate(e)
+	return c.state.Load()
 }
 
 // Hash returns the hash of key with the window's seed, for the *Hash methods.

@@ -1,7 +1,9 @@
 package blocked
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -369,5 +371,68 @@ func TestConcurrentWindowAddNewHashesRaces(t *testing.T) {
 	}
 	if never > keys/100+5 {
 		t.Fatalf("%d of %d keys never reported new", never, keys)
+	}
+}
+
+// TestConcurrentWindowSlowRotation: a clock that moves past a slice on
+// every reading (a rotation that takes longer than a slice) must not keep
+// an add rotating forever: each add rotates once, to the slice it read,
+// and returns, and the key is found in that slice.
+func TestConcurrentWindowSlowRotation(t *testing.T) {
+	var now atomic.Int64
+	now.Store(1_700_000_000e9)
+	clock := func() time.Time { return time.Unix(0, now.Add(int64(3*time.Millisecond))) } // 1.5 slices a read
+	c, err := NewConcurrentWindow(1000, 0.01, 6*time.Millisecond, WithClock(clock))       // G=4: 2 ms slices
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 100 {
+			c.AddUint64(uint64(i))
+			c.AddHashes([]uint64{c.HashUint64(uint64(i) + 1000)})
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("adds under a clock that moves past a slice each reading did not return")
+	}
+	// Two more readings later (3 slices on, inside the 6 ms window of the
+	// last add), the last keys are found.
+	if !c.ContainsUint64(99) {
+		t.Error("the last key added is not found")
+	}
+}
+
+// TestWindowSliceRoundsUp: a window that G-1 does not divide gets slices
+// rounded up, so the guarantee (Window) is at least the window asked for,
+// and a key is found for that long; a window too long to round up is an
+// error, not an overflow.
+func TestWindowSliceRoundsUp(t *testing.T) {
+	clk := newSimClock()
+	w, err := NewWindow(100, 0.01, 10*time.Second, WithClock(clk.Now)) // G=4: 3 slices
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if w.Window() < 10*time.Second || w.Slice() != 3333333334 {
+		t.Fatalf("window %v, slice %v", w.Window(), w.Slice())
+	}
+	clk.now = clk.now.Add(w.Slice() - 1) // the last nanosecond of slice 0
+	w.AddString("k")
+	clk.now = clk.now.Add(10 * time.Second)
+	if !w.ContainsString("k") {
+		t.Error("a key is lost 10 s after its add in a 10 s window")
+	}
+	if _, err := NewWindow(100, 0.01, math.MaxInt64); !errors.Is(err, ErrInvalidOption) {
+		t.Errorf("a window of MaxInt64 ns (G-1 = 3 does not divide it): %v", err)
+	}
+	if w, err := NewWindow(100, 0.01, math.MaxInt64-1); err != nil || w.Window() != math.MaxInt64-1 {
+		t.Errorf("a window of MaxInt64-1 ns (divisible by 3): %v", err)
+	} else {
+		w.Close()
 	}
 }
