@@ -611,7 +611,12 @@ func (w *Window) AddNewHashes(hs []uint64, out []bool) int {
 	n := 0
 	if !useKernel(len(hs)) {
 		for i, h := range hs {
-			w.advance()
+			// One clock reading for the batch, as the kernel path below.
+			if i == 0 || w.slice == 0 {
+				w.advance()
+			} else {
+				w.added++
+			}
 			isNew := kernel.BlockedAddNewGensT(&w.wt, ^uint64(0), w.cur, h)
 			out[i] = isNew
 			if isNew {

@@ -382,7 +382,8 @@ func (c *ConcurrentWindow) ContainsHash(h uint64) bool {
 // if a rotation was clearing meanwhile (the sequence number was odd or
 // changed), the keys it missed are looked up again one at a time, with
 // ContainsHash's retry. Under the race detector, or for batches too small
-// for the kernel, every key takes the atomic path. It panics if len(out) <
+// for the kernel (and without assembly), every key takes an atomic probe,
+// at the same one reading of the state and the clock. It panics if len(out) <
 // len(hs); out beyond len(hs) is left alone.
 func (c *ConcurrentWindow) ContainsHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
@@ -408,14 +409,38 @@ func (c *ConcurrentWindow) ContainsHashes(hs []uint64, out []bool) int {
 		runtime.KeepAlive(c)
 		return n
 	}
+	// The same with a key-by-key atomic probe: one reading of the state
+	// and the clock for the batch, and ContainsHash's retry for the misses
+	// if a rotation overlapped.
+	q := c.seq.Load()
+	st := c.state.Load()
+	live := liveGens(c.g, st.cur, c.liveAt(st, c.lookupEpoch(st)))
 	for i, h := range hs {
-		out[i] = c.lookupOlder(h, &none)
+		out[i] = c.probeGens(h, live)
+	}
+	retry := q&1 != 0 || c.seq.Load() != q
+	for i, h := range hs {
+		if !out[i] && retry {
+			out[i] = c.lookupOlder(h, &none)
+		}
 		if out[i] {
 			n++
 		}
 	}
 	runtime.KeepAlive(c)
 	return n
+}
+
+// probeGens reports whether h is in one of the generations in live, with
+// atomic loads and no retry.
+func (c *ConcurrentWindow) probeGens(h, live uint64) bool {
+	m := kernel.WindowMask(h, c.t.K, c.g)
+	for ; live != 0; live &= live - 1 {
+		if probeLane(c.lane(bits.TrailingZeros64(live), h), &m) {
+			return true
+		}
+	}
+	return false
 }
 
 // AddNewHashes sets out[i] = AddNewHash(hs[i]) for i in order and returns
@@ -432,14 +457,16 @@ func (c *ConcurrentWindow) ContainsHashes(hs []uint64, out []bool) int {
 // lookup has just brought into cache: a key the lookup found is added and
 // answers false; a key it missed is new if its atomic OR set a clear bit
 // (a miss that overlapped a rotation's clearing is looked up again, as
-// AddNewHash does). A window that advances by count rotates between keys,
-// and under the race detector every key takes AddNewHash.
+// AddNewHash does). A window that advances by count rotates between keys.
+// Under the race detector, or for batches too small for the kernel (and
+// without assembly), each key is looked up with atomic probes instead of
+// the kernel, at the same one reading of the clock.
 func (c *ConcurrentWindow) AddNewHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: AddNewHashes: len(out) < len(hs)")
 	}
 	out = out[:len(hs)]
-	if c.slice == 0 || raceEnabled || !useKernel(len(hs)) {
+	if c.slice == 0 {
 		n := 0
 		for i, h := range hs {
 			out[i] = c.AddNewHash(h)
@@ -449,9 +476,36 @@ func (c *ConcurrentWindow) AddNewHashes(hs []uint64, out []bool) int {
 		}
 		return n
 	}
+	if len(hs) == 0 {
+		mustOpen(&c.core)
+		return 0
+	}
 	s := c.current() // the one clock reading
 	all := uint64(1)<<uint(c.g) - 1
 	n := 0
+	if raceEnabled || !useKernel(len(hs)) {
+		// Key by key with atomic probes, at the batch's reading as below:
+		// every generation of s is live at s's epoch.
+		for i, h := range hs {
+			q := c.seq.Load()
+			var seenBefore bool
+			if q&1 == 0 && c.state.Load() == s {
+				seenBefore = c.probeGens(h, all&^(1<<uint(s.cur)))
+				if c.seq.Load() != q {
+					seenBefore = c.lookupOlder(h, s)
+				}
+			} else {
+				seenBefore = c.lookupOlder(h, s)
+			}
+			m := kernel.WindowMask(h, c.t.K, c.g)
+			out[i] = addNewLane(c.lane(s.cur, h), &m) && !seenBefore
+			if out[i] {
+				n++
+			}
+		}
+		runtime.KeepAlive(c)
+		return n
+	}
 	for i := 0; i < len(hs); i += addNewChunk {
 		part := hs[i:min(i+addNewChunk, len(hs))]
 		o := out[i : i+len(part)]

@@ -1,6 +1,7 @@
 package blocked
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -11,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sift-go/sift/internal/kernel"
 )
 
 // TestConcurrentWindowRaces runs adders, AddNew callers and a goroutine
@@ -434,5 +437,84 @@ func TestWindowSliceRoundsUp(t *testing.T) {
 		t.Errorf("a window of MaxInt64-1 ns (divisible by 3): %v", err)
 	} else {
 		w.Close()
+	}
+}
+
+// TestWindowBatchOneClockReading: the batch calls of a window that
+// advances by time read the clock once a call on every path, so under a
+// clock that moves on each reading the answers and the bytes do not depend
+// on the kernel set (the Go path read it once a key): Window.AddNewHashes
+// and ConcurrentWindow.AddNewHashes and ContainsHashes, with every kernel
+// set this CPU has.
+func TestWindowBatchOneClockReading(t *testing.T) {
+	hs := make([]uint64, 3000)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range hs {
+		hs[i] = rng.Uint64()
+		if i%7 == 3 {
+			hs[i] = hs[i/2] // repeats
+		}
+	}
+	type result struct {
+		answers []bool
+		bytes   []byte
+		words   []uint64
+		reads   int64
+	}
+	run := func() (w, c result) {
+		var reads atomic.Int64
+		clock := func() time.Time {
+			return time.Unix(1_700_000_000, reads.Add(1)*int64(time.Millisecond))
+		}
+		win, err := NewWindow(5000, 0.01, 40*time.Millisecond, WithClock(clock)) // 13.3 ms slices
+		if err != nil {
+			t.Fatal(err)
+		}
+		cw, err := NewConcurrentWindow(5000, 0.01, 40*time.Millisecond, WithClock(clock))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reads.Store(0)
+		for i := 0; i < len(hs); i += 300 {
+			out := make([]bool, 300)
+			win.AddNewHashes(hs[i:i+300], out)
+			w.answers = append(w.answers, out...)
+			out = make([]bool, 300)
+			cw.AddNewHashes(hs[i:i+300], out)
+			c.answers = append(c.answers, out...)
+			out = make([]bool, 300)
+			cw.ContainsHashes(hs[:300], out)
+			c.answers = append(c.answers, out...)
+		}
+		w.reads = reads.Load()
+		w.bytes, _ = win.MarshalBinary()
+		c.words = slices.Clone(cw.words)
+		win.Close()
+		cw.Close()
+		return w, c
+	}
+	var firstW, firstC result
+	for i, impl := range kernel.Impls() {
+		restore, err := kernel.SetImpl(impl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, c := run()
+		restore()
+		// Three calls a round, ten rounds: a few readings each (the
+		// rotation's timer arming reads it too), never one a key.
+		if w.reads > 100 {
+			t.Errorf("%s: %d clock readings for 30 batch calls of 300 keys", impl, w.reads)
+		}
+		if i == 0 {
+			firstW, firstC = w, c
+			continue
+		}
+		if !slices.Equal(w.answers, firstW.answers) || !bytes.Equal(w.bytes, firstW.bytes) {
+			t.Errorf("Window.AddNewHashes: %s and %s differ", impl, kernel.Impls()[0])
+		}
+		if !slices.Equal(c.answers, firstC.answers) || !slices.Equal(c.words, firstC.words) {
+			t.Errorf("ConcurrentWindow: %s and %s differ", impl, kernel.Impls()[0])
+		}
 	}
 }
