@@ -257,6 +257,9 @@ func (c *Concurrent) ContainsHashes(hs []uint64, out []bool) int {
 // may be missed). other must have the same block count, k and seed, else
 // ErrIncompatible.
 func (c *Concurrent) Union(other *Concurrent) error {
+	if other == nil {
+		return errorf(ErrClosed, "cannot union a nil filter")
+	}
 	if err := c.compatible(&other.core); err != nil {
 		return err
 	}

@@ -61,6 +61,9 @@ func TestConstructorMaxSize(t *testing.T) {
 		}
 	}
 	wantErr(t, "Scalable growing past WithMaxSize", err, ErrTooLarge)
+	if !strings.Contains(err.Error(), "of 16384 bytes") { // the limit, not what is left of it
+		t.Errorf("the error does not name the limit: %v", err)
+	}
 	if s.Bits()/8 > 16<<10 || s.Count() > added || s.Stages() < 2 {
 		t.Fatalf("%d stages, %d bits, %d keys of %d", s.Stages(), s.Bits(), s.Count(), added)
 	}
@@ -149,6 +152,8 @@ func checkFilterUnusable(t *testing.T, name string, f *Filter) {
 	g := mustNew(t, 100, 0.01)
 	wantErr(t, name+".Union", f.Union(g), ErrClosed)
 	wantErr(t, name+".Intersect", g.Intersect(f), ErrClosed)
+	wantErr(t, "Union(nil)", g.Union(nil), ErrClosed)
+	wantErr(t, "Intersect(nil)", g.Intersect(nil), ErrClosed)
 	wantPanic(t, name+".FPP", ErrClosed, func() { f.FPP() })
 	wantPanic(t, name+".EstimatedCount", ErrClosed, func() { f.EstimatedCount() })
 	wantPanic(t, name+".AddHashes", ErrClosed, func() { f.AddHashes(hs) })
@@ -184,6 +189,7 @@ func checkConcurrentUnusable(t *testing.T, name string, c *Concurrent) {
 	d, _ := NewConcurrent(100, 0.01)
 	wantErr(t, name+".Union", c.Union(d), ErrClosed)
 	wantErr(t, name+".Union(closed)", d.Union(c), ErrClosed)
+	wantErr(t, "Concurrent.Union(nil)", d.Union(nil), ErrClosed)
 	wantPanic(t, name+".FPP", ErrClosed, func() { c.FPP() })
 	wantPanic(t, name+".EstimatedCount", ErrClosed, func() { c.EstimatedCount() })
 	wantPanic(t, name+".AddUint64", ErrClosed, func() { c.AddUint64(1) })

@@ -291,6 +291,9 @@ func (f *Filter) ContainsHashes(hs []uint64, out []bool) int {
 // both sets. other must have the same block count, k and seed (filters made
 // by the same constructor call arguments do), else ErrIncompatible.
 func (f *Filter) Union(other *Filter) error {
+	if other == nil {
+		return errorf(ErrClosed, "cannot union a nil filter")
+	}
 	if err := f.compatible(&other.core); err != nil {
 		return err
 	}
@@ -310,6 +313,9 @@ func (f *Filter) Union(other *Filter) error {
 // the call, and EstimatedCount overestimates the common keys. other must
 // have the same block count, k and seed, else ErrIncompatible.
 func (f *Filter) Intersect(other *Filter) error {
+	if other == nil {
+		return errorf(ErrClosed, "cannot intersect with a nil filter")
+	}
 	if err := f.compatible(&other.core); err != nil {
 		return err
 	}

@@ -124,6 +124,9 @@ func (s *Scalable) grow() error {
 		}
 		limit = s.maxBytes - s.bytes
 	}
+	if limit != 0 && blocks*(BlockBits/8) > limit {
+		return errorf(ErrTooLarge, "scalable filter cannot grow to stage %d: its %d bytes and the %d of the stages before it exceed the maximum size (WithMaxSize) of %d bytes", i, blocks*(BlockBits/8), s.bytes, s.maxBytes)
+	}
 	f, err := newFilter(blocks, k, options{seed: s.seed, maxBytes: limit})
 	if err != nil {
 		return errorf2(ErrTooLarge, err, "scalable filter cannot grow to stage %d: %s", i, trimPrefix(err))
