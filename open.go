@@ -107,6 +107,12 @@ func viewOwning(data []byte, region *mem.Region, err error, opts []Option) (*Vie
 		_ = region.Free()
 		return nil, err
 	}
+	if v.info.Kind == KindWindow {
+		// A window is always a copy (it changes as time passes): the
+		// mapping or the buffer read is no longer needed.
+		_ = region.Free()
+		return v, nil
+	}
 	v.region = region
 	return v, nil
 }

@@ -432,3 +432,35 @@ func TestViewContainsHashesTail(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenWindowUnmapped: a window file is served from a copy (it changes
+// as time passes), so Open unmaps the file at once instead of holding the
+// mapping, twice the memory, until Close (Linux: /proc/self/maps); the
+// View still answers.
+func TestOpenWindowUnmapped(t *testing.T) {
+	if _, err := os.ReadFile("/proc/self/maps"); err != nil {
+		t.Skip("no /proc/self/maps here")
+	}
+	w, err := blocked.NewWindow(1000, 0.01, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AddString("k")
+	path := filepath.Join(t.TempDir(), "window.sift")
+	if err := sift.WriteFile(path, w, 0); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	v, err := sift.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	maps, _ := os.ReadFile("/proc/self/maps")
+	if bytes.Contains(maps, []byte(path)) {
+		t.Errorf("the window file is still mapped after Open:\n%s", maps)
+	}
+	if !v.ContainsString("k") {
+		t.Error("the key is not found")
+	}
+}

@@ -11,3 +11,7 @@ func (f *Filter) Poll() error {
 	}
 	return f.check(false)
 }
+
+// Mapped reports whether the filter served now holds a mapping (the
+// file's, with WithMmap, or a large read copy).
+func (f *Filter) Mapped() bool { return f.cur.Load().region.Mapped() }

@@ -267,6 +267,8 @@ func load(path string, fd *os.File, st fs.FileInfo, h head, o options) (g *gen, 
 	if err != nil {
 		return nil, racy, fmt.Errorf("reload: %w", err)
 	}
+	var first head // copied before serve, which may free data (a copied view)
+	first.n = copy(first.b[:], data)
 	g, err = serve(path, data, region, o)
 	if err != nil {
 		_ = region.Free()
@@ -278,7 +280,7 @@ func load(path string, fd *os.File, st fs.FileInfo, h head, o options) (g *gen, 
 	} else {
 		fd.Close()
 	}
-	g.head.n = copy(g.head.b[:], data)
+	g.head = first
 	g.version.Size, g.version.ModTime = st.Size(), st.ModTime()
 	return g, racy, nil
 }
@@ -298,7 +300,9 @@ func obtain(fd *os.File, st fs.FileInfo, o options) ([]byte, *mem.Region, error)
 // big-endian machine they decode into memory of their own.
 var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
-// serve makes the view of the filter encoded in data, which region holds.
+// serve makes the view of the filter encoded in data, which region holds;
+// when the view is a copy of its own (a window; every kind on a big-endian
+// machine) it frees region, so data must not be used after it.
 func serve(path string, data []byte, region *mem.Region, o options) (*gen, error) {
 	var so []sift.Option
 	if o.skipChecksum {
@@ -311,9 +315,10 @@ func serve(path string, data []byte, region *mem.Region, o options) (*gen, error
 	}
 	info := v.Info()
 	g := &gen{v: v, region: region, version: Version{Kind: info.Kind, Generation: info.Generation, HeaderCRC: info.HeaderCRC, PayloadCRC: info.PayloadCRC}}
-	if !littleEndian {
-		// The view decoded a copy of its own: the file's bytes are not
-		// needed any more.
+	if !littleEndian || info.Kind == sift.KindWindow {
+		// The view decoded a copy of its own (a window always does: it
+		// changes as time passes): the file's bytes are not needed any
+		// more.
 		_ = region.Free()
 		g.region = &mem.Region{}
 	}
