@@ -92,7 +92,7 @@ type Info struct {
 	// is zero for the kinds it does not apply to.
 	Params [8]uint64
 
-	Blocks          uint64 // blocked: 64-byte blocks; split-block: 32-byte blocks
+	Blocks          uint64 // blocked, window: 64-byte blocks (lines); split-block: 32-byte blocks
 	Buckets         uint64 // cuckoo: buckets of four slots
 	Counters        uint64 // counting: 4-bit counters
 	Words           uint64 // classic: 64-bit words (the filter has 64*Words bits)

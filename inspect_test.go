@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
@@ -294,5 +295,26 @@ func TestReexported(t *testing.T) {
 				t.Errorf("%s: %v is not sift's %v", p.name, p.got[i], p.sift[i])
 			}
 		}
+	}
+}
+
+// TestInspectWindowBlocks: Info.Blocks of a window counts its 64-byte
+// lines, as Window.Blocks does (it gave the groups, G/4 times fewer above
+// G = 4).
+func TestInspectWindowBlocks(t *testing.T) {
+	for _, g := range []int{2, 4, 8, 64} {
+		w, err := blocked.NewWindow(1000, 0.01, time.Hour, blocked.WithGenerations(g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := w.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := sift.Inspect(b)
+		if err != nil || info.Blocks != w.Blocks() || info.K != w.K() {
+			t.Errorf("G=%d: Inspect: %d blocks k=%d (%v), the window: %d blocks k=%d", g, info.Blocks, info.K, err, w.Blocks(), w.K())
+		}
+		w.Close()
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"math/bits"
 
 	"github.com/sift-go/sift/internal/errs"
 	"github.com/sift-go/sift/internal/mem"
@@ -115,7 +116,19 @@ var kinds = [MaxKind + 1]kindSpec{
 	KindSplitBlock: {"sbbf", func(p [NumParams]uint64) Geometry { return Geometry{Blocks: p[0], K: 8} }},
 	KindWindowV0:   {"window-v0", func(p [NumParams]uint64) Geometry { return Geometry{} }},
 	KindWindowV1:   {"window-v1", func(p [NumParams]uint64) Geometry { return Geometry{} }},
-	KindWindow:     {"window", func(p [NumParams]uint64) Geometry { return Geometry{Blocks: p[0], K: p[1]} }},
+	// Groups (p[0]) of one 64-byte line at G <= 4 and G/4 above (G = p[2]):
+	// Blocks counts lines, as Window.Blocks does.
+	KindWindow: {"window", func(p [NumParams]uint64) Geometry {
+		lines := uint64(1)
+		if p[2] >= 8 && p[2] <= 64 {
+			lines = p[2] / 4
+		}
+		hi, lo := bits.Mul64(p[0], lines)
+		if hi != 0 {
+			lo = math.MaxUint64
+		}
+		return Geometry{Blocks: lo, K: p[1]}
+	}},
 }
 
 // String returns the kind's name, as `sift info` prints it.
