@@ -111,8 +111,9 @@ type winParams struct {
 //	      WithExpiryOnAdd; bits 5-6: fpp, one of 0.01, 0.1, 0.5, 0.001
 //	p[1]  n-1 (keys per window)
 //	p[2]  the slice: 1+x%64 ns by time, 1+x%40 adds by count
-//	p[3]  by time, NewWindow's window is the slice·(G-1) + x%(G-1) ns
-//	      (which it must cut into the same slices)
+//	p[3]  by time, NewWindow's window is the slice·(G-1) - x%(G-1) ns
+//	      (which it must cut into the same slices, rounding up; with a
+//	      slice of 1 ns, exactly G-1 ns, the shortest window allowed)
 //	p[4]  the seed, times a constant
 //	p[5]  the batch kernels' mode (kernel.SetBatchModes), x%3
 func decodeWinParams(in *input) winParams {
@@ -133,7 +134,11 @@ func decodeWinParams(in *input) winParams {
 		p.sliceKeys = 1 + uint64(b[2]%40)
 	} else {
 		p.slice = 1 + int64(b[2]%64)
-		p.window = time.Duration(p.slice*int64(p.g-1) + int64(int(b[3])%(p.g-1)))
+		r := int64(int(b[3]) % (p.g - 1))
+		if p.slice == 1 {
+			r = 0
+		}
+		p.window = time.Duration(p.slice*int64(p.g-1) - r)
 	}
 	return p
 }
