@@ -117,17 +117,10 @@ func (s *Scalable) grow() error {
 	if err != nil {
 		return errorf(ErrTooLarge, "scalable filter cannot grow to stage %d (%d keys at rate %.3g): %s", i, capacity, fpp, trimPrefix(err))
 	}
-	var limit uint64
-	if s.maxBytes != 0 {
-		if s.bytes >= s.maxBytes {
-			return errorf(ErrTooLarge, "scalable filter cannot grow to stage %d: its stages take %d bytes, the maximum size (WithMaxSize) is %d", i, s.bytes, s.maxBytes)
-		}
-		limit = s.maxBytes - s.bytes
+	if size := blocks * (BlockBits / 8); s.maxBytes != 0 && s.bytes+size > s.maxBytes {
+		return errorf(ErrTooLarge, "scalable filter cannot grow to stage %d: its %d bytes and the %d of the stages before it exceed the maximum size (WithMaxSize) of %d bytes", i, size, s.bytes, s.maxBytes)
 	}
-	if limit != 0 && blocks*(BlockBits/8) > limit {
-		return errorf(ErrTooLarge, "scalable filter cannot grow to stage %d: its %d bytes and the %d of the stages before it exceed the maximum size (WithMaxSize) of %d bytes", i, blocks*(BlockBits/8), s.bytes, s.maxBytes)
-	}
-	f, err := newFilter(blocks, k, options{seed: s.seed, maxBytes: limit})
+	f, err := newFilter(blocks, k, options{seed: s.seed})
 	if err != nil {
 		return errorf2(ErrTooLarge, err, "scalable filter cannot grow to stage %d: %s", i, trimPrefix(err))
 	}
