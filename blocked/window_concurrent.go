@@ -392,39 +392,27 @@ func (c *ConcurrentWindow) ContainsHashes(hs []uint64, out []bool) int {
 	mustOpen(&c.core)
 	out = out[:len(hs)]
 	none := windowState{cur: -1}
-	n := 0
-	if !raceEnabled && useKernel(len(hs)) {
-		q := c.seq.Load()
-		st := c.state.Load()
-		live := liveGens(c.g, st.cur, c.liveAt(st, c.lookupEpoch(st)))
-		n = kernel.BlockedContainsGens(c.t.Blocks, c.nb, c.g, live, c.t.K, hs, out)
-		if q&1 != 0 || c.seq.Load() != q {
-			for i, h := range hs {
-				if !out[i] && c.lookupOlder(h, &none) {
-					out[i] = true
-					n++
-				}
-			}
-		}
-		runtime.KeepAlive(c)
-		return n
-	}
-	// The same with a key-by-key atomic probe: one reading of the state
-	// and the clock for the batch, and ContainsHash's retry for the misses
-	// if a rotation overlapped.
 	q := c.seq.Load()
 	st := c.state.Load()
 	live := liveGens(c.g, st.cur, c.liveAt(st, c.lookupEpoch(st)))
-	for i, h := range hs {
-		out[i] = c.probeGens(h, live)
-	}
-	retry := q&1 != 0 || c.seq.Load() != q
-	for i, h := range hs {
-		if !out[i] && retry {
-			out[i] = c.lookupOlder(h, &none)
+	n := 0
+	if !raceEnabled && useKernel(len(hs)) {
+		n = kernel.BlockedContainsGens(c.t.Blocks, c.nb, c.g, live, c.t.K, hs, out)
+	} else {
+		// The same with a key-by-key atomic probe.
+		for i, h := range hs {
+			out[i] = c.probeGens(h, live)
+			if out[i] {
+				n++
+			}
 		}
-		if out[i] {
-			n++
+	}
+	if q&1 != 0 || c.seq.Load() != q {
+		for i, h := range hs {
+			if !out[i] && c.lookupOlder(h, &none) {
+				out[i] = true
+				n++
+			}
 		}
 	}
 	runtime.KeepAlive(c)
@@ -459,8 +447,8 @@ func (c *ConcurrentWindow) probeGens(h, live uint64) bool {
 // (a miss that overlapped a rotation's clearing is looked up again, as
 // AddNewHash does). A window that advances by count rotates between keys.
 // Under the race detector, or for batches too small for the kernel (and
-// without assembly), each key is looked up with atomic probes instead of
-// the kernel, at the same one reading of the clock.
+// without assembly), the chunks are looked up with atomic probes instead
+// of the kernel, at the same one reading of the clock.
 func (c *ConcurrentWindow) AddNewHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: AddNewHashes: len(out) < len(hs)")
@@ -483,29 +471,7 @@ func (c *ConcurrentWindow) AddNewHashes(hs []uint64, out []bool) int {
 	s := c.current() // the one clock reading
 	all := uint64(1)<<uint(c.g) - 1
 	n := 0
-	if raceEnabled || !useKernel(len(hs)) {
-		// Key by key with atomic probes, at the batch's reading as below:
-		// every generation of s is live at s's epoch.
-		for i, h := range hs {
-			q := c.seq.Load()
-			var seenBefore bool
-			if q&1 == 0 && c.state.Load() == s {
-				seenBefore = c.probeGens(h, all&^(1<<uint(s.cur)))
-				if c.seq.Load() != q {
-					seenBefore = c.lookupOlder(h, s)
-				}
-			} else {
-				seenBefore = c.lookupOlder(h, s)
-			}
-			m := kernel.WindowMask(h, c.t.K, c.g)
-			out[i] = addNewLane(c.lane(s.cur, h), &m) && !seenBefore
-			if out[i] {
-				n++
-			}
-		}
-		runtime.KeepAlive(c)
-		return n
-	}
+	useK := !raceEnabled && useKernel(len(hs))
 	for i := 0; i < len(hs); i += addNewChunk {
 		part := hs[i:min(i+addNewChunk, len(hs))]
 		o := out[i : i+len(part)]
@@ -515,7 +481,13 @@ func (c *ConcurrentWindow) AddNewHashes(hs []uint64, out []bool) int {
 			// Every generation of s is live at s's own epoch (current
 			// returned it for the clock's reading): o[j] is whether key j
 			// was in the window before this chunk's adds.
-			kernel.BlockedContainsGens(c.t.Blocks, c.nb, c.g, all, c.t.K, part, o)
+			if useK {
+				kernel.BlockedContainsGens(c.t.Blocks, c.nb, c.g, all, c.t.K, part, o)
+			} else {
+				for j, h := range part {
+					o[j] = c.probeGens(h, all)
+				}
+			}
 			clean = c.seq.Load() == q
 		} else {
 			clear(o)
