@@ -14,15 +14,19 @@ import (
 // MachineMemory returns the machine's RAM plus swap in bytes, the bound
 // of the decoders' default maximum size, or 0 when unknown.
 func MachineMemory() uint64 {
-	var si unix.Sysinfo_t
-	if err := unix.Sysinfo(&si); err != nil {
+	si, unit, ok := sysinfo()
+	if !ok {
 		return 0
 	}
-	unit := uint64(si.Unit)
-	if unit == 0 {
-		unit = 1
-	}
 	return (uint64(si.Totalram) + uint64(si.Totalswap)) * unit
+}
+
+// sysinfo returns sysinfo(2)'s answer and its memory unit in bytes.
+func sysinfo() (si unix.Sysinfo_t, unit uint64, ok bool) {
+	if err := unix.Sysinfo(&si); err != nil {
+		return si, 0, false
+	}
+	return si, max(uint64(si.Unit), 1), true
 }
 
 // AvailableMemory returns the bytes a new allocation can take now without
@@ -35,11 +39,10 @@ func MachineMemory() uint64 {
 func AvailableMemory() uint64 {
 	avail, swapFree, ok := meminfoAvailable(readFile("/proc/meminfo"))
 	if !ok {
-		var si unix.Sysinfo_t
-		if unix.Sysinfo(&si) != nil {
+		si, unit, ok := sysinfo()
+		if !ok {
 			return 0
 		}
-		unit := max(uint64(si.Unit), 1)
 		avail, swapFree = (uint64(si.Freeram)+uint64(si.Bufferram))*unit, uint64(si.Freeswap)*unit
 	}
 	total := avail + swapFree

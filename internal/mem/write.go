@@ -79,7 +79,7 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 		mode = 0o644
 	}
 	RemoveStale(path)
-	tmp, err := os.CreateTemp(dir, TempPrefix(path)+strconv.Itoa(os.Getpid())+"-*")
+	tmp, err := createTemp(path)
 	if err != nil {
 		return 0, fmt.Errorf("creating a temporary file for %s: %w", path, err)
 	}
@@ -137,6 +137,12 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 		return n, fmt.Errorf("wrote %s, but syncing its directory failed, so the rename may not survive a crash: %w", path, err)
 	}
 	return n, nil
+}
+
+// createTemp creates a temporary file beside path named for this process
+// (TempPrefix, the process id, a random suffix), as RemoveStale expects.
+func createTemp(path string) (*os.File, error) {
+	return os.CreateTemp(filepath.Dir(path), TempPrefix(path)+strconv.Itoa(os.Getpid())+"-*")
 }
 
 // unwrapPath drops an *os.PathError's own op and path (the step's message
@@ -265,7 +271,7 @@ func CheckWritable(path string) error {
 	if !st.IsDir() {
 		return fmt.Errorf("cannot write %s: %s is not a directory", path, dir)
 	}
-	tmp, err := os.CreateTemp(dir, TempPrefix(path)+strconv.Itoa(os.Getpid())+"-*")
+	tmp, err := createTemp(path)
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
