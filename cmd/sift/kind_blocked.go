@@ -42,7 +42,7 @@ var blockedShared = os.Getenv("SIFT_BUILD_SHARED") == "1"
 // snapshot, a second copy), f itself, filled by one goroutine.
 func (b *blockedBuilder) workers(n int) ([]builder, func() error, error) {
 	if !blockedShared && shardCount(2, b.f.SizeBytes()) < 2 {
-		return []builder{b}, func() error { return nil }, nil
+		return alone(b)
 	}
 	if blockedShared || shardCount(n, b.f.SizeBytes()) < n {
 		// f is still empty: free it before the Concurrent that replaces

@@ -139,7 +139,7 @@ func addNew(hs []uint64, contains func(uint64) bool, add func(uint64) error, key
 // shardCount) is built by one goroutine instead, in f itself.
 func (b *cuckooBuilder) workers(n int) ([]builder, func() error, error) {
 	if shardCount(2, b.f.SizeBytes()) < 2 {
-		return []builder{b}, func() error { return nil }, nil
+		return alone(b)
 	}
 	c := cuckoo.NewConcurrentFrom(b.f)
 	ws := make([]builder, n)

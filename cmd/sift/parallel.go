@@ -193,6 +193,12 @@ func (p *parallelSink) finish() error {
 	return err
 }
 
+// alone is a parallel build's workers when the filter is filled by one
+// goroutine, b itself: nothing to merge at the end.
+func alone(b builder) ([]builder, func() error, error) {
+	return []builder{b}, func() error { return nil }, nil
+}
+
 // shardMemory is totalMemory, replaced by tests.
 var shardMemory = totalMemory
 
