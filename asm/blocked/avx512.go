@@ -56,7 +56,9 @@ package main
 // the same way (about 30 uops, half on p5), and both cuckoo sets gather
 // (VPGATHERQQ), which the Gather Data Sampling microcode slows down on
 // Intel up to Ice Lake/Rocket Lake: check the microcode before trusting
-// a cuckoo figure there.
+// a cuckoo figure there. Measured since on a model 207 (Emerald Rapids,
+// internal/kernel/table.go): the batch probe at 0.82x AVX2's time with the
+// filter in L2 and 1.07x out of cache, the batch insert level and 1.13x.
 
 import (
 	"github.com/mmcloughlin/avo/attr"

@@ -72,6 +72,8 @@ type kernelFixture struct {
 type kernelMeasure func(fx *kernelFixture, now func() time.Duration) (d time.Duration, keys int, err error)
 
 var kernelMeasures = [kernel.NumOps]kernelMeasure{
+	kernel.OpBlockedContainsLarge: measureBlockedContains,
+	kernel.OpBlockedContains:      measureBlockedContains,
 	kernel.OpBlockedAdd1: func(fx *kernelFixture, now func() time.Duration) (time.Duration, int, error) {
 		start := now()
 		for _, h := range fx.sample {
@@ -94,13 +96,6 @@ var kernelMeasures = [kernel.NumOps]kernelMeasure{
 		start := now()
 		batches(fx.sample, fx.bl.AddHashes)
 		return now() - start, len(fx.sample), nil
-	},
-	kernel.OpBlockedContains: func(fx *kernelFixture, now func() time.Duration) (time.Duration, int, error) {
-		found := 0
-		start := now()
-		batches(fx.sample, func(hs []uint64) { found += fx.bl.ContainsHashes(hs, fx.out) })
-		d := now() - start
-		return d, len(fx.sample), falseNegatives(found, len(fx.sample))
 	},
 	kernel.OpCuckooContains: func(fx *kernelFixture, now func() time.Duration) (time.Duration, int, error) {
 		found := 0
@@ -211,6 +206,32 @@ var kernelMeasures = [kernel.NumOps]kernelMeasure{
 	},
 }
 
+// measureBlockedContains measures blocked ContainsHashes, which is
+// OpBlockedContains or OpBlockedContainsLarge by the filter's size
+// (kernelApplies).
+func measureBlockedContains(fx *kernelFixture, now func() time.Duration) (time.Duration, int, error) {
+	found := 0
+	start := now()
+	batches(fx.sample, func(hs []uint64) { found += fx.bl.ContainsHashes(hs, fx.out) })
+	d := now() - start
+	return d, len(fx.sample), falseNegatives(found, len(fx.sample))
+}
+
+// kernelApplies reports whether op runs on fx's filters: blocked
+// ContainsHashes is two operations, OpBlockedContains under
+// kernel.LargeBlocks blocks and OpBlockedContainsLarge from there on, and
+// each size measures the one it runs.
+func kernelApplies(op kernel.Op, fx *kernelFixture) bool {
+	large := fx.bl.Blocks() >= kernel.LargeBlocks
+	switch op {
+	case kernel.OpBlockedContains:
+		return !large
+	case kernel.OpBlockedContainsLarge:
+		return large
+	}
+	return true
+}
+
 func falseNegatives(found, keys int) error {
 	if found != keys {
 		return fmt.Errorf("%d of %d added keys were reported absent: false negatives are a bug", keys-found, keys)
@@ -312,6 +333,9 @@ func runBenchKernels(e *env, sizes []int, seed uint64, p *progress) (int, error)
 		for round := range kernelRounds {
 			p.phase(fmt.Sprintf("bench -kernels: n=%s, round %d/%d", countString(int64(n)), round+1, kernelRounds), -1)
 			for op := range kernel.NumOps {
+				if !kernelApplies(op, fx) {
+					continue
+				}
 				// Each round starts with another set, so none always
 				// runs right after the filter was built or warmed, and
 				// every other round goes through the sets backwards, so
@@ -334,8 +358,15 @@ func runBenchKernels(e *env, sizes []int, seed uint64, p *progress) (int, error)
 				}
 			}
 		}
+		var applies [kernel.NumOps]bool
+		for op := range kernel.NumOps {
+			applies[op] = kernelApplies(op, fx)
+		}
 		fx.close()
 		for op := range kernel.NumOps {
+			if !applies[op] {
+				continue
+			}
 			row := kernelRow{op: op, n: n, ns: make([]float64, len(sets))}
 			row.chosen, _ = kernel.TableChoice(op)
 			for s := range sets {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/internal/kernel"
 )
 
@@ -30,6 +31,9 @@ func TestBenchKernels(t *testing.T) {
 		}
 	}
 	for op := range kernel.NumOps {
+		// A filter of 1000 keys is under kernel.LargeBlocks: no row for
+		// the large filters' lookups (TestKernelApplies has both).
+		want := op != kernel.OpBlockedContainsLarge
 		found := false
 		for _, line := range strings.Split(r.stdout, "\n") {
 			if f := strings.Fields(line); len(f) > 0 && f[0] == op.String() {
@@ -39,8 +43,8 @@ func TestBenchKernels(t *testing.T) {
 				}
 			}
 		}
-		if !found {
-			t.Errorf("no row for %s in\n%s", op, r.stdout)
+		if found != want {
+			t.Errorf("row for %s: %v, want %v, in\n%s", op, found, want, r.stdout)
 		}
 	}
 	for _, args := range [][]string{{"-kernels", "-fpp", "0.1"}, {"-kernels", "-kind", "blocked"}} {
@@ -48,6 +52,35 @@ func TestBenchKernels(t *testing.T) {
 		if r.code == 0 || !strings.Contains(r.stderr, "-kernels takes only") {
 			t.Errorf("bench %v: exit %d, stderr %q", args, r.code, r.stderr)
 		}
+	}
+}
+
+// TestKernelApplies: blocked ContainsHashes is measured as
+// OpBlockedContains under kernel.LargeBlocks blocks and as
+// OpBlockedContainsLarge from there on; every other op at every size.
+func TestKernelApplies(t *testing.T) {
+	for _, c := range []struct {
+		blocks       uint64
+		small, large bool
+	}{{1, true, false}, {kernel.LargeBlocks - 1, true, false}, {kernel.LargeBlocks, false, true}} {
+		bl, err := blocked.NewWithSize(c.blocks*512, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fx := &kernelFixture{bl: bl}
+		for op := range kernel.NumOps {
+			want := true
+			switch op {
+			case kernel.OpBlockedContains:
+				want = c.small
+			case kernel.OpBlockedContainsLarge:
+				want = c.large
+			}
+			if got := kernelApplies(op, fx); got != want {
+				t.Errorf("%d blocks: %s applies %v, want %v", c.blocks, op, got, want)
+			}
+		}
+		bl.Close()
 	}
 }
 

@@ -38,8 +38,12 @@ func runVersion(e *env) (int, error) {
 // kernel set it runs and why, one line each after indent.
 func printKernelChoices(w io.Writer, indent string) {
 	fmt.Fprintf(w, "%scpu %s (%s)\n", indent, cpu.Current(), cpu.Name())
+	width := 0
+	for op := range kernel.NumOps {
+		width = max(width, len(op.String()))
+	}
 	for op := range kernel.NumOps {
 		set, why := kernel.Choice(op)
-		fmt.Fprintf(w, "%s%-22s %-7s %s\n", indent, op, set, why)
+		fmt.Fprintf(w, "%s%-*s %-7s %s\n", indent, width, op, set, why)
 	}
 }

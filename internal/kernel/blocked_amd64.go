@@ -112,8 +112,9 @@ import "unsafe"
 // 3). AMD's Zen 4 and 5 run 512-bit instructions at full clock; Intel
 // runs 512-bit integer work on two ports instead of three (and CPUs
 // before Ice Lake lower the clock for heavy 512-bit work), which is why
-// table.go picks avx2 for the batch calls on Intel family 6 (measured
-// there) and `sift bench -kernels` exists to check a new CPU.
+// table.go picks per operation from measurements on each CPU family (on
+// Intel family 6 model 207 the AVX2 batch insert, level in cache, led by
+// 13% out of it) and `sift bench -kernels` exists to check a new CPU.
 //
 // # Single-key kernels
 //
@@ -214,7 +215,7 @@ func blockedAdd(blocks []Block, k int, hs []uint64) {
 }
 
 func blockedContains(blocks []Block, k int, hs []uint64, out []bool) int {
-	if blockedContainsSet != setGeneric {
+	if blockedContainsSetFor(uint64(len(blocks))) != setGeneric {
 		return blockedContainsAsm(blocks, k, hs, out)
 	}
 	return BlockedContainsGeneric(blocks, k, hs, out)
@@ -306,8 +307,8 @@ func init() {
 	}
 }
 
-// blockedContainsAsm runs the AVX-512 probe kernel if blockedContainsSet
-// says so, else the AVX2 one, on any batch;
+// blockedContainsAsm runs the AVX-512 probe kernel if
+// blockedContainsSetFor says so, else the AVX2 one, on any batch;
 // len(out) >= len(hs) is checked here so the assembly never writes past out.
 func blockedContainsAsm(blocks []Block, k int, hs []uint64, out []bool) int {
 	out = out[:len(hs)]
@@ -321,7 +322,7 @@ func blockedContainsAsm(blocks []Block, k int, hs []uint64, out []bool) int {
 // blockedContainsN is blockedAddN for the probe kernels; len(out) >=
 // len(hs) > 0.
 func blockedContainsN(blocks *uint64, nblocks uint64, k int, hs []uint64, out []bool) int {
-	if blockedContainsSet == setAVX512 && nblocks < MaxBlocks {
+	if blockedContainsSetFor(nblocks) == setAVX512 && nblocks < MaxBlocks {
 		return blockedContainsAVX512(blocks, nblocks, k, &hs[0], len(hs), &out[0], batchMode(nblocks, false))
 	}
 	return blockedContainsAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0], batchMode(nblocks, false))

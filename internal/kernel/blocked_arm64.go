@@ -73,7 +73,7 @@ func blockedAdd(blocks []Block, k int, hs []uint64) {
 }
 
 func blockedContains(blocks []Block, k int, hs []uint64, out []bool) int {
-	if blockedContainsSet == setNEON {
+	if blockedContainsSetFor(uint64(len(blocks))) == setNEON {
 		return blockedContainsAsm(blocks, k, hs, out)
 	}
 	return BlockedContainsGeneric(blocks, k, hs, out)

@@ -39,8 +39,8 @@ import "github.com/klauspost/cpuid/v2"
 //	1e7  0.24-0.47   9.47     5.07
 //
 // AVX2 has neither a scatter nor a conflict detection, so the avx2 set
-// (and with it Intel, whose table picks avx2 for OpCuckooAdd) keeps the Go
-// runs; arm64 too.
+// (AVX2-only CPUs; the table picks avx512 for OpCuckooAdd on every CPU it
+// knows) keeps the Go runs; arm64 too.
 
 //go:generate sh -c "cd ../../asm && go run ./cuckoo -out ../internal/kernel/cuckoo_amd64.s -stubs ../internal/kernel/cuckoo_stubs_amd64.go -pkg kernel"
 

@@ -32,7 +32,7 @@ var (
 	blockedAdd1Set      kernelSet // BlockedAdd1 (blocked AddHash)
 	blockedContains1Set kernelSet // BlockedContains1 (blocked ContainsHash)
 	blockedAddSet       kernelSet // BlockedAdd (blocked AddHashes)
-	blockedContainsSet  kernelSet // BlockedContains (blocked ContainsHashes)
+	blockedContainsSet  kernelSet // BlockedContains (blocked ContainsHashes) under LargeBlocks blocks
 	cuckooContainsSet   kernelSet // CuckooContains (cuckoo ContainsHashes)
 	cuckooAddSet        kernelSet // CuckooLocate, CuckooAlternates (cuckoo AddHashes)
 	sbbfAdd1Set         kernelSet // SBBFAdd1
@@ -41,6 +41,8 @@ var (
 	sbbfContainsSet     kernelSet // SBBFContains
 	blockedAddNew1Set   kernelSet // BlockedAddNew1 (blocked AddNewHash)
 	blockedAddNewSet    kernelSet // BlockedAddNew (blocked AddNewHashes)
+	// BlockedContains on filters of LargeBlocks blocks or more
+	blockedContainsLargeSet kernelSet
 )
 
 // opVars maps each Op to its variable.
@@ -61,6 +63,26 @@ var opVars = [NumOps]*kernelSet{
 	OpWindowContains:   &windowContainsSet,
 	OpWindowAdd1:       &windowAdd1Set,
 	OpWindowAddNew1:    &windowAddNew1Set,
+
+	OpBlockedContainsLarge: &blockedContainsLargeSet,
+}
+
+// LargeBlocks is the filter size, in blocks (4 MiB), from which blocked
+// ContainsHashes runs OpBlockedContainsLarge's kernel set instead of
+// OpBlockedContains's. Below it the batch kernels keep their block
+// offsets in a ring (amd64's ringMaxBlocks, the same size) and the filter
+// fits in L2 or L3; from it on they compute the offsets twice and wait on
+// memory. On each of the three CPUs measured the AVX-512 probe led below
+// this size and the AVX2 probe above it (table.go has the figures).
+const LargeBlocks = 1 << 16
+
+// blockedContainsSetFor returns the set BlockedContains runs on a filter
+// of nblocks blocks.
+func blockedContainsSetFor(nblocks uint64) kernelSet {
+	if nblocks >= LargeBlocks {
+		return blockedContainsLargeSet
+	}
+	return blockedContainsSet
 }
 
 // impl is cpu.Auto while the table chooses, else the set forced for every

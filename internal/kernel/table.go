@@ -13,23 +13,24 @@ type Op uint8
 
 // The operations, named after the filter methods they serve.
 const (
-	OpBlockedAdd1      Op = iota // blocked AddHash: BlockedAdd1
-	OpBlockedContains1           // blocked ContainsHash: BlockedContains1
-	OpBlockedAdd                 // blocked AddHashes: BlockedAdd
-	OpBlockedContains            // blocked ContainsHashes: BlockedContains
-	OpCuckooContains             // cuckoo ContainsHashes: CuckooContains
-	OpCuckooAdd                  // cuckoo AddHashes, AddNewHashes: CuckooLocate, CuckooAlternates, CuckooInsert
-	OpSBBFAdd1                   // split-block AddHash: SBBFAdd1
-	OpSBBFContains1              // split-block ContainsHash: SBBFContains1
-	OpSBBFAdd                    // split-block AddHashes: SBBFAdd
-	OpSBBFContains               // split-block ContainsHashes: SBBFContains
-	OpBlockedAddNew1             // blocked AddNewHash: BlockedAddNew1
-	OpBlockedAddNew              // blocked AddNewHashes: BlockedAddNew
-	OpWindowContains1            // blocked Window ContainsHash: BlockedContainsGens1
-	OpWindowContains             // blocked Window ContainsHashes: BlockedContainsGens
-	OpWindowAdd1                 // blocked Window AddHash: BlockedAddGenT
-	OpWindowAddNew1              // blocked Window AddNewHash, AddNewHashes: BlockedAddNewGensT
-	NumOps                       // the number of operations
+	OpBlockedAdd1          Op = iota // blocked AddHash: BlockedAdd1
+	OpBlockedContains1               // blocked ContainsHash: BlockedContains1
+	OpBlockedAdd                     // blocked AddHashes: BlockedAdd
+	OpBlockedContains                // blocked ContainsHashes under LargeBlocks blocks: BlockedContains
+	OpCuckooContains                 // cuckoo ContainsHashes: CuckooContains
+	OpCuckooAdd                      // cuckoo AddHashes, AddNewHashes: CuckooLocate, CuckooAlternates, CuckooInsert
+	OpSBBFAdd1                       // split-block AddHash: SBBFAdd1
+	OpSBBFContains1                  // split-block ContainsHash: SBBFContains1
+	OpSBBFAdd                        // split-block AddHashes: SBBFAdd
+	OpSBBFContains                   // split-block ContainsHashes: SBBFContains
+	OpBlockedAddNew1                 // blocked AddNewHash: BlockedAddNew1
+	OpBlockedAddNew                  // blocked AddNewHashes: BlockedAddNew
+	OpWindowContains1                // blocked Window ContainsHash: BlockedContainsGens1
+	OpWindowContains                 // blocked Window ContainsHashes: BlockedContainsGens
+	OpWindowAdd1                     // blocked Window AddHash: BlockedAddGenT
+	OpWindowAddNew1                  // blocked Window AddNewHash, AddNewHashes: BlockedAddNewGensT
+	OpBlockedContainsLarge           // blocked ContainsHashes on filters of LargeBlocks blocks or more: BlockedContains
+	NumOps                           // the number of operations
 )
 
 var opNames = [NumOps]string{
@@ -39,6 +40,7 @@ var opNames = [NumOps]string{
 	"blocked.AddNewHash", "blocked.AddNewHashes",
 	"window.ContainsHash", "window.ContainsHashes",
 	"window.AddHash", "window.AddNewHash",
+	"blocked.ContainsHashes(4MiB+)",
 }
 
 // String returns the operation's name, "blocked.AddHashes".
@@ -104,51 +106,67 @@ var (
 // where the table's choice is not the fastest.
 var table = []tableEntry{
 	// Intel family 6 with AVX-512 (Skylake-SP through Granite Rapids).
-	// Measured on one model, 167, under KVM: issue #23, Intel Xeon family 6
-	// model 167, SIFT_KERNEL=avx512 vs avx2, thread-CPU ns/key (two
-	// interleaved rounds each, medians, 1% FPR), avx512 / avx2:
+	// Measured on model 207 (Emerald Rapids; "Intel(R) Xeon(R)
+	// Processor" in a Firecracker VM of 16 vCPUs, 2 MiB of L2 a core) on
+	// 2026-11-27: `sift bench -kernels` (thread CPU ns/key, medians of 5
+	// interleaved rounds, each after an untimed pass), six invocations in
+	// two sessions on the machine, the median of the six avx512/avx2
+	// ratios, and in how many of the six avx512 was ahead (the machine was
+	// noisy: single ratios spread by up to 0.5 around the medians):
 	//
-	//	blocked AddHashes       n=1e6  1.84 / 1.48-1.55  avx512 1.2x slower
-	//	                        n=1e7  5.57 / 5.09-5.16  1.08x slower
-	//	blocked ContainsHashes  n=1e6  2.08 / 1.91-1.94  1.08x slower
-	//	cuckoo16 AddHashes      n=1e6  18.8-19.7 / 14.2  1.3x slower
-	//	                        n=1e7  27.9-28.8 / 22.0  1.27x slower
-	//	cuckoo16 ContainsHashes n=1e6  2.38-2.41 / 2.49-2.63  avx512 1.06x faster
-	//	blocked AddHash/ContainsHash n=1e6  3.45-3.61 / 3.75-3.98  avx512 1.1x faster
+	//	                        n=1e6 (1.2 MiB)   n=1e7 (12 MiB)
+	//	blocked AddHash         0.92  4 of 6      0.96  5 of 6
+	//	blocked ContainsHash    0.93  5 of 6      0.85  5 of 6
+	//	blocked AddHashes       0.99  3 of 6      1.13  1 of 6
+	//	blocked ContainsHashes  0.82  6 of 6      1.07  0 of 6
+	//	cuckoo ContainsHashes   0.97  4 of 6      0.97  4 of 6
+	//	cuckoo AddHashes        0.90  5 of 6      0.92  6 of 6
+	//	sbbf AddHashes          1.02  2 of 6      1.03  1 of 6
+	//	sbbf ContainsHashes     1.11  2 of 6      1.05  1 of 6
+	//	blocked AddNewHash      0.91  5 of 6      0.93  4 of 6
+	//	blocked AddNewHashes    0.84  6 of 6      0.95  6 of 6
+	//	window ContainsHash     0.89  6 of 6      0.91  5 of 6
+	//	window ContainsHashes   0.90  6 of 6      1.02  3 of 6
+	//	window AddHash          0.95  4 of 6      0.82  5 of 6
+	//	window AddNewHash       0.92  4 of 6      0.74  6 of 6
 	//
-	// Intel runs 512-bit integer work on two ports instead of three, and
-	// VPMULLQ (the batch loops' block offsets then) is 3 uops there.
-	// The split-block batch kernels were not measured on Intel: they
-	// follow blocked's batch calls (the same 8 offsets in a ZMM, then one
-	// 256-bit block a key), so avx2.
+	// avx512 wherever it led at either size and did not trail at the
+	// other by more than 3%; avx2 for blocked AddHashes (level in cache,
+	// 13% ahead out of it) and the split-block batches; blocked
+	// ContainsHashes splits by size (OpBlockedContainsLarge: avx2 from
+	// LargeBlocks on, where it was ahead in all six). cuckoo ContainsHashes
+	// measured level and keeps avx512.
+	//
+	// The entry was first measured on model 167 (Rocket Lake cores under
+	// KVM, issue #23), before the batch loops' offset ring and the AVX-512
+	// cuckoo insert's rework: there avx2 led blocked AddHashes (1.2x at
+	// 1e6), ContainsHashes (1.08x at 1e6) and cuckoo AddHashes (1.3x), and
+	// avx512 the single-key calls (1.1x) and cuckoo ContainsHashes (1.06x).
+	// Intel runs 512-bit integer work on two ports instead of three; the
+	// AVX-512 batch loops compute block offsets with VPMULUDQ (one uop),
+	// not the 3-uop VPMULLQ they used then. Model 207 with today's kernels
+	// is the evidence now; the split-block single-key calls have no
+	// AVX-512 kernel (asm/sbbf's doc).
 	{
-		name: "Intel family 6 (measured: model 167, issue #23)", vendor: "Intel", family: 6,
+		name: "Intel family 6 (measured: model 207)", vendor: "Intel", family: 6,
 		order: [NumOps][]string{
-			OpBlockedAdd1:      avx512First,
-			OpBlockedContains1: avx512First,
-			OpBlockedAdd:       avx2First,
-			OpBlockedContains:  avx2First,
-			OpCuckooContains:   avx512First,
-			OpCuckooAdd:        avx2First,
-			OpSBBFAdd1:         {cpu.AVX2},
-			OpSBBFContains1:    {cpu.AVX2},
-			OpSBBFAdd:          avx2First,
-			OpSBBFContains:     avx2First,
-			// Add-if-new, not measured on Intel: it follows the add it
-			// fuses with a test (AddHash avx512, AddHashes avx2). The
-			// AVX-512 batch kernel has more opmask work than the add
-			// (KUNPCK*, internal/kernel/addnew_amd64.go), which Intel
-			// runs on port 5: worth measuring there.
-			OpBlockedAddNew1: avx512First,
-			OpBlockedAddNew:  avx2First,
-			// Unmeasured on Intel: the windowed probes follow blocked's
-			// single-key and batch choices above.
-			OpWindowContains1: avx512First,
-			OpWindowContains:  avx2First,
-			// Unmeasured on Intel: the windowed single-key adds follow
-			// blocked's single-key adds above.
-			OpWindowAdd1:    avx512First,
-			OpWindowAddNew1: avx512First,
+			OpBlockedAdd1:          avx512First,
+			OpBlockedContains1:     avx512First,
+			OpBlockedAdd:           avx2First,
+			OpBlockedContains:      avx512First,
+			OpBlockedContainsLarge: avx2First,
+			OpCuckooContains:       avx512First,
+			OpCuckooAdd:            avx512First,
+			OpSBBFAdd1:             {cpu.AVX2},
+			OpSBBFContains1:        {cpu.AVX2},
+			OpSBBFAdd:              avx2First,
+			OpSBBFContains:         avx2First,
+			OpBlockedAddNew1:       avx512First,
+			OpBlockedAddNew:        avx512First,
+			OpWindowContains1:      avx512First,
+			OpWindowContains:       avx512First,
+			OpWindowAdd1:           avx512First,
+			OpWindowAddNew1:        avx512First,
 		},
 	},
 	// AMD Zen 4 (family 25, models with AVX-512; Zen 3 in the same
@@ -183,6 +201,12 @@ var table = []tableEntry{
 	// by the larger lead. Differences under about 10% swapped places
 	// between invocations: judge by several.
 	//
+	// blocked ContainsHashes splits by size since (OpBlockedContainsLarge,
+	// from LargeBlocks on): avx2 for the large filters, where the row
+	// above has it ahead (0.94), as on Zen 5 and Intel model 207; one more
+	// invocation on 2026-11-27 agreed (avx512 1.41 / avx2 1.59 at 1e6,
+	// 3.11 / 2.99 at 1e7).
+	//
 	// blocked AddNewHashes was avx2 by the row above, which predates the
 	// AVX2 add-if-new kernel's offset ring; measured again on the same VM
 	// later that day, avx512 leads in cache by more than it trails out of
@@ -203,7 +227,8 @@ var table = []tableEntry{
 		order: [NumOps][]string{
 			OpBlockedAdd1: avx512First, OpBlockedContains1: avx2First,
 			OpBlockedAdd: avx2First, OpBlockedContains: avx512First,
-			OpCuckooContains: avx512First, OpCuckooAdd: avx512First,
+			OpBlockedContainsLarge: avx2First,
+			OpCuckooContains:       avx512First, OpCuckooAdd: avx512First,
 			OpSBBFAdd1: {cpu.AVX2}, OpSBBFContains1: {cpu.AVX2},
 			OpSBBFAdd: avx2First, OpSBBFContains: avx2First,
 			OpBlockedAddNew1: avx512First, OpBlockedAddNew: avx512First,
@@ -239,8 +264,8 @@ var table = []tableEntry{
 	// medians, avx2/avx512: sbbf batches 0.88-0.99, everything else
 	// 0.99-1.18) but for one split: blocked ContainsHashes, avx512 ahead
 	// at 1e6 (1.40 / 1.65) and avx2 at 1e7 (3.15 / 2.93), as in the first
-	// series (1.38 / 1.47, 3.39 / 3.19). One choice serves both sizes;
-	// avx512 keeps the larger in-cache gain. These runs predate bench
+	// series (1.38 / 1.47, 3.39 / 3.19). Each size takes its own since
+	// (OpBlockedContainsLarge: avx2 from LargeBlocks on). These runs predate bench
 	// -kernels' untimed run before each timed one, without which avx2
 	// measured up to 1.5x ahead at 1e7 on Zen 4 (cmd/sift's measureWarm):
 	// the next session on a Zen 5 should measure this entry again.
@@ -249,7 +274,8 @@ var table = []tableEntry{
 		order: [NumOps][]string{
 			OpBlockedAdd1: avx512First, OpBlockedContains1: avx512First,
 			OpBlockedAdd: avx512First, OpBlockedContains: avx512First,
-			OpCuckooContains: avx512First, OpCuckooAdd: avx512First,
+			OpBlockedContainsLarge: avx2First,
+			OpCuckooContains:       avx512First, OpCuckooAdd: avx512First,
 			OpSBBFAdd1: {cpu.AVX2}, OpSBBFContains1: {cpu.AVX2},
 			OpSBBFAdd: avx2First, OpSBBFContains: avx2First,
 			// Add-if-new: `sift bench -kernels`, three runs (thread CPU
@@ -326,9 +352,10 @@ func lookup(key cpu.Key) *tableEntry {
 
 // unknownVendor is the entry of a vendor the table does not know: the
 // Intel order, which loses least where it is wrong. On the Zen 5 above it
-// would give up at most 8% (avx2's blocked batches, 1.33 vs 1.23 ns at
-// 1e6); the Zen order on the Intel CPU gave up to 1.3x (cuckoo
-// AddHashes).
+// would give up at most 8% (avx2's blocked AddHashes, 1.33 vs 1.23 ns at
+// 1e6); on the Intel model 207 the Zen 5 order would give up 13% (avx512's
+// blocked AddHashes at 1e7) and the Zen 4 order 15% (avx2's blocked
+// ContainsHash at 1e7).
 func unknownVendor() *tableEntry { return &table[0] }
 
 func dist(a, b int) int {

@@ -26,23 +26,27 @@ func choices(key cpu.Key, avail []string) (sets [NumOps]string, reasons [NumOps]
 }
 
 func TestTableKnownCPUs(t *testing.T) {
-	intel := cpu.Key{Vendor: "Intel", Family: 6, Model: 167}
-	got, why := choices(intel, intelAVX512)
-	want := [NumOps]string{
-		OpBlockedAdd1: cpu.AVX512, OpBlockedContains1: cpu.AVX512,
-		OpBlockedAdd: cpu.AVX2, OpBlockedContains: cpu.AVX2,
-		OpCuckooContains: cpu.AVX512, OpCuckooAdd: cpu.AVX2,
-		OpSBBFAdd1: cpu.AVX2, OpSBBFContains1: cpu.AVX2,
-		OpSBBFAdd: cpu.AVX2, OpSBBFContains: cpu.AVX2,
-		OpBlockedAddNew1: cpu.AVX512, OpBlockedAddNew: cpu.AVX2,
-		OpWindowContains1: cpu.AVX512, OpWindowContains: cpu.AVX2,
-		OpWindowAdd1: cpu.AVX512, OpWindowAddNew1: cpu.AVX512,
-	}
-	if got != want {
-		t.Errorf("Intel family 6 model 167 with AVX-512: got %v, want %v", got, want)
-	}
-	if !strings.Contains(why[0], "Intel family 6") {
-		t.Errorf("reason %q does not name the entry", why[0])
+	// The entry was measured on model 207; model 167 (issue #23's first
+	// Intel) gets the same entry, its family's.
+	for _, model := range []int{207, 167} {
+		intel := cpu.Key{Vendor: "Intel", Family: 6, Model: model}
+		got, why := choices(intel, intelAVX512)
+		want := [NumOps]string{
+			OpBlockedAdd1: cpu.AVX512, OpBlockedContains1: cpu.AVX512,
+			OpBlockedAdd: cpu.AVX2, OpBlockedContains: cpu.AVX512, OpBlockedContainsLarge: cpu.AVX2,
+			OpCuckooContains: cpu.AVX512, OpCuckooAdd: cpu.AVX512,
+			OpSBBFAdd1: cpu.AVX2, OpSBBFContains1: cpu.AVX2,
+			OpSBBFAdd: cpu.AVX2, OpSBBFContains: cpu.AVX2,
+			OpBlockedAddNew1: cpu.AVX512, OpBlockedAddNew: cpu.AVX512,
+			OpWindowContains1: cpu.AVX512, OpWindowContains: cpu.AVX512,
+			OpWindowAdd1: cpu.AVX512, OpWindowAddNew1: cpu.AVX512,
+		}
+		if got != want {
+			t.Errorf("%v with AVX-512: got %v, want %v", intel, got, want)
+		}
+		if !strings.Contains(why[0], "Intel family 6") {
+			t.Errorf("reason %q does not name the entry", why[0])
+		}
 	}
 	for _, zen := range []cpu.Key{{Vendor: "AMD", Family: 25, Model: 17}, {Vendor: "AMD", Family: 26, Model: 2}} {
 		got, _ := choices(zen, intelAVX512)
@@ -54,6 +58,8 @@ func TestTableKnownCPUs(t *testing.T) {
 			switch Op(op) {
 			case OpSBBFAdd, OpSBBFContains:
 				w = cpu.AVX2 // measured ahead on Zen 4 and Zen 5
+			case OpBlockedContainsLarge:
+				w = cpu.AVX2 // measured ahead out of cache on Zen 4 and Zen 5
 			case OpBlockedContains1, OpBlockedAdd:
 				if zen.Family == 25 {
 					w = cpu.AVX2 // measured ahead on Zen 4
@@ -277,5 +283,35 @@ func TestMixedSets(t *testing.T) {
 				t.Fatalf("%v: CuckooLocate fp=%d differs", sets, fp)
 			}
 		}
+	}
+}
+
+// Blocked ContainsHashes runs OpBlockedContainsLarge's set from
+// LargeBlocks blocks on and OpBlockedContains's below, whatever the two
+// are.
+func TestBlockedContainsSetBySize(t *testing.T) {
+	small, large := blockedContainsSet, blockedContainsLargeSet
+	defer func() { blockedContainsSet, blockedContainsLargeSet = small, large }()
+	for _, c := range []struct{ small, large kernelSet }{{setAVX512, setAVX2}, {setAVX2, setAVX512}, {setGeneric, setNEON}} {
+		blockedContainsSet, blockedContainsLargeSet = c.small, c.large
+		for _, n := range []uint64{1, LargeBlocks - 1} {
+			if got := blockedContainsSetFor(n); got != c.small {
+				t.Errorf("%d blocks: set %d, want %d (OpBlockedContains's)", n, got, c.small)
+			}
+		}
+		for _, n := range []uint64{LargeBlocks, LargeBlocks + 1, MaxBlocks + 1} {
+			if got := blockedContainsSetFor(n); got != c.large {
+				t.Errorf("%d blocks: set %d, want %d (OpBlockedContainsLarge's)", n, got, c.large)
+			}
+		}
+	}
+	// SetImpl and the table set both.
+	restore, err := SetImpl(cpu.Generic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restore()
+	if blockedContainsSet != setGeneric || blockedContainsLargeSet != setGeneric {
+		t.Errorf("SetImpl(generic): sets %d and %d", blockedContainsSet, blockedContainsLargeSet)
 	}
 }
