@@ -70,8 +70,9 @@ anything, naming every such INPUT: it never writes a filter without them.
               time), in the header (format version 2), for servers to
               report which build they serve (sift info, reload.Version)
   -j N        goroutines that hash and add keys (default: every core).
-              The result does not depend on N, bit for bit, except that
-              a cuckoo filter's slots depend on the order of the adds
+              The result does not depend on N, bit for bit. A cuckoo
+              filter is filled by one goroutine whatever N is: shared
+              between goroutines its inserts measured slower than alone
   -f N        the key is field N (from 1) of each line, as in sift query;
               lines with fewer fields are skipped
   -d C        field delimiter for -f (default: runs of spaces and tabs)

@@ -15,8 +15,10 @@ import (
 // keys). Kinds build in parallel in one of two ways (see DESIGN.md's
 // section on parallel builds for the measurements behind the choice):
 // per-worker shards of the same geometry merged with Union at the end
-// (blocked, sbbf, classic), or one shared concurrent filter (cuckoo, whose
-// merge reinserts every fingerprint).
+// (blocked, sbbf, classic), or one shared blocked.Concurrent (blocked, when
+// shards would not fit in memory). cuckoo is no parallelBuilder: its
+// shards' merge reinserts every fingerprint, and a shared
+// cuckoo.Concurrent measured slower than one goroutine (kind_cuckoo.go).
 type parallelBuilder interface {
 	builder
 	workers(n int) (ws []builder, finish func() error, err error)
