@@ -217,12 +217,12 @@ func measureBlockedContains(fx *kernelFixture, now func() time.Duration) (time.D
 	return d, len(fx.sample), falseNegatives(found, len(fx.sample))
 }
 
-// kernelApplies reports whether op runs on fx's filters: blocked
-// ContainsHashes is two operations, OpBlockedContains under
-// kernel.LargeBlocks blocks and OpBlockedContainsLarge from there on, and
-// each size measures the one it runs.
-func kernelApplies(op kernel.Op, fx *kernelFixture) bool {
-	large := fx.bl.Blocks() >= kernel.LargeBlocks
+// kernelApplies reports whether op runs on a blocked filter of blocks
+// blocks: blocked ContainsHashes is two operations, OpBlockedContains
+// under kernel.LargeBlocks blocks and OpBlockedContainsLarge from there
+// on, and each size measures the one it runs.
+func kernelApplies(op kernel.Op, blocks uint64) bool {
+	large := blocks >= kernel.LargeBlocks
 	switch op {
 	case kernel.OpBlockedContains:
 		return !large
@@ -330,10 +330,11 @@ func runBenchKernels(e *env, sizes []int, seed uint64, p *progress) (int, error)
 		for op := range kernel.NumOps {
 			times[op] = make([][]float64, len(sets))
 		}
+		blocks := fx.bl.Blocks()
 		for round := range kernelRounds {
 			p.phase(fmt.Sprintf("bench -kernels: n=%s, round %d/%d", countString(int64(n)), round+1, kernelRounds), -1)
 			for op := range kernel.NumOps {
-				if !kernelApplies(op, fx) {
+				if !kernelApplies(op, blocks) {
 					continue
 				}
 				// Each round starts with another set, so none always
@@ -358,13 +359,9 @@ func runBenchKernels(e *env, sizes []int, seed uint64, p *progress) (int, error)
 				}
 			}
 		}
-		var applies [kernel.NumOps]bool
-		for op := range kernel.NumOps {
-			applies[op] = kernelApplies(op, fx)
-		}
 		fx.close()
 		for op := range kernel.NumOps {
-			if !applies[op] {
+			if !kernelApplies(op, blocks) {
 				continue
 			}
 			row := kernelRow{op: op, n: n, ns: make([]float64, len(sets))}
