@@ -51,7 +51,7 @@ type options struct {
 	noChecksum bool
 }
 
-// WithMaxSize makes Open and FromBytes refuse, with an error wrapping
+// WithMaxSize makes Open, Load and FromBytes refuse, with an error wrapping
 // ErrTooLarge, a filter whose payload is larger than maxBytes bytes, before
 // reading it; 0 (the default) sets no limit beyond the platform's.
 func WithMaxSize(maxBytes uint64) Option { return func(o *options) { o.maxBytes = maxBytes } }
@@ -91,7 +91,7 @@ func Open(path string, opts ...Option) (*View, error) {
 // error; read it again once the writer is done. Close frees the copy.
 // Errors are Open's.
 func Load(path string, opts ...Option) (*View, error) {
-	data, region, _, err := format.ReadFile(path, collect(opts).maxBytes)
+	data, region, _, err := format.ReadFile(path, 0, collect(opts).maxBytes)
 	return viewOwning(data, region, err, opts)
 }
 

@@ -78,7 +78,7 @@ func WithoutChecksum() Option {
 // return an error wrapping ErrTooLarge, allocating nothing, for a filter
 // whose blocks would take more; NewScalable refuses a first stage that
 // large, and a Scalable's Add returns such an error, adding nothing, when
-// a new stage would bring the chain's blocks past it. Open, FromBytes,
+// a new stage would bring the chain's blocks past it. Open, Load, FromBytes,
 // ReadFilter and ReadScalable reject an encoding whose payload declares
 // more, before reading it. A filter made with the option (by a constructor,
 // ReadFilter or ReadScalable) keeps the bound for its own UnmarshalBinary

@@ -62,7 +62,7 @@ func Open(path string, opts ...Option) (*View, error) {
 // Close frees the copy. Options: WithoutChecksum, WithMaxSize.
 func Load(path string, opts ...Option) (*View, error) {
 	o := collect(opts)
-	data, region, _, err := format.ReadFile(path, o.maxBytes)
+	data, region, _, err := format.ReadFile(path, format.KindBlocked, o.maxBytes)
 	v, err := viewFile(data, region, err, o)
 	if v != nil {
 		v.mapped = false // a copy, whatever memory holds it

@@ -236,7 +236,7 @@ func Open(path string, opts ...Option) (*View, error) {
 // regular file (an *fs.PathError, at once: it never blocks on a FIFO).
 // Close frees the copy. Options: WithoutChecksum, WithMaxSize.
 func Load(path string, opts ...Option) (*View, error) {
-	b, region, _, err := format.ReadFile(path, collect(opts).maxBytes)
+	b, region, _, err := format.ReadFile(path, format.KindCuckoo, collect(opts).maxBytes)
 	return viewFile(b, region, err, opts)
 }
 

@@ -50,8 +50,8 @@ func WithMaxKicks(n int) Option {
 
 // WithMaxSize bounds a filter's bucket array to maxBytes bytes. New and
 // NewConcurrent return an error wrapping sift.ErrTooLarge, allocating
-// nothing, for a capacity that needs more; Open, FromBytes and ReadFilter
-// refuse an encoding whose payload declares more, before reading it; and a
+// nothing, for a capacity that needs more; Open, Load, FromBytes and
+// ReadFilter refuse an encoding whose payload declares more, before reading it; and a
 // filter made with the option keeps the bound for its own UnmarshalBinary
 // and ReadFrom. 0 (the default) means no bound but the design's
 // (MaxBuckets buckets: 32 GiB with 16-bit fingerprints), the input's actual

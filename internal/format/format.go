@@ -343,23 +343,25 @@ func ParseHeader(b []byte, want Kind, opt Options) (h Header, payloadOff uint64,
 	return h, payloadOff, nil
 }
 
-// ReadFile is mem.ReadFile for the Load functions, with their WithMaxSize:
-// a header that declares a payload larger than maxPayload bytes (0: no
-// limit) is refused with ParseHeader's ErrTooLarge error from the file's
-// first HeaderSize bytes, before memory for the file is allocated or the
-// rest of it read. Any other fault of the head is left to decoding the
-// whole file, which reports it.
-func ReadFile(path string, maxPayload uint64) ([]byte, *mem.Region, fs.FileInfo, error) {
-	var check func(head []byte) error
-	if maxPayload != 0 {
-		check = func(head []byte) error {
-			if _, _, err := ParseHeader(head, 0, Options{MaxPayload: maxPayload}); errors.Is(err, errs.TooLarge) {
-				return err
-			}
-			return nil
+// ReadFile is mem.ReadFile for the Load functions, whose files hold
+// exactly one encoding of kind want (0: any) and whose WithMaxSize is
+// maxPayload (0: no limit). The file's first HeaderSize bytes are checked
+// before memory for the file is allocated or the rest of it read: a head
+// ParseHeader refuses (not a sift file, another kind, a payload over the
+// limit, a damaged header) is refused with ParseHeader's error, and a file
+// longer than the encoding its header declares with ErrCorrupt, so that
+// no Load reads a large file only to refuse it.
+func ReadFile(path string, want Kind, maxPayload uint64) ([]byte, *mem.Region, fs.FileInfo, error) {
+	return mem.ReadFileChecked(path, HeaderSize, func(head []byte, size int64) error {
+		h, off, err := ParseHeader(head, want, Options{MaxPayload: maxPayload})
+		if err != nil {
+			return err
 		}
-	}
-	return mem.ReadFileChecked(path, HeaderSize, check)
+		if end := off + h.PayloadLen; uint64(size) > end {
+			return errf(errs.Corrupt, "%d bytes after the filter (the file has %d, its header declares %d)", uint64(size)-end, size, end)
+		}
+		return nil
+	})
 }
 
 // Decode parses a complete encoding at the start of b without copying: the

@@ -40,11 +40,12 @@ func ReadFile(path string) ([]byte, *Region, fs.FileInfo, error) {
 
 // ReadFileChecked is ReadFile with a look at the file's head first: when
 // check is not nil, it is called with the file's first min(headLen, size)
-// bytes (read with pread) before any memory is allocated for the whole
-// file or the rest of it read, and an error it returns is returned as it
-// is: format.ReadFile refuses there a header that declares more payload
-// than a Load's WithMaxSize allows, without reading the file into memory.
-func ReadFileChecked(path string, headLen int, check func(head []byte) error) ([]byte, *Region, fs.FileInfo, error) {
+// bytes (read with pread) and the size fstat reported, before any memory
+// is allocated for the whole file or the rest of it read, and an error it
+// returns is returned as it is: format.ReadFile refuses there a file whose
+// header is not one a Load accepts, or which is longer than its header
+// declares, without reading the file into memory.
+func ReadFileChecked(path string, headLen int, check func(head []byte, size int64) error) ([]byte, *Region, fs.FileInfo, error) {
 	f, st, err := OpenRegular(path)
 	if err != nil {
 		return nil, nil, nil, err
@@ -56,7 +57,7 @@ func ReadFileChecked(path string, headLen int, check func(head []byte) error) ([
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, nil, st, &fs.PathError{Op: "read", Path: path, Err: err}
 		}
-		if err := check(head[:n]); err != nil {
+		if err := check(head[:n], st.Size()); err != nil {
 			return nil, nil, st, err
 		}
 	}
