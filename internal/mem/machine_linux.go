@@ -35,9 +35,16 @@ func sysinfo() (si unix.Sysinfo_t, unit uint64, ok bool) {
 // when unknown: the machine's MemAvailable (free RAM plus what the kernel
 // can reclaim, such as clean page cache) plus its free swap, and at most
 // the headroom under the memory limit of the process's control group (a
-// container's limit), on cgroup v2 or v1.
+// container's limit), on cgroup v2 or v1. When known it is at least 1, so
+// that a full control group reads as "1 byte", not as "unknown".
 func AvailableMemory() uint64 {
-	avail, swapFree, ok := meminfoAvailable(readFile("/proc/meminfo"))
+	return availableFrom(readFile("/proc/meminfo"), readFile("/proc/self/cgroup"), "/sys/fs/cgroup")
+}
+
+// availableFrom is AvailableMemory from /proc/meminfo's text, the process's
+// /proc/self/cgroup text and the cgroup file system's root.
+func availableFrom(meminfo, self []byte, root string) uint64 {
+	avail, swapFree, ok := meminfoAvailable(meminfo)
 	if !ok {
 		si, unit, ok := sysinfo()
 		if !ok {
@@ -46,10 +53,10 @@ func AvailableMemory() uint64 {
 		avail, swapFree = (uint64(si.Freeram)+uint64(si.Bufferram))*unit, uint64(si.Freeswap)*unit
 	}
 	total := avail + swapFree
-	if h, ok := cgroupHeadroom(readFile("/proc/self/cgroup"), "/sys/fs/cgroup", swapFree); ok && h < total {
+	if h, ok := cgroupHeadroom(self, root, swapFree); ok && h < total {
 		total = h
 	}
-	return total
+	return max(total, 1)
 }
 
 func readFile(path string) []byte {
@@ -106,7 +113,7 @@ func cgroupHeadroom(self []byte, root string, swapFree uint64) (headroom uint64,
 				return h, true
 			}
 		case hasController(parts[1], "memory"): // v1
-			if h, found := cgroup1Headroom(filepath.Join(root, "memory", parts[2])); found {
+			if h, found := cgroup1Headroom(filepath.Join(root, "memory"), parts[2]); found {
 				return h, true
 			}
 		}
@@ -148,10 +155,19 @@ func cgroup2Headroom(root, path string, swapFree uint64) (headroom uint64, ok bo
 	}
 }
 
-// cgroup1Headroom reads a v1 memory group: hierarchical_memory_limit in
-// memory.stat covers its ancestors' limits. Swap is not counted.
-func cgroup1Headroom(dir string) (headroom uint64, ok bool) {
+// cgroup1Headroom reads the v1 memory group at path under base
+// (/sys/fs/cgroup/memory), or the nearest ancestor that base holds: a
+// container without its own cgroup namespace sees its group's path from
+// the host's root (/docker/<id>) while base is its own group.
+// hierarchical_memory_limit in memory.stat covers the group's ancestors'
+// limits. Swap is not counted.
+func cgroup1Headroom(base, path string) (headroom uint64, ok bool) {
+	dir := filepath.Join(base, path)
 	stat := readFile(filepath.Join(dir, "memory.stat"))
+	for len(stat) == 0 && len(dir) > len(base) {
+		dir = filepath.Dir(dir)
+		stat = readFile(filepath.Join(dir, "memory.stat"))
+	}
 	limit := statValue(stat, "hierarchical_memory_limit")
 	if limit == 0 || limit >= noLimit {
 		return 0, false

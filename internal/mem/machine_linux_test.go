@@ -56,6 +56,10 @@ func TestCgroupHeadroom(t *testing.T) {
 		"memory/x/memory.stat":           "hierarchical_memory_limit 4096\ntotal_inactive_file 96\n",
 		"memory/x/memory.usage_in_bytes": "1096\n",
 		"memory/y/memory.stat":           "hierarchical_memory_limit 9223372036854771712\n",
+		// The container's own v1 group at the mount's root, seen from
+		// the host's root in /proc/self/cgroup (no cgroup namespace).
+		"memory/memory.stat":           "hierarchical_memory_limit 2048\n",
+		"memory/memory.usage_in_bytes": "48\n",
 	})
 	for _, c := range []struct {
 		self string
@@ -70,11 +74,38 @@ func TestCgroupHeadroom(t *testing.T) {
 		{"0::/\n", 7, 0, false},
 		{"12:cpu,memory:/x\n0::/\n", 0, 3096, true},
 		{"4:memory:/y\n", 0, 0, false},
+		{"4:memory:/docker/0123abcd\n", 0, 2000, true},
 		{"", 0, 0, false},
 	} {
 		got, ok := cgroupHeadroom([]byte(c.self), root, c.swap)
 		if got != c.want || ok != c.ok {
 			t.Errorf("%q: %d, %v; want %d, %v", c.self, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestAvailableFrom: the least of MemAvailable plus free swap and the
+// cgroup's headroom, and at least 1 when known: a full group is not
+// "unknown" (0), which would turn Alloc's check off.
+func TestAvailableFrom(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"full/memory.max":     "1000\n",
+		"full/memory.current": "1000\n",
+		"half/memory.max":     "1000\n",
+		"half/memory.current": "500\n",
+	})
+	meminfo := []byte("MemTotal: 8 kB\nMemAvailable: 4 kB\nSwapFree: 0 kB\n")
+	for _, c := range []struct {
+		self string
+		want uint64
+	}{
+		{"0::/half\n", 500},
+		{"0::/full\n", 1},
+		{"0::/\n", 4096},
+	} {
+		if got := availableFrom(meminfo, []byte(c.self), root); got != c.want {
+			t.Errorf("%q: %d, want %d", c.self, got, c.want)
 		}
 	}
 }
