@@ -51,7 +51,12 @@ func (b *blockedBuilder) workers(n int) ([]builder, func() error, error) {
 		b.f.Close()
 		c, err := blocked.NewConcurrentWithSize(bits, k, blocked.WithSeed(seed))
 		if err != nil {
-			return nil, nil, err
+			// f's memory was free a moment ago: make f again and fill
+			// it from one goroutine.
+			if b.f, err = blocked.NewWithSize(bits, k, blocked.WithSeed(seed)); err != nil {
+				return nil, nil, err
+			}
+			return alone(b)
 		}
 		ws := make([]builder, n)
 		for i := range ws {
@@ -61,7 +66,6 @@ func (b *blockedBuilder) workers(n int) ([]builder, func() error, error) {
 			for _, w := range ws {
 				b.keys += w.added()
 			}
-			b.f.Close()
 			b.f, b.c = nil, c
 			return nil
 		}

@@ -35,6 +35,8 @@ type classicBuilder struct {
 	f     *classic.Filter
 	keys  int64
 	guava bool
+	n     int64   // -n, for the shards of a parallel build
+	fpp   float64 // -fpp, likewise
 }
 
 func newClassicBuilder(spec buildSpec) (builder, error) {
@@ -45,7 +47,7 @@ func newClassicBuilder(spec buildSpec) (builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &classicBuilder{f: f, guava: spec.guava}, nil
+	return &classicBuilder{f: f, guava: spec.guava, n: spec.n, fpp: spec.fpp}, nil
 }
 
 func (b *classicBuilder) addKey(key []byte) error {
@@ -72,7 +74,13 @@ func (b *classicBuilder) added() int64 { return b.keys }
 func (b *classicBuilder) workers(n int) ([]builder, func() error, error) {
 	n = shardCount(n, uint64(b.f.BitSize()/8))
 	return shardWorkers(b, n,
-		func() (*classicBuilder, error) { return &classicBuilder{f: b.f.Clone()}, nil },
+		func() (*classicBuilder, error) {
+			// New, not Clone: the same geometry (Guava's sizing of the
+			// same -n and -fpp), and an error, not a panic, when memory
+			// is short.
+			f, err := classic.New(b.n, b.fpp)
+			return &classicBuilder{f: f}, err
+		},
 		func(into, from *classicBuilder) error { return into.f.PutAll(from.f) },
 		func(into, from *classicBuilder) { into.keys += from.keys },
 		func(s *classicBuilder) { s.f.Close() })

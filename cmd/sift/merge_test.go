@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -411,4 +412,70 @@ func TestParallelBuildMemory(t *testing.T) {
 	if _, ok := builder(&cuckooBuilder{}).(parallelBuilder); ok {
 		t.Error("cuckooBuilder is a parallelBuilder: cuckoo builds would share a Concurrent")
 	}
+}
+
+// TestShardWorkersMemoryShort: a parallel build whose extra shard is
+// refused memory (sift.ErrTooLarge, memory ran short after shardCount
+// looked) goes on with the shards it has, and a build left with one worker
+// adds from build's own goroutine (no chunk copies for another).
+func TestShardWorkersMemoryShort(t *testing.T) {
+	f, err := blocked.New(1e4, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &blockedBuilder{f: f}
+	made := 0
+	newShard := func() (*blockedBuilder, error) {
+		if made == 1 {
+			return nil, fmt.Errorf("shard: %w", sift.ErrTooLarge)
+		}
+		made++
+		g, err := blocked.New(1e4, 0.01)
+		return &blockedBuilder{f: g}, err
+	}
+	merge := func(into, from *blockedBuilder) error { return into.f.Union(from.f) }
+	addKeys := func(into, from *blockedBuilder) { into.keys += from.keys }
+	closeShard := func(s *blockedBuilder) { s.f.Close() }
+	ws, finish, err := shardWorkers(b, 4, newShard, merge, addKeys, closeShard)
+	if err != nil || len(ws) != 2 {
+		t.Fatalf("4 workers asked, the second extra shard refused: %d workers, error %v; want 2 and no error", len(ws), err)
+	}
+	if err := ws[1].add([]uint64{42}); err != nil {
+		t.Fatal(err)
+	}
+	if err := finish(); err != nil || b.added() != 1 || !b.f.ContainsHash(42) {
+		t.Errorf("finish: %v, %d keys; want the second shard's key merged", err, b.added())
+	}
+	// Any other error still fails the build.
+	other := errors.New("disk on fire")
+	if _, _, err := shardWorkers(b, 2, func() (*blockedBuilder, error) { return nil, other }, merge, addKeys, closeShard); !errors.Is(err, other) {
+		t.Errorf("a shard's other error: %v", err)
+	}
+	// One worker: a serial sink that runs finish.
+	ran := false
+	s, err := newSink(oneWorker{b, &ran}, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.(*finishingSink); !ok {
+		t.Errorf("one worker: sink %T, want *finishingSink", s)
+	}
+	if err := s.key([]byte("k")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.finish(); err != nil || !ran || b.added() != 2 {
+		t.Errorf("one worker's finish: %v, ran %v, %d keys", err, ran, b.added())
+	}
+	b.f.Close()
+}
+
+// oneWorker is a parallelBuilder whose workers are the builder alone, with
+// a finish that records it ran.
+type oneWorker struct {
+	*blockedBuilder
+	ran *bool
+}
+
+func (o oneWorker) workers(int) ([]builder, func() error, error) {
+	return []builder{o.blockedBuilder}, func() error { *o.ran = true; return nil }, nil
 }
