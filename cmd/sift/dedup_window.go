@@ -225,11 +225,7 @@ func newWindowDedup(state string, n countValue, fpp fppValue, cfg windowConfig) 
 	g := cfg.generations()
 	slice := cfg.slice(g)
 	if cfg.timeSel.field != 0 {
-		// The window's first slice begins at the earliest time there is
-		// (a multiple of the slice, so that later slices begin at
-		// multiples of it from the Unix epoch): the first line's time,
-		// whatever it is, comes after it.
-		wd.now = -(math.MaxInt64 / int64(slice)) * int64(slice)
+		wd.now = timeFieldOrigin(slice)
 	} else {
 		wd.now = arrivalClock().UnixNano()
 	}
@@ -484,6 +480,15 @@ func parseUnix(b []byte, unit int) (int64, bool) {
 		ns = -ns
 	}
 	return ns, true
+}
+
+// timeFieldOrigin is where the window of a -time-field dedup begins, in
+// Unix nanoseconds: at the earliest time there is that is a multiple of
+// the slice (so that later slices begin at multiples of it from the Unix
+// epoch). The first line's time, whatever it is, comes after it; a window
+// still starting there has seen no line.
+func timeFieldOrigin(slice time.Duration) int64 {
+	return -(math.MaxInt64 / int64(slice)) * int64(slice)
 }
 
 // minTime and maxTime bound the times whose Unix nanoseconds fit in int64.

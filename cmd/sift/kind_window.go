@@ -59,6 +59,13 @@ func openWindowAsOf(path, want, at string) (queryFilter, error) {
 		if err != nil {
 			return nil, fmt.Errorf("-as-of %q: not now, latest or an RFC 3339 time (such as 2025-11-25T10:00:00Z)", at)
 		}
+		// A window counts time in int64 Unix nanoseconds (1678-2262):
+		// earlier is as "latest", later is after every slice.
+		if t.Before(minTime) {
+			t = minTime
+		} else if t.After(maxTime) {
+			t = maxTime
+		}
 		clock = func() time.Time { return t }
 	}
 	h, err := readHeader(path)
@@ -81,10 +88,12 @@ func (r windowReader) containsHashes(hs []uint64, out []bool) int {
 }
 func (r windowReader) close() error { return r.w.Close() }
 
-// sliceTime formats a window's slice start for info: RFC 3339 in UTC, or
-// "the start of time" for a window of -time-field that has seen no line.
-func sliceTime(t time.Time) string {
-	if t.Year() < 1 {
+// sliceTime formats the start of w's latest slice for info: RFC 3339 in
+// UTC, or "the start of time" for a window of -time-field that has seen no
+// line (its slice still at timeFieldOrigin).
+func sliceTime(w *blocked.Window) string {
+	t := w.SliceStart()
+	if t.UnixNano() == timeFieldOrigin(w.Slice()) {
 		return "the start of time (no line yet)"
 	}
 	return t.UTC().Format(time.RFC3339Nano)
@@ -92,7 +101,7 @@ func sliceTime(t time.Time) string {
 
 func (r windowReader) stats() filterStats {
 	w := r.w
-	every := fmt.Sprintf("a slice of %v, the latest from %s", w.Slice(), sliceTime(w.SliceStart()))
+	every := fmt.Sprintf("a slice of %v, the latest from %s", w.Slice(), sliceTime(w))
 	if w.SliceKeys() != 0 {
 		every = fmt.Sprintf("a slice of %d keys", w.SliceKeys())
 	}

@@ -97,6 +97,9 @@ func runQuery(e *env) (int, error) {
 		if kind.set && kind.val != "classic" {
 			return exitError, errors.New("-guava reads a classic filter: it cannot be combined with -kind " + kind.val)
 		}
+		if *asOf != "" {
+			return exitError, errors.New("-guava reads a classic filter: -as-of is for window files")
+		}
 		g, err := openGuava(args[0])
 		if err != nil {
 			return exitError, err

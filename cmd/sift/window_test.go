@@ -72,6 +72,9 @@ func TestQueryWindowAsOf(t *testing.T) {
 		{"", "0"}, {"now", "0"}, {"latest", "300"}, {"2025-11-25T10:30:00Z", "300"},
 		{"2025-11-25T09:00:00Z", "300"}, // before the latest slice: as of it
 		{"2025-11-25T13:00:00Z", "0"},
+		// Beyond int64 Unix nanoseconds (1678-2262): before is as of the
+		// latest slice, after is past every slice.
+		{"1600-01-01T00:00:00Z", "300"}, {"2300-01-01T00:00:00Z", "0"}, {"9999-12-31T23:59:59Z", "0"},
 	} {
 		args := []string{"query", "-c"}
 		if c.asOf != "" {
@@ -87,4 +90,13 @@ func TestQueryWindowAsOf(t *testing.T) {
 	wantError(t, runSift(t, nil, "query", "-as-of", "latest", blockedFile), "-as-of is for window files")
 	wantError(t, runSift(t, nil, "query", "-as-of", "latest", "-kind", "blocked", state), "cannot be combined with -kind blocked")
 	wantError(t, runSift(t, nil, "query", "-as-of", "yesterday", state), "RFC 3339")
+	wantError(t, runSift(t, nil, "query", "-as-of", "latest", "-guava", state), "-as-of is for window files")
+	// A -time-field window that has seen no line starts at the start of time.
+	empty := filepath.Join(dir, "empty.sift")
+	if r := runSift(t, nil, "dedup", "-n", "10", "-window", "1h", "-time-field", "1", "-state", empty); r.code != 1 {
+		t.Fatalf("dedup of no lines: exit %d (want 1: nothing printed), stderr %q", r.code, r.stderr)
+	}
+	if r := mustRun(t, nil, "info", empty); !strings.Contains(r.stdout, "the start of time (no line yet)") {
+		t.Errorf("info of a window with no line:\n%s", r.stdout)
+	}
 }
