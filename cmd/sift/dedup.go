@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
@@ -151,15 +152,16 @@ func runDedup(e *env) (int, error) {
 	win := addWindowFlags(fs)
 	args, err := parseFlags(fs, e.args)
 	if errors.Is(err, errHelp) {
-		io.WriteString(e.stdout, dedupUsage)
+		var b strings.Builder
+		b.WriteString(dedupUsage)
 		if n.set {
 			if win.window.set {
-				win.printSizes(e.stdout, n, *fpp)
+				win.printSizes(&b, n, *fpp)
 			} else {
-				printFilterSizes(e.stdout, n, *fpp)
+				printFilterSizes(&b, n, *fpp)
 			}
 		}
-		return exitOK, nil
+		return writeHelp(e.stdout, e.stderr, b.String()), nil
 	}
 	if err != nil {
 		return exitError, err
@@ -350,21 +352,20 @@ func stateTarget(path string) (string, error) {
 
 // stateExists reports whether the -state file exists. When it does not (or
 // no -state was given), -n must be: stateExists checks that, and that the
-// directory a new state file will be written to is there, so that sift
-// dedup fails before printing any line.
+// state file can be written at the end (mem.CheckWritable, as build's -o:
+// its directory is there and takes a new file), so that sift dedup fails
+// before printing any line.
 func stateExists(state string, n countValue) (bool, error) {
 	if state != "" {
 		_, err := os.Stat(state)
-		switch {
-		case err == nil:
-			return true, nil
-		case !errors.Is(err, os.ErrNotExist):
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return false, fmt.Errorf("-state: %w", pathErr(err))
 		}
-		if st, err := os.Stat(filepath.Dir(state)); err != nil {
-			return false, fmt.Errorf("-state: %w", pathErr(err))
-		} else if !st.IsDir() {
-			return false, fmt.Errorf("-state %s: %s is not a directory", state, filepath.Dir(state))
+		if werr := mem.CheckWritable(state); werr != nil {
+			return false, fmt.Errorf("-state: %w", pathErr(werr))
+		}
+		if err == nil {
+			return true, nil
 		}
 	}
 	if !n.set {

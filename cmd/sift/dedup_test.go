@@ -667,3 +667,16 @@ func TestDedupHelpRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestDedupStateUnwritable: a -state file that could not be written at the
+// end (a directory that takes no new file: /proc, even for root) is an
+// error before any line is printed, as build's -o is.
+func TestDedupStateUnwritable(t *testing.T) {
+	if st, err := os.Stat("/proc/self"); err != nil || !st.IsDir() {
+		t.Skip("no /proc")
+	}
+	r := runSift(t, []byte("a\nb\n"), "dedup", "-n", "10", "-state", "/proc/sift-dedup-state.sift")
+	if r.code != exitError || r.stdout != "" || !strings.Contains(r.stderr, "-state") {
+		t.Errorf("dedup -state in /proc: exit %d, stdout %q, stderr %q; want an error and no line", r.code, r.stdout, r.stderr)
+	}
+}

@@ -183,7 +183,7 @@ func TestStdoutWriteErrors(t *testing.T) {
 		t.Fatalf("build: %d %s", code, stderr.String())
 	}
 	for _, args := range [][]string{
-		{"info", filter}, {"version"}, {"help"}, {"help", "build"}, {"build", "-h"}, {"query", filter},
+		{"info", filter}, {"version"}, {"help"}, {"help", "build"}, {"build", "-h"}, {"dedup", "-h"}, {"dedup", "-h", "-n", "1e6"}, {"query", filter},
 	} {
 		stderr.Reset()
 		code := run(args, strings.NewReader("a\n"), fullWriter{}, &stderr)
