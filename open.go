@@ -10,8 +10,10 @@ import (
 )
 
 // View is a read-only filter of any kind that is served in place (blocked,
-// cuckoo, split-block), from a file mapped by Open or bytes given to
-// FromBytes: one type for a caller that opens a filter file without
+// cuckoo, split-block), from a file mapped by Open, a copy read by Load or
+// bytes given to FromBytes, or decoded into memory of its own (a windowed
+// filter: Open unmaps its file before it returns, so the file is only
+// read while it decodes): one type for a caller that opens a filter file without
 // knowing its kind. It answers as the kind's own view (blocked.View,
 // cuckoo.View, sbbf.View) does, allocating nothing, and
 // describes its file (Kind, Info).
@@ -40,7 +42,7 @@ type View struct {
 	// goes through m and its registry line.
 	b      *blocked.View
 	info   Info        // the header's facts
-	region *mem.Region // Open's mapping, unmapped by Close (nil for FromBytes)
+	region *mem.Region // Open's mapping or Load's copy, freed by Close (nil for FromBytes and windows)
 }
 
 // Option configures Open and FromBytes.
@@ -67,8 +69,9 @@ func WithoutChecksum() Option { return func(o *options) { o.noChecksum = true } 
 // sbbf.Open): sizes, parameters and, unless WithoutChecksum is
 // given, the payload's CRC-32C. Lookups then read the page cache directly.
 // Call Close to unmap the file; a finalizer unmaps it if the View becomes
-// unreachable first. The file must not be modified or truncated while
-// mapped (replace it by renaming a new file over it, as WriteFile does): a
+// unreachable first. (A windowed filter is decoded into memory of its own
+// and its file unmapped before Open returns.) The file must not be
+// modified or truncated while mapped (replace it by renaming a new file over it, as WriteFile does): a
 // truncated mapping faults the process (SIGBUS) and a rewrite in place
 // changes the bits under running lookups. Load reads a copy instead.
 //

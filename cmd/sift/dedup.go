@@ -434,7 +434,7 @@ func readState[T interface{ Close() error }](path string, want sift.Kind, other 
 	br := bufio.NewReaderSize(file, 1<<20)
 	f, err := read(br, opts...)
 	if err == nil {
-		if err = checkEnd(br); err != nil {
+		if err = checkEnd(file, br); err != nil {
 			f.Close()
 		}
 	}

@@ -84,11 +84,11 @@
 // Bloom kinds give each goroutine a shard of the filter's geometry and OR
 // the shards at the end (2.5 times faster than one shared filter with
 // atomic ORs, which only a filter too large for one copy per goroutine in
-// half the machine's memory uses); the cuckoo filter adds to one
-// cuckoo.Concurrent (its slots then depend on the order of the adds, its
-// keys do not). A filter whose two copies would take more than half the
-// machine's memory is built by one goroutine, in place: the build never
-// holds more copies than fit. Reading lines is one goroutine's work, so
+// half the machine's memory uses); a cuckoo filter is filled by one
+// goroutine whatever N (shared between goroutines its inserts measured
+// slower than alone). A filter whose two copies would take more than half
+// the memory available is built by one goroutine, in place: the build
+// never holds more copies than fit. Reading lines is one goroutine's work, so
 // short keys gain least; on a machine whose cores are busy, -j 1 is
 // fastest.
 //

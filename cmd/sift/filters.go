@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -193,17 +195,25 @@ func trailingErr(n uint64) error {
 	return fmt.Errorf("%w: %d bytes after the end of the filter", sift.ErrCorrupt, n)
 }
 
-// checkEnd returns trailingErr when r, just past a filter's encoding, holds
-// more bytes (reading them all to count them), or the error reading them.
-func checkEnd(r io.Reader) error {
-	n, err := io.Copy(io.Discard, r)
+// checkEnd returns trailingErr when br, reading f and just past a filter's
+// encoding, holds more bytes, or the error reading them. It reads one byte
+// at most: the count comes from f's size less what br consumed, so a long
+// tail (or a file another process keeps appending to) is not read through.
+func checkEnd(f *os.File, br *bufio.Reader) error {
+	if _, err := br.Peek(1); errors.Is(err, io.EOF) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	pos, err := f.Seek(0, io.SeekCurrent)
 	if err != nil {
 		return err
 	}
-	if n > 0 {
-		return trailingErr(uint64(n))
+	st, err := f.Stat()
+	if err != nil {
+		return err
 	}
-	return nil
+	return trailingErr(uint64(max(st.Size()-(pos-int64(br.Buffered())), 1)))
 }
 
 // filterErr prefixes a decoding error with the file name and, for damage,

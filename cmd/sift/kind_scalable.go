@@ -12,15 +12,15 @@ import (
 
 // A scalable filter (blocked.Scalable, a chain of blocked filters that grows
 // as keys arrive) is what sift build makes with -kind blocked when it reads a
-// pipe without -n. query and info read it into memory (it has no mapped
-// form: its stages are decoded and copied).
+// pipe without -n. query and info decode it from the file into memory, as
+// they read every kind (the stages are decoded and copied).
 func init() {
 	registerKind(&kindInfo{name: "scalable", fileKind: sift.KindScalable, open: openScalable})
 }
 
 // scalableInitial is the first stage's capacity when the key count is
 // unknown: big enough that ordinary lists need few stages (each stage is one
-// more probe per lookup), small enough (about 300 KiB at 1%) not to waste
+// more probe per lookup), small enough (about 470 KiB at 1%) not to waste
 // much on short inputs.
 const scalableInitial = 1 << 18
 
@@ -75,8 +75,8 @@ func openScalable(path string) (queryFilter, error) {
 	return scalableReader{s}, nil
 }
 
-// readFilterFile decodes a filter file that has no mapped form with read,
-// which must consume exactly one encoding; bytes after it are an error.
+// readFilterFile decodes a filter file with read, which must consume
+// exactly one encoding; bytes after it are an error.
 func readFilterFile(path string, read func(io.Reader) error) error {
 	f, _, err := mem.OpenRegular(path) // never waits on a FIFO
 	if err != nil {
@@ -87,7 +87,7 @@ func readFilterFile(path string, read func(io.Reader) error) error {
 	if err := read(br); err != nil {
 		return err
 	}
-	return checkEnd(br)
+	return checkEnd(f, br)
 }
 
 func (r scalableReader) hash(key []byte) uint64 { return r.s.Hash(key) }

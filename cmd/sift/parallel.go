@@ -18,7 +18,9 @@ import (
 // section on parallel builds for the measurements behind the choice):
 // per-worker shards of the same geometry merged with Union at the end
 // (blocked, sbbf, classic), or one shared blocked.Concurrent (blocked, when
-// shards would not fit in memory). cuckoo is no parallelBuilder: its
+// shards would not fit in memory); a filter whose copies would not fit at
+// all is filled alone (one worker, which newSink runs on build's own
+// goroutine). cuckoo is no parallelBuilder: its
 // shards' merge reinserts every fingerprint, and a shared
 // cuckoo.Concurrent measured slower than one goroutine (kind_cuckoo.go).
 type parallelBuilder interface {

@@ -12,7 +12,8 @@ import (
 )
 
 // MachineMemory returns the machine's RAM plus swap in bytes, the bound
-// of the decoders' default maximum size, or 0 when unknown.
+// of the decoders' default maximum size and Alloc's first check (before
+// AvailableMemory), or 0 when unknown.
 func MachineMemory() uint64 {
 	si, unit, ok := sysinfo()
 	if !ok {
