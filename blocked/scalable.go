@@ -117,7 +117,8 @@ func (s *Scalable) grow() error {
 	if err != nil {
 		return errorf(ErrTooLarge, "scalable filter cannot grow to stage %d (%d keys at rate %.3g): %s", i, capacity, fpp, trimPrefix(err))
 	}
-	if size := blocks * (BlockBits / 8); s.maxBytes != 0 && s.bytes+size > s.maxBytes {
+	size := blocks * (BlockBits / 8)
+	if s.maxBytes != 0 && s.bytes+size > s.maxBytes {
 		return errorf(ErrTooLarge, "scalable filter cannot grow to stage %d: its %d bytes and the %d of the stages before it exceed the maximum size (WithMaxSize) of %d bytes", i, size, s.bytes, s.maxBytes)
 	}
 	f, err := newFilter(blocks, k, options{seed: s.seed})
@@ -127,7 +128,7 @@ func (s *Scalable) grow() error {
 	s.stages = append(s.stages, f)
 	s.counts = append(s.counts, 0)
 	s.caps = append(s.caps, capacity)
-	s.bytes += blocks * (BlockBits / 8)
+	s.bytes += size
 	return nil
 }
 

@@ -49,7 +49,7 @@ func (f *Filter) AppendGuava(b []byte) ([]byte, error) {
 // GuavaSize returns the length of f in Guava's stream format; 0 for a
 // closed or zero filter, which has no Guava form (WriteGuava fails).
 func (f *Filter) GuavaSize() int64 {
-	if len(f.words) == 0 {
+	if f.numHash == 0 { // closed or zero, as mustMade tests
 		return 0
 	}
 	return guavaHeaderSize + 8*int64(len(f.words))

@@ -189,6 +189,7 @@ func TestDuplicateLimitOneBucket(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { cf.Close() })
 		for i := 0; i < c.limit; i++ {
 			if err := f.AddHash(c.h); err != nil {
 				t.Fatalf("limit %d: copy %d: %v", c.limit, i+1, err)
@@ -207,13 +208,18 @@ func TestDuplicateLimitOneBucket(t *testing.T) {
 		if n, err := f.AddHashes([]uint64{c.h}); n != 0 || !errors.Is(err, ErrDuplicateLimit) {
 			t.Errorf("limit %d: AddHashes: %d, %v", c.limit, n, err)
 		}
+		if n, err := cf.AddHashes([]uint64{c.h}); n != 0 || !errors.Is(err, ErrDuplicateLimit) {
+			t.Errorf("limit %d: Concurrent AddHashes: %d, %v", c.limit, n, err)
+		}
 		if after, _ := f.MarshalBinary(); !bytes.Equal(before, after) || f.Count() != uint64(c.limit) {
 			t.Errorf("limit %d: the failed adds changed the filter (count %d)", c.limit, f.Count())
+		}
+		if cf.Count() != uint64(c.limit) {
+			t.Errorf("limit %d: the failed adds changed the Concurrent (count %d)", c.limit, cf.Count())
 		}
 		if err := f.AddUint64(1 << 40); err != nil {
 			t.Errorf("limit %d: another key after the limit: %v", c.limit, err)
 		}
-		cf.Close()
 	}
 	// A one-bucket filter: every key has four slots.
 	g := mustNew(t, 1)

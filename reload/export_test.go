@@ -12,6 +12,10 @@ func (f *Filter) Poll() error {
 	return f.check(false)
 }
 
+// LittleEndianHost is littleEndian: whether the views use the bytes in
+// place.
+var LittleEndianHost = littleEndian
+
 // Mapped reports whether the filter served now holds a mapping (the
 // file's, with WithMmap, or a large read copy).
 func (f *Filter) Mapped() bool { return f.cur.Load().region.Mapped() }

@@ -331,7 +331,9 @@ func (v *View) Clone() *Filter {
 	return f
 }
 
-// AppendBitset appends the filter's Parquet bitset to dst.
+// AppendBitset appends the filter's Parquet bitset to dst. On a closed or
+// zero View it panics with an error wrapping ErrClosed, as
+// Filter.AppendBitset does.
 func (v *View) AppendBitset(dst []byte) []byte { return v.appendBitset(dst) }
 
 // MarshalParquet returns the filter's Parquet Bloom filter data (see

@@ -26,6 +26,7 @@ import (
 	"math/bits"
 
 	"github.com/sift-go/sift/internal/errs"
+	"github.com/sift-go/sift/internal/kernel"
 	"github.com/sift-go/sift/internal/mem"
 )
 
@@ -116,12 +117,13 @@ var kinds = [MaxKind + 1]kindSpec{
 	KindSplitBlock: {"sbbf", func(p [NumParams]uint64) Geometry { return Geometry{Blocks: p[0], K: 8} }},
 	KindWindowV0:   {"window-v0", func(p [NumParams]uint64) Geometry { return Geometry{} }},
 	KindWindowV1:   {"window-v1", func(p [NumParams]uint64) Geometry { return Geometry{} }},
-	// Groups (p[0]) of one 64-byte line at G <= 4 and G/4 above (G = p[2]):
-	// Blocks counts lines, as Window.Blocks does.
+	// Groups (p[0]) of kernel.WindowLines(G) 64-byte lines (G = p[2]; 1
+	// for a G the decoders refuse): Blocks counts lines, as Window.Blocks
+	// does.
 	KindWindow: {"window", func(p [NumParams]uint64) Geometry {
 		lines := uint64(1)
-		if p[2] >= 8 && p[2] <= 64 {
-			lines = p[2] / 4
+		if g := p[2]; g <= kernel.MaxGenerations && kernel.ValidGenerations(int(g)) {
+			lines = uint64(kernel.WindowLines(int(g)))
 		}
 		hi, lo := bits.Mul64(p[0], lines)
 		if hi != 0 {
