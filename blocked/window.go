@@ -559,12 +559,19 @@ func (w *Window) AddHash(h uint64) {
 // (AMD EPYC Zen 5), where the add itself costs 10-50 ns.
 func (w *Window) AddHashes(hs []uint64) {
 	for i, h := range hs {
-		if i == 0 || w.slice == 0 {
-			w.tick()
-		} else {
-			w.added++
-		}
+		w.batchTick(i)
 		kernel.BlockedAddGenT(&w.wt, w.cur, h)
+	}
+}
+
+// batchTick is tick for key i of a batch: a window that advances by time
+// reads its clock for key 0 only (one reading a batch), one that advances
+// by count ticks every key.
+func (w *Window) batchTick(i int) {
+	if i == 0 || w.slice == 0 {
+		w.tick()
+	} else {
+		w.added++
 	}
 }
 
@@ -612,11 +619,7 @@ func (w *Window) AddNewHashes(hs []uint64, out []bool) int {
 	if !useKernel(len(hs)) {
 		for i, h := range hs {
 			// One clock reading for the batch, as the kernel path below.
-			if i == 0 || w.slice == 0 {
-				w.advance()
-			} else {
-				w.added++
-			}
+			w.batchTick(i)
 			isNew := kernel.BlockedAddNewGensT(&w.wt, ^uint64(0), w.cur, h)
 			out[i] = isNew
 			if isNew {

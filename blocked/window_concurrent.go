@@ -289,10 +289,8 @@ func (c *ConcurrentWindow) lookupOlder(h uint64, s *windowState) bool {
 		if s.cur >= 0 {
 			live &^= 1 << uint(s.cur)
 		}
-		for ; live != 0; live &= live - 1 {
-			if probeLane(c.lane(bits.TrailingZeros64(live), h), &m) {
-				return true
-			}
+		if c.probeGens(h, &m, live) {
+			return true
 		}
 		if q&1 == 0 && c.seq.Load() == q {
 			return false
@@ -401,7 +399,8 @@ func (c *ConcurrentWindow) ContainsHashes(hs []uint64, out []bool) int {
 	} else {
 		// The same with a key-by-key atomic probe.
 		for i, h := range hs {
-			out[i] = c.probeGens(h, live)
+			m := kernel.WindowMask(h, c.t.K, c.g)
+			out[i] = c.probeGens(h, &m, live)
 			if out[i] {
 				n++
 			}
@@ -419,12 +418,11 @@ func (c *ConcurrentWindow) ContainsHashes(hs []uint64, out []bool) int {
 	return n
 }
 
-// probeGens reports whether h is in one of the generations in live, with
-// atomic loads and no retry.
-func (c *ConcurrentWindow) probeGens(h, live uint64) bool {
-	m := kernel.WindowMask(h, c.t.K, c.g)
+// probeGens reports whether h, whose mask is m, is in one of the
+// generations in live, with atomic loads and no retry.
+func (c *ConcurrentWindow) probeGens(h uint64, m *kernel.Block, live uint64) bool {
 	for ; live != 0; live &= live - 1 {
-		if probeLane(c.lane(bits.TrailingZeros64(live), h), &m) {
+		if probeLane(c.lane(bits.TrailingZeros64(live), h), m) {
 			return true
 		}
 	}
@@ -485,7 +483,8 @@ func (c *ConcurrentWindow) AddNewHashes(hs []uint64, out []bool) int {
 				kernel.BlockedContainsGens(c.t.Blocks, c.nb, c.g, all, c.t.K, part, o)
 			} else {
 				for j, h := range part {
-					o[j] = c.probeGens(h, all)
+					m := kernel.WindowMask(h, c.t.K, c.g)
+					o[j] = c.probeGens(h, &m, all)
 				}
 			}
 			clean = c.seq.Load() == q
