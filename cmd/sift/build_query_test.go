@@ -242,6 +242,27 @@ func TestBuildFailureKeepsOldFile(t *testing.T) {
 		if after, _ := os.ReadFile(f); !bytes.Equal(before, after) {
 			t.Errorf("failed cuckoo build changed %s", f)
 		}
+		// Each line three times: the bound on distinct keys counts the
+		// keys held, not the lines read.
+		var thrice bytes.Buffer
+		for i := range 2000 {
+			fmt.Fprintf(&thrice, "k%d\nk%d\nk%d\n", i, i, i)
+		}
+		r = runSift(t, thrice.Bytes(), "build", "-kind", "cuckoo", "-n", "100", "-o", f)
+		var read, held int
+		i, j := strings.Index(r.stderr, "full after"), strings.Index(r.stderr, "more than")
+		if i < 0 || j < 0 {
+			t.Fatalf("no key counts in %q", r.stderr)
+		}
+		if _, err := fmt.Sscanf(r.stderr[i:], "full after %d keys", &read); err != nil {
+			t.Fatalf("no key count in %q", r.stderr)
+		}
+		if _, err := fmt.Sscanf(r.stderr[j:], "more than %d;", &held); err != nil {
+			t.Fatalf("no distinct-key bound in %q", r.stderr)
+		}
+		if held <= 0 || 3*held > read+2 {
+			t.Errorf("full after %d lines of thrice-repeated keys: bound of %d distinct keys, want about a third", read, held)
+		}
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
