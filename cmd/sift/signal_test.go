@@ -87,6 +87,14 @@ func TestInterruptRenameExclusive(t *testing.T) {
 	if code := <-signaled; code != 128+int(syscall.SIGTERM) {
 		t.Fatalf("a signal before the rename: exit status %d, want %d", code, 128+int(syscall.SIGTERM))
 	}
+	// The handler holds cleanupMu, as for a process about to exit: a
+	// failure below must not leave it held for the tests after this one.
+	held := true
+	t.Cleanup(func() {
+		if held {
+			cleanupMu.Unlock()
+		}
+	})
 	if tmp, _ := filepath.Glob(filepath.Join(dir, ".f.sift.sift-tmp-*")); len(tmp) != 0 {
 		t.Errorf("the signal left the temporary file %v", tmp)
 	}
@@ -99,6 +107,7 @@ func TestInterruptRenameExclusive(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "old" {
 		t.Fatalf("FILE after a signal before the rename: %q", b)
 	}
+	held = false
 	cleanupMu.Unlock() // the process would have exited: let the writer see its temp file gone
 	if err := <-done; err == nil {
 		t.Error("the write succeeded after the signal removed its temporary file")
