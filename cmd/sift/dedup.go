@@ -265,11 +265,8 @@ func printNoSizes(out io.Writer, err error) {
 // mem.Alloc refuses them: a run here fails), or "" when they are not or
 // the memory is unknown.
 func memoryNote(size uint64) string {
-	if m := mem.MachineMemory(); m != 0 && size > m {
-		return fmt.Sprintf(" That is more than this machine's memory (%s of RAM and swap): a run here would fail.", sizeString(int64(m)))
-	}
-	if a := mem.AvailableMemory(); a != 0 && size > a {
-		return fmt.Sprintf(" That is more than the memory available now (%s of free RAM and swap): a run here would fail.", sizeString(int64(a)))
+	if err := mem.CheckSize(size); err != nil {
+		return fmt.Sprintf(" A run here would fail: %v.", err)
 	}
 	return ""
 }

@@ -113,11 +113,8 @@ func Alloc(n int) ([]uint64, *Region, error) {
 		prefault(w)
 		return w, &Region{}, nil
 	}
-	if m := MachineMemory(); m != 0 && size > m {
-		return nil, nil, tooLarge("%d bytes (%s) are more than this machine's memory (%s of RAM and swap)", size, sizeString(size), sizeString(m))
-	}
-	if a := availableMemory(); a != 0 && size > a {
-		return nil, nil, tooLarge("%d bytes (%s) are more than the memory available now (%s, free RAM and swap within this process's memory limit)", size, sizeString(size), sizeString(a))
+	if err := CheckSize(size); err != nil {
+		return nil, nil, err
 	}
 	if !canMap {
 		w, err := heapWords(n)
@@ -130,6 +127,21 @@ func Alloc(n int) ([]uint64, *Region, error) {
 	}
 	prefault(w)
 	return w, r, nil
+}
+
+// CheckSize returns the error Alloc returns, wrapping sift.ErrTooLarge,
+// for a mapping of size bytes that is more than this machine's memory
+// (MachineMemory) or than the memory available now (AvailableMemory), or
+// nil: Alloc touches every page of a mapping, so the out-of-memory killer
+// would end the process instead.
+func CheckSize(size uint64) error {
+	if m := MachineMemory(); m != 0 && size > m {
+		return tooLarge("%d bytes (%s) are more than this machine's memory (%s of RAM and swap)", size, sizeString(size), sizeString(m))
+	}
+	if a := availableMemory(); a != 0 && size > a {
+		return tooLarge("%d bytes (%s) are more than the memory available now (%s, free RAM and swap within this process's memory limit)", size, sizeString(size), sizeString(a))
+	}
+	return nil
 }
 
 // availableMemory is AvailableMemory, replaced by tests.
