@@ -33,13 +33,44 @@ type windowOptions struct {
 
 // gens returns the generations WithGenerations asks for
 // (DefaultGenerations without it), or ErrInvalidOption.
+// WindowSlice returns the slice of a window of g generations that advances
+// by time and guarantees window: window/(g-1) rounded up, so that the
+// guarantee, g-1 slices, is at least window (rounded down it would fall
+// short by up to g-2 ns). NewWindow cuts its window so; a caller that
+// compares a saved Window's Slice with a window it is given can call it.
+// It refuses, with an error wrapping ErrInvalidOption, a g that is not a
+// power of two in 2..MaxGenerations, a window shorter than g-1 ns and one
+// whose g-1 slices would not fit in a time.Duration.
+func WindowSlice(window time.Duration, g int) (time.Duration, error) {
+	if err := checkGenerations(g); err != nil {
+		return 0, err
+	}
+	n := time.Duration(g - 1)
+	if window < n {
+		return 0, errorf(ErrInvalidOption, "window %v is too short for %d slices", window, g-1)
+	}
+	slice := (window-1)/n + 1
+	if slice > math.MaxInt64/n {
+		return 0, errorf(ErrInvalidOption, "window %v is too long to cut into %d whole slices", window, g-1)
+	}
+	return slice, nil
+}
+
+// checkGenerations refuses a generation count a Window does not take.
+func checkGenerations(g int) error {
+	if !kernel.ValidGenerations(g) {
+		return errorf(ErrInvalidOption, "%d generations: a Window's generations are a power of two in 2..%d", g, MaxGenerations)
+	}
+	return nil
+}
+
 func (o windowOptions) gens() (int, error) {
 	g := o.generations
 	if g == 0 {
 		g = DefaultGenerations
 	}
-	if !kernel.ValidGenerations(g) {
-		return 0, errorf(ErrInvalidOption, "%d generations: a Window's generations are a power of two in 2..%d", g, MaxGenerations)
+	if err := checkGenerations(g); err != nil {
+		return 0, err
 	}
 	return g, nil
 }
@@ -227,16 +258,9 @@ func NewWindow(n uint64, fpp float64, window time.Duration, opts ...Option) (*Wi
 	switch {
 	case o.win.sliceKeys != 0 && window != 0:
 		return nil, errorf(ErrInvalidOption, "a window advancing by count (WithSliceKeys) takes window 0, not %v", window)
-	case o.win.sliceKeys == 0 && window < time.Duration(g-1):
-		return nil, errorf(ErrInvalidOption, "window %v is too short for %d slices", window, g-1)
-	case o.win.sliceKeys == 0 && window%time.Duration(g-1) != 0 && window > math.MaxInt64-time.Duration(g-1):
-		return nil, errorf(ErrInvalidOption, "window %v is too long to cut into %d whole slices", window, g-1)
 	case o.win.sliceKeys == 0:
-		// Rounded up, so that the guarantee, (G-1) slices, is at least
-		// window (rounded down it fell short by up to G-2 ns).
-		slice = window / time.Duration(g-1)
-		if window%time.Duration(g-1) != 0 {
-			slice++
+		if slice, err = WindowSlice(window, g); err != nil {
+			return nil, err
 		}
 	}
 	size, err := sizeWindow(n, fpp, g, o)

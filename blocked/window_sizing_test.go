@@ -109,3 +109,32 @@ func TestOptimalWindowSizeMatchesNewWindow(t *testing.T) {
 		check(c.name, c.n, c.fpp, time.Hour, c.opts...)
 	}
 }
+
+// TestWindowSlice: window/(g-1) rounded up, so that g-1 slices cover the
+// window and fit a time.Duration; refused for a window shorter than g-1 ns,
+// one whose slices would overflow, and a g a Window does not take.
+func TestWindowSlice(t *testing.T) {
+	for _, c := range []struct {
+		window time.Duration
+		g      int
+		want   time.Duration
+	}{
+		{time.Hour, 4, 20 * time.Minute},
+		{10 * time.Second, 4, 3333333334},
+		{3, 4, 1},
+		{math.MaxInt64 / 3 * 3, 4, math.MaxInt64 / 3},
+	} {
+		got, err := WindowSlice(c.window, c.g)
+		if err != nil || got != c.want {
+			t.Errorf("WindowSlice(%d, %d) = %d, %v; want %d", c.window, c.g, got, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		window time.Duration
+		g      int
+	}{{2, 4}, {math.MaxInt64, 4}, {time.Hour, 3}, {time.Hour, 1}, {time.Hour, 2 * MaxGenerations}} {
+		if got, err := WindowSlice(c.window, c.g); !errors.Is(err, ErrInvalidOption) {
+			t.Errorf("WindowSlice(%d, %d) = %d, %v; want ErrInvalidOption", c.window, c.g, got, err)
+		}
+	}
+}

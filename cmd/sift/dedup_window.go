@@ -59,12 +59,14 @@ func (c windowConfig) generations() int {
 	return c.gens
 }
 
-// slice returns the slice for g generations: window/(g-1) rounded up, so
-// that the window the blocked.Window guarantees, (g-1) slices, is at least
-// -window.
+// slice returns the slice for g generations, as blocked.NewWindow cuts
+// -window (blocked.WindowSlice: rounded up, so that the window guaranteed,
+// g-1 slices, is at least -window); a -window under g-1 ns gets the
+// shortest slice, 1 ns. config refused a -window too long to cut and
+// check a g that is not a generation count.
 func (c windowConfig) slice(g int) time.Duration {
-	n := time.Duration(g - 1)
-	return (c.window + n - 1) / n
+	s, _ := blocked.WindowSlice(max(c.window, time.Duration(g-1)), g)
+	return s
 }
 
 // check validates the window flags with -f and -d, and returns the key
