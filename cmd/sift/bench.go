@@ -349,7 +349,8 @@ type benchResult struct {
 	falsePositives int64
 	probes         int64 // absent keys probed
 	falseNegatives int64
-	hashIncluded   bool // times include hashing the key
+	hashIncluded   bool   // times include hashing the key
+	note           string // printed under the table, when set
 }
 
 func printBench(w io.Writer, r *benchRun, results []benchResult) error {
@@ -409,5 +410,15 @@ func printBench(w io.Writer, r *benchRun, results []benchResult) error {
 		return fmt.Sprintf("%.3f", float64(res.falsePositives)/float64(res.probes)/res.fppPredicted)
 	})
 	row("false negatives", func(res benchResult) string { return fmt.Sprint(res.falseNegatives) })
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, res := range results {
+		if res.note != "" {
+			if _, err := fmt.Fprintf(w, "\nnote: %s: %s\n", res.kind, res.note); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -139,7 +139,10 @@ func runBuild(e *env) (int, error) {
 		}
 		kind.val = "classic"
 	}
-	if err := checkGeometry(kind.val, blocks, kv, buckets, fpp.set); err != nil {
+	if n.set && n.n == 0 {
+		return exitError, errors.New("-n 0: a filter is sized for at least one key (omit -n to have sift count the input's keys)")
+	}
+	if err := checkGeometry(kind.val, blocks, kv, buckets, fpp.set, n.set); err != nil {
 		return exitError, err
 	}
 	ins, err := openInputs(args)
@@ -299,7 +302,7 @@ func runBuild(e *env) (int, error) {
 }
 
 // checkGeometry checks the explicit-geometry flags against the kind.
-func checkGeometry(kind string, blocks, k, buckets uintValue, fppSet bool) error {
+func checkGeometry(kind string, blocks, k, buckets uintValue, fppSet, nSet bool) error {
 	switch {
 	case blocks.set && kind != "blocked" && kind != "sbbf":
 		return errors.New("-blocks applies to -kind blocked and sbbf only (cuckoo: -buckets)")
@@ -311,6 +314,10 @@ func checkGeometry(kind string, blocks, k, buckets uintValue, fppSet bool) error
 		return errors.New("-buckets applies to -kind cuckoo only")
 	case blocks.set && fppSet:
 		return errors.New("-fpp sizes the filter, -blocks gives its size: use one or the other")
+	case blocks.set && nSet:
+		return errors.New("-n sizes the filter, -blocks gives its size: use one or the other")
+	case buckets.set && nSet:
+		return errors.New("-n sizes the filter, -buckets gives its size: use one or the other")
 	}
 	return nil
 }

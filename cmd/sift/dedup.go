@@ -93,7 +93,7 @@ one burst, all in one slice: give it -n of (G-1) times its distinct keys,
 or de-duplicate it by a -time-field.
 
   -window D       de-duplicate over a sliding window of D (90s, 15m, 24h,
-                  7d; rounded up to a multiple of G-1 nanoseconds)
+                  7d, 1d12h; rounded up to a multiple of G-1 nanoseconds)
   -generations G  the window's generations, 2, 4, 8, 16, 32 or 64
                   (default 4): more forget sooner after D (by D/(G-1));
                   G = 4 and 8 take the least memory; a line's lookup

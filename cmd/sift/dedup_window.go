@@ -607,7 +607,8 @@ func daysFromCivil(year, month, day int) int64 {
 }
 
 // durationValue is the -window flag: a positive Go duration (90s, 15m,
-// 24h) or a number of days (7d).
+// 24h), a number of days (7d, 1.5d), or days followed by a Go duration
+// (1d12h).
 type durationValue struct {
 	d   time.Duration
 	set bool
@@ -616,22 +617,45 @@ type durationValue struct {
 func (v *durationValue) String() string { return v.d.String() }
 
 func (v *durationValue) Set(s string) error {
-	t := strings.TrimSpace(s)
-	d, err := time.ParseDuration(t)
-	if days, ok := strings.CutSuffix(t, "d"); ok && err != nil {
-		f, ferr := strconv.ParseFloat(days, 64)
-		if ferr == nil && f*24 < float64(math.MaxInt64)/float64(time.Hour) {
-			d, err = time.Duration(f*24*float64(time.Hour)), nil
-		}
-	}
+	d, err := parseDays(strings.TrimSpace(s))
 	if err != nil {
-		return fmt.Errorf("%q is not a duration (examples: 90s, 15m, 24h, 7d)", s)
+		return fmt.Errorf("%q is not a duration (examples: 90s, 15m, 24h, 7d, 1d12h)", s)
 	}
 	if d <= 0 {
 		return fmt.Errorf("%q is not a positive duration", s)
 	}
 	v.d, v.set = d, true
 	return nil
+}
+
+// parseDays parses a Go duration, optionally preceded by a number of days
+// ("7d", "1.5d", "1d12h", "2d30m"); the total must fit a time.Duration.
+func parseDays(t string) (time.Duration, error) {
+	d, err := time.ParseDuration(t)
+	if err == nil {
+		return d, nil
+	}
+	days, rest, ok := strings.Cut(t, "d")
+	if !ok {
+		return 0, err
+	}
+	f, ferr := strconv.ParseFloat(days, 64)
+	if ferr != nil || !(f >= 0) || f*24 >= float64(math.MaxInt64)/float64(time.Hour) {
+		return 0, err
+	}
+	total := time.Duration(f * 24 * float64(time.Hour))
+	if rest != "" {
+		// The part after the days is unsigned: "1d-2h" is no duration.
+		if rest[0] == '-' || rest[0] == '+' {
+			return 0, err
+		}
+		r, rerr := time.ParseDuration(rest)
+		if rerr != nil || r > math.MaxInt64-total {
+			return 0, err
+		}
+		total += r
+	}
+	return total, nil
 }
 
 // intValue is a flag holding an int, and whether it was given.

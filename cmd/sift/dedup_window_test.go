@@ -387,6 +387,11 @@ func TestDedupWindowBadFlags(t *testing.T) {
 		{[]string{"-n", "10", "-window", "0"}, "not a positive duration"},
 		{[]string{"-n", "10", "-window", "-1s"}, "not a positive duration"},
 		{[]string{"-n", "10", "-window", "soon"}, "not a duration"},
+		{[]string{"-n", "10", "-window", "1d-2h"}, "not a duration"},
+		{[]string{"-n", "10", "-window", "NaNd"}, "not a duration"},
+		{[]string{"-n", "10", "-window", "1e300d"}, "not a duration"},
+		{[]string{"-n", "10", "-window", "106752d"}, "not a duration"},
+		{[]string{"-n", "10", "-window", "d"}, "not a duration"},
 		{[]string{"-n", "10", "-window", "1h", "-generations", "1"}, "not a power of two in 2..64"},
 		{[]string{"-n", "10", "-window", "1h", "-generations", "65"}, "not a power of two in 2..64"},
 		{[]string{"-n", "10", "-window", "1h", "-generations", "3"}, "not a power of two in 2..64"},
@@ -583,5 +588,30 @@ func TestParseTime(t *testing.T) {
 	}
 	if fast < 100_000 {
 		t.Errorf("the fast path answered only %d of 200000", fast)
+	}
+}
+
+// TestWindowDays checks -window's day forms, alone and followed by a Go
+// duration.
+func TestWindowDays(t *testing.T) {
+	for s, want := range map[string]time.Duration{
+		"90s":    90 * time.Second,
+		"7d":     7 * 24 * time.Hour,
+		"1.5d":   36 * time.Hour,
+		"1d12h":  36 * time.Hour,
+		"2d30m":  48*time.Hour + 30*time.Minute,
+		" 1d1s ": 24*time.Hour + time.Second,
+		"0d1h":   time.Hour,
+	} {
+		var v durationValue
+		if err := v.Set(s); err != nil || v.d != want {
+			t.Errorf("-window %q: %v, %v; want %v", s, v.d, err, want)
+		}
+	}
+	for _, s := range []string{"1d-2h", "1d+2h", "-1d", "d", "1dd", "1d12", "NaNd", "Infd", "106752d", "106751d24h"} {
+		var v durationValue
+		if err := v.Set(s); err == nil {
+			t.Errorf("-window %q: accepted as %v", s, v.d)
+		}
 	}
 }

@@ -133,6 +133,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"build", "-o", in, in}, "also an input"},
 		{[]string{"build", "-o", out, "-f", "-2", in}, "-f"},
 		{[]string{"query", "-d", ",", f}, "-d needs -f"},
+		{[]string{"query", "-f", "2", "-d", "", f}, "the delimiter must be one byte (leave out -d"},
+		{[]string{"build", "-o", out, "-f", "2", "-d", "", in}, "the delimiter must be one byte (leave out -d"},
 		{[]string{"query"}, "missing filter"},
 		{[]string{"query", "-z", f}, "-z"},
 		{[]string{"query", "-kind", "nope", f}, "-kind"},

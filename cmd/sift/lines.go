@@ -363,8 +363,24 @@ func (v *fieldValue) Set(s string) error {
 func addFieldFlags(fs *flag.FlagSet) (field *fieldValue, delim *string) {
 	field = &fieldValue{}
 	fs.Var(field, "f", "")
-	delim = fs.String("d", "", "")
+	delim = new(string)
+	fs.Var((*delimValue)(delim), "d", "")
 	return field, delim
+}
+
+// delimValue is the -d flag. An explicit empty -d is refused where it is
+// parsed: unset, -d means blanks, which an empty value would silently ask
+// for.
+type delimValue string
+
+func (v *delimValue) String() string { return string(*v) }
+
+func (v *delimValue) Set(s string) error {
+	if s == "" {
+		return errors.New("the delimiter must be one byte (leave out -d to split fields at blanks)")
+	}
+	*v = delimValue(s)
+	return nil
 }
 
 // fieldFlags validates -f and -d.
