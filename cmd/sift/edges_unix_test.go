@@ -42,6 +42,9 @@ func TestSpecialFilterFiles(t *testing.T) {
 			if r.code != exitError || !strings.Contains(r.stderr, "not a regular file") {
 				t.Errorf("sift %s: exit %d, stderr %q", strings.Join(args, " "), r.code, r.stderr)
 			}
+			if n := strings.Count(r.stderr, path); n != 1 {
+				t.Errorf("sift %s: stderr names the file %d times: %q", strings.Join(args, " "), n, r.stderr)
+			}
 		}
 	}
 }

@@ -117,11 +117,16 @@ func openClassic(path string) (queryFilter, error) {
 // which has no magic number or checksum: only its structure is checked.
 func openGuava(path string) (*classic.Filter, error) {
 	var f *classic.Filter
+	opened := false
 	err := readFilterFile(path, func(r io.Reader) (err error) {
+		opened = true
 		f, err = classic.ReadGuava(r)
 		return err
 	})
-	if err != nil {
+	switch {
+	case err != nil && !opened:
+		return nil, err // names path already ("PATH: not a regular file")
+	case err != nil:
 		return nil, filterErr(path, fmt.Errorf("reading Guava's format: %w", err))
 	}
 	return f, nil
