@@ -1,5 +1,15 @@
 package reload
 
+import (
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sift-go/sift/internal/mem"
+)
+
 // Poll runs one check as the polling goroutine does (a failure that
 // continues the last one is not reported again), for tests that must not
 // depend on a ticker.
@@ -19,3 +29,36 @@ var LittleEndianHost = littleEndian
 // Mapped reports whether the filter served now holds a mapping (the
 // file's, with WithMmap, or a large read copy).
 func (f *Filter) Mapped() bool { return f.cur.Load().region.Mapped() }
+
+// FailObtain makes the next n reads of a file fail with err (as a
+// refusal of memory does), and returns a function that undoes it.
+func FailObtain(n int, err error) (restore func()) {
+	var mu sync.Mutex
+	obtainFile = func(fd *os.File, st fs.FileInfo, o options) ([]byte, *mem.Region, error) {
+		mu.Lock()
+		fail := n > 0
+		n--
+		mu.Unlock()
+		if fail {
+			return nil, nil, err
+		}
+		return obtain(fd, st, o)
+	}
+	return func() { obtainFile = obtain }
+}
+
+// ReadBytes returns how many bytes this process has read with read system
+// calls (/proc/self/io's rchar), and false where that is not known.
+func ReadBytes() (uint64, bool) {
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "rchar: "); ok {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}

@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/mem"
 )
 
@@ -60,15 +61,17 @@ func WithInterval(d time.Duration) Option {
 // the Filter attempted, by the polling goroutine or by Reload: a file that
 // is damaged, truncated, of a kind that cannot be served, or gone. The
 // Filter keeps serving the version it had. Each replacement file is
-// reported once, however often the poll sees it. fn must not call the
-// Filter's Reload or Close.
+// reported once, however often the poll sees it. fn runs while the Filter
+// holds its reload lock: it may call Err, Version and the lookups, and must
+// not call the Filter's Reload or Close.
 func WithOnError(fn func(error)) Option {
 	return func(o *options) { o.onError = fn }
 }
 
 // WithOnSwap sets a function that is called, by the goroutine that
-// reloaded, after each swap to a new file, with the version now served. fn
-// must not call the Filter's Reload or Close.
+// reloaded, after each swap to a new file, with the version now served. As
+// for WithOnError, fn may call Err, Version and the lookups, and must not
+// call the Filter's Reload or Close.
 func WithOnSwap(fn func(Version)) Option {
 	return func(o *options) { o.onSwap = fn }
 }
@@ -165,8 +168,9 @@ type Filter struct {
 	failedPin  *os.File    // failed, kept open where files are pinned (see openPath)
 	failedReg  bool        // failed was a regular file, opened
 	failedHead head
-	failedRacy bool // failed's bytes may have changed without its stat changing
+	failedRacy bool // failed's attempt may succeed later without its stat changing
 	lastErr    error
+	errNow     atomic.Pointer[error] // lastErr, for Err without f.mu (callbacks call it)
 	swaps      uint64
 	closed     bool
 	stop       chan struct{}
@@ -248,23 +252,25 @@ func openPath(path string) (*os.File, fs.FileInfo, head, error) {
 
 // load makes a new generation of the file open as fd (fstat st, head h),
 // which it keeps open (as the generation's pin; closes where files are not
-// pinned) on success and leaves to the caller on failure. racy reports whether the bytes read may be older
-// than the file's modification time shows. A file shorter than its header
-// declares (still being written, or cut) or larger than WithMaxSize allows
-// fails before it is read.
+// pinned) on success and leaves to the caller on failure. racy reports
+// whether a failed attempt may succeed later on the same unchanged file:
+// the bytes read may be older than the file's modification time shows, or
+// memory was refused (the memory available now, which changes while the
+// file does not). The file is refused from its head, before it is read or
+// memory for it is taken, when the head is not a sift header, the file
+// is shorter (still being written, or cut) or longer than the encoding
+// its header declares, or its payload is larger than WithMaxSize allows.
 func load(path string, fd *os.File, st fs.FileInfo, h head, o options) (g *gen, racy bool, err error) {
-	if info, err := sift.Inspect(h.b[:h.n]); err == nil {
-		if o.maxBytes > 0 && info.PayloadSize > o.maxBytes {
-			return nil, false, fmt.Errorf("reload: %s: %w: its payload of %d bytes is more than WithMaxSize allows (%d)", path, sift.ErrTooLarge, info.PayloadSize, o.maxBytes)
-		}
-		if uint64(st.Size()) < info.Size {
-			return nil, false, fmt.Errorf("reload: %s: %w: %d bytes, its header declares %d (is it still being written?)", path, sift.ErrTruncated, st.Size(), info.Size)
-		}
+	if err := format.CheckHead(h.b[:h.n], st.Size(), 0, o.maxBytes); err != nil {
+		return nil, false, fmt.Errorf("reload: %s: %w", path, err)
 	}
 	start := time.Now()
 	racy = start.Before(st.ModTime().Add(racyWindow))
-	data, region, err := obtain(fd, st, o)
+	data, region, err := obtainFile(fd, st, o)
 	if err != nil {
+		if errors.Is(err, sift.ErrTooLarge) {
+			racy = true // the memory available now: the poll tries again
+		}
 		return nil, racy, fmt.Errorf("reload: %w", err)
 	}
 	var first head // copied before serve, which may free data (a copied view)
@@ -295,6 +301,9 @@ func obtain(fd *os.File, st fs.FileInfo, o options) ([]byte, *mem.Region, error)
 	}
 	return mem.ReadOpen(fd, st)
 }
+
+// obtainFile is obtain, replaced by tests (a refusal of memory).
+var obtainFile = obtain
 
 // littleEndian reports whether the views use the bytes in place: on a
 // big-endian machine they decode into memory of their own.
@@ -526,11 +535,24 @@ func (f *Filter) Version() Version {
 func (f *Filter) Path() string { return f.path }
 
 // Err returns the error of the last reload attempt, or nil when it
-// succeeded (or none failed yet).
+// succeeded, none failed yet, or the path names the served file again. It
+// does not wait for a reload in progress, so WithOnError and WithOnSwap
+// functions may call it.
 func (f *Filter) Err() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.lastErr
+	if p := f.errNow.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// setErr records err as the last attempt's error. f.mu is held.
+func (f *Filter) setErr(err error) {
+	f.lastErr = err
+	if err == nil {
+		f.errNow.Store(nil)
+	} else {
+		f.errNow.Store(&err)
+	}
 }
 
 // Reload checks the path now and, if a different file is there, opens and
@@ -575,7 +597,13 @@ func (f *Filter) check(retry bool) error {
 		return f.fail(nil, nil, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
 	}
 	if sameFile(st, cur.id) && h == cur.head {
+		// The served file, unchanged: a failure seen since (the path
+		// named another file, or none, and names this one again) is over.
 		fd.Close()
+		if f.lastErr != nil || f.failed != nil {
+			f.setFailed(nil, nil, head{}, false)
+			f.setErr(nil)
+		}
 		return nil
 	}
 	if !retry && f.failedReg && sameFile(st, f.failed) && h == f.failedHead && !f.failedRacy {
@@ -590,7 +618,7 @@ func (f *Filter) check(retry bool) error {
 	g.version.Loaded, g.version.Swaps = time.Now(), f.swaps
 	f.cur.Store(g)
 	f.setFailed(nil, nil, head{}, false)
-	f.lastErr = nil
+	f.setErr(nil)
 	f.retire(cur)
 	if f.o.onSwap != nil {
 		f.o.onSwap(g.version)
@@ -610,7 +638,7 @@ func (f *Filter) fail(fd *os.File, st fs.FileInfo, h head, racy, force bool, err
 	again := fd != nil && f.failedReg && os.SameFile(st, f.failed) ||
 		fd == nil && !f.failedReg && f.lastErr != nil && f.lastErr.Error() == err.Error()
 	f.setFailed(fd, st, h, racy)
-	f.lastErr = err
+	f.setErr(err)
 	if (force || !again) && f.o.onError != nil {
 		f.o.onError(err)
 	}

@@ -355,15 +355,29 @@ func ParseHeader(b []byte, want Kind, opt Options) (h Header, payloadOff uint64,
 // no Load reads a large file only to refuse it.
 func ReadFile(path string, want Kind, maxPayload uint64) ([]byte, *mem.Region, fs.FileInfo, error) {
 	return mem.ReadFileChecked(path, HeaderSize, func(head []byte, size int64) error {
-		h, off, err := ParseHeader(head, want, Options{MaxPayload: maxPayload})
-		if err != nil {
-			return err
-		}
-		if end := off + h.PayloadLen; uint64(size) > end {
-			return errf(errs.Corrupt, "%d bytes after the filter (the file has %d, its header declares %d)", uint64(size)-end, size, end)
-		}
-		return nil
+		return CheckHead(head, size, want, maxPayload)
 	})
+}
+
+// CheckHead checks the first bytes of a file of size bytes that must hold
+// exactly one encoding of kind want (0: any) with a payload of at most
+// maxPayload bytes (0: no limit): head (HeaderSize bytes, fewer if the
+// file is shorter) must be a header ParseHeader accepts, and the file as
+// long as the encoding that header declares (ErrTruncated when shorter:
+// cut, or still being written; ErrCorrupt when longer).
+func CheckHead(head []byte, size int64, want Kind, maxPayload uint64) error {
+	h, off, err := ParseHeader(head, want, Options{MaxPayload: maxPayload})
+	if err != nil {
+		return err
+	}
+	end := off + h.PayloadLen
+	switch {
+	case size < 0 || uint64(size) < end:
+		return errf(errs.Truncated, "the file has %d bytes, its header declares %d (is it still being written?)", size, end)
+	case uint64(size) > end:
+		return errf(errs.Corrupt, "%d bytes after the filter (the file has %d, its header declares %d)", uint64(size)-end, size, end)
+	}
+	return nil
 }
 
 // Decode parses a complete encoding at the start of b without copying: the

@@ -1,0 +1,182 @@
+package reload_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/reload"
+)
+
+// TestRefusedFromHead: a file the header already condemns (not a sift
+// file; a valid header with a long tail; a payload over WithMaxSize) is
+// refused without being read: the check reads its head only. Before, a
+// replacement that was not a sift file, or had bytes after the filter, was
+// read whole (a GiB file took seconds and a GiB of memory) and then
+// refused.
+func TestRefusedFromHead(t *testing.T) {
+	if _, ok := reload.ReadBytes(); !ok {
+		t.Skip("no /proc/self/io on this system")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.sift")
+	good := encode(t, sift.KindBlocked, keysOf("k", 1000), 1, 0)
+	publish(t, path, good)
+	f, err := reload.Open(path, reload.WithInterval(0), reload.WithMaxSize(1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+
+	const tail = 256 << 20 // sparse: costs no disk
+	for _, c := range []struct {
+		name string
+		data []byte
+		size int64
+		want error
+	}{
+		{"not a sift file", []byte(strings.Repeat("not a filter\n", 20)), tail, sift.ErrMagic},
+		{"a filter with a long tail", good, tail, sift.ErrCorrupt},
+		{"a filter cut short", good[:len(good)-64], 0, sift.ErrTruncated},
+	} {
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if c.size > 0 {
+			if err := os.Truncate(tmp, c.size); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+		before, _ := reload.ReadBytes()
+		err := f.Reload()
+		after, _ := reload.ReadBytes()
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: Reload = %v, want %v", c.name, err, c.want)
+		}
+		if read := after - before; read > 1<<20 {
+			t.Errorf("%s: %d bytes read to refuse it", c.name, read)
+		}
+		if v := f.Version(); v.Generation != 1 {
+			t.Errorf("%s: serving %+v", c.name, v)
+		}
+	}
+}
+
+// TestMemoryRefusalRetried: a file refused for want of memory (the memory
+// available now) is tried again by the poll, without Reload and although
+// it does not change: when memory is free again, it is served. Before, the
+// poll skipped an unchanged file that had failed, as it does a damaged one,
+// and the old version stayed served until the file changed.
+func TestMemoryRefusalRetried(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.sift")
+	publish(t, path, encode(t, sift.KindBlocked, keysOf("k", 1000), 1, 0))
+	var reported []error
+	f, err := reload.Open(path, reload.WithInterval(0), reload.WithOnError(func(err error) { reported = append(reported, err) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	refusal := fmt.Errorf("read: %w: 1000 bytes are more than the memory available now", sift.ErrTooLarge)
+	restore := reload.FailObtain(3, refusal)
+	defer restore()
+	publish(t, path, encode(t, sift.KindBlocked, keysOf("n", 1000), 2, 0))
+	// Pin the modification time outside the racy window, so that only
+	// the memory refusal can make the poll try again.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := f.Poll(); !errors.Is(err, sift.ErrTooLarge) {
+			t.Fatalf("poll %d: %v, want the memory refusal", i, err)
+		}
+	}
+	if len(reported) != 1 {
+		t.Errorf("reported %d times, want once: %v", len(reported), reported)
+	}
+	if err := f.Poll(); err != nil {
+		t.Fatalf("poll with memory free: %v", err)
+	}
+	if v := f.Version(); v.Generation != 2 || f.Err() != nil {
+		t.Fatalf("after memory came back: serving %+v, Err %v", v, f.Err())
+	}
+}
+
+// TestErrAfterRollback: when the path names the served file again (moved
+// away and back), Err is nil, as Reload's result. Before, Err kept the
+// error of the file's absence until the next swap.
+func TestErrAfterRollback(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.sift")
+	publish(t, path, encode(t, sift.KindBlocked, keysOf("k", 1000), 1, 0))
+	f, err := reload.Open(path, reload.WithInterval(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, meanwhile := range []string{"", "garbage"} {
+		if err := os.Rename(path, path+".bak"); err != nil {
+			t.Fatal(err)
+		}
+		if meanwhile != "" {
+			publish(t, path, []byte(strings.Repeat(meanwhile, 30)))
+		}
+		if err := f.Reload(); err == nil || f.Err() == nil {
+			t.Fatalf("%q: Reload %v, Err %v: want errors", meanwhile, err, f.Err())
+		}
+		if err := os.Rename(path+".bak", path); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Reload(); err != nil || f.Err() != nil {
+			t.Fatalf("%q: the served file is back: Reload %v, Err %v", meanwhile, err, f.Err())
+		}
+	}
+}
+
+// TestErrInCallbacks: WithOnError and WithOnSwap functions may call Err
+// (and Version). Err took the lock the reload holds while it calls them,
+// and the Filter deadlocked: polling stopped and Close hung.
+func TestErrInCallbacks(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.sift")
+	publish(t, path, encode(t, sift.KindBlocked, keysOf("k", 1000), 1, 0))
+	var f *reload.Filter
+	var inError, inSwap error
+	var swapped reload.Version
+	f, err := reload.Open(path, reload.WithInterval(0),
+		reload.WithOnError(func(error) { inError = f.Err() }),
+		reload.WithOnSwap(func(v reload.Version) { inSwap, swapped = f.Err(), f.Version() }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		publish(t, path, []byte("garbage"))
+		f.Reload()
+		publish(t, path, encode(t, sift.KindBlocked, keysOf("n", 1000), 2, 0))
+		f.Reload()
+		f.Close()
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Reload with callbacks calling Err: still running after 20 s (deadlock)")
+	}
+	if !errors.Is(inError, sift.ErrTruncated) && !errors.Is(inError, sift.ErrMagic) {
+		t.Errorf("Err in WithOnError: %v, want the failure", inError)
+	}
+	if inSwap != nil || swapped.Generation != 2 {
+		t.Errorf("in WithOnSwap: Err %v, Version %+v", inSwap, swapped)
+	}
+}
