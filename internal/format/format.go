@@ -16,6 +16,7 @@
 package format
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -276,7 +277,9 @@ func errf(base error, format string, args ...any) error {
 // the caller reads; 0 accepts any kind.
 func ParseHeader(b []byte, want Kind, opt Options) (h Header, payloadOff uint64, err error) {
 	if len(b) < HeaderSize {
-		if len(b) >= 8 && [8]byte(b[:8]) != magic {
+		// Short: ErrMagic where the bytes there are already differ from
+		// the magic (a 3-byte text file is not a cut sift file).
+		if !bytes.Equal(b[:min(len(b), 8)], magic[:min(len(b), 8)]) {
 			return h, 0, errs.Magic
 		}
 		return h, 0, errf(errs.Truncated, "header needs %d bytes, have %d", HeaderSize, len(b))
