@@ -92,3 +92,14 @@ func TestInlining(t *testing.T) {
 		}
 	}
 }
+
+// TestUint64HasherZero checks the zero Uint64Hasher's seed as its doc
+// states it.
+func TestUint64HasherZero(t *testing.T) {
+	var z Uint64Hasher
+	for _, x := range []uint64{0, 1, 42, 1 << 63, ^uint64(0)} {
+		if got, want := z.Hash(x), Uint64(x, 0x65ef5db1c5ecd5a2); got != want {
+			t.Errorf("zero Uint64Hasher: Hash(%#x) = %#x, Uint64 with the documented seed %#x", x, got, want)
+		}
+	}
+}
