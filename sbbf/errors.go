@@ -1,6 +1,9 @@
 package sbbf
 
-import "github.com/sift-go/sift/internal/errs"
+import (
+	"github.com/sift-go/sift/internal/errs"
+	"github.com/sift-go/sift/internal/kernel"
+)
 
 // Errors returned by the constructors, the sizing functions, Fold, FoldN
 // and Union. Each is wrapped with detail: test with errors.Is.
@@ -59,5 +62,6 @@ func errorf(sentinel error, format string, args ...any) error {
 func prefix(err error) error { return errs.Wrap(pkg, err) }
 
 // errUse is the panic value of a method that cannot return an error when
-// it is called on a closed or zero filter.
-var errUse = errorf(ErrClosed, "use of a closed filter, or of a zero value never made by a constructor, UnmarshalBinary, ReadFrom or UnmarshalParquet")
+// it is called on a closed or zero filter: the kernels' own (the
+// single-key calls panic in them), so every such panic reads the same.
+var errUse = kernel.ErrNoSBBFBlocks

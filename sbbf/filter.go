@@ -232,9 +232,12 @@ func (f *Filter) ContainsHashes(hs []uint64, out []bool) int {
 
 // Union adds every key of other to f (the OR of the bitsets): afterwards f
 // answers for both sets of keys, exactly as a filter built from both.
-// other must have the same number of blocks, else ErrIncompatible; a
-// closed or zero filter on either side is ErrClosed.
+// other must have the same number of blocks, else ErrIncompatible (a nil
+// other too); a closed or zero filter on either side is ErrClosed.
 func (f *Filter) Union(other *Filter) error {
+	if other == nil {
+		return errorf(ErrIncompatible, "nil filter")
+	}
 	if f.closed() || other.closed() {
 		return errorf(ErrClosed, "cannot combine a closed or zero filter")
 	}

@@ -302,6 +302,9 @@ func TestUnion(t *testing.T) {
 	if !bytes.Equal(a.AppendBitset(nil), both.AppendBitset(nil)) {
 		t.Fatal("Union differs from a filter built from both sets")
 	}
+	if err := a.Union(nil); !errors.Is(err, ErrIncompatible) {
+		t.Fatalf("Union(nil) = %v, want ErrIncompatible", err)
+	}
 	if err := a.Union(mustNew(t, 8192)); !errors.Is(err, ErrIncompatible) {
 		t.Fatalf("Union of different sizes: %v", err)
 	}
@@ -434,8 +437,8 @@ func TestResetCloneClose(t *testing.T) {
 		} {
 			func() {
 				defer func() {
-					if err, _ := recover().(error); !errors.Is(err, ErrClosed) {
-						t.Errorf("%s after Close: panic %v, want ErrClosed", name, err)
+					if err, _ := recover().(error); !errors.Is(err, ErrClosed) || !strings.HasPrefix(err.Error(), "sbbf: ") {
+						t.Errorf("%s after Close: panic %v, want sbbf's ErrClosed", name, err)
 					}
 				}()
 				fn()

@@ -61,8 +61,8 @@ func TestProbe(t *testing.T) {
 			}
 			func() {
 				defer func() {
-					if recover() == nil {
-						t.Error("a Probe of a closed filter did not panic")
+					if err, _ := recover().(error); !errors.Is(err, ErrClosed) {
+						t.Errorf("a Probe of a closed filter panicked with %v, want ErrClosed", err)
 					}
 				}()
 				p.ContainsHash(1)

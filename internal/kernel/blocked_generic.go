@@ -104,6 +104,10 @@ func BlockedContains1Generic(blocks []Block, k int, h uint64) bool {
 // blocked's own panics for that misuse do (blocked/errors.go's errUse).
 var ErrNoBlocks error = errs.New("blocked", "use of a closed filter, or of a zero value never made by a constructor, UnmarshalBinary or ReadFrom", errs.Closed)
 
+// ErrNoSBBFBlocks is ErrNoBlocks for the split-block kernels, in package
+// sbbf's words (which returns it as its own misuse panic).
+var ErrNoSBBFBlocks error = errs.New("sbbf", "use of a closed filter, or of a zero value never made by a constructor, UnmarshalBinary, ReadFrom or UnmarshalParquet", errs.Closed)
+
 // blockOf returns the index of h's block in bs, and panics with ErrNoBlocks
 // if bs is empty. Its check replaces the bounds check of bs[i] (i <
 // len(bs) for every nonempty bs), so it costs the probe nothing.

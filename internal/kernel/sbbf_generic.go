@@ -86,12 +86,12 @@ func SBBFAdd1Generic(blocks []SBBFBlock, h uint64) {
 }
 
 // sbbfBlockOf is blockOf for split blocks: h's block index, or a panic
-// with ErrNoBlocks (a closed or zero filter) for an empty bs, a check that
-// replaces the index's bounds check.
+// with ErrNoSBBFBlocks (a closed or zero filter) for an empty bs, a check
+// that replaces the index's bounds check.
 func sbbfBlockOf(bs []SBBFBlock, h uint64) uint64 {
 	i := (h >> 32) * uint64(len(bs)) >> 32
 	if i >= uint64(len(bs)) {
-		panic(ErrNoBlocks)
+		panic(ErrNoSBBFBlocks)
 	}
 	return i
 }

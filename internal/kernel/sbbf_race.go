@@ -23,7 +23,7 @@ func raceSBBFContains(blocks []SBBFBlock, hs []uint64, out []bool) {
 }
 
 // raceSBBF1 reports the one block a single-key kernel reads or writes. An
-// empty *t panics here with ErrNoBlocks, as the kernel would.
+// empty *t panics here with ErrNoSBBFBlocks, as the kernel would.
 func raceSBBF1(t *[]SBBFBlock, h uint64, write bool) {
 	b := &(*t)[sbbfBlockOf(*t, h)]
 	if write {

@@ -405,7 +405,7 @@ func TestSBBF1HugeBlockCount(t *testing.T) {
 	})
 }
 
-// TestSBBF1Empty: the single-key calls panic with ErrNoBlocks on an empty
+// TestSBBF1Empty: the single-key calls panic with ErrNoSBBFBlocks on an empty
 // filter (the assembly hands it to the Go twin) instead of reading memory.
 func TestSBBF1Empty(t *testing.T) {
 	kerneltest.Run(t, func(t *testing.T, impl string) {
@@ -418,8 +418,8 @@ func TestSBBF1Empty(t *testing.T) {
 		} {
 			func() {
 				defer func() {
-					if r := recover(); r != kernel.ErrNoBlocks {
-						t.Errorf("%s on an empty filter: panic %v, want ErrNoBlocks", name, r)
+					if r := recover(); r != kernel.ErrNoSBBFBlocks {
+						t.Errorf("%s on an empty filter: panic %v, want ErrNoSBBFBlocks", name, r)
 					}
 				}()
 				call()
