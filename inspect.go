@@ -120,7 +120,8 @@ func Inspect(b []byte) (Info, error) {
 }
 
 // InspectAt is Inspect for the encoding that starts at offset off of r: it
-// reads exactly the header's 128 bytes there, into a buffer on the stack.
+// reads exactly the header's 128 bytes there (into a buffer that escapes
+// to the heap through r: one allocation).
 func InspectAt(r io.ReaderAt, off int64) (Info, error) {
 	var b [format.HeaderSize]byte
 	n, err := r.ReadAt(b[:], off)
@@ -155,8 +156,9 @@ func InspectFile(path string) (Info, error) {
 // decoding anything or allocating memory for the filter: a file damaged in
 // storage or transfer fails here. Errors wrap ErrTruncated (the payload is
 // cut off), ErrChecksum (either CRC-32C does not match), ErrCorrupt
-// (non-zero padding, or bytes after the encoding; Info is then valid), and
-// Inspect's errors.
+// (non-zero padding, or bytes after the encoding), and Inspect's errors.
+// Info describes the header whenever the header itself is sound: with no
+// error, and with every error but Inspect's.
 func Verify(b []byte) (Info, error) {
 	info, err := Inspect(b)
 	if err != nil {
@@ -164,7 +166,7 @@ func Verify(b []byte) (Info, error) {
 	}
 	_, _, n, err := format.Decode(b, 0, format.Options{})
 	if err != nil {
-		return Info{}, err
+		return info, err
 	}
 	if n != len(b) {
 		return info, errs.Annotatef("sift", []error{ErrCorrupt}, "%d bytes after the end of the filter", len(b)-n)

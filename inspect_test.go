@@ -2,6 +2,7 @@ package sift_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"hash/crc32"
 	"io"
@@ -165,6 +166,9 @@ func TestInspectErrors(t *testing.T) {
 		{"payload cut", good[:len(good)-1], nil, sift.ErrTruncated},
 		{"header only", good[:128], nil, sift.ErrTruncated},
 		{"trailing byte", append(bytes.Clone(good), 0), nil, sift.ErrCorrupt},
+		{"non-zero padding", paddedBadly(good), nil, sift.ErrCorrupt},
+		{"three bytes of text", []byte("abc"), sift.ErrMagic, sift.ErrMagic},
+		{"the magic's first 3 bytes", good[:3], sift.ErrTruncated, sift.ErrTruncated},
 	}
 	for _, c := range cases {
 		_, err := sift.Inspect(c.in)
@@ -182,8 +186,8 @@ func TestInspectErrors(t *testing.T) {
 		if c.verf == nil && err != nil || c.verf != nil && !errors.Is(err, c.verf) {
 			t.Errorf("%s: Verify: %v, want %v", c.name, err, c.verf)
 		}
-		if errors.Is(err, sift.ErrCorrupt) && info.Kind != sift.KindBlocked {
-			t.Errorf("%s: Verify gave no Info with its ErrCorrupt: %+v", c.name, info)
+		if c.inspect == nil && info.Kind != sift.KindBlocked {
+			t.Errorf("%s: Verify gave no Info with its error (%v), although the header is sound: %+v", c.name, err, info)
 		}
 	}
 	if _, err := sift.InspectFile(filepath.Join(t.TempDir(), "absent")); !errors.Is(err, os.ErrNotExist) {
@@ -317,4 +321,16 @@ func TestInspectWindowBlocks(t *testing.T) {
 		}
 		w.Close()
 	}
+}
+
+// paddedBadly returns good (one encoding, payload at 128) with its payload
+// moved to offset 192 behind 64 bytes of padding, one of them not zero, and
+// the header's offset and CRC-32C updated to match.
+func paddedBadly(good []byte) []byte {
+	b := append(bytes.Clone(good[:128]), make([]byte, 64)...)
+	b = append(b, good[128:]...)
+	b[150] = 1
+	binary.LittleEndian.PutUint64(b[24:], 192)
+	binary.LittleEndian.PutUint32(b[124:], crc32.Checksum(b[:124], crc32.MakeTable(crc32.Castagnoli)))
+	return b
 }
