@@ -146,7 +146,8 @@ func runDedup(e *env) (int, error) {
 	fpp := &fppValue{p: 0.01}
 	fs.Var(&n, "n", "")
 	fs.Var(fpp, "fpp", "")
-	state := fs.String("state", "", "")
+	state := new(string)
+	fs.Var((*stateValue)(state), "state", "")
 	showProgress := fs.Bool("progress", false, "")
 	field, delim := addFieldFlags(fs)
 	win := addWindowFlags(fs)
@@ -174,6 +175,9 @@ func runDedup(e *env) (int, error) {
 		return exitError, err
 	}
 	ins, err := openInputs(args)
+	if err == nil {
+		err = outputIsInput(e.stdout, e.stdin, ins, false)
+	}
 	if err != nil {
 		return exitError, err
 	}
@@ -315,6 +319,24 @@ func dedupFilter(state string, n countValue, fpp fppValue) (*blocked.Filter, uin
 // a link. A link to a file that does not exist yet leads to that file, which
 // the run creates. "" stays "", and a path whose links cannot be followed
 // (a loop) is returned as it is, for stateExists to report.
+// stateValue is the -state flag: a file name, neither empty (which would
+// keep no state, silently) nor "-" (a state is a file sift rewrites
+// atomically, not a stream).
+type stateValue string
+
+func (v *stateValue) String() string { return string(*v) }
+
+func (v *stateValue) Set(s string) error {
+	switch s {
+	case "":
+		return errors.New("give a file name (leave out -state to keep no state)")
+	case "-":
+		return errors.New("the state is a file sift rewrites atomically, not standard input or output: give a file name")
+	}
+	*v = stateValue(s)
+	return nil
+}
+
 func stateTarget(path string) (string, error) {
 	if path == "" {
 		return "", nil

@@ -327,6 +327,8 @@ func TestDedupBadFlags(t *testing.T) {
 		{[]string{"-n", "1e6", "-fpp", "1e-30"}, "-fpp"},
 		{[]string{"-n", "1e6", "-f", "0"}, "numbered from 1"},
 		{[]string{"-n", "1e6", "-d", ","}, "-d needs -f"},
+		{[]string{"-n", "1e6", "-state", ""}, "leave out -state to keep no state"},
+		{[]string{"-n", "1e6", "-state", "-"}, "not standard input or output"},
 		{[]string{"-n", "1e6", "-f", "2", "-d", "ab"}, "one byte"},
 		{[]string{"-n", "1e6", "-x"}, "-x"},
 		{[]string{"-n", "1e6", "-", "-"}, "more than once"},

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -78,5 +79,66 @@ func TestQueryFIFOInput(t *testing.T) {
 	}
 	if werr := <-done; werr != nil || r.code != 0 || r.stdout != "alpha\ngamma\n" {
 		t.Errorf("query of a FIFO input: exit %d, stdout %q, stderr %q, writer %v", r.code, r.stdout, r.stderr, werr)
+	}
+}
+
+// TestOutputIsInput: query and dedup refuse, as grep does, an input that
+// is the file their standard output appends to (query read back the lines
+// it wrote, and the file grew without end), named or as standard input;
+// query -c and -q write no lines and may read it.
+func TestOutputIsInput(t *testing.T) {
+	needBinary(t)
+	dir := t.TempDir()
+	f := smallFilter(t, dir, "blocked")
+	data := filepath.Join(dir, "data.txt")
+	for _, c := range []struct {
+		args  []string
+		stdin bool // the data file is standard input too
+		ok    bool
+	}{
+		{[]string{"query", f, data}, false, false},
+		{[]string{"query", "-v", f, data}, false, false},
+		{[]string{"query", f}, true, false},
+		{[]string{"query", f, "-"}, true, false},
+		{[]string{"dedup", "-n", "100", data}, false, false},
+		{[]string{"query", "-c", f, data}, false, true},
+		{[]string{"query", "-q", f, data}, false, true},
+	} {
+		if err := os.WriteFile(data, []byte("alpha\nzeta\nalpha\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := os.OpenFile(data, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		argv := append(append([]string{}, siftRunner...), siftBin)
+		cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], c.args...)...)
+		var stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = out, &stderr
+		if c.stdin {
+			in, err := os.Open(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Stdin = in
+			defer in.Close()
+		}
+		err = cmd.Run()
+		timedOut := ctx.Err() != nil
+		cancel()
+		out.Close()
+		name := strings.Join(c.args, " ")
+		if timedOut {
+			t.Errorf("sift %s >> its input: still running after 20 s", name)
+			continue
+		}
+		refused := err != nil && strings.Contains(stderr.String(), "input file is also the output")
+		if refused == c.ok {
+			t.Errorf("sift %s >> its input: err %v, stderr %q; want refused = %v", name, err, stderr.String(), !c.ok)
+		}
+		if st, err := os.Stat(data); err != nil || st.Size() > 100 {
+			t.Errorf("sift %s >> its input: the file grew to %d bytes", name, st.Size())
+		}
 	}
 }

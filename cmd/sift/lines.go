@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -122,6 +123,40 @@ func openInputs(names []string) ([]input, error) {
 		return nil, errors.New(`standard input ("-") named more than once`)
 	}
 	return ins, nil
+}
+
+// outputIsInput refuses, as grep does, an input that is the regular file
+// standard output writes to: query and dedup would read the lines they
+// write (a query whose lines match grew the file without end). Standard
+// input ("-") is compared too. noOutput (query -q, -c) writes no lines, so
+// reading the file is harmless.
+func outputIsInput(stdout io.Writer, stdin io.Reader, ins []input, noOutput bool) error {
+	of, ok := stdout.(*os.File)
+	if !ok || noOutput {
+		return nil
+	}
+	ost, err := of.Stat()
+	if err != nil || !ost.Mode().IsRegular() {
+		return nil
+	}
+	for _, in := range ins {
+		var st fs.FileInfo
+		name := in.name
+		if name == "-" {
+			f, ok := stdin.(*os.File)
+			if !ok {
+				continue
+			}
+			st, err = f.Stat()
+			name = "standard input"
+		} else {
+			st, err = os.Stat(name)
+		}
+		if err == nil && os.SameFile(st, ost) {
+			return fmt.Errorf("%s: input file is also the output", name)
+		}
+	}
+	return nil
 }
 
 // checkInputs checks, before build reads anything, that every input can be

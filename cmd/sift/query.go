@@ -89,6 +89,9 @@ func runQuery(e *env) (int, error) {
 		return exitError, errors.New("missing filter FILE (usage: sift query [-v] FILE [INPUT...])")
 	}
 	ins, err := openInputs(args[1:])
+	if err == nil {
+		err = outputIsInput(e.stdout, e.stdin, ins, *quiet || *countOnly)
+	}
 	if err != nil {
 		return exitError, err
 	}
