@@ -4,9 +4,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -140,5 +142,32 @@ func TestOutputIsInput(t *testing.T) {
 		if st, err := os.Stat(data); err != nil || st.Size() > 100 {
 			t.Errorf("sift %s >> its input: the file grew to %d bytes", name, st.Size())
 		}
+	}
+}
+
+// TestInfoMemory: info holds one copy of a filter at a time. It read the
+// file to verify it and then opened it with the kind's reader while the
+// first copy was held, needing twice the file's size (and refusing, for
+// memory, a file query could read).
+func TestInfoMemory(t *testing.T) {
+	if slowBinary() {
+		t.Skip("peak memory of the command itself, measured natively")
+	}
+	needBinary(t)
+	dir := t.TempDir()
+	f := filepath.Join(dir, "big.sift")
+	const blocks = 1 << 20 // 64 MiB
+	mustRun(t, []byte("alpha\nbeta\n"), "build", "-q", "-blocks", fmt.Sprint(blocks), "-k", "7", "-o", f)
+	cmd := exec.Command(siftBin, "info", f)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("sift info: %v\n%s", err, out)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok || runtime.GOOS != "linux" {
+		t.Skip("Maxrss in KiB is Linux's")
+	}
+	peak := int64(ru.Maxrss) << 10
+	if limit := int64(blocks*64) * 3 / 2; peak > limit {
+		t.Errorf("sift info of a %d MiB filter peaked at %d MiB, more than 1.5 copies", blocks*64>>20, peak>>20)
 	}
 }

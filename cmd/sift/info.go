@@ -104,17 +104,26 @@ func describe(w io.Writer, path, want string) error {
 	if err != nil {
 		return pathErr(err)
 	}
-	defer region.Free()
 	// The encoding the header describes, without what follows it.
 	enc := b[:min(uint64(len(b)), h.Size)]
 	_, verifyErr := sift.Verify(enc)
+	// What is needed of the copy is taken now, and the copy freed before
+	// the kind's reader makes its own: info needed twice the file's size
+	// (and refused a filter query could read).
+	fileSize := uint64(len(b))
+	bitsSet := -1.0
+	if verifyErr == nil {
+		bitsSet = bitFill(enc[h.PayloadOffset:])
+	}
+	b, enc = nil, nil
+	region.Free()
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, format string, args ...any) {
 		fmt.Fprintf(tw, "%s:\t"+format+"\n", append([]any{k}, args...)...)
 	}
 	row("file", "%s", path)
-	row("size", "%d bytes (%s): header %d, payload %d", len(b), sizeString(int64(len(b))), h.PayloadOffset, h.PayloadSize)
+	row("size", "%d bytes (%s): header %d, payload %d", fileSize, sizeString(int64(fileSize)), h.PayloadOffset, h.PayloadSize)
 	row("kind", "%v (format version %d)", h.Kind, h.Version)
 	if h.Generation != 0 {
 		row("generation", "%d", h.Generation)
@@ -151,7 +160,7 @@ func describe(w io.Writer, path, want string) error {
 				row("bits/key", "%.2f", float64(st.payloadBytes)*8/float64(st.count))
 			}
 			if st.fill < 0 { // a Bloom filter: count the bits set
-				st.fill, st.fillWhat = bitFill(enc[h.PayloadOffset:]), "of bits set"
+				st.fill, st.fillWhat = bitsSet, "of bits set"
 			}
 			row("fill", "%.2f%% %s", 100*st.fill, st.fillWhat)
 			if st.fpp >= 0 {
@@ -166,9 +175,9 @@ func describe(w io.Writer, path, want string) error {
 	} else {
 		row("checksum", "ok (header and payload CRC-32C %#08x)", h.PayloadCRC)
 	}
-	trailing := uint64(len(b)) > h.Size
+	trailing := fileSize > h.Size
 	if trailing {
-		row("trailing", "%d bytes after the filter", uint64(len(b))-h.Size)
+		row("trailing", "%d bytes after the filter", fileSize-h.Size)
 	}
 	if err := tw.Flush(); err != nil {
 		return err // stdout: a full disk, a closed pipe
@@ -178,7 +187,7 @@ func describe(w io.Writer, path, want string) error {
 	case verifyErr != nil:
 		return filterErr(path, verifyErr)
 	case trailing:
-		return fmt.Errorf("%s: %w", path, trailingErr(uint64(len(b))-h.Size))
+		return fmt.Errorf("%s: %w", path, trailingErr(fileSize-h.Size))
 	}
 	return openErr
 }
