@@ -8,7 +8,10 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/cuckoo"
 	"github.com/sift-go/sift/internal/mem"
+	"github.com/sift-go/sift/sbbf"
 )
 
 var buildCmd = &command{
@@ -200,7 +203,14 @@ func runBuild(e *env) (int, error) {
 		}
 		counting = time.Since(start)
 	}
-	if err := checkMemory(buildMemory(spec), fmt.Sprintf("a %s filter for -n %d at -fpp %g", spec.kind, spec.n, spec.fpp)); err != nil {
+	what := fmt.Sprintf("a %s filter for -n %d at -fpp %g", spec.kind, spec.n, spec.fpp)
+	switch {
+	case spec.blocks != 0:
+		what = fmt.Sprintf("a %s filter of -blocks %d", spec.kind, spec.blocks)
+	case spec.buckets != 0:
+		what = fmt.Sprintf("a cuckoo filter of -buckets %d", spec.buckets)
+	}
+	if err := checkMemory(buildMemory(spec), what); err != nil {
 		return exitError, err
 	}
 	b, err := newBuilder(spec)
@@ -314,6 +324,12 @@ func checkGeometry(kind string, blocks, k, buckets uintValue, fppSet, nSet bool)
 		return errors.New("-buckets applies to -kind cuckoo only")
 	case blocks.set && fppSet:
 		return errors.New("-fpp sizes the filter, -blocks gives its size: use one or the other")
+	case blocks.set && kind == "blocked" && blocks.n > blocked.MaxBlocks:
+		return fmt.Errorf("-blocks %d: a blocked filter has at most %d blocks", blocks.n, uint64(blocked.MaxBlocks))
+	case blocks.set && kind == "sbbf" && blocks.n > sbbf.MaxBlocks:
+		return fmt.Errorf("-blocks %d: a split-block filter has at most %d blocks", blocks.n, uint64(sbbf.MaxBlocks))
+	case buckets.set && buckets.n > cuckoo.MaxBuckets:
+		return fmt.Errorf("-buckets %d: a cuckoo filter has at most %d buckets", buckets.n, uint64(cuckoo.MaxBuckets))
 	case blocks.set && nSet:
 		return errors.New("-n sizes the filter, -blocks gives its size: use one or the other")
 	case buckets.set && nSet:

@@ -207,6 +207,8 @@ func TestBuildGeometryFlags(t *testing.T) {
 		{[]string{"-blocks", "10", "-k", "3", "-n", "100"}, "-n sizes the filter, -blocks gives its size"},
 		{[]string{"-kind", "cuckoo", "-buckets", "10", "-n", "100"}, "-n sizes the filter, -buckets gives its size"},
 		{[]string{"-n", "0"}, "-n 0: a filter is sized for at least one key"},
+		{[]string{"-blocks", "4294967297", "-k", "3"}, "a blocked filter has at most 4294967296 blocks"},
+		{[]string{"-kind", "sbbf", "-blocks", "4294967296"}, "a split-block filter has at most"},
 		{[]string{"-blocks", "10", "-k", "17"}, "k"},
 		{[]string{"-j", "0"}, "-j 0"},
 		{[]string{"-guava", "-generation", "3"}, "Guava's format"},
