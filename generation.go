@@ -30,7 +30,8 @@ func SetGeneration(b []byte, gen uint64) error { return format.SetGeneration(b, 
 // WriteFile to path.
 //
 // The new file keeps the permission bits of the file at path (of the file
-// a symbolic link there points to; 0644 when there is none), and is owned
+// a symbolic link there points to; when there is none, 0666 less the
+// process's umask, as for a file the shell creates), and is owned
 // by the user running the writer: the old file's owner and group are not
 // kept, since setting them takes privileges. The rename replaces path
 // itself: when path is a symbolic link, the link is replaced by the new

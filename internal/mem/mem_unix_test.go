@@ -31,11 +31,22 @@ func TestOpenFIFO(t *testing.T) {
 
 // TestWriteAtomicMode: without a Mode, WriteAtomic gives the new file the
 // permission bits of the file it replaces (through a symbolic link: those
-// of the link's target, and the link itself is replaced), and 0o644 to a
-// new path whatever the umask; an explicit Mode wins over both.
+// of the link's target, and the link itself is replaced), and 0666 less
+// the umask to a new path, as the shell and cp do (it gave 0o644 whatever
+// the umask, so a umask of 077 did not keep a new filter private); an
+// explicit Mode wins over both.
 func TestWriteAtomicMode(t *testing.T) {
-	defer syscall.Umask(syscall.Umask(0o077)) // not what gives 0o644
+	defer syscall.Umask(syscall.Umask(0o022))
 	dir := t.TempDir()
+	private := filepath.Join(dir, "private.sift")
+	syscall.Umask(0o077)
+	if _, err := WriteAtomic(private, writeBytes([]byte("new")), AtomicOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Umask(0o022)
+	if st, err := os.Stat(private); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("a new file under umask 077: %v, %v; want -rw-------", st.Mode(), err)
+	}
 	mode := func(path string) fs.FileMode {
 		t.Helper()
 		st, err := os.Lstat(path)

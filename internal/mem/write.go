@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,7 +31,7 @@ func TempPrefix(path string) string { return "." + filepath.Base(path) + ".sift-
 type AtomicOptions struct {
 	// Mode is the new file's permission bits. 0 keeps those of the file
 	// at path when it exists (following a symbolic link to it), else
-	// gives 0o644.
+	// gives 0666 less the process's umask (0644 with the usual 022).
 	Mode os.FileMode
 	// OnTemp, if set, is called with the temporary file's name once it
 	// exists, and the function it returns once the file is renamed or
@@ -52,12 +54,12 @@ type AtomicOptions struct {
 // and syncs the directory. It returns what write returned.
 //
 // The new file has the permission bits opt.Mode gives (by default those of
-// the file at path, through a symbolic link, or 0o644 for a new path). It
-// is owned by the user running the writer, as any new file is: the old
-// file's owner and group are not kept (setting them takes privileges). The
-// rename replaces path itself: a symbolic link at path is replaced by the
-// new file, and the file it pointed to is left as it was, as a deploy that
-// flips links expects.
+// the file at path, through a symbolic link, or 0666 less the umask for a
+// new path). It is owned by the user running the writer, as any new file
+// is: the old file's owner and group are not kept (setting them takes
+// privileges). The rename replaces path itself: a symbolic link at path is
+// replaced by the new file, and the file it pointed to is left as it was,
+// as a deploy that flips links expects.
 //
 // Every error names the step and the file and wraps the system's error
 // (errors.Is(err, syscall.ENOSPC) for a full disk); on an error before the
@@ -67,7 +69,7 @@ type AtomicOptions struct {
 // not a regular file is refused before anything is written.
 func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOptions) (n int64, err error) {
 	dir := filepath.Dir(path)
-	mode := opt.Mode
+	mode, fresh := opt.Mode, false
 	if st, err := os.Stat(path); err == nil {
 		if !st.Mode().IsRegular() {
 			return 0, NotRegular(path, st.Mode())
@@ -75,13 +77,22 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 		if opt.Mode == 0 {
 			mode = st.Mode().Perm()
 		}
-	} else if opt.Mode == 0 {
-		mode = 0o644
+	} else {
+		fresh = opt.Mode == 0
 	}
 	RemoveStale(path)
 	tmp, err := createTemp(path)
 	if err != nil {
 		return 0, fmt.Errorf("creating a temporary file for %s: %w", path, err)
+	}
+	if fresh {
+		// A new file: 0666 less the umask, as the system gave the
+		// temporary file (cp and the shell's > give the same).
+		if st, err := tmp.Stat(); err == nil {
+			mode = st.Mode().Perm()
+		} else {
+			mode = 0o644
+		}
 	}
 	name := tmp.Name()
 	if opt.OnTemp != nil {
@@ -142,7 +153,16 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 // createTemp creates a temporary file beside path named for this process
 // (TempPrefix, the process id, a random suffix), as RemoveStale expects.
 func createTemp(path string) (*os.File, error) {
-	return os.CreateTemp(filepath.Dir(path), TempPrefix(path)+strconv.Itoa(os.Getpid())+"-*")
+	// os.CreateTemp's naming, with 0666 for the system to mask (CreateTemp
+	// gives 0600, which would hide the umask a new file must follow).
+	prefix := filepath.Join(filepath.Dir(path), TempPrefix(path)+strconv.Itoa(os.Getpid())+"-")
+	for try := 0; ; try++ {
+		f, err := os.OpenFile(prefix+strconv.FormatUint(uint64(rand.Uint32()), 10), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) && try < 10000 {
+			continue
+		}
+		return f, err
+	}
 }
 
 // unwrapPath drops an *os.PathError's own op and path (the step's message
