@@ -214,7 +214,10 @@
 // # info
 //
 // info describes filter files: kind, geometry, hash and seed, size, fill,
-// keys (exact for cuckoo and scalable, estimated from the fill for blocked),
+// keys (for cuckoo the fingerprints it stores, for scalable the keys its
+// adds counted as new: both leave out keys that were false positives when
+// added, so they can be a little below the distinct keys given to build;
+// estimated from the fill for blocked),
 // the false-positive rate predicted at that fill, and whether the header and
 // payload CRC-32C checksums verify ("checksum: ok" or "checksum: BAD ..."; a
 // bad file also makes info exit 2).

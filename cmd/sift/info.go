@@ -19,9 +19,10 @@ var infoCmd = &command{
 	usage: `usage: sift info [-kind K | -guava] FILE...
 
 Prints, for each filter FILE: its kind, geometry, hash and seed, size, fill,
-the number of keys it holds (exact for cuckoo, estimated from the fill for
-Bloom filters), the false-positive rate predicted at that fill, and whether
-its header and payload checksums (CRC-32C) verify.
+the number of keys it holds (for cuckoo the fingerprints stored, which
+leave out keys that were false positives when added; estimated from the
+fill for Bloom filters), the false-positive rate predicted at that fill,
+and whether its header and payload checksums (CRC-32C) verify.
 
   -kind K   fail unless every FILE holds a filter of kind K
   -guava    the FILEs are Guava BloomFilters in Guava's stream format (which
