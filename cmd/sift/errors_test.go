@@ -253,6 +253,7 @@ func TestGuava(t *testing.T) {
 	// A native classic build is described with its checksum.
 	nf := filepath.Join(dir, "f.sift")
 	mustRun(t, []byte(keys), "build", "-kind", "classic", "-n", "1000", "-o", nf)
+	wantError(t, runSift(t, []byte("alpha\n"), "query", "-guava", nf), "a sift file (a classic filter), not Guava's stream format: leave out -guava")
 	if info := mustRun(t, nil, "info", nf); !strings.Contains(info.stdout, "checksum:       ok") {
 		t.Errorf("info of a native classic filter:\n%s", info.stdout)
 	}

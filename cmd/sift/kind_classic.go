@@ -127,6 +127,9 @@ func openGuava(path string) (*classic.Filter, error) {
 	case err != nil && !opened:
 		return nil, err // names path already ("PATH: not a regular file")
 	case err != nil:
+		if info, ierr := sift.InspectFile(path); ierr == nil {
+			return nil, fmt.Errorf("%s: a sift file (a %v filter), not Guava's stream format: leave out -guava", path, info.Kind)
+		}
 		return nil, filterErr(path, fmt.Errorf("reading Guava's format: %w", err))
 	}
 	return f, nil
