@@ -439,6 +439,10 @@ func loadState(path string, n countValue, fpp fppValue) (*blocked.Filter, uint64
 func readState[T interface{ Close() error }](path string, want sift.Kind, other func(have sift.Kind) string, read func(io.Reader, ...blocked.Option) (T, error), opts ...blocked.Option) (T, sift.Info, error) {
 	var zero T
 	h, err := readHeader(path)
+	if errors.Is(err, sift.ErrMagic) {
+		// Not filterErr's hint, which is query's and info's (-guava).
+		return zero, h, fmt.Errorf("-state %s: %w: -state is a filter file sift dedup wrote; name it, or a new file", path, sift.ErrMagic)
+	}
 	if err != nil {
 		return zero, h, fmt.Errorf("-state: %w", err)
 	}

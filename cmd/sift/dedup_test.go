@@ -288,7 +288,7 @@ func TestDedupBadState(t *testing.T) {
 		{[]string{"-state", good, "-fpp", "1e-4"}, []string{"-state", "bits"}},
 		{[]string{"-state", truncated}, []string{"truncated.sift"}},
 		{[]string{"-state", damaged}, []string{"damaged.sift", "checksum"}},
-		{[]string{"-state", text}, []string{"text.sift"}},
+		{[]string{"-state", text}, []string{"text.sift", "bad magic", "-state is a filter file sift dedup wrote"}},
 		{[]string{"-state", empty}, []string{"empty.sift"}},
 		{[]string{"-state", dir}, []string{"-state"}},
 		{[]string{"-state", filepath.Join(dir, "new.sift")}, []string{"does not exist", "-n"}},

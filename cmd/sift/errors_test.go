@@ -136,6 +136,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"query", "-f", "2", "-d", "", f}, "the delimiter must be one byte (leave out -d"},
 		{[]string{"build", "-o", out, "-f", "2", "-d", "", in}, "the delimiter must be one byte (leave out -d"},
 		{[]string{"query"}, "missing filter"},
+		{[]string{"query", ""}, `"" (an empty file name): no such file`},
+		{[]string{"info", ""}, `"" (an empty file name): no such file`},
 		{[]string{"query", "-z", f}, "-z"},
 		{[]string{"query", "-kind", "nope", f}, "-kind"},
 		{[]string{"info"}, "missing filter"},

@@ -316,6 +316,9 @@ func countLines(name string, p *progress) (int64, error) {
 func pathErr(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
+		if pe.Path == "" {
+			return fmt.Errorf(`"" (an empty file name): %w`, pe.Err)
+		}
 		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
 	}
 	return err
