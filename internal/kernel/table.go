@@ -205,7 +205,11 @@ var table = []tableEntry{
 	// from LargeBlocks on): avx2 for the large filters, where the row
 	// above has it ahead (0.94), as on Zen 5 and Intel model 207; one more
 	// invocation on 2026-11-27 agreed (avx512 1.41 / avx2 1.59 at 1e6,
-	// 3.11 / 2.99 at 1e7).
+	// 3.11 / 2.99 at 1e7). At 1e8 (120 MB, out of the L3 that holds 1e7
+	// here) avx512 led instead, 0.92x (present) and 0.87x (absent) avx2's
+	// time in three rounds (bench/README.md, "Against Boost.Bloom's bulk
+	// calls on a Zen 4"): too few, and on one CPU, to add a size class
+	// past the last-level cache; avx2 stays for every large filter.
 	//
 	// blocked AddNewHashes was avx2 by the row above, which predates the
 	// AVX2 add-if-new kernel's offset ring; measured again on the same VM
