@@ -261,11 +261,12 @@ func openPath(path string) (*os.File, fs.FileInfo, head, error) {
 // is shorter (still being written, or cut) or longer than the encoding
 // its header declares, or its payload is larger than WithMaxSize allows.
 func load(path string, fd *os.File, st fs.FileInfo, h head, o options) (g *gen, racy bool, err error) {
+	// The head was read just before: a failure it shows may be a write in
+	// progress that the stat will not show (racyWindow), as a read's.
+	racy = time.Now().Before(st.ModTime().Add(racyWindow))
 	if err := format.CheckHead(h.b[:h.n], st.Size(), 0, o.maxBytes); err != nil {
-		return nil, false, fmt.Errorf("reload: %s: %w", path, err)
+		return nil, racy, fmt.Errorf("reload: %s: %w", path, err)
 	}
-	start := time.Now()
-	racy = start.Before(st.ModTime().Add(racyWindow))
 	data, region, err := obtainFile(fd, st, o)
 	if err != nil {
 		if errors.Is(err, sift.ErrTooLarge) {
