@@ -168,9 +168,8 @@ type Filter struct {
 	failedPin  *os.File    // failed, kept open where files are pinned (see openPath)
 	failedReg  bool        // failed was a regular file, opened
 	failedHead head
-	failedRacy bool // failed's attempt may succeed later without its stat changing
-	lastErr    error
-	errNow     atomic.Pointer[error] // lastErr, for Err without f.mu (callbacks call it)
+	failedRacy bool                  // failed's attempt may succeed later without its stat changing
+	lastErr    atomic.Pointer[error] // the last attempt's error (nil: none); Err reads it without f.mu
 	swaps      uint64
 	closed     bool
 	stop       chan struct{}
@@ -540,7 +539,7 @@ func (f *Filter) Path() string { return f.path }
 // does not wait for a reload in progress, so WithOnError and WithOnSwap
 // functions may call it.
 func (f *Filter) Err() error {
-	if p := f.errNow.Load(); p != nil {
+	if p := f.lastErr.Load(); p != nil {
 		return *p
 	}
 	return nil
@@ -548,11 +547,10 @@ func (f *Filter) Err() error {
 
 // setErr records err as the last attempt's error. f.mu is held.
 func (f *Filter) setErr(err error) {
-	f.lastErr = err
 	if err == nil {
-		f.errNow.Store(nil)
+		f.lastErr.Store(nil)
 	} else {
-		f.errNow.Store(&err)
+		f.lastErr.Store(&err)
 	}
 }
 
@@ -580,14 +578,14 @@ func (f *Filter) check(retry bool) error {
 	cur := f.cur.Load()
 	st, err := os.Stat(f.path)
 	if err != nil {
-		if !retry && f.failed == nil && errors.Is(f.lastErr, fs.ErrNotExist) && errors.Is(err, fs.ErrNotExist) {
-			return f.lastErr // reported already
+		if !retry && f.failed == nil && errors.Is(f.Err(), fs.ErrNotExist) && errors.Is(err, fs.ErrNotExist) {
+			return f.Err() // reported already
 		}
 		return f.fail(nil, nil, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
 	}
 	if !st.Mode().IsRegular() {
 		if !retry && f.failed != nil && !f.failedReg && sameFile(st, f.failed) {
-			return f.lastErr // reported already
+			return f.Err() // reported already
 		}
 		err := mem.NotRegular(f.path, st.Mode())
 		return f.fail(nil, st, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
@@ -601,7 +599,7 @@ func (f *Filter) check(retry bool) error {
 		// The served file, unchanged: a failure seen since (the path
 		// named another file, or none, and names this one again) is over.
 		fd.Close()
-		if f.lastErr != nil || f.failed != nil {
+		if f.Err() != nil || f.failed != nil {
 			f.setFailed(nil, nil, head{}, false)
 			f.setErr(nil)
 		}
@@ -609,7 +607,7 @@ func (f *Filter) check(retry bool) error {
 	}
 	if !retry && f.failedReg && sameFile(st, f.failed) && h == f.failedHead && !f.failedRacy {
 		fd.Close()
-		return f.lastErr // reported already, and unchanged since
+		return f.Err() // reported already, and unchanged since
 	}
 	g, racy, err := load(f.path, fd, st, h, f.o)
 	if err != nil {
@@ -637,7 +635,7 @@ func (f *Filter) check(retry bool) error {
 // match): it is reported once.
 func (f *Filter) fail(fd *os.File, st fs.FileInfo, h head, racy, force bool, err error) error {
 	again := fd != nil && f.failedReg && os.SameFile(st, f.failed) ||
-		fd == nil && !f.failedReg && f.lastErr != nil && f.lastErr.Error() == err.Error()
+		fd == nil && !f.failedReg && f.Err() != nil && f.Err().Error() == err.Error()
 	f.setFailed(fd, st, h, racy)
 	f.setErr(err)
 	if (force || !again) && f.o.onError != nil {
