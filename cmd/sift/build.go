@@ -158,12 +158,8 @@ func runBuild(e *env) (int, error) {
 	if err := checkOutput(*out); err != nil {
 		return exitError, err
 	}
-	if outSt, err := os.Stat(*out); err == nil {
-		for _, in := range ins {
-			if st, err := os.Stat(in.name); in.name != "-" && err == nil && os.SameFile(st, outSt) {
-				return exitError, fmt.Errorf("-o %s is also an input: it would be replaced by the filter", *out)
-			}
-		}
+	if outSt, err := os.Stat(*out); err == nil && inputIs(ins, nil, outSt) != "" {
+		return exitError, fmt.Errorf("-o %s is also an input: it would be replaced by the filter", *out)
 	}
 	mode := progressAuto
 	switch {

@@ -139,8 +139,19 @@ func outputIsInput(stdout io.Writer, stdin io.Reader, ins []input, noOutput bool
 	if err != nil || !ost.Mode().IsRegular() {
 		return nil
 	}
+	if name := inputIs(ins, stdin, ost); name != "" {
+		return fmt.Errorf("%s: input file is also the output", name)
+	}
+	return nil
+}
+
+// inputIs returns the name of the first of ins that is the file target
+// ("standard input" for "-", compared only when stdin is an *os.File), or
+// "" when none is.
+func inputIs(ins []input, stdin io.Reader, target fs.FileInfo) string {
 	for _, in := range ins {
 		var st fs.FileInfo
+		var err error
 		name := in.name
 		if name == "-" {
 			f, ok := stdin.(*os.File)
@@ -152,11 +163,11 @@ func outputIsInput(stdout io.Writer, stdin io.Reader, ins []input, noOutput bool
 		} else {
 			st, err = os.Stat(name)
 		}
-		if err == nil && os.SameFile(st, ost) {
-			return fmt.Errorf("%s: input file is also the output", name)
+		if err == nil && os.SameFile(st, target) {
+			return name
 		}
 	}
-	return nil
+	return ""
 }
 
 // checkInputs checks, before build reads anything, that every input can be
