@@ -4,6 +4,7 @@ package mem
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -82,6 +83,36 @@ func TestWriteAtomicMode(t *testing.T) {
 			t.Errorf("replacing a file of mode %v: mode %v", keep, m)
 		}
 		os.Remove(path)
+	}
+	// While it is written, the temporary file of a file that must not be
+	// readable by others is not (it was 0666 less the umask: 0644 here).
+	for _, c := range []struct {
+		name string
+		old  fs.FileMode // 0: no file there
+		opt  AtomicOptions
+	}{
+		{"replacing a 0600 file", 0o600, AtomicOptions{}},
+		{"Mode 0600, new", 0, AtomicOptions{Mode: 0o600}},
+	} {
+		path := filepath.Join(dir, "private-"+strings.ReplaceAll(c.name, " ", "-")+".sift")
+		if c.old != 0 {
+			if err := os.WriteFile(path, []byte("old"), c.old); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var tmp string
+		var during fs.FileMode
+		c.opt.OnTemp = func(name string) func() { tmp = name; return func() {} }
+		_, err := WriteAtomic(path, func(w io.Writer) (int64, error) {
+			if st, err := os.Stat(tmp); err == nil {
+				during = st.Mode().Perm()
+			}
+			n, err := w.Write([]byte("new"))
+			return int64(n), err
+		}, c.opt)
+		if err != nil || during != 0o600 {
+			t.Errorf("%s: the temporary file was %v while written (%v), want -rw-------", c.name, during, err)
+		}
 	}
 	explicit := filepath.Join(dir, "explicit.sift")
 	if err := os.WriteFile(explicit, []byte("old"), 0o600); err != nil {

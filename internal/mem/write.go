@@ -81,18 +81,25 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 		fresh = opt.Mode == 0
 	}
 	RemoveStale(path)
-	tmp, err := createTemp(path)
-	if err != nil {
-		return 0, fmt.Errorf("creating a temporary file for %s: %w", path, err)
-	}
+	// The temporary file is private (0600) until the chmod gives it mode,
+	// except a new file's, which the system creates with 0666 less the
+	// umask (as cp and the shell's > do): that is its mode, read back.
+	perm := os.FileMode(0o600)
 	if fresh {
-		// A new file: 0666 less the umask, as the system gave the
-		// temporary file (cp and the shell's > give the same).
-		if st, err := tmp.Stat(); err == nil {
+		perm = 0o666
+	}
+	tmp, err := createTemp(path, perm)
+	if err == nil && fresh {
+		var st fs.FileInfo
+		if st, err = tmp.Stat(); err == nil {
 			mode = st.Mode().Perm()
 		} else {
-			mode = 0o644
+			tmp.Close()
+			os.Remove(tmp.Name())
 		}
+	}
+	if err != nil {
+		return 0, fmt.Errorf("creating a temporary file for %s: %w", path, err)
 	}
 	name := tmp.Name()
 	if opt.OnTemp != nil {
@@ -152,12 +159,12 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 
 // createTemp creates a temporary file beside path named for this process
 // (TempPrefix, the process id, a random suffix), as RemoveStale expects.
-func createTemp(path string) (*os.File, error) {
-	// os.CreateTemp's naming, with 0666 for the system to mask (CreateTemp
-	// gives 0600, which would hide the umask a new file must follow).
+func createTemp(path string, perm os.FileMode) (*os.File, error) {
+	// os.CreateTemp's naming, with the permission bits perm (less the
+	// umask) where CreateTemp always gives 0600.
 	prefix := filepath.Join(filepath.Dir(path), TempPrefix(path)+strconv.Itoa(os.Getpid())+"-")
 	for try := 0; ; try++ {
-		f, err := os.OpenFile(prefix+strconv.FormatUint(uint64(rand.Uint32()), 10), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err := os.OpenFile(prefix+strconv.FormatUint(uint64(rand.Uint32()), 10), os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) && try < 10000 {
 			continue
 		}
@@ -291,7 +298,7 @@ func CheckWritable(path string) error {
 	if !st.IsDir() {
 		return fmt.Errorf("cannot write %s: %s is not a directory", path, dir)
 	}
-	tmp, err := createTemp(path)
+	tmp, err := createTemp(path, 0o600)
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
