@@ -381,7 +381,10 @@ func stateExists(state string, n countValue) (bool, error) {
 			return false, fmt.Errorf("-state: %w", pathErr(err))
 		}
 		if werr := mem.CheckWritable(state); werr != nil {
-			return false, fmt.Errorf("-state: %w", pathErr(werr))
+			if _, ok := werr.(*fs.PathError); ok { // NotRegular: "open PATH: ..."
+				werr = pathErr(werr)
+			}
+			return false, fmt.Errorf("-state: %w", werr)
 		}
 		if err == nil {
 			return true, nil

@@ -300,7 +300,10 @@ func CheckWritable(path string) error {
 	}
 	tmp, err := createTemp(path, 0o600)
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
+		// The system's error, without the probe file's name (which the
+		// caller never made): "cannot write DIR/F: no files can be
+		// created in DIR: permission denied".
+		return fmt.Errorf("cannot write %s: no files can be created in %s: %w", path, dir, unwrapPath(err))
 	}
 	tmp.Close()
 	os.Remove(tmp.Name())
