@@ -272,20 +272,24 @@ func errf(base error, format string, args ...any) error {
 	return errs.Annotatef("sift", []error{base}, format, args...)
 }
 
+// hasMagic reports whether b begins with the magic, as far as b goes.
+func hasMagic(b []byte) bool {
+	n := min(len(b), len(magic))
+	return bytes.Equal(b[:n], magic[:n])
+}
+
 // ParseHeader decodes and validates the fixed header in b (at least
 // HeaderSize bytes) and returns it with the payload offset. want is the kind
 // the caller reads; 0 accepts any kind.
+
 func ParseHeader(b []byte, want Kind, opt Options) (h Header, payloadOff uint64, err error) {
-	if len(b) < HeaderSize {
-		// Short: ErrMagic where the bytes there are already differ from
-		// the magic (a 3-byte text file is not a cut sift file).
-		if !bytes.Equal(b[:min(len(b), 8)], magic[:min(len(b), 8)]) {
-			return h, 0, errs.Magic
-		}
-		return h, 0, errf(errs.Truncated, "header needs %d bytes, have %d", HeaderSize, len(b))
-	}
-	if [8]byte(b[:8]) != magic {
+	// ErrMagic also for a short input whose bytes already differ from the
+	// magic (a 3-byte text file is not a cut sift file).
+	if !hasMagic(b) {
 		return h, 0, errs.Magic
+	}
+	if len(b) < HeaderSize {
+		return h, 0, errf(errs.Truncated, "header needs %d bytes, have %d", HeaderSize, len(b))
 	}
 	v := binary.LittleEndian.Uint16(b[8:])
 	if v != Version1 && v != Version2 {
@@ -433,7 +437,7 @@ func Read(r io.Reader, want Kind, opt Options) (h Header, payload []byte, n int6
 	m, err := io.ReadFull(r, hdr[:])
 	n = int64(m)
 	if err != nil {
-		if m >= 8 && [8]byte(hdr[:8]) != magic {
+		if !hasMagic(hdr[:m]) {
 			return h, nil, n, errs.Magic
 		}
 		return h, nil, n, readErr(err, "header", m, HeaderSize)

@@ -145,6 +145,17 @@ func TestForgedHeaders(t *testing.T) {
 	if _, _, _, err := Decode([]byte("this is plainly not a filter at all"), 0, Options{}); !errors.Is(err, errs.Magic) {
 		t.Errorf("text input: %v", err)
 	}
+	// Short inputs: ErrMagic once their bytes differ from the magic, from
+	// the buffer and the stream readers alike (Read said ErrTruncated
+	// under 8 bytes).
+	for in, want := range map[string]error{"abc": errs.Magic, "\x89SI": errs.Truncated, "": errs.Truncated} {
+		if _, _, _, err := Decode([]byte(in), 0, Options{}); !errors.Is(err, want) {
+			t.Errorf("Decode(%q): %v, want %v", in, err, want)
+		}
+		if _, _, _, err := Read(strings.NewReader(in), 0, Options{}); !errors.Is(err, want) {
+			t.Errorf("Read(%q): %v, want %v", in, err, want)
+		}
+	}
 	// Non-zero padding between header and a larger payload offset.
 	padded := forge(enc, func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 192) })
 	padded = append(padded[:HeaderSize], append(bytes.Repeat([]byte{0}, 64), p...)...)
