@@ -47,6 +47,24 @@ func FailObtain(n int, err error) (restore func()) {
 	return func() { obtainFile = obtain }
 }
 
+// FailServe makes the next n views of a file's bytes fail with err (as a
+// window's decode refused memory does), and returns a function that undoes
+// it.
+func FailServe(n int, err error) (restore func()) {
+	var mu sync.Mutex
+	serveBytes = func(path string, data []byte, region *mem.Region, o options) (*gen, error) {
+		mu.Lock()
+		fail := n > 0
+		n--
+		mu.Unlock()
+		if fail {
+			return nil, err
+		}
+		return serve(path, data, region, o)
+	}
+	return func() { serveBytes = serve }
+}
+
 // ReadBytes returns how many bytes this process has read with read system
 // calls (/proc/self/io's rchar), and false where that is not known.
 func ReadBytes() (uint64, bool) {

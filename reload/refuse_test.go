@@ -72,43 +72,46 @@ func TestRefusedFromHead(t *testing.T) {
 }
 
 // TestMemoryRefusalRetried: a file refused for want of memory (the memory
-// available now) is tried again by the poll, without Reload and although
+// available now), for its copy or for the view's own memory (a window's
+// generations), is tried again by the poll, without Reload and although
 // it does not change: when memory is free again, it is served. Before, the
 // poll skipped an unchanged file that had failed, as it does a damaged one,
 // and the old version stayed served until the file changed.
 func TestMemoryRefusalRetried(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "f.sift")
-	publish(t, path, encode(t, sift.KindBlocked, keysOf("k", 1000), 1, 0))
-	var reported []error
-	f, err := reload.Open(path, reload.WithInterval(0), reload.WithOnError(func(err error) { reported = append(reported, err) }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	refusal := fmt.Errorf("read: %w: 1000 bytes are more than the memory available now", sift.ErrTooLarge)
-	restore := reload.FailObtain(3, refusal)
-	defer restore()
-	publish(t, path, encode(t, sift.KindBlocked, keysOf("n", 1000), 2, 0))
-	// Pin the modification time outside the racy window, so that only
-	// the memory refusal can make the poll try again.
-	old := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(path, old, old); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 3 {
-		if err := f.Poll(); !errors.Is(err, sift.ErrTooLarge) {
-			t.Fatalf("poll %d: %v, want the memory refusal", i, err)
+	for name, fail := range map[string]func(int, error) func(){"copy": reload.FailObtain, "view": reload.FailServe} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "f.sift")
+		publish(t, path, encode(t, sift.KindWindow, keysOf("k", 1000), 1, 0))
+		var reported []error
+		f, err := reload.Open(path, reload.WithInterval(0), reload.WithOnError(func(err error) { reported = append(reported, err) }))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if len(reported) != 1 {
-		t.Errorf("reported %d times, want once: %v", len(reported), reported)
-	}
-	if err := f.Poll(); err != nil {
-		t.Fatalf("poll with memory free: %v", err)
-	}
-	if v := f.Version(); v.Generation != 2 || f.Err() != nil {
-		t.Fatalf("after memory came back: serving %+v, Err %v", v, f.Err())
+		restore := fail(3, refusal)
+		publish(t, path, encode(t, sift.KindWindow, keysOf("n", 1000), 2, 0))
+		// Pin the modification time outside the racy window, so that
+		// only the memory refusal can make the poll try again.
+		old := time.Now().Add(-time.Hour)
+		if err := os.Chtimes(path, old, old); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			if err := f.Poll(); !errors.Is(err, sift.ErrTooLarge) {
+				t.Fatalf("%s: poll %d: %v, want the memory refusal", name, i, err)
+			}
+		}
+		if len(reported) != 1 {
+			t.Errorf("%s: reported %d times, want once: %v", name, len(reported), reported)
+		}
+		if err := f.Poll(); err != nil {
+			t.Fatalf("%s: poll with memory free: %v", name, err)
+		}
+		if v := f.Version(); v.Generation != 2 || f.Err() != nil {
+			t.Fatalf("%s: after memory came back: serving %+v, Err %v", name, v, f.Err())
+		}
+		restore()
+		f.Close()
 	}
 }
 

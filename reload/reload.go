@@ -254,8 +254,9 @@ func openPath(path string) (*os.File, fs.FileInfo, head, error) {
 // pinned) on success and leaves to the caller on failure. racy reports
 // whether a failed attempt may succeed later on the same unchanged file:
 // the bytes read may be older than the file's modification time shows, or
-// memory was refused (the memory available now, which changes while the
-// file does not). The file is refused from its head, before it is read or
+// memory was refused (ErrTooLarge once the head passed: WithMaxSize is
+// checked there, so it is the memory available now, which changes while
+// the file does not). The file is refused from its head, before it is read or
 // memory for it is taken, when the head is not a sift header, the file
 // is shorter (still being written, or cut) or longer than the encoding
 // its header declares, or its payload is larger than WithMaxSize allows.
@@ -266,19 +267,19 @@ func load(path string, fd *os.File, st fs.FileInfo, h head, o options) (g *gen, 
 	if err := format.CheckHead(h.b[:h.n], st.Size(), 0, o.maxBytes); err != nil {
 		return nil, racy, fmt.Errorf("reload: %s: %w", path, err)
 	}
+	// A refusal of memory (the file's copy, or a view's own memory: a
+	// window's generations) depends on the memory available now, which
+	// changes while the file does not: the poll tries again.
 	data, region, err := obtainFile(fd, st, o)
 	if err != nil {
-		if errors.Is(err, sift.ErrTooLarge) {
-			racy = true // the memory available now: the poll tries again
-		}
-		return nil, racy, fmt.Errorf("reload: %w", err)
+		return nil, racy || errors.Is(err, sift.ErrTooLarge), fmt.Errorf("reload: %w", err)
 	}
 	var first head // copied before serve, which may free data (a copied view)
 	first.n = copy(first.b[:], data)
-	g, err = serve(path, data, region, o)
+	g, err = serveBytes(path, data, region, o)
 	if err != nil {
 		_ = region.Free()
-		return nil, racy, err
+		return nil, racy || errors.Is(err, sift.ErrTooLarge), err
 	}
 	g.id = st
 	if pinFiles {
@@ -302,8 +303,9 @@ func obtain(fd *os.File, st fs.FileInfo, o options) ([]byte, *mem.Region, error)
 	return mem.ReadOpen(fd, st)
 }
 
-// obtainFile is obtain, replaced by tests (a refusal of memory).
-var obtainFile = obtain
+// obtainFile and serveBytes are obtain and serve, replaced by tests (a
+// refusal of memory).
+var obtainFile, serveBytes = obtain, serve
 
 // littleEndian reports whether the views use the bytes in place: on a
 // big-endian machine they decode into memory of their own.
