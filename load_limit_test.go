@@ -99,6 +99,16 @@ func TestLoadRefusesBeforeRead(t *testing.T) {
 		return path
 	}
 	notSift := sparse(t, "log.txt", []byte(strings.Repeat("GET /index.html\n", 16)))
+	// A kind no View serves is ErrKind from its head: it was read whole
+	// (1 TiB: ErrTooLarge for this machine's memory) before the refusal.
+	sc, err := blocked.NewScalable(100, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scalable := sparse(t, "scalable.sift", encode(t, sc))
+	if _, err := sift.Load(scalable); !errors.Is(err, sift.ErrKind) {
+		t.Errorf("sift.Load of a scalable filter with a 1 TiB tail: %v, want ErrKind", err)
+	}
 	for _, vk := range viewKinds() {
 		t.Run(vk.kind.String(), func(t *testing.T) {
 			long := sparse(t, vk.kind.String()+".sift", encode(t, vk.build(t, 100)))

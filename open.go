@@ -94,7 +94,18 @@ func Open(path string, opts ...Option) (*View, error) {
 // error; read it again once the writer is done. Close frees the copy.
 // Errors are Open's.
 func Load(path string, opts ...Option) (*View, error) {
-	data, region, _, err := format.ReadFile(path, 0, collect(opts).maxBytes)
+	maxBytes := collect(opts).maxBytes
+	// format.ReadFile's check of the head, and the kind's: a kind no View
+	// serves is refused before the file is read (a large scalable file was
+	// read whole, then refused).
+	data, region, _, err := mem.ReadFileChecked(path, format.HeaderSize, func(head []byte, size int64) error {
+		if h, _, err := format.ParseHeader(head, 0, format.Options{}); err == nil {
+			if err := viewable(Kind(h.Kind)); err != nil {
+				return err
+			}
+		}
+		return format.CheckHead(head, size, 0, maxBytes)
+	})
 	return viewOwning(data, region, err, opts)
 }
 
@@ -147,10 +158,10 @@ func viewOf(data []byte, opts []Option) (*View, error) {
 		return nil, err
 	}
 	info := infoOf(h, off, headerCRC(data))
-	open := viewers[h.Kind] // ParseHeader checked h.Kind <= MaxKind
-	if open == nil {
-		return nil, errs.Annotatef("sift", []error{ErrKind}, "a %v filter cannot be viewed in place (Open and FromBytes serve %s filters)", info.Kind, viewable())
+	if err := viewable(info.Kind); err != nil {
+		return nil, err
 	}
+	open := viewers[h.Kind] // ParseHeader checked h.Kind <= MaxKind
 	m, err := open(data, o.maxBytes, o.noChecksum)
 	if err != nil {
 		return nil, err

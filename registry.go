@@ -5,6 +5,7 @@ import (
 
 	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/cuckoo"
+	"github.com/sift-go/sift/internal/errs"
 	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/sbbf"
 )
@@ -41,9 +42,18 @@ var viewers = [format.MaxKind + 1]viewer{
 	KindWindow: viewerOf(blocked.WindowFromBytes, blocked.WithMaxSize, blocked.WithoutChecksum),
 }
 
-// viewable lists the kinds that have a line in viewers, for messages:
+// viewable returns nil for a kind that has a line in viewers (k <=
+// format.MaxKind), else the ErrKind error Open, Load and FromBytes return.
+func viewable(k Kind) error {
+	if viewers[k] != nil {
+		return nil
+	}
+	return errs.Annotatef("sift", []error{ErrKind}, "a %v filter cannot be viewed in place (Open and FromBytes serve %s filters)", k, viewableKinds())
+}
+
+// viewableKinds lists the kinds that have a line in viewers, for messages:
 // "blocked, cuckoo, sbbf".
-func viewable() string {
+func viewableKinds() string {
 	var names []string
 	for k, v := range viewers {
 		if v != nil {
