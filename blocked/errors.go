@@ -1,6 +1,9 @@
 package blocked
 
-import "github.com/sift-go/sift/internal/errs"
+import (
+	"github.com/sift-go/sift/internal/errs"
+	"github.com/sift-go/sift/internal/kernel"
+)
 
 // Errors returned by the constructors and by Union, Intersect and
 // Scalable's adds. Each is wrapped with detail: test with errors.Is.
@@ -73,9 +76,9 @@ func errorf2(s1, s2 error, format string, args ...any) error {
 func prefix(err error) error { return errs.Wrap(pkg, err) }
 
 // errUse is the panic value of a method that cannot return an error when
-// it is called on a closed or zero filter; internal/kernel's ErrNoBlocks,
-// the kernels' panic for the same misuse, reads the same.
-var errUse = errorf(ErrClosed, "use of a closed filter, or of a zero value never made by a constructor, UnmarshalBinary or ReadFrom")
+// it is called on a closed or zero filter: the kernels' own (the
+// single-key calls panic in them), so every such panic reads the same.
+var errUse = kernel.ErrNoBlocks
 
 // trimPrefix returns err's message without its package prefix, to nest it
 // in another message of this package.
