@@ -233,12 +233,16 @@ func (f *Filter) ContainsHashes(hs []uint64, out []bool) int {
 // Union adds every key of other to f (the OR of the bitsets): afterwards f
 // answers for both sets of keys, exactly as a filter built from both.
 // other must have the same number of blocks, else ErrIncompatible (a nil
-// other too); a closed or zero filter on either side is ErrClosed.
+// other too); a closed or zero filter on either side is ErrClosed (f
+// first, as classic's Union checks).
 func (f *Filter) Union(other *Filter) error {
+	if f.closed() {
+		return errorf(ErrClosed, "cannot combine a closed or zero filter")
+	}
 	if other == nil {
 		return errorf(ErrIncompatible, "nil filter")
 	}
-	if f.closed() || other.closed() {
+	if other.closed() {
 		return errorf(ErrClosed, "cannot combine a closed or zero filter")
 	}
 	if len(f.blocks) != len(other.blocks) {
