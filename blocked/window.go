@@ -31,8 +31,6 @@ type windowOptions struct {
 	after func(time.Duration, func()) stopper
 }
 
-// gens returns the generations WithGenerations asks for
-// (DefaultGenerations without it), or ErrInvalidOption.
 // WindowSlice returns the slice of a window of g generations that advances
 // by time and guarantees window: window/(g-1) rounded up, so that the
 // guarantee, g-1 slices, is at least window (rounded down it would fall
@@ -64,6 +62,8 @@ func checkGenerations(g int) error {
 	return nil
 }
 
+// gens returns the generations WithGenerations asks for
+// (DefaultGenerations without it), or ErrInvalidOption.
 func (o windowOptions) gens() (int, error) {
 	g := o.generations
 	if g == 0 {
