@@ -284,7 +284,7 @@ func batchMode(nblocks uint64, insert bool) int {
 // ringMaxBlocks: see batchMode (65536 blocks, 4 MiB, where filters leave
 // the Go heap for a mapping). A variable for the tests, which run every
 // mode on every size.
-var ringMaxBlocks uint64 = 65536
+var ringMaxBlocks uint64 = LargeBlocks
 
 // prefetchMinBlocks is the smallest filter, in blocks, whose batch inserts
 // prefetch the blocks of the keys ahead (8192 blocks: 512 KiB, under the
