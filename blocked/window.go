@@ -656,13 +656,9 @@ func (w *Window) AddNewHashes(hs []uint64, out []bool) int {
 	for i := 0; i < len(hs); {
 		// The run: its first key's advance may rotate, the others' do not.
 		end := min(len(hs), i+addNewChunk)
-		if i == 0 || w.slice == 0 {
-			w.advance()
-			if w.slice == 0 {
-				end = min(end, i+1+int(min(w.sliceKeys-w.added, uint64(addNewChunk))))
-			}
-		} else {
-			w.added++
+		w.batchTick(i)
+		if w.slice == 0 {
+			end = min(end, i+1+int(min(w.sliceKeys-w.added, uint64(addNewChunk))))
 		}
 		w.added += uint64(end - i - 1)
 		part, o := hs[i:end], out[i:end]
