@@ -393,19 +393,7 @@ func (c *ConcurrentWindow) ContainsHashes(hs []uint64, out []bool) int {
 	q := c.seq.Load()
 	st := c.state.Load()
 	live := liveGens(c.g, st.cur, c.liveAt(st, c.lookupEpoch(st)))
-	n := 0
-	if !raceEnabled && useKernel(len(hs)) {
-		n = kernel.BlockedContainsGens(c.t.Blocks, c.nb, c.g, live, c.t.K, hs, out)
-	} else {
-		// The same with a key-by-key atomic probe.
-		for i, h := range hs {
-			m := kernel.WindowMask(h, c.t.K, c.g)
-			out[i] = c.probeGens(h, &m, live)
-			if out[i] {
-				n++
-			}
-		}
-	}
+	n := c.lookupGens(hs, out, live, !raceEnabled && useKernel(len(hs)))
 	if q&1 != 0 || c.seq.Load() != q {
 		for i, h := range hs {
 			if !out[i] && c.lookupOlder(h, &none) {
@@ -415,6 +403,25 @@ func (c *ConcurrentWindow) ContainsHashes(hs []uint64, out []bool) int {
 		}
 	}
 	runtime.KeepAlive(c)
+	return n
+}
+
+// lookupGens sets out[i] to whether hs[i] is in one of the generations
+// live names and returns how many are true: with the batch kernel where
+// useK, else with a key-by-key atomic probe (the race detector, batches
+// too small for the kernel).
+func (c *ConcurrentWindow) lookupGens(hs []uint64, out []bool, live uint64, useK bool) int {
+	if useK {
+		return kernel.BlockedContainsGens(c.t.Blocks, c.nb, c.g, live, c.t.K, hs, out)
+	}
+	n := 0
+	for i, h := range hs {
+		m := kernel.WindowMask(h, c.t.K, c.g)
+		out[i] = c.probeGens(h, &m, live)
+		if out[i] {
+			n++
+		}
+	}
 	return n
 }
 
@@ -479,14 +486,7 @@ func (c *ConcurrentWindow) AddNewHashes(hs []uint64, out []bool) int {
 			// Every generation of s is live at s's own epoch (current
 			// returned it for the clock's reading): o[j] is whether key j
 			// was in the window before this chunk's adds.
-			if useK {
-				kernel.BlockedContainsGens(c.t.Blocks, c.nb, c.g, all, c.t.K, part, o)
-			} else {
-				for j, h := range part {
-					m := kernel.WindowMask(h, c.t.K, c.g)
-					o[j] = c.probeGens(h, &m, all)
-				}
-			}
+			c.lookupGens(part, o, all, useK)
 			clean = c.seq.Load() == q
 		} else {
 			clear(o)
