@@ -70,10 +70,14 @@ var opVars = [NumOps]*kernelSet{
 // LargeBlocks is the filter size, in blocks (4 MiB), from which blocked
 // ContainsHashes runs OpBlockedContainsLarge's kernel set instead of
 // OpBlockedContains's. Below it the batch kernels keep their block
-// offsets in a ring (amd64's ringMaxBlocks, the same size) and the filter
-// fits in L2 or L3; from it on they compute the offsets twice and wait on
-// memory. On each of the three CPUs measured the AVX-512 probe led below
-// this size and the AVX2 probe above it (table.go has the figures).
+// offsets in a ring (amd64's ringMaxBlocks, the same size); from it on
+// they compute the offsets twice. On each of the three CPUs measured the
+// AVX-512 probe led at 1e6 keys (1.2 MiB, in L2) and the AVX2 probe at 1e7
+// (12 MiB: past L2, still inside the L3 of all three machines; table.go
+// has the figures). The threshold between is this mode switch, not a
+// measured crossover, and past the L3 the order may turn again: at 1e8
+// (120 MB) on the AMD EPYC family 25 model 17 (Zen 4) VM the AVX-512 probe
+// led (bench/README.md, "Against Boost.Bloom's bulk calls on a Zen 4").
 const LargeBlocks = 1 << 16
 
 // blockedContainsSetFor returns the set BlockedContains runs on a filter
