@@ -256,12 +256,9 @@ func runBuild(e *env) (int, error) {
 			return exitError, fmt.Errorf("the cuckoo filter is full after %d keys (-buckets %d holds about %d): rebuild every shard with more -buckets", keys, spec.buckets, spec.buckets*19/5)
 		}
 		if errors.Is(err, errFull) {
-			// The keys it holds: those read less the ones skipped as
-			// already present (repeated lines).
-			held := keys
-			if cb, ok := b.(*cuckooBuilder); ok {
-				held -= cb.duplicates
-			}
+			// The keys it holds (its count: repeated lines were skipped
+			// as already present).
+			held := b.stats().count
 			return exitError, fmt.Errorf("the cuckoo filter is full after %d keys (sized for -n %d): rebuild with a larger -n, at least the input's distinct keys (more than %d; sort -u | wc -l counts them), or use -kind blocked", keys, spec.n, held)
 		}
 		return exitError, err

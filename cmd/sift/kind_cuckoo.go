@@ -64,18 +64,12 @@ func cuckooMemory(spec buildSpec) float64 {
 
 // capacityFor returns a capacity for which cuckoo.New makes exactly n
 // buckets: BucketsFor(c) is ceil(c*5/19), and c = floor(19n/5) gives n.
-func capacityFor(n uint64) uint64 {
-	if n > cuckoo.MaxBuckets {
-		return n * 4 // New refuses it with its own message
-	}
-	return 19 * n / 5
-}
+func capacityFor(n uint64) uint64 { return 19 * n / 5 } // n <= MaxBuckets: checkGeometry
 
 type cuckooBuilder struct {
-	f          *cuckoo.Filter
-	keys       int64  // keys given, duplicates included
-	duplicates int64  // keys the filter already reported present
-	isNew      []bool // AddNewHashes answers, reused
+	f     *cuckoo.Filter
+	keys  int64  // keys given, duplicates included
+	isNew []bool // AddNewHashes answers, reused
 }
 
 func newCuckooBuilder(spec buildSpec) (builder, error) {
@@ -132,11 +126,6 @@ func (b *cuckooBuilder) add(hs []uint64) error {
 	isNew := b.isNew[:len(hs)]
 	n, err := b.f.AddNewHashes(hs, isNew)
 	b.keys += int64(n)
-	for _, fresh := range isNew[:n] {
-		if !fresh {
-			b.duplicates++
-		}
-	}
 	if errors.Is(err, cuckoo.ErrFull) {
 		return fmt.Errorf("%w: %w", errFull, err)
 	}
