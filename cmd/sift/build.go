@@ -17,9 +17,9 @@ import (
 var buildCmd = &command{
 	name:    "build",
 	summary: "build a filter from newline-delimited keys",
-	usage: `usage: sift build [-kind blocked|cuckoo|classic|sbbf] [-guava] [-n N] [-fpp P] [-seed S]
-                  [-bits 8|16] [-blocks B [-k K]] [-buckets N] [-generation G]
-                  [-j N] [-f N [-d C]] -o FILE [INPUT...]
+	usage: `usage: sift build [-kind blocked|cuckoo|classic|sbbf] [-guava]
+                  [-n N | -blocks B [-k K] | -buckets N] [-fpp P] [-seed S]
+                  [-bits 8|16] [-generation G] [-j N] [-f N [-d C]] -o FILE [INPUT...]
 
 Reads keys, one per line, from the INPUT files in order (standard input when
 none is given, or for "-") and writes a filter holding all of them to FILE.

@@ -313,12 +313,6 @@ func dedupFilter(state string, n countValue, fpp fppValue) (*blocked.Filter, uin
 	return f, 0, nil
 }
 
-// stateTarget returns the file -state path names: path itself, or when
-// path is a symbolic link, the file it leads to (through every link), so
-// that the state is read from and written to that file and the link stays
-// a link. A link to a file that does not exist yet leads to that file, which
-// the run creates. "" stays "", and a path whose links cannot be followed
-// (a loop) is returned as it is, for stateExists to report.
 // stateValue is the -state flag: a file name, neither empty (which would
 // keep no state, silently) nor "-" (a state is a file sift rewrites
 // atomically, not a stream).
@@ -337,6 +331,12 @@ func (v *stateValue) Set(s string) error {
 	return nil
 }
 
+// stateTarget returns the file -state path names: path itself, or when
+// path is a symbolic link, the file it leads to (through every link), so
+// that the state is read from and written to that file and the link stays
+// a link. A link to a file that does not exist yet leads to that file, which
+// the run creates. "" stays "", and a path whose links cannot be followed
+// (a loop) is returned as it is, for stateExists to report.
 func stateTarget(path string) (string, error) {
 	if path == "" {
 		return "", nil

@@ -3,8 +3,8 @@
 //
 // Usage:
 //
-//	sift build [-kind blocked|cuckoo|classic|sbbf] [-guava] [-n N] [-fpp P] [-seed S] [-bits 8|16]
-//	           [-blocks B [-k K]] [-buckets N] [-generation G] [-j N] [-f N [-d C]] -o FILE [INPUT...]
+//	sift build [-kind blocked|cuckoo|classic|sbbf] [-guava] [-n N | -blocks B [-k K] | -buckets N] [-fpp P]
+//	           [-seed S] [-bits 8|16] [-generation G] [-j N] [-f N [-d C]] -o FILE [INPUT...]
 //	sift merge [-generation G] [-q] -o FILE SHARD.sift...
 //	sift query [-v] [-c] [-q] [-f N [-d C]] [-kind K | -guava] [-as-of T] FILE [INPUT...]
 //	sift dedup [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [-progress] [INPUT...]

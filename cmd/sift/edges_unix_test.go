@@ -139,7 +139,9 @@ func TestOutputIsInput(t *testing.T) {
 		if refused == c.ok {
 			t.Errorf("sift %s >> its input: err %v, stderr %q; want refused = %v", name, err, stderr.String(), !c.ok)
 		}
-		if st, err := os.Stat(data); err != nil || st.Size() > 100 {
+		if st, err := os.Stat(data); err != nil {
+			t.Errorf("sift %s >> its input: %v", name, err)
+		} else if st.Size() > 100 {
 			t.Errorf("sift %s >> its input: the file grew to %d bytes", name, st.Size())
 		}
 	}

@@ -85,6 +85,9 @@ func runQuery(e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
+	if *asOf == "now" {
+		*asOf = "" // the default: any kind of FILE
+	}
 	if len(args) == 0 {
 		return exitError, errors.New("missing filter FILE (usage: sift query [-v] FILE [INPUT...])")
 	}

@@ -88,6 +88,10 @@ func TestQueryWindowAsOf(t *testing.T) {
 	blockedFile := filepath.Join(dir, "b.sift")
 	mustRun(t, []byte("a\n"), "build", "-n", "10", "-o", blockedFile)
 	wantError(t, runSift(t, nil, "query", "-as-of", "latest", blockedFile), "-as-of is for window files")
+	// "now" is the default, for any kind (it refused a blocked file).
+	if r := runSift(t, []byte("x\n"), "query", "-c", "-as-of", "now", blockedFile); r.code == exitError {
+		t.Errorf("query -as-of now of a blocked file: %s", r.stderr)
+	}
 	wantError(t, runSift(t, nil, "query", "-as-of", "latest", "-kind", "blocked", state), "cannot be combined with -kind blocked")
 	wantError(t, runSift(t, nil, "query", "-as-of", "yesterday", state), "RFC 3339")
 	wantError(t, runSift(t, nil, "query", "-as-of", "latest", "-guava", state), "-as-of is for window files")
