@@ -39,9 +39,9 @@
 // ErrInvalidArgument and ErrIncompatible, which blocked, cuckoo and classic
 // return as the same values. The errors the filter packages and this one
 // build are *Error values: the message names the package that built it
-// (Open and FromBytes hand a file to its kind's package, so their decoding
-// errors read "blocked: ...", "cuckoo: ..."), and errors.As gives that
-// package and the detail apart.
+// (Open and FromBytes check the header here, "sift: ...", and hand the
+// payload to its kind's package, whose errors read "blocked: ...",
+// "cuckoo: ..."), and errors.As gives that package and the detail apart.
 //
 // Inspect, InspectAt and InspectFile read the header of any sift file
 // without knowing its kind: the kind, format version, hash and seed, sizes,
