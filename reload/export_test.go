@@ -5,7 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	"github.com/sift-go/sift/internal/mem"
 )
@@ -33,13 +33,9 @@ func (f *Filter) Mapped() bool { return f.cur.Load().region.Mapped() }
 // FailObtain makes the next n reads of a file fail with err (as a
 // refusal of memory does), and returns a function that undoes it.
 func FailObtain(n int, err error) (restore func()) {
-	var mu sync.Mutex
+	fail := firstN(n)
 	obtainFile = func(fd *os.File, st fs.FileInfo, o options) ([]byte, *mem.Region, error) {
-		mu.Lock()
-		fail := n > 0
-		n--
-		mu.Unlock()
-		if fail {
+		if fail() {
 			return nil, nil, err
 		}
 		return obtain(fd, st, o)
@@ -51,18 +47,22 @@ func FailObtain(n int, err error) (restore func()) {
 // window's decode refused memory does), and returns a function that undoes
 // it.
 func FailServe(n int, err error) (restore func()) {
-	var mu sync.Mutex
+	fail := firstN(n)
 	serveBytes = func(path string, data []byte, region *mem.Region, o options) (*gen, error) {
-		mu.Lock()
-		fail := n > 0
-		n--
-		mu.Unlock()
-		if fail {
+		if fail() {
 			return nil, err
 		}
 		return serve(path, data, region, o)
 	}
 	return func() { serveBytes = serve }
+}
+
+// firstN returns a function that reports whether its call is one of its
+// first n, safely from several goroutines.
+func firstN(n int) func() bool {
+	var left atomic.Int64
+	left.Store(int64(n))
+	return func() bool { return left.Add(-1) >= 0 }
 }
 
 // ReadBytes returns how many bytes this process has read with read system
