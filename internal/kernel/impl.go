@@ -75,9 +75,10 @@ var opVars = [NumOps]*kernelSet{
 // AVX-512 probe led at 1e6 keys (1.2 MiB, in L2) and the AVX2 probe at 1e7
 // (12 MiB: past L2, still inside the L3 of all three machines; table.go
 // has the figures). The threshold between is this mode switch, not a
-// measured crossover, and past the L3 the order may turn again: at 1e8
-// (120 MB) on the AMD EPYC family 25 model 17 (Zen 4) VM the AVX-512 probe
-// led (bench/README.md, "Against Boost.Bloom's bulk calls on a Zen 4").
+// measured crossover. Past the L3 (1e8 keys, 120 MB) on the AMD EPYC
+// family 25 model 17 (Zen 4) VM the two probes measured level, both at the
+// memory system's limit (table.go's Zen 4 entry), so there is no third
+// size class.
 const LargeBlocks = 1 << 16
 
 // blockedContainsSetFor returns the set BlockedContains runs on a filter

@@ -205,11 +205,17 @@ var table = []tableEntry{
 	// from LargeBlocks on): avx2 for the large filters, where the row
 	// above has it ahead (0.94), as on Zen 5 and Intel model 207; one more
 	// invocation on 2026-11-27 agreed (avx512 1.41 / avx2 1.59 at 1e6,
-	// 3.11 / 2.99 at 1e7). At 1e8 (120 MB, out of the L3 that holds 1e7
-	// here) avx512 led instead, 0.92x (present) and 0.87x (absent) avx2's
-	// time in three rounds (bench/README.md, "Against Boost.Bloom's bulk
-	// calls on a Zen 4"): too few, and on one CPU, to add a size class
-	// past the last-level cache; avx2 stays for every large filter.
+	// 3.11 / 2.99 at 1e7). Past the L3 (1e8 keys, 120 MB; this VM's L3 is
+	// 32 MiB) the two are level, both at the memory system's limit: paired
+	// on one filter in one process (BenchmarkBlockedContains/n=1e8 in
+	// this package, -count 12), avx512/avx2 per round 0.69-1.15, median
+	// 1.01; across processes (bench/README.md, "Against Boost.Bloom's bulk
+	// calls on a Zen 4", nine rounds) 0.97 present and 0.93 absent, with
+	// single rounds 0.75-1.36. Random 64-byte loads over the same memory
+	// (BenchmarkMemoryLimit/n=1e8, impl=loads) took a median 11.3 ns a key
+	// in the run that measured the probes at 9.6 (avx512) and 9.9 (avx2):
+	// no size class past the last-level cache, and avx2 for every large
+	// filter.
 	//
 	// blocked AddNewHashes was avx2 by the row above, which predates the
 	// AVX2 add-if-new kernel's offset ring; measured again on the same VM
