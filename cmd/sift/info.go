@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/bits"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -90,20 +92,36 @@ func kindNamesAll() []string {
 // describe prints what info reports about one file. It verifies the
 // checksums itself (sift.Verify), so a damaged payload is reported as such
 // even for kinds this command cannot open.
+//
+// It reads the file three times, by path: its header (to refuse a file of
+// another kind, or not a sift file, before copying it), a copy (checksums,
+// bits set) and the kind's reader (geometry, keys). The header printed is
+// the copy's, and the file must still be the copy's (same inode, size and
+// modification time) after the kind's reader has read it: a file replaced
+// or rewritten between the reads is reported as changed, never described
+// with one version's checksum and another's geometry.
 func describe(w io.Writer, path, want string) error {
 	h, err := readHeader(path)
 	if err != nil {
 		return err
 	}
-	if want != "" && h.Kind.String() != want {
-		return fmt.Errorf("%s: %w: it holds a %v filter, not %s", path, sift.ErrKind, h.Kind, want)
+	if err := wantKind(path, h, want); err != nil {
+		return err
 	}
-	b, region, _, err := mem.ReadFile(path) // a copy: a file changed meanwhile cannot fault info
+	b, region, copied, err := mem.ReadFile(path) // a copy: a file changed meanwhile cannot fault info
 	if errors.Is(err, mem.ErrChanged) {
-		return fmt.Errorf("%w (was it being written? run again once the copy is complete)", pathErr(err))
+		return changedErr(pathErr(err))
 	}
 	if err != nil {
 		return pathErr(err)
+	}
+	if h, err = sift.Inspect(b); err != nil { // readHeader parsed it: replaced since
+		region.Free()
+		return changedErr(fmt.Errorf("%s: %w", path, mem.ErrChanged))
+	}
+	if err := wantKind(path, h, want); err != nil {
+		region.Free()
+		return err
 	}
 	// The encoding the header describes, without what follows it.
 	enc := b[:min(uint64(len(b)), h.Size)]
@@ -146,9 +164,13 @@ func describe(w io.Writer, path, want string) error {
 		row("params", "%s", strings.Join(params, " "))
 	default:
 		var f queryFilter
+		beforeOpen(path)
 		if f, openErr = k.open(path); openErr == nil {
 			st = f.stats()
 			f.close()
+			if err := unchanged(path, copied); err != nil {
+				return err
+			}
 			row("geometry", "%s", st.geometry)
 			switch {
 			case st.count < 0: // unknown (a window: its keys age out)
@@ -191,6 +213,39 @@ func describe(w io.Writer, path, want string) error {
 		return fmt.Errorf("%s: %w", path, trailingErr(fileSize-h.Size))
 	}
 	return openErr
+}
+
+// beforeOpen runs between describe's copy of a file and the kind's reader
+// (a test replaces the file there).
+var beforeOpen = func(path string) {}
+
+// wantKind returns the error for a file whose header h names another kind
+// than want ("" takes any).
+func wantKind(path string, h sift.Info, want string) error {
+	if want != "" && h.Kind.String() != want {
+		return fmt.Errorf("%s: %w: it holds a %v filter, not %s", path, sift.ErrKind, h.Kind, want)
+	}
+	return nil
+}
+
+// unchanged returns nil when path still names the file read is the
+// FileInfo of (the same inode, size and modification time), else the
+// error that says it changed while it was read.
+func unchanged(path string, read fs.FileInfo) error {
+	now, err := os.Stat(path)
+	if err != nil {
+		return changedErr(pathErr(err))
+	}
+	if !os.SameFile(now, read) || now.Size() != read.Size() || !now.ModTime().Equal(read.ModTime()) {
+		return changedErr(fmt.Errorf("%s: %w", path, mem.ErrChanged))
+	}
+	return nil
+}
+
+// changedErr is err (a file that changed while it was read) with what to
+// do about it.
+func changedErr(err error) error {
+	return fmt.Errorf("%w (was it being written? run again once the copy is complete)", err)
 }
 
 // bitFill returns the fraction of the payload's bits that are set.
