@@ -72,7 +72,11 @@ empty key is a key like any other: the first line with it is printed.
               and is owned by the user running sift dedup. When FILE is
               a symbolic link, the file it leads to is read and replaced,
               and the link stays as it is. A FILE with bytes after its
-              filter is refused, as sift info and sift query refuse it
+              filter is refused, as sift info and sift query refuse it.
+              One run at a time: a run started while another holds FILE
+              (a lock on it, taken where the system has flock) exits with
+              status 2 before reading anything; the first run of a new
+              FILE has nothing to lock yet
   -progress   show progress on stderr even when it is not a terminal
 
 With -window D, keys are forgotten after a while: a line is printed when
@@ -184,6 +188,13 @@ func runDedup(e *env) (int, error) {
 	statePath, err := stateTarget(*state)
 	if err != nil {
 		return exitError, err
+	}
+	if statePath != "" {
+		unlock, err := lockState(statePath)
+		if err != nil {
+			return exitError, err
+		}
+		defer unlock()
 	}
 	d := &deduper{sel: sel}
 	var wd *windowDedup
@@ -312,6 +323,14 @@ func dedupFilter(state string, n countValue, fpp fppValue) (*blocked.Filter, uin
 	}
 	return f, 0, nil
 }
+
+// errStateInUse is the cause when another sift dedup run holds the -state
+// file (lockState).
+var errStateInUse = errors.New("in use by another sift dedup run, which will write it back at its end: run this one after it (two runs on one state would keep only the last one's keys)")
+
+// stateOpened runs between lockState's open of the state file and its lock
+// (a test replaces the file there).
+var stateOpened = func(path string) {}
 
 // stateValue is the -state flag: a file name, neither empty (which would
 // keep no state, silently) nor "-" (a state is a file sift rewrites
