@@ -301,10 +301,14 @@ func (c *Concurrent) add(h uint64, ifNew bool) (bool, error) {
 	if !ifNew || c.victim.Load() != kernel.CuckooTag(fp, min(i1, i2)) {
 		r = c.casInsert(i1, i2, fp, ifNew)
 	}
+	if r == casPlaced {
+		// Counted under the shared lock: Snapshot (exclusive) sees the
+		// slot and the count together, or neither.
+		c.count.Add(1)
+	}
 	c.mu.RUnlock()
 	switch r {
 	case casPlaced:
-		c.count.Add(1)
 		return true, nil
 	case casPresent:
 		return false, nil
@@ -383,9 +387,11 @@ func (c *Concurrent) RemoveHash(h uint64) bool {
 	i1, fp, i2 := f.locate(h)
 	c.mu.RLock()
 	ok := c.casDelete(i1, fp) || c.casDelete(i2, fp)
+	if ok {
+		c.count.Add(^uint64(0)) // under the shared lock, as add's
+	}
 	c.mu.RUnlock()
 	if ok {
-		c.count.Add(^uint64(0))
 		if c.victim.Load() != 0 {
 			c.mu.Lock()
 			c.rehome()
@@ -437,7 +443,15 @@ func (c *Concurrent) RemoveUint64(key uint64) bool {
 }
 
 // Count returns the number of fingerprints stored, the victim included.
-func (c *Concurrent) Count() uint64 { return c.count.Load() }
+// While adds and removes run it may lag them; a remove that has just
+// deleted a fingerprint whose add has not counted it yet reads as 0, not
+// as a count below zero.
+func (c *Concurrent) Count() uint64 {
+	if n := c.count.Load(); int64(n) >= 0 {
+		return n
+	}
+	return 0
+}
 
 // Capacity returns the number of fingerprint slots (see Filter.Capacity);
 // 0 for a closed or zero filter.
