@@ -2,6 +2,7 @@ package cuckoo
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/sift-go/sift/hash"
+	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/kernel"
 	"github.com/sift-go/sift/internal/kernel/kerneltest"
 )
@@ -641,5 +643,49 @@ func addHashesEqualsLoop(t *testing.T) {
 			}
 			allPresent(t, a, hs[:n], "AddHashes")
 		}
+	}
+}
+
+// TestViewCloneRecounts: a View takes the saved count unchecked (it only
+// skews Count, LoadFactor and FPP there), but its Clone is a writable
+// filter, whose count must be the slots in use. With the saved count set
+// to 0 (the header's CRC made valid again), the clone counted 0, a Remove
+// took it to 2^64-1, and every encoding it made was refused by the
+// decoders.
+func TestViewCloneRecounts(t *testing.T) {
+	for _, bits := range []int{8, 16} {
+		f := mustNew(t, 100, WithFingerprintBits(bits))
+		for i := range uint64(17) {
+			if err := f.AddUint64(i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := f.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		binary.LittleEndian.PutUint64(b[48+8*paramCount:], 0)
+		binary.LittleEndian.PutUint32(b[124:], format.Checksum(b[:124]))
+		v, err := FromBytes(b)
+		if err != nil {
+			t.Fatalf("%d bits: FromBytes: %v", bits, err)
+		}
+		g := v.Clone()
+		if g.Count() != 17 {
+			t.Errorf("%d bits: clone counts %d keys, want 17 (the view says %d)", bits, g.Count(), v.Count())
+		}
+		if !g.RemoveUint64(1) || g.Count() != 16 {
+			t.Errorf("%d bits: after a Remove the clone counts %d, want 16", bits, g.Count())
+		}
+		enc, err := g.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h Filter
+		if err := h.UnmarshalBinary(enc); err != nil {
+			t.Errorf("%d bits: the clone's encoding does not decode: %v", bits, err)
+		}
+		g.Close()
+		v.Close()
 	}
 }

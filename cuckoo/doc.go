@@ -324,7 +324,8 @@
 // copy; opening costs one pass for the checksum, or none with
 // WithoutChecksum, for callers who trust their storage. (Open and
 // FromBytes skip the count check, which would be a second pass; a wrong
-// count only skews Count, LoadFactor and FPP.) Close unmaps it. Both return
+// count only skews the View's Count, LoadFactor and FPP, and View.Clone
+// counts the slots for its writable copy.) Close unmaps it. Both return
 // a View, which has the lookups and the read-only methods but no Add,
 // Remove or Reset: the type system keeps writes away from read-only memory,
 // as blocked.View does; View.Clone makes a writable Filter. A path that is

@@ -67,7 +67,8 @@ func WithMaxSize(maxBytes uint64) Option {
 // are still rejected; a damaged payload gives wrong answers instead of an
 // error. (Views never scan the payload to check the stored count against
 // the occupied slots, as UnmarshalBinary and ReadFrom do: a wrong count only
-// skews Count, LoadFactor and FPP, and the scan would be a second pass.)
+// skews the View's Count, LoadFactor and FPP, and the scan would be a second
+// pass; View.Clone counts the slots of the writable copy it makes.)
 func WithoutChecksum() Option {
 	return func(o *options) { o.skipChecksum = true }
 }

@@ -95,9 +95,16 @@ func (v *View) VictimInUse() bool { return v.f.VictimInUse() }
 func (v *View) Mapped() bool { return v.mapped }
 
 // Clone returns a writable Filter holding the same keys, in memory of its
-// own (it panics as Filter.Clone does).
+// own (it panics as Filter.Clone does). Its count is the slots in use (and
+// the victim), counted here: a View takes the saved count unchecked, and a
+// wrong one in a writable filter would go below zero on a Remove and make
+// every file it writes one the decoders refuse.
 func (v *View) Clone() *Filter {
 	g := v.f.Clone()
+	g.count = g.occupied()
+	if g.t.Victim != 0 {
+		g.count++
+	}
 	runtime.KeepAlive(v)
 	return g
 }
