@@ -25,8 +25,11 @@ import (
 //	}
 //
 // Both loops give the same answers. The Probe reads f's blocks, so it is
-// valid while f is open, and it may run concurrently with other lookups
-// but not with adds, as ContainsHash. Its gain and the command that
+// valid while f is open and holds the filter it held when Probe returned:
+// UnmarshalBinary or ReadFrom into f, which may bring another k, end it
+// (its answers would be wrong, without an error), so call f.Probe again
+// after them. It may run concurrently with other lookups but not with
+// adds, as ContainsHash. Its gain and the command that
 // measures it are in bench/README.md ("GOEXPERIMENT=simd").
 type Probe struct{ t kernel.BlockedTable }
 
