@@ -210,8 +210,8 @@
 // (their other bucket is the same pair), so another key's fingerprint whose
 // alternate bucket is one of them, once evicted, may have no reachable
 // slot: it parks as the victim, and every later Add returns ErrFull until
-// a copy of the repeated key is removed (Removes of other keys cannot
-// re-home it). An outside check reached ErrFull at 0.16% load, with two
+// a copy of a key that fills its buckets is removed (Removes of other keys
+// cannot re-home it). An outside check reached ErrFull at 0.16% load, with two
 // keys added eight times each beside a third whose buckets they shared,
 // and at 76% load in batches of 3,000 keys in which one key repeated ten
 // times. Where keys repeat, add with AddNew, which stores one copy.
