@@ -101,13 +101,17 @@ func sliceTime(w *blocked.Window) string {
 
 func (r windowReader) stats() filterStats {
 	w := r.w
-	every := fmt.Sprintf("a slice of %v, the latest from %s", w.Slice(), sliceTime(w))
-	if w.SliceKeys() != 0 {
-		every = fmt.Sprintf("a slice of %d keys", w.SliceKeys())
+	// A window by count has no slice time (sliceTime divided by its slice
+	// of 0) and a window of 0: its span is in adds.
+	var span string
+	if k := w.SliceKeys(); k != 0 {
+		span = fmt.Sprintf("window of %d adds (a slice of %d keys)", uint64(w.Generations()-1)*k, k)
+	} else {
+		span = fmt.Sprintf("window %v (a slice of %v, the latest from %s)", w.Window().Round(time.Millisecond), w.Slice(), sliceTime(w))
 	}
 	return filterStats{
 		kind:         "window",
-		geometry:     fmt.Sprintf("%d generations x %d group%s x %d-bit lanes, k=%d, window %v (%s)", w.Generations(), w.Groups(), plural(int(min(w.Groups(), 2))), w.LaneBits(), w.K(), w.Window().Round(time.Millisecond), every),
+		geometry:     fmt.Sprintf("%d generations x %d group%s x %d-bit lanes, k=%d, %s", w.Generations(), w.Groups(), plural(int(min(w.Groups(), 2))), w.LaneBits(), w.K(), span),
 		payloadBytes: int64(w.SizeBytes()),
 		count:        -1,
 		fill:         -1, // info counts the set bits itself

@@ -47,6 +47,31 @@ func TestWindowFiles(t *testing.T) {
 	}
 }
 
+// TestCountWindowFile: info describes a window that advances by count,
+// its span in adds (it divided by the slice time such a window does not
+// have, and exited with "internal error: integer divide by zero"), and
+// query answers from it.
+func TestCountWindowFile(t *testing.T) {
+	w, err := blocked.NewWindow(1000, 0.01, 0, blocked.WithSliceKeys(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AddString("alice")
+	path := filepath.Join(t.TempDir(), "cw.sift")
+	if err := sift.WriteFile(path, w, 1); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, nil, "info", path)
+	for _, want := range []string{"4 generations", "window of 300 adds (a slice of 100 keys)", "checksum:    ok"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("info lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if q := mustRun(t, []byte("alice\n"), "query", path); q.stdout != "alice\n" {
+		t.Errorf("query printed %q, want alice", q.stdout)
+	}
+}
+
 // TestQueryWindowAsOf: a window kept by dedup -time-field from past data
 // has its keys outside the window by now; query -as-of latest (the
 // window's own time, which info shows) or a time inside the window finds
