@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -489,21 +490,48 @@ func readState[T interface{ Close() error }](path string, want sift.Kind, other 
 	return f, h, nil
 }
 
-// capacity returns the largest n for which blocked.OptimalSize(n, fpp)
-// fits in bits bits with k probes, at least 1; with -fpp alone, a state
-// file matches when it is the size -fpp would give for some -n.
+// capacity returns an n for which blocked.OptimalSize(n, fpp) is bits bits
+// with k probes, when there is one, else the largest n whose size fits in
+// bits bits (at least 1): with -fpp alone, a state file matches when it is
+// the size -fpp would give for some -n. The n of one size form a run,
+// about a block's bits over the bits a key takes long, and k differs along
+// it (at 1e-4, 10,000 keys take 239,616 bits with k = 13, and 10,014 keys
+// the same bits with k = 14), so the run is searched for the file's k; it
+// was the run's last n, whose k the files of most sizes at 1e-4 did not
+// have.
 func capacity(bits uint64, k int, fpp float64) uint64 {
+	size := func(n uint64) (uint64, int) {
+		b, kk, err := blocked.OptimalSize(n, fpp)
+		if err != nil {
+			return math.MaxUint64, 0
+		}
+		return b, kk
+	}
 	lo, hi := uint64(1), bits // more keys than bits never fit
-	for lo < hi {
+	for lo < hi {             // the last n that fits
 		mid := lo + (hi-lo+1)/2
-		b, _, err := blocked.OptimalSize(mid, fpp)
-		if err == nil && b <= bits {
+		if b, _ := size(mid); b <= bits {
 			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
-	return lo
+	last := lo
+	lo, hi = 1, last
+	for lo < hi { // the first n of bits bits
+		mid := lo + (hi-lo)/2
+		if b, _ := size(mid); b >= bits {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	for n := lo; n <= last && n-lo < 1<<16; n++ {
+		if b, kk := size(n); b == bits && kk == k {
+			return n
+		}
+	}
+	return last
 }
 
 // expectedFalseDrops returns the expected number of new keys a filter of

@@ -682,3 +682,27 @@ func TestDedupStateUnwritable(t *testing.T) {
 		t.Errorf("dedup -state in /proc: exit %d, stdout %q, stderr %q; want an error and no line", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestDedupStateFppAlone: a state file made with -n N -fpp P is taken with
+// -fpp P alone, for every N tried. The size P gives is the same for a run
+// of N, whose k differs along it; the file was checked against the run's
+// last N only, and refused ("ask for 239616 bits with k = 14") at 1e-4 for
+// every N up to 20,000 tried, and at small N for every P.
+func TestDedupStateFppAlone(t *testing.T) {
+	dir := t.TempDir()
+	ns := []uint64{1, 2, 3, 7, 20, 21, 50, 99, 100, 101, 200, 1000, 9999, 10000, 20000}
+	if testing.Short() {
+		ns = []uint64{3, 20, 100, 10000}
+	}
+	for _, p := range []string{"0.1", "0.01", "0.001", "1e-4", "1e-6"} {
+		for _, n := range ns {
+			state := filepath.Join(dir, fmt.Sprintf("s-%s-%d.sift", p, n))
+			if r := runInProcess("", "dedup", "-n", fmt.Sprint(n), "-fpp", p, "-state", state); r.code != exitNoMatch {
+				t.Fatalf("-n %d -fpp %s: exit %d: %s", n, p, r.code, r.stderr)
+			}
+			if r := runInProcess("a\n", "dedup", "-fpp", p, "-state", state); r.code != exitOK || r.stdout != "a\n" {
+				t.Errorf("a state of -n %d -fpp %s, with -fpp %s alone: exit %d, stdout %q, stderr %q", n, p, p, r.code, r.stdout, r.stderr)
+			}
+		}
+	}
+}
