@@ -72,7 +72,9 @@ func NewConcurrentWindow(n uint64, fpp float64, window time.Duration, opts ...Op
 	c.state.Store(s)
 	w.ex.stop()
 	c.ex.after = w.ex.after
-	c.ex.arm(0, untilEnd(s.start, c.slice, c.clock().UnixNano()))
+	if c.slice != 0 { // a window by count reads no clock (WithClock's doc)
+		c.ex.arm(0, untilEnd(s.start, c.slice, c.clock().UnixNano()))
+	}
 	if c.expiryOnAdd || c.slice == 0 {
 		// Every generation is live to ContainsHash for good (no timer
 		// runs to clear the bit; Close does).

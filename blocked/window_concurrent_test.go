@@ -518,3 +518,35 @@ func TestWindowBatchOneClockReading(t *testing.T) {
 		}
 	}
 }
+
+// TestCountWindowReadsNoClock: WithClock is ignored by a window that
+// advances by count, NewConcurrentWindow included (it read the clock once
+// to arm an expiry timer such a window does not have).
+func TestCountWindowReadsNoClock(t *testing.T) {
+	reads := 0
+	clk := func() time.Time { reads++; return time.Unix(0, 0) }
+	w, err := NewWindow(100, 0.01, 0, WithSliceKeys(5), WithClock(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	c, err := NewConcurrentWindow(100, 0.01, 0, WithSliceKeys(5), WithClock(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	hs := []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	out := make([]bool, len(hs))
+	for _, h := range hs {
+		w.AddHash(h)
+		c.AddHash(h)
+	}
+	w.AddNewHashes(hs, out)
+	c.AddNewHashes(hs, out)
+	if w.ContainsHashes(hs[len(hs)-5:], out) != 5 || c.ContainsHashes(hs[len(hs)-5:], out) != 5 {
+		t.Error("the last slice's keys are not found")
+	}
+	if reads != 0 {
+		t.Errorf("the clock was read %d times", reads)
+	}
+}
