@@ -222,6 +222,9 @@ type Window struct {
 	// capacity is the keys each generation was sized for.
 	capacity uint64
 	clock    func() time.Time
+	// userClock: clock came from WithClock (else it is clock.Steady, and
+	// a window by time runs expiry timers).
+	userClock bool
 	// cur is the current generation, 0..G-1.
 	cur int
 	// start is the start of the current slice (time mode), in Unix
@@ -367,7 +370,7 @@ func (w *Window) allocGens(groups uint64, k, g int, o options) error {
 	}
 	w.maxBytes = o.maxBytes
 	w.setGens(g)
-	w.clock = o.win.clock
+	w.clock, w.userClock = o.win.clock, o.win.clock != nil
 	w.expiryOnAdd = o.win.expiryOnAdd
 	w.ex.after = timers(w.slice, o.win)
 	if w.clock == nil {

@@ -166,7 +166,12 @@ func (w *Window) UnmarshalBinary(data []byte) error {
 		return errorf(ErrCorrupt, "%d bytes after the window", len(data)-n)
 	}
 	o := options{maxBytes: w.maxBytes}
-	o.win.clock = w.clock
+	if w.userClock {
+		// The default clock is left nil here, so that a window by time
+		// decoded into a window by count (which has no timers to pass on)
+		// gets its expiry timers, and its hits read no clock.
+		o.win.clock = w.clock
+	}
 	o.win.expiryOnAdd = w.expiryOnAdd
 	o.win.after = w.ex.after
 	d, err := decodeWindow(h, payload, o)

@@ -80,7 +80,7 @@ func TestWindowRoundTrip(t *testing.T) {
 	}
 	// UnmarshalBinary into a zero Window and into the original.
 	var z Window
-	z.clock = clk.Now // a zero Window reads time.Now; this test's clock is simulated
+	z.clock, z.userClock = clk.Now, true // a zero Window reads time.Now; this test's clock is simulated
 	if err := z.UnmarshalBinary(enc); err != nil || !z.ContainsUint64(2999) {
 		t.Fatalf("UnmarshalBinary into a zero Window: %v", err)
 	}

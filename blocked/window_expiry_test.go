@@ -292,3 +292,50 @@ func TestWindowTimerCollect(t *testing.T) {
 	}
 	t.Fatal("a dropped window with a pending expiry timer was not collected")
 }
+
+// TestWindowUnmarshalTimeIntoCount: a window by time decoded into a Window
+// made to advance by count, on the default clock, runs its expiry timers
+// as one made by NewWindow does, so its hits read no clock. (The count
+// window's default clock was passed on as a clock of the caller's, which
+// runs no timers: every hit read the clock, 59 ns against 8.)
+func TestWindowUnmarshalTimeIntoCount(t *testing.T) {
+	tw, err := NewWindow(100, 0.01, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tw.Close()
+	tw.AddString("k")
+	data, err := tw.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cw, err := NewWindow(100, 0.01, 0, WithSliceKeys(50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cw.Close()
+	if err := cw.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if cw.ex.after == nil || cw.ex.live() == 0 {
+		t.Errorf("decoded into a count window: expiry timers %v, live %#x; want timers armed, as NewWindow's", cw.ex.after != nil, cw.ex.live())
+	}
+	if tw.ex.live() == 0 {
+		t.Fatal("NewWindow's own window runs no timer")
+	}
+	if !cw.ContainsString("k") {
+		t.Error("the decoded window lost its key")
+	}
+	// A clock of the caller's is kept: no timers.
+	uw, err := NewWindow(100, 0.01, 0, WithSliceKeys(50), WithClock(time.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer uw.Close()
+	if err := uw.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if uw.ex.after != nil {
+		t.Error("a window on WithClock's clock runs expiry timers after UnmarshalBinary")
+	}
+}
