@@ -3,6 +3,7 @@ package blocked
 import (
 	"encoding"
 	"io"
+	"math"
 	"runtime"
 	"time"
 
@@ -102,8 +103,9 @@ func windowParams(h format.Header, payloadLen uint64) (groups uint64, k, g int, 
 		return 0, 0, 0, errorf(ErrCorrupt, "payload of %d bytes does not hold %d groups of %d generations", payloadLen, p[winParamGroups], p[winParamGens])
 	case (p[winParamSlice] == 0) == (p[winParamSliceKeys] == 0):
 		return 0, 0, 0, errorf(ErrCorrupt, "slice of %d ns and of %d keys: exactly one must be set", p[winParamSlice], p[winParamSliceKeys])
-	case p[winParamSlice] > 1<<62:
-		return 0, 0, 0, errorf(ErrCorrupt, "slice of %d ns is out of range", p[winParamSlice])
+	case p[winParamSlice] > math.MaxInt64/(p[winParamGens]-1):
+		// WindowSlice's bound: the window, G-1 slices, fits a Duration.
+		return 0, 0, 0, errorf(ErrCorrupt, "slice of %d ns is out of range: %d of them exceed the longest window", p[winParamSlice], p[winParamGens]-1)
 	case p[winParamCur] >= p[winParamGens]:
 		return 0, 0, 0, errorf(ErrCorrupt, "current generation %d of %d", p[winParamCur], p[winParamGens])
 	case p[winParamSliceKeys] != 0 && p[winParamStart] > p[winParamSliceKeys]:

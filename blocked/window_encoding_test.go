@@ -3,6 +3,7 @@ package blocked
 import (
 	"bytes"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -181,14 +182,22 @@ func TestWindowDecodeErrors(t *testing.T) {
 		{"no slice", winParamSlice, 0, ErrCorrupt},
 		{"slice and slice keys", winParamSliceKeys, 5, ErrCorrupt},
 		{"slice huge", winParamSlice, 1 << 63, ErrCorrupt},
+		// G-1 = 3 slices of 2^62 ns overflow the window (Window() was
+		// negative); the longest slice a window of 4 takes is accepted.
+		{"window overflows", winParamSlice, 1 << 62, ErrCorrupt},
+		{"window longest", winParamSlice, math.MaxInt64 / 3, nil},
 		{"current out of range", winParamCur, 4, ErrCorrupt},
 		{"capacity 0", winParamCapacity, 0, ErrCorrupt},
 	} {
 		bad := h
 		bad.Params[c.param] = c.value
 		b := format.Encode(bad, payload)
-		if _, err := ReadWindow(bytes.NewReader(b)); !errors.Is(err, c.want) {
+		r, err := ReadWindow(bytes.NewReader(b))
+		if !errors.Is(err, c.want) || c.want == nil && err != nil {
 			t.Errorf("%s: ReadWindow: %v, want %v", c.name, err, c.want)
+		}
+		if err == nil && r.Window() < 0 {
+			t.Errorf("%s: a window of %v", c.name, r.Window())
 		}
 		var z Window
 		if err := z.UnmarshalBinary(b); !errors.Is(err, c.want) {
