@@ -154,8 +154,10 @@
 // each slice, so lookups inside the current slice read no clock.
 // Sizing takes the expected keys per window and the rate over the whole
 // window, assuming a steady arrival rate; ConcurrentWindow adds with atomic
-// ORs and looks up without locks. A Window saves and loads in sift's format
-// (kind window), so a restarted server resumes its window.
+// ORs and looks up without locks. Both save and load in sift's format
+// (kind window; a ConcurrentWindow saves a copy made while its adds go on,
+// and ReadConcurrentWindow resumes one), so a restarted server resumes its
+// window.
 //
 // # Memory
 //

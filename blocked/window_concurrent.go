@@ -27,8 +27,11 @@ import (
 // with the new state, so a rotation never makes a reader miss. Only
 // misses that overlap a clearing retry; hits never do.
 //
-// It has the guarantees and sizing of Window (see NewWindow); it is not
-// encoded (save a Window). Do not copy a ConcurrentWindow value.
+// It has the guarantees and sizing of Window (see NewWindow), and its
+// encoding: MarshalBinary and WriteTo save a copy made while adds and
+// lookups go on, and ReadConcurrentWindow or ConcurrentWindowFromBytes
+// resume it (a restarted server goes on with the window it saved). Do not
+// copy a ConcurrentWindow value.
 type ConcurrentWindow struct {
 	// ex tells lookups that the current epoch's slice lasts (see
 	// window_expiry.go), armed under mu. First: see expiry.
@@ -66,10 +69,18 @@ func NewConcurrentWindow(n uint64, fpp float64, window time.Duration, opts ...Op
 	if err != nil {
 		return nil, err
 	}
+	return concurrentWindow(w), nil
+}
+
+// concurrentWindow returns a ConcurrentWindow holding w's generations and
+// current slice (its generation, its start or its adds so far), which it
+// takes over: w must not be used after.
+func concurrentWindow(w *Window) *ConcurrentWindow {
 	c := &ConcurrentWindow{core: w.core, g: w.g, nb: w.nb, wt: w.wt, slice: w.slice, sliceKeys: w.sliceKeys, capacity: w.capacity, clock: w.clock, expiryOnAdd: w.expiryOnAdd}
 	c.wt.SetLiveNow(nil) // its lookups pass their own live mask; w's source reads w's state
-	s := &windowState{start: w.start}
+	s := &windowState{cur: w.cur, start: w.start}
 	c.state.Store(s)
+	c.adds.Store(w.added) // epoch 0 ends after sliceKeys adds, w.added of them made
 	w.ex.stop()
 	c.ex.after = w.ex.after
 	if c.slice != 0 { // a window by count reads no clock (WithClock's doc)
@@ -80,7 +91,7 @@ func NewConcurrentWindow(n uint64, fpp float64, window time.Duration, opts ...Op
 		// runs to clear the bit; Close does).
 		atomic.StoreUint64(&c.ex.fresh, 1)
 	}
-	return c, nil
+	return c
 }
 
 // epochAt returns the slice the clock (time mode) or the add count n

@@ -48,3 +48,34 @@ func ExampleWindow() {
 	// after the restart, n2 seen: true
 	// ten minutes later, n2 seen: false
 }
+
+// A server whose handlers share one window saves it while they run, and
+// resumes it after a restart.
+func ExampleConcurrentWindow() {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	seen, err := blocked.NewConcurrentWindow(100_000, 0.001, 5*time.Minute, blocked.WithClock(clock))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(seen.AddNewString("n1"), seen.AddNewString("n1"))
+
+	// Handlers may go on adding while WriteTo copies (sift.WriteFile
+	// takes the window as it is, and replaces the file atomically).
+	var file bytes.Buffer
+	if _, err := seen.WriteTo(&file); err != nil {
+		panic(err)
+	}
+	seen.Close()
+
+	now = now.Add(time.Minute)
+	restored, err := blocked.ReadConcurrentWindow(&file, blocked.WithClock(clock))
+	if err != nil {
+		panic(err)
+	}
+	defer restored.Close()
+	fmt.Println("after the restart, n1 new:", restored.AddNewString("n1"))
+	// Output:
+	// true false
+	// after the restart, n1 new: false
+}
