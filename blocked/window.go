@@ -23,6 +23,7 @@ const (
 // windowOptions are the options only NewWindow and ReadWindow use.
 type windowOptions struct {
 	generations int
+	gensSet     bool // WithGenerations was given (0 is then refused)
 	clock       func() time.Time
 	sliceKeys   uint64
 	expiryOnAdd bool
@@ -66,7 +67,7 @@ func checkGenerations(g int) error {
 // (DefaultGenerations without it), or ErrInvalidOption.
 func (o windowOptions) gens() (int, error) {
 	g := o.generations
-	if g == 0 {
+	if !o.gensSet {
 		g = DefaultGenerations
 	}
 	if err := checkGenerations(g); err != nil {
@@ -85,7 +86,7 @@ func (o windowOptions) gens() (int, error) {
 // and 64; at 0.1%, 38.6, 34.7, 34.5, 37.5 and 49.3 (each generation holds
 // n/(G-1) keys at fpp/G). Used by NewWindow and OptimalWindowSize.
 func WithGenerations(g int) Option {
-	return func(o *options) { o.win.generations = g }
+	return func(o *options) { o.win.generations, o.win.gensSet = g, true }
 }
 
 // WithClock sets the clock a Window reads to decide which slice it is in.

@@ -419,6 +419,7 @@ func TestWindowErrors(t *testing.T) {
 		want   error
 	}{
 		{"generations 1", 10, 0.01, time.Second, []Option{WithGenerations(1)}, ErrInvalidOption},
+		{"generations 0", 10, 0.01, time.Second, []Option{WithGenerations(0)}, ErrInvalidOption}, // it meant the default
 		{"generations 65", 10, 0.01, time.Second, []Option{WithGenerations(65)}, ErrInvalidOption},
 		{"generations 3", 10, 0.01, time.Second, []Option{WithGenerations(3)}, ErrInvalidOption},
 		{"generations 12", 10, 0.01, time.Second, []Option{WithGenerations(12)}, ErrInvalidOption},
