@@ -77,7 +77,8 @@ empty key is a key like any other: the first line with it is printed.
               One run at a time: a run started while another holds FILE
               (a lock on it, taken where the system has flock) exits with
               status 2 before reading anything; the first run of a new
-              FILE has nothing to lock yet
+              FILE has nothing to lock yet, and a run that cannot lock
+              FILE (a file system without locks) says so and goes on
   -progress   show progress on stderr even when it is not a terminal
 
 With -window D, keys are forgotten after a while: a line is printed when
@@ -191,11 +192,14 @@ func runDedup(e *env) (int, error) {
 		return exitError, err
 	}
 	if statePath != "" {
-		unlock, err := lockState(statePath)
+		unlock, warning, err := lockState(statePath)
 		if err != nil {
 			return exitError, err
 		}
 		defer unlock()
+		if warning != "" {
+			fmt.Fprintf(e.stderr, "sift dedup: %s\n", warning)
+		}
 	}
 	d := &deduper{sel: sel}
 	var wd *windowDedup

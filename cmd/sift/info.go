@@ -165,12 +165,17 @@ func describe(w io.Writer, path, want string) error {
 	default:
 		var f queryFilter
 		beforeOpen(path)
-		if f, openErr = k.open(path); openErr == nil {
+		f, openErr = k.open(path)
+		if openErr == nil {
 			st = f.stats()
 			f.close()
-			if err := unchanged(path, copied); err != nil {
-				return err
-			}
+		}
+		// Whether the reader succeeded or not, what it read must be the
+		// copy's file: else its geometry, or its error, is another's.
+		if err := unchanged(path, copied); err != nil {
+			return err
+		}
+		if openErr == nil {
 			row("geometry", "%s", st.geometry)
 			switch {
 			case st.count < 0: // unknown (a window: its keys age out)
