@@ -103,6 +103,10 @@ func windowParams(h format.Header, payloadLen uint64) (groups uint64, k, g int, 
 		return 0, 0, 0, errorf(ErrCorrupt, "payload of %d bytes does not hold %d groups of %d generations", payloadLen, p[winParamGroups], p[winParamGens])
 	case (p[winParamSlice] == 0) == (p[winParamSliceKeys] == 0):
 		return 0, 0, 0, errorf(ErrCorrupt, "slice of %d ns and of %d keys: exactly one must be set", p[winParamSlice], p[winParamSliceKeys])
+	case p[winParamSliceKeys] > math.MaxUint64/(p[winParamGens]-1):
+		// The window, G-1 slices of adds, fits a uint64 (a constructor
+		// could not make one: each generation is sized for a slice).
+		return 0, 0, 0, errorf(ErrCorrupt, "slice of %d keys is out of range: %d of them exceed the longest window", p[winParamSliceKeys], p[winParamGens]-1)
 	case p[winParamSlice] > math.MaxInt64/(p[winParamGens]-1):
 		// WindowSlice's bound: the window, G-1 slices, fits a Duration.
 		return 0, 0, 0, errorf(ErrCorrupt, "slice of %d ns is out of range: %d of them exceed the longest window", p[winParamSlice], p[winParamGens]-1)

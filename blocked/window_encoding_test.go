@@ -207,6 +207,23 @@ func TestWindowDecodeErrors(t *testing.T) {
 			t.Errorf("%s: WindowFromBytes: %v, want %v", c.name, err, c.want)
 		}
 	}
+	// By count: G-1 = 3 slices of 2^63 adds overflow the window (sift info
+	// printed a wrapped span); the longest slice a window of 4 takes is
+	// accepted.
+	for _, c := range []struct {
+		keys uint64
+		want error
+	}{{1 << 63, ErrCorrupt}, {math.MaxUint64 / 3, nil}} {
+		bad := h
+		bad.Params[winParamSlice], bad.Params[winParamSliceKeys], bad.Params[winParamStart] = 0, c.keys, 0
+		w, err := WindowFromBytes(format.Encode(bad, payload))
+		if !errors.Is(err, c.want) {
+			t.Errorf("a slice of %d keys: %v, want %v", c.keys, err, c.want)
+		}
+		if err == nil {
+			w.Close()
+		}
+	}
 	// A start time anywhere in int64's range is accepted and never
 	// overflows the clock arithmetic.
 	for _, start := range []uint64{0, 1 << 63, 1<<63 - 1, ^uint64(0)} {
