@@ -121,7 +121,9 @@ tomorrow is de-duplicated as it was today. Times should come in order. A
 time earlier than one already seen is taken as the latest seen (the
 window's clock does not go back): a late line is judged as of that latest
 time, so its key is dropped only if seen within D before it, and is
-remembered from it. A line whose time field is missing or is not a time
+remembered from it. So one line dated far ahead holds the window there:
+lines dated more than D after this machine's clock are reported on stderr
+at the end (a warning; the exit status is not changed). A line whose time field is missing or is not a time
 (or lies outside the years 1678 to 2262) is printed as it is and its key
 is not added; at the end sift dedup reports on stderr how many such lines
 there were and the first one, and exits with status 2 (the other lines
@@ -252,6 +254,10 @@ func runDedup(e *env) (int, error) {
 		p.clearLine()
 		fmt.Fprintf(e.stderr, "sift dedup: %s\n", wd.badReport())
 		skipped++
+	}
+	if wd != nil && wd.futureLines > 0 {
+		p.clearLine()
+		fmt.Fprintf(e.stderr, "sift dedup: %s\n", wd.futureReport())
 	}
 	switch {
 	case skipped > 0:

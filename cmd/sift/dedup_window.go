@@ -203,6 +203,12 @@ type windowDedup struct {
 	// the first.
 	badLines int64
 	badFirst string
+	// wall is this machine's clock at the start (Unix ns); futureLines
+	// counts the lines dated more than the window after it, and
+	// futureFirst describes the first.
+	wall        int64
+	futureLines int64
+	futureFirst string
 }
 
 // clock is the window's clock.
@@ -212,7 +218,7 @@ func (wd *windowDedup) clock() time.Time { return time.Unix(0, wd.now) }
 // generation: the one in the state file when it exists (checked against the
 // flags), otherwise a new one (generation 0).
 func newWindowDedup(state string, n countValue, fpp fppValue, cfg windowConfig) (*windowDedup, uint64, error) {
-	wd := &windowDedup{cfg: cfg}
+	wd := &windowDedup{cfg: cfg, wall: time.Now().UnixNano()}
 	exists, err := stateExists(state, n)
 	if err != nil {
 		return nil, 0, err
@@ -310,6 +316,12 @@ func (wd *windowDedup) addNew(b *lineBatch, isNew []bool, lr *lineReader) {
 		t, ok := parseTime(field, wd.cfg.format)
 		if ok {
 			wd.times[i] = t
+			if t-wd.wall > int64(wd.w.Window()) && t > wd.now {
+				if wd.futureLines == 0 {
+					wd.futureFirst = fmt.Sprintf("%s line %d: %s", lr.name, lr.line-int64(n)+1+int64(i), field)
+				}
+				wd.futureLines++
+			}
 			continue
 		}
 		wd.bad[i], isNew[i] = true, true
@@ -334,6 +346,18 @@ func (wd *windowDedup) addNew(b *lineBatch, isNew []bool, lr *lineReader) {
 		wd.w.AddNewHashes(b.hs[i:j], isNew[i:j])
 		i = j
 	}
+}
+
+// futureReport is the warning for lines dated more than the window after
+// this machine's clock: the window's clock went on to their time and does
+// not go back, so every later line dated before it was taken as at it,
+// and the keys (and a -state written) are kept until then.
+func (wd *windowDedup) futureReport() string {
+	lines := "lines"
+	if wd.futureLines == 1 {
+		lines = "line"
+	}
+	return fmt.Sprintf("warning: %d %s dated more than the window (%v) after this machine's clock (first: %s): the window's time went on to theirs and does not go back, so later lines dated before it were taken as at it, and the keys seen are kept until then (-state too)", wd.futureLines, lines, wd.w.Window(), wd.futureFirst)
 }
 
 // badReport is the message for the lines without a valid time.

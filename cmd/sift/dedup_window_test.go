@@ -615,3 +615,26 @@ func TestWindowDays(t *testing.T) {
 		}
 	}
 }
+
+// TestDedupFutureTime: a line dated more than the window after this
+// machine's clock holds the window at its time (as documented: the clock
+// does not go back); sift dedup says so on stderr at the end, naming the
+// first such line, and keeps its exit status. Lines dated inside the
+// window of now give no warning.
+func TestDedupFutureTime(t *testing.T) {
+	in := "2025-11-25T10:00:00Z a\n2200-01-01T00:00:00Z b\n2025-11-25T10:00:01Z c\n2025-11-25T10:00:02Z a\n"
+	r := runInProcess(in, "dedup", "-n", "100", "-window", "1h", "-time-field", "1", "-f", "2")
+	if r.code != exitOK || r.stdout != in {
+		t.Fatalf("exit %d, stdout %q; want every line (a is judged as of 2200), exit 0", r.code, r.stdout)
+	}
+	for _, want := range []string{"warning: 1 line dated more than the window (1h0m0s) after this machine's clock", "standard input line 2: 2200-01-01T00:00:00Z"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr %q lacks %q", r.stderr, want)
+		}
+	}
+	soon := time.Now().Add(30 * time.Minute).UTC().Format(time.RFC3339)
+	r = runInProcess("2025-11-25T10:00:00Z a\n"+soon+" b\n", "dedup", "-n", "100", "-window", "1h", "-time-field", "1", "-f", "2")
+	if r.code != exitOK || r.stderr != "" {
+		t.Errorf("a line dated within the window of now: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
