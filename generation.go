@@ -74,6 +74,7 @@ type GenerationWriter struct {
 	hdr  [format.HeaderSize]byte
 	n    int // header bytes held
 	done bool
+	err  error // the header's error: every later Write and Close return it
 }
 
 // Write implements io.Writer. It returns SetGeneration's error when the
@@ -82,12 +83,16 @@ func (g *GenerationWriter) Write(p []byte) (int, error) {
 	if g.done {
 		return g.W.Write(p)
 	}
+	if g.err != nil {
+		return 0, g.err
+	}
 	c := copy(g.hdr[g.n:], p)
 	g.n += c
 	if g.n < format.HeaderSize {
 		return c, nil
 	}
 	if err := format.SetGeneration(g.hdr[:], g.Generation); err != nil {
+		g.err = err
 		return 0, err
 	}
 	if _, err := g.W.Write(g.hdr[:]); err != nil {
@@ -99,9 +104,13 @@ func (g *GenerationWriter) Write(p []byte) (int, error) {
 }
 
 // Close returns an error wrapping ErrTruncated when the stream ended before
-// the header was complete (nothing was written to W then). It does not
-// close W.
+// the header was complete (nothing was written to W then), or Write's
+// error for a header that was not a valid sift header. It does not close
+// W.
 func (g *GenerationWriter) Close() error {
+	if g.err != nil {
+		return g.err
+	}
 	if !g.done {
 		return errs.Annotatef("sift", []error{ErrTruncated}, "the encoding ended after %d bytes, inside its 128-byte header", g.n)
 	}

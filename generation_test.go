@@ -159,6 +159,28 @@ func TestGenerationWriterSplits(t *testing.T) {
 	}
 }
 
+// TestGenerationWriterNotSift: bytes that are not a sift encoding fail at
+// the header's 128th byte with ErrMagic, every later Write and Close
+// return that error, and nothing reaches W. (Close said "the encoding
+// ended after 128 bytes, inside its 128-byte header".)
+func TestGenerationWriterNotSift(t *testing.T) {
+	var out bytes.Buffer
+	g := &sift.GenerationWriter{W: &out, Generation: 7}
+	junk := []byte(strings.Repeat("not a filter ", 20))
+	if _, err := g.Write(junk); !errors.Is(err, sift.ErrMagic) {
+		t.Fatalf("Write: %v, want ErrMagic", err)
+	}
+	if _, err := g.Write(junk); !errors.Is(err, sift.ErrMagic) {
+		t.Errorf("a second Write: %v, want ErrMagic", err)
+	}
+	if err := g.Close(); !errors.Is(err, sift.ErrMagic) || errors.Is(err, sift.ErrTruncated) {
+		t.Errorf("Close: %v, want the header's ErrMagic", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("%d bytes reached W", out.Len())
+	}
+}
+
 // TestVersion2EveryKind stamps a generation on a record of every kind: each
 // kind's decoder reads the version 2 record, and the filter it decodes
 // re-encodes to the same payload (the generation belongs to the file, not
