@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
 )
 
@@ -84,5 +86,41 @@ func TestInfoFileReplacedBetweenReads(t *testing.T) {
 				t.Errorf("info of the new file: exit %d: %s", r.code, r.stderr)
 			}
 		})
+	}
+}
+
+// TestBloomFillScalable: a scalable filter's fill counts its stages' bits,
+// not the stage headers and padding in its payload (info read 13.7% for a
+// filter whose stages had 17.9% of their bits set).
+func TestBloomFillScalable(t *testing.T) {
+	var payload []byte
+	var ones, total int
+	for i, size := range []uint64{512, 1024, 4096} {
+		f, err := blocked.NewWithSize(size, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range 20 * (i + 1) {
+			f.AddString(fmt.Sprintf("k-%d-%d", i, j))
+		}
+		rec, err := f.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range rec[128:] {
+			ones += bits.OnesCount8(b)
+		}
+		total += 8 * len(rec[128:])
+		payload = append(payload, rec...)
+		for len(payload)%64 != 0 {
+			payload = append(payload, 0)
+		}
+	}
+	want := float64(ones) / float64(total)
+	if got := bloomFill(sift.KindScalable, payload); got != want {
+		t.Errorf("scalable fill %v, want %v (the whole payload counts %v)", got, want, bitFill(payload))
+	}
+	if got := bloomFill(sift.KindBlocked, payload[128:]); got != bitFill(payload[128:]) {
+		t.Errorf("blocked fill %v, want the whole payload's %v", got, bitFill(payload[128:]))
 	}
 }
