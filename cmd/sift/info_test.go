@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/cuckoo"
 )
 
 // writeBlocked writes a blocked filter of bits bits holding keys k-0..k-n-1
@@ -122,5 +125,37 @@ func TestBloomFillScalable(t *testing.T) {
 	}
 	if got := bloomFill(sift.KindBlocked, payload[128:]); got != bitFill(payload[128:]) {
 		t.Errorf("blocked fill %v, want the whole payload's %v", got, bitFill(payload[128:]))
+	}
+}
+
+// TestCuckooWrongCount: a cuckoo file whose stored count disagrees with its
+// slots (its header CRC made valid again, as a faulty writer would) is
+// refused by info and query, as by merge and every writable decoder; info
+// printed "keys: 0" and "checksum: ok" for it.
+func TestCuckooWrongCount(t *testing.T) {
+	f, err := cuckoo.New(1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 500 {
+		if err := f.AddString(fmt.Sprint("k-", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc, err := f.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint64(enc[48+8*2:], 0) // param 2: the count
+	binary.LittleEndian.PutUint32(enc[124:], crc32.Checksum(enc[:124], crc32.MakeTable(crc32.Castagnoli)))
+	path := filepath.Join(t.TempDir(), "c.sift")
+	if err := os.WriteFile(path, enc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"info", path}, {"query", "-c", path}} {
+		r := runInProcess("k-1\n", args...)
+		if r.code != exitError || !strings.Contains(r.stderr, "count 0, but 500 slots are occupied") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and the count's error", args, r.code, r.stdout, r.stderr, exitError)
+		}
 	}
 }

@@ -164,10 +164,20 @@ func cuckooStats(f cuckooGeometry) filterStats {
 	}
 }
 
-type cuckooReader struct{ f *cuckoo.View }
+type cuckooReader struct{ f *cuckoo.Filter }
 
+// openCuckoo reads the file into a Filter of its own memory (a file
+// changed meanwhile cannot fault it) with ReadFilter, which checks the
+// stored count against the slots in use: a View (cuckoo.Load) takes the
+// count unchecked, and info printed "keys: 0, checksum: ok" for a file
+// whose count was 0 and whose slots held 20,000 fingerprints, which merge
+// and every writable decoder refuse.
 func openCuckoo(path string) (queryFilter, error) {
-	f, err := cuckoo.Load(path) // a copy: a file changed meanwhile cannot fault it
+	var f *cuckoo.Filter
+	err := readFilterFile(path, func(r io.Reader) (err error) {
+		f, err = cuckoo.ReadFilter(r)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
