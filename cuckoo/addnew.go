@@ -23,7 +23,11 @@ import (
 // repeated key takes no second slot: a stream with repeats never meets
 // ErrDuplicateLimit, and fills the filter only with its distinct keys. A
 // new key that is a false positive (another key's fingerprint in one of
-// its buckets) is reported not new and not added, at the filter's FPP.
+// its buckets) is reported not new and not added, at the filter's FPP. So
+// a filter filled with AddNew is for lookups: Remove of such a key, which
+// was never stored, removes the other key's fingerprint, and that key is
+// then reported absent. Fill a filter you will remove from with Add,
+// which stores every key (and every copy of a repeated one).
 
 // AddNew adds key unless the filter reports it present, and reports
 // whether it added it (see AddNewHash).

@@ -27,7 +27,13 @@ none is given, or for "-") and writes a filter holding all of them to FILE.
 A key is a line without its "\n" or "\r\n" terminator; lines are streamed,
 never loaded whole, and may be up to 64 MiB long (terminator aside). Empty
 keys (empty lines, or lines without the -f field) are skipped. Duplicate
-keys are harmless. If an INPUT cannot be read, build fails before reading
+keys are harmless. A cuckoo filter stores a key only when it does not
+report it present already: a duplicate, or a distinct key that is a false
+positive (its fingerprint in its buckets), is not stored again, and the
+summary counts them. Such a file serves lookups; to remove keys from it
+later (cuckoo's Remove), build the filter with the library's Add, which
+stores every key, since removing a key this build did not store removes
+the one whose fingerprint it matched. If an INPUT cannot be read, build fails before reading
 anything, naming every such INPUT: it never writes a filter without them.
 
   -kind K     blocked (default): cache-line blocked Bloom filter, fastest;
@@ -284,12 +290,15 @@ func runBuild(e *env) (int, error) {
 		perKey = fmt.Sprintf("%.2f", float64(st.payloadBytes)*8/float64(keys))
 	}
 	distinct := ""
-	if keys > 0 && float64(st.count) < 0.98*float64(keys) {
-		// Duplicate lines (the filter's count skips or absorbs them).
+	switch {
+	case keys > 0 && st.countExact && st.count < keys:
+		// Cuckoo: a key the filter already reported present (a duplicate
+		// line, or a false positive) was not stored again, however few.
+		distinct = fmt.Sprintf(" (%d stored: %d duplicates or false positives not stored again)", st.count, keys-st.count)
+		perKey = fmt.Sprintf("%.2f", float64(st.payloadBytes)*8/float64(max(st.count, 1)))
+	case keys > 0 && float64(st.count) < 0.98*float64(keys):
+		// Duplicate lines (the filter's count absorbs them).
 		distinct = fmt.Sprintf(" (about %d distinct)", st.count)
-		if st.countExact {
-			distinct = fmt.Sprintf(" (%d stored: duplicates skipped)", st.count)
-		}
 		perKey = fmt.Sprintf("%.2f", float64(st.payloadBytes)*8/float64(max(st.count, 1)))
 	}
 	// The time and rate cover reading the keys, including the counting
