@@ -3,6 +3,7 @@ package classic
 import (
 	"encoding/binary"
 	"errors"
+	"github.com/sift-go/sift/internal/format"
 	"io"
 	"math"
 	"runtime"
@@ -120,6 +121,9 @@ func readGuava(r io.Reader, maxBytes uint64) (*Filter, int64, error) {
 	}
 	strategy := int8(hdr[0]) // Java's readByte is signed
 	if strategy != int8(Murmur128Mitz32) && strategy != int8(Murmur128Mitz64) {
+		if format.HasMagic(hdr[:]) {
+			return nil, read, decodeErr(ErrCorrupt, "Guava stream: the input is a sift file, not Guava's stream format: read it with ReadFilter (or sift.Open)")
+		}
 		return nil, read, decodeErr(ErrCorrupt, "Guava stream: unknown strategy ordinal %d", strategy)
 	}
 	k := int(hdr[1])

@@ -274,3 +274,24 @@ func allocatedBytes(fn func()) uint64 {
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
 }
+
+// TestGuavaReadOfSiftFile: ReadGuava of a sift file says so and names
+// ReadFilter (it said "unknown strategy ordinal -119").
+func TestGuavaReadOfSiftFile(t *testing.T) {
+	f, err := New(100, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.PutString("x")
+	enc, err := f.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadGuava(bytes.NewReader(enc))
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "sift file") || !strings.Contains(err.Error(), "ReadFilter") {
+		t.Errorf("ReadGuava of a sift file: %v", err)
+	}
+	if g, err := ReadFilter(bytes.NewReader(enc)); err != nil || !g.MightContainString("x") {
+		t.Errorf("ReadFilter: %v", err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -284,5 +285,27 @@ func TestAppendBinary(t *testing.T) {
 		if !errors.Is(err, ErrClosed) || !bytes.Equal(got, prefix) {
 			t.Errorf("zero %s: %q, %v", what, got, err)
 		}
+	}
+}
+
+// TestFromBitsetRefusesSiftFile: a whole sift file passed as a raw Parquet
+// bitset is refused (its header would have been read as filter bits), and
+// FromBytes reads it.
+func TestFromBitsetRefusesSiftFile(t *testing.T) {
+	f, err := NewWithSize(32 * 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.AddString("x")
+	enc, err := f.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FromBitset(enc); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "sift file") {
+		t.Errorf("FromBitset of a sift file: %v, want ErrCorrupt naming a sift file", err)
+	}
+	v, err := FromBytes(enc)
+	if err != nil || !v.ContainsString("x") {
+		t.Errorf("FromBytes: %v", err)
 	}
 }

@@ -451,11 +451,17 @@ func ReadParquet(r io.Reader, opts ...Option) (*Filter, int64, error) {
 // FromBitset returns a filter holding a copy of a Parquet bitset: numBytes
 // bytes of little-endian 32-bit words, block b at byte 32*b (for example
 // the bitset of a column's filter after decryption). It returns ErrCorrupt
-// unless len(bitset) is a positive multiple of 32 and ErrTooLarge beyond
-// MaxBlocks blocks.
+// unless len(bitset) is a positive multiple of 32, or when it begins with
+// a valid sift header (a sift file, which FromBytes reads), and
+// ErrTooLarge beyond MaxBlocks blocks.
 func FromBitset(bitset []byte) (*Filter, error) {
 	if err := checkBitset(len(bitset)); err != nil {
 		return nil, err
+	}
+	if _, _, err := format.ParseHeader(bitset, 0, format.Options{}); err == nil {
+		// A valid sift header (magic, version, fields and CRC) does not
+		// begin a Parquet bitset by chance.
+		return nil, errorf(ErrCorrupt, "the bitset is a sift file, not a raw Parquet bitset: read it with FromBytes (or sift.FromBytes)")
 	}
 	f := &Filter{}
 	if err := f.alloc(uint64(len(bitset) / BlockBytes)); err != nil {

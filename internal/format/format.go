@@ -272,6 +272,11 @@ func errf(base error, format string, args ...any) error {
 	return errs.Annotatef("sift", []error{base}, format, args...)
 }
 
+// HasMagic reports whether b is not empty and begins with the magic, as
+// far as b goes: for readers of other formats (Guava's stream, Parquet's
+// bitset) to say that their input is a sift file.
+func HasMagic(b []byte) bool { return len(b) > 0 && hasMagic(b) }
+
 // hasMagic reports whether b begins with the magic, as far as b goes.
 func hasMagic(b []byte) bool {
 	n := min(len(b), len(magic))
