@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/mem"
 )
 
@@ -80,11 +81,14 @@ func runInfo(e *env) (int, error) {
 	return exitOK, nil
 }
 
-// kindNamesAll lists every kind of the file format.
+// kindNamesAll lists every kind of the file format this version reads
+// (not the retired window layouts, which every reader refuses).
 func kindNamesAll() []string {
 	var names []string
 	for k := sift.Kind(1); !strings.HasPrefix(k.String(), "kind("); k++ {
-		names = append(names, k.String())
+		if !format.Kind(k).Retired() {
+			names = append(names, k.String())
+		}
 	}
 	return names
 }
