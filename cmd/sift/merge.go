@@ -40,7 +40,8 @@ that differs is an error naming it. FILE may be one of the shards.
 
   -o FILE         output file (required)
   -generation G   record generation G (a positive integer, or "now" for the
-                  Unix time) in FILE's header, as sift build does
+                  Unix time) in FILE's header, as sift build does; without
+                  it FILE records none, whatever the shards' generations
   -q              quiet: no summary line
 
 The map-reduce recipe: split the keys (by line, hash or source), run
