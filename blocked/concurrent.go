@@ -281,10 +281,19 @@ func (c *Concurrent) Union(other *Concurrent) error {
 // key added during the copy may be partly in it: it then tests absent in
 // the copy, never wrongly present beyond the usual rate).
 func (c *Concurrent) snapshot() (core, error) {
-	var s core
 	if c.closed() {
-		return s, errorf(ErrClosed, "cannot encode a closed or zero filter")
+		return core{}, errorf(ErrClosed, "cannot encode a closed or zero filter")
 	}
+	s, err := c.atomicCopy()
+	runtime.KeepAlive(c)
+	return s, err
+}
+
+// atomicCopy returns a core of its own memory holding c's geometry, seed,
+// size bound and words, the words read with atomic loads (adds may run):
+// the snapshots of Concurrent and ConcurrentWindow.
+func (c *core) atomicCopy() (core, error) {
+	var s core
 	if err := s.alloc(uint64(len(c.t.Blocks)), c.t.K, c.seed); err != nil {
 		return s, err
 	}
@@ -292,7 +301,6 @@ func (c *Concurrent) snapshot() (core, error) {
 	for i := range c.words {
 		s.words[i] = atomic.LoadUint64(&c.words[i])
 	}
-	runtime.KeepAlive(c)
 	return s, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"encoding"
 	"io"
 	"runtime"
-	"sync/atomic"
 )
 
 var (
@@ -32,14 +31,12 @@ func (c *ConcurrentWindow) snapshot() (*Window, error) {
 		// copy's slice is full, and its next add rotates.
 		w.added = min(c.adds.Load()-s.epoch*c.sliceKeys, c.sliceKeys)
 	}
-	if err := w.alloc(uint64(len(c.t.Blocks)), c.t.K, c.seed); err != nil {
+	cp, err := c.atomicCopy()
+	runtime.KeepAlive(c)
+	if err != nil {
 		return nil, err
 	}
-	w.maxBytes = c.maxBytes
-	for i := range c.words {
-		w.words[i] = atomic.LoadUint64(&c.words[i])
-	}
-	runtime.KeepAlive(c)
+	w.core = cp
 	return w, nil
 }
 
