@@ -646,8 +646,19 @@ func addHashesEqualsLoop(t *testing.T) {
 	}
 }
 
+// enc0 returns f's encoding.
+func enc0(t *testing.T, f *Filter) []byte {
+	t.Helper()
+	b, err := f.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // TestViewCloneRecounts: a View takes the saved count unchecked (it only
-// skews Count, LoadFactor and FPP there), but its Clone is a writable
+// skews Count, LoadFactor and FPP there; WithCountCheck refuses it), but
+// its Clone is a writable
 // filter, whose count must be the slots in use. With the saved count set
 // to 0 (the header's CRC made valid again), the clone counted 0, a Remove
 // took it to 2^64-1, and every encoding it made was refused by the
@@ -669,6 +680,14 @@ func TestViewCloneRecounts(t *testing.T) {
 		v, err := FromBytes(b)
 		if err != nil {
 			t.Fatalf("%d bits: FromBytes: %v", bits, err)
+		}
+		if _, err := FromBytes(b, WithCountCheck()); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%d bits: FromBytes with WithCountCheck of a wrong count: %v, want ErrCorrupt", bits, err)
+		}
+		if w, err := FromBytes(enc0(t, f), WithCountCheck()); err != nil {
+			t.Errorf("%d bits: FromBytes with WithCountCheck of a sound file: %v", bits, err)
+		} else {
+			w.Close()
 		}
 		g := v.Clone()
 		if g.Count() != 17 {

@@ -182,7 +182,8 @@ func (f *Filter) replace(g *Filter) {
 // an encoding made by MarshalBinary or WriteTo, without copying it. b must
 // stay unmodified while the View is in use. When b's payload is not 8-byte
 // aligned (or the machine is big-endian) the buckets are copied instead. b
-// must hold exactly one encoding. Options: WithoutChecksum, WithMaxSize.
+// must hold exactly one encoding. Options: WithoutChecksum, WithMaxSize,
+// WithCountCheck.
 func FromBytes(b []byte, opts ...Option) (*View, error) {
 	o := collect(opts)
 	h, payload, n, err := format.Decode(b, format.KindCuckoo, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
@@ -192,7 +193,7 @@ func FromBytes(b []byte, opts ...Option) (*View, error) {
 	if n != len(b) {
 		return nil, corrupt(ErrCorrupt, "%d trailing bytes after the filter", len(b)-n)
 	}
-	f, err := decode(h, payload, true, false)
+	f, err := decode(h, payload, true, o.countCheck)
 	if err != nil {
 		return nil, err
 	}
@@ -210,8 +211,9 @@ func FromBytes(b []byte, opts ...Option) (*View, error) {
 // makes the next lookup that touches a page past the new end fault with
 // SIGBUS, which ends the process, and rewriting it in place changes the
 // buckets under running lookups, which can then report added keys absent.
-// Load reads a copy instead. Options: WithoutChecksum, WithMaxSize. On
-// systems without mmap the file is read into memory instead.
+// Load reads a copy instead. Options: WithoutChecksum, WithMaxSize,
+// WithCountCheck. On systems without mmap the file is read into memory
+// instead.
 //
 // A path that names no regular file (a directory, a FIFO, a device) is an
 // error wrapping *fs.PathError, returned at once: Open never blocks on a
@@ -234,7 +236,8 @@ func Open(path string, opts ...Option) (*View, error) {
 // documentation. A file that changes while it is read is an error
 // (wrapping sift.ErrTruncated when it shrank), as is a path that names no
 // regular file (an *fs.PathError, at once: it never blocks on a FIFO).
-// Close frees the copy. Options: WithoutChecksum, WithMaxSize.
+// Close frees the copy. Options: WithoutChecksum, WithMaxSize,
+// WithCountCheck.
 func Load(path string, opts ...Option) (*View, error) {
 	b, region, _, err := format.ReadFile(path, format.KindCuckoo, collect(opts).maxBytes)
 	return viewFile(b, region, err, opts)

@@ -12,6 +12,7 @@ type options struct {
 	maxKicks     int
 	maxBytes     uint64
 	skipChecksum bool
+	countCheck   bool
 }
 
 func collect(opts []Option) options {
@@ -71,4 +72,13 @@ func WithMaxSize(maxBytes uint64) Option {
 // pass; View.Clone counts the slots of the writable copy it makes.)
 func WithoutChecksum() Option {
 	return func(o *options) { o.skipChecksum = true }
+}
+
+// WithCountCheck makes Open, Load and FromBytes check the stored count
+// against the slots in use, as UnmarshalBinary and ReadFrom do (one more
+// pass over the table), and refuse a file where they differ with
+// ErrCorrupt: for tools that vouch for a file (sift info and query use
+// it), where a View without it takes the count as stored.
+func WithCountCheck() Option {
+	return func(o *options) { o.countCheck = true }
 }
