@@ -74,7 +74,7 @@ type GenerationWriter struct {
 	hdr  [format.HeaderSize]byte
 	n    int // header bytes held
 	done bool
-	err  error // the header's error: every later Write and Close return it
+	err  error // the header's error, or W's writing it: every later Write and Close return it
 }
 
 // Write implements io.Writer. It returns SetGeneration's error when the
@@ -96,6 +96,7 @@ func (g *GenerationWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	if _, err := g.W.Write(g.hdr[:]); err != nil {
+		g.err = err // W may hold part of the header: nothing can follow it
 		return 0, err
 	}
 	g.done = true

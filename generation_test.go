@@ -181,6 +181,42 @@ func TestGenerationWriterNotSift(t *testing.T) {
 	}
 }
 
+// failOnce is a writer whose first Write fails.
+type failOnce struct {
+	bytes.Buffer
+	failed bool
+}
+
+func (w *failOnce) Write(p []byte) (int, error) {
+	if !w.failed {
+		w.failed = true
+		return 0, errors.New("disk full")
+	}
+	return w.Buffer.Write(p)
+}
+
+// TestGenerationWriterHeaderWriteFails: when W fails to take the header,
+// every later Write and Close return that error (a later Write sent the
+// header again and went on, and the stream lost the bytes between).
+func TestGenerationWriterHeaderWriteFails(t *testing.T) {
+	f, err := blocked.New(100, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, _ := f.MarshalBinary()
+	w := &failOnce{}
+	g := &sift.GenerationWriter{W: w, Generation: 3}
+	if _, err := g.Write(enc[:200]); err == nil {
+		t.Fatal("Write: no error from a failing W")
+	}
+	if n, err := g.Write(enc[200:]); err == nil {
+		t.Errorf("a later Write: %d, nil; W has %d bytes", n, w.Len())
+	}
+	if err := g.Close(); err == nil {
+		t.Error("Close: nil after W failed")
+	}
+}
+
 // TestVersion2EveryKind stamps a generation on a record of every kind: each
 // kind's decoder reads the version 2 record, and the filter it decodes
 // re-encodes to the same payload (the generation belongs to the file, not

@@ -203,10 +203,9 @@ type windowDedup struct {
 	// the first.
 	badLines int64
 	badFirst string
-	// wall is this machine's clock at the start (Unix ns); futureLines
-	// counts the lines dated more than the window after it, and
-	// futureFirst describes the first.
-	wall        int64
+	// futureLines counts the lines dated more than the window after this
+	// machine's clock as their batch was read, and futureFirst describes
+	// the first.
 	futureLines int64
 	futureFirst string
 }
@@ -218,7 +217,7 @@ func (wd *windowDedup) clock() time.Time { return time.Unix(0, wd.now) }
 // generation: the one in the state file when it exists (checked against the
 // flags), otherwise a new one (generation 0).
 func newWindowDedup(state string, n countValue, fpp fppValue, cfg windowConfig) (*windowDedup, uint64, error) {
-	wd := &windowDedup{cfg: cfg, wall: time.Now().UnixNano()}
+	wd := &windowDedup{cfg: cfg}
 	exists, err := stateExists(state, n)
 	if err != nil {
 		return nil, 0, err
@@ -307,6 +306,15 @@ func (wd *windowDedup) addNew(b *lineBatch, isNew []bool, lr *lineReader) {
 		return
 	}
 	n := len(b.hs)
+	// Read once a batch, as the arrival time is: a run that lasts longer
+	// than the window must not count its own current lines as ahead. A
+	// time later than this is ahead of the clock: wall+window saturates.
+	ahead := time.Now().UnixNano()
+	if w := int64(wd.w.Window()); ahead > math.MaxInt64-w {
+		ahead = math.MaxInt64
+	} else {
+		ahead += w
+	}
 	wd.times = append(wd.times[:0], make([]int64, n)...)
 	wd.bad = append(wd.bad[:0], make([]bool, n)...)
 	start := 0
@@ -316,7 +324,7 @@ func (wd *windowDedup) addNew(b *lineBatch, isNew []bool, lr *lineReader) {
 		t, ok := parseTime(field, wd.cfg.format)
 		if ok {
 			wd.times[i] = t
-			if t-wd.wall > int64(wd.w.Window()) && t > wd.now {
+			if t > ahead {
 				if wd.futureLines == 0 {
 					wd.futureFirst = fmt.Sprintf("%s line %d: %s", lr.name, lr.line-int64(n)+1+int64(i), field)
 				}

@@ -632,9 +632,25 @@ func TestDedupFutureTime(t *testing.T) {
 			t.Errorf("stderr %q lacks %q", r.stderr, want)
 		}
 	}
+	// Dated within the window of now, or long ago (1700: the difference
+	// from now overflowed int64, and read as far ahead): no warning.
 	soon := time.Now().Add(30 * time.Minute).UTC().Format(time.RFC3339)
-	r = runInProcess("2025-11-25T10:00:00Z a\n"+soon+" b\n", "dedup", "-n", "100", "-window", "1h", "-time-field", "1", "-f", "2")
-	if r.code != exitOK || r.stderr != "" {
-		t.Errorf("a line dated within the window of now: exit %d, stderr %q", r.code, r.stderr)
+	for _, in := range []string{"2025-11-25T10:00:00Z a\n" + soon + " b\n", "1700-01-01T00:00:00Z a\n"} {
+		r = runInProcess(in, "dedup", "-n", "100", "-window", "1h", "-time-field", "1", "-f", "2")
+		if r.code != exitOK || r.stderr != "" {
+			t.Errorf("%q: exit %d, stderr %q; want no warning", in, r.code, r.stderr)
+		}
+	}
+	// Every such line counts, however the input is cut into batches.
+	dir := t.TempDir()
+	f1 := writeFile(t, dir, "f1", []byte("2200-01-01T00:00:00Z a\n"))
+	f2 := writeFile(t, dir, "f2", []byte("2200-01-01T00:00:00Z a\n"))
+	for _, r := range []result{
+		runInProcess("", "dedup", "-n", "100", "-window", "1h", "-time-field", "1", "-f", "2", f1, f2),
+		runInProcess("2200-01-01T00:00:00Z a\n2200-01-01T00:00:00Z a\n", "dedup", "-n", "100", "-window", "1h", "-time-field", "1", "-f", "2"),
+	} {
+		if !strings.Contains(r.stderr, "warning: 2 lines dated") {
+			t.Errorf("two far-future lines: stderr %q", r.stderr)
+		}
 	}
 }
