@@ -19,7 +19,7 @@ var buildCmd = &command{
 	summary: "build a filter from newline-delimited keys",
 	usage: `usage: sift build [-kind blocked|cuckoo|classic|sbbf] [-guava]
                   [-n N | -blocks B [-k K] | -buckets N] [-fpp P] [-seed S]
-                  [-bits 8|16] [-generation G] [-j N] [-f N [-d C]] -o FILE [INPUT...]
+                  [-bits 8|16] [-copies] [-generation G] [-j N] [-f N [-d C]] -o FILE [INPUT...]
 
 Reads keys, one per line, from the INPUT files in order (standard input when
 none is given, or for "-") and writes a filter holding all of them to FILE.
@@ -31,9 +31,9 @@ keys are harmless. A cuckoo filter stores a key only when it does not
 report it present already: a duplicate, or a distinct key that is a false
 positive (its fingerprint in its buckets), is not stored again, and the
 summary counts them. Such a file serves lookups; to remove keys from it
-later (cuckoo's Remove), build the filter with the library's Add, which
-stores every key, since removing a key this build did not store removes
-the one whose fingerprint it matched. If an INPUT cannot be read, build fails before reading
+later (cuckoo's Remove), build it with -copies, since removing a key this
+build did not store removes the one whose fingerprint it matched. If an
+INPUT cannot be read, build fails before reading
 anything, naming every such INPUT: it never writes a filter without them.
 
   -kind K     blocked (default): cache-line blocked Bloom filter, fastest;
@@ -67,6 +67,11 @@ anything, naming every such INPUT: it never writes a filter without them.
               nor -kind sbbf, which hashes as Parquet does
   -bits F     cuckoo fingerprint bits, 8 or 16 (default: the smallest that
               meets -fpp: 8 for -fpp >= 0.03, else 16)
+  -copies     cuckoo: store every line's key, a repeated key as copies
+              (one Remove each), so that keys can be removed from the
+              filter later; a key on more than 8 lines (4 when its two
+              buckets are one) fails the build, and repeated lines take
+              room: size -n for the lines, not the distinct keys
   -blocks B   the filter's size, given instead of -n and -fpp, so that
               shards built apart agree and merge (sift merge): B 64-byte
               blocks (-kind blocked, which needs -k too) or 32-byte blocks
@@ -120,6 +125,7 @@ func runBuild(e *env) (int, error) {
 	showProgress := fs.Bool("progress", false, "")
 	quiet := fs.Bool("q", false, "")
 	guava := fs.Bool("guava", false, "")
+	copies := fs.Bool("copies", false, "")
 	jobs := fs.Int("j", runtime.NumCPU(), "")
 	field, delim := addFieldFlags(fs)
 	args, err := parseFlags(fs, e.args)
@@ -138,6 +144,9 @@ func runBuild(e *env) (int, error) {
 	}
 	if bits.set && kind.val != "cuckoo" {
 		return exitError, errors.New("-bits applies to -kind cuckoo only")
+	}
+	if *copies && kind.val != "cuckoo" {
+		return exitError, errors.New("-copies applies to -kind cuckoo only (Bloom filters store no copies and cannot remove keys)")
 	}
 	if *guava {
 		if kind.set && kind.val != "classic" {
@@ -179,7 +188,7 @@ func runBuild(e *env) (int, error) {
 	start := time.Now()
 	var counting time.Duration // the line-counting pass, when there is one
 
-	spec := buildSpec{kind: kind.val, n: n.n, fpp: fpp.p, fppSet: fpp.set, seed: seed.seed, guava: *guava,
+	spec := buildSpec{kind: kind.val, n: n.n, fpp: fpp.p, fppSet: fpp.set, seed: seed.seed, guava: *guava, copies: *copies,
 		blocks: blocks.n, k: int(min(kv.n, 1<<16)), buckets: buckets.n}
 	if bits.set {
 		spec.fingerprintBits = 8

@@ -92,6 +92,10 @@ type buildSpec struct {
 	fppSet          bool // -fpp was given explicitly
 	seed            uint64
 	fingerprintBits int // cuckoo: 8 or 16, 0 to choose from fpp
+	// copies (cuckoo): store every key given, a repeated one as copies
+	// (AddHashes), so that keys can be removed later; else a key the
+	// filter reports present is not stored again (AddNewHashes).
+	copies bool
 	// unbounded: the number of keys is unknown (a pipe without -n); only
 	// kinds that can grow accept it.
 	unbounded bool

@@ -67,9 +67,10 @@ func cuckooMemory(spec buildSpec) float64 {
 func capacityFor(n uint64) uint64 { return 19 * n / 5 } // n <= MaxBuckets: checkGeometry
 
 type cuckooBuilder struct {
-	f     *cuckoo.Filter
-	keys  int64  // keys given, duplicates included
-	isNew []bool // AddNewHashes answers, reused
+	f      *cuckoo.Filter
+	keys   int64  // keys given, duplicates included
+	isNew  []bool // AddNewHashes answers, reused
+	copies bool   // -copies: AddHashes, every key stored
 }
 
 func newCuckooBuilder(spec buildSpec) (builder, error) {
@@ -89,7 +90,7 @@ func newCuckooBuilder(spec buildSpec) (builder, error) {
 		f.Close()
 		return nil, fmt.Errorf("-buckets %d: no capacity gives that many buckets (a bug)", spec.buckets)
 	}
-	return &cuckooBuilder{f: f}, nil
+	return &cuckooBuilder{f: f, copies: spec.copies}, nil
 }
 
 func (b *cuckooBuilder) hash(key []byte) uint64 { return b.f.Hash(key) }
@@ -120,6 +121,17 @@ func (b *cuckooBuilder) hash(key []byte) uint64 { return b.f.Hash(key) }
 // from one worker goroutine behind the reader, 22.0M and 21.1M from
 // build's own.
 func (b *cuckooBuilder) add(hs []uint64) error {
+	if b.copies {
+		n, err := b.f.AddHashes(hs)
+		b.keys += int64(n)
+		switch {
+		case errors.Is(err, cuckoo.ErrFull):
+			return fmt.Errorf("%w: %w", errFull, err)
+		case errors.Is(err, cuckoo.ErrDuplicateLimit):
+			return fmt.Errorf("-copies: a key is on more lines than its two buckets hold copies (8, or 4 when they are one bucket): %w", err)
+		}
+		return err
+	}
 	if cap(b.isNew) < len(hs) {
 		b.isNew = make([]bool, len(hs))
 	}
