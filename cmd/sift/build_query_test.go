@@ -371,12 +371,8 @@ func TestQueryField(t *testing.T) {
 // kinds, and a key on more lines than its buckets hold fails the build.
 func TestBuildCuckooCopies(t *testing.T) {
 	dir := t.TempDir()
-	var lines strings.Builder
 	const n = 25000
-	for i := range n {
-		fmt.Fprintf(&lines, "u%d\n", i)
-	}
-	keys := writeFile(t, dir, "keys.txt", []byte(lines.String()))
+	keys := writeFile(t, dir, "keys.txt", keyLines("u", n))
 	for _, copies := range []bool{false, true} {
 		out := filepath.Join(dir, fmt.Sprintf("c-%v.sift", copies))
 		args := []string{"build", "-q", "-kind", "cuckoo", "-bits", "8", "-n", fmt.Sprint(n), "-o", out, keys}
@@ -394,11 +390,11 @@ func TestBuildCuckooCopies(t *testing.T) {
 			t.Errorf("-copies: %d keys stored, want %d", f.Count(), n)
 		}
 		for i := range n / 2 {
-			f.RemoveString(fmt.Sprintf("u%d", i))
+			f.RemoveString(fmt.Sprintf("u-%d", i))
 		}
 		missing := 0
 		for i := n / 2; i < n; i++ {
-			if !f.ContainsString(fmt.Sprintf("u%d", i)) {
+			if !f.ContainsString(fmt.Sprintf("u-%d", i)) {
 				missing++
 			}
 		}

@@ -22,15 +22,6 @@ import (
 	"github.com/sift-go/sift/internal/mem"
 )
 
-// keyLines returns n lines "prefix-i\n".
-func keyLines(prefix string, n int) []byte {
-	var b bytes.Buffer
-	for i := range n {
-		fmt.Fprintf(&b, "%s-%d\n", prefix, i)
-	}
-	return b.Bytes()
-}
-
 // siftTemps returns the names of the temporary files of writers of any
 // target in dir.
 func siftTemps(t *testing.T, dir string) []string {

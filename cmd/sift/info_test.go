@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -13,6 +11,7 @@ import (
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/cuckoo"
+	"github.com/sift-go/sift/internal/format"
 )
 
 // writeBlocked writes a blocked filter of bits bits holding keys k-0..k-n-1
@@ -146,8 +145,12 @@ func TestCuckooWrongCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	binary.LittleEndian.PutUint64(enc[48+8*2:], 0) // param 2: the count
-	binary.LittleEndian.PutUint32(enc[124:], crc32.Checksum(enc[:124], crc32.MakeTable(crc32.Castagnoli)))
+	h, payload, _, err := format.Decode(enc, format.KindCuckoo, format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Params[2] = 0 // the count (FORMAT.md, kind 2)
+	enc = format.Encode(h, payload)
 	path := filepath.Join(t.TempDir(), "c.sift")
 	if err := os.WriteFile(path, enc, 0o644); err != nil {
 		t.Fatal(err)

@@ -185,6 +185,15 @@ func wantError(t testing.TB, r result, substrs ...string) {
 	}
 }
 
+// keyLines returns n lines "prefix-i\n".
+func keyLines(prefix string, n int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, "%s-%d\n", prefix, i)
+	}
+	return b.Bytes()
+}
+
 func writeFile(t testing.TB, dir, name string, data []byte) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
