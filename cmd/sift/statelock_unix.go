@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -53,20 +52,11 @@ func lockState(path string) (release func(), warning string, err error) {
 }
 
 // openForLock opens the regular file at path for lockState: for reading
-// and writing where its permissions allow (nothing is written through
-// it), else for reading; never blocking on a FIFO.
+// and writing where its permissions and file system allow (nothing is
+// written through it), else for reading; never blocking on a FIFO.
 func openForLock(path string) (*os.File, fs.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return mem.OpenRegular(path)
+	if f, st, err := mem.OpenRegularFor(path, os.O_RDWR); err == nil {
+		return f, st, nil
 	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = mem.NotRegular(path, st.Mode())
-	}
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return f, st, nil
+	return mem.OpenRegular(path)
 }

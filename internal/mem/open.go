@@ -14,7 +14,14 @@ import (
 // file checked is the file read (a Stat before the open could check one
 // file and open another that replaced it).
 func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	return OpenRegularFor(path, os.O_RDONLY)
+}
+
+// OpenRegularFor is OpenRegular with the access mode flag (os.O_RDONLY,
+// os.O_RDWR): sift dedup locks its state file through a descriptor open
+// for writing, which NFSv4's emulated flock needs.
+func OpenRegularFor(path string, flag int) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(path, flag|openNonblock, 0)
 	if err != nil {
 		return nil, nil, err
 	}
