@@ -342,11 +342,6 @@ func serve(path string, data []byte, region *mem.Region, o options) (*gen, error
 	return g, nil
 }
 
-// sameFile reports whether two stats describe the same unchanged file.
-func sameFile(a, b fs.FileInfo) bool {
-	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
-}
-
 // head is a file's first 128 bytes (fewer if it is shorter): its header,
 // which names the build (generation, checksums). With the stat it tells
 // files apart where the stat alone cannot: when a new file reuses the inode
@@ -586,7 +581,7 @@ func (f *Filter) check(retry bool) error {
 		return f.fail(nil, nil, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
 	}
 	if !st.Mode().IsRegular() {
-		if !retry && f.failed != nil && !f.failedReg && sameFile(st, f.failed) {
+		if !retry && f.failed != nil && !f.failedReg && mem.SameVersion(st, f.failed) {
 			return f.Err() // reported already
 		}
 		err := mem.NotRegular(f.path, st.Mode())
@@ -597,7 +592,7 @@ func (f *Filter) check(retry bool) error {
 		// Replaced between the stat and the open, or unreadable.
 		return f.fail(nil, nil, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
 	}
-	if sameFile(st, cur.id) && h == cur.head {
+	if mem.SameVersion(st, cur.id) && h == cur.head {
 		// The served file, unchanged: a failure seen since (the path
 		// named another file, or none, and names this one again) is over.
 		fd.Close()
@@ -607,7 +602,7 @@ func (f *Filter) check(retry bool) error {
 		}
 		return nil
 	}
-	if !retry && f.failedReg && sameFile(st, f.failed) && h == f.failedHead && !f.failedRacy {
+	if !retry && f.failedReg && mem.SameVersion(st, f.failed) && h == f.failedHead && !f.failedRacy {
 		fd.Close()
 		return f.Err() // reported already, and unchanged since
 	}

@@ -245,7 +245,7 @@ func unchanged(path string, read fs.FileInfo) error {
 	if err != nil {
 		return changedErr(pathErr(err))
 	}
-	if !os.SameFile(now, read) || now.Size() != read.Size() || !now.ModTime().Equal(read.ModTime()) {
+	if !mem.SameVersion(now, read) {
 		return changedErr(fmt.Errorf("%s: %w", path, mem.ErrChanged))
 	}
 	return nil

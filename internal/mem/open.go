@@ -54,3 +54,10 @@ func NotRegular(path string, mode fs.FileMode) error {
 	}
 	return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", errNotRegular, what)}
 }
+
+// SameVersion reports whether two stats describe the same file, unchanged
+// between them: the same inode, size and modification time (reload's test
+// of a served file, sift info's of a file it read twice).
+func SameVersion(a, b fs.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
