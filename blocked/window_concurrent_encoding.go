@@ -47,14 +47,7 @@ func (c *ConcurrentWindow) snapshot() (*Window, error) {
 // it back with ReadConcurrentWindow or ConcurrentWindowFromBytes (or as a
 // Window: the encodings are the same kind). For a closed or zero window it
 // returns an error wrapping ErrClosed.
-func (c *ConcurrentWindow) MarshalBinary() ([]byte, error) {
-	w, err := c.snapshot()
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
-	return w.MarshalBinary()
-}
+func (c *ConcurrentWindow) MarshalBinary() ([]byte, error) { return c.AppendBinary(nil) }
 
 // AppendBinary appends MarshalBinary's bytes to b (encoding.BinaryAppender).
 func (c *ConcurrentWindow) AppendBinary(b []byte) ([]byte, error) {

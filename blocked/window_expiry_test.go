@@ -297,7 +297,8 @@ func TestWindowTimerCollect(t *testing.T) {
 // made to advance by count, on the default clock, runs its expiry timers
 // as one made by NewWindow does, so its hits read no clock. (The count
 // window's default clock was passed on as a clock of the caller's, which
-// runs no timers: every hit read the clock, 59 ns against 8.)
+// runs no timers: every hit read the clock, 59 ns against 8 on an AMD
+// EPYC family 25 model 17, Zen 4.)
 func TestWindowUnmarshalTimeIntoCount(t *testing.T) {
 	tw, err := NewWindow(100, 0.01, time.Hour)
 	if err != nil {
