@@ -59,7 +59,8 @@ func (f *Filter) AddNewUint64(key uint64) (bool, error) { return f.add(key, addK
 // and has been added, as AddHash adds it (possibly parking a victim). A
 // new key that could not be added gives false and the error: ErrFull,
 // changing nothing, while the victim slot is in use (a key that is present
-// still gives (false, nil) then); an error wrapping sift.ErrClosed on a
+// still gives (false, nil) then); ErrNoSlot, changing nothing, for a key
+// walled in below 90% load; an error wrapping sift.ErrClosed on a
 // closed or zero filter. It never returns ErrDuplicateLimit: a key whose
 // buckets hold only its fingerprint is present. As with AddHash, every key
 // added before stays present whatever the outcome.

@@ -154,26 +154,29 @@ func addNewMatches(t *testing.T, fb int, capacity uint64, maxKicks int) {
 	allPresent(t, a, held, "AddNewHashes")
 }
 
-// TestAddNewVictimAtStageEnd: when the last key of AddNewHashes' first
-// stage (the keys that bring the count to 3/4 load) parks the victim, the
-// next new key is ErrFull, as for AddNewHash, and nothing after it is
-// added. FuzzFilters found AddNewHashes adding on there; the victim slot
-// was only checked for AddHashes.
-func TestAddNewVictimAtStageEnd(t *testing.T) {
+// TestAddNewNoSlotAtStageEnd: around the end of AddNewHashes' first stage
+// (the keys that bring the count to 3/4 load), a new key that finds no
+// slot stops the batch with ErrNoSlot, at that key, with the table and the
+// answers of a loop of AddNewHash, whether it is the first stage's last
+// key or the second stage's first. (FuzzFilters once found AddNewHashes
+// adding on after a victim parked at the stage's end; below 90% load a
+// failed walk is now undone instead of parking, so ErrNoSlot is what such
+// a key meets there.)
+func TestAddNewNoSlotAtStageEnd(t *testing.T) {
 	kerneltest.Run(t, func(t *testing.T, impl string) {
 		for _, vmin := range []uint64{vectorMinBuckets, 1} { // the Go runs, the vector kernel
 			defer setVectorMin(vmin)()
 			for _, fb := range []int{8, 16} {
-				victimAtStageEnd(t, fb)
+				noSlotAtStageEnd(t, fb)
 			}
 		}
 	})
 }
 
-func victimAtStageEnd(t *testing.T, fb int) {
+func noSlotAtStageEnd(t *testing.T, fb int) {
 	rng := rand.New(rand.NewPCG(uint64(fb), 3))
 	f := mustNew(t, 2000, WithFingerprintBits(fb), WithMaxKicks(0))
-	full := func(h uint64) bool { // both buckets full: the key would park the victim
+	full := func(h uint64) bool { // both buckets full
 		i1, _, i2 := f.locate(h)
 		return f.emptyLanes(f.bucket(i1))|f.emptyLanes(f.bucket(i2)) == 0
 	}
@@ -186,33 +189,42 @@ func victimAtStageEnd(t *testing.T, fb int) {
 			}
 		}
 	}
-	parks := func(h uint64) bool { // no relocation makes room: AddHash parks the key
+	refused := func(h uint64) bool { // no move makes room: AddHash refuses the key
 		c := f.Clone()
 		defer c.Close()
-		return !f.ContainsHash(h) && full(h) && c.AddHash(h) == nil && c.VictimInUse()
+		return !f.ContainsHash(h) && c.AddHash(h) == ErrNoSlot
 	}
-	var park, fresh uint64
-	for park = rng.Uint64(); !parks(park); park = rng.Uint64() {
+	var walled, fresh uint64
+	for walled = rng.Uint64(); !refused(walled); walled = rng.Uint64() {
 	}
 	for fresh = rng.Uint64(); f.ContainsHash(fresh) || full(fresh); fresh = rng.Uint64() {
 	}
-	g := f.Clone()
-	hs := []uint64{park, fresh, park}
-	out := make([]bool, len(hs))
-	n, err := f.AddNewHashes(hs, out)
-	if n != 1 || err != ErrFull || !out[0] || !f.VictimInUse() {
-		t.Fatalf("f=%d: AddNewHashes: %d, %v, out %v, victim in use %v; want 1, ErrFull, the first key new and parked", fb, n, err, out, f.VictimInUse())
-	}
-	if isNew, err := g.AddNewHash(park); !isNew || err != nil {
-		t.Fatalf("f=%d: AddNewHash of the key that parks: %v, %v", fb, isNew, err)
-	}
-	if isNew, err := g.AddNewHash(fresh); isNew || err != ErrFull {
-		t.Fatalf("f=%d: AddNewHash after the victim: %v, %v", fb, isNew, err)
-	}
-	ef, _ := f.MarshalBinary()
-	eg, _ := g.MarshalBinary()
-	if !bytes.Equal(ef, eg) || f.ContainsHash(fresh) {
-		t.Fatalf("f=%d: AddNewHashes and a loop of AddNewHash built different filters (the new key added: %v)", fb, f.ContainsHash(fresh))
+	for _, c := range []struct {
+		hs   []uint64
+		stop int
+	}{
+		{[]uint64{walled, fresh, walled}, 0}, // the first stage's last key
+		{[]uint64{fresh, walled, fresh}, 1},  // the second stage's first
+	} {
+		a, g := f.Clone(), f.Clone()
+		out := make([]bool, len(c.hs))
+		n, err := a.AddNewHashes(c.hs, out)
+		if n != c.stop || err != ErrNoSlot || a.VictimInUse() || n == 1 && !out[0] {
+			t.Fatalf("f=%d %v: AddNewHashes: %d, %v, out %v, victim in use %v; want %d, ErrNoSlot, no victim", fb, c.hs, n, err, out, a.VictimInUse(), c.stop)
+		}
+		for j, h := range c.hs[:n+1] {
+			isNew, err := g.AddNewHash(h)
+			if j < n && (!isNew || err != nil) || j == n && (isNew || err != ErrNoSlot) {
+				t.Fatalf("f=%d: AddNewHash of key %d: %v, %v", fb, j, isNew, err)
+			}
+		}
+		ea, _ := a.MarshalBinary()
+		eg, _ := g.MarshalBinary()
+		if !bytes.Equal(ea, eg) || a.ContainsHash(walled) {
+			t.Fatalf("f=%d: AddNewHashes and a loop of AddNewHash built different filters (the walled-in key added: %v)", fb, a.ContainsHash(walled))
+		}
+		a.Close()
+		g.Close()
 	}
 }
 

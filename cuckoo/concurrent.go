@@ -274,8 +274,8 @@ func (c *Concurrent) casDelete(i, fp uint64) bool {
 }
 
 // AddHash adds a key by its hash; see Filter.AddHash for the semantics
-// (ErrFull once the victim slot is in use, ErrDuplicateLimit, and no key is
-// ever lost).
+// (ErrFull once the victim slot is in use, ErrNoSlot for a key walled in
+// below 90% load, ErrDuplicateLimit, and no key is ever lost).
 func (c *Concurrent) AddHash(h uint64) error {
 	_, err := c.add(h, false)
 	return err
@@ -333,13 +333,13 @@ func (c *Concurrent) add(h uint64, ifNew bool) (bool, error) {
 		// table is in the victim slot by the time a lookup can trust
 		// what it read.
 		c.seq.Add(1)
-		v, ok := f.insertFull(i1, i2, fp, f.bucket(i1), f.bucket(i2))
+		v, err := f.insertFull(i1, i2, fp, f.bucket(i1), f.bucket(i2), c.count.Load())
 		if v != 0 {
 			c.victim.Store(v)
 		}
 		c.seq.Add(1)
-		if !ok {
-			return false, ErrDuplicateLimit
+		if err != nil {
+			return false, err
 		}
 	}
 	c.count.Add(1)

@@ -110,11 +110,20 @@
 // fingerprint evicts one in a random slot, which moves on to its alternate
 // bucket. The random choices come from a PRNG seeded from the filter's
 // seed, so filters built from the same keys are bit-identical. If the last
-// evicted fingerprint still has no home it goes into the victim slot, where
-// every lookup finds it: that Add succeeds, and no key is lost. From then on
-// Add returns ErrFull and changes nothing, until a Remove makes room for
-// the victim. So a full filter never forgets a key, unlike implementations
-// that drop the homeless fingerprint of an earlier key.
+// evicted fingerprint still has no home and the filter is at 90% load or
+// more, it goes into the victim slot, where every lookup finds it: that
+// Add succeeds, and no key is lost. From then on Add returns ErrFull and
+// changes nothing, until a Remove makes room for the victim. So a full
+// filter never forgets a key, unlike implementations that drop the
+// homeless fingerprint of an earlier key. Below 90% load the walk is
+// undone instead: every eviction is reversed (the slots are drawn again
+// from the PRNG's state before the walk, and each bucket is the alternate
+// of the next), the PRNG goes back to that state, and Add returns
+// ErrNoSlot, which matches ErrFull, having changed nothing; other keys can
+// still be added. Random keys first run out of kicks at 96-99% load, so
+// below 90% that happens only to a key walled in by fingerprints that
+// cannot move (see Duplicates, below) or with a small MaxKicks, and
+// parking would turn one such key into a full filter.
 //
 // A full filter recovers as keys go. While the victim is parked, every
 // successful Remove re-homes it if the table has room for it: into a free
@@ -169,7 +178,8 @@
 // another key; it is the same table in every build and with every kernel
 // set, for the same keys in the same calls. The contract does not
 // change: hs[:n] are in, counted and findable,
-// hs[n:] are not, ErrFull comes after the key that parked the victim and
+// hs[n:] are not, ErrFull comes after the key that parked the victim,
+// ErrNoSlot at a key that found no slot below 90% load and
 // ErrDuplicateLimit at a key whose buckets hold only its fingerprint.
 // Walks never park a victim while others are in flight: every write of
 // the stage is logged, and a walk that runs out of kicks, a key at the
@@ -205,16 +215,19 @@
 // its first bucket (and every key of a one-bucket filter): such a key has
 // b = 4 slots, and its fifth copy meets the limit.
 //
-// Copies can make a filter full far below its capacity. A key held eight
-// times fills both its buckets with fingerprints that cannot move out
-// (their other bucket is the same pair), so another key's fingerprint whose
-// alternate bucket is one of them, once evicted, may have no reachable
-// slot: it parks as the victim, and every later Add returns ErrFull until
-// a copy of a key that fills its buckets is removed (Removes of other keys
-// cannot re-home it). An outside check reached ErrFull at 0.16% load, with two
-// keys added eight times each beside a third whose buckets they shared,
-// and at 76% load in batches of 3,000 keys in which one key repeated ten
-// times. Where keys repeat, add with AddNew, which stores one copy.
+// Copies can wall a key in. A key held eight times fills both its buckets
+// with fingerprints that cannot move out (their other bucket is the same
+// pair), so another key whose buckets are among such pairs may find no
+// reachable slot. Below 90% load its Add returns ErrNoSlot and changes
+// nothing (the relocation walk is undone), and other keys go on being
+// added; from 90% on the homeless fingerprint parks as the victim. Before
+// walks were undone it parked at any load, and every later Add returned
+// ErrFull until a copy of a key that fills its buckets was removed: an
+// outside check reached that at 0.16% load, with two keys added eight
+// times each beside a third whose buckets they shared, and at 76% load in
+// batches of 3,000 keys in which one key repeated ten times
+// (TestWalledInKey has the first case). Where keys repeat, add with
+// AddNew, which stores one copy.
 //
 // # Add if new
 //
@@ -225,7 +238,8 @@
 // new, repeated keys take no second slot, and ErrDuplicateLimit never
 // comes. A new key that is a false positive is reported not new, at the
 // filter's FPP. Errors are Add's: ErrFull for a new key while the victim
-// slot is in use (a present key still gets false and no error). The batch
+// slot is in use (a present key still gets false and no error), ErrNoSlot
+// for a new key walled in below 90% load. The batch
 // AddNewHashes answers, key by key, what one-at-a-time calls in order
 // would (a hash repeated in the batch is new once) and builds the same
 // table, on AddHashes' pipeline (without its overlapped relocations). Concurrent has the same methods; racing

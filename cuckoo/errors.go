@@ -17,7 +17,20 @@ var (
 	// still reported present. A Remove re-homes the victim when the table
 	// has room for it, searching for a chain of relocations to a free slot
 	// anywhere near its buckets, so removing a few keys makes room again.
+	// ErrNoSlot, one key's refusal below 90% load, matches it too.
 	ErrFull error = errs.New(pkg, "filter is full")
+	// ErrNoSlot is returned by Add (and its other forms) for a key that
+	// found no slot while the filter is less than 90% full: both of its
+	// buckets are full and the relocations ran out of kicks, usually
+	// because fingerprints that cannot move (a repeated key's copies fill
+	// both of their buckets) wall its buckets in, or because MaxKicks is
+	// small. The relocations are undone: the filter is unchanged, no
+	// victim is parked, and other keys can still be added. It matches
+	// ErrFull (errors.Is(err, ErrFull) is true), so code that stops at a
+	// full filter stops here too; test for ErrNoSlot first to go on with
+	// other keys. From 90% load on, the walk parks its homeless
+	// fingerprint in the victim slot instead (ErrFull for later Adds).
+	ErrNoSlot error = errs.New(pkg, "no free slot reachable from the key's buckets (walled in by fingerprints that cannot move); nothing was changed, and other keys can still be added", ErrFull)
 	// ErrDuplicateLimit is returned by Add when both of the key's buckets
 	// hold nothing but its fingerprint: 2 × 4 = 8 copies of the key (or of
 	// keys sharing its buckets and fingerprint) are stored, and no

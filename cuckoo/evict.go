@@ -33,19 +33,22 @@ func (f *Filter) next() uint64 {
 // runs it under its exclusive lock, inside an odd sequence number.
 
 // insertFull inserts fp, whose buckets i1 and i2 are both full and hold b1
-// and b2 (as bucket returns them; the callers have them loaded already).
-// It returns false, changing nothing, when both buckets hold only fp (the
-// caller's ErrDuplicateLimit). Otherwise it relocates fingerprints until
-// one finds a free slot or the kick budget runs out, and returns true and
-// the victim tag of the fingerprint left homeless (0 if none is), for the
-// caller to park. The caller's victim slot must be free.
-func (f *Filter) insertFull(i1, i2, fp, b1, b2 uint64) (victim uint64, ok bool) {
+// and b2 (as bucket returns them; the callers have them loaded already),
+// into a table holding count fingerprints. It returns ErrDuplicateLimit,
+// changing nothing, when both buckets hold only fp. Otherwise it relocates
+// fingerprints until one finds a free slot or the kick budget runs out.
+// If a fingerprint is left homeless, it returns its victim tag for the
+// caller to park when the table is nearly full (parks(count)); below that
+// it undoes the walk (undoWalk) and returns ErrNoSlot, the table and the
+// kick PRNG as they were. The caller's victim slot must be free.
+func (f *Filter) insertFull(i1, i2, fp, b1, b2, count uint64) (victim uint64, err error) {
 	if mask, pat := f.bucketMask(), fp*f.lo; (b1^pat)&mask|(b2^pat)&mask == 0 {
-		return 0, false
+		return 0, ErrDuplicateLimit
 	}
 	if f.t.FPBits == 16 && !f.shared {
-		return f.insertFull16(i1, i2, fp), true
+		return f.insertFull16(i1, i2, fp, count)
 	}
+	rng0 := f.rng
 	r := f.next()
 	i := i1
 	if r&1 != 0 {
@@ -57,7 +60,7 @@ func (f *Filter) insertFull(i1, i2, fp, b1, b2 uint64) (victim uint64, ok bool) 
 	// the other bucket too (the loop does it for i): eight fingerprints
 	// may each have room in their alternate bucket.
 	if f.moveOut(i1^i2^i, fp) {
-		return 0, true
+		return 0, nil
 	}
 	for k := 0; k < f.maxKicks; k++ {
 		// Bucket i is full and fp wants in. First look one step ahead:
@@ -66,7 +69,7 @@ func (f *Filter) insertFull(i1, i2, fp, b1, b2 uint64) (victim uint64, ok bool) 
 		// independent loads, so this costs about one memory latency and
 		// ends most chains a step early.
 		if f.moveOut(i, fp) {
-			return 0, true
+			return 0, nil
 		}
 		if left < 2 {
 			r, left = f.next(), 64
@@ -82,7 +85,81 @@ func (f *Filter) insertFull(i1, i2, fp, b1, b2 uint64) (victim uint64, ok bool) 
 		left -= 2
 		i = kernel.CuckooAlt(i, fp, f.t.Buckets)
 	}
-	return kernel.CuckooTag(fp, min(i, kernel.CuckooAlt(i, fp, f.t.Buckets))), true
+	return f.homeless(i, fp, rng0, count)
+}
+
+// parks reports whether a walk that leaves a fingerprint homeless in a
+// table holding count fingerprints parks it as the victim (from parkLoad
+// of the slots on) or is undone (below). See the package doc, "Insertion,
+// ErrFull and the victim".
+func (f *Filter) parks(count uint64) bool {
+	return count*10 >= f.Capacity()*parkLoadTenths
+}
+
+// parkLoadTenths is parkLoad in tenths: 90% of the slots, the load from
+// which a failed walk parks its homeless fingerprint. Fills of distinct
+// keys one at a time first ran out of kicks at 96.3-99.1% load (8 seeds
+// each at 1e3, 1e5 and 1e6 keys, both fingerprint widths), so below 90% a
+// failed walk means that the key's buckets are walled in by fingerprints
+// that cannot move (a repeated key's copies fill both of their buckets),
+// or that MaxKicks is small: parking would make every later Add fail,
+// where undoing refuses this key alone.
+const parkLoadTenths = 9
+
+// homeless ends a walk of f.maxKicks steps that left fp homeless, wanting
+// bucket i; rng0 is the kick PRNG's state before the walk. From parkLoad
+// on it returns fp's victim tag; below, it undoes the walk and returns
+// ErrNoSlot.
+func (f *Filter) homeless(i, fp, rng0, count uint64) (uint64, error) {
+	if f.parks(count) {
+		return kernel.CuckooTag(fp, min(i, kernel.CuckooAlt(i, fp, f.t.Buckets))), nil
+	}
+	f.undoWalk(i, fp, rng0)
+	return 0, ErrNoSlot
+}
+
+// undoWalk reverses a walk of f.maxKicks evictions (insertFull's or
+// insertFull16's) that left fingerprint fp homeless, wanting bucket i,
+// and restores the kick PRNG to rng0, its state before the walk: the
+// table and the PRNG are then exactly as they were before the insert, and
+// the fingerprint the walk started with is dropped. The walk's slots are
+// drawn again from rng0 (kickSlots) and its buckets found backwards:
+// CuckooAlt is an involution, so the bucket a fingerprint was evicted from
+// is the alternate of the one it was moving to. Each step swaps the later
+// fingerprint back into the slot it was evicted from and takes out the one
+// that evicted it. (Stores go through swap, atomic for a Concurrent, whose
+// sequence number is odd throughout.)
+func (f *Filter) undoWalk(i, fp, rng0 uint64) {
+	var buf [DefaultMaxKicks]uint8
+	s := buf[:0]
+	if f.maxKicks <= len(buf) {
+		s = buf[:f.maxKicks]
+	} else {
+		s = make([]uint8, f.maxKicks)
+	}
+	kickSlots(rng0, s)
+	for k := len(s) - 1; k >= 0; k-- {
+		i = kernel.CuckooAlt(i, fp, f.t.Buckets)
+		fp = f.swap(i, uint64(s[k]), fp)
+	}
+	f.rng = rng0
+}
+
+// kickSlots writes into s the slots that a walk of len(s) evictions draws
+// from the kick PRNG in state rng, as insertFull and insertFull16 draw
+// them: one bit for the first bucket, then two bits an eviction, a new
+// 64-bit draw when fewer than two are left.
+func kickSlots(rng uint64, s []uint8) {
+	r := xorshiftStar(&rng) >> 1
+	left := 63
+	for k := range s {
+		if left < 2 {
+			r, left = xorshiftStar(&rng), 64
+		}
+		s[k] = uint8(r & 3)
+		r >>= 2
+		left -= 2
+	}
 }
 
 // insertFull16 is insertFull's relocation for a Filter (not a
@@ -93,11 +170,13 @@ func (f *Filter) insertFull(i1, i2, fp, b1, b2 uint64) (victim uint64, ok bool) 
 // Filter's fields around every store and goes through the word and lane
 // arithmetic of both widths; bench/README.md, "The 16-bit relocation,
 // specialised", has the figures.) The caller has done the duplicate
-// check.
-func (f *Filter) insertFull16(i1, i2, fp uint64) (victim uint64) {
+// check. It returns as insertFull does, count being the fingerprints the
+// table holds.
+func (f *Filter) insertFull16(i1, i2, fp, count uint64) (victim uint64, err error) {
 	words := f.t.Words
 	n := f.t.Buckets
-	rng := f.rng
+	rng0 := f.rng
+	rng := rng0
 	r := xorshiftStar(&rng)
 	i := i1 ^ (i1^i2)&-(r&1)
 	r >>= 1
@@ -106,13 +185,13 @@ func (f *Filter) insertFull16(i1, i2, fp uint64) (victim uint64) {
 	if a, wa, wj, ok := move16(words, n, j, fp); ok {
 		words[a], words[j] = wa, wj
 		f.rng = rng
-		return 0
+		return 0, nil
 	}
 	for k := 0; k < f.maxKicks; k++ {
 		if a, wa, wi, ok := move16(words, n, i, fp); ok {
 			words[a], words[i] = wa, wi
 			f.rng = rng
-			return 0
+			return 0, nil
 		}
 		if left < 2 {
 			r, left = xorshiftStar(&rng), 64
@@ -128,7 +207,7 @@ func (f *Filter) insertFull16(i1, i2, fp uint64) (victim uint64) {
 		i = kernel.CuckooAlt(i, fp, n)
 	}
 	f.rng = rng
-	return kernel.CuckooTag(fp, min(i, kernel.CuckooAlt(i, fp, n)))
+	return f.homeless(i, fp, rng0, count)
 }
 
 // xorshiftStar is Filter.next on the state x.

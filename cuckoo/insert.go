@@ -10,19 +10,23 @@ import (
 )
 
 // AddHash adds a key by its hash. It returns ErrFull, changing nothing, when
-// the victim slot is in use, ErrDuplicateLimit, changing nothing, when both
-// of the key's buckets hold only its fingerprint, and an error wrapping
-// sift.ErrClosed on a closed or zero filter; otherwise it succeeds and the
-// key is reported present until removed.
+// the victim slot is in use, ErrNoSlot, changing nothing, when the key
+// found no slot below 90% load, ErrDuplicateLimit, changing nothing, when
+// both of the key's buckets hold only its fingerprint, and an error
+// wrapping sift.ErrClosed on a closed or zero filter; otherwise it
+// succeeds and the key is reported present until removed.
 //
 // The fingerprint goes into a free slot of either bucket; when both are full
 // Add relocates fingerprints to their alternate buckets, at most MaxKicks
 // steps, each first trying to move one of the full bucket's fingerprints
 // into room in its alternate bucket and otherwise evicting a slot chosen by
 // a seeded PRNG (see the package doc). If the last displaced fingerprint
-// still has no home it is parked in the victim slot, where lookups find it:
-// that Add succeeds and no key is lost, and later Adds return ErrFull until
-// a Remove makes room for the victim (see RemoveHash).
+// still has no home, then from 90% load on it is parked in the victim
+// slot, where lookups find it: that Add succeeds and no key is lost, and
+// later Adds return ErrFull until a Remove makes room for the victim (see
+// RemoveHash). Below 90% load the relocations are undone and the Add
+// returns ErrNoSlot: this key is walled in (see ErrNoSlot), the filter is
+// not full.
 //
 // Adding the same key 8 times (2 buckets × 4 slots; or 8 keys sharing both
 // buckets and the fingerprint) fills both its buckets: a ninth Add of it
@@ -138,11 +142,11 @@ func (f *Filter) add(x uint64, how int) (bool, error) {
 // addFull is add's insert into a full bucket pair (see insertFull), with
 // the count and the victim updated; its caller checked that the victim
 // slot is free. It reports whether it added fp: false only with
-// ErrDuplicateLimit.
+// ErrDuplicateLimit or ErrNoSlot, having changed nothing.
 func (f *Filter) addFull(i1, i2, fp, b1, b2 uint64) (bool, error) {
-	v, ok := f.insertFull(i1, i2, fp, b1, b2)
-	if !ok {
-		return false, ErrDuplicateLimit
+	v, err := f.insertFull(i1, i2, fp, b1, b2, f.count)
+	if err != nil {
+		return false, err
 	}
 	f.t.Victim = v
 	f.count++
@@ -188,11 +192,13 @@ const (
 )
 
 // AddHashes adds every hash of hs in order and returns how many were added.
-// It stops at the first error (ErrFull, ErrDuplicateLimit, or ErrClosed on
-// a closed or zero filter) and returns it:
+// It stops at the first error (ErrFull, ErrNoSlot, ErrDuplicateLimit, or
+// ErrClosed on a closed or zero filter) and returns it:
 // hs[:n] are in the filter, hs[n:] are not. ErrFull means that hs[n-1]
 // parked the victim (or that it was in use at the call, with n = 0);
-// ErrDuplicateLimit that both buckets of hs[n] hold only its fingerprint.
+// ErrNoSlot that hs[n] found no slot below 90% load (a caller can pass
+// over it and go on with hs[n+1:]); ErrDuplicateLimit that both buckets
+// of hs[n] hold only its fingerprint.
 // On bucket arrays under 4 MiB, and below 3/4 load on any, the result is
 // exactly that of calling AddHash for each hash in turn, down to the bit
 // pattern of the table. On arrays of 4 MiB and more, from 3/4 load on,
@@ -270,14 +276,14 @@ func (f *Filter) addBatch(hs []uint64, out []bool) (int, error) {
 			return done, err
 		}
 		if f.t.Victim != 0 {
-			// The first stage's last key parked the victim (below 3/4
-			// load, which repeated keys or a small MaxKicks can do): the
-			// batch stops at the next key, as AddHash would, and
-			// AddNewHashes goes on one key at a time from there (a
-			// present key is false, a new one ErrFull). The second
-			// stage's runs must not get it: they test only the buckets,
-			// so they would add new keys with the victim in use and
-			// answer the victim's own key new.
+			// The first stage's last key parked the victim. That cannot
+			// happen since walks below 90% load are undone (ErrNoSlot)
+			// rather than parked, and the first stage ends at 3/4; the
+			// guard stays because the second stage's runs must never get
+			// a filter with the victim in use: they test only the
+			// buckets, so they would add new keys and answer the
+			// victim's own key new. The batch stops at the next key, as
+			// AddHash would, and AddNewHashes goes on one key at a time.
 			return done, ErrFull
 		}
 	}
@@ -541,7 +547,12 @@ func (f *Filter) addRun16Full(hs, locs []uint64) (int, error) {
 				f.count += uint64(j)
 				return j, ErrDuplicateLimit
 			}
-			if v := f.insertFull16(i1, i2, fp); v != 0 {
+			v, err := f.insertFull16(i1, i2, fp, f.count+uint64(j))
+			if err != nil {
+				f.count += uint64(j)
+				return j, err
+			}
+			if v != 0 {
 				f.t.Victim = v
 				f.count += uint64(j + 1)
 				return j + 1, nil

@@ -42,9 +42,11 @@ func WithSeed(seed uint64) Option {
 }
 
 // WithMaxKicks bounds the relocations one Add may make before it parks the
-// homeless fingerprint in the victim slot (default DefaultMaxKicks, at most
-// MaxMaxKicks; 0 means never relocate). More kicks reach a slightly higher
-// load at a higher worst-case insert cost. Used by New and NewConcurrent.
+// homeless fingerprint in the victim slot, or below 90% load undoes them
+// and returns ErrNoSlot (default DefaultMaxKicks, at most MaxMaxKicks; 0
+// means never relocate). More kicks reach a slightly higher load at a
+// higher worst-case insert cost; with few kicks, more keys are refused
+// with ErrNoSlot below 90% load. Used by New and NewConcurrent.
 func WithMaxKicks(n int) Option {
 	return func(o *options) { o.maxKicks = n }
 }

@@ -22,8 +22,9 @@ import (
 // succeeds when every fingerprint finds a slot, the last one possibly the
 // victim slot, as an Add may park its own. When they cannot all be placed,
 // because together they exceed f's capacity (plus the victim slot), because
-// relocation found no room before the last one (ErrFull), because f already
-// holds a victim (ErrFull), or because a key would need a ninth copy
+// relocation found no room before the last one (ErrFull; ErrNoSlot below
+// 90% load), because f already holds a victim (ErrFull), or because a key
+// would need a ninth copy
 // (ErrDuplicateLimit), Union returns that error, wrapped, and leaves f
 // exactly as it was: it works on a copy of f's buckets and keeps it only on
 // success, so it needs memory for that copy while it runs (an allocation
@@ -81,7 +82,9 @@ func (f *Filter) insertAll(other *Filter) error {
 		if f.t.Victim != 0 {
 			return unionFull(ErrFull, "no room for %d more fingerprints: a relocation ran out of kicks and parked one in the victim slot", left+1)
 		}
-		if err := f.insertFingerprint(i, kernel.CuckooAlt(i, fp, n), fp); err != nil {
+		if err := f.insertFingerprint(i, kernel.CuckooAlt(i, fp, n), fp); err == ErrNoSlot {
+			return unionFull(ErrNoSlot, "a fingerprint of the other filter found no slot reachable from its buckets")
+		} else if err != nil {
 			return unionFull(err, "a key of the other filter would be a ninth copy in its two buckets")
 		}
 		return nil

@@ -17,8 +17,9 @@ import (
 // fuzzed load (up to 0.97) and then driven by a fuzzed script of batch and
 // single-key operations whose keys repeat, share buckets and fingerprints,
 // reuse the victim's fingerprint, or crowd one bucket pair until a key
-// must park the victim there (cbRun.crowdKey), so that the victim comes
-// at any load and any key. The same script runs on a reference
+// finds no slot there (cbRun.crowdKey), so that a walled-in key
+// (ErrNoSlot below 90% load) or the victim (from 90% on) comes at any
+// load and any key. The same script runs on a reference
 // filter that makes single-key calls only (AddHash, AddNewHash,
 // ContainsHash) and, for every kernel set (kernel.SetImpl), on a clone
 // that makes the batch calls; after every operation each must match the
@@ -29,7 +30,8 @@ import (
 // the keys' tags, fingerprint and bucket pair) checks the reference key by
 // key: AddHash's ErrFull exactly while the victim is parked, its
 // ErrDuplicateLimit exactly at a key whose pair holds only copies of its
-// tag, AddNewHash never new for a held key, Count the model's size, every
+// tag, ErrNoSlot (a walled-in key, refused) only with neither and below
+// 90% load, no victim parked below 90% load, AddNewHash never new for a held key, Count the model's size, every
 // held key found after every operation, and at the end the table's
 // multiset of tags equal to the model's.
 //
@@ -97,7 +99,9 @@ type cbStats struct {
 	reloc        [2]int // (stats) keys of batches that relocated (both buckets full), 8- and 16-bit
 	parked       int    // AddHashes batches in which a key parked the victim, ending them with ErrFull
 	parkedNew    int    // AddNewHashes batches in which a key parked the victim, with keys after it
-	parkedEdge   int    // batches whose key at the end of the stage below 3/4 load parked the victim, with keys after it
+	noSlot       int    // AddHashes batches stopped by ErrNoSlot (a walled-in key, below 90% load)
+	noSlotNew    int    // AddNewHashes batches stopped by ErrNoSlot
+	noSlotEdge   int    // those stopped at the last key of the stage below 3/4 load or the first after it
 	victimNew    int    // add-if-new batch keys of the parked victim's tag: (false, nil)
 	victimSame   int    // those in the batch that parked it
 	newFull      int    // AddNewHashes batches stopped by ErrFull at a new key
@@ -512,6 +516,10 @@ func (r *cbRun) addBatch(hs []uint64, ifNew bool) {
 			switch {
 			case added && held:
 				r.fail("AddNewHash(%#x) = true, but the model holds its tag %d times", h, r.tags[tag])
+			case errors.Is(err, cuckoo.ErrNoSlot):
+				if victim || held || added || ckParks(f) {
+					r.fail("AddNewHash(%#x) = %v, %v with the victim in use %v, the key held %v, at load %.3f", h, added, err, victim, held, f.LoadFactor())
+				}
 			case err != nil && (!errors.Is(err, cuckoo.ErrFull) || !victim || held || added):
 				r.fail("AddNewHash(%#x) = %v, %v with the victim in use %v and the key held %v", h, added, err, victim, held)
 			case err == nil && !added && victim && tag == r.vtag:
@@ -525,13 +533,7 @@ func (r *cbRun) addBatch(hs []uint64, ifNew bool) {
 			want[j] = added
 		} else {
 			err = f.AddHash(h)
-			full, dup := victim, !victim && r.tags[tag] == slots
-			switch {
-			case full != errors.Is(err, cuckoo.ErrFull) || dup != errors.Is(err, cuckoo.ErrDuplicateLimit):
-				r.fail("AddHash(%#x) = %v with the victim in use %v and %d of %d copies of its tag held", h, err, victim, r.tags[tag], slots)
-			case err != nil && !full && !dup:
-				r.fail("AddHash(%#x) = %v", h, err)
-			}
+			r.checkAddHash(h, err, victim, tag, slots)
 			added = err == nil
 		}
 		if err != nil {
@@ -548,6 +550,9 @@ func (r *cbRun) addBatch(hs []uint64, ifNew bool) {
 			}
 			if !victim && f.VictimInUse() {
 				parkedAt = j
+				if !ckParks(cuckooAt(f, f.Count()-1)) {
+					r.fail("adding %#x parked the victim at load %.3f, below 90%%", h, float64(f.Count()-1)/float64(f.Capacity()))
+				}
 			}
 		}
 		if r.stats {
@@ -567,8 +572,15 @@ func (r *cbRun) addBatch(hs []uint64, ifNew bool) {
 			r.st.parked++
 		}
 	}
-	if first > 0 && parkedAt == first-1 && first < len(hs) {
-		r.st.parkedEdge++
+	if errors.Is(refErr, cuckoo.ErrNoSlot) {
+		if ifNew {
+			r.st.noSlotNew++
+		} else {
+			r.st.noSlot++
+		}
+		if first > 0 && (n == first-1 || n == first) {
+			r.st.noSlotEdge++
+		}
 	}
 	if first > 0 && n > first && !(parkedAt >= 0 && parkedAt < first) {
 		if ifNew {
@@ -578,6 +590,7 @@ func (r *cbRun) addBatch(hs []uint64, ifNew bool) {
 		}
 	}
 	switch {
+	case errors.Is(refErr, cuckoo.ErrNoSlot):
 	case errors.Is(refErr, cuckoo.ErrFull) && ifNew:
 		r.st.newFull++
 	case errors.Is(refErr, cuckoo.ErrDuplicateLimit):
@@ -628,6 +641,28 @@ func (r *cbRun) addBatch(hs []uint64, ifNew bool) {
 	}
 }
 
+// checkAddHash checks the reference's AddHash(h) = err against the model:
+// ErrFull exactly while the victim was in use (victim), ErrDuplicateLimit
+// exactly where all slots copies of its tag were held, and ErrNoSlot, the
+// walled-in key's refusal, only with neither and below 90% load (the
+// model cannot tell a walk that fails from one that finds room, so it
+// checks that the filter bears the refusal out; the images and the held
+// keys checked after every operation show that nothing changed).
+func (r *cbRun) checkAddHash(h uint64, err error, victim bool, tag uint64, slots int) {
+	f := r.ref.f
+	full, dup := victim, !victim && r.tags[tag] == slots
+	switch {
+	case errors.Is(err, cuckoo.ErrNoSlot):
+		if victim || dup || ckParks(f) {
+			r.fail("AddHash(%#x) = %v with the victim in use %v, %d of %d copies of its tag held, at load %.3f", h, err, victim, r.tags[tag], slots, f.LoadFactor())
+		}
+	case full != errors.Is(err, cuckoo.ErrFull) || dup != errors.Is(err, cuckoo.ErrDuplicateLimit):
+		r.fail("AddHash(%#x) = %v with the victim in use %v and %d of %d copies of its tag held", h, err, victim, r.tags[tag], slots)
+	case err != nil && !full && !dup:
+		r.fail("AddHash(%#x) = %v", h, err)
+	}
+}
+
 // add1 runs one AddHash (ifNew false) or AddNewHash on every filter; it
 // is a batch of one for the reference's checks, the lanes making the
 // same single-key call.
@@ -641,16 +676,19 @@ func (r *cbRun) add1(h uint64, ifNew bool) {
 	var err error
 	if ifNew {
 		added, err = f.AddNewHash(h)
-		if (added && held) || (err != nil && (!errors.Is(err, cuckoo.ErrFull) || !victim || held || added)) {
+		noSlot := errors.Is(err, cuckoo.ErrNoSlot)
+		if (added && held) || noSlot && (victim || held || ckParks(f)) ||
+			(err != nil && !noSlot && (!errors.Is(err, cuckoo.ErrFull) || !victim || held || added)) {
 			r.fail("AddNewHash(%#x) = %v, %v with the victim in use %v and the key held %v", h, added, err, victim, held)
 		}
 	} else {
+		count := f.Count()
 		err = f.AddHash(h)
-		full, dup := victim, !victim && r.tags[tag] == slots
-		if full != errors.Is(err, cuckoo.ErrFull) || dup != errors.Is(err, cuckoo.ErrDuplicateLimit) {
-			r.fail("AddHash(%#x) = %v with the victim in use %v and %d of %d copies of its tag held", h, err, victim, r.tags[tag], slots)
-		}
+		r.checkAddHash(h, err, victim, tag, slots)
 		added = err == nil
+		if added && !victim && f.VictimInUse() && !ckParks(cuckooAt(f, count)) {
+			r.fail("AddHash(%#x) parked the victim at load %.3f, below 90%%", h, float64(count)/float64(f.Capacity()))
+		}
 	}
 	if added {
 		r.hold(h)
@@ -777,11 +815,17 @@ func runCuckooBatch(data []byte, st *cbStats) (err error) {
 		pre[i] = r.rnd()
 	}
 	useImpl(prev)
-	m, _ := ref.AddHashes(pre)
-	r.tags = make(map[uint64]int, m)
-	r.held = make([]uint64, 0, m+cbMaxKeys)
-	for _, h := range pre[:m] {
-		r.hold(h)
+	r.tags = make(map[uint64]int, len(pre))
+	r.held = make([]uint64, 0, len(pre)+cbMaxKeys)
+	for len(pre) > 0 {
+		m, err := ref.AddHashes(pre)
+		for _, h := range pre[:m] {
+			r.hold(h)
+		}
+		if !errors.Is(err, cuckoo.ErrNoSlot) {
+			break
+		}
+		pre = pre[m+1:] // a walled-in key, refused: pass over it
 	}
 	for _, impl := range kernel.Impls() {
 		l := &cbLane{name: "batch/" + impl, impl: impl, f: ref.Clone()}
@@ -887,11 +931,12 @@ func cuckooBatchSeeds() [][]byte {
 		newCBSeed(false, 6, 4300, 0.92, 6).
 			batch(cbOpAdd, 400, 0x11).
 			batch(cbOpAddNew, 400, 0x1b).bytes(),
-		// ErrFull: with no relocation a near-full table parks the victim
-		// in a batch, which stops there; add-if-new of held keys and of
-		// the victim's key, a remove of the victim's tag (re-homing it),
+		// ErrFull: with 16 kicks a table at 94% load parks the victim
+		// in a batch, which stops there (below 90% a failed walk is
+		// undone: ErrNoSlot); add-if-new of held keys and of the
+		// victim's key, a remove of the victim's tag (re-homing it),
 		// and more batches that fill and re-park it.
-		newCBSeed(true, 0, 4096, 0.72, 7).
+		newCBSeed(true, 4, 4096, 0.94, 7).
 			batch(cbOpAdd, 400, 0).
 			op(cbOpAddNew1, srcVictim).
 			batch(cbOpAddNew, 64, 0xc7).
@@ -899,18 +944,23 @@ func cuckooBatchSeeds() [][]byte {
 			batch(cbOpAdd, 200, 0).
 			op(cbOpRemove, 0x0f).
 			batch(cbOpAddNew, 200, 0x42).bytes(),
-		// Add-if-new parks the victim mid-batch with no kicks and goes on
-		// one key at a time: the parking key again (the victim's tag,
-		// false), held keys (false) and a new key (ErrFull).
-		newCBSeed(false, 0, 4096, 0.74, 2).
+		// Add-if-new parks the victim mid-batch with no kicks (so the
+		// homeless fingerprint is the key's own) just past 90% load and
+		// goes on one key at a time: the parking key again (the
+		// victim's tag, false), held keys (false) and a new key
+		// (ErrFull). The prefill's loads are tuned to end just above
+		// 90% without a parked victim.
+		newCBSeed(false, 0, 4096, 0.912, 2).
 			batch(cbOpAddNew, 1008, 0x86).bytes(),
-		newCBSeed(true, 0, 4096, 0.75, 5).
+		newCBSeed(true, 0, 4096, 0.91, 5).
 			batch(cbOpAddNew, 1008, 0x85).
 			op(cbOpRemove, 0x0f).
 			batch(cbOpAddNew, 300, 0x86).bytes(),
-		// The key at the end of the stage below 3/4 load parks the
-		// victim (crowd keys): the batch must stop there, AddHashes with
-		// ErrFull, and AddNewHashes go on one key at a time.
+		// The key at the end of the stage below 3/4 load is walled in
+		// (crowd keys): the batch must stop there with ErrNoSlot,
+		// AddHashes and AddNewHashes alike, changing nothing. (Before
+		// failed walks were undone below 90% load, it parked the victim
+		// there.)
 		newCBSeed(true, 7, 4096, 0.75-32.5/16384, 1).
 			batch(cbOpAdd, 64, 0x38).bytes(),
 		newCBSeed(true, 7, 4096, 0.75-45.5/16384, 1).
@@ -968,10 +1018,11 @@ func FuzzCuckooBatch(f *testing.F) {
 // stops (where a kernel set has it: avx512 with AVX-512 CD; the Go runs
 // always), cross 3/4 load inside AddHashes and AddNewHashes calls,
 // relocate in batches with both widths, park the victim mid-batch (ending
-// AddHashes with ErrFull, and with AddNewHashes going on; also at the last
-// key of the stage below 3/4 load), answer the
-// victim's key not new, stop AddNewHashes at ErrFull and AddHashes at
-// ErrDuplicateLimit, and re-home the victim by a remove.
+// AddHashes with ErrFull, and with AddNewHashes going on), stop both at a
+// walled-in key with ErrNoSlot (also at the last key of the stage below
+// 3/4 load), answer the victim's key not new, stop AddNewHashes at
+// ErrFull and AddHashes at ErrDuplicateLimit, and re-home the victim by a
+// remove.
 func TestCuckooBatchSeedsReachTheirTargets(t *testing.T) {
 	var total cbStats
 	for i, s := range cuckooBatchSeeds() {
@@ -989,7 +1040,9 @@ func TestCuckooBatchSeedsReachTheirTargets(t *testing.T) {
 		total.reloc[1] += st.reloc[1]
 		total.parked += st.parked
 		total.parkedNew += st.parkedNew
-		total.parkedEdge += st.parkedEdge
+		total.noSlot += st.noSlot
+		total.noSlotNew += st.noSlotNew
+		total.noSlotEdge += st.noSlotEdge
 		total.victimNew += st.victimNew
 		total.victimSame += st.victimSame
 		total.newFull += st.newFull
@@ -1019,7 +1072,9 @@ func TestCuckooBatchSeedsReachTheirTargets(t *testing.T) {
 		{"16-bit relocations in batches", total.reloc[1]},
 		{"AddHashes parking the victim mid-batch", total.parked},
 		{"AddNewHashes parking the victim mid-batch", total.parkedNew},
-		{"a victim parked by the last key below 3/4 load", total.parkedEdge},
+		{"AddHashes stopped by ErrNoSlot (a walled-in key)", total.noSlot},
+		{"AddNewHashes stopped by ErrNoSlot", total.noSlotNew},
+		{"ErrNoSlot at the end of the stage below 3/4 load", total.noSlotEdge},
 		{"add-if-new of the victim's key", total.victimNew},
 		{"... in the batch that parked it", total.victimSame},
 		{"AddNewHashes stopped by ErrFull", total.newFull},

@@ -115,7 +115,8 @@ func FuzzFilters(f *testing.F) {
 // together they must fill a cuckoo filter, remove, reload and run every
 // operation, and give add-if-new a key repeated in its batch, keys sharing
 // a block, present cuckoo keys (with the victim slot in use too, and the
-// key in the victim slot itself) and ErrFull; and stop a cuckoo.Concurrent
+// key in the victim slot itself) and ErrFull, and a walled-in key's
+// ErrNoSlot below 90% load; and stop a cuckoo.Concurrent
 // batch with an error between its first and last keys.
 func TestSeedScriptsReachTheirTargets(t *testing.T) {
 	var total stats
@@ -128,6 +129,7 @@ func TestSeedScriptsReachTheirTargets(t *testing.T) {
 			total.ops[op] += n
 		}
 		total.ckFull += st.ckFull
+		total.ckNoSlot += st.ckNoSlot
 		total.removes += st.removes
 		total.reloads += st.reloads
 		total.newDup += st.newDup
@@ -143,8 +145,8 @@ func TestSeedScriptsReachTheirTargets(t *testing.T) {
 			t.Errorf("no seed runs %s", opNames[op])
 		}
 	}
-	if total.ckFull == 0 || total.removes == 0 || total.reloads == 0 {
-		t.Errorf("seeds reach ErrFull %d times, remove %d, reload %d: want all > 0", total.ckFull, total.removes, total.reloads)
+	if total.ckFull == 0 || total.ckNoSlot == 0 || total.removes == 0 || total.reloads == 0 {
+		t.Errorf("seeds reach ErrFull %d times (ErrNoSlot %d), remove %d, reload %d: want all > 0", total.ckFull, total.ckNoSlot, total.removes, total.reloads)
 	}
 	if total.newDup == 0 || total.newShared == 0 || total.ckNewPresent == 0 || total.ckNewFull == 0 || total.ckNewVictim == 0 {
 		t.Errorf("add-if-new seeds: %d keys repeated in a batch, %d sharing a block, %d present cuckoo keys (%d with the victim in use), %d ErrFull: want all > 0",

@@ -112,10 +112,11 @@ var fpBits = [2]int{8, 16}
 
 // stats summarise a run, for the example and for corpus tuning.
 type stats struct {
-	ops     [numOps]int
-	ckFull  int // adds (add-if-new included) that returned ErrFull
-	removes int // successful removes
-	reloads int
+	ops      [numOps]int
+	ckFull   int // adds (add-if-new included) that returned ErrFull (ErrNoSlot included)
+	ckNoSlot int // adds (add-if-new included) that returned ErrNoSlot
+	removes  int // successful removes
+	reloads  int
 
 	// Add-if-new: what the hand-made seeds must reach.
 	newDup       int // keys of an add-if-new batch repeated earlier in it
@@ -422,8 +423,13 @@ func (h *harness) addCuckoo(i int, keys []string, hs []uint64) {
 	var refErr error
 	for j, k := range keys {
 		before := image(ref)
+		count := ref.Count()
 		err := ref.Add([]byte(k))
 		if err == nil {
+			// An Add that succeeds with the victim in use parked it.
+			if ref.VictimInUse() && !ckParks(cuckooAt(ref, count)) {
+				failf("cuckoo%d: Add parked the victim at load %.3f, below 90%%", fpBits[i], float64(count)/float64(ref.Capacity()))
+			}
 			continue
 		}
 		full := errors.Is(err, cuckoo.ErrFull)
@@ -433,7 +439,12 @@ func (h *harness) addCuckoo(i int, keys []string, hs []uint64) {
 		if !bytes.Equal(before, image(ref)) {
 			failf("cuckoo%d: a failed Add changed the filter", fpBits[i])
 		}
-		if full != ref.VictimInUse() {
+		if errors.Is(err, cuckoo.ErrNoSlot) {
+			if ref.VictimInUse() || ckParks(ref) {
+				failf("cuckoo%d: %v with the victim slot in use %v at load %.3f", fpBits[i], err, ref.VictimInUse(), ref.LoadFactor())
+			}
+			h.st.ckNoSlot++
+		} else if full != ref.VictimInUse() {
 			failf("cuckoo%d: %v with the victim slot in use %v", fpBits[i], err, ref.VictimInUse())
 		}
 		if full {
@@ -574,6 +585,9 @@ func sameCuckooErr(a, b error) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
+	if errors.Is(a, cuckoo.ErrNoSlot) != errors.Is(b, cuckoo.ErrNoSlot) {
+		return false
+	}
 	for _, e := range []error{cuckoo.ErrFull, cuckoo.ErrDuplicateLimit} {
 		if errors.Is(a, e) && errors.Is(b, e) {
 			return true
@@ -581,6 +595,26 @@ func sameCuckooErr(a, b error) bool {
 	}
 	return false
 }
+
+// ckLoad is what ckParks reads of a cuckoo filter.
+type ckLoad interface {
+	Count() uint64
+	Capacity() uint64
+}
+
+// ckParks reports whether a relocation walk that runs out of kicks in f
+// parks its homeless fingerprint as the victim: from 90% of the slots on
+// (below, the walk is undone and the Add returns cuckoo.ErrNoSlot).
+func ckParks(f ckLoad) bool { return f.Count()*10 >= f.Capacity()*9 }
+
+// cuckooAt is f's capacity with count fingerprints, for ckParks.
+func cuckooAt(f ckLoad, count uint64) ckLoad { return ckCount{count, f.Capacity()} }
+
+// ckCount is a count and a capacity, a ckLoad.
+type ckCount struct{ n, c uint64 }
+
+func (c ckCount) Count() uint64    { return c.n }
+func (c ckCount) Capacity() uint64 { return c.c }
 
 // addNew is add-if-new: blocked.Filter, blocked.Concurrent, cuckoo.Filter
 // and cuckoo.Concurrent add each key of keys and report whether it was
@@ -788,9 +822,18 @@ func (h *harness) addNewCuckoo(i int, keys []string, hs []uint64) {
 			if isNew || !errors.Is(err, cuckoo.ErrFull) {
 				failf("%s AddNew(%q) of an absent key with the victim in use = %v, %v; want ErrFull", name, k, isNew, err)
 			}
+		case errors.Is(err, cuckoo.ErrNoSlot):
+			// Walled in below 90% load: refused, nothing changed.
+			if isNew || ckParks(ref) {
+				failf("%s AddNew(%q) of an absent key = %v, %v at load %.3f", name, k, isNew, err, ref.LoadFactor())
+			}
+			h.st.ckNoSlot++
 		default:
 			if !isNew || err != nil {
 				failf("%s AddNew(%q) of an absent key = %v, %v; want it added", name, k, isNew, err)
+			}
+			if ref.VictimInUse() && !ckParks(cuckooAt(ref, count)) {
+				failf("%s AddNew(%q) parked the victim at load %.3f, below 90%%", name, k, float64(count)/float64(ref.Capacity()))
 			}
 		}
 		if !isNew && !bytes.Equal(before, image(ref)) {

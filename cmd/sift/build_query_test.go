@@ -413,4 +413,30 @@ func TestBuildCuckooCopies(t *testing.T) {
 	if r.code != exitError || !strings.Contains(r.stderr, "-copies: a key is on more lines") {
 		t.Errorf("nine copies of one key: exit %d, stderr %q", r.code, r.stderr)
 	}
+	// Eight copies of one key wall in a key whose buckets are the same
+	// pair: the build stops at it, saying why, rather than drop it.
+	eight := filepath.Join(dir, "eight.sift")
+	if r := runInProcess(strings.Repeat("dup\n", 8), "build", "-q", "-kind", "cuckoo", "-copies", "-n", "100", "-o", eight); r.code != exitOK {
+		t.Fatalf("eight copies: exit %d: %s", r.code, r.stderr)
+	}
+	f, err := cuckoo.ReadFilter(bytes.NewReader(mustRead(t, eight)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	walled := ""
+	for i := 0; walled == "" && i < 1e6; i++ {
+		g := f.Clone()
+		if k := fmt.Sprintf("w-%d", i); g.AddString(k) == cuckoo.ErrNoSlot {
+			walled = k
+		}
+		g.Close()
+	}
+	f.Close()
+	if walled == "" {
+		t.Fatal("no key walled in by the eight copies")
+	}
+	r = runInProcess(strings.Repeat("dup\n", 8)+walled+"\n", "build", "-kind", "cuckoo", "-copies", "-n", "100", "-o", filepath.Join(dir, "w.sift"))
+	if r.code != exitError || !strings.Contains(r.stderr, "-copies: a key found no free slot") {
+		t.Errorf("a walled-in key: exit %d, stderr %q", r.code, r.stderr)
+	}
 }

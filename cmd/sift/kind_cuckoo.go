@@ -125,6 +125,8 @@ func (b *cuckooBuilder) add(hs []uint64) error {
 		n, err := b.f.AddHashes(hs)
 		b.keys += int64(n)
 		switch {
+		case errors.Is(err, cuckoo.ErrNoSlot):
+			return fmt.Errorf("-copies: a key found no free slot at %.0f%% load: the copies of keys on many lines fill the buckets around it; build without -copies, or with a larger -n", 100*b.f.LoadFactor())
 		case errors.Is(err, cuckoo.ErrFull):
 			return fmt.Errorf("%w: %w", errFull, err)
 		case errors.Is(err, cuckoo.ErrDuplicateLimit):
@@ -138,6 +140,13 @@ func (b *cuckooBuilder) add(hs []uint64) error {
 	isNew := b.isNew[:len(hs)]
 	n, err := b.f.AddNewHashes(hs, isNew)
 	b.keys += int64(n)
+	if errors.Is(err, cuckoo.ErrNoSlot) {
+		// Distinct keys first fail at 96-99% load, so below 90% this
+		// takes a pair of buckets crowded by chance with fingerprints
+		// that cannot move: the build stops rather than drop the key
+		// (query would then miss it).
+		return fmt.Errorf("a key found no free slot at %.0f%% load (its buckets crowded with fingerprints that cannot move): build with a larger -n, or use -kind blocked", 100*b.f.LoadFactor())
+	}
 	if errors.Is(err, cuckoo.ErrFull) {
 		return fmt.Errorf("%w: %w", errFull, err)
 	}
