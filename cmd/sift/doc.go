@@ -150,7 +150,8 @@
 // keys of a window built with -time-field from past data may all have left
 // it: query -as-of latest answers as of the window's own time (the slice
 // of its latest add, which info shows), and -as-of with an RFC 3339 time as
-// of that time. Output is buffered but flushed whenever the input has no
+// of that time (refused for a window that advances by count, which has no
+// time). Output is buffered but flushed whenever the input has no
 // more data ready, so query also works on live streams.
 //
 // # dedup

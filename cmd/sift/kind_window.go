@@ -79,6 +79,12 @@ func openWindowAsOf(path, want, at string) (queryFilter, error) {
 	if err != nil {
 		return nil, filterErr(path, err)
 	}
+	// A window that advances by count has no time to answer as of: its
+	// slices turn every SliceKeys adds whatever the clock says.
+	if w := f.(windowReader).w; at != "now" && at != "latest" && w.SliceKeys() != 0 {
+		f.close()
+		return nil, fmt.Errorf("%s: -as-of %s: this window advances every %d adds, not by time; query it without -as-of", path, at, w.SliceKeys())
+	}
 	return f, nil
 }
 

@@ -44,7 +44,8 @@ selected (and always selected with -v).
             latest slice answers as of that slice: a window's clock
             never goes back). A window built with -time-field from past
             data needs "latest" or its time: by now its keys may all
-            have left the window
+            have left the window. A window that advances by count
+            (made with the Go API) takes no time
   -progress show progress on stderr even when it is not a terminal
 
 FILE is read into memory of sift's own (one sequential read, its checksum

@@ -76,7 +76,8 @@ func TestCountWindowFile(t *testing.T) {
 // has its keys outside the window by now; query -as-of latest (the
 // window's own time, which info shows) or a time inside the window finds
 // every one, a time past the window none, and -as-of is refused for other
-// kinds, with -kind other than window, and for a time it cannot read.
+// kinds, with -kind other than window, for a time it cannot read, and
+// with a time for a window that advances by count.
 func TestQueryWindowAsOf(t *testing.T) {
 	dir := t.TempDir()
 	var lines, keys strings.Builder
@@ -120,6 +121,21 @@ func TestQueryWindowAsOf(t *testing.T) {
 	wantError(t, runSift(t, nil, "query", "-as-of", "latest", "-kind", "blocked", state), "cannot be combined with -kind blocked")
 	wantError(t, runSift(t, nil, "query", "-as-of", "yesterday", state), "RFC 3339")
 	wantError(t, runSift(t, nil, "query", "-as-of", "latest", "-guava", state), "-as-of is for window files")
+	// A window that advances by count (made with the Go API) has no time
+	// to answer as of; "latest" and "now" are its only time anyway.
+	countWin, err := blocked.NewWindow(100, 0.01, 0, blocked.WithSliceKeys(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	countWin.AddString("k")
+	data, _ := countWin.MarshalBinary()
+	countState := writeFile(t, dir, "count.sift", data)
+	wantError(t, runSift(t, nil, "query", "-as-of", "2025-11-25T10:30:00Z", countState), "advances every 10 adds, not by time")
+	for _, at := range []string{"latest", "now"} {
+		if r := runSift(t, []byte("k\n"), "query", "-c", "-as-of", at, countState); strings.TrimSpace(r.stdout) != "1" {
+			t.Errorf("query -as-of %s of a count window: %q (stderr %q), want 1", at, r.stdout, r.stderr)
+		}
+	}
 	// A -time-field window that has seen no line starts at the start of time.
 	empty := filepath.Join(dir, "empty.sift")
 	if r := runSift(t, nil, "dedup", "-n", "10", "-window", "1h", "-time-field", "1", "-state", empty); r.code != 1 {
