@@ -260,3 +260,85 @@ func TestRepeatedKeysFill(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestConcurrentNoSlotReaders: while one goroutine adds keys that a
+// Concurrent refuses with ErrNoSlot, over and over (a table at 89% load
+// with a kick limit of 2: each Add a walk that evicts held keys'
+// fingerprints through the table, then its undo, under the exclusive
+// lock), lock-free readers must find every key added before, at every
+// moment: the walk and the undo run inside an odd sequence number, so a
+// reader that raced them retries. The table must come out unchanged.
+// (Run with -race, as CI does.)
+func TestConcurrentNoSlotReaders(t *testing.T) {
+	for _, fb := range []int{8, 16} {
+		f := mustNew(t, 4000, WithFingerprintBits(fb), WithMaxKicks(2))
+		rng := rand.New(rand.NewPCG(uint64(fb), 85))
+		var held, refused []uint64
+		for f.LoadFactor() < 0.89 {
+			h := rng.Uint64()
+			if err := f.AddHash(h); err == nil {
+				held = append(held, h)
+			} else if err != ErrNoSlot {
+				t.Fatal(err)
+			}
+		}
+		// Keys the final table refuses (a refusal changes nothing, so
+		// they stay refused).
+		for range 400 {
+			h := rng.Uint64()
+			g := f.Clone()
+			if g.AddHash(h) == ErrNoSlot {
+				refused = append(refused, h)
+			}
+			g.Close()
+		}
+		if len(refused) == 0 {
+			t.Fatalf("f=%d: no key refused: the test misses its path", fb)
+		}
+		before, _ := f.MarshalBinary()
+		c := NewConcurrentFrom(f)
+		rounds := 40
+		if testing.Short() {
+			rounds = 4
+		}
+		done := make(chan struct{})
+		errs := make(chan string, 2)
+		for range 2 {
+			go func() {
+				for {
+					select {
+					case <-done:
+						errs <- ""
+						return
+					default:
+					}
+					for _, h := range held {
+						if !c.ContainsHash(h) {
+							errs <- fmt.Sprintf("f=%d: a reader missed a key during a refused Add", fb)
+							return
+						}
+					}
+				}
+			}()
+		}
+	adds:
+		for range rounds {
+			for _, h := range refused {
+				if err := c.AddHash(h); err != ErrNoSlot {
+					t.Errorf("f=%d: Concurrent.AddHash of a refused key = %v", fb, err)
+					break adds
+				}
+			}
+		}
+		close(done)
+		for range 2 {
+			if e := <-errs; e != "" {
+				t.Fatal(e)
+			}
+		}
+		if after, _ := c.MarshalBinary(); !bytes.Equal(before, after) {
+			t.Fatalf("f=%d: refused Adds changed the filter", fb)
+		}
+		c.Close()
+	}
+}
