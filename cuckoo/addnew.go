@@ -83,8 +83,8 @@ func (f *Filter) fullAddNew(x uint64, how int) (bool, error) {
 // AddNewHashes sets out[i] to what AddNewHash(hs[i]) returns, for i in
 // order, and returns how many of hs it went through and the error that
 // stopped it: n == len(hs) and a nil error, or hs[n] is a new key that
-// could not be added, with AddNewHash's error for it (ErrFull, or an error
-// wrapping sift.ErrClosed with n 0). hs[:n] are then present, out[:n]
+// could not be added, with AddNewHash's error for it (ErrFull, ErrNoSlot,
+// or an error wrapping sift.ErrClosed with n 0). hs[:n] are then present, out[:n]
 // holds their answers (count the trues for the number of new keys), and
 // hs[n:] and out[n:] are untouched. (Unlike blocked.Filter.AddNewHashes,
 // whose int counts the new keys, the int is where the call stopped, as

@@ -289,7 +289,7 @@
 // inserted as Add would insert it, starting in the bucket that holds it
 // there, so a filter merged into an empty one is copied as it is. The merge
 // succeeds when every fingerprint finds a slot (the last possibly the
-// victim slot, as for Add); otherwise it returns ErrFull or
+// victim slot, as for Add); otherwise it returns ErrFull, ErrNoSlot or
 // ErrDuplicateLimit and leaves the filter exactly as it was: it works on a
 // copy, so no key of either filter is ever lost. A key in both filters is
 // then held twice, as if added twice. Incompatible filters are

@@ -30,7 +30,7 @@ var (
 	// full filter stops here too; test for ErrNoSlot first to go on with
 	// other keys. From 90% load on, the walk parks its homeless
 	// fingerprint in the victim slot instead (ErrFull for later Adds).
-	ErrNoSlot error = errs.New(pkg, "no free slot reachable from the key's buckets (walled in by fingerprints that cannot move); nothing was changed, and other keys can still be added", ErrFull)
+	ErrNoSlot error = errs.New(pkg, "no free slot found for the key below 90% load: its relocations ran out of kicks (its buckets are usually walled in by fingerprints that cannot move) and were undone", ErrFull)
 	// ErrDuplicateLimit is returned by Add when both of the key's buckets
 	// hold nothing but its fingerprint: 2 × 4 = 8 copies of the key (or of
 	// keys sharing its buckets and fingerprint) are stored, and no

@@ -529,8 +529,9 @@ func addRun16(words, hs, locs []uint64) int {
 // (insertFull16, after add's duplicate check), with no return to addRuns
 // and no new run after it. It counts the keys it adds and returns how many
 // keys of hs it went through and, as addRuns, ErrDuplicateLimit at a key
-// whose buckets hold only its fingerprint (not counted); it stops after a
-// key that parked the victim. The placements, the kick PRNG's draws and so
+// whose buckets hold only its fingerprint or ErrNoSlot at one that found
+// no slot below 90% load (neither counted; the count goes up by the keys
+// before it); it stops after a key that parked the victim. The placements, the kick PRNG's draws and so
 // the table are those of addRuns' runs and addFull.
 func (f *Filter) addRun16Full(hs, locs []uint64) (int, error) {
 	words := f.t.Words

@@ -110,7 +110,8 @@ func (f *Filter) insertAll(other *Filter) error {
 
 // insertFingerprint puts fp into bucket i1 if it has room, else into its
 // alternate bucket i2, else by relocation as add does (parking the last
-// homeless fingerprint in the victim slot). Preferring i1, the bucket that
+// homeless fingerprint in the victim slot from 90% load on, below that
+// undoing the relocation and returning ErrNoSlot). Preferring i1, the bucket that
 // holds fp in the filter it comes from, keeps that filter's arrangement
 // where f has room: merged into an empty filter, a filter's table is copied
 // as it is. f's victim slot must be free.

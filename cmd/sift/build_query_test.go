@@ -439,4 +439,14 @@ func TestBuildCuckooCopies(t *testing.T) {
 	if r.code != exitError || !strings.Contains(r.stderr, "-copies: a key found no free slot") {
 		t.Errorf("a walled-in key: exit %d, stderr %q", r.code, r.stderr)
 	}
+	// The same two in separate shards: merge says why, not "more -buckets"
+	// alone.
+	wshard := filepath.Join(dir, "wshard.sift")
+	if r := runInProcess(walled+"\n", "build", "-q", "-kind", "cuckoo", "-n", "100", "-o", wshard); r.code != exitOK {
+		t.Fatalf("the walled-in key's shard: exit %d: %s", r.code, r.stderr)
+	}
+	r = runInProcess("", "merge", "-o", filepath.Join(dir, "m.sift"), eight, wshard)
+	if r.code != exitError || !strings.Contains(r.stderr, "no free slot around its buckets") {
+		t.Errorf("merging a walled-in key: exit %d, stderr %q", r.code, r.stderr)
+	}
 }

@@ -126,7 +126,7 @@ func (b *cuckooBuilder) add(hs []uint64) error {
 		b.keys += int64(n)
 		switch {
 		case errors.Is(err, cuckoo.ErrNoSlot):
-			return fmt.Errorf("-copies: a key found no free slot at %.0f%% load: the copies of keys on many lines fill the buckets around it; build without -copies, or with a larger -n", 100*b.f.LoadFactor())
+			return fmt.Errorf("-copies: a key found no free slot at %.0f%% load: copies of keys on many lines most likely fill the buckets around it; build without -copies, or with a larger -n", 100*b.f.LoadFactor())
 		case errors.Is(err, cuckoo.ErrFull):
 			return fmt.Errorf("%w: %w", errFull, err)
 		case errors.Is(err, cuckoo.ErrDuplicateLimit):
@@ -145,7 +145,7 @@ func (b *cuckooBuilder) add(hs []uint64) error {
 		// takes a pair of buckets crowded by chance with fingerprints
 		// that cannot move: the build stops rather than drop the key
 		// (query would then miss it).
-		return fmt.Errorf("a key found no free slot at %.0f%% load (its buckets crowded with fingerprints that cannot move): build with a larger -n, or use -kind blocked", 100*b.f.LoadFactor())
+		return fmt.Errorf("a key found no free slot at %.0f%% load (its relocations ran out of kicks around buckets crowded with fingerprints that cannot move): build with a larger -n, or use -kind blocked", 100*b.f.LoadFactor())
 	}
 	if errors.Is(err, cuckoo.ErrFull) {
 		return fmt.Errorf("%w: %w", errFull, err)

@@ -153,6 +153,8 @@ func mergeFiles[T mergeable[T], O any](paths []string, read func(io.Reader, ...O
 			switch {
 			case errors.Is(err, blocked.ErrIncompatible), errors.Is(err, cuckoo.ErrIncompatible), errors.Is(err, classic.ErrIncompatible):
 				hint = ": build every shard with the same geometry (-blocks and -k, -buckets and -bits, or -n and -fpp) and -seed"
+			case errors.Is(err, cuckoo.ErrNoSlot):
+				hint = ": a fingerprint found no free slot around its buckets, which copies of keys repeated across the shards (sift build -copies) can fill; build the shards without -copies, or with more -buckets"
 			case errors.Is(err, cuckoo.ErrFull):
 				hint = ": the shards hold more fingerprints than one filter of their size can: build them with more -buckets"
 			}
