@@ -89,15 +89,15 @@ func (f *Filter) insertFull(i1, i2, fp, b1, b2, count uint64) (victim uint64, er
 }
 
 // parks reports whether a walk that leaves a fingerprint homeless in a
-// table holding count fingerprints parks it as the victim (from parkLoad
-// of the slots on) or is undone (below). See the package doc, "Insertion,
+// table holding count fingerprints parks it as the victim (from 90% of the
+// slots on, parkLoadTenths) or is undone (below). See the package doc, "Insertion,
 // ErrFull and the victim".
 func (f *Filter) parks(count uint64) bool {
 	return count*10 >= f.Capacity()*parkLoadTenths
 }
 
-// parkLoadTenths is parkLoad in tenths: 90% of the slots, the load from
-// which a failed walk parks its homeless fingerprint. Fills of distinct
+// parkLoadTenths is the load, in tenths of the slots (90%), from which a
+// failed walk parks its homeless fingerprint. Fills of distinct
 // keys one at a time first ran out of kicks at 96.3-99.1% load (8 seeds
 // each at 1e3, 1e5 and 1e6 keys, both fingerprint widths), so below 90% a
 // failed walk means that the key's buckets are walled in by fingerprints
@@ -107,9 +107,9 @@ func (f *Filter) parks(count uint64) bool {
 const parkLoadTenths = 9
 
 // homeless ends a walk of f.maxKicks steps that left fp homeless, wanting
-// bucket i; rng0 is the kick PRNG's state before the walk. From parkLoad
-// on it returns fp's victim tag; below, it undoes the walk and returns
-// ErrNoSlot.
+// bucket i; rng0 is the kick PRNG's state before the walk. From 90% load
+// on (parks) it returns fp's victim tag; below, it undoes the walk and
+// returns ErrNoSlot.
 func (f *Filter) homeless(i, fp, rng0, count uint64) (uint64, error) {
 	if f.parks(count) {
 		return kernel.CuckooTag(fp, min(i, kernel.CuckooAlt(i, fp, f.t.Buckets))), nil
@@ -130,11 +130,9 @@ func (f *Filter) homeless(i, fp, rng0, count uint64) (uint64, error) {
 // that evicted it. (Stores go through swap, atomic for a Concurrent, whose
 // sequence number is odd throughout.)
 func (f *Filter) undoWalk(i, fp, rng0 uint64) {
-	var buf [DefaultMaxKicks]uint8
-	s := buf[:0]
-	if f.maxKicks <= len(buf) {
-		s = buf[:f.maxKicks]
-	} else {
+	var buf [DefaultMaxKicks]uint8 // larger kick limits take the heap
+	s := buf[:min(f.maxKicks, len(buf))]
+	if f.maxKicks > len(buf) {
 		s = make([]uint8, f.maxKicks)
 	}
 	kickSlots(rng0, s)
