@@ -531,8 +531,9 @@ func addRun16(words, hs, locs []uint64) int {
 // keys of hs it went through and, as addRuns, ErrDuplicateLimit at a key
 // whose buckets hold only its fingerprint or ErrNoSlot at one that found
 // no slot below 90% load (neither counted; the count goes up by the keys
-// before it); it stops after a key that parked the victim. The placements, the kick PRNG's draws and so
-// the table are those of addRuns' runs and addFull.
+// before it); it stops after a key that parked the victim. The
+// placements, the kick PRNG's draws and so the table are those of
+// addRuns' runs and addFull.
 func (f *Filter) addRun16Full(hs, locs []uint64) (int, error) {
 	words := f.t.Words
 	w := unsafe.Pointer(unsafe.SliceData(words))

@@ -517,7 +517,7 @@ func (r *cbRun) addBatch(hs []uint64, ifNew bool) {
 			case added && held:
 				r.fail("AddNewHash(%#x) = true, but the model holds its tag %d times", h, r.tags[tag])
 			case errors.Is(err, cuckoo.ErrNoSlot):
-				if victim || held || added || ckParks(f) {
+				if victim || held || added || ckParks(f.Count(), f.Capacity()) {
 					r.fail("AddNewHash(%#x) = %v, %v with the victim in use %v, the key held %v, at load %.3f", h, added, err, victim, held, f.LoadFactor())
 				}
 			case err != nil && (!errors.Is(err, cuckoo.ErrFull) || !victim || held || added):
@@ -550,7 +550,7 @@ func (r *cbRun) addBatch(hs []uint64, ifNew bool) {
 			}
 			if !victim && f.VictimInUse() {
 				parkedAt = j
-				if !ckParks(cuckooAt(f, f.Count()-1)) {
+				if !ckParks(f.Count()-1, f.Capacity()) {
 					r.fail("adding %#x parked the victim at load %.3f, below 90%%", h, float64(f.Count()-1)/float64(f.Capacity()))
 				}
 			}
@@ -653,7 +653,7 @@ func (r *cbRun) checkAddHash(h uint64, err error, victim bool, tag uint64, slots
 	full, dup := victim, !victim && r.tags[tag] == slots
 	switch {
 	case errors.Is(err, cuckoo.ErrNoSlot):
-		if victim || dup || ckParks(f) {
+		if victim || dup || ckParks(f.Count(), f.Capacity()) {
 			r.fail("AddHash(%#x) = %v with the victim in use %v, %d of %d copies of its tag held, at load %.3f", h, err, victim, r.tags[tag], slots, f.LoadFactor())
 		}
 	case full != errors.Is(err, cuckoo.ErrFull) || dup != errors.Is(err, cuckoo.ErrDuplicateLimit):
@@ -677,7 +677,7 @@ func (r *cbRun) add1(h uint64, ifNew bool) {
 	if ifNew {
 		added, err = f.AddNewHash(h)
 		noSlot := errors.Is(err, cuckoo.ErrNoSlot)
-		if (added && held) || noSlot && (victim || held || ckParks(f)) ||
+		if (added && held) || noSlot && (victim || held || ckParks(f.Count(), f.Capacity())) ||
 			(err != nil && !noSlot && (!errors.Is(err, cuckoo.ErrFull) || !victim || held || added)) {
 			r.fail("AddNewHash(%#x) = %v, %v with the victim in use %v and the key held %v", h, added, err, victim, held)
 		}
@@ -686,7 +686,7 @@ func (r *cbRun) add1(h uint64, ifNew bool) {
 		err = f.AddHash(h)
 		r.checkAddHash(h, err, victim, tag, slots)
 		added = err == nil
-		if added && !victim && f.VictimInUse() && !ckParks(cuckooAt(f, count)) {
+		if added && !victim && f.VictimInUse() && !ckParks(count, f.Capacity()) {
 			r.fail("AddHash(%#x) parked the victim at load %.3f, below 90%%", h, float64(count)/float64(f.Capacity()))
 		}
 	}

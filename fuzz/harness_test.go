@@ -427,7 +427,7 @@ func (h *harness) addCuckoo(i int, keys []string, hs []uint64) {
 		err := ref.Add([]byte(k))
 		if err == nil {
 			// An Add that succeeds with the victim in use parked it.
-			if ref.VictimInUse() && !ckParks(cuckooAt(ref, count)) {
+			if ref.VictimInUse() && !ckParks(count, ref.Capacity()) {
 				failf("cuckoo%d: Add parked the victim at load %.3f, below 90%%", fpBits[i], float64(count)/float64(ref.Capacity()))
 			}
 			continue
@@ -440,7 +440,7 @@ func (h *harness) addCuckoo(i int, keys []string, hs []uint64) {
 			failf("cuckoo%d: a failed Add changed the filter", fpBits[i])
 		}
 		if errors.Is(err, cuckoo.ErrNoSlot) {
-			if ref.VictimInUse() || ckParks(ref) {
+			if ref.VictimInUse() || ckParks(ref.Count(), ref.Capacity()) {
 				failf("cuckoo%d: %v with the victim slot in use %v at load %.3f", fpBits[i], err, ref.VictimInUse(), ref.LoadFactor())
 			}
 			h.st.ckNoSlot++
@@ -596,25 +596,11 @@ func sameCuckooErr(a, b error) bool {
 	return false
 }
 
-// ckLoad is what ckParks reads of a cuckoo filter.
-type ckLoad interface {
-	Count() uint64
-	Capacity() uint64
-}
-
-// ckParks reports whether a relocation walk that runs out of kicks in f
-// parks its homeless fingerprint as the victim: from 90% of the slots on
-// (below, the walk is undone and the Add returns cuckoo.ErrNoSlot).
-func ckParks(f ckLoad) bool { return f.Count()*10 >= f.Capacity()*9 }
-
-// cuckooAt is f's capacity with count fingerprints, for ckParks.
-func cuckooAt(f ckLoad, count uint64) ckLoad { return ckCount{count, f.Capacity()} }
-
-// ckCount is a count and a capacity, a ckLoad.
-type ckCount struct{ n, c uint64 }
-
-func (c ckCount) Count() uint64    { return c.n }
-func (c ckCount) Capacity() uint64 { return c.c }
+// ckParks reports whether a relocation walk that runs out of kicks in a
+// cuckoo filter holding count fingerprints of capacity slots parks its
+// homeless fingerprint as the victim: from 90% of the slots on (below,
+// the walk is undone and the Add returns cuckoo.ErrNoSlot).
+func ckParks(count, capacity uint64) bool { return count*10 >= capacity*9 }
 
 // addNew is add-if-new: blocked.Filter, blocked.Concurrent, cuckoo.Filter
 // and cuckoo.Concurrent add each key of keys and report whether it was
@@ -824,7 +810,7 @@ func (h *harness) addNewCuckoo(i int, keys []string, hs []uint64) {
 			}
 		case errors.Is(err, cuckoo.ErrNoSlot):
 			// Walled in below 90% load: refused, nothing changed.
-			if isNew || ckParks(ref) {
+			if isNew || ckParks(ref.Count(), ref.Capacity()) {
 				failf("%s AddNew(%q) of an absent key = %v, %v at load %.3f", name, k, isNew, err, ref.LoadFactor())
 			}
 			h.st.ckNoSlot++
@@ -832,7 +818,7 @@ func (h *harness) addNewCuckoo(i int, keys []string, hs []uint64) {
 			if !isNew || err != nil {
 				failf("%s AddNew(%q) of an absent key = %v, %v; want it added", name, k, isNew, err)
 			}
-			if ref.VictimInUse() && !ckParks(cuckooAt(ref, count)) {
+			if ref.VictimInUse() && !ckParks(count, ref.Capacity()) {
 				failf("%s AddNew(%q) parked the victim at load %.3f, below 90%%", name, k, float64(count)/float64(ref.Capacity()))
 			}
 		}
