@@ -331,6 +331,6 @@ func paddedBadly(good []byte) []byte {
 	b = append(b, good[128:]...)
 	b[150] = 1
 	binary.LittleEndian.PutUint64(b[24:], 192)
-	binary.LittleEndian.PutUint32(b[124:], crc32.Checksum(b[:124], crc32.MakeTable(crc32.Castagnoli)))
+	binary.LittleEndian.PutUint32(b[124:], format.Checksum(b[:124]))
 	return b
 }

@@ -99,8 +99,9 @@ func TestLoadRefusesBeforeRead(t *testing.T) {
 		return path
 	}
 	notSift := sparse(t, "log.txt", []byte(strings.Repeat("GET /index.html\n", 16)))
-	// A kind no View serves is ErrKind from its head: it was read whole
-	// (1 TiB: ErrTooLarge for this machine's memory) before the refusal.
+	// A kind no View serves is ErrKind from its head, before the length
+	// check: it was refused as corrupt ("1099511627776 bytes after the
+	// filter"), which named the length and not the kind.
 	sc, err := blocked.NewScalable(100, 0.01)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/mem"
 	"github.com/sift-go/sift/reload"
 )
 
@@ -78,7 +79,7 @@ func TestRefusedFromHead(t *testing.T) {
 // poll skipped an unchanged file that had failed, as it does a damaged one,
 // and the old version stayed served until the file changed.
 func TestMemoryRefusalRetried(t *testing.T) {
-	refusal := fmt.Errorf("read: %w: 1000 bytes are more than the memory available now", sift.ErrTooLarge)
+	refusal := fmt.Errorf("read: %w: %w: 1000 bytes", sift.ErrTooLarge, mem.ErrMemoryNow)
 	for name, fail := range map[string]func(int, error) func(){"copy": reload.FailObtain, "view": reload.FailServe} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "f.sift")
@@ -88,7 +89,9 @@ func TestMemoryRefusalRetried(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer f.Close()
 		restore := fail(3, refusal)
+		t.Cleanup(restore)
 		publish(t, path, encode(t, sift.KindWindow, keysOf("n", 1000), 2, 0))
 		// Pin the modification time outside the racy window, so that
 		// only the memory refusal can make the poll try again.
@@ -111,7 +114,41 @@ func TestMemoryRefusalRetried(t *testing.T) {
 			t.Fatalf("%s: after memory came back: serving %+v, Err %v", name, v, f.Err())
 		}
 		restore()
-		f.Close()
+	}
+}
+
+// TestPermanentSizeRefusalNotRetried: an ErrTooLarge that is not about
+// the memory available now (a size beyond the machine or the platform)
+// is final for an unchanged file, as a damaged file is: the poll does not
+// read it again, even once the same read would succeed.
+func TestPermanentSizeRefusalNotRetried(t *testing.T) {
+	refusal := fmt.Errorf("read: %w: 2^50 bytes are more than this machine's memory", sift.ErrTooLarge)
+	for name, fail := range map[string]func(int, error) func(){"copy": reload.FailObtain, "view": reload.FailServe} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "f.sift")
+		publish(t, path, encode(t, sift.KindWindow, keysOf("k", 1000), 1, 0))
+		f, err := reload.Open(path, reload.WithInterval(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		restore := fail(1, refusal)
+		t.Cleanup(restore)
+		publish(t, path, encode(t, sift.KindWindow, keysOf("n", 1000), 2, 0))
+		old := time.Now().Add(-time.Hour) // outside the racy window
+		if err := os.Chtimes(path, old, old); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Poll(); !errors.Is(err, sift.ErrTooLarge) {
+			t.Fatalf("%s: first poll: %v, want the refusal", name, err)
+		}
+		restore()
+		for range 2 {
+			f.Poll()
+		}
+		if v := f.Version(); v.Generation != 1 {
+			t.Fatalf("%s: an unchanged file refused for its size was read again: serving %+v", name, v)
+		}
 	}
 }
 
@@ -162,17 +199,23 @@ func TestErrInCallbacks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
+	next := encode(t, sift.KindBlocked, keysOf("n", 1000), 2, 0)
+	done := make(chan error, 1)
 	go func() {
-		defer close(done)
-		publish(t, path, []byte("garbage"))
+		err := publishFile(path, []byte("garbage"))
 		f.Reload()
-		publish(t, path, encode(t, sift.KindBlocked, keysOf("n", 1000), 2, 0))
+		if err == nil {
+			err = publishFile(path, next)
+		}
 		f.Reload()
 		f.Close()
+		done <- err
 	}()
 	select {
-	case <-done:
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("Reload with callbacks calling Err: still running after 20 s (deadlock)")
 	}

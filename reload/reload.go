@@ -254,9 +254,9 @@ func openPath(path string) (*os.File, fs.FileInfo, head, error) {
 // pinned) on success and leaves to the caller on failure. racy reports
 // whether a failed attempt may succeed later on the same unchanged file:
 // the bytes read may be older than the file's modification time shows, or
-// memory was refused (ErrTooLarge once the head passed: WithMaxSize is
-// checked there, so it is the memory available now, which changes while
-// the file does not). The file is refused from its head, before it is read or
+// memory was refused for what is available now (mem.ErrMemoryNow), which
+// changes while the file does not. (Other ErrTooLarge refusals, a size
+// beyond the machine or the platform, are final, as a damaged file is.) The file is refused from its head, before it is read or
 // memory for it is taken, when the head is not a sift header, the file
 // is shorter (still being written, or cut) or longer than the encoding
 // its header declares, or its payload is larger than WithMaxSize allows.
@@ -272,14 +272,14 @@ func load(path string, fd *os.File, st fs.FileInfo, h head, o options) (g *gen, 
 	// changes while the file does not: the poll tries again.
 	data, region, err := obtainFile(fd, st, o)
 	if err != nil {
-		return nil, racy || errors.Is(err, sift.ErrTooLarge), fmt.Errorf("reload: %w", err)
+		return nil, racy || errors.Is(err, mem.ErrMemoryNow), fmt.Errorf("reload: %w", err)
 	}
 	var first head // copied before serve, which may free data (a copied view)
 	first.n = copy(first.b[:], data)
 	g, err = serveBytes(path, data, region, o)
 	if err != nil {
 		_ = region.Free()
-		return nil, racy || errors.Is(err, sift.ErrTooLarge), err
+		return nil, racy || errors.Is(err, mem.ErrMemoryNow), err
 	}
 	g.id = st
 	if pinFiles {
@@ -631,8 +631,9 @@ func (f *Filter) check(retry bool) error {
 // several ways while the copy runs (empty, short, a checksum that does not
 // match): it is reported once.
 func (f *Filter) fail(fd *os.File, st fs.FileInfo, h head, racy, force bool, err error) error {
+	prev := f.Err()
 	again := fd != nil && f.failedReg && os.SameFile(st, f.failed) ||
-		fd == nil && !f.failedReg && f.Err() != nil && f.Err().Error() == err.Error()
+		fd == nil && !f.failedReg && prev != nil && prev.Error() == err.Error()
 	f.setFailed(fd, st, h, racy)
 	f.setErr(err)
 	if (force || !again) && f.o.onError != nil {

@@ -89,13 +89,19 @@ func encode(t testing.TB, kind sift.Kind, keys []string, gen uint64, seed uint64
 // fsync, which these tests do not need). Each call makes a new inode.
 func publish(t testing.TB, path string, data []byte) {
 	t.Helper()
+	if err := publishFile(path, data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// publishFile is publish for a goroutine other than the test's, where
+// t.Fatal must not be called.
+func publishFile(path string, data []byte) error {
 	tmp := fmt.Sprintf("%s.tmp-%d", path, time.Now().UnixNano())
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		t.Fatal(err)
+		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
-	}
+	return os.Rename(tmp, path)
 }
 
 func keysOf(prefix string, n int) []string {

@@ -273,8 +273,9 @@ func errf(base error, format string, args ...any) error {
 }
 
 // HasMagic reports whether b is not empty and begins with the magic, as
-// far as b goes: for readers of other formats (Guava's stream, Parquet's
-// bitset) to say that their input is a sift file.
+// far as b goes: for readers of other formats (Guava's stream) to say
+// that their input may be a sift file. (sbbf.FromBitset checks with
+// ParseHeader, which a bitset's first bytes cannot pass by chance.)
 func HasMagic(b []byte) bool { return len(b) > 0 && hasMagic(b) }
 
 // hasMagic reports whether b begins with the magic, as far as b goes.
@@ -286,7 +287,6 @@ func hasMagic(b []byte) bool {
 // ParseHeader decodes and validates the fixed header in b (at least
 // HeaderSize bytes) and returns it with the payload offset. want is the kind
 // the caller reads; 0 accepts any kind.
-
 func ParseHeader(b []byte, want Kind, opt Options) (h Header, payloadOff uint64, err error) {
 	// ErrMagic also for a short input whose bytes already differ from the
 	// magic (a 3-byte text file is not a cut sift file).

@@ -123,7 +123,7 @@ func Alloc(n int) ([]uint64, *Region, error) {
 	}
 	w, r, err := mapAnon(n)
 	if err != nil {
-		return nil, nil, &sizeError{msg: fmt.Sprintf("cannot map %d bytes (%s): %v", size, sizeString(size), err), errs: []error{errs.TooLarge, err}}
+		return nil, nil, &sizeError{msg: fmt.Sprintf("cannot map %d bytes (%s): %v", size, sizeString(size), err), errs: []error{errs.TooLarge, ErrMemoryNow, err}}
 	}
 	prefault(w)
 	return w, r, nil
@@ -139,7 +139,9 @@ func CheckSize(size uint64) error {
 		return tooLarge("%d bytes (%s) are more than this machine's memory (%s of RAM and swap)", size, sizeString(size), sizeString(m))
 	}
 	if a := availableMemory(); a != 0 && size > a {
-		return tooLarge("%d bytes (%s) are more than the memory available now (%s, free RAM and swap within this process's memory limit)", size, sizeString(size), sizeString(a))
+		e := tooLarge("%d bytes (%s) are more than the memory available now (%s, free RAM and swap within this process's memory limit)", size, sizeString(size), sizeString(a)).(*sizeError)
+		e.errs = append(e.errs, ErrMemoryNow)
+		return e
 	}
 	return nil
 }
@@ -215,6 +217,12 @@ func (r *Region) free() error {
 	}
 	return unmap(m)
 }
+
+// ErrMemoryNow is matched, beside sift.ErrTooLarge, by the errors of
+// memory refused for what is available now (CheckSize's second test, a
+// mapping the system refused), which may be granted later; not by those
+// of sizes beyond the machine or the platform, which will not.
+var ErrMemoryNow = errors.New("not enough memory available now")
 
 // sizeError reads as msg and matches each of errs with errors.Is: the
 // sift sentinel and, for a refused mapping, the system's error. Its message

@@ -85,7 +85,8 @@ func TestWriteAtomicMode(t *testing.T) {
 		os.Remove(path)
 	}
 	// While it is written, the temporary file of a file that must not be
-	// readable by others is not (it was 0666 less the umask: 0644 here).
+	// readable by others is not (it would be if every temporary file were
+	// created 0666 less the umask, as new files are: 0644 here).
 	for _, c := range []struct {
 		name string
 		old  fs.FileMode // 0: no file there

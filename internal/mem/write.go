@@ -83,21 +83,12 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 	RemoveStale(path)
 	// The temporary file is private (0600) until the chmod gives it mode,
 	// except a new file's, which the system creates with 0666 less the
-	// umask (as cp and the shell's > do): that is its mode, read back.
+	// umask (as cp and the shell's > do) and which keeps that mode.
 	perm := os.FileMode(0o600)
 	if fresh {
 		perm = 0o666
 	}
 	tmp, err := createTemp(path, perm)
-	if err == nil && fresh {
-		var st fs.FileInfo
-		if st, err = tmp.Stat(); err == nil {
-			mode = st.Mode().Perm()
-		} else {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}
 	if err != nil {
 		return 0, fmt.Errorf("creating a temporary file for %s: %w", path, err)
 	}
@@ -127,7 +118,9 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 	bw := bufio.NewWriterSize(tmp, 1<<20)
 	_ = step("write", func() (e error) { n, e = write(bw); return e })
 	_ = step("write", bw.Flush)
-	_ = step("chmod", func() error { return tmp.Chmod(mode) })
+	if !fresh {
+		_ = step("chmod", func() error { return tmp.Chmod(mode) })
+	}
 	_ = step("fsync", tmp.Sync)
 	_ = step("close", tmp.Close)
 	if err != nil {
