@@ -58,7 +58,8 @@ func init() {
 // filter: Filter.ContainsHash's answer, inlined (see Probe). It panics on
 // the zero Probe, and on a Probe of a filter closed since: with the
 // runtime's index error, not ErrClosed, since that check would put it over
-// the inlining budget (sbbf's Probe, 15 cheaper, makes it).
+// the inlining budget: with it this ContainsHash would cost 90 of the
+// compiler's 80 (76 without; sbbf's Probe costs 67 with its check).
 //
 // The probe: VPBROADCASTD of h's low 32 bits, VPMULLD by the interleaved
 // salts, then the bit numbers (the products' top 6 bits) as 64-bit shift

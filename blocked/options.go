@@ -26,7 +26,7 @@ const (
 )
 
 func collect(opts []Option) options {
-	o := options{growth: DefaultGrowth, ratio: DefaultTightening}
+	o := options{growth: DefaultGrowth, ratio: DefaultTightening, win: windowOptions{generations: DefaultGenerations}}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)

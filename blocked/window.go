@@ -22,8 +22,7 @@ const (
 
 // windowOptions are the options only NewWindow and ReadWindow use.
 type windowOptions struct {
-	generations int
-	gensSet     bool // WithGenerations was given (0 is then refused)
+	generations int // DefaultGenerations unless WithGenerations (collect)
 	clock       func() time.Time
 	sliceKeys   uint64
 	expiryOnAdd bool
@@ -66,14 +65,10 @@ func checkGenerations(g int) error {
 // gens returns the generations WithGenerations asks for
 // (DefaultGenerations without it), or ErrInvalidOption.
 func (o windowOptions) gens() (int, error) {
-	g := o.generations
-	if !o.gensSet {
-		g = DefaultGenerations
-	}
-	if err := checkGenerations(g); err != nil {
+	if err := checkGenerations(o.generations); err != nil {
 		return 0, err
 	}
-	return g, nil
+	return o.generations, nil
 }
 
 // WithGenerations sets the number of generations G of a Window (default
@@ -86,7 +81,7 @@ func (o windowOptions) gens() (int, error) {
 // and 64; at 0.1%, 38.6, 34.7, 34.5, 37.5 and 49.3 (each generation holds
 // n/(G-1) keys at fpp/G). Used by NewWindow and OptimalWindowSize.
 func WithGenerations(g int) Option {
-	return func(o *options) { o.win.generations, o.win.gensSet = g, true }
+	return func(o *options) { o.win.generations = g }
 }
 
 // WithClock sets the clock a Window reads to decide which slice it is in.

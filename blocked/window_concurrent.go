@@ -83,7 +83,7 @@ func concurrentWindow(w *Window) *ConcurrentWindow {
 	c.adds.Store(w.added) // epoch 0 ends after sliceKeys adds, w.added of them made
 	w.ex.stop()
 	c.ex.after = w.ex.after
-	if c.slice != 0 { // a window by count reads no clock (WithClock's doc)
+	if c.ex.after != nil { // as rotate's: no timer, no clock read (a count window reads none: WithClock's doc)
 		c.ex.arm(0, untilEnd(s.start, c.slice, c.clock().UnixNano()))
 	}
 	if c.expiryOnAdd || c.slice == 0 {

@@ -3,7 +3,6 @@ package blocked
 import (
 	"encoding"
 	"io"
-	"runtime"
 )
 
 var (
@@ -31,8 +30,7 @@ func (c *ConcurrentWindow) snapshot() (*Window, error) {
 		// copy's slice is full, and its next add rotates.
 		w.added = min(c.adds.Load()-s.epoch*c.sliceKeys, c.sliceKeys)
 	}
-	cp, err := c.atomicCopy()
-	runtime.KeepAlive(c)
+	cp, err := c.atomicCopy() // the deferred Unlock keeps c alive
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +45,14 @@ func (c *ConcurrentWindow) snapshot() (*Window, error) {
 // it back with ReadConcurrentWindow or ConcurrentWindowFromBytes (or as a
 // Window: the encodings are the same kind). For a closed or zero window it
 // returns an error wrapping ErrClosed.
-func (c *ConcurrentWindow) MarshalBinary() ([]byte, error) { return c.AppendBinary(nil) }
+func (c *ConcurrentWindow) MarshalBinary() ([]byte, error) {
+	w, err := c.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	return w.MarshalBinary() // sized for the whole encoding at once
+}
 
 // AppendBinary appends MarshalBinary's bytes to b (encoding.BinaryAppender).
 func (c *ConcurrentWindow) AppendBinary(b []byte) ([]byte, error) {

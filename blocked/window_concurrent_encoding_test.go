@@ -3,7 +3,6 @@ package blocked
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -116,6 +115,8 @@ func TestConcurrentWindowSaveWhileAdding(t *testing.T) {
 			}
 		}()
 	}
+	halt := sync.OnceFunc(func() { stop.Store(true); wg.Wait() })
+	defer halt()
 	rounds := 40
 	if testing.Short() {
 		rounds = 10
@@ -131,27 +132,18 @@ func TestConcurrentWindowSaveWhileAdding(t *testing.T) {
 			w, err = WindowFromBytes(b)
 		}
 		if err != nil {
-			stop.Store(true)
-			wg.Wait()
 			t.Fatal(err)
 		}
-		missing := ""
 		for wr := range writers {
-			for i := uint64(1); i <= before[wr] && missing == ""; i++ {
+			for i := uint64(1); i <= before[wr]; i++ {
 				if !w.ContainsUint64(uint64(wr)<<32 | i) {
-					missing = fmt.Sprintf("snapshot %d: writer %d's key %d, added before the snapshot began, is missing", r, wr, i)
+					t.Fatalf("snapshot %d: writer %d's key %d, added before the snapshot began, is missing", r, wr, i)
 				}
 			}
 		}
 		w.Close()
-		if missing != "" {
-			stop.Store(true)
-			wg.Wait()
-			t.Fatal(missing)
-		}
 	}
-	stop.Store(true)
-	wg.Wait()
+	halt()
 	c.Close()
 	if _, err := c.MarshalBinary(); !errors.Is(err, ErrClosed) {
 		t.Errorf("MarshalBinary of a closed window: %v, want ErrClosed", err)
@@ -186,39 +178,28 @@ func TestConcurrentWindowSaveWhileRotating(t *testing.T) {
 			}
 		}()
 	}
+	defer func() { stop.Store(true); wg.Wait() }()
 	rounds := 300
 	if testing.Short() {
 		rounds = 50
 	}
-	var failed error
 	for range rounds {
 		b, err := c.MarshalBinary()
 		if err != nil {
-			failed = err
-			break
+			t.Fatal(err)
 		}
 		w, err := WindowFromBytes(b)
 		if err != nil {
-			failed = err
-			break
+			t.Fatal(err)
 		}
 		w.Close()
 		cw, err := ConcurrentWindowFromBytes(b)
 		if err != nil {
-			failed = err
-			break
+			t.Fatal(err)
 		}
 		if cw.AddUint64(1 << 63); !cw.ContainsUint64(1 << 63) {
-			failed = errors.New("a resumed window did not take a new key")
+			t.Fatal("a resumed window did not take a new key")
 		}
 		cw.Close()
-		if failed != nil {
-			break
-		}
-	}
-	stop.Store(true)
-	wg.Wait()
-	if failed != nil {
-		t.Fatal(failed)
 	}
 }

@@ -3,12 +3,12 @@ package classic
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/sift-go/sift/internal/format"
 	"io"
 	"math"
 	"runtime"
 
 	"github.com/sift-go/sift/internal/errs"
+	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/mem"
 )
 

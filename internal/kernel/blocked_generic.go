@@ -100,8 +100,8 @@ func BlockedContains1Generic(blocks []Block, k int, h uint64) bool {
 
 // ErrNoBlocks is what the single-key calls panic with on an empty block
 // array: that of a closed filter, or of a zero value no constructor or
-// decoder made. It wraps errs.Closed (sift.ErrClosed) and reads as package
-// blocked's own panics for that misuse do (blocked/errors.go's errUse).
+// decoder made. It wraps errs.Closed (sift.ErrClosed) and is package
+// blocked's panic value for that misuse too (blocked/errors.go's errUse).
 var ErrNoBlocks error = errs.New("blocked", "use of a closed filter, or of a zero value never made by a constructor, UnmarshalBinary or ReadFrom", errs.Closed)
 
 // ErrNoSBBFBlocks is ErrNoBlocks for the split-block kernels, in package

@@ -71,10 +71,12 @@ var opVars = [NumOps]*kernelSet{
 // ContainsHashes runs OpBlockedContainsLarge's kernel set instead of
 // OpBlockedContains's. Below it the batch kernels keep their block
 // offsets in a ring (amd64's ringMaxBlocks, the same size); from it on
-// they compute the offsets twice. On each of the three CPUs measured the
-// AVX-512 probe led at 1e6 keys (1.2 MiB, in L2) and the AVX2 probe at 1e7
-// (12 MiB: past L2, still inside the L3 of all three machines; table.go
-// has the figures). The threshold between is this mode switch, not a
+// they compute the offsets twice. On each of the three CPUs measured (an
+// Intel Xeon family 6 model 207, AMD EPYC family 26 model 2 (Zen 5) and
+// family 25 model 17 (Zen 4)) the AVX-512 probe led at 1e6 keys (1.2 MiB:
+// in L2 on the Intel, 2 MiB a core; in L3 on the Zens, 1 MiB of L2) and
+// the AVX2 probe at 1e7 (12 MiB: past L2, still inside the L3 of all
+// three machines; table.go has the figures). The threshold between is this mode switch, not a
 // measured crossover. Past the L3 (1e8 keys, 120 MB) on the AMD EPYC
 // family 25 model 17 (Zen 4) VM the two probes measured level, both at the
 // memory system's limit (table.go's Zen 4 entry), so there is no third

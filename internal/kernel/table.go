@@ -362,10 +362,11 @@ func lookup(key cpu.Key) *tableEntry {
 
 // unknownVendor is the entry of a vendor the table does not know: the
 // Intel order, which loses least where it is wrong. Each cost is the
-// wrong set's time over the right one's: on the Zen 5 above the Intel
-// order would take 1.08x (avx2's blocked AddHashes, 1.33 vs 1.23 ns at
-// 1e6); on the Intel model 207 the Zen 5 order would take 1.13x (avx512's
-// blocked AddHashes at 1e7) and the Zen 4 order 1.18x (avx2's blocked
+// wrong set's time over the right one's: on the AMD EPYC family 26
+// model 2 (Zen 5) above the Intel order would take 1.08x (avx2's blocked
+// AddHashes, 1.33 vs 1.23 ns at 1e6); on the Intel Xeon family 6 model
+// 207 the Zen 5 order would take 1.13x (avx512's blocked AddHashes at 1e7)
+// and the AMD EPYC family 25 model 17 (Zen 4) order 1.18x (avx2's blocked
 // ContainsHash at 1e7, whose avx512/avx2 ratio there was 0.85).
 func unknownVendor() *tableEntry { return &table[0] }
 
