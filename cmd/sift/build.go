@@ -304,10 +304,11 @@ func runBuild(e *env) (int, error) {
 		// Cuckoo: a key the filter already reported present (a duplicate
 		// line, or a false positive) was not stored again, however few.
 		distinct = fmt.Sprintf(" (%d stored: %d duplicates or false positives not stored again)", st.count, keys-st.count)
-		perKey = fmt.Sprintf("%.2f", float64(st.payloadBytes)*8/float64(max(st.count, 1)))
 	case keys > 0 && float64(st.count) < 0.98*float64(keys):
 		// Duplicate lines (the filter's count absorbs them).
 		distinct = fmt.Sprintf(" (about %d distinct)", st.count)
+	}
+	if distinct != "" { // bits per key stored, not per line read
 		perKey = fmt.Sprintf("%.2f", float64(st.payloadBytes)*8/float64(max(st.count, 1)))
 	}
 	// The time and rate cover reading the keys, including the counting

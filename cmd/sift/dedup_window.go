@@ -317,6 +317,8 @@ func (wd *windowDedup) addNew(b *lineBatch, isNew []bool, lr *lineReader) {
 	}
 	wd.times = append(wd.times[:0], make([]int64, n)...)
 	wd.bad = append(wd.bad[:0], make([]bool, n)...)
+	// where names line i of the batch, for the first line of a report.
+	where := func(i int) string { return fmt.Sprintf("%s line %d", lr.name, lr.line-int64(n)+1+int64(i)) }
 	start := 0
 	for i, end := range b.ends {
 		field := wd.cfg.timeSel.key(trimEOL(b.text[start:end]))
@@ -326,7 +328,7 @@ func (wd *windowDedup) addNew(b *lineBatch, isNew []bool, lr *lineReader) {
 			wd.times[i] = t
 			if t > ahead {
 				if wd.futureLines == 0 {
-					wd.futureFirst = fmt.Sprintf("%s line %d: %s", lr.name, lr.line-int64(n)+1+int64(i), field)
+					wd.futureFirst = fmt.Sprintf("%s: %s", where(i), field)
 				}
 				wd.futureLines++
 			}
@@ -334,7 +336,7 @@ func (wd *windowDedup) addNew(b *lineBatch, isNew []bool, lr *lineReader) {
 		}
 		wd.bad[i], isNew[i] = true, true
 		if wd.badLines == 0 {
-			wd.badFirst = fmt.Sprintf("%s line %d: %s", lr.name, lr.line-int64(n)+1+int64(i), describeBadTime(field, wd.cfg))
+			wd.badFirst = where(i) + ": " + describeBadTime(field, wd.cfg)
 		}
 		wd.badLines++
 	}
@@ -361,19 +363,13 @@ func (wd *windowDedup) addNew(b *lineBatch, isNew []bool, lr *lineReader) {
 // not go back, so every later line dated before it was taken as at it,
 // and the keys (and a -state written) are kept until then.
 func (wd *windowDedup) futureReport() string {
-	lines := "lines"
-	if wd.futureLines == 1 {
-		lines = "line"
-	}
+	lines := "line" + plural(int(min(wd.futureLines, 2)))
 	return fmt.Sprintf("warning: %d %s dated more than the window (%v) after this machine's clock (first: %s): the window's time went on to theirs and does not go back, so later lines dated before it were taken as at it, and the keys seen are kept until then (-state too)", wd.futureLines, lines, wd.w.Window(), wd.futureFirst)
 }
 
 // badReport is the message for the lines without a valid time.
 func (wd *windowDedup) badReport() string {
-	lines := "lines"
-	if wd.badLines == 1 {
-		lines = "line"
-	}
+	lines := "line" + plural(int(min(wd.badLines, 2)))
 	return fmt.Sprintf("%d %s without a valid time in field %d printed without de-duplication (first: %s)", wd.badLines, lines, wd.cfg.timeSel.field, wd.badFirst)
 }
 

@@ -4,7 +4,7 @@
 // Usage:
 //
 //	sift build [-kind blocked|cuckoo|classic|sbbf] [-guava] [-n N | -blocks B [-k K] | -buckets N] [-fpp P]
-//	           [-seed S] [-bits 8|16] [-generation G] [-j N] [-f N [-d C]] -o FILE [INPUT...]
+//	           [-seed S] [-bits 8|16] [-copies] [-generation G] [-j N] [-f N [-d C]] -o FILE [INPUT...]
 //	sift merge [-generation G] [-q] -o FILE SHARD.sift...
 //	sift query [-v] [-c] [-q] [-f N [-d C]] [-kind K | -guava] [-as-of T] FILE [INPUT...]
 //	sift dedup [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [-progress] [INPUT...]
@@ -55,7 +55,11 @@
 // the size, and at least its first stage's, sized for 2^18 keys: 470 KiB at
 // 1%); the other kinds refuse with a clear error.
 // Duplicate lines are harmless. A cuckoo filter that fills up before the
-// input ends makes build fail, suggesting a larger -n. Before it reads
+// input ends makes build fail, suggesting a larger -n. A cuckoo build
+// stores a key once, skipping lines the filter already reports present;
+// with -copies it stores every line's key, repeats as copies, so that keys
+// can later be removed in Go without taking others' fingerprints with them
+// (a key on more lines than its two buckets hold, 8, fails the build). Before it reads
 // anything, build checks that every input can be read, that the filter
 // fits in the machine's memory (the size the kind will allocate) and that
 // FILE can be written (its directory exists and takes a new file, FILE is

@@ -220,13 +220,17 @@ func checkEnd(f *os.File, br *bufio.Reader) error {
 	return trailingErr(uint64(max(st.Size()-(pos-int64(br.Buffered())), 1)))
 }
 
+// changedHint is what filterErr and changedErr add to the error of a file
+// that changed while it was read.
+const changedHint = " (was it being written? run again once the copy is complete)"
+
 // filterErr prefixes a decoding error with the file name and, for damage,
 // says what it means for the operator.
 func filterErr(path string, err error) error {
 	hint := ""
 	switch {
 	case errors.Is(err, mem.ErrChanged):
-		hint = " (was it being written? run again once the copy is complete)"
+		hint = changedHint
 	case errors.Is(err, sift.ErrMagic):
 		hint = " (is it a sift filter file? sift query and info read a Guava BloomFilter with -guava)"
 	case errors.Is(err, sift.ErrChecksum):

@@ -135,7 +135,7 @@ func describe(w io.Writer, path, want string) error {
 	// (and refused a filter query could read).
 	fileSize := uint64(len(b))
 	bitsSet := -1.0
-	if verifyErr == nil {
+	if verifyErr == nil && countsBits(h.Kind) {
 		bitsSet = bloomFill(h.Kind, enc[h.PayloadOffset:])
 	}
 	b, enc = nil, nil
@@ -252,9 +252,19 @@ func unchanged(path string, read fs.FileInfo) error {
 }
 
 // changedErr is err (a file that changed while it was read) with what to
-// do about it.
-func changedErr(err error) error {
-	return fmt.Errorf("%w (was it being written? run again once the copy is complete)", err)
+// do about it, as filterErr says it.
+func changedErr(err error) error { return fmt.Errorf("%w%s", err, changedHint) }
+
+// countsBits reports whether info counts the set bits of a file of kind
+// k for its fill: the Bloom kinds whose stats leave fill at -1 (cuckoo's
+// and the classic kinds' stats give theirs, and a pass over the payload
+// for them would be wasted).
+func countsBits(k sift.Kind) bool {
+	switch k {
+	case sift.KindBlocked, sift.KindSplitBlock, sift.KindScalable, sift.KindWindow:
+		return true
+	}
+	return false
 }
 
 // bloomFill returns the fraction of the filter's bits that are set in the
@@ -275,7 +285,7 @@ func bloomFill(k sift.Kind, payload []byte) float64 {
 		n := float64(8 * len(stage))
 		ones += bitFill(stage) * n
 		total += n
-		off += (st.Size + 63) &^ 63
+		off += (st.Size + format.Align - 1) &^ (format.Align - 1) // stages start 64-byte aligned
 	}
 	if total == 0 {
 		return 0

@@ -41,9 +41,10 @@ func openWindowClock(path string, clock func() time.Time) (queryFilter, error) {
 	return windowReader{w}, nil
 }
 
-// openWindowAsOf opens the window file at path for query -as-of at: "now",
+// openWindowAsOf opens the window file at path for query -as-of at:
 // "latest" (a clock at the epoch's start, which a window treats as
-// standing still at its latest slice) or an RFC 3339 time. A file of
+// standing still at its latest slice) or an RFC 3339 time (query reads
+// "now", the default, as no -as-of). A file of
 // another kind (or -kind other than window) is an error.
 func openWindowAsOf(path, want, at string) (queryFilter, error) {
 	if want != "" && want != "window" {
@@ -51,7 +52,6 @@ func openWindowAsOf(path, want, at string) (queryFilter, error) {
 	}
 	var clock func() time.Time
 	switch at {
-	case "now":
 	case "latest":
 		clock = func() time.Time { return time.Unix(0, math.MinInt64) }
 	default:
@@ -81,7 +81,7 @@ func openWindowAsOf(path, want, at string) (queryFilter, error) {
 	}
 	// A window that advances by count has no time to answer as of: its
 	// slices turn every SliceKeys adds whatever the clock says.
-	if w := f.(windowReader).w; at != "now" && at != "latest" && w.SliceKeys() != 0 {
+	if w := f.(windowReader).w; at != "latest" && w.SliceKeys() != 0 {
 		f.close()
 		return nil, fmt.Errorf("%s: -as-of %s: this window advances every %d adds, not by time; query it without -as-of", path, at, w.SliceKeys())
 	}

@@ -19,11 +19,7 @@ import (
 // keyFile writes n keys "prefix-i" and returns its path.
 func keyFile(t *testing.T, dir, prefix string, n int) string {
 	t.Helper()
-	var b bytes.Buffer
-	for i := range n {
-		fmt.Fprintf(&b, "%s-%d\n", prefix, i)
-	}
-	return writeFile(t, dir, prefix+".txt", b.Bytes())
+	return writeFile(t, dir, prefix+".txt", keyLines(prefix, n))
 }
 
 // count runs sift query -c and returns the count.
@@ -209,6 +205,7 @@ func TestBuildGeometryFlags(t *testing.T) {
 		{[]string{"-n", "0"}, "-n 0: a filter is sized for at least one key"},
 		{[]string{"-blocks", "4294967297", "-k", "3"}, "a blocked filter has at most 4294967296 blocks"},
 		{[]string{"-kind", "sbbf", "-blocks", "4294967296"}, "a split-block filter has at most"},
+		{[]string{"-kind", "cuckoo", "-buckets", "4294967296"}, "a cuckoo filter has at most"},
 		{[]string{"-blocks", "10", "-k", "17"}, "k"},
 		{[]string{"-j", "0"}, "-j 0"},
 		{[]string{"-guava", "-generation", "3"}, "Guava's format"},

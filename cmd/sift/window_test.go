@@ -47,20 +47,30 @@ func TestWindowFiles(t *testing.T) {
 	}
 }
 
+// countWindowFile writes, in dir, a window that advances every sliceKeys
+// adds (made with the Go API: the CLI makes only time windows) holding
+// key, and returns its path.
+func countWindowFile(t *testing.T, dir string, sliceKeys uint64, key string) string {
+	t.Helper()
+	w, err := blocked.NewWindow(1000, 0.01, 0, blocked.WithSliceKeys(sliceKeys))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.AddString(key)
+	path := filepath.Join(dir, "cw.sift")
+	if err := sift.WriteFile(path, w, 1); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // TestCountWindowFile: info describes a window that advances by count,
 // its span in adds (it divided by the slice time such a window does not
 // have, and exited with "internal error: integer divide by zero"), and
 // query answers from it.
 func TestCountWindowFile(t *testing.T) {
-	w, err := blocked.NewWindow(1000, 0.01, 0, blocked.WithSliceKeys(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.AddString("alice")
-	path := filepath.Join(t.TempDir(), "cw.sift")
-	if err := sift.WriteFile(path, w, 1); err != nil {
-		t.Fatal(err)
-	}
+	path := countWindowFile(t, t.TempDir(), 100, "alice")
 	r := mustRun(t, nil, "info", path)
 	for _, want := range []string{"4 generations", "window of 300 adds (a slice of 100 keys)", "checksum:    ok"} {
 		if !strings.Contains(r.stdout, want) {
@@ -123,13 +133,7 @@ func TestQueryWindowAsOf(t *testing.T) {
 	wantError(t, runSift(t, nil, "query", "-as-of", "latest", "-guava", state), "-as-of is for window files")
 	// A window that advances by count (made with the Go API) has no time
 	// to answer as of; "latest" and "now" are its only time anyway.
-	countWin, err := blocked.NewWindow(100, 0.01, 0, blocked.WithSliceKeys(10))
-	if err != nil {
-		t.Fatal(err)
-	}
-	countWin.AddString("k")
-	data, _ := countWin.MarshalBinary()
-	countState := writeFile(t, dir, "count.sift", data)
+	countState := countWindowFile(t, dir, 10, "k")
 	wantError(t, runSift(t, nil, "query", "-as-of", "2025-11-25T10:30:00Z", countState), "advances every 10 adds, not by time")
 	for _, at := range []string{"latest", "now"} {
 		if r := runSift(t, []byte("k\n"), "query", "-c", "-as-of", at, countState); strings.TrimSpace(r.stdout) != "1" {
