@@ -72,6 +72,35 @@ func TestRefusedFromHead(t *testing.T) {
 	}
 }
 
+// refusedUpdate serves a window file, opens it for polling (with opts),
+// makes the next n attempts of the way fail (reload.FailObtain or
+// FailServe) with refusal, then replaces the file (generation 2) and pins
+// its modification time outside the racy window, so that only the
+// refusal's kind decides whether the poll tries the unchanged file again.
+// The hook is undone at the end of the test, or by calling restore.
+func refusedUpdate(t *testing.T, fail func(int, error) func(), n int, refusal error, opts ...reload.Option) (f *reload.Filter, restore func()) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "f.sift")
+	publish(t, path, encode(t, sift.KindWindow, keysOf("k", 1000), 1, 0))
+	f, err := reload.Open(path, append([]reload.Option{reload.WithInterval(0)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	restore = fail(n, refusal)
+	t.Cleanup(restore)
+	publish(t, path, encode(t, sift.KindWindow, keysOf("n", 1000), 2, 0))
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	return f, restore
+}
+
+// refusalWays are the two places a refusal of memory comes from: the
+// file's copy, and the view's own memory (a window's generations).
+var refusalWays = map[string]func(int, error) func(){"copy": reload.FailObtain, "view": reload.FailServe}
+
 // TestMemoryRefusalRetried: a file refused for want of memory (the memory
 // available now), for its copy or for the view's own memory (a window's
 // generations), is tried again by the poll, without Reload and although
@@ -80,25 +109,9 @@ func TestRefusedFromHead(t *testing.T) {
 // and the old version stayed served until the file changed.
 func TestMemoryRefusalRetried(t *testing.T) {
 	refusal := fmt.Errorf("read: %w: %w: 1000 bytes", sift.ErrTooLarge, mem.ErrMemoryNow)
-	for name, fail := range map[string]func(int, error) func(){"copy": reload.FailObtain, "view": reload.FailServe} {
-		dir := t.TempDir()
-		path := filepath.Join(dir, "f.sift")
-		publish(t, path, encode(t, sift.KindWindow, keysOf("k", 1000), 1, 0))
+	for name, fail := range refusalWays {
 		var reported []error
-		f, err := reload.Open(path, reload.WithInterval(0), reload.WithOnError(func(err error) { reported = append(reported, err) }))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		restore := fail(3, refusal)
-		t.Cleanup(restore)
-		publish(t, path, encode(t, sift.KindWindow, keysOf("n", 1000), 2, 0))
-		// Pin the modification time outside the racy window, so that
-		// only the memory refusal can make the poll try again.
-		old := time.Now().Add(-time.Hour)
-		if err := os.Chtimes(path, old, old); err != nil {
-			t.Fatal(err)
-		}
+		f, restore := refusedUpdate(t, fail, 3, refusal, reload.WithOnError(func(err error) { reported = append(reported, err) }))
 		for i := range 3 {
 			if err := f.Poll(); !errors.Is(err, sift.ErrTooLarge) {
 				t.Fatalf("%s: poll %d: %v, want the memory refusal", name, i, err)
@@ -123,22 +136,8 @@ func TestMemoryRefusalRetried(t *testing.T) {
 // read it again, even once the same read would succeed.
 func TestPermanentSizeRefusalNotRetried(t *testing.T) {
 	refusal := fmt.Errorf("read: %w: 2^50 bytes are more than this machine's memory", sift.ErrTooLarge)
-	for name, fail := range map[string]func(int, error) func(){"copy": reload.FailObtain, "view": reload.FailServe} {
-		dir := t.TempDir()
-		path := filepath.Join(dir, "f.sift")
-		publish(t, path, encode(t, sift.KindWindow, keysOf("k", 1000), 1, 0))
-		f, err := reload.Open(path, reload.WithInterval(0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		restore := fail(1, refusal)
-		t.Cleanup(restore)
-		publish(t, path, encode(t, sift.KindWindow, keysOf("n", 1000), 2, 0))
-		old := time.Now().Add(-time.Hour) // outside the racy window
-		if err := os.Chtimes(path, old, old); err != nil {
-			t.Fatal(err)
-		}
+	for name, fail := range refusalWays {
+		f, restore := refusedUpdate(t, fail, 1, refusal)
 		if err := f.Poll(); !errors.Is(err, sift.ErrTooLarge) {
 			t.Fatalf("%s: first poll: %v, want the refusal", name, err)
 		}
