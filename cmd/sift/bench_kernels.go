@@ -92,11 +92,8 @@ var kernelMeasures = [kernel.NumOps]kernelMeasure{
 		d := now() - start
 		return d, len(fx.sample), falseNegatives(found, len(fx.sample))
 	},
-	kernel.OpBlockedAdd: func(fx *kernelFixture, now func() time.Duration) (time.Duration, int, error) {
-		start := now()
-		batches(fx.sample, fx.bl.AddHashes)
-		return now() - start, len(fx.sample), nil
-	},
+	kernel.OpBlockedAdd:      measureBlockedAdd,
+	kernel.OpBlockedAddLarge: measureBlockedAdd,
 	kernel.OpCuckooContains: func(fx *kernelFixture, now func() time.Duration) (time.Duration, int, error) {
 		found := 0
 		start := now()
@@ -206,6 +203,14 @@ var kernelMeasures = [kernel.NumOps]kernelMeasure{
 	},
 }
 
+// measureBlockedAdd measures blocked AddHashes, which is OpBlockedAdd or
+// OpBlockedAddLarge by the filter's size (kernelApplies).
+func measureBlockedAdd(fx *kernelFixture, now func() time.Duration) (time.Duration, int, error) {
+	start := now()
+	batches(fx.sample, fx.bl.AddHashes)
+	return now() - start, len(fx.sample), nil
+}
+
 // measureBlockedContains measures blocked ContainsHashes, which is
 // OpBlockedContains or OpBlockedContainsLarge by the filter's size
 // (kernelApplies).
@@ -218,15 +223,16 @@ func measureBlockedContains(fx *kernelFixture, now func() time.Duration) (time.D
 }
 
 // kernelApplies reports whether op runs on a blocked filter of blocks
-// blocks: blocked ContainsHashes is two operations, OpBlockedContains
-// under kernel.LargeBlocks blocks and OpBlockedContainsLarge from there
-// on, and each size measures the one it runs.
+// blocks: blocked ContainsHashes and AddHashes are two operations each,
+// OpBlockedContains and OpBlockedAdd under kernel.LargeBlocks blocks and
+// OpBlockedContainsLarge and OpBlockedAddLarge from there on, and each
+// size measures the ones it runs.
 func kernelApplies(op kernel.Op, blocks uint64) bool {
 	large := blocks >= kernel.LargeBlocks
 	switch op {
-	case kernel.OpBlockedContains:
+	case kernel.OpBlockedContains, kernel.OpBlockedAdd:
 		return !large
-	case kernel.OpBlockedContainsLarge:
+	case kernel.OpBlockedContainsLarge, kernel.OpBlockedAddLarge:
 		return large
 	}
 	return true

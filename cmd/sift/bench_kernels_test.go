@@ -31,8 +31,9 @@ func TestBenchKernels(t *testing.T) {
 	}
 	for op := range kernel.NumOps {
 		// A filter of 1000 keys is under kernel.LargeBlocks: no row for
-		// the large filters' lookups (TestKernelApplies has both).
-		want := op != kernel.OpBlockedContainsLarge
+		// the large filters' lookups and inserts (TestKernelApplies has
+		// both sizes).
+		want := op != kernel.OpBlockedContainsLarge && op != kernel.OpBlockedAddLarge
 		found := false
 		for _, line := range strings.Split(r.stdout, "\n") {
 			if f := strings.Fields(line); len(f) > 0 && f[0] == op.String() {
@@ -54,9 +55,10 @@ func TestBenchKernels(t *testing.T) {
 	}
 }
 
-// TestKernelApplies: blocked ContainsHashes is measured as
-// OpBlockedContains under kernel.LargeBlocks blocks and as
-// OpBlockedContainsLarge from there on; every other op at every size.
+// TestKernelApplies: blocked ContainsHashes and AddHashes are measured as
+// OpBlockedContains and OpBlockedAdd under kernel.LargeBlocks blocks and
+// as OpBlockedContainsLarge and OpBlockedAddLarge from there on; every
+// other op at every size.
 func TestKernelApplies(t *testing.T) {
 	for _, c := range []struct {
 		blocks       uint64
@@ -65,9 +67,9 @@ func TestKernelApplies(t *testing.T) {
 		for op := range kernel.NumOps {
 			want := true
 			switch op {
-			case kernel.OpBlockedContains:
+			case kernel.OpBlockedContains, kernel.OpBlockedAdd:
 				want = c.small
-			case kernel.OpBlockedContainsLarge:
+			case kernel.OpBlockedContainsLarge, kernel.OpBlockedAddLarge:
 				want = c.large
 			}
 			if got := kernelApplies(op, c.blocks); got != want {

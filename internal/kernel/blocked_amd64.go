@@ -207,7 +207,7 @@ var avx2Tables = func() (t [MaxK + 1]avx2Table) {
 }()
 
 func blockedAdd(blocks []Block, k int, hs []uint64) {
-	if blockedAddSet != setGeneric {
+	if blockedAddSetFor(uint64(len(blocks))) != setGeneric {
 		blockedAddAsm(blocks, k, hs)
 		return
 	}
@@ -221,7 +221,7 @@ func blockedContains(blocks []Block, k int, hs []uint64, out []bool) int {
 	return BlockedContainsGeneric(blocks, k, hs, out)
 }
 
-// blockedAddAsm runs the AVX-512 insert kernel if blockedAddSet says so,
+// blockedAddAsm runs the AVX-512 insert kernel if blockedAddSetFor says so,
 // else the AVX2 one, on any batch, empty
 // included.
 func blockedAddAsm(blocks []Block, k int, hs []uint64) {
@@ -232,13 +232,13 @@ func blockedAddAsm(blocks []Block, k int, hs []uint64) {
 	blockedAddN(&blocks[0][0], uint64(len(blocks)), k, hs)
 }
 
-// blockedAddN runs blockedAddSet's insert kernel on nblocks blocks at
+// blockedAddN runs blockedAddSetFor's insert kernel on nblocks blocks at
 // blocks: the AVX-512 one for fewer than 2^32 blocks (its VPMULUDQ takes
 // a 32-bit block count), else the AVX2 one, in batchMode's mode. hs is not
 // empty.
 func blockedAddN(blocks *uint64, nblocks uint64, k int, hs []uint64) {
 	mode := batchMode(nblocks, true)
-	if blockedAddSet == setAVX512 && nblocks < MaxBlocks {
+	if blockedAddSetFor(nblocks) == setAVX512 && nblocks < MaxBlocks {
 		blockedAddAVX512(blocks, nblocks, k, &hs[0], len(hs), mode)
 		return
 	}

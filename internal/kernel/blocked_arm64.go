@@ -65,7 +65,7 @@ var neonTables = func() (t [MaxK + 1]neonTable) {
 }()
 
 func blockedAdd(blocks []Block, k int, hs []uint64) {
-	if blockedAddSet == setNEON {
+	if blockedAddSetFor(uint64(len(blocks))) == setNEON {
 		blockedAddAsm(blocks, k, hs)
 		return
 	}

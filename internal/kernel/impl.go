@@ -31,7 +31,7 @@ var setNames = map[string]kernelSet{cpu.Generic: setGeneric, cpu.AVX2: setAVX2, 
 var (
 	blockedAdd1Set      kernelSet // BlockedAdd1 (blocked AddHash)
 	blockedContains1Set kernelSet // BlockedContains1 (blocked ContainsHash)
-	blockedAddSet       kernelSet // BlockedAdd (blocked AddHashes)
+	blockedAddSet       kernelSet // BlockedAdd (blocked AddHashes) under LargeBlocks blocks
 	blockedContainsSet  kernelSet // BlockedContains (blocked ContainsHashes) under LargeBlocks blocks
 	cuckooContainsSet   kernelSet // CuckooContains (cuckoo ContainsHashes)
 	cuckooAddSet        kernelSet // CuckooLocate, CuckooAlternates (cuckoo AddHashes)
@@ -41,8 +41,9 @@ var (
 	sbbfContainsSet     kernelSet // SBBFContains
 	blockedAddNew1Set   kernelSet // BlockedAddNew1 (blocked AddNewHash)
 	blockedAddNewSet    kernelSet // BlockedAddNew (blocked AddNewHashes)
-	// BlockedContains on filters of LargeBlocks blocks or more
+	// BlockedContains and BlockedAdd on filters of LargeBlocks blocks or more
 	blockedContainsLargeSet kernelSet
+	blockedAddLargeSet      kernelSet
 )
 
 // opVars maps each Op to its variable.
@@ -65,31 +66,47 @@ var opVars = [NumOps]*kernelSet{
 	OpWindowAddNew1:    &windowAddNew1Set,
 
 	OpBlockedContainsLarge: &blockedContainsLargeSet,
+	OpBlockedAddLarge:      &blockedAddLargeSet,
 }
 
 // LargeBlocks is the filter size, in blocks (4 MiB), from which blocked
-// ContainsHashes runs OpBlockedContainsLarge's kernel set instead of
-// OpBlockedContains's. Below it the batch kernels keep their block
-// offsets in a ring (amd64's ringMaxBlocks, the same size); from it on
-// they compute the offsets twice. On each of the three CPUs measured (an
-// Intel Xeon family 6 model 207, AMD EPYC family 26 model 2 (Zen 5) and
-// family 25 model 17 (Zen 4)) the AVX-512 probe led at 1e6 keys (1.2 MiB:
-// in L2 on the Intel, 2 MiB a core; in L3 on the Zens, 1 MiB of L2) and
-// the AVX2 probe at 1e7 (12 MiB: past L2, still inside the L3 of all
-// three machines; table.go has the figures). The threshold between is this mode switch, not a
-// measured crossover. Past the L3 (1e8 keys, 120 MB) on the AMD EPYC
-// family 25 model 17 (Zen 4) VM the two probes measured level, both at the
-// memory system's limit (table.go's Zen 4 entry), so there is no third
-// size class.
+// ContainsHashes and AddHashes run the kernel sets of
+// OpBlockedContainsLarge and OpBlockedAddLarge instead of those of
+// OpBlockedContains and OpBlockedAdd. Below it the batch kernels keep
+// their block offsets in a ring (amd64's ringMaxBlocks, the same size);
+// from it on they compute the offsets twice. On each of the three CPUs
+// measured (an Intel Xeon family 6 model 207, AMD EPYC family 26 model 2
+// (Zen 5) and family 25 model 17 (Zen 4)) the AVX-512 probe led at 1e6
+// keys (1.2 MiB: in L2 on the Intel, 2 MiB a core; in L3 on the Zens, 1
+// MiB of L2) and the AVX2 probe at 1e7 (12 MiB: past L2, still inside
+// the L3 of all three machines; table.go has the figures). On the Intel
+// the inserts split the same way (table.go's Intel entry); on the Zens
+// one set led inserts at both sizes. The threshold between is this mode
+// switch, not a measured crossover. Past the L3 (1e8 keys, 120 MB) on
+// the AMD EPYC family 25 model 17 (Zen 4) VM the two probes measured
+// level, both at the memory system's limit (table.go's Zen 4 entry), so
+// there is no third size class.
 const LargeBlocks = 1 << 16
+
+// bySize returns large on a filter of nblocks blocks from LargeBlocks on,
+// else small: the set of a size-split operation.
+func bySize(nblocks uint64, small, large kernelSet) kernelSet {
+	if nblocks >= LargeBlocks {
+		return large
+	}
+	return small
+}
 
 // blockedContainsSetFor returns the set BlockedContains runs on a filter
 // of nblocks blocks.
 func blockedContainsSetFor(nblocks uint64) kernelSet {
-	if nblocks >= LargeBlocks {
-		return blockedContainsLargeSet
-	}
-	return blockedContainsSet
+	return bySize(nblocks, blockedContainsSet, blockedContainsLargeSet)
+}
+
+// blockedAddSetFor returns the set BlockedAdd runs on a filter of nblocks
+// blocks.
+func blockedAddSetFor(nblocks uint64) kernelSet {
+	return bySize(nblocks, blockedAddSet, blockedAddLargeSet)
 }
 
 // impl is cpu.Auto while the table chooses, else the set forced for every

@@ -15,7 +15,7 @@ type Op uint8
 const (
 	OpBlockedAdd1          Op = iota // blocked AddHash: BlockedAdd1
 	OpBlockedContains1               // blocked ContainsHash: BlockedContains1
-	OpBlockedAdd                     // blocked AddHashes: BlockedAdd
+	OpBlockedAdd                     // blocked AddHashes under LargeBlocks blocks: BlockedAdd
 	OpBlockedContains                // blocked ContainsHashes under LargeBlocks blocks: BlockedContains
 	OpCuckooContains                 // cuckoo ContainsHashes: CuckooContains
 	OpCuckooAdd                      // cuckoo AddHashes, AddNewHashes: CuckooLocate, CuckooAlternates, CuckooInsert
@@ -30,6 +30,7 @@ const (
 	OpWindowAdd1                     // blocked Window AddHash: BlockedAddGenT
 	OpWindowAddNew1                  // blocked Window AddNewHash, AddNewHashes: BlockedAddNewGensT
 	OpBlockedContainsLarge           // blocked ContainsHashes on filters of LargeBlocks blocks or more: BlockedContains
+	OpBlockedAddLarge                // blocked AddHashes on filters of LargeBlocks blocks or more: BlockedAdd
 	NumOps                           // the number of operations
 )
 
@@ -40,7 +41,7 @@ var opNames = [NumOps]string{
 	"blocked.AddNewHash", "blocked.AddNewHashes",
 	"window.ContainsHash", "window.ContainsHashes",
 	"window.AddHash", "window.AddNewHash",
-	"blocked.ContainsHashes(4MiB+)",
+	"blocked.ContainsHashes(4MiB+)", "blocked.AddHashes(4MiB+)",
 }
 
 // String returns the operation's name, "blocked.AddHashes".
@@ -131,11 +132,11 @@ var table = []tableEntry{
 	//	window AddNewHash       0.92  4 of 6      0.74  6 of 6
 	//
 	// avx512 wherever it led at either size and did not trail at the
-	// other by more than 3%; avx2 for blocked AddHashes (level in cache,
-	// 13% ahead out of it) and the split-block batches; blocked
+	// other by more than 3%; avx2 for the split-block batches; blocked
 	// ContainsHashes splits by size (OpBlockedContainsLarge: avx2 from
-	// LargeBlocks on, where it was ahead in all six). cuckoo ContainsHashes
-	// measured level and keeps avx512.
+	// LargeBlocks on, where it was ahead in all six), and so, since,
+	// does blocked AddHashes (level in cache, 13% behind out of it in these
+	// six; below). cuckoo ContainsHashes measured level and keeps avx512.
 	//
 	// The entry was first measured on model 167 (Rocket Lake cores under
 	// KVM, issue #23), before the batch loops' offset ring and the AVX-512
@@ -147,12 +148,24 @@ var table = []tableEntry{
 	// not the 3-uop VPMULLQ they used then. Model 207 with today's kernels
 	// is the evidence now; the split-block single-key calls have no
 	// AVX-512 kernel (asm/sbbf's doc).
+	//
+	// blocked AddHashes splits by size since (OpBlockedAddLarge, from
+	// LargeBlocks on), from a later session on a machine of the same model
+	// (2026-11-27). Three more `sift bench -kernels` runs, avx512/avx2:
+	// 0.95, 0.95, 0.93 at 1e6 and 1.12, 1.18, 1.21 at 1e7; with the six
+	// above, avx512 ahead at 1e6 in 6 of 9 and behind at 1e7 in 8 of 9.
+	// The bench module's BenchmarkInsert (mode=batch, one process a set,
+	// `SIFT_KERNEL=avx2` and `avx512` alternated, eleven rounds;
+	// bench/results/intel-xeon-emr.md) had avx512/avx2 at a median 0.73
+	// at 1e5 (ahead in 11 of 11) and 0.69 at 1e6 (9 of 11). So avx512
+	// under 4 MiB and avx2 from there on, as for ContainsHashes.
 	{
 		name: "Intel family 6 (measured: model 207)", vendor: "Intel", family: 6,
 		order: [NumOps][]string{
 			OpBlockedAdd1:          avx512First,
 			OpBlockedContains1:     avx512First,
-			OpBlockedAdd:           avx2First,
+			OpBlockedAdd:           avx512First,
+			OpBlockedAddLarge:      avx2First,
 			OpBlockedContains:      avx512First,
 			OpBlockedContainsLarge: avx2First,
 			OpCuckooContains:       avx512First,
@@ -237,8 +250,8 @@ var table = []tableEntry{
 		order: [NumOps][]string{
 			OpBlockedAdd1: avx512First, OpBlockedContains1: avx2First,
 			OpBlockedAdd: avx2First, OpBlockedContains: avx512First,
-			OpBlockedContainsLarge: avx2First,
-			OpCuckooContains:       avx512First, OpCuckooAdd: avx512First,
+			OpBlockedAddLarge: avx2First, OpBlockedContainsLarge: avx2First,
+			OpCuckooContains: avx512First, OpCuckooAdd: avx512First,
 			OpSBBFAdd1: {cpu.AVX2}, OpSBBFContains1: {cpu.AVX2},
 			OpSBBFAdd: avx2First, OpSBBFContains: avx2First,
 			OpBlockedAddNew1: avx512First, OpBlockedAddNew: avx512First,
@@ -284,8 +297,8 @@ var table = []tableEntry{
 		order: [NumOps][]string{
 			OpBlockedAdd1: avx512First, OpBlockedContains1: avx512First,
 			OpBlockedAdd: avx512First, OpBlockedContains: avx512First,
-			OpBlockedContainsLarge: avx2First,
-			OpCuckooContains:       avx512First, OpCuckooAdd: avx512First,
+			OpBlockedAddLarge: avx512First, OpBlockedContainsLarge: avx2First,
+			OpCuckooContains: avx512First, OpCuckooAdd: avx512First,
 			OpSBBFAdd1: {cpu.AVX2}, OpSBBFContains1: {cpu.AVX2},
 			OpSBBFAdd: avx2First, OpSBBFContains: avx2First,
 			// Add-if-new: `sift bench -kernels`, three runs (thread CPU

@@ -33,7 +33,8 @@ func TestTableKnownCPUs(t *testing.T) {
 		got, why := choices(intel, intelAVX512)
 		want := [NumOps]string{
 			OpBlockedAdd1: cpu.AVX512, OpBlockedContains1: cpu.AVX512,
-			OpBlockedAdd: cpu.AVX2, OpBlockedContains: cpu.AVX512, OpBlockedContainsLarge: cpu.AVX2,
+			OpBlockedAdd: cpu.AVX512, OpBlockedContains: cpu.AVX512,
+			OpBlockedAddLarge: cpu.AVX2, OpBlockedContainsLarge: cpu.AVX2,
 			OpCuckooContains: cpu.AVX512, OpCuckooAdd: cpu.AVX512,
 			OpSBBFAdd1: cpu.AVX2, OpSBBFContains1: cpu.AVX2,
 			OpSBBFAdd: cpu.AVX2, OpSBBFContains: cpu.AVX2,
@@ -60,7 +61,7 @@ func TestTableKnownCPUs(t *testing.T) {
 				w = cpu.AVX2 // measured ahead on AMD EPYC Zen 4 (family 25 model 17) and Zen 5 (family 26 model 2)
 			case OpBlockedContainsLarge:
 				w = cpu.AVX2 // measured ahead at 1e7 (inside L3) on AMD EPYC Zen 4 (family 25 model 17) and Zen 5 (family 26 model 2)
-			case OpBlockedContains1, OpBlockedAdd:
+			case OpBlockedContains1, OpBlockedAdd, OpBlockedAddLarge:
 				if zen.Family == 25 {
 					w = cpu.AVX2 // measured ahead on Zen 4
 				}
@@ -286,24 +287,33 @@ func TestMixedSets(t *testing.T) {
 	}
 }
 
-// Blocked ContainsHashes runs OpBlockedContainsLarge's set from
-// LargeBlocks blocks on and OpBlockedContains's below, whatever the two
-// are.
-func TestBlockedContainsSetBySize(t *testing.T) {
-	small, large := blockedContainsSet, blockedContainsLargeSet
-	defer func() { blockedContainsSet, blockedContainsLargeSet = small, large }()
-	for _, c := range []struct{ small, large kernelSet }{{setAVX512, setAVX2}, {setAVX2, setAVX512}, {setGeneric, setNEON}} {
-		blockedContainsSet, blockedContainsLargeSet = c.small, c.large
-		for _, n := range []uint64{1, LargeBlocks - 1} {
-			if got := blockedContainsSetFor(n); got != c.small {
-				t.Errorf("%d blocks: set %d, want %d (OpBlockedContains's)", n, got, c.small)
+// Blocked ContainsHashes and AddHashes run OpBlockedContainsLarge's and
+// OpBlockedAddLarge's sets from LargeBlocks blocks on and
+// OpBlockedContains's and OpBlockedAdd's below, whatever they are.
+func TestBlockedSetBySize(t *testing.T) {
+	for _, op := range []struct {
+		name         string
+		small, large *kernelSet
+		setFor       func(uint64) kernelSet
+	}{
+		{"ContainsHashes", &blockedContainsSet, &blockedContainsLargeSet, blockedContainsSetFor},
+		{"AddHashes", &blockedAddSet, &blockedAddLargeSet, blockedAddSetFor},
+	} {
+		small, large := *op.small, *op.large
+		for _, c := range []struct{ small, large kernelSet }{{setAVX512, setAVX2}, {setAVX2, setAVX512}, {setGeneric, setNEON}} {
+			*op.small, *op.large = c.small, c.large
+			for _, n := range []uint64{1, LargeBlocks - 1} {
+				if got := op.setFor(n); got != c.small {
+					t.Errorf("%s, %d blocks: set %d, want %d (the small filters')", op.name, n, got, c.small)
+				}
+			}
+			for _, n := range []uint64{LargeBlocks, LargeBlocks + 1, MaxBlocks + 1} {
+				if got := op.setFor(n); got != c.large {
+					t.Errorf("%s, %d blocks: set %d, want %d (the large filters')", op.name, n, got, c.large)
+				}
 			}
 		}
-		for _, n := range []uint64{LargeBlocks, LargeBlocks + 1, MaxBlocks + 1} {
-			if got := blockedContainsSetFor(n); got != c.large {
-				t.Errorf("%d blocks: set %d, want %d (OpBlockedContainsLarge's)", n, got, c.large)
-			}
-		}
+		*op.small, *op.large = small, large
 	}
 	// SetImpl and the table set both.
 	restore, err := SetImpl(cpu.Generic)
@@ -311,7 +321,10 @@ func TestBlockedContainsSetBySize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer restore()
-	if blockedContainsSet != setGeneric || blockedContainsLargeSet != setGeneric {
-		t.Errorf("SetImpl(generic): sets %d and %d", blockedContainsSet, blockedContainsLargeSet)
+	for _, set := range []kernelSet{blockedContainsSet, blockedContainsLargeSet, blockedAddSet, blockedAddLargeSet} {
+		if set != setGeneric {
+			t.Errorf("SetImpl(generic): the size-split sets are %d %d %d %d", blockedContainsSet, blockedContainsLargeSet, blockedAddSet, blockedAddLargeSet)
+			break
+		}
 	}
 }
