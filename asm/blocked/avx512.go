@@ -59,7 +59,8 @@ package main
 // a cuckoo figure there. Measured since on an Intel Xeon family 6 model
 // 207 (Emerald Rapids, internal/kernel/table.go): the batch probe at 0.82x
 // AVX2's time with the filter in L2 (1e6 keys) and 1.07x at 1e7 (12 MiB,
-// inside its L3), the batch insert level and 1.13x.
+// inside its L3), the batch insert 0.93-0.99x and 1.12-1.21x (so both
+// calls take their set by filter size there).
 
 import (
 	"github.com/mmcloughlin/avo/attr"

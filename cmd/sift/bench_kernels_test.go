@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,7 +89,10 @@ func TestVersionKernels(t *testing.T) {
 		t.Errorf("version: no CPU key in\n%s", r.stdout)
 	}
 	for op := range kernel.NumOps {
-		if !strings.Contains(r.stdout, op.String()) {
+		if !slices.ContainsFunc(strings.Split(r.stdout, "\n"), func(line string) bool {
+			f := strings.Fields(line)
+			return len(f) > 0 && f[0] == op.String()
+		}) {
 			t.Errorf("version: no line for %s in\n%s", op, r.stdout)
 		}
 	}

@@ -113,8 +113,9 @@ import "unsafe"
 // runs 512-bit integer work on two ports instead of three (and CPUs
 // before Ice Lake lower the clock for heavy 512-bit work), which is why
 // table.go picks per operation from measurements on each CPU family (on
-// Intel family 6 model 207 the AVX2 batch insert, level at 1e6 keys, led
-// by 13% at 1e7) and `sift bench -kernels` exists to check a new CPU.
+// Intel family 6 model 207 the AVX2 batch insert led by 12-21% at 1e7
+// keys and trailed at 1e6, so the insert's set is split by filter size:
+// OpBlockedAddLarge) and `sift bench -kernels` exists to check a new CPU.
 //
 // # Single-key kernels
 //

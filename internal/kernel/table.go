@@ -150,7 +150,7 @@ var table = []tableEntry{
 	// AVX-512 kernel (asm/sbbf's doc).
 	//
 	// blocked AddHashes splits by size since (OpBlockedAddLarge, from
-	// LargeBlocks on), from a later session on a machine of the same model
+	// LargeBlocks on), from a third session on a machine of the same model
 	// (2026-11-27). Three more `sift bench -kernels` runs, avx512/avx2:
 	// 0.95, 0.95, 0.93 at 1e6 and 1.12, 1.18, 1.21 at 1e7; with the six
 	// above, avx512 ahead at 1e6 in 6 of 9 and behind at 1e7 in 8 of 9.
@@ -376,8 +376,8 @@ func lookup(key cpu.Key) *tableEntry {
 // unknownVendor is the entry of a vendor the table does not know: the
 // Intel order, which loses least where it is wrong. Each cost is the
 // wrong set's time over the right one's: on the AMD EPYC family 26
-// model 2 (Zen 5) above the Intel order would take 1.08x (avx2's blocked
-// AddHashes, 1.33 vs 1.23 ns at 1e6); on the Intel Xeon family 6 model
+// model 2 (Zen 5) above the Intel order would take 1.07x (avx2's blocked
+// AddHashes on large filters, 3.30 vs 3.07 ns at 1e7); on the Intel Xeon family 6 model
 // 207 the Zen 5 order would take 1.13x (avx512's blocked AddHashes at 1e7)
 // and the AMD EPYC family 25 model 17 (Zen 4) order 1.18x (avx2's blocked
 // ContainsHash at 1e7, whose avx512/avx2 ratio there was 0.85).

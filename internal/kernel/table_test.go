@@ -246,6 +246,21 @@ func TestMixedSets(t *testing.T) {
 				}
 			}
 		}
+		if trial%8 == 0 {
+			// A filter of LargeBlocks blocks runs the large filters' sets
+			// (OpBlockedAddLarge, OpBlockedContainsLarge), which the
+			// table may pick apart from the small ones' (Intel's does).
+			got, ref := make([]Block, LargeBlocks), make([]Block, LargeBlocks)
+			BlockedAdd(got, 8, hs[:70])
+			BlockedAddGeneric(ref, 8, hs[:70])
+			if !slices.Equal(got, ref) {
+				t.Fatalf("%v: blocked, %d blocks: memory image differs", sets, LargeBlocks)
+			}
+			n, m := BlockedContains(got, 8, hs, out), BlockedContainsGeneric(ref, 8, hs, want)
+			if n != m || !slices.Equal(out, want) {
+				t.Fatalf("%v: blocked, %d blocks: BlockedContains differs", sets, LargeBlocks)
+			}
+		}
 
 		got, ref := make([]SBBFBlock, 29), make([]SBBFBlock, 29)
 		for _, h := range hs[:40] {
