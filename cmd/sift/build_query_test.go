@@ -451,3 +451,37 @@ func TestBuildCuckooCopies(t *testing.T) {
 		t.Errorf("merging a walled-in key: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestQuerySkipsInputFailingPartWay: an input whose reading fails part way
+// (a line over the limit) is reported and skipped after the lines before
+// it, and the other inputs are read, as one that cannot be opened: -c
+// counts every line read, and the exit status is 2. The first error ended
+// the run, and -c printed no count.
+func TestQuerySkipsInputFailingPartWay(t *testing.T) {
+	dir := t.TempDir()
+	keys := writeFile(t, dir, "keys.txt", []byte("a\nb\nc\n"))
+	f := filepath.Join(dir, "f.sift")
+	if r := runInProcess("", "build", "-q", "-o", f, keys); r.code != 0 {
+		t.Fatalf("build: exit %d %s", r.code, r.stderr)
+	}
+	defer func(old int) { maxLineLen = old }(maxLineLen)
+	maxLineLen = 300 << 10
+	long := writeFile(t, dir, "long.txt", []byte("a\n"+strings.Repeat("x", maxLineLen+1)+"\nb\n"))
+	for _, c := range []struct {
+		args   []string
+		code   int
+		stdout string
+	}{
+		{[]string{"query", f, long, keys}, exitError, "a\na\nb\nc\n"},
+		{[]string{"query", "-c", f, long, keys}, exitError, "4\n"},
+		{[]string{"query", "-q", f, long, keys}, exitOK, ""},
+	} {
+		r := runInProcess("", c.args...)
+		if r.code != c.code || r.stdout != c.stdout {
+			t.Errorf("sift %s: exit %d stdout %q, want %d %q (stderr %q)", strings.Join(c.args, " "), r.code, r.stdout, c.code, c.stdout, r.stderr)
+		}
+		if c.code == exitError && strings.Count(r.stderr, "\n") != 1 || c.code == exitError && !strings.Contains(r.stderr, "long.txt: line 2 is longer than") {
+			t.Errorf("sift %s: stderr %q, want one line naming long.txt's line 2", strings.Join(c.args, " "), r.stderr)
+		}
+	}
+}

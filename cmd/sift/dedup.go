@@ -25,10 +25,10 @@ var dedupCmd = &command{
 
 // dedupUsage is dedup's help text (runDedup adds the expected false drops
 // for the -n and -fpp given with -h).
-const dedupUsage = `usage: sift dedup [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [INPUT...]
+const dedupUsage = `usage: sift dedup [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [-progress] [INPUT...]
        sift dedup -window D [-generations G] [-time-field N
                   [-time-format F]] [-n N] [-fpp P] [-f N [-d C]]
-                  [-state FILE] [INPUT...]
+                  [-state FILE] [-progress] [INPUT...]
 
 Prints each line of the INPUT files (standard input when none is given, or
 for "-") the first time its key is seen, in input order and exactly as read:
@@ -44,7 +44,9 @@ rate are dropped: at -fpp 0.01, 0.16% of the distinct keys (about 1600 of
 1e6); at 0.001, 0.015%; at 1e-4, 0.001%. 'sift dedup -n N -fpp P -h' prints
 the expected number for your sizes (or the error a run would stop with). A
 repeated key is never printed twice (no false negatives), and beyond N
-distinct keys the rate keeps growing.
+distinct keys the rate keeps growing: once the filter holds more keys than
+it is sized for and its predicted rate is above P, a warning goes to stderr
+(once a run; without -window).
 
 A key is a line without its "\n" or "\r\n" terminator, or with -f one field
 of it, selected exactly as sift query selects it (the whole line is still
@@ -65,9 +67,9 @@ empty key is a key like any other: the first line with it is printed.
               back atomically (a reader, or a crash, sees the old file or
               the new one). FILE fixes the size: -n and -fpp may be left out,
               and when given must ask for FILE's size. The file is
-              not written after an error reading or writing lines (an
-              INPUT skipped as unreadable is not one: the lines read were
-              all printed, and their keys are kept). The new FILE keeps
+              not written after an error writing lines (an INPUT
+              skipped as unreadable, wholly or part way, is not one: the
+              lines read were all printed, and their keys are kept). The new FILE keeps
               the old one's hash seed and generation (sift merge
               -generation; sift info shows both) and its permission bits,
               and is owned by the user running sift dedup. When FILE is
@@ -141,8 +143,10 @@ batch add-if-new (with -window, one line at a time, in runs of lines with
 one time); output is buffered but flushed whenever the input would block,
 so sift dedup works on live streams (tail -f).
 
-An INPUT that cannot be read is reported on stderr and skipped, and the
-others are read, as grep does; the exit status is then 2.
+An INPUT that cannot be read, or whose reading fails part way (a read
+error, a line over 64 MiB: the lines before it are handled), is reported
+on stderr and skipped, and the others are read, as grep does; the exit
+status is then 2.
 
 Exit status, as sift query's: 0 when a line was printed, 1 when none was, 2
 on an error.
@@ -218,6 +222,11 @@ func runDedup(e *env) (int, error) {
 		}
 		d.set = f
 		d.addNew = func(b *lineBatch, isNew []bool, _ *lineReader) { f.AddNewHashes(b.hs, isNew) }
+		design := uint64(n.n)
+		if !n.set { // the state file's size
+			design = capacity(f.Bits(), f.K(), fpp.p)
+		}
+		d.over = &overfill{f: f, design: design, fpp: fpp.p, next: int64(design / 2)}
 	}
 	defer d.set.Close()
 
@@ -234,7 +243,15 @@ func runDedup(e *env) (int, error) {
 		p.clearLine()
 		fmt.Fprintf(e.stderr, "sift dedup: %s\n", oneLine(err))
 	}
+	d.warn = func(msg string) {
+		out.Flush()
+		p.clearLine()
+		fmt.Fprintf(e.stderr, "sift dedup: %s\n", msg)
+	}
 	err = eachInput(ins, e.stdin, skip, d.run)
+	if err == nil && d.over != nil {
+		d.over.check(d.warn) // the keys of an earlier run's state count too
+	}
 	if ferr := out.Flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("writing output: %w", ferr)
 	}
@@ -454,7 +471,12 @@ func loadState(path string, n countValue, fpp fppValue) (*blocked.Filter, uint64
 			f.Close()
 			return nil, 0, fmt.Errorf("-n %d -fpp %g: %w", want, fpp.p, err)
 		}
-		if haveBits, haveK := f.Bits(), f.K(); bits != haveBits || k != haveK {
+		if haveBits, haveK := f.Bits(), f.K(); (bits != haveBits || k != haveK) && !n.set {
+			// -fpp alone: want is not the user's, so name only the rate.
+			f.Close()
+			return nil, 0, fmt.Errorf("-state %s holds a filter of %d bits with k = %d, which no number of keys gives at -fpp %g (a filter of its size would have k = %d): leave out -fpp to use the file's size, or start a new state file",
+				path, haveBits, haveK, fpp.p, k)
+		} else if bits != haveBits || k != haveK {
 			f.Close()
 			return nil, 0, fmt.Errorf("-state %s holds a filter of %d bits with k = %d, but -n %d -fpp %g ask for %d bits with k = %d: leave out -n and -fpp to use the file's size, or start a new state file",
 				path, haveBits, haveK, want, fpp.p, bits, k)
@@ -595,6 +617,39 @@ type deduper struct {
 	printed int64
 	b       lineBatch
 	lr      *lineReader
+	over    *overfill        // without -window: warns once the filter holds more keys than its size is for
+	warn    func(msg string) // prints msg on stderr, after the lines printed so far
+}
+
+// overfill watches a dedup filter for more keys than it was sized for,
+// where its false drops climb past -fpp: build warns in that case, and
+// dedup printed nothing while it dropped most new lines.
+type overfill struct {
+	f      *blocked.Filter
+	design uint64  // the keys the filter is sized for: -n, or the state file's
+	fpp    float64 // -fpp (0.01 when not given)
+	next   int64   // the printed-line count at which to look again
+	warned bool
+}
+
+// check estimates the keys the filter holds (a pass over it) and warns
+// once when they are more than it is sized for and the predicted false
+// drops are above -fpp, as build warns; a caller checks again at 5/4 the
+// printed lines, so the passes cost O(filter size x log lines).
+func (o *overfill) check(warn func(string)) {
+	if o.warned {
+		return
+	}
+	o.next = max(o.next+o.next/4, o.next+1)
+	switch est := o.f.EstimatedCount(); {
+	case est == math.MaxUint64:
+		warn(fmt.Sprintf("warning: every bit of the filter is set (it is sized for %d keys): every new line is now dropped; give a larger -n, or a new -state file", o.design))
+	case est > o.design && o.f.FPP() > o.fpp:
+		warn(fmt.Sprintf("warning: about %d distinct keys seen, more than the %d the filter is sized for: new lines are now dropped as false positives at a predicted rate of %.3g, above -fpp %g; give a larger -n, or a new -state file", est, o.design, o.f.FPP(), o.fpp))
+	default:
+		return
+	}
+	o.warned = true
 }
 
 func (d *deduper) run(lr *lineReader) error {
@@ -613,6 +668,9 @@ func (d *deduper) flush(sync bool) error {
 		d.printed += printed
 		d.p.addKeys(int64(n))
 		d.b.reset()
+		if d.over != nil && d.printed >= d.over.next {
+			d.over.check(d.warn)
+		}
 	}
 	if sync {
 		if err := d.out.Flush(); err != nil {

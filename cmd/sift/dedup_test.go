@@ -236,17 +236,23 @@ func TestDedupState(t *testing.T) {
 		t.Errorf("the state was not written after a skipped input")
 	}
 
-	// An error while reading lines leaves the state as it was: a line
-	// longer than the limit ends the run after "new" was printed.
+	// An input whose reading fails part way (a line longer than the
+	// limit) is skipped after the lines before it, as one that cannot be
+	// opened: "new" was printed and its key is kept, the lines after the
+	// long one are not read, and the next input is.
 	defer func(old int) { maxLineLen = old }(maxLineLen)
 	maxLineLen = 300 << 10
+	after := writeFile(t, dir, "after.txt", []byte("after\n"))
 	before = mustRead(t, state)
-	r = runInProcess("new\n"+strings.Repeat("x", maxLineLen+1)+"\n", "dedup", "-state", state)
-	if r.code != exitError || !strings.Contains(r.stderr, "longer than") {
-		t.Errorf("over-long line: exit %d stderr %q", r.code, r.stderr)
+	r = runInProcess("new\n"+strings.Repeat("x", maxLineLen+1)+"\nunread\n", "dedup", "-state", state, "-", after)
+	if r.code != exitError || !strings.Contains(r.stderr, "standard input: line 2 is longer than") || r.stdout != "new\nafter\n" {
+		t.Errorf("over-long line: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if !bytes.Equal(before, mustRead(t, state)) {
-		t.Errorf("the state was written after a read error")
+	if bytes.Equal(before, mustRead(t, state)) {
+		t.Errorf("the state was not written after an input skipped part way")
+	}
+	if r = runInProcess("new\nafter\nunread\n", "dedup", "-state", state); r.code != 0 || r.stdout != "unread\n" {
+		t.Errorf("after the skip: exit %d stdout %q stderr %q, want only the unread line", r.code, r.stdout, r.stderr)
 	}
 }
 
@@ -285,7 +291,9 @@ func TestDedupBadState(t *testing.T) {
 	}{
 		{[]string{"-state", cuckoo}, []string{"cuckoo", "blocked"}},
 		{[]string{"-state", good, "-n", "1e6"}, []string{"-state", "holds a filter of 11264 bits with k = 8", "leave out -n"}},
-		{[]string{"-state", good, "-fpp", "1e-6"}, []string{"-state", "bits"}}, // 1e-4 gives 11264 bits with k = 8 too, for n = 411 on
+		// 1e-4 gives 11264 bits with k = 8 too, for n = 411 on; the
+		// message names no -n (it named one computed from the file).
+		{[]string{"-state", good, "-fpp", "1e-6"}, []string{"-state", "which no number of keys gives at -fpp 1e-06", "leave out -fpp to"}},
 		{[]string{"-state", truncated}, []string{"truncated.sift"}},
 		{[]string{"-state", damaged}, []string{"damaged.sift", "checksum"}},
 		{[]string{"-state", text}, []string{"text.sift", "bad magic", "-state is a filter file sift dedup wrote"}},
@@ -704,5 +712,27 @@ func TestDedupStateFppAlone(t *testing.T) {
 				t.Errorf("a state of -n %d -fpp %s, with -fpp %s alone: exit %d, stdout %q, stderr %q", n, p, p, r.code, r.stdout, r.stderr)
 			}
 		}
+	}
+}
+
+// TestDedupOverfull: dedup warns once, on stderr, when the filter holds
+// more keys than it is sized for and its predicted false drops pass -fpp,
+// as build warns (it dropped 96% of the new lines of 1e5 into -n 1000
+// without a word); within the size it says nothing.
+func TestDedupOverfull(t *testing.T) {
+	r := runInProcess(string(keyLines("k", 20000)), "dedup", "-n", "1000")
+	if r.code != 0 || strings.Count(r.stderr, "warning: about") != 1 || !strings.Contains(r.stderr, "more than the 1000 the filter is sized for") {
+		t.Errorf("20000 keys into -n 1000: exit %d stderr %q", r.code, r.stderr)
+	}
+	if r := runInProcess(string(keyLines("k", 900)), "dedup", "-n", "1000"); r.code != 0 || r.stderr != "" {
+		t.Errorf("900 keys into -n 1000: exit %d stderr %q", r.code, r.stderr)
+	}
+	// A state file's keys count too: 800 now and 1200 more the next run.
+	state := filepath.Join(t.TempDir(), "st.sift")
+	if r := runInProcess(string(keyLines("a", 800)), "dedup", "-n", "1000", "-state", state); r.code != 0 || r.stderr != "" {
+		t.Fatalf("first run: exit %d stderr %q", r.code, r.stderr)
+	}
+	if r := runInProcess(string(keyLines("b", 1200)), "dedup", "-state", state); r.code != 0 || !strings.Contains(r.stderr, "warning: about") {
+		t.Errorf("second run past the size: exit %d stderr %q", r.code, r.stderr)
 	}
 }

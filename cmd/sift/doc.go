@@ -4,11 +4,11 @@
 // Usage:
 //
 //	sift build [-kind blocked|cuckoo|classic|sbbf] [-guava] [-n N | -blocks B [-k K] | -buckets N] [-fpp P]
-//	           [-seed S] [-bits 8|16] [-copies] [-generation G] [-j N] [-f N [-d C]] -o FILE [INPUT...]
+//	           [-seed S] [-bits 8|16] [-copies] [-generation G] [-j N] [-f N [-d C]] [-progress | -q] -o FILE [INPUT...]
 //	sift merge [-generation G] [-q] -o FILE SHARD.sift...
-//	sift query [-v] [-c] [-q] [-f N [-d C]] [-kind K | -guava] [-as-of T] FILE [INPUT...]
+//	sift query [-v] [-c] [-q] [-f N [-d C]] [-kind K | -guava] [-as-of T] [-progress] FILE [INPUT...]
 //	sift dedup [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [-progress] [INPUT...]
-//	sift dedup -window D [-generations G] [-time-field N [-time-format F]] [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [INPUT...]
+//	sift dedup -window D [-generations G] [-time-field N [-time-format F]] [-n N] [-fpp P] [-f N [-d C]] [-state FILE] [-progress] [INPUT...]
 //	sift info [-kind K | -guava] FILE...
 //	sift bench [-n N] [-fpp P] [-kind blocked|cuckoo|classic|all] [-seed S] [-probes M]
 //	sift bench -kernels [-n N] [-seed S]
@@ -83,8 +83,9 @@
 // recognises it by its name and its writer's process id, no longer
 // running.
 //
-// -j N (default: every core) hashes and adds the keys on N goroutines
-// while one reads and splits the lines. The file does not depend on N: the
+// -j N (default: every core; at most 4 per core, since more would only add
+// copies of the filter) hashes and adds the keys on N goroutines while one
+// reads and splits the lines. The file does not depend on N: the
 // Bloom kinds give each goroutine a shard of the filter's geometry and OR
 // the shards at the end (2.5 times faster than one shared filter with
 // atomic ORs, which only a filter too large for one copy per goroutine in
@@ -134,8 +135,9 @@
 // grep: every line whose key was added is printed; other lines only as false
 // positives. -v prints the others (those surely absent), -c only counts, -q
 // prints nothing (not even -c's count) and stops at the first selected
-// line. An input that cannot be read is reported on stderr and skipped, and
-// the others are read. Exit status, as grep's: 0 when some line was
+// line. An input that cannot be read, or whose reading fails part way (a
+// read error, a line over 64 MiB: the lines before it are handled), is
+// reported on stderr and skipped, and the others are read. Exit status, as grep's: 0 when some line was
 // selected, 1 when none was, 2 on error (also after a skipped input,
 // unless -q selected a line). So query is a pre-filter in a pipeline:
 //
@@ -171,7 +173,10 @@
 // with the filter's rate at the time, which grows from 0 to -fpp as the
 // filter fills: over -n distinct keys at 1%, about 0.16% of them are
 // dropped ('sift dedup -n N -fpp P -h' prints the expected number, computed
-// from the filter's predicted rate at each fill). Lines go through the
+// from the filter's predicted rate at each fill). Past its size the rate
+// keeps growing: once the filter holds more keys than -n (or the -state
+// file's size) and its predicted rate passes -fpp, dedup warns once on
+// stderr, as build does (not with -window). Lines go through the
 // filter's batch add-if-new (blocked.Filter.AddNewHashes) 1024 at a time,
 // flushed whenever the input would block, as query does.
 //
@@ -179,9 +184,9 @@
 // of each day's logs against all earlier days: a FILE that exists is loaded
 // (it must hold a blocked filter, of the size -n and -fpp ask for when they
 // are given; it fixes the size when they are not), and the filter is written
-// back atomically at the end, as build writes, only when every input was
-// read and every line written (after a skipped input too, since the lines
-// read were printed). The file written back keeps the hash seed, the
+// back atomically at the end, as build writes, only when every line read
+// was written (after a skipped input too, wholly or part way, since the
+// lines read were printed). The file written back keeps the hash seed, the
 // generation and the permission bits of the one read; a FILE that is a
 // symbolic link stays one, and the file it leads to is rewritten. A FILE
 // with bytes after its filter is refused, as info and query refuse it.

@@ -152,6 +152,7 @@ type filterStats struct {
 	payloadBytes int64  // the filter's memory, without the header
 	count        int64  // keys held: exact or estimated, see countExact; -1 unknown
 	countExact   bool
+	saturated    bool    // every bit is set: there is no count to estimate
 	fill         float64 // fraction of bits set or of slots used
 	fillWhat     string  // what fill measures: "bits set", "slots used"
 	fpp          float64 // predicted false-positive rate at the current fill; -1 unknown

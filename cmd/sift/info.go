@@ -24,7 +24,8 @@ var infoCmd = &command{
 Prints, for each filter FILE: its kind, geometry, hash and seed, size, fill,
 the number of keys it holds (for cuckoo the fingerprints stored, which
 leave out keys that were false positives when added; estimated from the
-fill for Bloom filters), the false-positive rate predicted at that fill,
+fill for Bloom filters), the false-positive rate predicted at that fill
+(neither for a window, whose keys age out: its span and slice instead),
 and whether its header and payload checksums (CRC-32C) verify.
 
   -kind K   fail unless every FILE holds a filter of kind K
@@ -183,12 +184,14 @@ func describe(w io.Writer, path, want string) error {
 			row("geometry", "%s", st.geometry)
 			switch {
 			case st.count < 0: // unknown (a window: its keys age out)
+			case st.saturated:
+				row("keys", "unknown: every bit is set (saturated: every lookup answers present)")
 			case st.countExact:
 				row("keys", "%d", st.count)
 			default:
 				row("keys", "%d (estimated from the fill)", st.count)
 			}
-			if st.count > 0 {
+			if st.count > 0 && !st.saturated {
 				row("bits/key", "%.2f", float64(st.payloadBytes)*8/float64(st.count))
 			}
 			if st.fill < 0 { // a Bloom filter: count the bits set

@@ -162,3 +162,19 @@ func TestCuckooWrongCount(t *testing.T) {
 		}
 	}
 }
+
+// TestInfoSaturated: info on a Bloom filter with every bit set says it is
+// saturated instead of printing the estimate's cap (4611686018427387904
+// keys, 0.00 bits a key).
+func TestInfoSaturated(t *testing.T) {
+	dir := t.TempDir()
+	keys := writeFile(t, dir, "keys.txt", keyLines("k", 20000))
+	for _, kind := range []string{"blocked", "sbbf"} {
+		f := filepath.Join(dir, kind+".sift")
+		mustRun(t, nil, "build", "-q", "-kind", kind, "-n", "100", "-o", f, keys)
+		r := mustRun(t, nil, "info", f)
+		if !strings.Contains(r.stdout, "saturated") || strings.Contains(r.stdout, "bits/key") || strings.Contains(r.stdout, "4611686018427387904") {
+			t.Errorf("info of a saturated %s filter:\n%s", kind, r.stdout)
+		}
+	}
+}

@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/sift-go/sift"
 	"io"
+	"math"
 	"os"
 	"time"
 
+	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/hash"
 )
@@ -167,11 +168,13 @@ type blockedGeometry interface {
 }
 
 func blockedStats(f blockedGeometry) filterStats {
+	c := f.EstimatedCount()
 	return filterStats{
 		kind:         "blocked",
 		geometry:     fmt.Sprintf("%d block%s x %d bits, k=%d", f.Blocks(), plural(int(min(f.Blocks(), 2))), blocked.BlockBits, f.K()),
 		payloadBytes: int64(f.Bits() / 8),
-		count:        int64(min(f.EstimatedCount(), 1<<62)),
+		count:        int64(min(c, 1<<62)),
+		saturated:    c == math.MaxUint64,
 		fill:         -1, // info counts the set bits itself
 		fpp:          f.FPP(),
 	}

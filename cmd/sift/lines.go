@@ -233,7 +233,8 @@ func (in input) displayName() string {
 }
 
 // eachInput opens the inputs in turn and calls f with a line reader for
-// each. An input that cannot be opened (or is a directory) is passed to
+// each. An input that cannot be opened (or is a directory), or whose
+// reading fails part way (f returns the line reader's error), is passed to
 // skip, when skip is not nil, and the others are read, as grep does;
 // without skip it ends the loop with its error.
 func eachInput(ins []input, stdin io.Reader, skip func(error), f func(lr *lineReader) error) error {
@@ -255,11 +256,19 @@ func eachInput(ins []input, stdin io.Reader, skip func(error), f func(lr *lineRe
 			}
 			r = file
 		}
-		err := f(newLineReader(r, in.displayName()))
+		lr := newLineReader(r, in.displayName())
+		err := f(lr)
 		if file != nil {
 			file.Close()
 		}
 		if err != nil {
+			if skip != nil && lr.err != nil && errors.Is(err, lr.err) {
+				// The input failed part way (a read error, an over-long
+				// line) after its earlier lines were handled: reported and
+				// skipped as one that cannot be opened, and the others read.
+				skip(err)
+				continue
+			}
 			return err
 		}
 	}

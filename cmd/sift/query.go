@@ -9,7 +9,7 @@ import (
 var queryCmd = &command{
 	name:    "query",
 	summary: "print the input lines a filter may contain, like grep",
-	usage: `usage: sift query [-v] [-c] [-q] [-f N [-d C]] [-kind K | -guava] [-as-of T] FILE [INPUT...]
+	usage: `usage: sift query [-v] [-c] [-q] [-f N [-d C]] [-kind K | -guava] [-as-of T] [-progress] FILE [INPUT...]
 
 Prints the lines of the INPUT files (standard input when none is given, or
 for "-") whose key the filter in FILE may contain, in input order and exactly
@@ -56,8 +56,10 @@ in batches of 1024 with the filter's batch kernel; output is buffered but
 flushed whenever the input would block, so sift query works on live
 streams (tail -f).
 
-An INPUT that cannot be read is reported on stderr and skipped, and the
-others are read, as grep does; the exit status is then 2 (unless -q
+An INPUT that cannot be read, or whose reading fails part way (a read
+error, a line over 64 MiB: the lines before it are handled), is reported
+on stderr and skipped, and the others are read, as grep does; the exit
+status is then 2 (unless -q
 selected a line). FILE must be a regular file: a FIFO or a device is
 refused at once.
 
