@@ -140,11 +140,12 @@ func InspectAt(r io.ReaderAt, off int64) (Info, error) {
 // InspectFile is Inspect for the file at path: it reads the file's first
 // 128 bytes. A path that names no regular file (a directory, a FIFO, a
 // device) is an error wrapping *fs.PathError, returned at once without
-// waiting for a FIFO's writer.
+// waiting for a FIFO's writer; like every error of this package it is a
+// *Error, as Open's for the same path.
 func InspectFile(path string) (Info, error) {
 	f, _, err := mem.OpenRegular(path)
 	if err != nil {
-		return Info{}, err
+		return Info{}, errs.Wrap("sift", err)
 	}
 	defer f.Close()
 	return InspectAt(f, 0)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -333,4 +334,25 @@ func paddedBadly(good []byte) []byte {
 	binary.LittleEndian.PutUint64(b[24:], 192)
 	binary.LittleEndian.PutUint32(b[124:], format.Checksum(b[:124]))
 	return b
+}
+
+// TestInspectFileErrors: InspectFile's errors for a path that is no
+// regular file are *sift.Error values, as Open's for the same path (they
+// were the bare *fs.PathError), and still wrap it.
+func TestInspectFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, path := range []string{filepath.Join(dir, "missing.sift"), dir} {
+		_, err := sift.InspectFile(path)
+		var se *sift.Error
+		var pe *fs.PathError
+		if !errors.As(err, &se) || !errors.As(err, &pe) {
+			t.Errorf("InspectFile(%s): %v (%T), want a *sift.Error wrapping *fs.PathError", path, err, err)
+		}
+		if _, oerr := sift.Open(path); err == nil || oerr == nil || err.Error() != oerr.Error() {
+			t.Errorf("InspectFile(%s): %v; Open: %v; want the same error", path, err, oerr)
+		}
+	}
+	if _, err := sift.InspectFile(filepath.Join(dir, "missing.sift")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v, want fs.ErrNotExist", err)
+	}
 }

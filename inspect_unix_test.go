@@ -12,7 +12,7 @@ import (
 // TestInspectFileSpecial checks that InspectFile refuses a FIFO without a
 // writer, and a device, at once.
 func TestInspectFileSpecial(t *testing.T) {
-	edgetest.SpecialFiles(t, "", func(path string) error {
+	edgetest.SpecialFiles(t, "sift: ", func(path string) error {
 		_, err := sift.InspectFile(path)
 		return err
 	})
