@@ -242,7 +242,7 @@ func runBuild(e *env) (int, error) {
 	}
 
 	p.phase("adding keys", totalSize(ins))
-	sink, err := newSink(b, *jobs)
+	sink, err := buildSink(b, *jobs)
 	if err != nil {
 		return exitError, err
 	}
@@ -391,6 +391,9 @@ func writeAtomic(path string, write func(io.Writer) (int64, error)) (int64, erro
 		Publish: publish,
 	})
 }
+
+// buildSink is newSink, a variable for a test that sees build's -j.
+var buildSink = newSink
 
 // maxJobs is the most goroutines build's -j gets: 4 per core. Past the
 // cores a goroutine adds only its shard; a few per core keep a -j 3 or 5

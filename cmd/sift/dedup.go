@@ -226,7 +226,11 @@ func runDedup(e *env) (int, error) {
 		if !n.set { // the state file's size
 			design = capacity(f.Bits(), f.K(), fpp.p)
 		}
-		d.over = &overfill{f: f, design: design, fpp: fpp.p, next: int64(design / 2)}
+		size := fmt.Sprintf("-n %d", n.n)
+		if !n.set {
+			size = fmt.Sprintf("about %d keys, by the -state file's size", design)
+		}
+		d.over = &overfill{f: f, design: design, size: size, fpp: fpp.p, fppSet: fpp.set, next: int64(design / 2)}
 	}
 	defer d.set.Close()
 
@@ -240,13 +244,14 @@ func runDedup(e *env) (int, error) {
 	skip := func(err error) {
 		skipped++
 		out.Flush() // the lines printed so far come before the message
-		p.clearLine()
-		fmt.Fprintf(e.stderr, "sift dedup: %s\n", oneLine(err))
+		p.message(e.stderr, "sift dedup: %s\n", oneLine(err))
 	}
 	d.warn = func(msg string) {
 		out.Flush()
-		p.clearLine()
-		fmt.Fprintf(e.stderr, "sift dedup: %s\n", msg)
+		p.message(e.stderr, "sift dedup: %s\n", msg)
+	}
+	if d.over != nil && statePath != "" {
+		d.over.check(d.warn) // a state file may be past its size already
 	}
 	err = eachInput(ins, e.stdin, skip, d.run)
 	if err == nil && d.over != nil {
@@ -268,13 +273,11 @@ func runDedup(e *env) (int, error) {
 	// Lines without a valid time were printed and their keys left out:
 	// the state keeps every other line's key, as after a skipped input.
 	if wd != nil && wd.badLines > 0 {
-		p.clearLine()
-		fmt.Fprintf(e.stderr, "sift dedup: %s\n", wd.badReport())
+		p.message(e.stderr, "sift dedup: %s\n", wd.badReport())
 		skipped++
 	}
 	if wd != nil && wd.futureLines > 0 {
-		p.clearLine()
-		fmt.Fprintf(e.stderr, "sift dedup: %s\n", wd.futureReport())
+		p.message(e.stderr, "sift dedup: %s\n", wd.futureReport())
 	}
 	switch {
 	case skipped > 0:
@@ -474,7 +477,7 @@ func loadState(path string, n countValue, fpp fppValue) (*blocked.Filter, uint64
 		if haveBits, haveK := f.Bits(), f.K(); (bits != haveBits || k != haveK) && !n.set {
 			// -fpp alone: want is not the user's, so name only the rate.
 			f.Close()
-			return nil, 0, fmt.Errorf("-state %s holds a filter of %d bits with k = %d, which no number of keys gives at -fpp %g (a filter of its size would have k = %d): leave out -fpp to use the file's size, or start a new state file",
+			return nil, 0, fmt.Errorf("-state %s holds a filter of %d bits with k = %d, which no number of keys gives at -fpp %g (there a filter of about its size has k = %d): leave out -fpp to use the file's size, or start a new state file",
 				path, haveBits, haveK, fpp.p, k)
 		} else if bits != haveBits || k != haveK {
 			f.Close()
@@ -627,7 +630,9 @@ type deduper struct {
 type overfill struct {
 	f      *blocked.Filter
 	design uint64  // the keys the filter is sized for: -n, or the state file's
+	size   string  // design in words, for the warning
 	fpp    float64 // -fpp (0.01 when not given)
+	fppSet bool    // -fpp was given
 	next   int64   // the printed-line count at which to look again
 	warned bool
 }
@@ -643,9 +648,15 @@ func (o *overfill) check(warn func(string)) {
 	o.next = max(o.next+o.next/4, o.next+1)
 	switch est := o.f.EstimatedCount(); {
 	case est == math.MaxUint64:
-		warn(fmt.Sprintf("warning: every bit of the filter is set (it is sized for %d keys): every new line is now dropped; give a larger -n, or a new -state file", o.design))
+		warn(fmt.Sprintf("warning: every bit of the filter is set (it is sized for %s): every new line is now dropped; give a larger -n, or a new -state file", o.size))
 	case est > o.design && o.f.FPP() > o.fpp:
-		warn(fmt.Sprintf("warning: about %d distinct keys seen, more than the %d the filter is sized for: new lines are now dropped as false positives at a predicted rate of %.3g, above -fpp %g; give a larger -n, or a new -state file", est, o.design, o.f.FPP(), o.fpp))
+		target := fmt.Sprintf("-fpp %g", o.fpp)
+		if !o.fppSet {
+			// A state file records no rate: the one it was made for may
+			// be lower than the default.
+			target = fmt.Sprintf("-fpp's default %g", o.fpp)
+		}
+		warn(fmt.Sprintf("warning: about %d distinct keys seen, more than the filter is sized for (%s): new lines are now dropped as false positives at a predicted rate of %.3g, above %s; give a larger -n, or a new -state file", est, o.size, o.f.FPP(), target))
 	default:
 		return
 	}

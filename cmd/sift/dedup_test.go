@@ -721,7 +721,7 @@ func TestDedupStateFppAlone(t *testing.T) {
 // without a word); within the size it says nothing.
 func TestDedupOverfull(t *testing.T) {
 	r := runInProcess(string(keyLines("k", 20000)), "dedup", "-n", "1000")
-	if r.code != 0 || strings.Count(r.stderr, "warning: about") != 1 || !strings.Contains(r.stderr, "more than the 1000 the filter is sized for") {
+	if r.code != 0 || strings.Count(r.stderr, "warning: about") != 1 || !strings.Contains(r.stderr, "more than the filter is sized for (-n 1000)") {
 		t.Errorf("20000 keys into -n 1000: exit %d stderr %q", r.code, r.stderr)
 	}
 	if r := runInProcess(string(keyLines("k", 900)), "dedup", "-n", "1000"); r.code != 0 || r.stderr != "" {
@@ -735,4 +735,26 @@ func TestDedupOverfull(t *testing.T) {
 	if r := runInProcess(string(keyLines("b", 1200)), "dedup", "-state", state); r.code != 0 || !strings.Contains(r.stderr, "warning: about") {
 		t.Errorf("second run past the size: exit %d stderr %q", r.code, r.stderr)
 	}
+	// A state past its size warns before any line is read (a tail -f
+	// never ends), and once.
+	var stderr bytes.Buffer
+	in := &probeReader{r: bytes.NewReader(keyLines("b", 10)), probe: func() bool { return strings.Contains(stderr.String(), "warning: about") }}
+	code := run([]string{"dedup", "-state", state}, in, io.Discard, &stderr)
+	if code != exitNoMatch || !in.seen || strings.Count(stderr.String(), "warning: about") != 1 || !strings.Contains(stderr.String(), "by the -state file's size") {
+		t.Errorf("third run, nothing new: exit %d, warned before the first read %v, stderr %q", code, in.seen, stderr.String())
+	}
+}
+
+// probeReader reads r, and before its first read records probe's answer.
+type probeReader struct {
+	r          io.Reader
+	probe      func() bool
+	seen, read bool
+}
+
+func (p *probeReader) Read(b []byte) (int, error) {
+	if !p.read {
+		p.read, p.seen = true, p.probe()
+	}
+	return p.r.Read(b)
 }

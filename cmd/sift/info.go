@@ -330,7 +330,11 @@ func describeGuava(w io.Writer, path, _ string) error {
 	row("kind", "classic (Guava's stream format)")
 	row("hash", "%v, seed 0", sift.HashMurmur3)
 	row("geometry", "%s", st.geometry)
-	row("keys", "%d (estimated from the fill)", st.count)
+	if st.saturated {
+		row("keys", "unknown: every bit is set (saturated: every lookup answers present)")
+	} else {
+		row("keys", "%d (estimated from the fill)", st.count)
+	}
 	row("fill", "%.2f%% %s", 100*st.fill, st.fillWhat)
 	row("predicted FPR", "%.4g at this fill", st.fpp)
 	row("checksum", "none in this format (structure ok)")

@@ -169,11 +169,15 @@ func TestCuckooWrongCount(t *testing.T) {
 func TestInfoSaturated(t *testing.T) {
 	dir := t.TempDir()
 	keys := writeFile(t, dir, "keys.txt", keyLines("k", 20000))
-	for _, kind := range []string{"blocked", "sbbf"} {
+	for _, kind := range []string{"blocked", "sbbf", "classic", "guava"} {
 		f := filepath.Join(dir, kind+".sift")
-		mustRun(t, nil, "build", "-q", "-kind", kind, "-n", "100", "-o", f, keys)
-		r := mustRun(t, nil, "info", f)
-		if !strings.Contains(r.stdout, "saturated") || strings.Contains(r.stdout, "bits/key") || strings.Contains(r.stdout, "4611686018427387904") {
+		build, info := []string{"build", "-q", "-kind", kind, "-n", "100", "-o", f, keys}, []string{"info", f}
+		if kind == "guava" {
+			build, info = []string{"build", "-q", "-guava", "-n", "100", "-o", f, keys}, []string{"info", "-guava", f}
+		}
+		mustRun(t, nil, build...)
+		r := mustRun(t, nil, info...)
+		if !strings.Contains(r.stdout, "saturated") || strings.Contains(r.stdout, "bits/key") || strings.Contains(r.stdout, "4611686018427387904") || strings.Contains(r.stdout, "9223372036854775807") {
 			t.Errorf("info of a saturated %s filter:\n%s", kind, r.stdout)
 		}
 	}

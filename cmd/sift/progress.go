@@ -152,18 +152,26 @@ func (p *progress) drawLine(final bool) {
 	}
 }
 
-// clearLine erases the meter's line on a terminal, so that a message can
-// be written on stderr; the meter redraws at its next tick.
-func (p *progress) clearLine() {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
+// clearLocked erases the meter's line on a terminal (p.mu held); the
+// meter redraws at its next tick.
+func (p *progress) clearLocked() {
 	if p.tty && p.lastLen > 0 {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.lastLen))
 		p.lastLen = 0
 	}
+}
+
+// message writes the line format makes to w (stderr) on a line of its
+// own: the meter's line is erased first, under the lock its ticks take,
+// so that none redraws it between the two (erasing and then writing
+// unlocked let one in, and the message shared the meter's line).
+func (p *progress) message(w io.Writer, format string, args ...any) {
+	if p != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.clearLocked()
+	}
+	fmt.Fprintf(w, format, args...)
 }
 
 // finish stops the meter and erases its line, so what follows on stderr
@@ -180,10 +188,7 @@ func (p *progress) finish() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.tty && p.lastLen > 0 {
-		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.lastLen))
-		p.lastLen = 0
-	}
+	p.clearLocked()
 }
 
 // isTerminal reports whether w is a terminal.

@@ -135,8 +135,7 @@ func runQuery(e *env) (int, error) {
 	skip := func(err error) {
 		skipped++
 		out.Flush() // the lines selected so far come before the message
-		p.clearLine()
-		fmt.Fprintf(e.stderr, "sift query: %s\n", oneLine(err))
+		p.message(e.stderr, "sift query: %s\n", oneLine(err))
 	}
 	err = eachInput(ins, e.stdin, skip, q.run)
 	if errors.Is(err, errStop) {

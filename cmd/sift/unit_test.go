@@ -292,6 +292,12 @@ func TestFieldSelector(t *testing.T) {
 // same as with -j 1. -j 100000 made 100000 shards (90 s and 12 GB for
 // 100000 keys of a split-block filter).
 func TestBuildHugeJobs(t *testing.T) {
+	var jobs []int
+	defer func(old func(builder, int) (keySink, error)) { buildSink = old }(buildSink)
+	buildSink = func(b builder, j int) (keySink, error) {
+		jobs = append(jobs, j)
+		return newSink(b, j)
+	}
 	dir := t.TempDir()
 	keys := writeFile(t, dir, "keys.txt", keyLines("k", 5000))
 	for _, kind := range []string{"sbbf", "blocked", "classic"} {
@@ -304,6 +310,11 @@ func TestBuildHugeJobs(t *testing.T) {
 		}
 		if a, b := mustRead(t, one), mustRead(t, many); !bytes.Equal(a, b) {
 			t.Errorf("-kind %s: -j 1000000 wrote another file than -j 1", kind)
+		}
+	}
+	for i, j := range jobs {
+		if want := []int{1, maxJobs()}[i%2]; j != want {
+			t.Errorf("build %d: %d goroutines, want %d", i, j, want)
 		}
 	}
 }
