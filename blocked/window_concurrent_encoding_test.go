@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sift-go/sift/internal/edgetest"
 )
 
 // TestConcurrentWindowEncoding: driven by one goroutine as a Window is,
@@ -103,19 +104,14 @@ func TestConcurrentWindowSaveWhileAdding(t *testing.T) {
 	defer c.Close()
 	const writers = 2
 	var done [writers]atomic.Uint64 // keys 1..done[w] of writer w are added
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	for wr := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := uint64(1); !stop.Load() && i < 50_000; i++ {
-				c.AddUint64(uint64(wr)<<32 | i)
-				done[wr].Store(i)
-			}
-		}()
-	}
-	halt := sync.OnceFunc(func() { stop.Store(true); wg.Wait() })
+	halt := edgetest.Until(writers, func(wr int, i uint64) bool {
+		if i++; i >= 50_000 {
+			return false
+		}
+		c.AddUint64(uint64(wr)<<32 | i)
+		done[wr].Store(i)
+		return true
+	})
 	defer halt()
 	rounds := 40
 	if testing.Short() {
@@ -167,18 +163,10 @@ func TestConcurrentWindowSaveWhileRotating(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	for wr := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := uint64(1); !stop.Load(); i++ {
-				c.AddNewUint64(uint64(wr)<<32 | i)
-			}
-		}()
-	}
-	defer func() { stop.Store(true); wg.Wait() }()
+	defer edgetest.Until(2, func(wr int, i uint64) bool {
+		c.AddNewUint64(uint64(wr)<<32 | (i + 1))
+		return true
+	})()
 	rounds := 300
 	if testing.Short() {
 		rounds = 50

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/sift-go/sift/internal/edgetest"
 	"github.com/sift-go/sift/internal/kernel/kerneltest"
 )
 
@@ -290,21 +291,15 @@ func TestConcurrentSnapshotWhileWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	for w := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			base := uint64(w) << 40
-			for i := uint64(0); !stop.Load(); i++ {
-				c.AddUint64(base + i)
-				if i >= 500 {
-					c.RemoveUint64(base + i - 500)
-				}
-			}
-		}()
-	}
+	stop := edgetest.Until(2, func(w int, i uint64) bool {
+		base := uint64(w) << 40
+		c.AddUint64(base + i)
+		if i >= 500 {
+			c.RemoveUint64(base + i - 500)
+		}
+		return true
+	})
+	defer stop()
 	rounds := 2000
 	if testing.Short() {
 		rounds = 300
@@ -316,8 +311,7 @@ func TestConcurrentSnapshotWhileWriting(t *testing.T) {
 		}
 		var g Filter
 		if err := g.UnmarshalBinary(b); err != nil {
-			stop.Store(true)
-			wg.Wait()
+			stop()
 			t.Fatalf("snapshot %d does not decode: %v", i, err)
 		}
 		g.Close()
@@ -325,6 +319,4 @@ func TestConcurrentSnapshotWhileWriting(t *testing.T) {
 			t.Errorf("Count %d while at most 1000 keys are held (and one add per writer in flight)", n)
 		}
 	}
-	stop.Store(true)
-	wg.Wait()
 }
