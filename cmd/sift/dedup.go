@@ -222,15 +222,7 @@ func runDedup(e *env) (int, error) {
 		}
 		d.set = f
 		d.addNew = func(b *lineBatch, isNew []bool, _ *lineReader) { f.AddNewHashes(b.hs, isNew) }
-		design := uint64(n.n)
-		if !n.set { // the state file's size
-			design = capacity(f.Bits(), f.K(), fpp.p)
-		}
-		size := fmt.Sprintf("-n %d", n.n)
-		if !n.set {
-			size = fmt.Sprintf("about %d keys, by the -state file's size", design)
-		}
-		d.over = &overfill{f: f, design: design, size: size, fpp: fpp.p, fppSet: fpp.set, next: int64(design / 2)}
+		d.over = newOverfill(f, n, *fpp)
 	}
 	defer d.set.Close()
 
@@ -474,13 +466,13 @@ func loadState(path string, n countValue, fpp fppValue) (*blocked.Filter, uint64
 			f.Close()
 			return nil, 0, fmt.Errorf("-n %d -fpp %g: %w", want, fpp.p, err)
 		}
-		if haveBits, haveK := f.Bits(), f.K(); (bits != haveBits || k != haveK) && !n.set {
-			// -fpp alone: want is not the user's, so name only the rate.
+		if haveBits, haveK := f.Bits(), f.K(); bits != haveBits || k != haveK {
 			f.Close()
-			return nil, 0, fmt.Errorf("-state %s holds a filter of %d bits with k = %d, which no number of keys gives at -fpp %g (there a filter of about its size has k = %d): leave out -fpp to use the file's size, or start a new state file",
-				path, haveBits, haveK, fpp.p, k)
-		} else if bits != haveBits || k != haveK {
-			f.Close()
+			if !n.set {
+				// -fpp alone: want is not the user's, so name only the rate.
+				return nil, 0, fmt.Errorf("-state %s holds a filter of %d bits with k = %d, which no number of keys gives at -fpp %g (there a filter of about its size has k = %d): leave out -fpp to use the file's size, or start a new state file",
+					path, haveBits, haveK, fpp.p, k)
+			}
 			return nil, 0, fmt.Errorf("-state %s holds a filter of %d bits with k = %d, but -n %d -fpp %g ask for %d bits with k = %d: leave out -n and -fpp to use the file's size, or start a new state file",
 				path, haveBits, haveK, want, fpp.p, bits, k)
 		}
@@ -632,9 +624,25 @@ type overfill struct {
 	design uint64  // the keys the filter is sized for: -n, or the state file's
 	size   string  // design in words, for the warning
 	fpp    float64 // -fpp (0.01 when not given)
-	fppSet bool    // -fpp was given
-	next   int64   // the printed-line count at which to look again
-	warned bool
+	target string  // fpp in words, for the warning
+	// next is the printed-line count at which to look again; after the
+	// warning, math.MaxInt64 (never again).
+	next int64
+}
+
+func newOverfill(f *blocked.Filter, n countValue, fpp fppValue) *overfill {
+	o := &overfill{f: f, design: uint64(n.n), size: fmt.Sprintf("-n %d", n.n), fpp: fpp.p, target: fmt.Sprintf("-fpp %g", fpp.p)}
+	if !n.set { // the state file's size
+		o.design = capacity(f.Bits(), f.K(), fpp.p)
+		o.size = fmt.Sprintf("about %d keys, by the -state file's size", o.design)
+	}
+	if !fpp.set {
+		// A state file records no rate: the one it was made for may be
+		// lower than the default.
+		o.target = fmt.Sprintf("-fpp's default %g", fpp.p)
+	}
+	o.next = int64(o.design / 2)
+	return o
 }
 
 // check estimates the keys the filter holds (a pass over it) and warns
@@ -642,25 +650,19 @@ type overfill struct {
 // drops are above -fpp, as build warns; a caller checks again at 5/4 the
 // printed lines, so the passes cost O(filter size x log lines).
 func (o *overfill) check(warn func(string)) {
-	if o.warned {
-		return
+	if o.next == math.MaxInt64 {
+		return // warned
 	}
 	o.next = max(o.next+o.next/4, o.next+1)
 	switch est := o.f.EstimatedCount(); {
 	case est == math.MaxUint64:
 		warn(fmt.Sprintf("warning: every bit of the filter is set (it is sized for %s): every new line is now dropped; give a larger -n, or a new -state file", o.size))
 	case est > o.design && o.f.FPP() > o.fpp:
-		target := fmt.Sprintf("-fpp %g", o.fpp)
-		if !o.fppSet {
-			// A state file records no rate: the one it was made for may
-			// be lower than the default.
-			target = fmt.Sprintf("-fpp's default %g", o.fpp)
-		}
-		warn(fmt.Sprintf("warning: about %d distinct keys seen, more than the filter is sized for (%s): new lines are now dropped as false positives at a predicted rate of %.3g, above %s; give a larger -n, or a new -state file", est, o.size, o.f.FPP(), target))
+		warn(fmt.Sprintf("warning: about %d distinct keys seen, more than the filter is sized for (%s): new lines are now dropped as false positives at a predicted rate of %.3g, above %s; give a larger -n, or a new -state file", est, o.size, o.f.FPP(), o.target))
 	default:
 		return
 	}
-	o.warned = true
+	o.next = math.MaxInt64
 }
 
 func (d *deduper) run(lr *lineReader) error {

@@ -152,11 +152,20 @@ type filterStats struct {
 	payloadBytes int64  // the filter's memory, without the header
 	count        int64  // keys held: exact or estimated, see countExact; -1 unknown
 	countExact   bool
-	saturated    bool    // every bit is set: there is no count to estimate
+	saturated    bool    // every bit is set: there is no count to estimate (saturatedKeys)
 	fill         float64 // fraction of bits set or of slots used
 	fillWhat     string  // what fill measures: "bits set", "slots used"
 	fpp          float64 // predicted false-positive rate at the current fill; -1 unknown
 }
+
+// estimated returns the count and saturated fields for a Bloom filter's
+// EstimatedCount c, which is math.MaxUint64 when every bit is set.
+func estimated(c uint64) (count int64, saturated bool) {
+	return int64(min(c, 1<<62)), c == math.MaxUint64
+}
+
+// saturatedKeys is info's keys row for a saturated filter.
+const saturatedKeys = "unknown: every bit is set (saturated: every lookup answers present)"
 
 // openFilter opens a filter file of any kind the command reads. want, when
 // not empty, is the kind the caller requires.

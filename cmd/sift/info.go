@@ -185,7 +185,7 @@ func describe(w io.Writer, path, want string) error {
 			switch {
 			case st.count < 0: // unknown (a window: its keys age out)
 			case st.saturated:
-				row("keys", "unknown: every bit is set (saturated: every lookup answers present)")
+				row("keys", saturatedKeys)
 			case st.countExact:
 				row("keys", "%d", st.count)
 			default:
@@ -331,7 +331,7 @@ func describeGuava(w io.Writer, path, _ string) error {
 	row("hash", "%v, seed 0", sift.HashMurmur3)
 	row("geometry", "%s", st.geometry)
 	if st.saturated {
-		row("keys", "unknown: every bit is set (saturated: every lookup answers present)")
+		row("keys", saturatedKeys)
 	} else {
 		row("keys", "%d (estimated from the fill)", st.count)
 	}

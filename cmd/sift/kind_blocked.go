@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"time"
 
@@ -168,13 +167,13 @@ type blockedGeometry interface {
 }
 
 func blockedStats(f blockedGeometry) filterStats {
-	c := f.EstimatedCount()
+	count, saturated := estimated(f.EstimatedCount())
 	return filterStats{
 		kind:         "blocked",
 		geometry:     fmt.Sprintf("%d block%s x %d bits, k=%d", f.Blocks(), plural(int(min(f.Blocks(), 2))), blocked.BlockBits, f.K()),
 		payloadBytes: int64(f.Bits() / 8),
-		count:        int64(min(c, 1<<62)),
-		saturated:    c == math.MaxUint64,
+		count:        count,
+		saturated:    saturated,
 		fill:         -1, // info counts the set bits itself
 		fpp:          f.FPP(),
 	}

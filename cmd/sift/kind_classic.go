@@ -199,12 +199,13 @@ func (r countingReader) containsHashes(hs []uint64, out []bool) int {
 
 func (r countingReader) stats() filterStats {
 	c := r.c
+	count, saturated := estimated(c.EstimatedCount())
 	return filterStats{
 		kind:         "counting",
 		geometry:     fmt.Sprintf("%d 4-bit counters, k=%d, %d saturated", c.Counters(), c.NumHashFunctions(), c.Saturated()),
 		payloadBytes: int64(c.SizeBytes()),
-		count:        int64(min(c.EstimatedCount(), math.MaxInt64)),
-		saturated:    c.EstimatedCount() == math.MaxUint64,
+		count:        count,
+		saturated:    saturated,
 		fill:         math.Pow(c.ExpectedFpp(), 1/float64(c.NumHashFunctions())),
 		fillWhat:     "of counters non-zero",
 		fpp:          c.ExpectedFpp(),

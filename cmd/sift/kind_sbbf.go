@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/internal/mem"
@@ -90,13 +89,13 @@ type sbbfGeometry interface {
 }
 
 func sbbfStats(f sbbfGeometry) filterStats {
-	c := f.EstimatedCount()
+	count, saturated := estimated(f.EstimatedCount())
 	return filterStats{
 		kind:         "sbbf",
 		geometry:     fmt.Sprintf("%d block%s x 256 bits, 8 probes (Parquet split-block)", f.Blocks(), plural(int(min(f.Blocks(), 2)))),
 		payloadBytes: int64(f.NumBytes()),
-		count:        int64(min(c, 1<<62)),
-		saturated:    c == math.MaxUint64,
+		count:        count,
+		saturated:    saturated,
 		fill:         -1, // info counts the set bits itself
 		fpp:          f.FPP(),
 	}

@@ -312,6 +312,9 @@ func TestBuildHugeJobs(t *testing.T) {
 			t.Errorf("-kind %s: -j 1000000 wrote another file than -j 1", kind)
 		}
 	}
+	if len(jobs) != 6 {
+		t.Fatalf("builds asked for goroutines %v, want 6 builds", jobs)
+	}
 	for i, j := range jobs {
 		if want := []int{1, maxJobs()}[i%2]; j != want {
 			t.Errorf("build %d: %d goroutines, want %d", i, j, want)
