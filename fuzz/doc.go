@@ -41,7 +41,7 @@
 //     compare them with the Generic twins and with a per-key model written
 //     here from the documented geometry (so a bug shared by both kernels is
 //     caught too). The input also picks the batch kernels' mode
-//     (kernel.SetBatchModes: offset ring, prefetch, no prefetch), so the
+//     (kernel.SetBatchModes: offset ring, prefetch, no prefetch, prefetch further ahead), so the
 //     prefetching loops, which the size alone would choose only from
 //     65536 lines, run on fuzzed tables too (here and in FuzzWindowKernel
 //     and FuzzSBBFKernel). FuzzBlockedKernel also runs the add-if-new kernels (batch and

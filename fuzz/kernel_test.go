@@ -141,7 +141,7 @@ func guardedOut(n, off int) (out []bool, check func() string) {
 	}
 }
 
-// forceBatchMode forces kernel.BatchModes[sel%3] on the kernels until t
+// forceBatchMode forces kernel.BatchModes[sel%len(kernel.BatchModes)] on the kernels until t
 // ends, and returns its name ("" where the kernels have no modes). Without
 // it a fuzzed table, at most a few thousand lines, would never reach the
 // prefetch loops, which start at 65536.
@@ -150,7 +150,7 @@ func forceBatchMode(t *testing.T, sel byte) string {
 		return ""
 	}
 	m := kernel.BatchModes[int(sel)%len(kernel.BatchModes)]
-	t.Cleanup(kernel.SetBatchModes(m.PrefetchMin, m.RingMax))
+	t.Cleanup(kernel.SetBatchModes(m))
 	return m.Name
 }
 

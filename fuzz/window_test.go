@@ -115,7 +115,7 @@ type winParams struct {
 //	      (which it must cut into the same slices, rounding up; with a
 //	      slice of 1 ns, exactly G-1 ns, the shortest window allowed)
 //	p[4]  the seed, times a constant
-//	p[5]  the batch kernels' mode (kernel.SetBatchModes), x%3
+//	p[5]  the batch kernels' mode (kernel.SetBatchModes), x%len(kernel.BatchModes)
 func decodeWinParams(in *input) winParams {
 	var b [6]byte
 	for i := range b {
@@ -463,7 +463,7 @@ func runWindowScript(data []byte) (st winStats, err error) {
 	p := decodeWinParams(in)
 	if kernel.SetBatchModes != nil {
 		m := kernel.BatchModes[p.mode]
-		defer kernel.SetBatchModes(m.PrefetchMin, m.RingMax)()
+		defer kernel.SetBatchModes(m)()
 	}
 	h := newWinHarness(p)
 	defer h.closeAll()

@@ -192,7 +192,7 @@ func (g *kern) groupLoopBy(step int, label, exit string, margin int, body func()
 func (g *kern) wideLoops(p string, two bool, dist int) {
 	// prefetching is one step of a loop that prefetches the group dist
 	// keys on, its offsets from offs, then runs group.
-	prefetching := func(offs func(d int) func(j int) reg.GPVirtual, group func()) func() {
+	prefetching := func(dist int, offs func(d int) func(j int) reg.GPVirtual, group func()) func() {
 		return func() {
 			ahead := offs(dist)
 			for j := 0; j < 8; j++ {
@@ -206,7 +206,7 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 	if r == nil {
 		// The add-if-new kernel's loops for k > 8 (it has no mode).
 		c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", dist, dist)
-		g.groupLoop(p+"_prefetching", p+"_groups", dist+8, prefetching(g.groupOffsets, computing))
+		g.groupLoop(p+"_prefetching", p+"_groups", dist+8, prefetching(dist, g.groupOffsets, computing))
 		c.Comment("Groups of 8 while i+8 <= n, already prefetched.")
 		c.Label(p + "_groups")
 		g.groupLoop(p+"_group_loop", p+"_tail", 8, computing)
@@ -214,13 +214,24 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 		if g.optionalPrefetch() {
 			kit.JumpIfMode(c, kit.ModeNoPrefetch, p+"_nopf")
 		}
+		far := g.plainDist > dist
+		if far {
+			kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_far")
+		}
 		kit.JumpIfMode(c, kit.ModePrefetch, p+"_plain")
 		r.Fill(p, dist)
 		r.Loops(kit.RingLabels{Prefetching: p + "_prefetching", Groups: p + "_groups", GroupLoop: p + "_group_loop", Exit: p + "_tail"}, g.blocks, dist, func(j int, a reg.GPVirtual) { g.wideKey(j, a, two) })
 		c.JMP(operand.LabelRef(p + "_tail"))
+		if far {
+			c.Label(p + "_far")
+			g.farPrologue(p, dist)
+			c.Commentf("Without the ring, further ahead: groups of 8 while i+%d+8 <= n, prefetching the group at i+%d, then the rest as below.", g.plainDist, g.plainDist)
+			g.groupLoop(p+"_far_loop", p+"_nopf", g.plainDist+8, prefetching(g.plainDist, g.groupOffsets, computing))
+			c.JMP(operand.LabelRef(p + "_nopf"))
+		}
 		c.Commentf("Without the ring: groups of 8 while i+%d+8 <= n, prefetching the group at i+%d, then the rest as below.", dist, dist)
 		c.Label(p + "_plain")
-		g.groupLoop(p+"_plain_loop", p+"_nopf", dist+8, prefetching(g.groupOffsets, computing))
+		g.groupLoop(p+"_plain_loop", p+"_nopf", dist+8, prefetching(dist, g.groupOffsets, computing))
 		c.Comment("Offsets computed by each group, no prefetches: groups of 8 while i+8 <= n.")
 		c.Label(p + "_nopf")
 		g.groupLoop(p+"_nopf_loop", p+"_tail", 8, computing)

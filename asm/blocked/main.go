@@ -59,8 +59,11 @@
 // blocks) computes the block offsets of each group for its prefetch with
 // one VPMULUDQ (AVX-512: groups of 8; AVX2: groups of 4), keeps them in a
 // ring on the stack and reads them back for the group (asm/internal/kit, Ring);
-// modePrefetch computes them twice (AVX2: with a scalar IMUL each time).
-// Nothing is read before hs or
+// modePrefetch computes them twice (AVX2: with a scalar IMUL each time);
+// modePrefetchFar (the probes and inserts, a filter of 4 MiB and more that
+// fits the last-level cache) is modePrefetch with its prefetches
+// defaultPlainDist keys ahead instead of dist, after a second prologue
+// for the keys between. Nothing is read before hs or
 // past its end, and out is written byte by byte.
 //
 // The add-if-new kernels (single key and batch, AVX2 and AVX-512) are
@@ -86,9 +89,19 @@ import (
 	"github.com/mmcloughlin/avo/reg"
 )
 
-// defaultDist is the prefetch distance in keys, tuned on the memory-bound
-// case (see the benchstat table in internal/kernel/blocked_amd64.go).
+// defaultDist is the prefetch distance in keys of the loops with the
+// offset ring (filters up to 4 MiB, in the caches), tuned on the
+// memory-bound case (see the benchstat table in
+// internal/kernel/blocked_amd64.go); the ring holds at most 60 keys ahead.
 const defaultDist = 48
+
+// defaultPlainDist is the prefetch distance in keys of the batch probes'
+// and inserts' loops in modePrefetchFar (filters of 4 MiB and more that
+// fit the last-level cache, whose blocks come from L3): a longer latency
+// takes more keys in flight to cover. internal/kernel/blocked_amd64.go
+// (blockedMode) has the measurements that chose it; modePrefetch (past
+// the last-level cache) keeps defaultDist, which measured better there.
+const defaultPlainDist = 128
 
 // unroll is how many keys one step of the main loop handles.
 const unroll = 4
@@ -121,18 +134,19 @@ func main() {
 	out := fs.String("out", "", "assembly output `file`")
 	stubs := fs.String("stubs", "", "Go stubs output `file`")
 	pkg := fs.String("pkg", "kernel", "Go package name")
-	dist := fs.Int("dist", defaultDist, "prefetch distance in keys (for tuning; the default is what ships)")
+	dist := fs.Int("dist", defaultDist, "prefetch distance in keys with the offset ring (for tuning; the default is what ships)")
+	plainDist := fs.Int("plaindist", defaultPlainDist, "prefetch distance in keys of the probes and inserts in modePrefetchFar, at least -dist (for tuning)")
 	fs.Parse(os.Args[1:])
-	if *out == "" || *stubs == "" || *dist < 1 {
-		fmt.Fprintln(os.Stderr, "usage: blocked -out file.s -stubs stubs.go [-pkg kernel] [-dist n]")
+	if *out == "" || *stubs == "" || *dist < 1 || *plainDist < *dist {
+		fmt.Fprintln(os.Stderr, "usage: blocked -out file.s -stubs stubs.go [-pkg kernel] [-dist n] [-plaindist m >= n]")
 		os.Exit(2)
 	}
 
 	c.ConstraintExpr("gc,!purego")
 	oneMem = c.ConstData("one", operand.U64(1))
 	for _, wide := range []bool{false, true} {
-		gen(false, wide, *dist)
-		gen(true, wide, *dist)
+		gen(false, wide, *dist, *plainDist)
+		gen(true, wide, *dist, *plainDist)
 	}
 	genSingle(false)
 	genSingle(true)
@@ -190,21 +204,26 @@ type kern struct {
 	held8Mem operand.Mem
 	// ring keeps the batch loops' block offsets (addnew.go).
 	ring *kit.Ring
+	// plainDist is the prefetch distance of the loops in modePrefetchFar,
+	// emitted where the kernel has modes (g.ring set) and plainDist is
+	// longer than the ring's distance (the probes and inserts; 0 in the
+	// others).
+	plainDist int
 }
 
-func gen(contains, wide bool, dist int) {
+func gen(contains, wide bool, dist, plainDist int) {
 	name, sig := "blockedAddAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, mode int)"
-	doc := "blockedAddAVX2 inserts hs[:n] into the nblocks blocks at blocks with k probes per key, prefetching the blocks ahead unless mode is modeNoPrefetch; tab is avx2Tables[k], mode modeRing only for nblocks < 2^32."
+	doc := "blockedAddAVX2 inserts hs[:n] into the nblocks blocks at blocks with k probes per key, prefetching the blocks ahead unless mode is modeNoPrefetch; tab is avx2Tables[k], mode modeRing only for nblocks < 2^32 (modePrefetchFar prefetches further ahead than modePrefetch)."
 	if contains {
 		name, sig = "blockedContainsAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool, mode int) int"
-		doc = "blockedContainsAVX2 probes hs[:n] in the nblocks blocks at blocks with k probes per key, writes out[:n] and returns the number of trues; tab is avx2Tables[k], mode modeRing (nblocks < 2^32) or modePrefetch."
+		doc = "blockedContainsAVX2 probes hs[:n] in the nblocks blocks at blocks with k probes per key, writes out[:n] and returns the number of trues; tab is avx2Tables[k], mode modeRing (nblocks < 2^32), modePrefetch or modePrefetchFar (further ahead)."
 	}
 	if wide {
 		name, sig = "blockedAddAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, mode int)"
-		doc = "blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32); mode is modeNoPrefetch, modeRing or modePrefetch."
+		doc = "blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32); mode is modeNoPrefetch, modeRing, modePrefetch or modePrefetchFar (further ahead)."
 		if contains {
 			name, sig = "blockedContainsAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool, mode int) int"
-			doc = "blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), writes out[:n] and returns the number of trues; mode is modeRing or modePrefetch."
+			doc = "blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), writes out[:n] and returns the number of trues; mode is modeRing, modePrefetch or modePrefetchFar (further ahead)."
 		}
 	}
 	c.Function(name)
@@ -213,7 +232,7 @@ func gen(contains, wide bool, dist int) {
 	c.Doc(doc)
 	c.Pragma("noescape")
 
-	g := &kern{contains: contains, wide: wide}
+	g := &kern{contains: contains, wide: wide, plainDist: plainDist}
 	g.blocks = c.GP64()
 	g.nblocks = c.GP64()
 	g.hs = c.GP64()
@@ -302,46 +321,32 @@ func (g *kern) avx2Consts() {
 }
 
 // loops emits the three loops of one round count: unrolled with prefetch,
-// one key with prefetch, one key without (the last dist keys).
+// one key with prefetch, one key without (the last dist keys). Where the
+// kernel has modes and g.plainDist is longer than dist, modePrefetchFar
+// runs the first two g.plainDist keys ahead.
 func (g *kern) loops(p string, two bool, dist int) {
 	lim := c.GP64()
 	if g.optionalPrefetch() {
 		kit.JumpIfMode(c, kit.ModeNoPrefetch, p+"_nopf")
 	}
 	if r := g.ring; r != nil {
+		far := g.plainDist > dist
+		if far {
+			kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_far")
+		}
 		kit.JumpIfMode(c, kit.ModePrefetch, p+"_plain")
 		r.Fill(p, dist)
 		r.Loops(kit.RingLabels{Prefetching: p + "_prefetching", Groups: p + "_groups", GroupLoop: p + "_group_loop", Exit: p + "_tail"}, g.blocks, dist, func(u int, a reg.GPVirtual) { g.keyAt(u, a, two) })
 		c.JMP(operand.LabelRef(p + "_tail"))
+		if far {
+			c.Label(p + "_far")
+			g.farPrologue(p, dist)
+			g.prefetchLoops(p+"_far", p+"_tail", lim, g.plainDist, two)
+			c.JMP(operand.LabelRef(p + "_tail"))
+		}
 		c.Label(p + "_plain")
 	}
-
-	c.Commentf("Main loop: %d keys a step while i+%d+%d <= n, prefetching key i+%d.", unroll, dist, unroll, dist)
-	c.MOVQ(g.n, lim)
-	c.SUBQ(operand.Imm(uint64(dist+unroll)), lim)
-	c.CMPQ(g.i, lim)
-	c.JGT(operand.LabelRef(p + "_one"))
-	c.Label(p + "_unrolled")
-	for u := 0; u < unroll; u++ {
-		g.prefetch(dist + u)
-		g.key(u, two)
-	}
-	c.ADDQ(operand.Imm(unroll), g.i)
-	c.CMPQ(g.i, lim)
-	c.JLE(operand.LabelRef(p + "_unrolled"))
-
-	c.Commentf("One key a step while i+%d < n, prefetching key i+%d.", dist, dist)
-	c.Label(p + "_one")
-	c.MOVQ(g.n, lim)
-	c.SUBQ(operand.Imm(uint64(dist)), lim)
-	c.CMPQ(g.i, lim)
-	c.JGE(operand.LabelRef(p + "_tail"))
-	c.Label(p + "_one_loop")
-	g.prefetch(dist)
-	g.key(0, two)
-	c.INCQ(g.i)
-	c.CMPQ(g.i, lim)
-	c.JLT(operand.LabelRef(p + "_one_loop"))
+	g.prefetchLoops(p, p+"_tail", lim, dist, two)
 	if g.optionalPrefetch() {
 		c.JMP(operand.LabelRef(p + "_tail"))
 		c.Commentf("Without prefetching (a filter in the caches): %d keys a step while i+%d <= n.", unroll, unroll)
@@ -361,6 +366,57 @@ func (g *kern) loops(p string, two bool, dist int) {
 
 	c.Comment("The last keys, already prefetched.")
 	g.oneByOne(p, func() { g.key(0, two) })
+}
+
+// farPrologue starts the loops of modePrefetchFar: the prologue
+// prefetched the blocks of the first dist keys, this prefetches those of
+// keys dist to g.plainDist-1 (as far as n).
+func (g *kern) farPrologue(p string, dist int) {
+	c.Commentf("modePrefetchFar looks %d keys ahead: prefetch the blocks of keys %d..%d too.", g.plainDist, dist, g.plainDist-1)
+	c.MOVQ(operand.U32(uint64(dist)), g.i)
+	c.CMPQ(g.i, g.n)
+	c.JGE(operand.LabelRef(p + "_farpro_done"))
+	c.Label(p + "_farpro")
+	g.prefetch(0)
+	c.INCQ(g.i)
+	c.CMPQ(g.i, g.n)
+	c.JGE(operand.LabelRef(p + "_farpro_done"))
+	c.CMPQ(g.i, operand.U32(uint64(g.plainDist)))
+	c.JLT(operand.LabelRef(p + "_farpro"))
+	c.Label(p + "_farpro_done")
+	c.XORQ(g.i, g.i)
+}
+
+// prefetchLoops emits the AVX2 loops that prefetch the block of key i+dist
+// (labels from q): 4 keys a step, then one, leaving the last dist keys for
+// the tail (label tail, where they jump once done).
+func (g *kern) prefetchLoops(q, tail string, lim reg.GPVirtual, dist int, two bool) {
+	c.Commentf("Main loop: %d keys a step while i+%d+%d <= n, prefetching key i+%d.", unroll, dist, unroll, dist)
+	c.MOVQ(g.n, lim)
+	c.SUBQ(kit.Const(dist+unroll), lim)
+	c.CMPQ(g.i, lim)
+	c.JGT(operand.LabelRef(q + "_one"))
+	c.Label(q + "_unrolled")
+	for u := 0; u < unroll; u++ {
+		g.prefetch(dist + u)
+		g.key(u, two)
+	}
+	c.ADDQ(operand.Imm(unroll), g.i)
+	c.CMPQ(g.i, lim)
+	c.JLE(operand.LabelRef(q + "_unrolled"))
+
+	c.Commentf("One key a step while i+%d < n, prefetching key i+%d.", dist, dist)
+	c.Label(q + "_one")
+	c.MOVQ(g.n, lim)
+	c.SUBQ(kit.Const(dist), lim)
+	c.CMPQ(g.i, lim)
+	c.JGE(operand.LabelRef(tail))
+	c.Label(q + "_one_loop")
+	g.prefetch(dist)
+	g.key(0, two)
+	c.INCQ(g.i)
+	c.CMPQ(g.i, lim)
+	c.JLT(operand.LabelRef(q + "_one_loop"))
 }
 
 // oneByOne emits the batch loops' end, from label p_tail: key for each of

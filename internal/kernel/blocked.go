@@ -18,29 +18,32 @@ func BlockedContains(blocks []Block, k int, hs []uint64, out []bool) int {
 }
 
 // SetBatchModes sets the filter sizes, in blocks, from which the batch
-// insert kernels prefetch and from which the batch kernels (blocked,
-// windowed, split-block) stop using their offset ring (amd64's
-// prefetchMinBlocks and ringMaxBlocks, whose comments have the
-// measurements), and returns a function that restores them. It is nil
+// insert kernels prefetch, from which the batch kernels (blocked,
+// windowed, split-block) stop using their offset ring, and below which the
+// blocked probes and inserts prefetch further ahead without it (amd64's
+// prefetchMinBlocks, ringMaxBlocks and farMaxBlocks, whose comments have
+// the measurements), to m's, and returns a function that restores them. It is nil
 // where the kernels have no such choice. It is for tests, the fuzz
 // targets included, which reach every kind of loop on small tables this
 // way, and for bisection, as SetImpl is; it is not safe to call while
 // filters are in use by other goroutines.
-var SetBatchModes func(prefetchMin, ringMax uint64) (restore func())
+var SetBatchModes func(m BatchMode) (restore func())
 
 // BatchMode is one of the batch kernels' modes as SetBatchModes forces it,
-// whatever a filter's size: the two sizes to pass it.
+// whatever a filter's size: the sizes, in blocks, it sets.
 type BatchMode struct {
-	Name                 string
-	PrefetchMin, RingMax uint64
+	Name                         string
+	PrefetchMin, RingMax, FarMax uint64
 }
 
 // BatchModes are the batch kernels' modes: prefetches with the offset
-// ring, prefetches with the offsets computed again, and inserts without
+// ring, prefetches with the offsets computed again, inserts without
 // prefetches (lookups then run the ring; small filters get this one by
-// size).
+// size), and prefetches without the ring further ahead (the blocked
+// probes and inserts; the other kernels run "prefetch" there).
 var BatchModes = [...]BatchMode{
-	{"ring", 0, math.MaxUint64},
-	{"prefetch", 0, 0},
-	{"noprefetch", math.MaxUint64, math.MaxUint64},
+	{"ring", 0, math.MaxUint64, math.MaxUint64},
+	{"prefetch", 0, 0, 0},
+	{"noprefetch", math.MaxUint64, math.MaxUint64, math.MaxUint64},
+	{"far", 0, 0, math.MaxUint64},
 }

@@ -2,14 +2,18 @@
 
 package kernel
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/klauspost/cpuid/v2"
+)
 
 //go:generate sh -c "cd ../../asm && go run ./blocked -out ../internal/kernel/blocked_amd64.s -stubs ../internal/kernel/blocked_stubs_amd64.go -pkg kernel"
 
 // The AVX2 batch kernels of the blocked filter (blocked_amd64.s, generated
 // by asm/blocked; see its package doc for the instruction-level design).
 // Each call runs the whole loop: block index (scalar IMULQ), PREFETCHT0 of
-// the block 48 keys ahead, the 8-lane mask (VPMULLD, VPSRLD, VPBLENDD,
+// the block 48 keys ahead (128 in modePrefetchFar, blockedMode), the 8-lane mask (VPMULLD, VPSRLD, VPBLENDD,
 // VPSRLQ, 2 VPSLLVQ; a second round for k > 8), then the test (VPANDN, VPOR,
 // VPTEST, SETEQ) or the insert (VPOR, VMOVDQU), with no per-key branch:
 // 28 instructions a key to probe, 22 to insert (k <= 8; 8 more for k > 8),
@@ -50,7 +54,8 @@ import "unsafe"
 // target <= 1.25x) and 9.6x faster than the per-key loop (target >= 2x);
 // the batch insert at 0.67x of the limit (target <= 1.5x).
 //
-// Prefetch distance: 48 keys. The kernel was generated at distances 4..96
+// Prefetch distance: 48 keys (modeRing and modePrefetch; modePrefetchFar
+// runs 128, see blockedMode). The kernel was generated at distances 4..96
 // (asm/blocked -dist) and BlockedContains and BlockedAdd at n = 1e7 and 1e8
 // run interleaved; under this noise the medians did not separate, so the
 // fastest run of each is the figure. Contains at n = 1e8, ns/key:
@@ -238,7 +243,7 @@ func blockedAddAsm(blocks []Block, k int, hs []uint64) {
 // a 32-bit block count), else the AVX2 one, in batchMode's mode. hs is not
 // empty.
 func blockedAddN(blocks *uint64, nblocks uint64, k int, hs []uint64) {
-	mode := batchMode(nblocks, true)
+	mode := blockedMode(nblocks, true)
 	if blockedAddSetFor(nblocks) == setAVX512 && nblocks < MaxBlocks {
 		blockedAddAVX512(blocks, nblocks, k, &hs[0], len(hs), mode)
 		return
@@ -251,9 +256,10 @@ func blockedAddN(blocks *uint64, nblocks uint64, k int, hs []uint64) {
 // twice. The generators compare with the same numbers
 // (asm/internal/kit's ModeNoPrefetch, ModeRing, ModePrefetch): keep them.
 const (
-	modeNoPrefetch = 0
-	modeRing       = 1
-	modePrefetch   = 2
+	modeNoPrefetch  = 0
+	modeRing        = 1
+	modePrefetch    = 2
+	modePrefetchFar = 3
 )
 
 // batchMode is the mode of the batch kernels (inserts if insert) on a
@@ -282,6 +288,47 @@ func batchMode(nblocks uint64, insert bool) int {
 	return modePrefetch
 }
 
+// blockedMode is batchMode for the blocked probe and insert kernels, which
+// have one more mode: a filter past the ring (4 MiB and more) that fits
+// the last-level cache (below farMaxBlocks) runs modePrefetchFar, which
+// prefetches 128 keys ahead instead of 48 (asm/blocked, defaultPlainDist).
+// From L3 a block takes longer to arrive than from L2, so more keys must
+// be in flight to cover it; from memory the longer distance was no help.
+// The bench module's BenchmarkInsert and BenchmarkContains (mode=batch),
+// binaries at distances 48 and 128 alternated, AMD EPYC family 25 model
+// 17 (Zen 4, 32 MiB L3), thread-CPU ns a key, medians of the per-round
+// ratios 128 / 48:
+//
+//	n (filter)       rounds  set     insert  present  absent
+//	1e7 (12.6 MB)    6+6+4   avx2    0.83    0.85     0.85    (three runs: 0.73-0.89, 0.85-0.93, 0.84-0.97)
+//	1e7 (12.6 MB)    4       avx512  0.77    0.76     0.73
+//	1e8 (126 MB)     8       avx2    1.02    1.04     1.04
+//
+// Distances 64, 96 and 192 at 1e7 (six rounds each) were between 48 and
+// 128 or slower than 128. The other kernels (windowed, add-if-new,
+// split-block, cuckoo) keep their distances.
+func blockedMode(nblocks uint64, insert bool) int {
+	m := batchMode(nblocks, insert)
+	if m == modePrefetch && nblocks < farMaxBlocks {
+		return modePrefetchFar
+	}
+	return m
+}
+
+// farMaxBlocks is the last-level cache's size in blocks (cpuid's L3, or
+// 32 MiB where it reports none): see blockedMode. A variable for the
+// tests.
+var farMaxBlocks = llcBlocks(cpuid.CPU.Cache.L3)
+
+// llcBlocks is a last-level cache of l3 bytes in blocks, 32 MiB's where
+// l3 is unknown (<= 0).
+func llcBlocks(l3 int) uint64 {
+	if l3 <= 0 {
+		l3 = 32 << 20
+	}
+	return uint64(l3) / BlockBytes
+}
+
 // ringMaxBlocks: see batchMode (65536 blocks, 4 MiB, where filters leave
 // the Go heap for a mapping). A variable for the tests, which run every
 // mode on every size.
@@ -301,10 +348,10 @@ var ringMaxBlocks uint64 = LargeBlocks
 var prefetchMinBlocks uint64 = 8192
 
 func init() {
-	SetBatchModes = func(prefetchMin, ringMax uint64) func() {
-		p, r := prefetchMinBlocks, ringMaxBlocks
-		prefetchMinBlocks, ringMaxBlocks = prefetchMin, ringMax
-		return func() { prefetchMinBlocks, ringMaxBlocks = p, r }
+	SetBatchModes = func(m BatchMode) func() {
+		p, r, f := prefetchMinBlocks, ringMaxBlocks, farMaxBlocks
+		prefetchMinBlocks, ringMaxBlocks, farMaxBlocks = m.PrefetchMin, m.RingMax, m.FarMax
+		return func() { prefetchMinBlocks, ringMaxBlocks, farMaxBlocks = p, r, f }
 	}
 }
 
@@ -324,9 +371,9 @@ func blockedContainsAsm(blocks []Block, k int, hs []uint64, out []bool) int {
 // len(hs) > 0.
 func blockedContainsN(blocks *uint64, nblocks uint64, k int, hs []uint64, out []bool) int {
 	if blockedContainsSetFor(nblocks) == setAVX512 && nblocks < MaxBlocks {
-		return blockedContainsAVX512(blocks, nblocks, k, &hs[0], len(hs), &out[0], batchMode(nblocks, false))
+		return blockedContainsAVX512(blocks, nblocks, k, &hs[0], len(hs), &out[0], blockedMode(nblocks, false))
 	}
-	return blockedContainsAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0], batchMode(nblocks, false))
+	return blockedContainsAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0], blockedMode(nblocks, false))
 }
 
 // avx512Salts are Salts for the AVX-512 kernels, which read them in

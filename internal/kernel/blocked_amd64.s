@@ -68,6 +68,9 @@ blockedAddAVX2_prologue_done:
 	CMPQ DI, $0x00
 	JEQ  blockedAddAVX2_k8_nopf
 	MOVQ mode+48(FP), DI
+	CMPQ DI, $0x03
+	JEQ  blockedAddAVX2_k8_far
+	MOVQ mode+48(FP), DI
 	CMPQ DI, $0x02
 	JEQ  blockedAddAVX2_k8_plain
 
@@ -238,6 +241,162 @@ blockedAddAVX2_k8_group_loop:
 	ADDQ         $0x04, SI
 	CMPQ         SI, DI
 	JLE          blockedAddAVX2_k8_group_loop
+	JMP          blockedAddAVX2_k8_tail
+
+blockedAddAVX2_k8_far:
+	// modePrefetchFar looks 128 keys ahead: prefetch the blocks of keys 48..127 too.
+	MOVQ $0x00000030, SI
+	CMPQ SI, BX
+	JGE  blockedAddAVX2_k8_farpro_done
+
+blockedAddAVX2_k8_farpro:
+	MOVQ       (DX)(SI*8), DI
+	SHRQ       $0x20, DI
+	IMULQ      CX, DI
+	SHRQ       $0x1a, DI
+	ANDQ       $-64, DI
+	PREFETCHT0 (AX)(DI*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        blockedAddAVX2_k8_farpro_done
+	CMPQ       SI, $0x00000080
+	JLT        blockedAddAVX2_k8_farpro
+
+blockedAddAVX2_k8_farpro_done:
+	XORQ SI, SI
+
+	// Main loop: 4 keys a step while i+128+4 <= n, prefetching key i+128.
+	MOVQ BX, DI
+	SUBQ $0x00000084, DI
+	CMPQ SI, DI
+	JGT  blockedAddAVX2_k8_far_one
+
+blockedAddAVX2_k8_far_unrolled:
+	MOVQ         1024(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	PREFETCHT0   (AX)(R8*1)
+	MOVQ         (DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         (AX)(R8*1), Y5, Y5
+	VPOR         32(AX)(R8*1), Y4, Y4
+	VMOVDQU      Y5, (AX)(R8*1)
+	VMOVDQU      Y4, 32(AX)(R8*1)
+	MOVQ         1032(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	PREFETCHT0   (AX)(R8*1)
+	MOVQ         8(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD 8(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         (AX)(R8*1), Y5, Y5
+	VPOR         32(AX)(R8*1), Y4, Y4
+	VMOVDQU      Y5, (AX)(R8*1)
+	VMOVDQU      Y4, 32(AX)(R8*1)
+	MOVQ         1040(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	PREFETCHT0   (AX)(R8*1)
+	MOVQ         16(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD 16(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         (AX)(R8*1), Y5, Y5
+	VPOR         32(AX)(R8*1), Y4, Y4
+	VMOVDQU      Y5, (AX)(R8*1)
+	VMOVDQU      Y4, 32(AX)(R8*1)
+	MOVQ         1048(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	PREFETCHT0   (AX)(R8*1)
+	MOVQ         24(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD 24(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         (AX)(R8*1), Y5, Y5
+	VPOR         32(AX)(R8*1), Y4, Y4
+	VMOVDQU      Y5, (AX)(R8*1)
+	VMOVDQU      Y4, 32(AX)(R8*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, DI
+	JLE          blockedAddAVX2_k8_far_unrolled
+
+	// One key a step while i+128 < n, prefetching key i+128.
+blockedAddAVX2_k8_far_one:
+	MOVQ BX, DI
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JGE  blockedAddAVX2_k8_tail
+
+blockedAddAVX2_k8_far_one_loop:
+	MOVQ         1024(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	PREFETCHT0   (AX)(R8*1)
+	MOVQ         (DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VPOR         (AX)(R8*1), Y5, Y5
+	VPOR         32(AX)(R8*1), Y4, Y4
+	VMOVDQU      Y5, (AX)(R8*1)
+	VMOVDQU      Y4, 32(AX)(R8*1)
+	INCQ         SI
+	CMPQ         SI, DI
+	JLT          blockedAddAVX2_k8_far_one_loop
 	JMP          blockedAddAVX2_k8_tail
 
 blockedAddAVX2_k8_plain:
@@ -485,6 +644,9 @@ blockedAddAVX2_k16:
 	CMPQ DI, $0x00
 	JEQ  blockedAddAVX2_k16_nopf
 	MOVQ mode+48(FP), DI
+	CMPQ DI, $0x03
+	JEQ  blockedAddAVX2_k16_far
+	MOVQ mode+48(FP), DI
 	CMPQ DI, $0x02
 	JEQ  blockedAddAVX2_k16_plain
 
@@ -719,6 +881,202 @@ blockedAddAVX2_k16_group_loop:
 	ADDQ         $0x04, SI
 	CMPQ         SI, DI
 	JLE          blockedAddAVX2_k16_group_loop
+	JMP          blockedAddAVX2_k16_tail
+
+blockedAddAVX2_k16_far:
+	// modePrefetchFar looks 128 keys ahead: prefetch the blocks of keys 48..127 too.
+	MOVQ $0x00000030, SI
+	CMPQ SI, BX
+	JGE  blockedAddAVX2_k16_farpro_done
+
+blockedAddAVX2_k16_farpro:
+	MOVQ       (DX)(SI*8), DI
+	SHRQ       $0x20, DI
+	IMULQ      CX, DI
+	SHRQ       $0x1a, DI
+	ANDQ       $-64, DI
+	PREFETCHT0 (AX)(DI*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        blockedAddAVX2_k16_farpro_done
+	CMPQ       SI, $0x00000080
+	JLT        blockedAddAVX2_k16_farpro
+
+blockedAddAVX2_k16_farpro_done:
+	XORQ SI, SI
+
+	// Main loop: 4 keys a step while i+128+4 <= n, prefetching key i+128.
+	MOVQ BX, DI
+	SUBQ $0x00000084, DI
+	CMPQ SI, DI
+	JGT  blockedAddAVX2_k16_far_one
+
+blockedAddAVX2_k16_far_unrolled:
+	MOVQ         1024(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	PREFETCHT0   (AX)(R8*1)
+	MOVQ         (DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD (DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         (AX)(R8*1), Y9, Y9
+	VPOR         32(AX)(R8*1), Y8, Y8
+	VMOVDQU      Y9, (AX)(R8*1)
+	VMOVDQU      Y8, 32(AX)(R8*1)
+	MOVQ         1032(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	PREFETCHT0   (AX)(R8*1)
+	MOVQ         8(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD 8(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         (AX)(R8*1), Y9, Y9
+	VPOR         32(AX)(R8*1), Y8, Y8
+	VMOVDQU      Y9, (AX)(R8*1)
+	VMOVDQU      Y8, 32(AX)(R8*1)
+	MOVQ         1040(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	PREFETCHT0   (AX)(R8*1)
+	MOVQ         16(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD 16(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         (AX)(R8*1), Y9, Y9
+	VPOR         32(AX)(R8*1), Y8, Y8
+	VMOVDQU      Y9, (AX)(R8*1)
+	VMOVDQU      Y8, 32(AX)(R8*1)
+	MOVQ         1048(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	PREFETCHT0   (AX)(R8*1)
+	MOVQ         24(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD 24(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         (AX)(R8*1), Y9, Y9
+	VPOR         32(AX)(R8*1), Y8, Y8
+	VMOVDQU      Y9, (AX)(R8*1)
+	VMOVDQU      Y8, 32(AX)(R8*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, DI
+	JLE          blockedAddAVX2_k16_far_unrolled
+
+	// One key a step while i+128 < n, prefetching key i+128.
+blockedAddAVX2_k16_far_one:
+	MOVQ BX, DI
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JGE  blockedAddAVX2_k16_tail
+
+blockedAddAVX2_k16_far_one_loop:
+	MOVQ         1024(DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	PREFETCHT0   (AX)(R8*1)
+	MOVQ         (DX)(SI*8), R8
+	SHRQ         $0x20, R8
+	IMULQ        CX, R8
+	SHRQ         $0x1a, R8
+	ANDQ         $-64, R8
+	VPBROADCASTD (DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VPOR         (AX)(R8*1), Y9, Y9
+	VPOR         32(AX)(R8*1), Y8, Y8
+	VMOVDQU      Y9, (AX)(R8*1)
+	VMOVDQU      Y8, 32(AX)(R8*1)
+	INCQ         SI
+	CMPQ         SI, DI
+	JLT          blockedAddAVX2_k16_far_one_loop
 	JMP          blockedAddAVX2_k16_tail
 
 blockedAddAVX2_k16_plain:
@@ -1100,6 +1458,9 @@ blockedContainsAVX2_prologue_done:
 	CMPQ DI, $0x08
 	JGT  blockedContainsAVX2_k16
 	MOVQ mode+56(FP), DI
+	CMPQ DI, $0x03
+	JEQ  blockedContainsAVX2_k8_far
+	MOVQ mode+56(FP), DI
 	CMPQ DI, $0x02
 	JEQ  blockedContainsAVX2_k8_plain
 
@@ -1320,6 +1681,192 @@ blockedContainsAVX2_k8_group_loop:
 	JLE          blockedContainsAVX2_k8_group_loop
 	JMP          blockedContainsAVX2_k8_tail
 
+blockedContainsAVX2_k8_far:
+	// modePrefetchFar looks 128 keys ahead: prefetch the blocks of keys 48..127 too.
+	MOVQ $0x00000030, SI
+	CMPQ SI, BX
+	JGE  blockedContainsAVX2_k8_farpro_done
+
+blockedContainsAVX2_k8_farpro:
+	MOVQ       (DX)(SI*8), DI
+	SHRQ       $0x20, DI
+	IMULQ      CX, DI
+	SHRQ       $0x1a, DI
+	ANDQ       $-64, DI
+	PREFETCHT0 (AX)(DI*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        blockedContainsAVX2_k8_farpro_done
+	CMPQ       SI, $0x00000080
+	JLT        blockedContainsAVX2_k8_farpro
+
+blockedContainsAVX2_k8_farpro_done:
+	XORQ SI, SI
+
+	// Main loop: 4 keys a step while i+128+4 <= n, prefetching key i+128.
+	MOVQ BX, DI
+	SUBQ $0x00000084, DI
+	CMPQ SI, DI
+	JGT  blockedContainsAVX2_k8_far_one
+
+blockedContainsAVX2_k8_far_unrolled:
+	MOVQ         1024(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	PREFETCHT0   (AX)(R10*1)
+	MOVQ         (DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R10*1), Y6
+	VMOVDQU      32(AX)(R10*1), Y7
+	VPANDN       Y5, Y6, Y5
+	VPANDN       Y4, Y7, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R10, R10
+	VPTEST       Y5, Y5
+	SETEQ        R10
+	MOVB         R10, (R8)(SI*1)
+	ADDQ         R10, R9
+	MOVQ         1032(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	PREFETCHT0   (AX)(R10*1)
+	MOVQ         8(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	VPBROADCASTD 8(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R10*1), Y6
+	VMOVDQU      32(AX)(R10*1), Y7
+	VPANDN       Y5, Y6, Y5
+	VPANDN       Y4, Y7, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R10, R10
+	VPTEST       Y5, Y5
+	SETEQ        R10
+	MOVB         R10, 1(R8)(SI*1)
+	ADDQ         R10, R9
+	MOVQ         1040(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	PREFETCHT0   (AX)(R10*1)
+	MOVQ         16(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	VPBROADCASTD 16(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R10*1), Y6
+	VMOVDQU      32(AX)(R10*1), Y7
+	VPANDN       Y5, Y6, Y5
+	VPANDN       Y4, Y7, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R10, R10
+	VPTEST       Y5, Y5
+	SETEQ        R10
+	MOVB         R10, 2(R8)(SI*1)
+	ADDQ         R10, R9
+	MOVQ         1048(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	PREFETCHT0   (AX)(R10*1)
+	MOVQ         24(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	VPBROADCASTD 24(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R10*1), Y6
+	VMOVDQU      32(AX)(R10*1), Y7
+	VPANDN       Y5, Y6, Y5
+	VPANDN       Y4, Y7, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R10, R10
+	VPTEST       Y5, Y5
+	SETEQ        R10
+	MOVB         R10, 3(R8)(SI*1)
+	ADDQ         R10, R9
+	ADDQ         $0x04, SI
+	CMPQ         SI, DI
+	JLE          blockedContainsAVX2_k8_far_unrolled
+
+	// One key a step while i+128 < n, prefetching key i+128.
+blockedContainsAVX2_k8_far_one:
+	MOVQ BX, DI
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JGE  blockedContainsAVX2_k8_tail
+
+blockedContainsAVX2_k8_far_one_loop:
+	MOVQ         1024(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	PREFETCHT0   (AX)(R10*1)
+	MOVQ         (DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R10*1), Y6
+	VMOVDQU      32(AX)(R10*1), Y7
+	VPANDN       Y5, Y6, Y5
+	VPANDN       Y4, Y7, Y4
+	VPOR         Y4, Y5, Y5
+	XORL         R10, R10
+	VPTEST       Y5, Y5
+	SETEQ        R10
+	MOVB         R10, (R8)(SI*1)
+	ADDQ         R10, R9
+	INCQ         SI
+	CMPQ         SI, DI
+	JLT          blockedContainsAVX2_k8_far_one_loop
+	JMP          blockedContainsAVX2_k8_tail
+
 blockedContainsAVX2_k8_plain:
 	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
 	MOVQ BX, DI
@@ -1520,6 +2067,9 @@ blockedContainsAVX2_k8_end:
 	JMP blockedContainsAVX2_done
 
 blockedContainsAVX2_k16:
+	MOVQ mode+56(FP), DI
+	CMPQ DI, $0x03
+	JEQ  blockedContainsAVX2_k16_far
 	MOVQ mode+56(FP), DI
 	CMPQ DI, $0x02
 	JEQ  blockedContainsAVX2_k16_plain
@@ -1803,6 +2353,232 @@ blockedContainsAVX2_k16_group_loop:
 	ADDQ         $0x04, SI
 	CMPQ         SI, DI
 	JLE          blockedContainsAVX2_k16_group_loop
+	JMP          blockedContainsAVX2_k16_tail
+
+blockedContainsAVX2_k16_far:
+	// modePrefetchFar looks 128 keys ahead: prefetch the blocks of keys 48..127 too.
+	MOVQ $0x00000030, SI
+	CMPQ SI, BX
+	JGE  blockedContainsAVX2_k16_farpro_done
+
+blockedContainsAVX2_k16_farpro:
+	MOVQ       (DX)(SI*8), DI
+	SHRQ       $0x20, DI
+	IMULQ      CX, DI
+	SHRQ       $0x1a, DI
+	ANDQ       $-64, DI
+	PREFETCHT0 (AX)(DI*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        blockedContainsAVX2_k16_farpro_done
+	CMPQ       SI, $0x00000080
+	JLT        blockedContainsAVX2_k16_farpro
+
+blockedContainsAVX2_k16_farpro_done:
+	XORQ SI, SI
+
+	// Main loop: 4 keys a step while i+128+4 <= n, prefetching key i+128.
+	MOVQ BX, DI
+	SUBQ $0x00000084, DI
+	CMPQ SI, DI
+	JGT  blockedContainsAVX2_k16_far_one
+
+blockedContainsAVX2_k16_far_unrolled:
+	MOVQ         1024(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	PREFETCHT0   (AX)(R10*1)
+	MOVQ         (DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	VPBROADCASTD (DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R10*1), Y7
+	VMOVDQU      32(AX)(R10*1), Y10
+	VPANDN       Y9, Y7, Y9
+	VPANDN       Y8, Y10, Y8
+	VPOR         Y8, Y9, Y9
+	XORL         R10, R10
+	VPTEST       Y9, Y9
+	SETEQ        R10
+	MOVB         R10, (R8)(SI*1)
+	ADDQ         R10, R9
+	MOVQ         1032(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	PREFETCHT0   (AX)(R10*1)
+	MOVQ         8(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	VPBROADCASTD 8(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R10*1), Y7
+	VMOVDQU      32(AX)(R10*1), Y10
+	VPANDN       Y9, Y7, Y9
+	VPANDN       Y8, Y10, Y8
+	VPOR         Y8, Y9, Y9
+	XORL         R10, R10
+	VPTEST       Y9, Y9
+	SETEQ        R10
+	MOVB         R10, 1(R8)(SI*1)
+	ADDQ         R10, R9
+	MOVQ         1040(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	PREFETCHT0   (AX)(R10*1)
+	MOVQ         16(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	VPBROADCASTD 16(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R10*1), Y7
+	VMOVDQU      32(AX)(R10*1), Y10
+	VPANDN       Y9, Y7, Y9
+	VPANDN       Y8, Y10, Y8
+	VPOR         Y8, Y9, Y9
+	XORL         R10, R10
+	VPTEST       Y9, Y9
+	SETEQ        R10
+	MOVB         R10, 2(R8)(SI*1)
+	ADDQ         R10, R9
+	MOVQ         1048(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	PREFETCHT0   (AX)(R10*1)
+	MOVQ         24(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	VPBROADCASTD 24(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R10*1), Y7
+	VMOVDQU      32(AX)(R10*1), Y10
+	VPANDN       Y9, Y7, Y9
+	VPANDN       Y8, Y10, Y8
+	VPOR         Y8, Y9, Y9
+	XORL         R10, R10
+	VPTEST       Y9, Y9
+	SETEQ        R10
+	MOVB         R10, 3(R8)(SI*1)
+	ADDQ         R10, R9
+	ADDQ         $0x04, SI
+	CMPQ         SI, DI
+	JLE          blockedContainsAVX2_k16_far_unrolled
+
+	// One key a step while i+128 < n, prefetching key i+128.
+blockedContainsAVX2_k16_far_one:
+	MOVQ BX, DI
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JGE  blockedContainsAVX2_k16_tail
+
+blockedContainsAVX2_k16_far_one_loop:
+	MOVQ         1024(DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	PREFETCHT0   (AX)(R10*1)
+	MOVQ         (DX)(SI*8), R10
+	SHRQ         $0x20, R10
+	IMULQ        CX, R10
+	SHRQ         $0x1a, R10
+	ANDQ         $-64, R10
+	VPBROADCASTD (DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R10*1), Y7
+	VMOVDQU      32(AX)(R10*1), Y10
+	VPANDN       Y9, Y7, Y9
+	VPANDN       Y8, Y10, Y8
+	VPOR         Y8, Y9, Y9
+	XORL         R10, R10
+	VPTEST       Y9, Y9
+	SETEQ        R10
+	MOVB         R10, (R8)(SI*1)
+	ADDQ         R10, R9
+	INCQ         SI
+	CMPQ         SI, DI
+	JLT          blockedContainsAVX2_k16_far_one_loop
 	JMP          blockedContainsAVX2_k16_tail
 
 blockedContainsAVX2_k16_plain:
@@ -2114,6 +2890,9 @@ blockedAddAVX512_prologue_done:
 	CMPQ DI, $0x00
 	JEQ  blockedAddAVX512_k8_nopf
 	MOVQ mode+40(FP), DI
+	CMPQ DI, $0x03
+	JEQ  blockedAddAVX512_k8_far
+	MOVQ mode+40(FP), DI
 	CMPQ DI, $0x02
 	JEQ  blockedAddAVX512_k8_plain
 
@@ -2327,6 +3106,136 @@ blockedAddAVX512_k8_group_loop:
 	CMPQ         SI, DI
 	JLE          blockedAddAVX512_k8_group_loop
 	JMP          blockedAddAVX512_k8_tail
+
+blockedAddAVX512_k8_far:
+	// modePrefetchFar looks 128 keys ahead: prefetch the blocks of keys 48..127 too.
+	MOVQ $0x00000030, SI
+	CMPQ SI, BX
+	JGE  blockedAddAVX512_k8_farpro_done
+
+blockedAddAVX512_k8_farpro:
+	MOVQ       (DX)(SI*8), DI
+	SHRQ       $0x20, DI
+	IMULQ      CX, DI
+	SHRQ       $0x1a, DI
+	ANDQ       $-64, DI
+	PREFETCHT0 (AX)(DI*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        blockedAddAVX512_k8_farpro_done
+	CMPQ       SI, $0x00000080
+	JLT        blockedAddAVX512_k8_farpro
+
+blockedAddAVX512_k8_farpro_done:
+	XORQ SI, SI
+
+	// Without the ring, further ahead: groups of 8 while i+128+8 <= n, prefetching the group at i+128, then the rest as below.
+	MOVQ BX, DI
+	SUBQ $0x00000088, DI
+	CMPQ SI, DI
+	JGT  blockedAddAVX512_k8_nopf
+
+blockedAddAVX512_k8_far_loop:
+	VMOVDQU64     1024(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X4, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVQ         X5, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X5, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVQ         X6, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X6, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVQ         X7, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X7, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R8
+	VPBROADCASTD  (DX)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VPORQ         (AX)(R8*1), Z8, Z8
+	VMOVDQU64     Z8, (AX)(R8*1)
+	VPEXTRQ       $0x01, X4, R8
+	VPBROADCASTD  8(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X5, R8
+	VPBROADCASTD  16(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X5, R8
+	VPBROADCASTD  24(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X6, R8
+	VPBROADCASTD  32(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X6, R8
+	VPBROADCASTD  40(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X7, R8
+	VPBROADCASTD  48(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X7, R8
+	VPBROADCASTD  56(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VPORQ         (AX)(R8*1), Z4, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	ADDQ          $0x08, SI
+	CMPQ          SI, DI
+	JLE           blockedAddAVX512_k8_far_loop
+	JMP           blockedAddAVX512_k8_nopf
 
 	// Without the ring: groups of 8 while i+48+8 <= n, prefetching the group at i+48, then the rest as below.
 blockedAddAVX512_k8_plain:
@@ -2549,6 +3458,9 @@ blockedAddAVX512_k16:
 	MOVQ mode+40(FP), DI
 	CMPQ DI, $0x00
 	JEQ  blockedAddAVX512_k16_nopf
+	MOVQ mode+40(FP), DI
+	CMPQ DI, $0x03
+	JEQ  blockedAddAVX512_k16_far
 	MOVQ mode+40(FP), DI
 	CMPQ DI, $0x02
 	JEQ  blockedAddAVX512_k16_plain
@@ -2811,6 +3723,160 @@ blockedAddAVX512_k16_group_loop:
 	CMPQ          SI, DI
 	JLE           blockedAddAVX512_k16_group_loop
 	JMP           blockedAddAVX512_k16_tail
+
+blockedAddAVX512_k16_far:
+	// modePrefetchFar looks 128 keys ahead: prefetch the blocks of keys 48..127 too.
+	MOVQ $0x00000030, SI
+	CMPQ SI, BX
+	JGE  blockedAddAVX512_k16_farpro_done
+
+blockedAddAVX512_k16_farpro:
+	MOVQ       (DX)(SI*8), DI
+	SHRQ       $0x20, DI
+	IMULQ      CX, DI
+	SHRQ       $0x1a, DI
+	ANDQ       $-64, DI
+	PREFETCHT0 (AX)(DI*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        blockedAddAVX512_k16_farpro_done
+	CMPQ       SI, $0x00000080
+	JLT        blockedAddAVX512_k16_farpro
+
+blockedAddAVX512_k16_farpro_done:
+	XORQ SI, SI
+
+	// Without the ring, further ahead: groups of 8 while i+128+8 <= n, prefetching the group at i+128, then the rest as below.
+	MOVQ BX, DI
+	SUBQ $0x00000088, DI
+	CMPQ SI, DI
+	JGT  blockedAddAVX512_k16_nopf
+
+blockedAddAVX512_k16_far_loop:
+	VMOVDQU64     1024(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X4, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVQ         X5, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X5, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVQ         X6, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X6, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVQ         X7, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X7, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R8
+	VPBROADCASTD  (DX)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VPSLLVQ       Z8, Z1, Z8
+	VPSLLVQ.Z     Z9, Z1, K2, Z9
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z9, Z8
+	VMOVDQU64     Z8, (AX)(R8*1)
+	VPEXTRQ       $0x01, X4, R8
+	VPBROADCASTD  8(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z8, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X5, R8
+	VPBROADCASTD  16(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z8, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X5, R8
+	VPBROADCASTD  24(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X6, R8
+	VPBROADCASTD  32(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X6, R8
+	VPBROADCASTD  40(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VMOVQ         X7, R8
+	VPBROADCASTD  48(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X7, R8
+	VPBROADCASTD  56(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPTERNLOGQ    $0xfe, (AX)(R8*1), Z5, Z4
+	VMOVDQU64     Z4, (AX)(R8*1)
+	ADDQ          $0x08, SI
+	CMPQ          SI, DI
+	JLE           blockedAddAVX512_k16_far_loop
+	JMP           blockedAddAVX512_k16_nopf
 
 	// Without the ring: groups of 8 while i+48+8 <= n, prefetching the group at i+48, then the rest as below.
 blockedAddAVX512_k16_plain:
@@ -3137,6 +4203,9 @@ blockedContainsAVX512_prologue_done:
 	CMPQ DI, $0x08
 	JGT  blockedContainsAVX512_k16
 	MOVQ mode+48(FP), DI
+	CMPQ DI, $0x03
+	JEQ  blockedContainsAVX512_k8_far
+	MOVQ mode+48(FP), DI
 	CMPQ DI, $0x02
 	JEQ  blockedContainsAVX512_k8_plain
 
@@ -3382,6 +4451,152 @@ blockedContainsAVX512_k8_group_loop:
 	CMPQ         SI, DI
 	JLE          blockedContainsAVX512_k8_group_loop
 	JMP          blockedContainsAVX512_k8_tail
+
+blockedContainsAVX512_k8_far:
+	// modePrefetchFar looks 128 keys ahead: prefetch the blocks of keys 48..127 too.
+	MOVQ $0x00000030, SI
+	CMPQ SI, BX
+	JGE  blockedContainsAVX512_k8_farpro_done
+
+blockedContainsAVX512_k8_farpro:
+	MOVQ       (DX)(SI*8), DI
+	SHRQ       $0x20, DI
+	IMULQ      CX, DI
+	SHRQ       $0x1a, DI
+	ANDQ       $-64, DI
+	PREFETCHT0 (AX)(DI*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        blockedContainsAVX512_k8_farpro_done
+	CMPQ       SI, $0x00000080
+	JLT        blockedContainsAVX512_k8_farpro
+
+blockedContainsAVX512_k8_farpro_done:
+	XORQ SI, SI
+
+	// Without the ring, further ahead: groups of 8 while i+128+8 <= n, prefetching the group at i+128, then the rest as below.
+	MOVQ BX, DI
+	SUBQ $0x00000088, DI
+	CMPQ SI, DI
+	JGT  blockedContainsAVX512_k8_nopf
+
+blockedContainsAVX512_k8_far_loop:
+	VMOVDQU64     1024(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DX)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ       Z8, Z1, Z8
+	VPTESTMQ      (AX)(R10*1), Z8, K2
+	KORTESTB      K1, K2
+	SETCS         (R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         1(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         2(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         3(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         4(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         5(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         6(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ       Z4, Z1, Z4
+	VPTESTMQ      (AX)(R10*1), Z4, K2
+	KORTESTB      K1, K2
+	SETCS         7(R8)(SI*1)
+	ADCQ          $0x00, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, DI
+	JLE           blockedContainsAVX512_k8_far_loop
+	JMP           blockedContainsAVX512_k8_nopf
 
 	// Without the ring: groups of 8 while i+48+8 <= n, prefetching the group at i+48, then the rest as below.
 blockedContainsAVX512_k8_plain:
@@ -3635,6 +4850,9 @@ blockedContainsAVX512_k8_end:
 	JMP blockedContainsAVX512_done
 
 blockedContainsAVX512_k16:
+	MOVQ mode+48(FP), DI
+	CMPQ DI, $0x03
+	JEQ  blockedContainsAVX512_k16_far
 	MOVQ mode+48(FP), DI
 	CMPQ DI, $0x02
 	JEQ  blockedContainsAVX512_k16_plain
@@ -3961,6 +5179,192 @@ blockedContainsAVX512_k16_group_loop:
 	CMPQ          SI, DI
 	JLE           blockedContainsAVX512_k16_group_loop
 	JMP           blockedContainsAVX512_k16_tail
+
+blockedContainsAVX512_k16_far:
+	// modePrefetchFar looks 128 keys ahead: prefetch the blocks of keys 48..127 too.
+	MOVQ $0x00000030, SI
+	CMPQ SI, BX
+	JGE  blockedContainsAVX512_k16_farpro_done
+
+blockedContainsAVX512_k16_farpro:
+	MOVQ       (DX)(SI*8), DI
+	SHRQ       $0x20, DI
+	IMULQ      CX, DI
+	SHRQ       $0x1a, DI
+	ANDQ       $-64, DI
+	PREFETCHT0 (AX)(DI*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        blockedContainsAVX512_k16_farpro_done
+	CMPQ       SI, $0x00000080
+	JLT        blockedContainsAVX512_k16_farpro
+
+blockedContainsAVX512_k16_farpro_done:
+	XORQ SI, SI
+
+	// Without the ring, further ahead: groups of 8 while i+128+8 <= n, prefetching the group at i+128, then the rest as below.
+	MOVQ BX, DI
+	SUBQ $0x00000088, DI
+	CMPQ SI, DI
+	JGT  blockedContainsAVX512_k16_nopf
+
+blockedContainsAVX512_k16_far_loop:
+	VMOVDQU64     1024(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DX)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VMOVDQU64     (AX)(R10*1), Z10
+	VPSRLVQ       Z8, Z10, Z8
+	VPSRLVQ       Z9, Z10, Z9
+	VPANDQ        Z9, Z8, K2, Z8
+	VPTESTMQ      Z1, Z8, K3
+	KORTESTB      K1, K3
+	SETCS         (R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VMOVDQU64     (AX)(R10*1), Z9
+	VPSRLVQ       Z4, Z9, Z4
+	VPSRLVQ       Z8, Z9, Z8
+	VPANDQ        Z8, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         1(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VMOVDQU64     (AX)(R10*1), Z9
+	VPSRLVQ       Z4, Z9, Z4
+	VPSRLVQ       Z8, Z9, Z8
+	VPANDQ        Z8, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         2(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R10*1), Z8
+	VPSRLVQ       Z4, Z8, Z4
+	VPSRLVQ       Z5, Z8, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         3(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R10*1), Z8
+	VPSRLVQ       Z4, Z8, Z4
+	VPSRLVQ       Z5, Z8, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         4(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R10*1), Z6
+	VPSRLVQ       Z4, Z6, Z4
+	VPSRLVQ       Z5, Z6, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         5(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R10*1), Z6
+	VPSRLVQ       Z4, Z6, Z4
+	VPSRLVQ       Z5, Z6, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         6(R8)(SI*1)
+	ADCQ          $0x00, R9
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VMOVDQU64     (AX)(R10*1), Z6
+	VPSRLVQ       Z4, Z6, Z4
+	VPSRLVQ       Z5, Z6, Z5
+	VPANDQ        Z5, Z4, K2, Z4
+	VPTESTMQ      Z1, Z4, K3
+	KORTESTB      K1, K3
+	SETCS         7(R8)(SI*1)
+	ADCQ          $0x00, R9
+	ADDQ          $0x08, SI
+	CMPQ          SI, DI
+	JLE           blockedContainsAVX512_k16_far_loop
+	JMP           blockedContainsAVX512_k16_nopf
 
 	// Without the ring: groups of 8 while i+48+8 <= n, prefetching the group at i+48, then the rest as below.
 blockedContainsAVX512_k16_plain:

@@ -66,7 +66,7 @@ func benchEachMode(b *testing.B, q []uint64, ops []string, call func(op string, 
 					continue
 				}
 				b.Run("op="+op+"/mode="+m.Name, func(b *testing.B) {
-					defer kernel.SetBatchModes(m.PrefetchMin, m.RingMax)()
+					defer kernel.SetBatchModes(m)()
 					keys, off := 0, 0
 					start := time.Now()
 					for b.Loop() {

@@ -4,22 +4,22 @@
 
 package kernel
 
-// blockedAddAVX2 inserts hs[:n] into the nblocks blocks at blocks with k probes per key, prefetching the blocks ahead unless mode is modeNoPrefetch; tab is avx2Tables[k], mode modeRing only for nblocks < 2^32.
+// blockedAddAVX2 inserts hs[:n] into the nblocks blocks at blocks with k probes per key, prefetching the blocks ahead unless mode is modeNoPrefetch; tab is avx2Tables[k], mode modeRing only for nblocks < 2^32 (modePrefetchFar prefetches further ahead than modePrefetch).
 //
 //go:noescape
 func blockedAddAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, mode int)
 
-// blockedContainsAVX2 probes hs[:n] in the nblocks blocks at blocks with k probes per key, writes out[:n] and returns the number of trues; tab is avx2Tables[k], mode modeRing (nblocks < 2^32) or modePrefetch.
+// blockedContainsAVX2 probes hs[:n] in the nblocks blocks at blocks with k probes per key, writes out[:n] and returns the number of trues; tab is avx2Tables[k], mode modeRing (nblocks < 2^32), modePrefetch or modePrefetchFar (further ahead).
 //
 //go:noescape
 func blockedContainsAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool, mode int) int
 
-// blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32); mode is modeNoPrefetch, modeRing or modePrefetch.
+// blockedAddAVX512 inserts hs[:n] into the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32); mode is modeNoPrefetch, modeRing, modePrefetch or modePrefetchFar (further ahead).
 //
 //go:noescape
 func blockedAddAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, mode int)
 
-// blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), writes out[:n] and returns the number of trues; mode is modeRing or modePrefetch.
+// blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), writes out[:n] and returns the number of trues; mode is modeRing, modePrefetch or modePrefetchFar (further ahead).
 //
 //go:noescape
 func blockedContainsAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool, mode int) int

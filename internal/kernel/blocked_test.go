@@ -75,7 +75,7 @@ func eachMode(t *testing.T, f func(t *testing.T)) {
 	}
 	for _, mode := range kernel.BatchModes {
 		t.Run("mode="+mode.Name, func(t *testing.T) {
-			defer kernel.SetBatchModes(mode.PrefetchMin, mode.RingMax)()
+			defer kernel.SetBatchModes(mode)()
 			f(t)
 		})
 	}

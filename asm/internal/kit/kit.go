@@ -17,12 +17,14 @@ import (
 // The batch kernels' mode argument, chosen by filter size on the Go side
 // (internal/kernel/blocked_amd64.go, batchMode, with the measurements):
 // no prefetches (inserts into a filter in L2), prefetches with the offset
-// ring (a filter in the caches), or prefetches with the offsets
-// recomputed.
+// ring (a filter in the caches), prefetches with the offsets recomputed,
+// or (the blocked probes and inserts alone, a filter of 4 MiB and more
+// that fits the last-level cache) the same further ahead.
 const (
-	ModeNoPrefetch = 0
-	ModeRing       = 1
-	ModePrefetch   = 2
+	ModeNoPrefetch  = 0
+	ModeRing        = 1
+	ModePrefetch    = 2
+	ModePrefetchFar = 3
 )
 
 // JumpIfMode jumps to label when the mode argument of the function being
@@ -205,7 +207,7 @@ func QwordLanes(c *build.Context, z reg.VecVirtual) func(j int) reg.GPVirtual {
 func GroupLoop(c *build.Context, i reg.GPVirtual, n operand.Op, step int, label, exit string, margin int, body func()) {
 	lim := c.GP64()
 	c.MOVQ(n, lim)
-	c.SUBQ(operand.Imm(uint64(margin)), lim)
+	c.SUBQ(Const(margin), lim)
 	c.CMPQ(i, lim)
 	c.JGT(operand.LabelRef(exit))
 	c.Label(label)
@@ -213,6 +215,17 @@ func GroupLoop(c *build.Context, i reg.GPVirtual, n operand.Op, step int, label,
 	c.ADDQ(operand.Imm(uint64(step)), i)
 	c.CMPQ(i, lim)
 	c.JLE(operand.LabelRef(label))
+}
+
+// Const is the immediate v for an arithmetic or compare instruction: the
+// smallest avo operand type below 128 (what every kernel had), 32 bits
+// from 128 on (avo takes no 16-bit immediate there; the assembler picks
+// the encoding by value either way).
+func Const(v int) operand.Op {
+	if v >= 0 && v < 128 {
+		return operand.Imm(uint64(v))
+	}
+	return operand.U32(uint64(v))
 }
 
 // ParamMem is the memory operand of the parameter name of the function

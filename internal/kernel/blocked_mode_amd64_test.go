@@ -1,0 +1,58 @@
+//go:build gc && !purego
+
+package kernel
+
+import "testing"
+
+// TestBlockedModeBySize checks the blocked kernels' mode at the edges of
+// each size class: no prefetch for small inserts, the ring to 4 MiB, the
+// far prefetch while the filter fits the last-level cache, the near one
+// past it and from 2^32 blocks (where the AVX-512 kernels cannot go).
+func TestBlockedModeBySize(t *testing.T) {
+	defer SetBatchModes(BatchMode{"defaults", 8192, LargeBlocks, 1 << 19})()
+	for _, c := range []struct {
+		nblocks uint64
+		insert  bool
+		want    int
+	}{
+		{1, true, modeNoPrefetch},
+		{8191, true, modeNoPrefetch},
+		{1, false, modeRing},
+		{8192, true, modeRing},
+		{LargeBlocks - 1, false, modeRing},
+		{LargeBlocks, true, modePrefetchFar},
+		{LargeBlocks, false, modePrefetchFar},
+		{1<<19 - 1, false, modePrefetchFar},
+		{1 << 19, true, modePrefetch},
+		{1 << 19, false, modePrefetch},
+		{MaxBlocks, false, modePrefetch},
+	} {
+		if got := blockedMode(c.nblocks, c.insert); got != c.want {
+			t.Errorf("blockedMode(%d, insert=%v) = %d, want %d", c.nblocks, c.insert, got, c.want)
+		}
+		// The other kernels never get the far mode.
+		if got := batchMode(c.nblocks, c.insert); got == modePrefetchFar {
+			t.Errorf("batchMode(%d, insert=%v) = modePrefetchFar", c.nblocks, c.insert)
+		}
+	}
+	// A filter under 4 MiB on a CPU with a smaller last-level cache keeps
+	// the ring: the far mode only replaces modePrefetch.
+	defer SetBatchModes(BatchMode{"small llc", 8192, LargeBlocks, 1024})()
+	if got := blockedMode(2048, false); got != modeRing {
+		t.Errorf("blockedMode(2048) with a 64 KiB LLC = %d, want modeRing", got)
+	}
+	if got := blockedMode(LargeBlocks, false); got != modePrefetch {
+		t.Errorf("blockedMode(LargeBlocks) with a 64 KiB LLC = %d, want modePrefetch", got)
+	}
+}
+
+func TestLLCBlocks(t *testing.T) {
+	for _, c := range []struct {
+		l3   int
+		want uint64
+	}{{-1, 1 << 19}, {0, 1 << 19}, {32 << 20, 1 << 19}, {300 << 20, 300 << 14}, {96 << 20, 96 << 14}} {
+		if got := llcBlocks(c.l3); got != c.want {
+			t.Errorf("llcBlocks(%d) = %d, want %d", c.l3, got, c.want)
+		}
+	}
+}
