@@ -31,7 +31,9 @@
 // from: in modeRing the prefetching step keeps the offsets it computed in
 // the offset ring on the stack (asm/internal/kit, Ring), and the group
 // reads its own back with one scalar load a key; in modePrefetch the group
-// computes them again; an insert in modeNoPrefetch (a filter in L2) runs
+// computes them again, and in modePrefetchFar too, prefetching
+// defaultFarDist keys ahead instead of dist (after a second prologue for
+// the keys between); an insert in modeNoPrefetch (a filter in L2) runs
 // the groups without prefetches. A prologue prefetches the blocks of the
 // first dist keys (not in modeNoPrefetch); the last keys that fill no
 // group run one at a time with a scalar IMULQ. The probe tests with VPTEST
@@ -83,6 +85,12 @@ import (
 // internal/kernel/sbbf_amd64.go).
 const defaultDist = 48
 
+// defaultFarDist is the prefetch distance in keys of modePrefetchFar
+// (filters of 4 MiB and more that fit the last-level cache), as the
+// blocked kernels' (asm/blocked, defaultPlainDist; internal/kernel's
+// sbbfMode has the measurements).
+const defaultFarDist = 128
+
 var c = build.NewContext()
 
 // Static data: eight dword ones, and the qword -32 (the block offset mask).
@@ -97,8 +105,9 @@ func main() {
 	stubs := fs.String("stubs", "", "Go stubs output `file`")
 	pkg := fs.String("pkg", "kernel", "Go package name")
 	dist := fs.Int("dist", defaultDist, "prefetch distance in keys (for tuning; the default is what ships)")
+	farDist := fs.Int("fardist", defaultFarDist, "prefetch distance in keys of modePrefetchFar, at least -dist (for tuning)")
 	fs.Parse(os.Args[1:])
-	if *out == "" || *stubs == "" || *dist < 1 {
+	if *out == "" || *stubs == "" || *dist < 1 || *farDist < *dist {
 		fmt.Fprintln(os.Stderr, "usage: sbbf -out file.s -stubs stubs.go [-pkg kernel] [-dist n]")
 		os.Exit(2)
 	}
@@ -112,8 +121,8 @@ func main() {
 	m32Mem = c.ConstData("sbbfMask32", operand.I64(-32))
 
 	for _, wide := range []bool{false, true} {
-		gen(false, wide, *dist)
-		gen(true, wide, *dist)
+		gen(false, wide, *dist, *farDist)
+		gen(true, wide, *dist, *farDist)
 	}
 	genSingle(false)
 	genSingle(true)
@@ -139,6 +148,8 @@ func main() {
 
 // kern holds the registers of one batch kernel.
 type kern struct {
+	// farDist is modePrefetchFar's prefetch distance (see loops).
+	farDist  int
 	contains bool
 	wide     bool // AVX-512: groups of eight
 	blocks   reg.GPVirtual
@@ -160,18 +171,18 @@ func (g *kern) group() int {
 	return 4
 }
 
-func gen(contains, wide bool, dist int) {
+func gen(contains, wide bool, dist, farDist int) {
 	set := "AVX2"
 	if wide {
 		set = "AVX512"
 	}
 	name := "sbbfAdd" + set
 	sig := "func(blocks *uint32, nblocks uint64, hs *uint64, n int, mode int)"
-	doc := name + " inserts hs[:n] into the nblocks split blocks at blocks; mode is modeNoPrefetch, modeRing or modePrefetch."
+	doc := name + " inserts hs[:n] into the nblocks split blocks at blocks; mode is modeNoPrefetch, modeRing, modePrefetch or modePrefetchFar (further ahead)."
 	if contains {
 		name = "sbbfContains" + set
 		sig = "func(blocks *uint32, nblocks uint64, hs *uint64, n int, out *bool, mode int) int"
-		doc = name + " probes hs[:n] in the nblocks split blocks at blocks, writes out[:n] and returns the number of trues; mode is modeRing or modePrefetch."
+		doc = name + " probes hs[:n] in the nblocks split blocks at blocks, writes out[:n] and returns the number of trues; mode is modeRing, modePrefetch or modePrefetchFar (further ahead)."
 	}
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
@@ -179,7 +190,7 @@ func gen(contains, wide bool, dist int) {
 	c.Doc(doc)
 	c.Pragma("noescape")
 
-	g := &kern{contains: contains, wide: wide}
+	g := &kern{contains: contains, wide: wide, farDist: farDist}
 	g.blocks, g.nblocks, g.hs, g.n, g.i = c.GP64(), c.GP64(), c.GP64(), c.GP64(), c.GP64()
 	c.Load(c.Param("blocks"), g.blocks)
 	c.Load(c.Param("nblocks"), g.nblocks)
@@ -239,9 +250,9 @@ func gen(contains, wide bool, dist int) {
 // ahead from the offsets one VPMULUDQ computed, keep those offsets in the
 // offset ring (kit.Ring) and read their own back from it; in
 // modePrefetch each group computes its offsets twice, once for the
-// prefetch dist keys ahead and once for itself; an insert in
-// modeNoPrefetch runs the groups without prefetches. Then the last keys
-// one at a time.
+// prefetch dist keys ahead and once for itself, as in modePrefetchFar
+// g.farDist keys ahead; an insert in modeNoPrefetch runs the groups
+// without prefetches. Then the last keys one at a time.
 func (g *kern) loops(p string, dist int) {
 	G := g.group()
 	r := kit.Alloc(c, &kit.Ring{
@@ -254,20 +265,49 @@ func (g *kern) loops(p string, dist int) {
 	if !g.contains {
 		kit.JumpIfMode(c, kit.ModeNoPrefetch, p+"_groups")
 	}
+	far := g.farDist > dist
+	if far {
+		kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_far")
+	}
 	kit.JumpIfMode(c, kit.ModePrefetch, p+"_plain")
 	r.Fill(p, dist)
 	r.Loops(kit.RingLabels{Prefetching: p + "_ring_prefetching", Groups: p + "_ring_groups", GroupLoop: p + "_ring_group_loop", Exit: p + "_tail"}, g.blocks, dist, g.key)
 	c.JMP(operand.LabelRef(p + "_tail"))
 
+	// prefetching prefetches the blocks of the group d keys ahead, then
+	// runs the group.
+	prefetching := func(d int) func() {
+		return func() {
+			ahead := g.groupOffsets(d)
+			for j := 0; j < G; j++ {
+				c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
+			}
+			g.groupKeys()
+		}
+	}
+	if far {
+		c.Commentf("modePrefetchFar looks %d keys ahead: prefetch the blocks of keys %d..%d too.", g.farDist, dist, g.farDist-1)
+		c.Label(p + "_far")
+		c.MOVQ(operand.U32(uint64(dist)), g.i)
+		c.CMPQ(g.i, g.n)
+		c.JGE(operand.LabelRef(p + "_farpro_done"))
+		c.Label(p + "_farpro")
+		c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: g.scalarOffset(0), Scale: 1})
+		c.INCQ(g.i)
+		c.CMPQ(g.i, g.n)
+		c.JGE(operand.LabelRef(p + "_farpro_done"))
+		c.CMPQ(g.i, operand.U32(uint64(g.farDist)))
+		c.JLT(operand.LabelRef(p + "_farpro"))
+		c.Label(p + "_farpro_done")
+		c.XORQ(g.i, g.i)
+		c.Commentf("Groups of %d while i+%d+%d <= n, prefetching the group at i+%d.", G, g.farDist, G, g.farDist)
+		g.groupLoop(p+"_far_prefetching", p+"_groups", g.farDist+G, prefetching(g.farDist))
+		c.JMP(operand.LabelRef(p + "_groups"))
+	}
+
 	c.Commentf("Without the ring: groups of %d while i+%d+%d <= n, prefetching the group at i+%d.", G, dist, G, dist)
 	c.Label(p + "_plain")
-	g.groupLoop(p+"_prefetching", p+"_groups", dist+G, func() {
-		ahead := g.groupOffsets(dist)
-		for j := 0; j < G; j++ {
-			c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
-		}
-		g.groupKeys()
-	})
+	g.groupLoop(p+"_prefetching", p+"_groups", dist+G, prefetching(dist))
 	c.Commentf("Groups of %d while i+%d <= n, already prefetched (or, for modeNoPrefetch, not).", G, G)
 	c.Label(p + "_groups")
 	g.groupLoop(p+"_group_loop", p+"_tail", G, g.groupKeys)

@@ -305,8 +305,9 @@ func batchMode(nblocks uint64, insert bool) int {
 //	1e8 (126 MB)     8       avx2    1.02    1.04     1.04
 //
 // Distances 64, 96 and 192 at 1e7 (six rounds each) were between 48 and
-// 128 or slower than 128. The other kernels (windowed, add-if-new,
-// split-block, cuckoo) keep their distances.
+// 128 or slower than 128. The split-block kernels take the same modes
+// (sbbfMode, with their own figures); the windowed, add-if-new and cuckoo
+// kernels keep their distances.
 func blockedMode(nblocks uint64, insert bool) int {
 	m := batchMode(nblocks, insert)
 	if m == modePrefetch && nblocks < farMaxBlocks {

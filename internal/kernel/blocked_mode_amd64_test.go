@@ -30,7 +30,8 @@ func TestBlockedModeBySize(t *testing.T) {
 		if got := blockedMode(c.nblocks, c.insert); got != c.want {
 			t.Errorf("blockedMode(%d, insert=%v) = %d, want %d", c.nblocks, c.insert, got, c.want)
 		}
-		// The other kernels never get the far mode.
+		// The kernels on batchMode (add-if-new, windowed) never get the
+		// far mode.
 		if got := batchMode(c.nblocks, c.insert); got == modePrefetchFar {
 			t.Errorf("batchMode(%d, insert=%v) = modePrefetchFar", c.nblocks, c.insert)
 		}

@@ -64,6 +64,9 @@ sbbfAddAVX2_prologue_done:
 	CMPQ R8, $0x00
 	JEQ  sbbfAddAVX2_groups
 	MOVQ mode+32(FP), R8
+	CMPQ R8, $0x03
+	JEQ  sbbfAddAVX2_far
+	MOVQ mode+32(FP), R8
 	CMPQ R8, $0x02
 	JEQ  sbbfAddAVX2_plain
 
@@ -195,6 +198,88 @@ sbbfAddAVX2_ring_group_loop:
 	CMPQ         SI, R8
 	JLE          sbbfAddAVX2_ring_group_loop
 	JMP          sbbfAddAVX2_tail
+
+	// modePrefetchFar looks 128 keys ahead: prefetch the blocks of keys 48..127 too.
+sbbfAddAVX2_far:
+	MOVQ $0x00000030, SI
+	CMPQ SI, BX
+	JGE  sbbfAddAVX2_farpro_done
+
+sbbfAddAVX2_farpro:
+	MOVQ       (DX)(SI*8), DI
+	SHRQ       $0x20, DI
+	IMULQ      CX, DI
+	SHRQ       $0x1b, DI
+	ANDQ       $-32, DI
+	PREFETCHT0 (AX)(DI*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        sbbfAddAVX2_farpro_done
+	CMPQ       SI, $0x00000080
+	JLT        sbbfAddAVX2_farpro
+
+sbbfAddAVX2_farpro_done:
+	XORQ SI, SI
+
+	// Groups of 4 while i+128+4 <= n, prefetching the group at i+128.
+	MOVQ BX, DI
+	SUBQ $0x00000084, DI
+	CMPQ SI, DI
+	JGT  sbbfAddAVX2_groups
+
+sbbfAddAVX2_far_prefetching:
+	VMOVDQU      1024(DX)(SI*8), Y4
+	VPSRLQ       $0x20, Y4, Y4
+	VPMULUDQ     Y2, Y4, Y4
+	VPSRLQ       $0x1b, Y4, Y4
+	VPAND        Y3, Y4, Y4
+	VEXTRACTI128 $0x01, Y4, X5
+	VMOVQ        X4, R8
+	PREFETCHT0   (AX)(R8*1)
+	VPEXTRQ      $0x01, X4, R8
+	PREFETCHT0   (AX)(R8*1)
+	VMOVQ        X5, R8
+	PREFETCHT0   (AX)(R8*1)
+	VPEXTRQ      $0x01, X5, R8
+	PREFETCHT0   (AX)(R8*1)
+	VMOVDQU      (DX)(SI*8), Y4
+	VPSRLQ       $0x20, Y4, Y4
+	VPMULUDQ     Y2, Y4, Y4
+	VPSRLQ       $0x1b, Y4, Y4
+	VPAND        Y3, Y4, Y4
+	VEXTRACTI128 $0x01, Y4, X5
+	VMOVQ        X4, R8
+	VPBROADCASTD (DX)(SI*8), Y6
+	VPMULLD      Y0, Y6, Y6
+	VPSRLD       $0x1b, Y6, Y6
+	VPSLLVD      Y6, Y1, Y6
+	VPOR         (AX)(R8*1), Y6, Y6
+	VMOVDQU      Y6, (AX)(R8*1)
+	VPEXTRQ      $0x01, X4, R8
+	VPBROADCASTD 8(DX)(SI*8), Y4
+	VPMULLD      Y0, Y4, Y4
+	VPSRLD       $0x1b, Y4, Y4
+	VPSLLVD      Y4, Y1, Y4
+	VPOR         (AX)(R8*1), Y4, Y4
+	VMOVDQU      Y4, (AX)(R8*1)
+	VMOVQ        X5, R8
+	VPBROADCASTD 16(DX)(SI*8), Y4
+	VPMULLD      Y0, Y4, Y4
+	VPSRLD       $0x1b, Y4, Y4
+	VPSLLVD      Y4, Y1, Y4
+	VPOR         (AX)(R8*1), Y4, Y4
+	VMOVDQU      Y4, (AX)(R8*1)
+	VPEXTRQ      $0x01, X5, R8
+	VPBROADCASTD 24(DX)(SI*8), Y4
+	VPMULLD      Y0, Y4, Y4
+	VPSRLD       $0x1b, Y4, Y4
+	VPSLLVD      Y4, Y1, Y4
+	VPOR         (AX)(R8*1), Y4, Y4
+	VMOVDQU      Y4, (AX)(R8*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, DI
+	JLE          sbbfAddAVX2_far_prefetching
+	JMP          sbbfAddAVX2_groups
 
 	// Without the ring: groups of 4 while i+48+4 <= n, prefetching the group at i+48.
 sbbfAddAVX2_plain:
@@ -370,6 +455,9 @@ sbbfContainsAVX2_prologue_done:
 	ADDQ $0x3f, R9
 	ANDQ $-64, R9
 	MOVQ mode+40(FP), R10
+	CMPQ R10, $0x03
+	JEQ  sbbfContainsAVX2_far
+	MOVQ mode+40(FP), R10
 	CMPQ R10, $0x02
 	JEQ  sbbfContainsAVX2_plain
 
@@ -517,6 +605,96 @@ sbbfContainsAVX2_ring_group_loop:
 	CMPQ         SI, R10
 	JLE          sbbfContainsAVX2_ring_group_loop
 	JMP          sbbfContainsAVX2_tail
+
+	// modePrefetchFar looks 128 keys ahead: prefetch the blocks of keys 48..127 too.
+sbbfContainsAVX2_far:
+	MOVQ $0x00000030, SI
+	CMPQ SI, BX
+	JGE  sbbfContainsAVX2_farpro_done
+
+sbbfContainsAVX2_farpro:
+	MOVQ       (DX)(SI*8), R9
+	SHRQ       $0x20, R9
+	IMULQ      CX, R9
+	SHRQ       $0x1b, R9
+	ANDQ       $-32, R9
+	PREFETCHT0 (AX)(R9*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        sbbfContainsAVX2_farpro_done
+	CMPQ       SI, $0x00000080
+	JLT        sbbfContainsAVX2_farpro
+
+sbbfContainsAVX2_farpro_done:
+	XORQ SI, SI
+
+	// Groups of 4 while i+128+4 <= n, prefetching the group at i+128.
+	MOVQ BX, R9
+	SUBQ $0x00000084, R9
+	CMPQ SI, R9
+	JGT  sbbfContainsAVX2_groups
+
+sbbfContainsAVX2_far_prefetching:
+	VMOVDQU      1024(DX)(SI*8), Y4
+	VPSRLQ       $0x20, Y4, Y4
+	VPMULUDQ     Y2, Y4, Y4
+	VPSRLQ       $0x1b, Y4, Y4
+	VPAND        Y3, Y4, Y4
+	VEXTRACTI128 $0x01, Y4, X5
+	VMOVQ        X4, R10
+	PREFETCHT0   (AX)(R10*1)
+	VPEXTRQ      $0x01, X4, R10
+	PREFETCHT0   (AX)(R10*1)
+	VMOVQ        X5, R10
+	PREFETCHT0   (AX)(R10*1)
+	VPEXTRQ      $0x01, X5, R10
+	PREFETCHT0   (AX)(R10*1)
+	VMOVDQU      (DX)(SI*8), Y4
+	VPSRLQ       $0x20, Y4, Y4
+	VPMULUDQ     Y2, Y4, Y4
+	VPSRLQ       $0x1b, Y4, Y4
+	VPAND        Y3, Y4, Y4
+	VEXTRACTI128 $0x01, Y4, X5
+	VMOVQ        X4, R10
+	VPBROADCASTD (DX)(SI*8), Y6
+	VPMULLD      Y0, Y6, Y6
+	VPSRLD       $0x1b, Y6, Y6
+	VPSLLVD      Y6, Y1, Y6
+	VMOVDQU      (AX)(R10*1), Y7
+	VPTEST       Y6, Y7
+	SETCS        (DI)(SI*1)
+	ADCQ         $0x00, R8
+	VPEXTRQ      $0x01, X4, R10
+	VPBROADCASTD 8(DX)(SI*8), Y4
+	VPMULLD      Y0, Y4, Y4
+	VPSRLD       $0x1b, Y4, Y4
+	VPSLLVD      Y4, Y1, Y4
+	VMOVDQU      (AX)(R10*1), Y6
+	VPTEST       Y4, Y6
+	SETCS        1(DI)(SI*1)
+	ADCQ         $0x00, R8
+	VMOVQ        X5, R10
+	VPBROADCASTD 16(DX)(SI*8), Y4
+	VPMULLD      Y0, Y4, Y4
+	VPSRLD       $0x1b, Y4, Y4
+	VPSLLVD      Y4, Y1, Y4
+	VMOVDQU      (AX)(R10*1), Y6
+	VPTEST       Y4, Y6
+	SETCS        2(DI)(SI*1)
+	ADCQ         $0x00, R8
+	VPEXTRQ      $0x01, X5, R10
+	VPBROADCASTD 24(DX)(SI*8), Y4
+	VPMULLD      Y0, Y4, Y4
+	VPSRLD       $0x1b, Y4, Y4
+	VPSLLVD      Y4, Y1, Y4
+	VMOVDQU      (AX)(R10*1), Y5
+	VPTEST       Y4, Y5
+	SETCS        3(DI)(SI*1)
+	ADCQ         $0x00, R8
+	ADDQ         $0x04, SI
+	CMPQ         SI, R9
+	JLE          sbbfContainsAVX2_far_prefetching
+	JMP          sbbfContainsAVX2_groups
 
 	// Without the ring: groups of 4 while i+48+4 <= n, prefetching the group at i+48.
 sbbfContainsAVX2_plain:
@@ -713,6 +891,9 @@ sbbfAddAVX512_prologue_done:
 	MOVQ mode+32(FP), R8
 	CMPQ R8, $0x00
 	JEQ  sbbfAddAVX512_groups
+	MOVQ mode+32(FP), R8
+	CMPQ R8, $0x03
+	JEQ  sbbfAddAVX512_far
 	MOVQ mode+32(FP), R8
 	CMPQ R8, $0x02
 	JEQ  sbbfAddAVX512_plain
@@ -911,6 +1092,128 @@ sbbfAddAVX512_ring_group_loop:
 	CMPQ         SI, R8
 	JLE          sbbfAddAVX512_ring_group_loop
 	JMP          sbbfAddAVX512_tail
+
+	// modePrefetchFar looks 128 keys ahead: prefetch the blocks of keys 48..127 too.
+sbbfAddAVX512_far:
+	MOVQ $0x00000030, SI
+	CMPQ SI, BX
+	JGE  sbbfAddAVX512_farpro_done
+
+sbbfAddAVX512_farpro:
+	MOVQ       (DX)(SI*8), DI
+	SHRQ       $0x20, DI
+	IMULQ      CX, DI
+	SHRQ       $0x1b, DI
+	ANDQ       $-32, DI
+	PREFETCHT0 (AX)(DI*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        sbbfAddAVX512_farpro_done
+	CMPQ       SI, $0x00000080
+	JLT        sbbfAddAVX512_farpro
+
+sbbfAddAVX512_farpro_done:
+	XORQ SI, SI
+
+	// Groups of 8 while i+128+8 <= n, prefetching the group at i+128.
+	MOVQ BX, DI
+	SUBQ $0x00000088, DI
+	CMPQ SI, DI
+	JGT  sbbfAddAVX512_groups
+
+sbbfAddAVX512_far_prefetching:
+	VMOVDQU64     1024(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1b, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X4, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVQ         X5, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X5, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVQ         X6, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X6, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVQ         X7, R8
+	PREFETCHT0    (AX)(R8*1)
+	VPEXTRQ       $0x01, X7, R8
+	PREFETCHT0    (AX)(R8*1)
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1b, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R8
+	VPBROADCASTD  (DX)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1b, Y8, Y8
+	VPSLLVD       Y8, Y1, Y8
+	VPORD         (AX)(R8*1), Y8, Y8
+	VMOVDQU       Y8, (AX)(R8*1)
+	VPEXTRQ       $0x01, X4, R8
+	VPBROADCASTD  8(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPORD         (AX)(R8*1), Y4, Y4
+	VMOVDQU       Y4, (AX)(R8*1)
+	VMOVQ         X5, R8
+	VPBROADCASTD  16(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPORD         (AX)(R8*1), Y4, Y4
+	VMOVDQU       Y4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X5, R8
+	VPBROADCASTD  24(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPORD         (AX)(R8*1), Y4, Y4
+	VMOVDQU       Y4, (AX)(R8*1)
+	VMOVQ         X6, R8
+	VPBROADCASTD  32(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPORD         (AX)(R8*1), Y4, Y4
+	VMOVDQU       Y4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X6, R8
+	VPBROADCASTD  40(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPORD         (AX)(R8*1), Y4, Y4
+	VMOVDQU       Y4, (AX)(R8*1)
+	VMOVQ         X7, R8
+	VPBROADCASTD  48(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPORD         (AX)(R8*1), Y4, Y4
+	VMOVDQU       Y4, (AX)(R8*1)
+	VPEXTRQ       $0x01, X7, R8
+	VPBROADCASTD  56(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPORD         (AX)(R8*1), Y4, Y4
+	VMOVDQU       Y4, (AX)(R8*1)
+	ADDQ          $0x08, SI
+	CMPQ          SI, DI
+	JLE           sbbfAddAVX512_far_prefetching
+	JMP           sbbfAddAVX512_groups
 
 	// Without the ring: groups of 8 while i+48+8 <= n, prefetching the group at i+48.
 sbbfAddAVX512_plain:
@@ -1155,6 +1458,9 @@ sbbfContainsAVX512_prologue_done:
 	ADDQ $0x3f, R9
 	ANDQ $-64, R9
 	MOVQ mode+40(FP), R10
+	CMPQ R10, $0x03
+	JEQ  sbbfContainsAVX512_far
+	MOVQ mode+40(FP), R10
 	CMPQ R10, $0x02
 	JEQ  sbbfContainsAVX512_plain
 
@@ -1384,6 +1690,144 @@ sbbfContainsAVX512_ring_group_loop:
 	CMPQ         SI, R10
 	JLE          sbbfContainsAVX512_ring_group_loop
 	JMP          sbbfContainsAVX512_tail
+
+	// modePrefetchFar looks 128 keys ahead: prefetch the blocks of keys 48..127 too.
+sbbfContainsAVX512_far:
+	MOVQ $0x00000030, SI
+	CMPQ SI, BX
+	JGE  sbbfContainsAVX512_farpro_done
+
+sbbfContainsAVX512_farpro:
+	MOVQ       (DX)(SI*8), R9
+	SHRQ       $0x20, R9
+	IMULQ      CX, R9
+	SHRQ       $0x1b, R9
+	ANDQ       $-32, R9
+	PREFETCHT0 (AX)(R9*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        sbbfContainsAVX512_farpro_done
+	CMPQ       SI, $0x00000080
+	JLT        sbbfContainsAVX512_farpro
+
+sbbfContainsAVX512_farpro_done:
+	XORQ SI, SI
+
+	// Groups of 8 while i+128+8 <= n, prefetching the group at i+128.
+	MOVQ BX, R9
+	SUBQ $0x00000088, R9
+	CMPQ SI, R9
+	JGT  sbbfContainsAVX512_groups
+
+sbbfContainsAVX512_far_prefetching:
+	VMOVDQU64     1024(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1b, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1b, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DX)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1b, Y8, Y8
+	VPSLLVD       Y8, Y1, Y8
+	VPTESTMD      (AX)(R10*1), Y8, K1
+	KORTESTB      K1, K1
+	SETCS         (DI)(SI*1)
+	ADCQ          $0x00, R8
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPTESTMD      (AX)(R10*1), Y4, K1
+	KORTESTB      K1, K1
+	SETCS         1(DI)(SI*1)
+	ADCQ          $0x00, R8
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPTESTMD      (AX)(R10*1), Y4, K1
+	KORTESTB      K1, K1
+	SETCS         2(DI)(SI*1)
+	ADCQ          $0x00, R8
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPTESTMD      (AX)(R10*1), Y4, K1
+	KORTESTB      K1, K1
+	SETCS         3(DI)(SI*1)
+	ADCQ          $0x00, R8
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPTESTMD      (AX)(R10*1), Y4, K1
+	KORTESTB      K1, K1
+	SETCS         4(DI)(SI*1)
+	ADCQ          $0x00, R8
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPTESTMD      (AX)(R10*1), Y4, K1
+	KORTESTB      K1, K1
+	SETCS         5(DI)(SI*1)
+	ADCQ          $0x00, R8
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPTESTMD      (AX)(R10*1), Y4, K1
+	KORTESTB      K1, K1
+	SETCS         6(DI)(SI*1)
+	ADCQ          $0x00, R8
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1b, Y4, Y4
+	VPSLLVD       Y4, Y1, Y4
+	VPTESTMD      (AX)(R10*1), Y4, K1
+	KORTESTB      K1, K1
+	SETCS         7(DI)(SI*1)
+	ADCQ          $0x00, R8
+	ADDQ          $0x08, SI
+	CMPQ          SI, R9
+	JLE           sbbfContainsAVX512_far_prefetching
+	JMP           sbbfContainsAVX512_groups
 
 	// Without the ring: groups of 8 while i+48+8 <= n, prefetching the group at i+48.
 sbbfContainsAVX512_plain:

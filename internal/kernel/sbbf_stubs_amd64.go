@@ -4,22 +4,22 @@
 
 package kernel
 
-// sbbfAddAVX2 inserts hs[:n] into the nblocks split blocks at blocks; mode is modeNoPrefetch, modeRing or modePrefetch.
+// sbbfAddAVX2 inserts hs[:n] into the nblocks split blocks at blocks; mode is modeNoPrefetch, modeRing, modePrefetch or modePrefetchFar (further ahead).
 //
 //go:noescape
 func sbbfAddAVX2(blocks *uint32, nblocks uint64, hs *uint64, n int, mode int)
 
-// sbbfContainsAVX2 probes hs[:n] in the nblocks split blocks at blocks, writes out[:n] and returns the number of trues; mode is modeRing or modePrefetch.
+// sbbfContainsAVX2 probes hs[:n] in the nblocks split blocks at blocks, writes out[:n] and returns the number of trues; mode is modeRing, modePrefetch or modePrefetchFar (further ahead).
 //
 //go:noescape
 func sbbfContainsAVX2(blocks *uint32, nblocks uint64, hs *uint64, n int, out *bool, mode int) int
 
-// sbbfAddAVX512 inserts hs[:n] into the nblocks split blocks at blocks; mode is modeNoPrefetch, modeRing or modePrefetch.
+// sbbfAddAVX512 inserts hs[:n] into the nblocks split blocks at blocks; mode is modeNoPrefetch, modeRing, modePrefetch or modePrefetchFar (further ahead).
 //
 //go:noescape
 func sbbfAddAVX512(blocks *uint32, nblocks uint64, hs *uint64, n int, mode int)
 
-// sbbfContainsAVX512 probes hs[:n] in the nblocks split blocks at blocks, writes out[:n] and returns the number of trues; mode is modeRing or modePrefetch.
+// sbbfContainsAVX512 probes hs[:n] in the nblocks split blocks at blocks, writes out[:n] and returns the number of trues; mode is modeRing, modePrefetch or modePrefetchFar (further ahead).
 //
 //go:noescape
 func sbbfContainsAVX512(blocks *uint32, nblocks uint64, hs *uint64, n int, out *bool, mode int) int
