@@ -154,7 +154,7 @@ func forceBatchMode(t *testing.T, sel byte) string {
 	return m.Name
 }
 
-// modeSeeds returns seeds, then each seed again with batch modes 1 and 2
+// modeSeeds returns seeds, then each seed again with batch modes 1, 2 and 3
 // (forceBatchMode) in bits shift and up of byte at (seeds too short to
 // have it are kept once).
 func modeSeeds(seeds [][]byte, at int, shift uint) [][]byte {

@@ -217,6 +217,9 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 		far := g.plainDist > dist
 		if far {
 			kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_far")
+		} else if g.plainDist > 0 {
+			// -plaindist equal to -dist: modePrefetchFar is modePrefetch.
+			kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_plain")
 		}
 		kit.JumpIfMode(c, kit.ModePrefetch, p+"_plain")
 		r.Fill(p, dist)

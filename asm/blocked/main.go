@@ -52,7 +52,7 @@
 // of the first `dist` keys, then each step prefetches the block of key
 // i+dist, and the last dist keys run without. The batch kernels take a
 // mode argument, chosen by the Go side from the filter's size
-// (internal/kernel/blocked_amd64.go, batchMode): modeNoPrefetch (inserts
+// (internal/kernel/blocked_amd64.go, batchMode and blockedMode): modeNoPrefetch (inserts
 // only, a filter in L2) skips the prologue and runs loops without
 // prefetches (AVX2: 4 keys a step; AVX-512: groups of 8 computing their
 // own offsets); modeRing (a filter up to 4 MiB with fewer than 2^32
@@ -333,6 +333,9 @@ func (g *kern) loops(p string, two bool, dist int) {
 		far := g.plainDist > dist
 		if far {
 			kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_far")
+		} else if g.plainDist > 0 {
+			// -plaindist equal to -dist: modePrefetchFar is modePrefetch.
+			kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_plain")
 		}
 		kit.JumpIfMode(c, kit.ModePrefetch, p+"_plain")
 		r.Fill(p, dist)

@@ -268,6 +268,9 @@ func (g *kern) loops(p string, dist int) {
 	far := g.farDist > dist
 	if far {
 		kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_far")
+	} else {
+		// -fardist equal to -dist: modePrefetchFar is modePrefetch.
+		kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_plain")
 	}
 	kit.JumpIfMode(c, kit.ModePrefetch, p+"_plain")
 	r.Fill(p, dist)

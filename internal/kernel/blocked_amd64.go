@@ -13,7 +13,8 @@ import (
 // The AVX2 batch kernels of the blocked filter (blocked_amd64.s, generated
 // by asm/blocked; see its package doc for the instruction-level design).
 // Each call runs the whole loop: block index (scalar IMULQ), PREFETCHT0 of
-// the block 48 keys ahead (128 in modePrefetchFar, blockedMode), the 8-lane mask (VPMULLD, VPSRLD, VPBLENDD,
+// the block 48 keys ahead (128 in modePrefetchFar, blockedMode), the
+// 8-lane mask (VPMULLD, VPSRLD, VPBLENDD,
 // VPSRLQ, 2 VPSLLVQ; a second round for k > 8), then the test (VPANDN, VPOR,
 // VPTEST, SETEQ) or the insert (VPOR, VMOVDQU), with no per-key branch:
 // 28 instructions a key to probe, 22 to insert (k <= 8; 8 more for k > 8),
@@ -240,7 +241,7 @@ func blockedAddAsm(blocks []Block, k int, hs []uint64) {
 
 // blockedAddN runs blockedAddSetFor's insert kernel on nblocks blocks at
 // blocks: the AVX-512 one for fewer than 2^32 blocks (its VPMULUDQ takes
-// a 32-bit block count), else the AVX2 one, in batchMode's mode. hs is not
+// a 32-bit block count), else the AVX2 one, in blockedMode's mode. hs is not
 // empty.
 func blockedAddN(blocks *uint64, nblocks uint64, k int, hs []uint64) {
 	mode := blockedMode(nblocks, true)
@@ -253,8 +254,10 @@ func blockedAddN(blocks *uint64, nblocks uint64, k int, hs []uint64) {
 
 // The batch kernels' mode argument: no prefetches (inserts only),
 // prefetches with the offset ring, prefetches with the offsets computed
-// twice. The generators compare with the same numbers
-// (asm/internal/kit's ModeNoPrefetch, ModeRing, ModePrefetch): keep them.
+// twice, and the same further ahead (the blocked and split-block probes
+// and inserts; blockedMode). The generators compare with the same numbers
+// (asm/internal/kit's ModeNoPrefetch, ModeRing, ModePrefetch,
+// ModePrefetchFar): keep them.
 const (
 	modeNoPrefetch  = 0
 	modeRing        = 1

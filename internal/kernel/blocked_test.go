@@ -65,9 +65,11 @@ func eachKernelMode(t *testing.T, f func(t *testing.T)) {
 
 // eachMode runs f with each of the batch kernels' modes forced where the
 // build chooses them by filter size (amd64: prefetchMinBlocks,
-// ringMaxBlocks): prefetches with the offset ring, prefetches without it,
-// and inserts without prefetches, so that the tests' sizes reach every
-// kind of loop. Where the kernels have no modes it runs f once.
+// ringMaxBlocks, farMaxBlocks): prefetches with the offset ring,
+// prefetches without it, inserts without prefetches, and prefetches
+// without it further ahead (the blocked and split-block kernels; the
+// others run their prefetch loops there), so that the tests' sizes reach
+// every kind of loop. Where the kernels have no modes it runs f once.
 func eachMode(t *testing.T, f func(t *testing.T)) {
 	if kernel.SetBatchModes == nil {
 		f(t)

@@ -15,7 +15,8 @@ import (
 )
 
 // The batch kernels' mode argument, chosen by filter size on the Go side
-// (internal/kernel/blocked_amd64.go, batchMode, with the measurements):
+// (internal/kernel/blocked_amd64.go, batchMode and blockedMode, with the
+// measurements):
 // no prefetches (inserts into a filter in L2), prefetches with the offset
 // ring (a filter in the caches), prefetches with the offsets recomputed,
 // or (the blocked probes and inserts alone, a filter of 4 MiB and more
