@@ -86,18 +86,7 @@ func genAddNew(wide bool, dist int) {
 	}
 
 	c.Comment("Prologue: prefetch the blocks of the first min(n, dist) keys.")
-	c.XORQ(g.i, g.i)
-	c.TESTQ(g.n, g.n)
-	c.JEQ(operand.LabelRef(name + "_prologue_done"))
-	c.Label(name + "_prologue")
-	g.prefetch(0)
-	c.INCQ(g.i)
-	c.CMPQ(g.i, g.n)
-	c.JGE(operand.LabelRef(name + "_prologue_done"))
-	c.CMPQ(g.i, operand.U32(dist))
-	c.JLT(operand.LabelRef(name + "_prologue"))
-	c.Label(name + "_prologue_done")
-	c.XORQ(g.i, g.i)
+	kit.PrefetchKeys(c, g.i, g.n, 0, dist, name+"_prologue", name+"_prologue_done", nil, func() { g.prefetch(0) })
 
 	c.Comment("k > 8 takes the two-round loops; the choice is made once per call.")
 	c.CMPQ(k, operand.Imm(8))

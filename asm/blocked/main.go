@@ -260,21 +260,11 @@ func gen(contains, wide bool, dist, plainDist int) {
 	}
 
 	c.Comment("Prologue: prefetch the blocks of the first min(n, dist) keys.")
-	c.XORQ(g.i, g.i)
-	c.TESTQ(g.n, g.n)
-	c.JEQ(operand.LabelRef(name + "_prologue_done"))
+	var guard func()
 	if !contains {
-		kit.JumpIfMode(c, kit.ModeNoPrefetch, name+"_prologue_done")
+		guard = func() { kit.JumpIfMode(c, kit.ModeNoPrefetch, name+"_prologue_done") }
 	}
-	c.Label(name + "_prologue")
-	g.prefetch(0)
-	c.INCQ(g.i)
-	c.CMPQ(g.i, g.n)
-	c.JGE(operand.LabelRef(name + "_prologue_done"))
-	c.CMPQ(g.i, operand.U32(dist))
-	c.JLT(operand.LabelRef(name + "_prologue"))
-	c.Label(name + "_prologue_done")
-	c.XORQ(g.i, g.i)
+	kit.PrefetchKeys(c, g.i, g.n, 0, dist, name+"_prologue", name+"_prologue_done", guard, func() { g.prefetch(0) })
 
 	c.Comment("k > 8 takes the two-round loops; the choice is made once per call.")
 	c.CMPQ(k, operand.Imm(8))
@@ -376,18 +366,7 @@ func (g *kern) loops(p string, two bool, dist int) {
 // keys dist to g.plainDist-1 (as far as n).
 func (g *kern) farPrologue(p string, dist int) {
 	c.Commentf("modePrefetchFar looks %d keys ahead: prefetch the blocks of keys %d..%d too.", g.plainDist, dist, g.plainDist-1)
-	c.MOVQ(operand.U32(uint64(dist)), g.i)
-	c.CMPQ(g.i, g.n)
-	c.JGE(operand.LabelRef(p + "_farpro_done"))
-	c.Label(p + "_farpro")
-	g.prefetch(0)
-	c.INCQ(g.i)
-	c.CMPQ(g.i, g.n)
-	c.JGE(operand.LabelRef(p + "_farpro_done"))
-	c.CMPQ(g.i, operand.U32(uint64(g.plainDist)))
-	c.JLT(operand.LabelRef(p + "_farpro"))
-	c.Label(p + "_farpro_done")
-	c.XORQ(g.i, g.i)
+	kit.PrefetchKeys(c, g.i, g.n, dist, g.plainDist, p+"_farpro", p+"_farpro_done", nil, func() { g.prefetch(0) })
 }
 
 // prefetchLoops emits the AVX2 loops that prefetch the block of key i+dist

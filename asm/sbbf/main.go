@@ -220,21 +220,11 @@ func gen(contains, wide bool, dist, farDist int) {
 	c.VPBROADCASTQ(m32Mem, g.m32)
 
 	c.Comment("Prologue: prefetch the blocks of the first min(n, dist) keys.")
-	c.XORQ(g.i, g.i)
-	c.TESTQ(g.n, g.n)
-	c.JEQ(operand.LabelRef(name + "_prologue_done"))
+	var guard func()
 	if !contains {
-		kit.JumpIfMode(c, kit.ModeNoPrefetch, name+"_prologue_done")
+		guard = func() { kit.JumpIfMode(c, kit.ModeNoPrefetch, name+"_prologue_done") }
 	}
-	c.Label(name + "_prologue")
-	c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: g.scalarOffset(0), Scale: 1})
-	c.INCQ(g.i)
-	c.CMPQ(g.i, g.n)
-	c.JGE(operand.LabelRef(name + "_prologue_done"))
-	c.CMPQ(g.i, operand.U32(dist))
-	c.JLT(operand.LabelRef(name + "_prologue"))
-	c.Label(name + "_prologue_done")
-	c.XORQ(g.i, g.i)
+	kit.PrefetchKeys(c, g.i, g.n, 0, dist, name+"_prologue", name+"_prologue_done", guard, g.prefetchKey)
 
 	g.loops(name, dist)
 
@@ -291,18 +281,7 @@ func (g *kern) loops(p string, dist int) {
 	if far {
 		c.Commentf("modePrefetchFar looks %d keys ahead: prefetch the blocks of keys %d..%d too.", g.farDist, dist, g.farDist-1)
 		c.Label(p + "_far")
-		c.MOVQ(operand.U32(uint64(dist)), g.i)
-		c.CMPQ(g.i, g.n)
-		c.JGE(operand.LabelRef(p + "_farpro_done"))
-		c.Label(p + "_farpro")
-		c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: g.scalarOffset(0), Scale: 1})
-		c.INCQ(g.i)
-		c.CMPQ(g.i, g.n)
-		c.JGE(operand.LabelRef(p + "_farpro_done"))
-		c.CMPQ(g.i, operand.U32(uint64(g.farDist)))
-		c.JLT(operand.LabelRef(p + "_farpro"))
-		c.Label(p + "_farpro_done")
-		c.XORQ(g.i, g.i)
+		kit.PrefetchKeys(c, g.i, g.n, dist, g.farDist, p+"_farpro", p+"_farpro_done", nil, g.prefetchKey)
 		c.Commentf("Groups of %d while i+%d+%d <= n, prefetching the group at i+%d.", G, g.farDist, G, g.farDist)
 		g.groupLoop(p+"_far_prefetching", p+"_groups", g.farDist+G, prefetching(g.farDist))
 		c.JMP(operand.LabelRef(p + "_groups"))
@@ -331,6 +310,11 @@ func (g *kern) loops(p string, dist int) {
 // straight to exit), body, then i += G.
 func (g *kern) groupLoop(label, exit string, margin int, body func()) {
 	kit.GroupLoop(c, g.i, g.n, g.group(), label, exit, margin, body)
+}
+
+// prefetchKey prefetches the block of hs[i].
+func (g *kern) prefetchKey() {
+	c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: g.scalarOffset(0), Scale: 1})
 }
 
 // hash returns the memory operand of hs[i+d].

@@ -218,6 +218,36 @@ func GroupLoop(c *build.Context, i reg.GPVirtual, n operand.Op, step int, label,
 	c.JLE(operand.LabelRef(label))
 }
 
+// PrefetchKeys emits a prologue loop over keys i = from .. min(n, to)-1,
+// prefetch (the caller's PREFETCHT0 of key i's block) for each, with i
+// back at 0 after label done. guard, if not nil, is emitted once n is
+// known to exceed from and may jump to done (an insert told not to
+// prefetch). The batch kernels' prologues (the first dist keys) and their
+// modePrefetchFar prologues (keys dist to the far distance) are this loop.
+func PrefetchKeys(c *build.Context, i, n reg.GPVirtual, from, to int, label, done string, guard, prefetch func()) {
+	if from == 0 {
+		c.XORQ(i, i)
+		c.TESTQ(n, n)
+		c.JEQ(operand.LabelRef(done))
+	} else {
+		c.MOVQ(operand.U32(uint64(from)), i)
+		c.CMPQ(i, n)
+		c.JGE(operand.LabelRef(done))
+	}
+	if guard != nil {
+		guard()
+	}
+	c.Label(label)
+	prefetch()
+	c.INCQ(i)
+	c.CMPQ(i, n)
+	c.JGE(operand.LabelRef(done))
+	c.CMPQ(i, operand.U32(uint64(to)))
+	c.JLT(operand.LabelRef(label))
+	c.Label(done)
+	c.XORQ(i, i)
+}
+
 // Const is the immediate v for an arithmetic or compare instruction: the
 // smallest avo operand type below 128 (what every kernel had), 32 bits
 // from 128 on (avo takes no 16-bit immediate there; the assembler picks
