@@ -14,7 +14,8 @@ package main
 //
 // Batch: blockedAddNewAVX2 and blockedAddNewAVX512 run the add kernels'
 // loops (prologue of prefetches, unrolled or 8-key groups with prefetch
-// dist keys ahead, tail). Per key:
+// dist keys ahead, or in modePrefetchFar plainDist keys ahead without
+// the ring, tail). Per key:
 //
 //	AVX2:    VMOVDQU x2, VPANDN x2, VPOR, VPOR x2, VMOVDQU x2 (store),
 //	         VPTEST, SETNE out[i]; the trues are counted after the loops
@@ -43,17 +44,18 @@ import (
 	"github.com/sift-go/sift/asm/internal/kit"
 )
 
-// genAddNew writes blockedAddNewAVX2 (wide false) or blockedAddNewAVX512.
-func genAddNew(wide bool, dist int) {
+// genAddNew writes blockedAddNewAVX2 (wide false) or blockedAddNewAVX512,
+// whose modePrefetchFar loops prefetch plainDist keys ahead.
+func genAddNew(wide bool, dist, plainDist int) {
 	if wide {
 		low7Mem = c.ConstData("addNewLow7", operand.U64(0x7f7f7f7f7f7f7f7f))
 		high1Mem = c.ConstData("addNewHigh1", operand.U64(0x8080808080808080))
 	}
 	name, sig := "blockedAddNewAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool, mode int) int"
-	doc := "blockedAddNewAVX2 inserts hs[:n] in order into the nblocks blocks at blocks with k probes per key, sets out[i] to whether key i was new (one of its bits clear before its insert), and returns the number of trues; tab is avx2Tables[k], mode modeRing (nblocks < 2^32) or modePrefetch."
+	doc := "blockedAddNewAVX2 inserts hs[:n] in order into the nblocks blocks at blocks with k probes per key, sets out[i] to whether key i was new (one of its bits clear before its insert), and returns the number of trues; tab is avx2Tables[k], mode modeRing (nblocks < 2^32), modePrefetch or modePrefetchFar (further ahead)."
 	if wide {
-		name, sig = "blockedAddNewAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool) int"
-		doc = "blockedAddNewAVX512 is blockedAddNewAVX2 with the AVX-512 sequence (1 <= k <= 16, nblocks < 2^32)."
+		name, sig = "blockedAddNewAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool, mode int) int"
+		doc = "blockedAddNewAVX512 is blockedAddNewAVX2 with the AVX-512 sequence (1 <= k <= 16, nblocks < 2^32); modeRing and modePrefetch both run the offset ring."
 	}
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
@@ -61,7 +63,7 @@ func genAddNew(wide bool, dist int) {
 	c.Doc(doc)
 	c.Pragma("noescape")
 
-	g := &kern{addNew: true, wide: wide}
+	g := &kern{addNew: true, wide: wide, plainDist: plainDist}
 	g.blocks = c.GP64()
 	g.nblocks = c.GP64()
 	g.hs = c.GP64()
@@ -216,6 +218,11 @@ var low7Mem, high1Mem operand.Mem
 // add kernel computes them twice; the add-if-new kernel spends what this
 // saves on its test. The first groups, up to dist keys, fill the ring
 // before the loop; the last keys that fill no group run one at a time.
+// In modePrefetchFar (g.plainDist longer than dist) the groups prefetch
+// g.plainDist keys ahead, further than the ring holds, and compute their
+// offsets twice as the add kernel's loops do (a ring holding 128 keys
+// ahead measured slower than that in the add and probe kernels; see
+// internal/kernel/addnew_amd64.go).
 func (g *kern) wideAddNewLoops(p string, dist int) {
 	if dist%8 != 0 || dist/8 >= kit.RingSlots {
 		panic("blocked: the add-if-new ring needs dist a multiple of 8 below 8*kit.RingSlots")
@@ -230,6 +237,10 @@ func (g *kern) wideAddNewLoops(p string, dist int) {
 		c.IMULQ(r1, t)
 		c.MOVQ(t, held8)
 	}
+	far := g.plainDist > dist
+	if far {
+		kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_far")
+	}
 	r := g.newRing(8)
 	r.Fill(p, dist)
 
@@ -239,19 +250,50 @@ func (g *kern) wideAddNewLoops(p string, dist int) {
 		for j := 0; j < 8; j++ {
 			c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
 		}
-		g.wideAddNewGroup(r.Slot(0))
+		g.wideAddNewGroup(slotLanes(r.Slot(0)))
 	})
 
 	c.Comment("Groups of 8 while i+8 <= n, offsets in the ring.")
 	c.Label(p + "_groups")
-	g.groupLoop(p+"_group_loop", p+"_tail", 8, func() { g.wideAddNewGroup(r.Slot(0)) })
+	g.groupLoop(p+"_group_loop", p+"_tail", 8, func() { g.wideAddNewGroup(slotLanes(r.Slot(0))) })
+
+	if far {
+		// Further ahead than the ring holds: each group computes its
+		// offsets twice, as the add kernel's modePrefetchFar loops do.
+		c.JMP(operand.LabelRef(p + "_tail"))
+		c.Label(p + "_far")
+		g.farPrologue(p, dist)
+		c.Commentf("Without the ring, further ahead: groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", g.plainDist, g.plainDist)
+		g.groupLoop(p+"_far_loop", p+"_far_groups", g.plainDist+8, func() {
+			ahead := g.groupOffsets(g.plainDist)
+			for j := 0; j < 8; j++ {
+				c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
+			}
+			g.wideAddNewGroup(g.groupOffsets(0))
+		})
+		c.Comment("Groups of 8 while i+8 <= n, already prefetched.")
+		c.Label(p + "_far_groups")
+		g.groupLoop(p+"_far_group_loop", p+"_tail", 8, func() { g.wideAddNewGroup(g.groupOffsets(0)) })
+	}
 
 	c.Comment("The last keys, one at a time.")
 	g.oneByOne(p, func() { g.wideAddNewKey(0, g.blockOffset(0), false) })
 }
 
-// wideAddNewGroup inserts the 8 keys hs[i..i+8) for k <= 8, whose block
-// offsets are the 8 qwords at offs, in order, and writes their 8 answers
+// slotLanes returns a function that loads qword j of the ring slot at
+// offs into a general register: a group's offsets read back from the ring.
+func slotLanes(offs operand.Mem) func(j int) reg.GPVirtual {
+	return func(j int) reg.GPVirtual {
+		a := c.GP64()
+		o := offs
+		o.Disp += 8 * j
+		c.MOVQ(o, a)
+		return a
+	}
+}
+
+// wideAddNewGroup inserts the 8 keys hs[i..i+8) for k <= 8, key j's block
+// at byte offset off(j) (called for j = 0..7 in order), and writes their 8 answers
 // with one 8-byte store. Each key's VPTESTMQ against its block in memory
 // gives the opmask of the probe lanes that hold their bit (one bit a lane
 // for k <= 8), then the block is ORed and stored. KUNPCKBW/WD/DQ gather
@@ -262,15 +304,12 @@ func (g *kern) wideAddNewLoops(p string, dist int) {
 // top bit of each nonzero byte set: masked and shifted down, one 0 or 1 a
 // byte, stored at out[i], and POPCNT counts it. Against a KORTESTB, SETCC
 // and SBBQ a key this is about 1.5 uops a key instead of 4, and no flags.
-func (g *kern) wideAddNewGroup(offs operand.Mem) {
+func (g *kern) wideAddNewGroup(off func(j int) reg.GPVirtual) {
 	var held [8]reg.OpmaskVirtual
 	var pairs [4]reg.OpmaskVirtual
 	var quads [2]reg.OpmaskVirtual
 	for j := 0; j < 8; j++ {
-		a := c.GP64()
-		o := offs
-		o.Disp += 8 * j
-		c.MOVQ(o, a)
+		a := off(j)
 		blk := operand.Mem{Base: g.blocks, Index: a, Scale: 1}
 		c1, _ := wideCounts(g.hash(j), g.saltsZ, false)
 		m := c.ZMM()

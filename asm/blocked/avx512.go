@@ -204,12 +204,24 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 	computing := func() { g.group(two) }
 	r := g.ring
 	if r == nil {
-		// The add-if-new kernel's loops for k > 8 (it has no mode).
+		// The add-if-new kernel's loops for k > 8 (no ring; modeRing
+		// and modePrefetch run the same loops).
+		if g.plainDist > dist {
+			kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_far")
+		}
 		c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", dist, dist)
 		g.groupLoop(p+"_prefetching", p+"_groups", dist+8, prefetching(dist, g.groupOffsets, computing))
 		c.Comment("Groups of 8 while i+8 <= n, already prefetched.")
 		c.Label(p + "_groups")
 		g.groupLoop(p+"_group_loop", p+"_tail", 8, computing)
+		if g.plainDist > dist {
+			c.JMP(operand.LabelRef(p + "_tail"))
+			c.Label(p + "_far")
+			g.farPrologue(p, dist)
+			c.Commentf("Further ahead: groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", g.plainDist, g.plainDist)
+			g.groupLoop(p+"_far_loop", p+"_groups", g.plainDist+8, prefetching(g.plainDist, g.groupOffsets, computing))
+			c.JMP(operand.LabelRef(p + "_groups"))
+		}
 	} else {
 		if g.optionalPrefetch() {
 			kit.JumpIfMode(c, kit.ModeNoPrefetch, p+"_nopf")

@@ -13,9 +13,12 @@ package kernel
 // BlockedAdd1) or the fused Go probe (blockedAddNew1Go); figures in
 // package blocked's addnew.go.
 //
-// The batch kernels run the add kernels' loops (prefetch 48 keys ahead;
-// AVX2: 4 keys a step, their block offsets kept in a ring in modeRing,
-// else by scalar IMUL; AVX-512: groups of 8 offsets from one VPMULUDQ) with a key step that loads the block into
+// The batch kernels run the add kernels' loops (prefetch 48 keys ahead,
+// 128 in modePrefetchFar, blockedMode's choice for filters from 4 MiB
+// that fit the last-level cache; AVX2: 4 keys a step, their block
+// offsets kept in a ring in modeRing, else by scalar IMUL; AVX-512:
+// groups of 8 offsets from one VPMULUDQ, kept in the ring but in
+// modePrefetchFar) with a key step that loads the block into
 // registers, tests, ORs and stores it back, in order: a later key that
 // shares the block reads the earlier store (forwarded), so the answers
 // are those of one-at-a-time calls. Three changes brought the AVX-512
@@ -44,6 +47,20 @@ package kernel
 //	avx2   n=1e6 b=1024   1.66   1.95         1.21
 //	avx2   n=1e7 b=16384  3.63   4.05         1.12
 //	avx2   n=1e7 b=1024   3.96   4.46         1.13
+//
+// modePrefetchFar came to these kernels later (the add kernels' figures
+// are at blockedMode). BenchmarkBlockedModes/n=1e7 (a 12.6 MB filter)
+// in this package, op=addnew, every mode on one filter in one process,
+// ten processes, on the AMD EPYC family 25 model 17 (Zen 4, 32 MiB L3),
+// medians of the per-process ratios: avx512 far / ring (its loops
+// before) 0.90, faster in all ten (0.70-0.95); avx2 far / prefetch
+// (its loops before at that size) 0.85 (0.73-0.96). A ring holding 128
+// keys ahead (kit.RingSlots at 32; the batch kernels then need a stack
+// check) took the add-if-new kernels no further than the ring-free
+// loops (avx512 2.73 against 2.75 ns a key, eight processes each) and
+// was slower than them for the add and probe kernels (1.02-1.19x), and
+// level with or slower than the ring at 48 under 4 MiB (1e5 and 1e6,
+// every kernel: 1.00-1.26x; those two across two binaries).
 
 func blockedAddNew(blocks []Block, k int, hs []uint64, out []bool) int {
 	if blockedAddNewSet != setGeneric {
@@ -67,10 +84,11 @@ func blockedAddNewAsm(blocks []Block, k int, hs []uint64, out []bool) int {
 // blockedAddNewN is blockedAddN for the add-if-new kernels: the AVX-512
 // one for fewer than 2^32 blocks, else the AVX2 one; len(out) >= len(hs) > 0.
 func blockedAddNewN(blocks *uint64, nblocks uint64, k int, hs []uint64, out []bool) int {
+	mode := blockedMode(nblocks, false)
 	if blockedAddNewSet == setAVX512 && nblocks < MaxBlocks {
-		return blockedAddNewAVX512(blocks, nblocks, k, &hs[0], len(hs), &out[0])
+		return blockedAddNewAVX512(blocks, nblocks, k, &hs[0], len(hs), &out[0], mode)
 	}
-	return blockedAddNewAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0], batchMode(nblocks, false))
+	return blockedAddNewAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0], mode)
 }
 
 // BlockedAddNew1 sets the t.K probe bits of hash h in its block of t.Blocks

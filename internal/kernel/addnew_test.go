@@ -99,7 +99,8 @@ func checkAddNew(t *testing.T, base, blocks []kernel.Block, k int, hs []uint64, 
 }
 
 // TestBlockedAddNewLengths: every length 0..600 (crossing the loops'
-// boundaries at any unroll and prefetch distance up to 64), every k, on
+// boundaries at any unroll and prefetch distance up to 128, the far
+// mode's), every k, on
 // filters from 1 block (every key shares it) up, prefilled so that some
 // keys are present, with repeats and shared blocks inside the batch,
 // hashes and results at every offset mod 8.

@@ -40,7 +40,8 @@ type BatchMode struct {
 // ring, prefetches with the offsets computed again, inserts without
 // prefetches (lookups then run the ring; small filters get this one by
 // size), and prefetches without the ring further ahead (the blocked
-// probes and inserts; the other kernels run "prefetch" there).
+// probes, inserts and add-if-new, the split-block probes and inserts;
+// the other kernels run "prefetch" there).
 var BatchModes = [...]BatchMode{
 	{"ring", 0, math.MaxUint64, math.MaxUint64},
 	{"prefetch", 0, 0, 0},

@@ -309,8 +309,9 @@ func batchMode(nblocks uint64, insert bool) int {
 //
 // Distances 64, 96 and 192 at 1e7 (six rounds each) were between 48 and
 // 128 or slower than 128. The split-block kernels take the same modes
-// (sbbfMode, with their own figures); the windowed, add-if-new and cuckoo
-// kernels keep their distances.
+// (sbbfMode, with their own figures), and so do the add-if-new kernels
+// (addnew_amd64.go has theirs); the windowed and cuckoo kernels keep
+// their distances.
 func blockedMode(nblocks uint64, insert bool) int {
 	m := batchMode(nblocks, insert)
 	if m == modePrefetch && nblocks < farMaxBlocks {

@@ -6055,6 +6055,9 @@ blockedAddNewAVX2_prologue_done:
 	CMPQ R9, $0x08
 	JGT  blockedAddNewAVX2_k16
 	MOVQ mode+56(FP), R9
+	CMPQ R9, $0x03
+	JEQ  blockedAddNewAVX2_k8_far
+	MOVQ mode+56(FP), R9
 	CMPQ R9, $0x02
 	JEQ  blockedAddNewAVX2_k8_plain
 
@@ -6283,6 +6286,197 @@ blockedAddNewAVX2_k8_group_loop:
 	JLE          blockedAddNewAVX2_k8_group_loop
 	JMP          blockedAddNewAVX2_k8_tail
 
+blockedAddNewAVX2_k8_far:
+	// modePrefetchFar looks 128 keys ahead: prefetch the blocks of keys 48..127 too.
+	MOVQ $0x00000030, SI
+	CMPQ SI, BX
+	JGE  blockedAddNewAVX2_k8_farpro_done
+
+blockedAddNewAVX2_k8_farpro:
+	MOVQ       (DX)(SI*8), R8
+	SHRQ       $0x20, R8
+	IMULQ      CX, R8
+	SHRQ       $0x1a, R8
+	ANDQ       $-64, R8
+	PREFETCHT0 (AX)(R8*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        blockedAddNewAVX2_k8_farpro_done
+	CMPQ       SI, $0x00000080
+	JLT        blockedAddNewAVX2_k8_farpro
+
+blockedAddNewAVX2_k8_farpro_done:
+	XORQ SI, SI
+
+	// Main loop: 4 keys a step while i+128+4 <= n, prefetching key i+128.
+	MOVQ BX, R8
+	SUBQ $0x00000084, R8
+	CMPQ SI, R8
+	JGT  blockedAddNewAVX2_k8_far_one
+
+blockedAddNewAVX2_k8_far_unrolled:
+	MOVQ         1024(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         (DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R9*1), Y6
+	VMOVDQU      32(AX)(R9*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R9*1)
+	VMOVDQU      Y7, 32(AX)(R9*1)
+	VPTEST       Y8, Y8
+	SETNE        (DI)(SI*1)
+	MOVQ         1032(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         8(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 8(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R9*1), Y6
+	VMOVDQU      32(AX)(R9*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R9*1)
+	VMOVDQU      Y7, 32(AX)(R9*1)
+	VPTEST       Y8, Y8
+	SETNE        1(DI)(SI*1)
+	MOVQ         1040(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         16(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 16(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R9*1), Y6
+	VMOVDQU      32(AX)(R9*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R9*1)
+	VMOVDQU      Y7, 32(AX)(R9*1)
+	VPTEST       Y8, Y8
+	SETNE        2(DI)(SI*1)
+	MOVQ         1048(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         24(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 24(DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R9*1), Y6
+	VMOVDQU      32(AX)(R9*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R9*1)
+	VMOVDQU      Y7, 32(AX)(R9*1)
+	VPTEST       Y8, Y8
+	SETNE        3(DI)(SI*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, R8
+	JLE          blockedAddNewAVX2_k8_far_unrolled
+
+	// One key a step while i+128 < n, prefetching key i+128.
+blockedAddNewAVX2_k8_far_one:
+	MOVQ BX, R8
+	SUBQ $0x00000080, R8
+	CMPQ SI, R8
+	JGE  blockedAddNewAVX2_k8_tail
+
+blockedAddNewAVX2_k8_far_one_loop:
+	MOVQ         1024(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         (DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD (DX)(SI*8), Y4
+	VPMULLD      Y1, Y4, Y4
+	VPSRLD       $0x1a, Y4, Y4
+	VPBLENDD     $0xaa, Y0, Y4, Y5
+	VPSRLQ       $0x20, Y4, Y4
+	VPSLLVQ      Y5, Y2, Y5
+	VPSLLVQ      Y4, Y3, Y4
+	VMOVDQU      (AX)(R9*1), Y6
+	VMOVDQU      32(AX)(R9*1), Y7
+	VPANDN       Y5, Y6, Y8
+	VPANDN       Y4, Y7, Y9
+	VPOR         Y9, Y8, Y8
+	VPOR         Y5, Y6, Y6
+	VPOR         Y4, Y7, Y7
+	VMOVDQU      Y6, (AX)(R9*1)
+	VMOVDQU      Y7, 32(AX)(R9*1)
+	VPTEST       Y8, Y8
+	SETNE        (DI)(SI*1)
+	INCQ         SI
+	CMPQ         SI, R8
+	JLT          blockedAddNewAVX2_k8_far_one_loop
+	JMP          blockedAddNewAVX2_k8_tail
+
 blockedAddNewAVX2_k8_plain:
 	// Main loop: 4 keys a step while i+48+4 <= n, prefetching key i+48.
 	MOVQ BX, R8
@@ -6489,6 +6683,9 @@ blockedAddNewAVX2_k8_end:
 	JMP blockedAddNewAVX2_done
 
 blockedAddNewAVX2_k16:
+	MOVQ mode+56(FP), R9
+	CMPQ R9, $0x03
+	JEQ  blockedAddNewAVX2_k16_far
 	MOVQ mode+56(FP), R9
 	CMPQ R9, $0x02
 	JEQ  blockedAddNewAVX2_k16_plain
@@ -6780,6 +6977,237 @@ blockedAddNewAVX2_k16_group_loop:
 	ADDQ         $0x04, SI
 	CMPQ         SI, R9
 	JLE          blockedAddNewAVX2_k16_group_loop
+	JMP          blockedAddNewAVX2_k16_tail
+
+blockedAddNewAVX2_k16_far:
+	// modePrefetchFar looks 128 keys ahead: prefetch the blocks of keys 48..127 too.
+	MOVQ $0x00000030, SI
+	CMPQ SI, BX
+	JGE  blockedAddNewAVX2_k16_farpro_done
+
+blockedAddNewAVX2_k16_farpro:
+	MOVQ       (DX)(SI*8), R8
+	SHRQ       $0x20, R8
+	IMULQ      CX, R8
+	SHRQ       $0x1a, R8
+	ANDQ       $-64, R8
+	PREFETCHT0 (AX)(R8*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        blockedAddNewAVX2_k16_farpro_done
+	CMPQ       SI, $0x00000080
+	JLT        blockedAddNewAVX2_k16_farpro
+
+blockedAddNewAVX2_k16_farpro_done:
+	XORQ SI, SI
+
+	// Main loop: 4 keys a step while i+128+4 <= n, prefetching key i+128.
+	MOVQ BX, R8
+	SUBQ $0x00000084, R8
+	CMPQ SI, R8
+	JGT  blockedAddNewAVX2_k16_far_one
+
+blockedAddNewAVX2_k16_far_unrolled:
+	MOVQ         1024(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         (DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD (DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R9*1), Y7
+	VMOVDQU      32(AX)(R9*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R9*1)
+	VMOVDQU      Y10, 32(AX)(R9*1)
+	VPTEST       Y11, Y11
+	SETNE        (DI)(SI*1)
+	MOVQ         1032(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         8(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 8(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R9*1), Y7
+	VMOVDQU      32(AX)(R9*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R9*1)
+	VMOVDQU      Y10, 32(AX)(R9*1)
+	VPTEST       Y11, Y11
+	SETNE        1(DI)(SI*1)
+	MOVQ         1040(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         16(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 16(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R9*1), Y7
+	VMOVDQU      32(AX)(R9*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R9*1)
+	VMOVDQU      Y10, 32(AX)(R9*1)
+	VPTEST       Y11, Y11
+	SETNE        2(DI)(SI*1)
+	MOVQ         1048(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         24(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD 24(DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R9*1), Y7
+	VMOVDQU      32(AX)(R9*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R9*1)
+	VMOVDQU      Y10, 32(AX)(R9*1)
+	VPTEST       Y11, Y11
+	SETNE        3(DI)(SI*1)
+	ADDQ         $0x04, SI
+	CMPQ         SI, R8
+	JLE          blockedAddNewAVX2_k16_far_unrolled
+
+	// One key a step while i+128 < n, prefetching key i+128.
+blockedAddNewAVX2_k16_far_one:
+	MOVQ BX, R8
+	SUBQ $0x00000080, R8
+	CMPQ SI, R8
+	JGE  blockedAddNewAVX2_k16_tail
+
+blockedAddNewAVX2_k16_far_one_loop:
+	MOVQ         1024(DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	PREFETCHT0   (AX)(R9*1)
+	MOVQ         (DX)(SI*8), R9
+	SHRQ         $0x20, R9
+	IMULQ        CX, R9
+	SHRQ         $0x1a, R9
+	ANDQ         $-64, R9
+	VPBROADCASTD (DX)(SI*8), Y7
+	VPMULLD      Y1, Y7, Y8
+	VPSRLD       $0x1a, Y8, Y8
+	VPBLENDD     $0xaa, Y0, Y8, Y9
+	VPSRLQ       $0x20, Y8, Y8
+	VPSLLVQ      Y9, Y2, Y9
+	VPSLLVQ      Y8, Y3, Y8
+	VPMULLD      Y4, Y7, Y7
+	VPSRLD       $0x1a, Y7, Y7
+	VPBLENDD     $0xaa, Y0, Y7, Y10
+	VPSRLQ       $0x20, Y7, Y7
+	VPSLLVQ      Y10, Y5, Y10
+	VPSLLVQ      Y7, Y6, Y7
+	VPOR         Y10, Y9, Y9
+	VPOR         Y7, Y8, Y8
+	VMOVDQU      (AX)(R9*1), Y7
+	VMOVDQU      32(AX)(R9*1), Y10
+	VPANDN       Y9, Y7, Y11
+	VPANDN       Y8, Y10, Y12
+	VPOR         Y12, Y11, Y11
+	VPOR         Y9, Y7, Y7
+	VPOR         Y8, Y10, Y10
+	VMOVDQU      Y7, (AX)(R9*1)
+	VMOVDQU      Y10, 32(AX)(R9*1)
+	VPTEST       Y11, Y11
+	SETNE        (DI)(SI*1)
+	INCQ         SI
+	CMPQ         SI, R8
+	JLT          blockedAddNewAVX2_k16_far_one_loop
 	JMP          blockedAddNewAVX2_k16_tail
 
 blockedAddNewAVX2_k16_plain:
@@ -7076,9 +7504,9 @@ GLOBL addNewLow7<>(SB), RODATA|NOPTR, $8
 DATA addNewHigh1<>+0(SB)/8, $0x8080808080808080
 GLOBL addNewHigh1<>(SB), RODATA|NOPTR, $8
 
-// func blockedAddNewAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool) int
+// func blockedAddNewAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool, mode int) int
 // Requires: AVX, AVX2, AVX512BW, AVX512DQ, AVX512F, BMI2, MMX+, POPCNT
-TEXT ·blockedAddNewAVX512(SB), NOSPLIT, $584-56
+TEXT ·blockedAddNewAVX512(SB), NOSPLIT, $584-64
 	MOVQ blocks+0(FP), AX
 	MOVQ nblocks+8(FP), CX
 	MOVQ hs+24(FP), DX
@@ -7131,6 +7559,9 @@ blockedAddNewAVX512_prologue_done:
 	MOVQ  $0x0101010101010101, R10
 	IMULQ R9, R10
 	MOVQ  R10, (SP)
+	MOVQ  mode+48(FP), R9
+	CMPQ  R9, $0x03
+	JEQ   blockedAddNewAVX512_k8_far
 
 	// The offset ring: 64-byte aligned slots on the stack.
 	LEAQ 8(SP), R9
@@ -7414,6 +7845,288 @@ blockedAddNewAVX512_k8_group_loop:
 	ADDQ         $0x08, SI
 	CMPQ         SI, R10
 	JLE          blockedAddNewAVX512_k8_group_loop
+	JMP          blockedAddNewAVX512_k8_tail
+
+blockedAddNewAVX512_k8_far:
+	// modePrefetchFar looks 128 keys ahead: prefetch the blocks of keys 48..127 too.
+	MOVQ $0x00000030, SI
+	CMPQ SI, BX
+	JGE  blockedAddNewAVX512_k8_farpro_done
+
+blockedAddNewAVX512_k8_farpro:
+	MOVQ       (DX)(SI*8), R9
+	SHRQ       $0x20, R9
+	IMULQ      CX, R9
+	SHRQ       $0x1a, R9
+	ANDQ       $-64, R9
+	PREFETCHT0 (AX)(R9*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        blockedAddNewAVX512_k8_farpro_done
+	CMPQ       SI, $0x00000080
+	JLT        blockedAddNewAVX512_k8_farpro
+
+blockedAddNewAVX512_k8_farpro_done:
+	XORQ SI, SI
+
+	// Without the ring, further ahead: groups of 8 while i+128+8 <= n, prefetching the group at i+128.
+	MOVQ BX, R9
+	SUBQ $0x00000088, R9
+	CMPQ SI, R9
+	JGT  blockedAddNewAVX512_k8_far_groups
+
+blockedAddNewAVX512_k8_far_loop:
+	VMOVDQU64     1024(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DX)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VMOVDQU64     (AX)(R10*1), Z9
+	VPTESTMQ      Z9, Z8, K2
+	VPORQ         Z9, Z8, Z8
+	VMOVDQU64     Z8, (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R10*1), Z8
+	VPTESTMQ      Z8, Z4, K3
+	VPORQ         Z8, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KUNPCKBW      K2, K3, K2
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R10*1), Z8
+	VPTESTMQ      Z8, Z4, K3
+	VPORQ         Z8, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPTESTMQ      Z5, Z4, K4
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KUNPCKBW      K3, K4, K3
+	KUNPCKWD      K2, K3, K2
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPTESTMQ      Z5, Z4, K3
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPTESTMQ      Z5, Z4, K4
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KUNPCKBW      K3, K4, K3
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPTESTMQ      Z5, Z4, K4
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPTESTMQ      Z5, Z4, K5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KUNPCKBW      K4, K5, K4
+	KUNPCKWD      K3, K4, K3
+	KUNPCKDQ      K2, K3, K2
+	KMOVQ         K2, R10
+	XORQ          (SP), R10
+	MOVQ          R10, R11
+	ANDQ          addNewLow7<>+0(SB), R11
+	ADDQ          addNewLow7<>+0(SB), R11
+	ORQ           R10, R11
+	ANDQ          addNewHigh1<>+0(SB), R11
+	SHRQ          $0x07, R11
+	MOVQ          R11, (DI)(SI*1)
+	POPCNTQ       R11, R11
+	ADDQ          R11, R8
+	ADDQ          $0x08, SI
+	CMPQ          SI, R9
+	JLE           blockedAddNewAVX512_k8_far_loop
+
+	// Groups of 8 while i+8 <= n, already prefetched.
+blockedAddNewAVX512_k8_far_groups:
+	MOVQ BX, R9
+	SUBQ $0x08, R9
+	CMPQ SI, R9
+	JGT  blockedAddNewAVX512_k8_tail
+
+blockedAddNewAVX512_k8_far_group_loop:
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DX)(SI*8), Y8
+	VPMULLD       Y0, Y8, Y8
+	VPSRLD        $0x1a, Y8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ.Z     Z8, Z1, K1, Z8
+	VMOVDQU64     (AX)(R10*1), Z9
+	VPTESTMQ      Z9, Z8, K2
+	VPORQ         Z9, Z8, Z8
+	VMOVDQU64     Z8, (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R10*1), Z8
+	VPTESTMQ      Z8, Z4, K3
+	VPORQ         Z8, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KUNPCKBW      K2, K3, K2
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R10*1), Z8
+	VPTESTMQ      Z8, Z4, K3
+	VPORQ         Z8, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPTESTMQ      Z5, Z4, K4
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KUNPCKBW      K3, K4, K3
+	KUNPCKWD      K2, K3, K2
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPTESTMQ      Z5, Z4, K3
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPTESTMQ      Z5, Z4, K4
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KUNPCKBW      K3, K4, K3
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPTESTMQ      Z5, Z4, K4
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DX)(SI*8), Y4
+	VPMULLD       Y0, Y4, Y4
+	VPSRLD        $0x1a, Y4, Y4
+	VPMOVZXDQ     Y4, Z4
+	VPSLLVQ.Z     Z4, Z1, K1, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPTESTMQ      Z5, Z4, K5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KUNPCKBW      K4, K5, K4
+	KUNPCKWD      K3, K4, K3
+	KUNPCKDQ      K2, K3, K2
+	KMOVQ         K2, R10
+	XORQ          (SP), R10
+	MOVQ          R10, R11
+	ANDQ          addNewLow7<>+0(SB), R11
+	ADDQ          addNewLow7<>+0(SB), R11
+	ORQ           R10, R11
+	ANDQ          addNewHigh1<>+0(SB), R11
+	SHRQ          $0x07, R11
+	MOVQ          R11, (DI)(SI*1)
+	POPCNTQ       R11, R11
+	ADDQ          R11, R8
+	ADDQ          $0x08, SI
+	CMPQ          SI, R9
+	JLE           blockedAddNewAVX512_k8_far_group_loop
 
 	// The last keys, one at a time.
 blockedAddNewAVX512_k8_tail:
@@ -7447,6 +8160,10 @@ blockedAddNewAVX512_k8_end:
 	JMP blockedAddNewAVX512_done
 
 blockedAddNewAVX512_k16:
+	MOVQ mode+48(FP), R9
+	CMPQ R9, $0x03
+	JEQ  blockedAddNewAVX512_k16_far
+
 	// Groups of 8 while i+48+8 <= n, prefetching the group at i+48.
 	MOVQ BX, R9
 	SUBQ $0x38, R9
@@ -7797,6 +8514,217 @@ blockedAddNewAVX512_k16_group_loop:
 	ADDQ          $0x08, SI
 	CMPQ          SI, R9
 	JLE           blockedAddNewAVX512_k16_group_loop
+	JMP           blockedAddNewAVX512_k16_tail
+
+blockedAddNewAVX512_k16_far:
+	// modePrefetchFar looks 128 keys ahead: prefetch the blocks of keys 48..127 too.
+	MOVQ $0x00000030, SI
+	CMPQ SI, BX
+	JGE  blockedAddNewAVX512_k16_farpro_done
+
+blockedAddNewAVX512_k16_farpro:
+	MOVQ       (DX)(SI*8), R9
+	SHRQ       $0x20, R9
+	IMULQ      CX, R9
+	SHRQ       $0x1a, R9
+	ANDQ       $-64, R9
+	PREFETCHT0 (AX)(R9*1)
+	INCQ       SI
+	CMPQ       SI, BX
+	JGE        blockedAddNewAVX512_k16_farpro_done
+	CMPQ       SI, $0x00000080
+	JLT        blockedAddNewAVX512_k16_farpro
+
+blockedAddNewAVX512_k16_farpro_done:
+	XORQ SI, SI
+
+	// Further ahead: groups of 8 while i+128+8 <= n, prefetching the group at i+128.
+	MOVQ BX, R9
+	SUBQ $0x00000088, R9
+	CMPQ SI, R9
+	JGT  blockedAddNewAVX512_k16_groups
+
+blockedAddNewAVX512_k16_far_loop:
+	VMOVDQU64     1024(DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X4, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X6, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*1)
+	VMOVDQU64     (DX)(SI*8), Z4
+	VPSRLQ        $0x20, Z4, Z4
+	VPMULUDQ      Z2, Z4, Z4
+	VPSRLQ        $0x1a, Z4, Z4
+	VPANDQ        Z3, Z4, Z4
+	VEXTRACTI32X4 $0x01, Z4, X5
+	VEXTRACTI32X4 $0x02, Z4, X6
+	VEXTRACTI32X4 $0x03, Z4, X7
+	VMOVQ         X4, R10
+	VPBROADCASTD  (DX)(SI*8), Z9
+	VPMULLD       Z0, Z9, Z9
+	VPSRLD        $0x1a, Z9, Z9
+	VPMOVZXDQ     Y9, Z8
+	VEXTRACTI64X4 $0x01, Z9, Y9
+	VPMOVZXDQ     Y9, Z9
+	VPSLLVQ       Z8, Z1, Z8
+	VPSLLVQ.Z     Z9, Z1, K2, Z9
+	VPORQ         Z9, Z8, Z8
+	VMOVDQU64     (AX)(R10*1), Z9
+	VPANDNQ       Z8, Z9, Z10
+	VPTESTNMQ     Z10, Z10, K1
+	VPORQ         Z9, Z8, Z8
+	VMOVDQU64     Z8, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         (DI)(SI*1)
+	SBBQ          $-1, R8
+	VPEXTRQ       $0x01, X4, R10
+	VPBROADCASTD  8(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z8
+	VPANDNQ       Z4, Z8, Z9
+	VPTESTNMQ     Z9, Z9, K1
+	VPORQ         Z8, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         1(DI)(SI*1)
+	SBBQ          $-1, R8
+	VMOVQ         X5, R10
+	VPBROADCASTD  16(DX)(SI*8), Z8
+	VPMULLD       Z0, Z8, Z8
+	VPSRLD        $0x1a, Z8, Z8
+	VPMOVZXDQ     Y8, Z4
+	VEXTRACTI64X4 $0x01, Z8, Y8
+	VPMOVZXDQ     Y8, Z8
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z8, Z1, K2, Z8
+	VPORQ         Z8, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z8
+	VPANDNQ       Z4, Z8, Z9
+	VPTESTNMQ     Z9, Z9, K1
+	VPORQ         Z8, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         2(DI)(SI*1)
+	SBBQ          $-1, R8
+	VPEXTRQ       $0x01, X5, R10
+	VPBROADCASTD  24(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPANDNQ       Z4, Z5, Z8
+	VPTESTNMQ     Z8, Z8, K1
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         3(DI)(SI*1)
+	SBBQ          $-1, R8
+	VMOVQ         X6, R10
+	VPBROADCASTD  32(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPANDNQ       Z4, Z5, Z8
+	VPTESTNMQ     Z8, Z8, K1
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         4(DI)(SI*1)
+	SBBQ          $-1, R8
+	VPEXTRQ       $0x01, X6, R10
+	VPBROADCASTD  40(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPANDNQ       Z4, Z5, Z6
+	VPTESTNMQ     Z6, Z6, K1
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         5(DI)(SI*1)
+	SBBQ          $-1, R8
+	VMOVQ         X7, R10
+	VPBROADCASTD  48(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPANDNQ       Z4, Z5, Z6
+	VPTESTNMQ     Z6, Z6, K1
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         6(DI)(SI*1)
+	SBBQ          $-1, R8
+	VPEXTRQ       $0x01, X7, R10
+	VPBROADCASTD  56(DX)(SI*8), Z5
+	VPMULLD       Z0, Z5, Z5
+	VPSRLD        $0x1a, Z5, Z5
+	VPMOVZXDQ     Y5, Z4
+	VEXTRACTI64X4 $0x01, Z5, Y5
+	VPMOVZXDQ     Y5, Z5
+	VPSLLVQ       Z4, Z1, Z4
+	VPSLLVQ.Z     Z5, Z1, K2, Z5
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     (AX)(R10*1), Z5
+	VPANDNQ       Z4, Z5, Z6
+	VPTESTNMQ     Z6, Z6, K1
+	VPORQ         Z5, Z4, Z4
+	VMOVDQU64     Z4, (AX)(R10*1)
+	KORTESTB      K1, K1
+	SETCC         7(DI)(SI*1)
+	SBBQ          $-1, R8
+	ADDQ          $0x08, SI
+	CMPQ          SI, R9
+	JLE           blockedAddNewAVX512_k16_far_loop
+	JMP           blockedAddNewAVX512_k16_groups
 
 	// The last keys, one at a time.
 blockedAddNewAVX512_k16_tail:
@@ -7832,7 +8760,7 @@ blockedAddNewAVX512_k16_tail_loop:
 
 blockedAddNewAVX512_k16_end:
 blockedAddNewAVX512_done:
-	MOVQ R8, ret+48(FP)
+	MOVQ R8, ret+56(FP)
 	VZEROUPPER
 	RET
 

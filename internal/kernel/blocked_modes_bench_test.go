@@ -13,8 +13,8 @@ import (
 // of their modes (the windowed probes too, on the same table read as
 // windows of 2 and 4 generations, one line a key) (amd64's batchMode and blockedMode: the offset ring, prefetches with the
 // offsets computed again, no prefetches for inserts, prefetches further
-// ahead; the add-if-new and windowed kernels run their prefetch loops in
-// "far") on the same filter in
+// ahead; the windowed kernels run their prefetch loops in "far") on the
+// same filter in
 // one process, so that a mode's threshold can be judged on a new CPU
 // without the page placement and code layout that differ between two
 // binaries. Pivot with

@@ -44,15 +44,15 @@ func blockedAdd1AVX512(t *BlockedTable, h uint64)
 //go:noescape
 func blockedContains1AVX512(t *BlockedTable, h uint64) bool
 
-// blockedAddNewAVX2 inserts hs[:n] in order into the nblocks blocks at blocks with k probes per key, sets out[i] to whether key i was new (one of its bits clear before its insert), and returns the number of trues; tab is avx2Tables[k], mode modeRing (nblocks < 2^32) or modePrefetch.
+// blockedAddNewAVX2 inserts hs[:n] in order into the nblocks blocks at blocks with k probes per key, sets out[i] to whether key i was new (one of its bits clear before its insert), and returns the number of trues; tab is avx2Tables[k], mode modeRing (nblocks < 2^32), modePrefetch or modePrefetchFar (further ahead).
 //
 //go:noescape
 func blockedAddNewAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool, mode int) int
 
-// blockedAddNewAVX512 is blockedAddNewAVX2 with the AVX-512 sequence (1 <= k <= 16, nblocks < 2^32).
+// blockedAddNewAVX512 is blockedAddNewAVX2 with the AVX-512 sequence (1 <= k <= 16, nblocks < 2^32); modeRing and modePrefetch both run the offset ring.
 //
 //go:noescape
-func blockedAddNewAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool) int
+func blockedAddNewAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool, mode int) int
 
 // blockedAddNew1AVX2 sets the t.K probe bits of h in its block of t.Blocks and reports whether one of them was clear; it jumps to blockedAddNew1Go if blockedAddNew1Set is generic, to blockedAddNew1AVX512 if it is avx512, and unless len(t.Blocks) > 0 and 1 <= t.K <= 16.
 //

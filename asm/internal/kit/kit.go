@@ -19,8 +19,9 @@ import (
 // measurements):
 // no prefetches (inserts into a filter in L2), prefetches with the offset
 // ring (a filter in the caches), prefetches with the offsets recomputed,
-// or (the blocked probes and inserts alone, a filter of 4 MiB and more
-// that fits the last-level cache) the same further ahead.
+// or (the blocked probes, inserts and add-if-new and the split-block
+// probes and inserts, a filter of 4 MiB and more that fits the
+// last-level cache) the same further ahead.
 const (
 	ModeNoPrefetch  = 0
 	ModeRing        = 1
