@@ -32,9 +32,9 @@ func TestBenchKernels(t *testing.T) {
 	}
 	for op := range kernel.NumOps {
 		// A filter of 1000 keys is under kernel.LargeBlocks: no row for
-		// the large filters' lookups and inserts (TestKernelApplies has
-		// both sizes).
-		want := op != kernel.OpBlockedContainsLarge && op != kernel.OpBlockedAddLarge
+		// the large filters' lookups, inserts and add-if-new
+		// (TestKernelApplies has both sizes).
+		want := op != kernel.OpBlockedContainsLarge && op != kernel.OpBlockedAddLarge && op != kernel.OpBlockedAddNewLarge
 		found := false
 		for _, line := range strings.Split(r.stdout, "\n") {
 			if f := strings.Fields(line); len(f) > 0 && f[0] == op.String() {
@@ -56,10 +56,10 @@ func TestBenchKernels(t *testing.T) {
 	}
 }
 
-// TestKernelApplies: blocked ContainsHashes and AddHashes are measured as
-// OpBlockedContains and OpBlockedAdd under kernel.LargeBlocks blocks and
-// as OpBlockedContainsLarge and OpBlockedAddLarge from there on; every
-// other op at every size.
+// TestKernelApplies: blocked ContainsHashes, AddHashes and AddNewHashes
+// are measured as OpBlockedContains, OpBlockedAdd and OpBlockedAddNew
+// under kernel.LargeBlocks blocks and as their Large operations from
+// there on; every other op at every size.
 func TestKernelApplies(t *testing.T) {
 	for _, c := range []struct {
 		blocks       uint64
@@ -68,9 +68,9 @@ func TestKernelApplies(t *testing.T) {
 		for op := range kernel.NumOps {
 			want := true
 			switch op {
-			case kernel.OpBlockedContains, kernel.OpBlockedAdd:
+			case kernel.OpBlockedContains, kernel.OpBlockedAdd, kernel.OpBlockedAddNew:
 				want = c.small
-			case kernel.OpBlockedContainsLarge, kernel.OpBlockedAddLarge:
+			case kernel.OpBlockedContainsLarge, kernel.OpBlockedAddLarge, kernel.OpBlockedAddNewLarge:
 				want = c.large
 			}
 			if got := kernelApplies(op, c.blocks); got != want {

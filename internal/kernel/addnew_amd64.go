@@ -63,13 +63,13 @@ package kernel
 // every kernel: 1.00-1.26x; those two across two binaries).
 
 func blockedAddNew(blocks []Block, k int, hs []uint64, out []bool) int {
-	if blockedAddNewSet != setGeneric {
+	if blockedAddNewSetFor(uint64(len(blocks))) != setGeneric {
 		return blockedAddNewAsm(blocks, k, hs, out)
 	}
 	return BlockedAddNewGeneric(blocks, k, hs, out)
 }
 
-// blockedAddNewAsm runs the add-if-new kernel of blockedAddNewSet on any
+// blockedAddNewAsm runs the add-if-new kernel of blockedAddNewSetFor on any
 // batch; len(out) >= len(hs) is checked here so the assembly never writes
 // past out.
 func blockedAddNewAsm(blocks []Block, k int, hs []uint64, out []bool) int {
@@ -85,7 +85,7 @@ func blockedAddNewAsm(blocks []Block, k int, hs []uint64, out []bool) int {
 // one for fewer than 2^32 blocks, else the AVX2 one; len(out) >= len(hs) > 0.
 func blockedAddNewN(blocks *uint64, nblocks uint64, k int, hs []uint64, out []bool) int {
 	mode := blockedMode(nblocks, false)
-	if blockedAddNewSet == setAVX512 && nblocks < MaxBlocks {
+	if blockedAddNewSetFor(nblocks) == setAVX512 && nblocks < MaxBlocks {
 		return blockedAddNewAVX512(blocks, nblocks, k, &hs[0], len(hs), &out[0], mode)
 	}
 	return blockedAddNewAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0], mode)

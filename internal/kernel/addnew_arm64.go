@@ -20,7 +20,7 @@ package kernel
 // measure, and qemu's timings mean nothing.
 
 func blockedAddNew(blocks []Block, k int, hs []uint64, out []bool) int {
-	if blockedAddNewSet == setNEON {
+	if blockedAddNewSetFor(uint64(len(blocks))) == setNEON {
 		return blockedAddNewAsm(blocks, k, hs, out)
 	}
 	return BlockedAddNewGeneric(blocks, k, hs, out)

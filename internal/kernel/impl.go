@@ -44,6 +44,7 @@ var (
 	// BlockedContains and BlockedAdd on filters of LargeBlocks blocks or more
 	blockedContainsLargeSet kernelSet
 	blockedAddLargeSet      kernelSet
+	blockedAddNewLargeSet   kernelSet // BlockedAddNew from LargeBlocks blocks on
 )
 
 // opVars maps each Op to its variable.
@@ -67,12 +68,14 @@ var opVars = [NumOps]*kernelSet{
 
 	OpBlockedContainsLarge: &blockedContainsLargeSet,
 	OpBlockedAddLarge:      &blockedAddLargeSet,
+	OpBlockedAddNewLarge:   &blockedAddNewLargeSet,
 }
 
 // LargeBlocks is the filter size, in blocks (4 MiB), from which blocked
-// ContainsHashes and AddHashes run the kernel sets of
-// OpBlockedContainsLarge and OpBlockedAddLarge instead of those of
-// OpBlockedContains and OpBlockedAdd. Below it the batch kernels keep
+// ContainsHashes, AddHashes and AddNewHashes run the kernel sets of
+// OpBlockedContainsLarge, OpBlockedAddLarge and OpBlockedAddNewLarge
+// instead of those of OpBlockedContains, OpBlockedAdd and
+// OpBlockedAddNew. Below it the batch kernels keep
 // their block offsets in a ring (amd64's ringMaxBlocks, the same size);
 // from it on they compute the offsets twice. On each of the three CPUs
 // measured (an Intel Xeon family 6 model 207, AMD EPYC family 26 model 2
@@ -107,6 +110,12 @@ func blockedContainsSetFor(nblocks uint64) kernelSet {
 // blocks.
 func blockedAddSetFor(nblocks uint64) kernelSet {
 	return bySize(nblocks, blockedAddSet, blockedAddLargeSet)
+}
+
+// blockedAddNewSetFor returns the set BlockedAddNew runs on a filter of
+// nblocks blocks.
+func blockedAddNewSetFor(nblocks uint64) kernelSet {
+	return bySize(nblocks, blockedAddNewSet, blockedAddNewLargeSet)
 }
 
 // impl is cpu.Auto while the table chooses, else the set forced for every

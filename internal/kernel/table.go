@@ -31,6 +31,7 @@ const (
 	OpWindowAddNew1                  // blocked Window AddNewHash, AddNewHashes: BlockedAddNewGensT
 	OpBlockedContainsLarge           // blocked ContainsHashes on filters of LargeBlocks blocks or more: BlockedContains
 	OpBlockedAddLarge                // blocked AddHashes on filters of LargeBlocks blocks or more: BlockedAdd
+	OpBlockedAddNewLarge             // blocked AddNewHashes on filters of LargeBlocks blocks or more: BlockedAddNew
 	NumOps                           // the number of operations
 )
 
@@ -42,6 +43,7 @@ var opNames = [NumOps]string{
 	"window.ContainsHash", "window.ContainsHashes",
 	"window.AddHash", "window.AddNewHash",
 	"blocked.ContainsHashes(4MiB+)", "blocked.AddHashes(4MiB+)",
+	"blocked.AddNewHashes(4MiB+)",
 }
 
 // String returns the operation's name, "blocked.AddHashes".
@@ -176,10 +178,13 @@ var table = []tableEntry{
 			OpSBBFContains:         avx2First,
 			OpBlockedAddNew1:       avx512First,
 			OpBlockedAddNew:        avx512First,
-			OpWindowContains1:      avx512First,
-			OpWindowContains:       avx512First,
-			OpWindowAdd1:           avx512First,
-			OpWindowAddNew1:        avx512First,
+			// Not measured apart: the row above has avx512 ahead at
+			// 1e7 as well (6 of 6), before the far prefetch mode.
+			OpBlockedAddNewLarge: avx512First,
+			OpWindowContains1:    avx512First,
+			OpWindowContains:     avx512First,
+			OpWindowAdd1:         avx512First,
+			OpWindowAddNew1:      avx512First,
 		},
 	},
 	// AMD Zen 4 (family 25, models with AVX-512; Zen 3 in the same
@@ -245,6 +250,19 @@ var table = []tableEntry{
 	// the add kernels' ring-free mode for filters past 4 MiB measured
 	// level at 1e7 (1.18-1.24 against 1.21-1.23, one call) and was not
 	// kept.
+	//
+	// AddNewHashes splits by size since (OpBlockedAddNewLarge), when the
+	// add-if-new kernels took modePrefetchFar (addnew_amd64.go; a fresh VM
+	// of the same CPU, 2026-11-28). With it, on filters from 4 MiB, avx2
+	// led: into an empty filter (BenchmarkAddNewPaired/n=1e7 in package
+	// blocked, SIFT_KERNEL=avx512 and avx2 alternated, five rounds each)
+	// avx2 was faster in all five with one call of n keys (median 2.47
+	// against 2.63 ns/key) and in all five with calls of 1024 (2.77
+	// against 2.85); half the keys present (BenchmarkBlockedModes/n=1e7,
+	// op=addnew/mode=far, ten processes) avx512/avx2 was a median 1.09,
+	// avx2 ahead in 9 of 10; every key present (`sift bench -kernels -n
+	// 1e7`, six runs) the two were level, avx512/avx2 0.91-1.08, median
+	// 1.01. So avx2 from 4 MiB on, avx512 below, as above.
 	{
 		name: "AMD Zen 4 (family 25)", vendor: "AMD", family: 25,
 		order: [NumOps][]string{
@@ -255,7 +273,8 @@ var table = []tableEntry{
 			OpSBBFAdd1: {cpu.AVX2}, OpSBBFContains1: {cpu.AVX2},
 			OpSBBFAdd: avx2First, OpSBBFContains: avx2First,
 			OpBlockedAddNew1: avx512First, OpBlockedAddNew: avx512First,
-			OpWindowContains1: avx512First, OpWindowContains: avx512First,
+			OpBlockedAddNewLarge: avx2First,
+			OpWindowContains1:    avx512First, OpWindowContains: avx512First,
 			OpWindowAdd1: avx512First, OpWindowAddNew1: avx512First,
 		},
 	},
@@ -307,7 +326,11 @@ var table = []tableEntry{
 			// 19.6/22.2, 16.2/16.8, 23.4/26.5 at 1e7; AddNewHashes
 			// 1.53/1.69, 1.57/1.66, 1.61/1.81 at 1e6 and 3.15/3.50,
 			// 2.92/2.64, 3.44/3.61 at 1e7: avx512 ahead in 11 of 12.
+			// The large filters (OpBlockedAddNewLarge) were not measured
+			// apart, and before the far prefetch mode: avx512 led 2 of
+			// the 3 at 1e7 above.
 			OpBlockedAddNew1: avx512First, OpBlockedAddNew: avx512First,
+			OpBlockedAddNewLarge: avx512First,
 			// The windowed probes, BenchmarkWindowContains (./blocked), 5
 			// interleaved runs of each set, thread-CPU ns/key medians,
 			// avx512 / avx2: ContainsHashes n=1e6 G=2 3.01 / 4.79, G=4

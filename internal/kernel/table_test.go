@@ -39,7 +39,8 @@ func TestTableKnownCPUs(t *testing.T) {
 			OpSBBFAdd1: cpu.AVX2, OpSBBFContains1: cpu.AVX2,
 			OpSBBFAdd: cpu.AVX2, OpSBBFContains: cpu.AVX2,
 			OpBlockedAddNew1: cpu.AVX512, OpBlockedAddNew: cpu.AVX512,
-			OpWindowContains1: cpu.AVX512, OpWindowContains: cpu.AVX512,
+			OpBlockedAddNewLarge: cpu.AVX512,
+			OpWindowContains1:    cpu.AVX512, OpWindowContains: cpu.AVX512,
 			OpWindowAdd1: cpu.AVX512, OpWindowAddNew1: cpu.AVX512,
 		}
 		if got != want {
@@ -61,7 +62,7 @@ func TestTableKnownCPUs(t *testing.T) {
 				w = cpu.AVX2 // measured ahead on AMD EPYC Zen 4 (family 25 model 17) and Zen 5 (family 26 model 2)
 			case OpBlockedContainsLarge:
 				w = cpu.AVX2 // measured ahead at 1e7 (inside L3) on AMD EPYC Zen 4 (family 25 model 17) and Zen 5 (family 26 model 2)
-			case OpBlockedContains1, OpBlockedAdd, OpBlockedAddLarge:
+			case OpBlockedContains1, OpBlockedAdd, OpBlockedAddLarge, OpBlockedAddNewLarge:
 				if zen.Family == 25 {
 					w = cpu.AVX2 // measured ahead on Zen 4
 				}
@@ -248,15 +249,21 @@ func TestMixedSets(t *testing.T) {
 		}
 		if trial%8 == 0 {
 			// A filter of LargeBlocks blocks runs the large filters' sets
-			// (OpBlockedAddLarge, OpBlockedContainsLarge), which the
-			// table may pick apart from the small ones' (Intel's does).
+			// (OpBlockedAddLarge, OpBlockedContainsLarge,
+			// OpBlockedAddNewLarge), which the table may pick apart from
+			// the small ones' (Intel's and Zen 4's do).
 			got, ref := make([]Block, LargeBlocks), make([]Block, LargeBlocks)
 			BlockedAdd(got, 8, hs[:70])
 			BlockedAddGeneric(ref, 8, hs[:70])
 			if !slices.Equal(got, ref) {
 				t.Fatalf("%v: blocked, %d blocks: memory image differs", sets, LargeBlocks)
 			}
-			n, m := BlockedContains(got, 8, hs, out), BlockedContainsGeneric(ref, 8, hs, want)
+			isNew, wantNew := make([]bool, 100), make([]bool, 100)
+			n, m := BlockedAddNew(got, 8, hs[:100], isNew), BlockedAddNewGeneric(ref, 8, hs[:100], wantNew)
+			if n != m || !slices.Equal(isNew, wantNew) || !slices.Equal(got, ref) {
+				t.Fatalf("%v: blocked, %d blocks: BlockedAddNew differs", sets, LargeBlocks)
+			}
+			n, m = BlockedContains(got, 8, hs, out), BlockedContainsGeneric(ref, 8, hs, want)
 			if n != m || !slices.Equal(out, want) {
 				t.Fatalf("%v: blocked, %d blocks: BlockedContains differs", sets, LargeBlocks)
 			}
@@ -302,9 +309,9 @@ func TestMixedSets(t *testing.T) {
 	}
 }
 
-// Blocked ContainsHashes and AddHashes run OpBlockedContainsLarge's and
-// OpBlockedAddLarge's sets from LargeBlocks blocks on and
-// OpBlockedContains's and OpBlockedAdd's below, whatever they are.
+// Blocked ContainsHashes, AddHashes and AddNewHashes run the Large
+// operations' sets from LargeBlocks blocks on and the others' below,
+// whatever they are.
 func TestBlockedSetBySize(t *testing.T) {
 	for _, op := range []struct {
 		name         string
@@ -313,6 +320,7 @@ func TestBlockedSetBySize(t *testing.T) {
 	}{
 		{"ContainsHashes", &blockedContainsSet, &blockedContainsLargeSet, blockedContainsSetFor},
 		{"AddHashes", &blockedAddSet, &blockedAddLargeSet, blockedAddSetFor},
+		{"AddNewHashes", &blockedAddNewSet, &blockedAddNewLargeSet, blockedAddNewSetFor},
 	} {
 		small, large := *op.small, *op.large
 		for _, c := range []struct{ small, large kernelSet }{{setAVX512, setAVX2}, {setAVX2, setAVX512}, {setGeneric, setNEON}} {
@@ -336,9 +344,9 @@ func TestBlockedSetBySize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer restore()
-	for _, set := range []kernelSet{blockedContainsSet, blockedContainsLargeSet, blockedAddSet, blockedAddLargeSet} {
+	for _, set := range []kernelSet{blockedContainsSet, blockedContainsLargeSet, blockedAddSet, blockedAddLargeSet, blockedAddNewSet, blockedAddNewLargeSet} {
 		if set != setGeneric {
-			t.Errorf("SetImpl(generic): the size-split sets are %d %d %d %d", blockedContainsSet, blockedContainsLargeSet, blockedAddSet, blockedAddLargeSet)
+			t.Errorf("SetImpl(generic): the size-split sets are %d %d %d %d %d %d", blockedContainsSet, blockedContainsLargeSet, blockedAddSet, blockedAddLargeSet, blockedAddNewSet, blockedAddNewLargeSet)
 			break
 		}
 	}
