@@ -65,7 +65,8 @@ func (f *Filter) AddNewHash(h uint64) bool {
 //
 // Batches of two keys and more run kernel.BlockedAddNew where an assembly
 // kernel set is in use: AddHashes' loop (masks built in vector registers,
-// blocks prefetched 48 keys ahead) with a key step that loads the block,
+// blocks prefetched 48 keys ahead, 128 on filters from 4 MiB that fit the
+// last-level cache) with a key step that loads the block,
 // tests the mask, ORs and stores it, key after key, so a later key reads
 // an earlier one's store. Without assembly it is a loop of AddNewHash.
 //
@@ -84,7 +85,11 @@ func (f *Filter) AddNewHash(h uint64) bool {
 // family 25 model 17, 2 vCPUs), where the table runs AddHashes on avx2 and
 // AddNewHashes on avx512, medians of six rounds: 1.17x (one call) and
 // 1.10x (calls of 1024) at 1e6, 1.15x and 1.19x at 1e7; with avx2 for
-// both, 1.28x and 1.26x at 1e6 (internal/kernel/table.go).
+// both, 1.28x and 1.26x at 1e6 (internal/kernel/table.go). When the add
+// kernels took their far prefetch mode at 1e7, add-if-new fell to 1.43x
+// and 1.26x there (six rounds on a fresh VM of that Zen 4); with the far
+// mode of its own and avx2 from 4 MiB, the same six rounds gave 1.18x
+// (1.14-1.29) and 1.12x at 1e7, and at 1e6, unchanged, 1.11x and 1.09x.
 func (f *Filter) AddNewHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: AddNewHashes: len(out) < len(hs)")
