@@ -21,7 +21,8 @@ package main
 //	         VPTEST, SETNE out[i]; the trues are counted after the loops
 //	         (countOut: VPSADBW over out)
 //	AVX-512, k <= 8 (wideAddNewLoops, wideAddNewGroup): the offsets
-//	         computed once into a ring, VMOVDQU64, VPTESTMQ (lanes that
+//	         computed once into a ring (twice, no ring, in
+//	         modePrefetchFar), VMOVDQU64, VPTESTMQ (lanes that
 //	         hold their bit), VPORQ, VMOVDQU64 (store); 8 answers packed
 //	         into one store
 //	AVX-512, k > 8 and the last keys of a call (wideAddNewKey):
@@ -55,7 +56,7 @@ func genAddNew(wide bool, dist, plainDist int) {
 	doc := "blockedAddNewAVX2 inserts hs[:n] in order into the nblocks blocks at blocks with k probes per key, sets out[i] to whether key i was new (one of its bits clear before its insert), and returns the number of trues; tab is avx2Tables[k], mode modeRing (nblocks < 2^32), modePrefetch or modePrefetchFar (further ahead)."
 	if wide {
 		name, sig = "blockedAddNewAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool, mode int) int"
-		doc = "blockedAddNewAVX512 is blockedAddNewAVX2 with the AVX-512 sequence (1 <= k <= 16, nblocks < 2^32); modeRing and modePrefetch both run the offset ring."
+		doc = "blockedAddNewAVX512 is blockedAddNewAVX2 with the AVX-512 sequence (1 <= k <= 16, nblocks < 2^32); modeRing and modePrefetch both run the offset ring for k <= 8 (k > 8 has none)."
 	}
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)

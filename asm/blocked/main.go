@@ -60,8 +60,8 @@
 // one VPMULUDQ (AVX-512: groups of 8; AVX2: groups of 4), keeps them in a
 // ring on the stack and reads them back for the group (asm/internal/kit, Ring);
 // modePrefetch computes them twice (AVX2: with a scalar IMUL each time);
-// modePrefetchFar (the probes and inserts, a filter of 4 MiB and more that
-// fits the last-level cache) is modePrefetch with its prefetches
+// modePrefetchFar (the probes, inserts and add-if-new, a filter of 4 MiB
+// and more that fits the last-level cache) is modePrefetch with its prefetches
 // defaultPlainDist keys ahead instead of dist, after a second prologue
 // for the keys between. Nothing is read before hs or
 // past its end, and out is written byte by byte.
@@ -95,8 +95,8 @@ import (
 // internal/kernel/blocked_amd64.go); the ring holds at most 60 keys ahead.
 const defaultDist = 48
 
-// defaultPlainDist is the prefetch distance in keys of the batch probes'
-// and inserts' loops in modePrefetchFar (filters of 4 MiB and more that
+// defaultPlainDist is the prefetch distance in keys of the batch probes',
+// inserts' and add-if-new loops in modePrefetchFar (filters of 4 MiB and more that
 // fit the last-level cache, whose blocks come from L3): a longer latency
 // takes more keys in flight to cover. internal/kernel/blocked_amd64.go
 // (blockedMode) has the measurements that chose it; modePrefetch (past
@@ -135,7 +135,7 @@ func main() {
 	stubs := fs.String("stubs", "", "Go stubs output `file`")
 	pkg := fs.String("pkg", "kernel", "Go package name")
 	dist := fs.Int("dist", defaultDist, "prefetch distance in keys with the offset ring (for tuning; the default is what ships)")
-	plainDist := fs.Int("plaindist", defaultPlainDist, "prefetch distance in keys of the probes and inserts in modePrefetchFar, at least -dist (for tuning)")
+	plainDist := fs.Int("plaindist", defaultPlainDist, "prefetch distance in keys of the probes, inserts and add-if-new in modePrefetchFar, at least -dist (for tuning)")
 	fs.Parse(os.Args[1:])
 	if *out == "" || *stubs == "" || *dist < 1 || *plainDist < *dist {
 		fmt.Fprintln(os.Stderr, "usage: blocked -out file.s -stubs stubs.go [-pkg kernel] [-dist n] [-plaindist m >= n]")
@@ -205,9 +205,9 @@ type kern struct {
 	// ring keeps the batch loops' block offsets (addnew.go).
 	ring *kit.Ring
 	// plainDist is the prefetch distance of the loops in modePrefetchFar,
-	// emitted where the kernel has modes (g.ring set) and plainDist is
-	// longer than the ring's distance (the probes and inserts; 0 in the
-	// others).
+	// emitted where plainDist is longer than the ring's distance: the
+	// probes, inserts and add-if-new (whose AVX-512 ring is local to
+	// wideAddNewLoops, g.ring unset); 0 in the others.
 	plainDist int
 }
 

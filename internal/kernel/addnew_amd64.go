@@ -17,8 +17,8 @@ package kernel
 // 128 in modePrefetchFar, blockedMode's choice for filters from 4 MiB
 // that fit the last-level cache; AVX2: 4 keys a step, their block
 // offsets kept in a ring in modeRing, else by scalar IMUL; AVX-512:
-// groups of 8 offsets from one VPMULUDQ, kept in the ring but in
-// modePrefetchFar) with a key step that loads the block into
+// groups of 8 offsets from one VPMULUDQ, kept in the ring for k <= 8
+// but in modePrefetchFar) with a key step that loads the block into
 // registers, tests, ORs and stores it back, in order: a later key that
 // shares the block reads the earlier store (forwarded), so the answers
 // are those of one-at-a-time calls. Three changes brought the AVX-512

@@ -20,7 +20,8 @@ func BlockedContains(blocks []Block, k int, hs []uint64, out []bool) int {
 // SetBatchModes sets the filter sizes, in blocks, from which the batch
 // insert kernels prefetch, from which the batch kernels (blocked,
 // windowed, split-block) stop using their offset ring, and below which the
-// blocked probes and inserts prefetch further ahead without it (amd64's
+// blocked probes, inserts and add-if-new and the split-block probes and
+// inserts prefetch further ahead without it (amd64's
 // prefetchMinBlocks, ringMaxBlocks and farMaxBlocks, whose comments have
 // the measurements), to m's, and returns a function that restores them. It is nil
 // where the kernels have no such choice. It is for tests, the fuzz

@@ -291,8 +291,8 @@ func batchMode(nblocks uint64, insert bool) int {
 	return modePrefetch
 }
 
-// blockedMode is batchMode for the blocked probe and insert kernels, which
-// have one more mode: a filter past the ring (4 MiB and more) that fits
+// blockedMode is batchMode for the blocked probe, insert and add-if-new
+// kernels, which have one more mode: a filter past the ring (4 MiB and more) that fits
 // the last-level cache (below farMaxBlocks) runs modePrefetchFar, which
 // prefetches 128 keys ahead instead of 48 (asm/blocked, defaultPlainDist).
 // From L3 a block takes longer to arrive than from L2, so more keys must

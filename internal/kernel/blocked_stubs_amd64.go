@@ -49,7 +49,7 @@ func blockedContains1AVX512(t *BlockedTable, h uint64) bool
 //go:noescape
 func blockedAddNewAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, out *bool, mode int) int
 
-// blockedAddNewAVX512 is blockedAddNewAVX2 with the AVX-512 sequence (1 <= k <= 16, nblocks < 2^32); modeRing and modePrefetch both run the offset ring.
+// blockedAddNewAVX512 is blockedAddNewAVX2 with the AVX-512 sequence (1 <= k <= 16, nblocks < 2^32); modeRing and modePrefetch both run the offset ring for k <= 8 (k > 8 has none).
 //
 //go:noescape
 func blockedAddNewAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool, mode int) int

@@ -247,9 +247,9 @@ var table = []tableEntry{
 	// medians of the ratios, avx2 -> avx512): one call of n keys 1.28 ->
 	// 1.17 at 1e6, 1.13 -> 1.15 at 1e7; calls of 1024 keys (sift dedup's)
 	// 1.26 -> 1.10 at 1e6, 1.12 -> 1.19 at 1e7. Giving the AVX-512 kernel
-	// the add kernels' ring-free mode for filters past 4 MiB measured
-	// level at 1e7 (1.18-1.24 against 1.21-1.23, one call) and was not
-	// kept.
+	// the add kernels' ring-free mode for filters past 4 MiB, 48 keys
+	// ahead (modePrefetch), measured level at 1e7 (1.18-1.24 against
+	// 1.21-1.23, one call) and was not kept.
 	//
 	// AddNewHashes splits by size since (OpBlockedAddNewLarge), when the
 	// add-if-new kernels took modePrefetchFar (addnew_amd64.go; a fresh VM
