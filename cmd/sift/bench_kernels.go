@@ -172,13 +172,8 @@ var kernelMeasures = [kernel.NumOps]kernelMeasure{
 		d := now() - start
 		return d, len(fx.sample), falseNegatives(found, len(fx.sample))
 	},
-	kernel.OpWindowContains: func(fx *kernelFixture, now func() time.Duration) (time.Duration, int, error) {
-		found := 0
-		start := now()
-		batches(fx.sample, func(hs []uint64) { found += fx.win.ContainsHashes(hs, fx.out) })
-		d := now() - start
-		return d, len(fx.sample), falseNegatives(found, len(fx.sample))
-	},
+	kernel.OpWindowContains:      measureWindowContains,
+	kernel.OpWindowContainsLarge: measureWindowContains,
 	// The window's adds rotate it (a slice every n/3+1 adds) and forget
 	// the oldest generation's keys: the add-if-new answers have no fixed
 	// count to check, and are not checked.
@@ -217,6 +212,17 @@ func measureBlockedAddNew(fx *kernelFixture, now func() time.Duration) (time.Dur
 	return d, len(fx.sample), falseNegatives(len(fx.sample)-isNew, len(fx.sample))
 }
 
+// measureWindowContains measures the window's ContainsHashes, which is
+// OpWindowContains or OpWindowContainsLarge by the window's size
+// (kernelApplies).
+func measureWindowContains(fx *kernelFixture, now func() time.Duration) (time.Duration, int, error) {
+	found := 0
+	start := now()
+	batches(fx.sample, func(hs []uint64) { found += fx.win.ContainsHashes(hs, fx.out) })
+	d := now() - start
+	return d, len(fx.sample), falseNegatives(found, len(fx.sample))
+}
+
 // measureBlockedContains measures blocked ContainsHashes, which is
 // OpBlockedContains or OpBlockedContainsLarge by the filter's size
 // (kernelApplies).
@@ -229,18 +235,24 @@ func measureBlockedContains(fx *kernelFixture, now func() time.Duration) (time.D
 }
 
 // kernelApplies reports whether op runs on a blocked filter of blocks
-// blocks: blocked ContainsHashes, AddHashes and AddNewHashes are two
-// operations each, OpBlockedContains, OpBlockedAdd and OpBlockedAddNew
-// under kernel.LargeBlocks blocks and OpBlockedContainsLarge,
-// OpBlockedAddLarge and OpBlockedAddNewLarge from there on, and each size
-// measures the ones it runs.
-func kernelApplies(op kernel.Op, blocks uint64) bool {
+// blocks or a window of winLines 64-byte lines: blocked ContainsHashes,
+// AddHashes and AddNewHashes are two operations each, OpBlockedContains,
+// OpBlockedAdd and OpBlockedAddNew under kernel.LargeBlocks blocks and
+// OpBlockedContainsLarge, OpBlockedAddLarge and OpBlockedAddNewLarge from
+// there on, and so is the window's ContainsHashes (OpWindowContains and
+// OpWindowContainsLarge, by its own size); each size measures the ones it
+// runs.
+func kernelApplies(op kernel.Op, blocks, winLines uint64) bool {
 	large := blocks >= kernel.LargeBlocks
 	switch op {
 	case kernel.OpBlockedContains, kernel.OpBlockedAdd, kernel.OpBlockedAddNew:
 		return !large
 	case kernel.OpBlockedContainsLarge, kernel.OpBlockedAddLarge, kernel.OpBlockedAddNewLarge:
 		return large
+	case kernel.OpWindowContains:
+		return winLines < kernel.LargeBlocks
+	case kernel.OpWindowContainsLarge:
+		return winLines >= kernel.LargeBlocks
 	}
 	return true
 }
@@ -343,11 +355,11 @@ func runBenchKernels(e *env, sizes []int, seed uint64, p *progress) (int, error)
 		for op := range kernel.NumOps {
 			times[op] = make([][]float64, len(sets))
 		}
-		blocks := fx.bl.Blocks()
+		blocks, winLines := fx.bl.Blocks(), fx.win.Blocks()
 		for round := range kernelRounds {
 			p.phase(fmt.Sprintf("bench -kernels: n=%s, round %d/%d", countString(int64(n)), round+1, kernelRounds), -1)
 			for op := range kernel.NumOps {
-				if !kernelApplies(op, blocks) {
+				if !kernelApplies(op, blocks, winLines) {
 					continue
 				}
 				// Each round starts with another set, so none always
@@ -374,7 +386,7 @@ func runBenchKernels(e *env, sizes []int, seed uint64, p *progress) (int, error)
 		}
 		fx.close()
 		for op := range kernel.NumOps {
-			if !kernelApplies(op, blocks) {
+			if !kernelApplies(op, blocks, winLines) {
 				continue
 			}
 			row := kernelRow{op: op, n: n, ns: make([]float64, len(sets))}

@@ -32,9 +32,9 @@ func TestBenchKernels(t *testing.T) {
 	}
 	for op := range kernel.NumOps {
 		// A filter of 1000 keys is under kernel.LargeBlocks: no row for
-		// the large filters' lookups, inserts and add-if-new
-		// (TestKernelApplies has both sizes).
-		want := op != kernel.OpBlockedContainsLarge && op != kernel.OpBlockedAddLarge && op != kernel.OpBlockedAddNewLarge
+		// the large filters' lookups, inserts and add-if-new, nor for
+		// the large window's lookups (TestKernelApplies has both sizes).
+		want := op != kernel.OpBlockedContainsLarge && op != kernel.OpBlockedAddLarge && op != kernel.OpBlockedAddNewLarge && op != kernel.OpWindowContainsLarge
 		found := false
 		for _, line := range strings.Split(r.stdout, "\n") {
 			if f := strings.Fields(line); len(f) > 0 && f[0] == op.String() {
@@ -59,22 +59,27 @@ func TestBenchKernels(t *testing.T) {
 // TestKernelApplies: blocked ContainsHashes, AddHashes and AddNewHashes
 // are measured as OpBlockedContains, OpBlockedAdd and OpBlockedAddNew
 // under kernel.LargeBlocks blocks and as their Large operations from
-// there on; every other op at every size.
+// there on, the window's ContainsHashes likewise by the window's own
+// lines; every other op at every size.
 func TestKernelApplies(t *testing.T) {
-	for _, c := range []struct {
-		blocks       uint64
-		small, large bool
-	}{{1, true, false}, {kernel.LargeBlocks - 1, true, false}, {kernel.LargeBlocks, false, true}} {
-		for op := range kernel.NumOps {
-			want := true
-			switch op {
-			case kernel.OpBlockedContains, kernel.OpBlockedAdd, kernel.OpBlockedAddNew:
-				want = c.small
-			case kernel.OpBlockedContainsLarge, kernel.OpBlockedAddLarge, kernel.OpBlockedAddNewLarge:
-				want = c.large
-			}
-			if got := kernelApplies(op, c.blocks); got != want {
-				t.Errorf("%d blocks: %s applies %v, want %v", c.blocks, op, got, want)
+	sizes := []uint64{1, kernel.LargeBlocks - 1, kernel.LargeBlocks}
+	for _, blocks := range sizes {
+		for _, lines := range sizes {
+			for op := range kernel.NumOps {
+				want := true
+				switch op {
+				case kernel.OpBlockedContains, kernel.OpBlockedAdd, kernel.OpBlockedAddNew:
+					want = blocks < kernel.LargeBlocks
+				case kernel.OpBlockedContainsLarge, kernel.OpBlockedAddLarge, kernel.OpBlockedAddNewLarge:
+					want = blocks >= kernel.LargeBlocks
+				case kernel.OpWindowContains:
+					want = lines < kernel.LargeBlocks
+				case kernel.OpWindowContainsLarge:
+					want = lines >= kernel.LargeBlocks
+				}
+				if got := kernelApplies(op, blocks, lines); got != want {
+					t.Errorf("%d blocks, a window of %d lines: %s applies %v, want %v", blocks, lines, op, got, want)
+				}
 			}
 		}
 	}

@@ -45,6 +45,7 @@ var (
 	blockedContainsLargeSet kernelSet
 	blockedAddLargeSet      kernelSet
 	blockedAddNewLargeSet   kernelSet // BlockedAddNew from LargeBlocks blocks on
+	windowContainsLargeSet  kernelSet // BlockedContainsGens from LargeBlocks lines on
 )
 
 // opVars maps each Op to its variable.
@@ -69,13 +70,15 @@ var opVars = [NumOps]*kernelSet{
 	OpBlockedContainsLarge: &blockedContainsLargeSet,
 	OpBlockedAddLarge:      &blockedAddLargeSet,
 	OpBlockedAddNewLarge:   &blockedAddNewLargeSet,
+	OpWindowContainsLarge:  &windowContainsLargeSet,
 }
 
 // LargeBlocks is the filter size, in blocks (4 MiB), from which blocked
 // ContainsHashes, AddHashes and AddNewHashes run the kernel sets of
 // OpBlockedContainsLarge, OpBlockedAddLarge and OpBlockedAddNewLarge
 // instead of those of OpBlockedContains, OpBlockedAdd and
-// OpBlockedAddNew. Below it the batch kernels keep
+// OpBlockedAddNew, and a Window's ContainsHashes (its table in 64-byte
+// lines) OpWindowContainsLarge's instead of OpWindowContains'. Below it the batch kernels keep
 // their block offsets in a ring (amd64's ringMaxBlocks, the same size);
 // from it on they compute the offsets twice. On each of the three CPUs
 // measured (an Intel Xeon family 6 model 207, AMD EPYC family 26 model 2
@@ -110,6 +113,12 @@ func blockedContainsSetFor(nblocks uint64) kernelSet {
 // blocks.
 func blockedAddSetFor(nblocks uint64) kernelSet {
 	return bySize(nblocks, blockedAddSet, blockedAddLargeSet)
+}
+
+// windowContainsSetFor returns the set BlockedContainsGens runs on a
+// windowed table of lines 64-byte lines.
+func windowContainsSetFor(lines uint64) kernelSet {
+	return bySize(lines, windowContainsSet, windowContainsLargeSet)
 }
 
 // blockedAddNewSetFor returns the set BlockedAddNew runs on a filter of

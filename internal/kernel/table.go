@@ -32,6 +32,7 @@ const (
 	OpBlockedContainsLarge           // blocked ContainsHashes on filters of LargeBlocks blocks or more: BlockedContains
 	OpBlockedAddLarge                // blocked AddHashes on filters of LargeBlocks blocks or more: BlockedAdd
 	OpBlockedAddNewLarge             // blocked AddNewHashes on filters of LargeBlocks blocks or more: BlockedAddNew
+	OpWindowContainsLarge            // blocked Window ContainsHashes on tables of LargeBlocks lines or more: BlockedContainsGens
 	NumOps                           // the number of operations
 )
 
@@ -43,7 +44,7 @@ var opNames = [NumOps]string{
 	"window.ContainsHash", "window.ContainsHashes",
 	"window.AddHash", "window.AddNewHash",
 	"blocked.ContainsHashes(4MiB+)", "blocked.AddHashes(4MiB+)",
-	"blocked.AddNewHashes(4MiB+)",
+	"blocked.AddNewHashes(4MiB+)", "window.ContainsHashes(4MiB+)",
 }
 
 // String returns the operation's name, "blocked.AddHashes".
@@ -183,8 +184,10 @@ var table = []tableEntry{
 			OpBlockedAddNewLarge: avx512First,
 			OpWindowContains1:    avx512First,
 			OpWindowContains:     avx512First,
-			OpWindowAdd1:         avx512First,
-			OpWindowAddNew1:      avx512First,
+			// The row above at 1e7 (a 26 MB window): level, 3 of 6.
+			OpWindowContainsLarge: avx512First,
+			OpWindowAdd1:          avx512First,
+			OpWindowAddNew1:       avx512First,
 		},
 	},
 	// AMD Zen 4 (family 25, models with AVX-512; Zen 3 in the same
@@ -263,6 +266,19 @@ var table = []tableEntry{
 	// avx2 ahead in 9 of 10; every key present (`sift bench -kernels -n
 	// 1e7`, six runs) the two were level, avx512/avx2 0.91-1.08, median
 	// 1.01. So avx2 from 4 MiB on, avx512 below, as above.
+	//
+	// window ContainsHashes splits by size the same day
+	// (OpWindowContainsLarge, from LargeBlocks lines): the row above has
+	// avx2 ahead at 1e6 (a 2.6 MB window, 0 of 7 for avx512) and avx512
+	// at 1e7 (26 MB, 5 of 7), and the entry had taken avx512 for both by
+	// the larger lead. BenchmarkWindowContains (package blocked,
+	// impl=window, window-now and window-expiry, op=ContainsHashes;
+	// SIFT_KERNEL=avx512 and avx2 alternated, four rounds), avx512/avx2:
+	// at 1e6, G = 4 1.07-1.11 (avx2 ahead in 10 of 12), G = 2 level
+	// (0.99-1.06); at 1e7, G = 4 0.86-0.94 (avx512 ahead in 9 of 12), G =
+	// 2 1.03-1.07. So avx2 under 4 MiB, avx512 from there on. It took the
+	// G = 4 window at 1e6 from 1.56x (1.51-1.64, six rounds) a Filter of
+	// the same size's ContainsHashes to 1.45x (1.27-1.60, six rounds).
 	{
 		name: "AMD Zen 4 (family 25)", vendor: "AMD", family: 25,
 		order: [NumOps][]string{
@@ -274,8 +290,9 @@ var table = []tableEntry{
 			OpSBBFAdd: avx2First, OpSBBFContains: avx2First,
 			OpBlockedAddNew1: avx512First, OpBlockedAddNew: avx512First,
 			OpBlockedAddNewLarge: avx2First,
-			OpWindowContains1:    avx512First, OpWindowContains: avx512First,
-			OpWindowAdd1: avx512First, OpWindowAddNew1: avx512First,
+			OpWindowContains1:    avx512First, OpWindowContains: avx2First,
+			OpWindowContainsLarge: avx512First,
+			OpWindowAdd1:          avx512First, OpWindowAddNew1: avx512First,
 		},
 	},
 	// AMD Zen 5 (family 26). Measured on the 2-core development VM
@@ -338,6 +355,7 @@ var table = []tableEntry{
 			// ContainsHash n=1e6 G=2 28.1 / 70.2, G=4 24.9 / 33.4, n=1e7
 			// G=2 106 / 130, G=4 105 / 102 (level).
 			OpWindowContains1: avx512First, OpWindowContains: avx512First,
+			OpWindowContainsLarge: avx512First,
 			// The windowed single-key adds, BenchmarkWindowAdd (./blocked,
 			// impl=window and window-addnew), 3 interleaved runs of each set
 			// (SIFT_KERNEL), thread-CPU ns/key medians, avx512 / avx2:

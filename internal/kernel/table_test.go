@@ -39,8 +39,8 @@ func TestTableKnownCPUs(t *testing.T) {
 			OpSBBFAdd1: cpu.AVX2, OpSBBFContains1: cpu.AVX2,
 			OpSBBFAdd: cpu.AVX2, OpSBBFContains: cpu.AVX2,
 			OpBlockedAddNew1: cpu.AVX512, OpBlockedAddNew: cpu.AVX512,
-			OpBlockedAddNewLarge: cpu.AVX512,
-			OpWindowContains1:    cpu.AVX512, OpWindowContains: cpu.AVX512,
+			OpBlockedAddNewLarge: cpu.AVX512, OpWindowContainsLarge: cpu.AVX512,
+			OpWindowContains1: cpu.AVX512, OpWindowContains: cpu.AVX512,
 			OpWindowAdd1: cpu.AVX512, OpWindowAddNew1: cpu.AVX512,
 		}
 		if got != want {
@@ -62,7 +62,7 @@ func TestTableKnownCPUs(t *testing.T) {
 				w = cpu.AVX2 // measured ahead on AMD EPYC Zen 4 (family 25 model 17) and Zen 5 (family 26 model 2)
 			case OpBlockedContainsLarge:
 				w = cpu.AVX2 // measured ahead at 1e7 (inside L3) on AMD EPYC Zen 4 (family 25 model 17) and Zen 5 (family 26 model 2)
-			case OpBlockedContains1, OpBlockedAdd, OpBlockedAddLarge, OpBlockedAddNewLarge:
+			case OpBlockedContains1, OpBlockedAdd, OpBlockedAddLarge, OpBlockedAddNewLarge, OpWindowContains:
 				if zen.Family == 25 {
 					w = cpu.AVX2 // measured ahead on Zen 4
 				}
@@ -267,6 +267,12 @@ func TestMixedSets(t *testing.T) {
 			if n != m || !slices.Equal(out, want) {
 				t.Fatalf("%v: blocked, %d blocks: BlockedContains differs", sets, LargeBlocks)
 			}
+			// The same lines read as a window of 4 generations, one line
+			// a group: OpWindowContainsLarge's set.
+			n, m = BlockedContainsGens(got, LargeBlocks, 4, 15, 8, hs, out), BlockedContainsGensGeneric(ref, LargeBlocks, 4, 15, 8, hs, want)
+			if n != m || !slices.Equal(out, want) {
+				t.Fatalf("%v: window, %d lines: BlockedContainsGens differs", sets, LargeBlocks)
+			}
 		}
 
 		got, ref := make([]SBBFBlock, 29), make([]SBBFBlock, 29)
@@ -321,6 +327,7 @@ func TestBlockedSetBySize(t *testing.T) {
 		{"ContainsHashes", &blockedContainsSet, &blockedContainsLargeSet, blockedContainsSetFor},
 		{"AddHashes", &blockedAddSet, &blockedAddLargeSet, blockedAddSetFor},
 		{"AddNewHashes", &blockedAddNewSet, &blockedAddNewLargeSet, blockedAddNewSetFor},
+		{"window ContainsHashes", &windowContainsSet, &windowContainsLargeSet, windowContainsSetFor},
 	} {
 		small, large := *op.small, *op.large
 		for _, c := range []struct{ small, large kernelSet }{{setAVX512, setAVX2}, {setAVX2, setAVX512}, {setGeneric, setNEON}} {
@@ -344,9 +351,9 @@ func TestBlockedSetBySize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer restore()
-	for _, set := range []kernelSet{blockedContainsSet, blockedContainsLargeSet, blockedAddSet, blockedAddLargeSet, blockedAddNewSet, blockedAddNewLargeSet} {
+	for _, set := range []kernelSet{blockedContainsSet, blockedContainsLargeSet, blockedAddSet, blockedAddLargeSet, blockedAddNewSet, blockedAddNewLargeSet, windowContainsSet, windowContainsLargeSet} {
 		if set != setGeneric {
-			t.Errorf("SetImpl(generic): the size-split sets are %d %d %d %d %d %d", blockedContainsSet, blockedContainsLargeSet, blockedAddSet, blockedAddLargeSet, blockedAddNewSet, blockedAddNewLargeSet)
+			t.Errorf("SetImpl(generic): the size-split sets are %d %d %d %d %d %d %d %d", blockedContainsSet, blockedContainsLargeSet, blockedAddSet, blockedAddLargeSet, blockedAddNewSet, blockedAddNewLargeSet, windowContainsSet, windowContainsLargeSet)
 			break
 		}
 	}

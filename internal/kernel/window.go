@@ -103,7 +103,8 @@ func BlockedContainsGens1(blocks []Block, nb uint64, g int, live uint64, k int, 
 
 // BlockedContainsGens probes every hash of hs in the generations of live,
 // writes out[i] and returns the number present, using the kernel set in
-// use (OpWindowContains). It panics if len(out) < len(hs).
+// use (OpWindowContains, or OpWindowContainsLarge on a table of
+// LargeBlocks lines or more). It panics if len(out) < len(hs).
 func BlockedContainsGens(blocks []Block, nb uint64, g int, live uint64, k int, hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("kernel: BlockedContainsGens: len(out) < len(hs)")
