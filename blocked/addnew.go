@@ -54,16 +54,22 @@ func (f *Filter) AddNewUint64(x uint64) bool { return f.AddNewHash(f.h64.Hash(x)
 // took 2.35x and 2.09x. On the Zen 4 (AMD EPYC family 25 model 17, three
 // runs on 2026-11-28): 1.18-1.21x at 1e6 and 1.28-1.29x at 1e7, and with
 // the answers unused 1.05-1.08x at 1e6. That is about the ratio of the
-// instructions a key: the AVX-512 path of AddHash runs 25 (entry and tail
-// jump, block offset, mask, one OR with the block in memory, store), this
-// one 29 (the block loaded into a register, VPTESTMQ, KORTESTB and the
-// SETCC of the answer to the stack, where Go's assembly calling
-// convention returns it), and the caller's loop about 8 around either
-// plus 4 to load and branch on the answer. A loop whose block loads miss
-// overlaps as many keys as its instructions let into the out-of-order
-// window, so at 1e7 the time a key follows the count (41/33 = 1.24). No
-// register result is open to assembly outside the runtime, and the
-// answer needs the loaded block, so the branch on it is the floor.
+// instructions a key (k = 8, the AVX-512 path the table runs): AddHash's
+// kernel runs 25 (entry and tail jump, block offset, mask, one OR with
+// the block in memory, store), this one 29 (the block loaded into a
+// register, VPTESTMQ, KORTESTB, and the SETCC of the answer to the
+// stack, where Go's assembly calling convention returns it); the
+// benchmark's loop around AddHash compiles to 15 (the call clobbers
+// every register, so the loop's state is spilled and reloaded), around
+// AddNewHash to 20 (the reload of the answer, the branch, and the
+// benchmark's own count of new keys in memory): 40 against 49 a key,
+// 1.23, and 44 against 40 with the answers unused. A loop whose block
+// loads miss overlaps about as many keys as its instructions let into the
+// out-of-order window, so at 1e7 the time a key roughly follows the
+// count. The kernel could drop one instruction (testing and ORing with
+// the block in memory, two loads of the line, which measured slower in
+// the batch kernel); the answer's store, reload and branch are the
+// calling convention's and the caller's.
 func (f *Filter) AddNewHash(h uint64) bool {
 	// BlockedAddNew1 keeps &f.t, so f, alive to its end.
 	return kernel.BlockedAddNew1(&f.t, h)

@@ -78,7 +78,9 @@ var opVars = [NumOps]*kernelSet{
 // OpBlockedContainsLarge, OpBlockedAddLarge and OpBlockedAddNewLarge
 // instead of those of OpBlockedContains, OpBlockedAdd and
 // OpBlockedAddNew, and a Window's ContainsHashes (its table in 64-byte
-// lines) OpWindowContainsLarge's instead of OpWindowContains'. Below it the batch kernels keep
+// lines) OpWindowContainsLarge's instead of OpWindowContains' (where the
+// Zen 4 runs the other way round: avx2 below, avx512 above; table.go).
+// Below it the batch kernels keep
 // their block offsets in a ring (amd64's ringMaxBlocks, the same size);
 // from it on they compute the offsets twice. On each of the three CPUs
 // measured (an Intel Xeon family 6 model 207, AMD EPYC family 26 model 2

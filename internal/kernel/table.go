@@ -26,13 +26,13 @@ const (
 	OpBlockedAddNew1                 // blocked AddNewHash: BlockedAddNew1
 	OpBlockedAddNew                  // blocked AddNewHashes: BlockedAddNew
 	OpWindowContains1                // blocked Window ContainsHash: BlockedContainsGens1
-	OpWindowContains                 // blocked Window ContainsHashes: BlockedContainsGens
+	OpWindowContains                 // blocked Window ContainsHashes (and AddNewHashes' lookup) under LargeBlocks lines: BlockedContainsGens
 	OpWindowAdd1                     // blocked Window AddHash: BlockedAddGenT
 	OpWindowAddNew1                  // blocked Window AddNewHash, AddNewHashes: BlockedAddNewGensT
 	OpBlockedContainsLarge           // blocked ContainsHashes on filters of LargeBlocks blocks or more: BlockedContains
 	OpBlockedAddLarge                // blocked AddHashes on filters of LargeBlocks blocks or more: BlockedAdd
 	OpBlockedAddNewLarge             // blocked AddNewHashes on filters of LargeBlocks blocks or more: BlockedAddNew
-	OpWindowContainsLarge            // blocked Window ContainsHashes on tables of LargeBlocks lines or more: BlockedContainsGens
+	OpWindowContainsLarge            // blocked Window ContainsHashes (and AddNewHashes' lookup) on tables of LargeBlocks lines or more: BlockedContainsGens
 	NumOps                           // the number of operations
 )
 
@@ -273,12 +273,17 @@ var table = []tableEntry{
 	// at 1e7 (26 MB, 5 of 7), and the entry had taken avx512 for both by
 	// the larger lead. BenchmarkWindowContains (package blocked,
 	// impl=window, window-now and window-expiry, op=ContainsHashes;
-	// SIFT_KERNEL=avx512 and avx2 alternated, four rounds), avx512/avx2:
-	// at 1e6, G = 4 1.07-1.11 (avx2 ahead in 10 of 12), G = 2 level
-	// (0.99-1.06); at 1e7, G = 4 0.86-0.94 (avx512 ahead in 9 of 12), G =
-	// 2 1.03-1.07. So avx2 under 4 MiB, avx512 from there on. It took the
-	// G = 4 window at 1e6 from 1.56x (1.51-1.64, six rounds) a Filter of
-	// the same size's ContainsHashes to 1.45x (1.27-1.60, six rounds).
+	// SIFT_KERNEL=avx512 and avx2 alternated, four rounds), avx512/avx2,
+	// the medians of the three impls (each over its four rounds): at 1e6,
+	// G = 4 1.00-1.11 (avx2 ahead in 10 of the 12 rounds), G = 2 level
+	// (0.99-1.06); at 1e7, G = 4 0.86-0.94 (avx512 ahead in 9 of 12), but
+	// G = 2 1.03-1.07 (avx2 ahead in 9 of 12). So avx2 under 4 MiB, and
+	// avx512 from there on for G = 4, the default and what `sift bench
+	// -kernels` measures. It took the G = 4 window at 1e6 from 1.56x
+	// (1.51-1.64, six rounds) a Filter of the same size's ContainsHashes
+	// to a median 1.45x (single rounds 1.27-1.60). The same kernel runs
+	// the lookup inside Window.AddNewHashes (and ConcurrentWindow's, so
+	// sift dedup -window), which was not measured apart.
 	{
 		name: "AMD Zen 4 (family 25)", vendor: "AMD", family: 25,
 		order: [NumOps][]string{

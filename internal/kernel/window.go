@@ -31,7 +31,7 @@ import (
 // The kernel sets of the windowed operations (see impl.go's opVars).
 var (
 	windowContains1Set kernelSet // BlockedContainsGens1, BlockedContainsGensT (Window ContainsHash)
-	windowContainsSet  kernelSet // BlockedContainsGens (Window ContainsHashes)
+	windowContainsSet  kernelSet // BlockedContainsGens (Window ContainsHashes and AddNewHashes' lookup) under LargeBlocks lines
 	windowAdd1Set      kernelSet // BlockedAddGenT (Window AddHash)
 	windowAddNew1Set   kernelSet // BlockedAddNewGensT (Window AddNewHash, AddNewHashes)
 )
