@@ -118,9 +118,10 @@ func blockedAddSetFor(nblocks uint64) kernelSet {
 }
 
 // windowContainsSetFor returns the set BlockedContainsGens runs on a
-// windowed table of lines 64-byte lines.
-func windowContainsSetFor(lines uint64) kernelSet {
-	return bySize(lines, windowContainsSet, windowContainsLargeSet)
+// windowed table of nb groups of g generations: by its size in 64-byte
+// lines, nb*WindowLines(g).
+func windowContainsSetFor(nb uint64, g int) kernelSet {
+	return bySize(nb*uint64(WindowLines(g)), windowContainsSet, windowContainsLargeSet)
 }
 
 // blockedAddNewSetFor returns the set BlockedAddNew runs on a filter of

@@ -327,7 +327,8 @@ func TestBlockedSetBySize(t *testing.T) {
 		{"ContainsHashes", &blockedContainsSet, &blockedContainsLargeSet, blockedContainsSetFor},
 		{"AddHashes", &blockedAddSet, &blockedAddLargeSet, blockedAddSetFor},
 		{"AddNewHashes", &blockedAddNewSet, &blockedAddNewLargeSet, blockedAddNewSetFor},
-		{"window ContainsHashes", &windowContainsSet, &windowContainsLargeSet, windowContainsSetFor},
+		// A window of 4 generations has one line a group.
+		{"window ContainsHashes", &windowContainsSet, &windowContainsLargeSet, func(nb uint64) kernelSet { return windowContainsSetFor(nb, 4) }},
 	} {
 		small, large := *op.small, *op.large
 		for _, c := range []struct{ small, large kernelSet }{{setAVX512, setAVX2}, {setAVX2, setAVX512}, {setGeneric, setNEON}} {
@@ -345,6 +346,21 @@ func TestBlockedSetBySize(t *testing.T) {
 		}
 		*op.small, *op.large = small, large
 	}
+	// A window's size is its lines, WindowLines(g) a group: LargeBlocks/4
+	// groups of 64 generations (16 lines each) are a large table, the
+	// same groups of 4 generations a small one.
+	small, large := windowContainsSet, windowContainsLargeSet
+	windowContainsSet, windowContainsLargeSet = setAVX2, setAVX512
+	for _, c := range []struct {
+		nb   uint64
+		g    int
+		want kernelSet
+	}{{LargeBlocks / 4, 4, setAVX2}, {LargeBlocks / 4, 64, setAVX512}, {LargeBlocks/2 - 1, 8, setAVX2}, {LargeBlocks / 2, 8, setAVX512}} {
+		if got := windowContainsSetFor(c.nb, c.g); got != c.want {
+			t.Errorf("window of %d groups, G = %d: set %d, want %d", c.nb, c.g, got, c.want)
+		}
+	}
+	windowContainsSet, windowContainsLargeSet = small, large
 	// SetImpl and the table set both.
 	restore, err := SetImpl(cpu.Generic)
 	if err != nil {

@@ -76,8 +76,7 @@ func blockedContainsGens1(blocks []Block, nb uint64, g int, live uint64, k int, 
 }
 
 func blockedContainsGens(blocks []Block, nb uint64, g int, live uint64, k int, hs []uint64, out []bool) int {
-	lines := nb * uint64(WindowLines(g))
-	set := windowContainsSetFor(lines)
+	set := windowContainsSetFor(nb, g)
 	if set == setAVX512 && nb >= MaxBlocks {
 		// The AVX-512 kernel computes 8 group offsets at once with 32-bit
 		// products (VPMULUDQ, as blockedContainsAVX512): 2^32 groups take
@@ -91,7 +90,7 @@ func blockedContainsGens(blocks []Block, nb uint64, g int, live uint64, k int, h
 	// ring/prefetch medians, AMD EPYC family 25 model 17 (Zen 4): avx2
 	// 0.79x (G = 2 and 4) at 1e5 and 0.71x / 0.78x at 1e6; avx512 1.03x /
 	// 0.90x at 1e5 and 0.85x / 0.88x at 1e6.
-	mode := batchMode(lines, false)
+	mode := batchMode(nb*uint64(WindowLines(g)), false)
 	switch set {
 	case setAVX512:
 		raceGens(blocks, hs, out)

@@ -35,7 +35,7 @@ func blockedContainsGens1(blocks []Block, nb uint64, g int, live uint64, k int, 
 }
 
 func blockedContainsGens(blocks []Block, nb uint64, g int, live uint64, k int, hs []uint64, out []bool) int {
-	if windowContainsSetFor(nb*uint64(WindowLines(g))) == setNEON {
+	if windowContainsSetFor(nb, g) == setNEON {
 		raceGens(blocks, hs, out)
 		return blockedContainsGensNEON(&blocks[0][0], nb, g, live, k, &neonTables[k].salts[0][0][0], &hs[0], len(hs), &out[0])
 	}
