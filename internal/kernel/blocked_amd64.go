@@ -3,9 +3,12 @@
 package kernel
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/klauspost/cpuid/v2"
+
+	"github.com/sift-go/sift/internal/cpu"
 )
 
 //go:generate sh -c "cd ../../asm && go run ./blocked -out ../internal/kernel/blocked_amd64.s -stubs ../internal/kernel/blocked_stubs_amd64.go -pkg kernel"
@@ -296,7 +299,9 @@ func batchMode(nblocks uint64, insert bool) int {
 // the last-level cache (below farMaxBlocks) runs modePrefetchFar, which
 // prefetches 128 keys ahead instead of 48 (asm/blocked, defaultPlainDist).
 // From L3 a block takes longer to arrive than from L2, so more keys must
-// be in flight to cover it; from memory the longer distance was no help.
+// be in flight to cover it; from memory the longer distance was no help
+// on the Zen 4 below, and the larger help on a Zen 5, whose table entry
+// extends the far mode to every size from 4 MiB (farLimit).
 // The bench module's BenchmarkInsert and BenchmarkContains (mode=batch),
 // binaries at distances 48 and 128 alternated, AMD EPYC family 25 model
 // 17 (Zen 4, 32 MiB L3), thread-CPU ns a key, medians of the per-round
@@ -321,9 +326,31 @@ func blockedMode(nblocks uint64, insert bool) int {
 }
 
 // farMaxBlocks is the last-level cache's size in blocks (cpuid's L3, or
-// 32 MiB where it reports none): see blockedMode. A variable for the
-// tests.
-var farMaxBlocks = llcBlocks(cpuid.CPU.Cache.L3)
+// 32 MiB where it reports none), or no limit where the table entry of
+// this CPU says farPastLLC: see blockedMode and farLimit. A variable for
+// the tests.
+var farMaxBlocks = farLimit(entryFor(cpu.Current()), cpuid.CPU.Cache.L3)
+
+// farLimit is farMaxBlocks for the table entry e on a CPU with an L3 of
+// l3 bytes. Past the L3 the longer distance depends on the CPU: on the
+// Zen 4 above it was level (1.02-1.04, so the filters past it keep 48),
+// on a Zen 5 it was the larger gain. BenchmarkBlockedModes/n=1e8 (a
+// 126 MB filter, the VM's L3 32 MiB) in this package, every mode on one
+// filter in one process, four processes, AMD EPYC family 26 model 2
+// (Zen 5), thread-CPU ns a key, far (128) against prefetch (48), the
+// range over the four:
+//
+//	        contains              add                   add-if-new
+//	avx512  2.71-2.86 / 4.00-4.20 2.70-2.89 / 3.78-3.94 3.53-3.61 / 4.11-4.20
+//	avx2    2.68-2.81 / 4.61-4.70 2.72-2.85 / 4.37-4.54 2.77-2.89 / 4.69-4.76
+//
+// so the table's Zen 5 entry sets farPastLLC.
+func farLimit(e *tableEntry, l3 int) uint64 {
+	if e.farPastLLC {
+		return math.MaxUint64
+	}
+	return llcBlocks(l3)
+}
 
 // llcBlocks is a last-level cache of l3 bytes in blocks, 32 MiB's where
 // l3 is unknown (<= 0).

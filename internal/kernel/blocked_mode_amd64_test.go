@@ -2,7 +2,11 @@
 
 package kernel
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sift-go/sift/internal/cpu"
+)
 
 // TestBlockedModeBySize checks the blocked kernels' mode at the edges of
 // each size class: no prefetch for small inserts, the ring to 4 MiB, the
@@ -55,5 +59,46 @@ func TestLLCBlocks(t *testing.T) {
 		if got := llcBlocks(c.l3); got != c.want {
 			t.Errorf("llcBlocks(%d) = %d, want %d", c.l3, got, c.want)
 		}
+	}
+}
+
+// TestFarLimit checks where the far prefetch stops on each CPU family: at
+// the last-level cache where the table entry does not say farPastLLC, on
+// no filter size where it does (the Zen 5 entry, and so the AMD families
+// after it), so that a 1e8-key filter (about 2^21 blocks, past a 32 MiB
+// L3) runs modePrefetchFar there and modePrefetch on the others.
+func TestFarLimit(t *testing.T) {
+	const l3 = 32 << 20
+	for _, c := range []struct {
+		key  cpu.Key
+		past bool
+	}{
+		{cpu.Key{Vendor: "AMD", Family: 26, Model: 2}, true},
+		{cpu.Key{Vendor: "AMD", Family: 27, Model: 0}, true},
+		{cpu.Key{Vendor: "AMD", Family: 25, Model: 17}, false},
+		{cpu.Key{Vendor: "Intel", Family: 6, Model: 207}, false},
+		{cpu.Key{Vendor: "Unknown", Family: 1}, false},
+	} {
+		lim := farLimit(lookup(c.key), l3)
+		if want := llcBlocks(l3); !c.past && lim != want {
+			t.Errorf("%v: farLimit = %d, want the L3's %d blocks", c.key, lim, want)
+		}
+		func() {
+			defer SetBatchModes(BatchMode{"table", 8192, LargeBlocks, lim})()
+			want := modePrefetch
+			if c.past {
+				want = modePrefetchFar
+			}
+			for _, insert := range []bool{false, true} {
+				if got := blockedMode(1<<21, insert); got != want {
+					t.Errorf("%v: blockedMode(2^21 blocks, insert=%v) = %d, want %d", c.key, insert, got, want)
+				}
+			}
+			// Past 2^32 blocks too: the mode is the memory system's, the
+			// AVX2 kernels take it there.
+			if got := blockedMode(MaxBlocks, false); got != want {
+				t.Errorf("%v: blockedMode(MaxBlocks) = %d, want %d", c.key, got, want)
+			}
+		}()
 	}
 }

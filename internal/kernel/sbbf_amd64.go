@@ -116,6 +116,12 @@ func sbbfContains(blocks []SBBFBlock, hs []uint64, out []bool) int {
 // with -test.bench 'SBBFModes/n=1e7/impl=avx.*/op=(add|contains)/mode=(prefetch|far)$'
 // -test.count 1, same Zen 4), medians of the per-round ratios: avx2
 // lookups 0.86 (faster in all six), inserts 0.94; avx512 0.90 and 0.90.
+// Where the table entry extends the far mode past the last-level cache
+// (farLimit), so does this: on the AMD EPYC family 26 model 2 (Zen 5,
+// 32 MiB L3) BenchmarkSBBFModes/n=1e8 (125 MB), three processes, far
+// against prefetch, ns a key: avx2 lookups 3.03-3.14 / 4.08-4.14,
+// inserts 2.96-3.13 / 3.89-4.02; avx512 3.14-3.20 / 4.16-4.28 and
+// 3.08-3.16 / 3.82-3.83.
 func sbbfMode(nblocks uint64, insert bool) int {
 	return blockedMode(nblocks/2, insert)
 }

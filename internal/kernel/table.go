@@ -81,6 +81,10 @@ type tableEntry struct {
 	vendor string // cpu.Key.Vendor
 	family int
 	order  [NumOps][]string
+	// farPastLLC: the blocked and split-block batch kernels prefetch 128
+	// keys ahead (modePrefetchFar) on every filter from 4 MiB, not only
+	// on those that fit the last-level cache (blockedMode, farLimit).
+	farPastLLC bool
 }
 
 // choose returns the set op runs on a CPU with the sets avail (best
@@ -331,14 +335,49 @@ var table = []tableEntry{
 	// series (1.38 / 1.47, 3.39 / 3.19). Each size takes its own since
 	// (OpBlockedContainsLarge: avx2 from LargeBlocks on). These runs predate bench
 	// -kernels' untimed run before each timed one, without which avx2
-	// measured up to 1.5x ahead at 1e7 on Zen 4 (cmd/sift's measureWarm):
-	// the next session on a Zen 5 should measure this entry again.
+	// measured up to 1.5x ahead at 1e7 on Zen 4 (cmd/sift's measureWarm).
+	//
+	// Measured again with today's kernels (the offset rings, the far
+	// prefetch) on 2026-11-28, a VM of the same CPU (AMD EPYC family 26
+	// model 2, 2 vCPUs, 32 MiB L3, 1 MiB L2 a core): `sift bench
+	// -kernels`, six invocations, the median of the six avx512/avx2
+	// ratios and in how many of the six avx512 was ahead:
+	//
+	//	                        n=1e6          n=1e7
+	//	blocked AddHash         1.00  2 of 6   0.98  3 of 6
+	//	blocked ContainsHash    0.99  4 of 6   0.81  4 of 6
+	//	blocked AddHashes       1.02  3 of 6   1.04  1 of 6  (4MiB+)
+	//	blocked ContainsHashes  0.88  6 of 6   1.25  0 of 6  (4MiB+)
+	//	cuckoo ContainsHashes   0.91  6 of 6   0.92  4 of 6
+	//	cuckoo AddHashes        0.83  6 of 6   0.89  6 of 6
+	//	sbbf AddHashes          1.12  1 of 6   1.05  0 of 6
+	//	sbbf ContainsHashes     1.07  1 of 6   1.09  0 of 6
+	//	blocked AddNewHash      0.95  6 of 6   0.65  5 of 6
+	//	blocked AddNewHashes    0.86  6 of 6   1.32  0 of 6  (4MiB+)
+	//	window ContainsHash     0.84  6 of 6   0.75  6 of 6
+	//	window ContainsHashes   0.81  6 of 6   0.85  6 of 6  (4MiB+)
+	//	window AddHash          0.97  6 of 6   0.95  5 of 6
+	//	window AddNewHash       0.87  6 of 6   0.82  6 of 6
+	//
+	// Every choice held but the large inserts, which take avx2 since:
+	// besides the rows above, BenchmarkBlockedModes/n=1e7 (one filter, one
+	// process, mode=far as the table runs it, eight processes) had
+	// avx512/avx2 at 1.03-1.13 for the insert (median 1.08, avx2 ahead in
+	// all eight) and 1.47-1.58 for add-if-new (avx2 ahead in all eight);
+	// past the L3 (n=1e8, four processes) insert level (2.70-2.89 against
+	// 2.72-2.85 ns a key), add-if-new 3.53-3.61 against 2.77-2.89. The
+	// AVX-512 add-if-new kernel spends 1.9-2.2 ns a key at 1e7 in every
+	// mode (ring, prefetch, far) where the AVX2 one's far loop spends
+	// 1.34-1.41: its cost there is not the prefetch distance. Single-key
+	// figures at 1e7 swing by up to 4x between invocations (page
+	// placement, with the filter in L3): their medians are the evidence.
+	// farPastLLC: see farLimit (blocked_amd64.go) for the measurement.
 	{
 		name: "AMD Zen 5 (family 26)", vendor: "AMD", family: 26,
 		order: [NumOps][]string{
 			OpBlockedAdd1: avx512First, OpBlockedContains1: avx512First,
 			OpBlockedAdd: avx512First, OpBlockedContains: avx512First,
-			OpBlockedAddLarge: avx512First, OpBlockedContainsLarge: avx2First,
+			OpBlockedAddLarge: avx2First, OpBlockedContainsLarge: avx2First,
 			OpCuckooContains: avx512First, OpCuckooAdd: avx512First,
 			OpSBBFAdd1: {cpu.AVX2}, OpSBBFContains1: {cpu.AVX2},
 			OpSBBFAdd: avx2First, OpSBBFContains: avx2First,
@@ -348,11 +387,10 @@ var table = []tableEntry{
 			// 19.6/22.2, 16.2/16.8, 23.4/26.5 at 1e7; AddNewHashes
 			// 1.53/1.69, 1.57/1.66, 1.61/1.81 at 1e6 and 3.15/3.50,
 			// 2.92/2.64, 3.44/3.61 at 1e7: avx512 ahead in 11 of 12.
-			// The large filters (OpBlockedAddNewLarge) were not measured
-			// apart, and before the far prefetch mode: avx512 led 2 of
-			// the 3 at 1e7 above.
+			// The large filters (OpBlockedAddNewLarge) take avx2 since
+			// the far prefetch mode: the 2026-11-28 series above.
 			OpBlockedAddNew1: avx512First, OpBlockedAddNew: avx512First,
-			OpBlockedAddNewLarge: avx512First,
+			OpBlockedAddNewLarge: avx2First,
 			// The windowed probes, BenchmarkWindowContains (./blocked), 5
 			// interleaved runs of each set, thread-CPU ns/key medians,
 			// avx512 / avx2: ContainsHashes n=1e6 G=2 3.01 / 4.79, G=4
@@ -370,6 +408,7 @@ var table = []tableEntry{
 			// 60.6: avx512 ahead or level in all 8.
 			OpWindowAdd1: avx512First, OpWindowAddNew1: avx512First,
 		},
+		farPastLLC: true,
 	},
 }
 

@@ -60,9 +60,9 @@ func TestTableKnownCPUs(t *testing.T) {
 			switch Op(op) {
 			case OpSBBFAdd, OpSBBFContains:
 				w = cpu.AVX2 // measured ahead on AMD EPYC Zen 4 (family 25 model 17) and Zen 5 (family 26 model 2)
-			case OpBlockedContainsLarge:
+			case OpBlockedContainsLarge, OpBlockedAddLarge, OpBlockedAddNewLarge:
 				w = cpu.AVX2 // measured ahead at 1e7 (inside L3) on AMD EPYC Zen 4 (family 25 model 17) and Zen 5 (family 26 model 2)
-			case OpBlockedContains1, OpBlockedAdd, OpBlockedAddLarge, OpBlockedAddNewLarge, OpWindowContains:
+			case OpBlockedContains1, OpBlockedAdd, OpWindowContains:
 				if zen.Family == 25 {
 					w = cpu.AVX2 // measured ahead on Zen 4
 				}
