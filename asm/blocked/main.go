@@ -61,7 +61,8 @@
 // ring on the stack and reads them back for the group (asm/internal/kit, Ring);
 // modePrefetch computes them twice (AVX2: with a scalar IMUL each time);
 // modePrefetchFar (the probes, inserts and add-if-new, a filter of 4 MiB
-// and more that fits the last-level cache) is modePrefetch with its prefetches
+// and more that fits the last-level cache, or any from 4 MiB on CPUs whose
+// kernel table entry says so) is modePrefetch with its prefetches
 // defaultPlainDist keys ahead instead of dist, after a second prologue
 // for the keys between. Nothing is read before hs or
 // past its end, and out is written byte by byte.
@@ -100,7 +101,8 @@ const defaultDist = 48
 // fit the last-level cache, whose blocks come from L3): a longer latency
 // takes more keys in flight to cover. internal/kernel/blocked_amd64.go
 // (blockedMode) has the measurements that chose it; modePrefetch (past
-// the last-level cache) keeps defaultDist, which measured better there.
+// the last-level cache) keeps defaultDist, which measured better there
+// on a Zen 4 (on a Zen 5 128 won there too: farLimit).
 const defaultPlainDist = 128
 
 // unroll is how many keys one step of the main loop handles.

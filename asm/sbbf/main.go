@@ -86,7 +86,8 @@ import (
 const defaultDist = 48
 
 // defaultFarDist is the prefetch distance in keys of modePrefetchFar
-// (filters of 4 MiB and more that fit the last-level cache), as the
+// (filters of 4 MiB and more that fit the last-level cache, or all from 4
+// MiB where the kernel table says so), as the
 // blocked kernels' (asm/blocked, defaultPlainDist; internal/kernel's
 // sbbfMode has the measurements).
 const defaultFarDist = 128

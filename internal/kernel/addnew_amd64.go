@@ -15,7 +15,7 @@ package kernel
 //
 // The batch kernels run the add kernels' loops (prefetch 48 keys ahead,
 // 128 in modePrefetchFar, blockedMode's choice for filters from 4 MiB
-// that fit the last-level cache; AVX2: 4 keys a step, their block
+// that fit the last-level cache, and past it on Zen 5; AVX2: 4 keys a step, their block
 // offsets kept in a ring in modeRing, else by scalar IMUL; AVX-512:
 // groups of 8 offsets from one VPMULUDQ, kept in the ring for k <= 8
 // but in modePrefetchFar) with a key step that loads the block into
