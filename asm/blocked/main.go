@@ -98,7 +98,8 @@ const defaultDist = 48
 
 // defaultPlainDist is the prefetch distance in keys of the batch probes',
 // inserts' and add-if-new loops in modePrefetchFar (filters of 4 MiB and more that
-// fit the last-level cache, whose blocks come from L3): a longer latency
+// fit the last-level cache, whose blocks come from L3, and on a Zen 5
+// those past it too): a longer latency
 // takes more keys in flight to cover. internal/kernel/blocked_amd64.go
 // (blockedMode) has the measurements that chose it; modePrefetch (past
 // the last-level cache) keeps defaultDist, which measured better there

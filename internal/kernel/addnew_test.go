@@ -224,6 +224,10 @@ func TestBlockedAddNewGuardPage(t *testing.T) {
 // TestBlockedAddNewHugeBlockCount checks the block index of the assembly
 // for block counts up to MaxBlocks (see TestBlockedHugeBlockCount).
 func TestBlockedAddNewHugeBlockCount(t *testing.T) {
+	eachMode(t, func(t *testing.T) { testBlockedAddNewHugeBlockCount(t) })
+}
+
+func testBlockedAddNewHugeBlockCount(t *testing.T) {
 	kerneltest.Run(t, func(t *testing.T, impl string) {
 		if impl == "generic" || kernel.AsmAddNewN == nil {
 			t.Skip("no assembly kernel")

@@ -5,6 +5,8 @@ package kernel
 import (
 	"testing"
 
+	"github.com/klauspost/cpuid/v2"
+
 	"github.com/sift-go/sift/internal/cpu"
 )
 
@@ -34,8 +36,8 @@ func TestBlockedModeBySize(t *testing.T) {
 		if got := blockedMode(c.nblocks, c.insert); got != c.want {
 			t.Errorf("blockedMode(%d, insert=%v) = %d, want %d", c.nblocks, c.insert, got, c.want)
 		}
-		// The kernels on batchMode (add-if-new, windowed) never get the
-		// far mode.
+		// The kernels on batchMode (windowed, cuckoo) never get the far
+		// mode.
 		if got := batchMode(c.nblocks, c.insert); got == modePrefetchFar {
 			t.Errorf("batchMode(%d, insert=%v) = modePrefetchFar", c.nblocks, c.insert)
 		}
@@ -94,11 +96,16 @@ func TestFarLimit(t *testing.T) {
 					t.Errorf("%v: blockedMode(2^21 blocks, insert=%v) = %d, want %d", c.key, insert, got, want)
 				}
 			}
-			// Past 2^32 blocks too: the mode is the memory system's, the
-			// AVX2 kernels take it there.
+			// At 2^32 blocks too: the mode is the memory system's, and
+			// the AVX2 kernels run it there (TestBlockedHugeBlockCount
+			// and TestBlockedAddNewHugeBlockCount, in every mode).
 			if got := blockedMode(MaxBlocks, false); got != want {
 				t.Errorf("%v: blockedMode(MaxBlocks) = %d, want %d", c.key, got, want)
 			}
 		}()
+	}
+	// And the package's own limit is the one of this CPU's entry.
+	if want := farLimit(entryFor(cpu.Current()), cpuid.CPU.Cache.L3); farMaxBlocks != want {
+		t.Errorf("farMaxBlocks = %d, want farLimit(this CPU's entry) = %d", farMaxBlocks, want)
 	}
 }

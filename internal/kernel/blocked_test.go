@@ -384,8 +384,14 @@ func ExampleBlockedContains() {
 // TestBlockedHugeBlockCount checks the assembly's block index for block
 // counts up to MaxBlocks (2^32, which does not fit a 32-bit multiplier)
 // without the memory: the hashes' high halves are small, so they land in
-// the first blocks.
+// the first blocks. It runs in every batch mode (eachMode): 200 keys
+// reach the far mode's loops (128 ahead), which a CPU whose table entry
+// says farPastLLC runs at these counts.
 func TestBlockedHugeBlockCount(t *testing.T) {
+	eachMode(t, func(t *testing.T) { testBlockedHugeBlockCount(t) })
+}
+
+func testBlockedHugeBlockCount(t *testing.T) {
 	kerneltest.Run(t, func(t *testing.T, impl string) {
 		if impl == "generic" || kernel.AsmAddN == nil {
 			t.Skip("no assembly kernel")
@@ -394,9 +400,9 @@ func TestBlockedHugeBlockCount(t *testing.T) {
 		const nb = 16
 		for _, n := range []uint64{kernel.MaxBlocks, kernel.MaxBlocks - 1, 1<<31 + 12345, 3 << 30} {
 			for _, k := range []int{1, 7, 8, 9, 16} {
-				hs := lowHashes(r, 200, n)
+				hs := lowHashes(r, 400, n)
 				want := make([]kernel.Block, nb)
-				for _, h := range hs[:100] {
+				for _, h := range hs[:200] {
 					b := &want[kernel.BlockIndex(h, n)]
 					m := kernel.BlockMask(h, k)
 					for w := range b {
@@ -404,7 +410,7 @@ func TestBlockedHugeBlockCount(t *testing.T) {
 					}
 				}
 				got := make([]kernel.Block, nb)
-				kernel.AsmAddN(got, n, k, hs[:100])
+				kernel.AsmAddN(got, n, k, hs[:200])
 				if !slices.Equal(got, want) {
 					t.Fatalf("nblocks=%d k=%d: insert image differs", n, k)
 				}

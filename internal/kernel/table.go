@@ -363,7 +363,8 @@ var table = []tableEntry{
 	// besides the rows above, BenchmarkBlockedModes/n=1e7 (one filter, one
 	// process, mode=far as the table runs it, eight processes) had
 	// avx512/avx2 at 1.03-1.13 for the insert (median 1.08, avx2 ahead in
-	// all eight) and 1.47-1.58 for add-if-new (avx2 ahead in all eight);
+	// all eight) and 1.47-1.58 for add-if-new (median 1.55, avx2 ahead in
+	// all eight);
 	// past the L3 (n=1e8, four processes) insert level (2.70-2.89 against
 	// 2.72-2.85 ns a key), add-if-new 3.53-3.61 against 2.77-2.89. The
 	// AVX-512 add-if-new kernel spends 1.9-2.2 ns a key at 1e7 in every
@@ -459,13 +460,19 @@ func lookup(key cpu.Key) *tableEntry {
 }
 
 // unknownVendor is the entry of a vendor the table does not know: the
-// Intel order, which loses least where it is wrong. Each cost is the
-// wrong set's time over the right one's: on the AMD EPYC family 26
-// model 2 (Zen 5) above the Intel order would take 1.07x (avx2's blocked
-// AddHashes on large filters, 3.30 vs 3.07 ns at 1e7); on the Intel Xeon family 6 model
-// 207 the Zen 5 order would take 1.13x (avx512's blocked AddHashes at 1e7)
-// and the AMD EPYC family 25 model 17 (Zen 4) order 1.18x (avx2's blocked
-// ContainsHash at 1e7, whose avx512/avx2 ratio there was 0.85).
+// Intel order, with the far prefetch stopping at the last-level cache.
+// Each cost is the wrong set's time over the right one's, from the rows
+// above: on the AMD EPYC family 26 model 2 (Zen 5) the Intel order
+// differs in one operation, add-if-new on large filters (1.32x, avx512's
+// AddNewHashes at 1e7); on the Intel Xeon family 6 model 207 the Zen 5
+// order would differ in that one (1.05x, its row's 0.95) and the AMD EPYC
+// family 25 model 17 (Zen 4) order would take 1.18x (avx2's blocked
+// ContainsHash at 1e7, whose avx512/avx2 ratio there was 0.85). Since the
+// Zen 5 series of 2026-11-28 the Zen 5 order would lose less on the three
+// CPUs measured (its largest cost, 1.16x, is avx512's ContainsHash on the
+// Zen 4, which the Intel order pays as well); the Intel entry stays because it does not carry
+// farPastLLC, which measured a gain on one CPU and a loss (2-4%) on
+// another.
 func unknownVendor() *tableEntry { return &table[0] }
 
 func dist(a, b int) int {

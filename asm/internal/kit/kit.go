@@ -21,7 +21,8 @@ import (
 // ring (a filter in the caches), prefetches with the offsets recomputed,
 // or (the blocked probes, inserts and add-if-new and the split-block
 // probes and inserts, a filter of 4 MiB and more that fits the
-// last-level cache) the same further ahead.
+// last-level cache, or any from 4 MiB where internal/kernel's table
+// says so) the same further ahead.
 const (
 	ModeNoPrefetch  = 0
 	ModeRing        = 1
