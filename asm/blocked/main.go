@@ -347,17 +347,7 @@ func (g *kern) loops(p string, two bool, dist int) {
 		c.JMP(operand.LabelRef(p + "_tail"))
 		c.Commentf("Without prefetching (a filter in the caches): %d keys a step while i+%d <= n.", unroll, unroll)
 		c.Label(p + "_nopf")
-		c.MOVQ(g.n, lim)
-		c.SUBQ(operand.Imm(unroll), lim)
-		c.CMPQ(g.i, lim)
-		c.JGT(operand.LabelRef(p + "_tail"))
-		c.Label(p + "_nopf_loop")
-		for u := 0; u < unroll; u++ {
-			g.key(u, two)
-		}
-		c.ADDQ(operand.Imm(unroll), g.i)
-		c.CMPQ(g.i, lim)
-		c.JLE(operand.LabelRef(p + "_nopf_loop"))
+		g.unrolledLoop(p+"_nopf_loop", p+"_tail", lim, 0, func(u int) { g.key(u, two) })
 	}
 
 	c.Comment("The last keys, already prefetched.")
@@ -377,18 +367,10 @@ func (g *kern) farPrologue(p string, dist int) {
 // the tail (label tail, where they jump once done).
 func (g *kern) prefetchLoops(q, tail string, lim reg.GPVirtual, dist int, two bool) {
 	c.Commentf("Main loop: %d keys a step while i+%d+%d <= n, prefetching key i+%d.", unroll, dist, unroll, dist)
-	c.MOVQ(g.n, lim)
-	c.SUBQ(kit.Const(dist+unroll), lim)
-	c.CMPQ(g.i, lim)
-	c.JGT(operand.LabelRef(q + "_one"))
-	c.Label(q + "_unrolled")
-	for u := 0; u < unroll; u++ {
+	g.unrolledLoop(q+"_unrolled", q+"_one", lim, dist, func(u int) {
 		g.prefetch(dist + u)
 		g.key(u, two)
-	}
-	c.ADDQ(operand.Imm(unroll), g.i)
-	c.CMPQ(g.i, lim)
-	c.JLE(operand.LabelRef(q + "_unrolled"))
+	})
 
 	c.Commentf("One key a step while i+%d < n, prefetching key i+%d.", dist, dist)
 	c.Label(q + "_one")
@@ -402,6 +384,24 @@ func (g *kern) prefetchLoops(q, tail string, lim reg.GPVirtual, dist int, two bo
 	c.INCQ(g.i)
 	c.CMPQ(g.i, lim)
 	c.JLT(operand.LabelRef(q + "_one_loop"))
+}
+
+// unrolledLoop emits, from label loop, step(u) for u = 0..unroll-1 and
+// i += unroll while i+ahead+unroll <= n (lim holds n-ahead-unroll),
+// jumping to skip when not even one step fits: the prefetching main loop
+// (ahead = its distance) and the loop without prefetches (ahead = 0).
+func (g *kern) unrolledLoop(loop, skip string, lim reg.GPVirtual, ahead int, step func(u int)) {
+	c.MOVQ(g.n, lim)
+	c.SUBQ(kit.Const(ahead+unroll), lim)
+	c.CMPQ(g.i, lim)
+	c.JGT(operand.LabelRef(skip))
+	c.Label(loop)
+	for u := 0; u < unroll; u++ {
+		step(u)
+	}
+	c.ADDQ(operand.Imm(unroll), g.i)
+	c.CMPQ(g.i, lim)
+	c.JLE(operand.LabelRef(loop))
 }
 
 // oneByOne emits the batch loops' end, from label p_tail: key for each of
