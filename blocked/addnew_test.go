@@ -356,7 +356,7 @@ func TestAddNewAllocs(t *testing.T) {
 }
 
 // TestConcurrentMergeStripes takes AddHashes' merge path with stripes of 5
-// blocks (the many-stripe Go loop, and the one-stripe kernel for filters
+// blocks (the many-stripe rebased kernel calls, and the one-stripe kernel for filters
 // of at most 5 blocks) and compares the memory image with Filter's, for
 // batches around the merge threshold, into empty and into filled filters.
 func TestConcurrentMergeStripes(t *testing.T) {
@@ -365,7 +365,11 @@ func TestConcurrentMergeStripes(t *testing.T) {
 	for _, k := range []int{1, 7, 8, 16} {
 		for _, blocks := range []uint64{1, 5, 6, 23, 40, 41} {
 			f, c := newPair(t, blocks, k)
-			for _, n := range []int{0, 1, 4*int(blocks) - 1, 4 * int(blocks), 10 * int(blocks), 50 * int(blocks)} {
+			// Around the thresholds of one and several stripes (one and
+			// two keys a block); 300 keys a block put more than 1024 keys
+			// (stripeAdd's chunk) in a stripe.
+			b := int(blocks)
+			for _, n := range []int{0, 1, b - 1, b, 2*b - 1, 2 * b, 10 * b, 50 * b, 300 * b} {
 				hs := withRepeats(n, uint64(n)+blocks)
 				f.AddHashes(hs)
 				c.AddHashes(hs)
@@ -375,6 +379,27 @@ func TestConcurrentMergeStripes(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestMergePays: Concurrent.AddHashes merges batches of at least one key
+// a block into a filter of one stripe, two keys a block into one of
+// several, and never into one of more than mergeMaxStripes.
+func TestMergePays(t *testing.T) {
+	s := mergeStripeBlocks
+	for _, c := range []struct {
+		n, blocks int
+		want      bool
+	}{
+		{0, 1, false}, {1, 1, true},
+		{s - 1, s, false}, {s, s, true},
+		{2*(s+1) - 1, s + 1, false}, {2 * (s + 1), s + 1, true},
+		{2 * mergeMaxStripes * s, mergeMaxStripes * s, true},
+		{1 << 40, mergeMaxStripes*s + 1, false},
+	} {
+		if got := mergePays(c.n, c.blocks); got != c.want {
+			t.Errorf("mergePays(%d keys, %d blocks) = %v, want %v", c.n, c.blocks, got, c.want)
 		}
 	}
 }

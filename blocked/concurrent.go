@@ -119,15 +119,15 @@ func (c *Concurrent) ContainsHash(h uint64) bool {
 
 // AddHashes adds every key whose hash is in hs.
 //
-// A batch of at least four keys per block (into a filter of at most 128
-// MiB) is first built, without atomics, in a private buffer (with the SIMD
-// insert kernel where the filter fits one 16 MiB buffer, a Go loop per 16
-// MiB stripe otherwise), then merged into the filter word by word, with
-// one atomic OR per word that lacks some of the batch's bits: many keys of
-// one block cost one locked OR a word instead of one a key. The keys
-// become visible during the merge, all by the time AddHashes returns. The
-// buffers, as large as the filter up to 16 MiB, are kept in a sync.Pool
-// (so the garbage collector frees them when such batches stop).
+// A batch of at least one key per block (two on filters over 16 MiB, and
+// none over 128 MiB) is first built, without atomics, in a private buffer
+// with the SIMD insert kernel (one 16 MiB stripe of the filter at a
+// time), then merged into the filter word by word, with one atomic OR per
+// word that lacks some of the batch's bits: keys that share a block cost
+// one locked OR a word instead of one a key. The keys become visible
+// during the merge, all by the time AddHashes returns. The buffers, as
+// large as the filter up to 16 MiB, are kept in a sync.Pool (so the
+// garbage collector frees them when such batches stop).
 //
 // Smaller batches are looked up a chunk at a time with the batch lookup
 // kernel (prefetched, so the cache misses overlap), and only the keys it
@@ -136,7 +136,7 @@ func (c *Concurrent) AddHashes(hs []uint64) {
 	mustOpen(&c.core)
 	blocks, k := c.t.Blocks, c.t.K
 	switch {
-	case len(hs) >= mergeMinKeysPerBlock*len(blocks) && len(blocks) <= mergeMaxStripes*mergeStripeBlocks:
+	case mergePays(len(hs), len(blocks)):
 		mergeAdd(blocks, k, hs)
 	case !c.batchKernel(len(hs)):
 		for _, h := range hs {
@@ -161,17 +161,45 @@ func (c *Concurrent) AddHashes(hs []uint64) {
 // The merge path of Concurrent.AddHashes: a batch of at least
 // mergeMinKeysPerBlock keys a block is built in a buffer of at most
 // mergeStripeBlocks blocks (16 MiB) per stripe of the filter, for filters
-// of at most mergeMaxStripes stripes (each stripe is a pass over the
-// batch). Below four keys a block most words of a touched block get one
-// key's bit, and the pass over the whole filter would not pay.
-// mergeStripeBlocks is a variable so that tests can take the many-stripe
-// path with small filters.
-const (
-	mergeMinKeysPerBlock = 4
-	mergeMaxStripes      = 8
+// of at most mergeMaxStripes stripes; filters of several stripes need
+// twice as many keys a block, since each stripe is a pass over the batch.
+// Those thresholds are where the merge and the atomic path crossed in
+// BenchmarkConcurrentMerge (merge time / atomic time, fresh filter, n keys
+// in calls of the given keys a block):
+//
+//	keys a block                           0.5        1          2
+//	Intel Xeon family 6 model 207 (Emerald Rapids), 16 cores:
+//	  1e6, 1e7 (one stripe), 1 goroutine    1.03-1.10  0.77-0.82  0.57-0.64
+//	  1e6, 1e7 (one stripe), 16 goroutines  0.89-1.15  0.69-0.87  0.58-0.59
+//	  5e7 (4 stripes), 1 and 16 goroutines  1.31-1.69  1.14-1.16  0.81-1.03
+//	AMD EPYC family 26 model 2 (Zen 5), 2 cores:
+//	  1e6 (one stripe), 1 and 2 goroutines  1.01-1.11  0.73-0.79  0.50-0.62
+//	  2e7, 5e7, 1e8 (2-8 stripes), 1 goroutine   -     0.96-1.09  0.69-0.85
+//
+// Below that, too few words of a touched block get more than one key's
+// bit for the pass over the whole filter to pay.
+const mergeMaxStripes = 8
+
+// mergeMinKeysPerBlock and mergeStripeBlocks are variables so that tests
+// can take the many-stripe path with small filters, and benchmarks can
+// move the threshold (BenchmarkConcurrentBatch's -blocked.mergemin).
+var (
+	mergeMinKeysPerBlock = 1
+	mergeStripeBlocks    = 1 << 18
 )
 
-var mergeStripeBlocks = 1 << 18
+// mergePays reports whether AddHashes takes a batch of n keys into a
+// filter of blocks blocks through the merge buffer.
+func mergePays(n, blocks int) bool {
+	if blocks > mergeMaxStripes*mergeStripeBlocks {
+		return false
+	}
+	perBlock := mergeMinKeysPerBlock
+	if blocks > mergeStripeBlocks {
+		perBlock *= 2
+	}
+	return n >= perBlock*blocks
+}
 
 // mergeBuffers holds *[]kernel.Block merge buffers, zeroed (mergeAdd
 // zeroes what it used before putting one back).
@@ -193,11 +221,7 @@ func mergeAdd(blocks []kernel.Block, k int, hs []uint64) {
 			// One stripe: its block indexes are the filter's.
 			kernel.BlockedAdd(stripe, k, hs)
 		} else {
-			for _, h := range hs {
-				if i := kernel.BlockIndex(h, nb) - start; i < size {
-					orMask(&stripe[i], h, k)
-				}
-			}
+			stripeAdd(stripe, k, hs, start, nb)
 		}
 		dst := blocks[start : start+size]
 		for i := range stripe {
@@ -213,6 +237,42 @@ func mergeAdd(blocks []kernel.Block, k int, hs []uint64) {
 		}
 	}
 	mergeBuffers.Put(p)
+}
+
+// stripeAdd adds to stripe, blocks start to start+len(stripe) of a filter
+// of nb blocks, those of hs that fall in it, with the SIMD insert kernel:
+// each such hash is handed to the kernel rebased, its high half replaced
+// so that its block index in the stripe (kernel.BlockIndex) is its index
+// in the filter less start, its low half (which picks the bits) kept. The
+// rebased hashes go in chunks of 1024 (8 KiB on the stack).
+//
+// The Go loop of orMask calls it replaced, one random read-modify-write of
+// the 16 MiB buffer a key without prefetches, made the merge of a 24 MiB
+// and a 60 MiB filter 1.3-1.7x slower than the atomic path it is meant to
+// beat, at 4 and 8 keys a block (AMD EPYC family 26 model 2, Zen 5,
+// one goroutine).
+func stripeAdd(stripe []kernel.Block, k int, hs []uint64, start, nb uint64) {
+	var part [1024]uint64
+	size := uint64(len(stripe))
+	m := 0
+	for _, h := range hs {
+		if i := kernel.BlockIndex(h, nb) - start; i < size {
+			part[m] = stripeHash(i, size) | h&(1<<32-1)
+			if m++; m == len(part) {
+				kernel.BlockedAdd(stripe, k, part[:])
+				m = 0
+			}
+		}
+	}
+	kernel.BlockedAdd(stripe, k, part[:m])
+}
+
+// stripeHash returns the high half of a hash whose block index among size
+// blocks is i < size <= 2^31: the least multiple-of-2^32 value h with
+// kernel.BlockIndex(h, size) == i. (With hi = ceil(i*2^32/size), hi*size
+// lies in [i*2^32, i*2^32+size), so (hi*size)>>32 is i.)
+func stripeHash(i, size uint64) uint64 {
+	return (i<<32 + size - 1) / size << 32
 }
 
 // addChunk is how many keys the batch adds look up with the kernel before

@@ -1,7 +1,10 @@
 package blocked
 
 import (
+	"flag"
 	"fmt"
+	"math"
+	"runtime"
 	"testing"
 	"time"
 
@@ -15,6 +18,11 @@ type batchFilter interface {
 	Reset()
 }
 
+// mergeMin, where set, replaces Concurrent.AddHashes' merge threshold
+// (keys a block) for BenchmarkConcurrentBatch, to place it on a new CPU or
+// core count.
+var mergeMin = flag.Int("blocked.mergemin", 0, "BenchmarkConcurrentBatch: Concurrent.AddHashes' merge threshold in keys a block (0: the default)")
+
 // BenchmarkConcurrentBatch sets Concurrent's batch calls beside Filter's,
 // with 1 and GOMAXPROCS goroutines splitting the keys (Filter only with
 // one: its adds are not safe concurrently): op=contains is ContainsHashes
@@ -26,6 +34,10 @@ type batchFilter interface {
 //
 //	go test -run '^$' -bench ConcurrentBatch -benchtime 3x ./blocked
 func BenchmarkConcurrentBatch(b *testing.B) {
+	if *mergeMin > 0 {
+		defer func(was int) { mergeMinKeysPerBlock = was }(mergeMinKeysPerBlock)
+		mergeMinKeysPerBlock = *mergeMin
+	}
 	for _, n := range []int{1e6, 1e7} {
 		f, err := New(uint64(n), 0.01)
 		if err != nil {
@@ -88,6 +100,57 @@ func BenchmarkConcurrentBatch(b *testing.B) {
 			}
 		}
 		f.Close()
+		c.Close()
+	}
+}
+
+// BenchmarkConcurrentMerge places Concurrent.AddHashes' merge threshold:
+// n keys are added, into an empty filter sized for them, in calls of
+// perblock keys for each block of the filter (so a call's batch is
+// perblock*Blocks keys), by 1 and GOMAXPROCS goroutines splitting the
+// keys, with path=merge forcing the merge buffer for every call and
+// path=atomic forcing the lookups and atomic ORs. ns/key is wall time over
+// all keys. The threshold (mergeMinKeysPerBlock, doubled on filters of
+// several stripes) belongs where the two paths cross: n = 5e7 (60 MiB) is
+// a filter of four 16 MiB stripes.
+//
+//	go test -run '^$' -bench ConcurrentMerge -benchtime 3x ./blocked
+func BenchmarkConcurrentMerge(b *testing.B) {
+	defer func(was int) { mergeMinKeysPerBlock = was }(mergeMinKeysPerBlock)
+	for _, n := range []int{1e6, 1e7, 5e7} {
+		c, err := NewConcurrent(uint64(n), 0.01)
+		if err != nil {
+			b.Fatal(err)
+		}
+		hs := hashes(n, 7)
+		for _, g := range []int{1, runtime.GOMAXPROCS(0)} {
+			for _, perBlock := range []float64{0.125, 0.25, 0.5, 1, 2, 4} {
+				batch := max(1, int(perBlock*float64(c.Blocks())))
+				for _, path := range []string{"merge", "atomic"} {
+					name := fmt.Sprintf("n=%.0e/goroutines=%d/perblock=%g/path=%s", float64(n), g, perBlock, path)
+					b.Run(name, func(b *testing.B) {
+						mergeMinKeysPerBlock = 0
+						if path == "atomic" {
+							mergeMinKeysPerBlock = math.MaxInt32
+						}
+						var spent time.Duration
+						for range b.N {
+							c.Reset()
+							start := time.Now()
+							edgetest.InParallel(g, hs, func(part []uint64) {
+								for len(part) > 0 {
+									m := min(len(part), batch)
+									c.AddHashes(part[:m])
+									part = part[m:]
+								}
+							})
+							spent += time.Since(start)
+						}
+						b.ReportMetric(float64(spent.Nanoseconds())/float64(b.N*n), "ns/key")
+					})
+				}
+			}
+		}
 		c.Close()
 	}
 }
