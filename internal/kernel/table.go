@@ -166,6 +166,16 @@ var table = []tableEntry{
 	// bench/results/intel-xeon-emr.md) had avx512/avx2 at a median 0.73
 	// at 1e5 (ahead in 11 of 11) and 0.69 at 1e6 (9 of 11). So avx512
 	// under 4 MiB and avx2 from there on, as for ContainsHashes.
+	//
+	// A fourth session (2026-11-28), after the far prefetch mode: two
+	// more `sift bench -kernels` runs moved no row (the one set ahead in
+	// both against the table, avx2 for blocked AddHash and AddHashes at
+	// 1e6 by 2-25%, trails over the eleven runs); in one process
+	// (BlockedModes, eight processes at 1e7) avx512/avx2 in the far mode
+	// had medians of 0.91 for add-if-new (avx512 stays), 0.96 for inserts
+	// and 0.98 for lookups (level: avx2 stays), and far/prefetch medians
+	// of 0.97-1.09, level, so farPastLLC stays off and the far mode runs
+	// up to the L3 (300 MiB reported) as on other CPUs.
 	{
 		name: "Intel family 6 (measured: model 207)", vendor: "Intel", family: 6,
 		order: [NumOps][]string{
