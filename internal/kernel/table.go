@@ -168,9 +168,9 @@ var table = []tableEntry{
 	// under 4 MiB and avx2 from there on, as for ContainsHashes.
 	//
 	// A fourth session (2026-11-28), after the far prefetch mode: two
-	// more `sift bench -kernels` runs moved no row (the one set ahead in
-	// both against the table, avx2 for blocked AddHash and AddHashes at
-	// 1e6 by 2-25%, trails over the eleven runs); in one process
+	// more `sift bench -kernels` runs moved no row (avx2, ahead of the
+	// table's avx512 in both for blocked AddHash and AddHashes at 1e6 by
+	// 2-25%, was ahead in only 4 of 8 and 5 of 11 runs in all); in one process
 	// (BlockedModes, eight processes at 1e7) avx512/avx2 in the far mode
 	// had medians of 0.91 for add-if-new (avx512 stays), 0.96 for inserts
 	// and 0.98 for lookups (level: avx2 stays), and far/prefetch medians
