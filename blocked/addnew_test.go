@@ -3,6 +3,7 @@ package blocked
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -396,7 +397,7 @@ func TestMergePays(t *testing.T) {
 		{s - 1, s, false}, {s, s, true},
 		{2*(s+1) - 1, s + 1, false}, {2 * (s + 1), s + 1, true},
 		{2 * mergeMaxStripes * s, mergeMaxStripes * s, true},
-		{1 << 40, mergeMaxStripes*s + 1, false},
+		{math.MaxInt, mergeMaxStripes*s + 1, false},
 	} {
 		if got := mergePays(c.n, c.blocks); got != c.want {
 			t.Errorf("mergePays(%d keys, %d blocks) = %v, want %v", c.n, c.blocks, got, c.want)

@@ -194,11 +194,11 @@ func mergePays(n, blocks int) bool {
 	if blocks > mergeMaxStripes*mergeStripeBlocks {
 		return false
 	}
-	perBlock := mergeMinKeysPerBlock
+	perBlock := uint64(mergeMinKeysPerBlock) // uint64: no overflow where int is 32 bits
 	if blocks > mergeStripeBlocks {
 		perBlock *= 2
 	}
-	return n >= perBlock*blocks
+	return uint64(n) >= perBlock*uint64(blocks)
 }
 
 // mergeBuffers holds *[]kernel.Block merge buffers, zeroed (mergeAdd
