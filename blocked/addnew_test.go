@@ -361,27 +361,41 @@ func TestAddNewAllocs(t *testing.T) {
 // of at most 5 blocks) and compares the memory image with Filter's, for
 // batches around the merge threshold, into empty and into filled filters.
 func TestConcurrentMergeStripes(t *testing.T) {
-	defer func(old int) { mergeStripeBlocks = old }(mergeStripeBlocks)
-	mergeStripeBlocks = 5
-	for _, k := range []int{1, 7, 8, 16} {
-		for _, blocks := range []uint64{1, 5, 6, 23, 40, 41} {
-			f, c := newPair(t, blocks, k)
-			// Around the thresholds of one and several stripes (one and
-			// two keys a block); 300 keys a block put more than 1024 keys
-			// (stripeAdd's chunk) in a stripe.
-			b := int(blocks)
-			for _, n := range []int{0, 1, b - 1, b, 2*b - 1, 2 * b, 10 * b, 50 * b, 300 * b} {
-				hs := withRepeats(n, uint64(n)+blocks)
-				f.AddHashes(hs)
-				c.AddHashes(hs)
-				for i := range f.words {
-					if f.words[i] != c.words[i] {
-						t.Fatalf("k=%d blocks=%d n=%d: word %d differs", k, blocks, n, i)
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		defer func(old int) { mergeStripeBlocks = old }(mergeStripeBlocks)
+		mergeStripeBlocks = 5
+		merged := 0
+		for _, k := range []int{1, 7, 8, 16} {
+			// 41 blocks are nine stripes: beyond mergeMaxStripes, the
+			// atomic path throughout.
+			for _, blocks := range []uint64{1, 5, 6, 23, 40, 41} {
+				f, c := newPair(t, blocks, k)
+				// Around the thresholds of one and several stripes (one
+				// and two keys a block); 300 keys a block put more than
+				// 1024 keys (stripeAdd's chunk) in a stripe.
+				b := int(blocks)
+				for _, n := range []int{0, 1, b - 1, b, 2*b - 1, 2 * b, 10 * b, 50 * b, 300 * b} {
+					if mergePays(n, b) {
+						merged++
+					}
+					hs := withRepeats(n, uint64(n)+blocks)
+					f.AddHashes(hs)
+					c.AddHashes(hs)
+					for i := range f.words {
+						if f.words[i] != c.words[i] {
+							t.Fatalf("k=%d blocks=%d n=%d: word %d differs", k, blocks, n, i)
+						}
 					}
 				}
 			}
 		}
-	}
+		// The cases that merge: from one key a block with one stripe
+		// (blocks 1 and 5: 7 and 6 of the 9 values of n) and from two with
+		// several (6, 23 and 40 blocks: 4 each), for each of the 4 k.
+		if want := 4 * (7 + 6 + 3*4); merged != want {
+			t.Errorf("%d cases took the merge path, want %d", merged, want)
+		}
+	})
 }
 
 // TestMergePays: Concurrent.AddHashes merges batches of at least one key
