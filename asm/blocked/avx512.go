@@ -229,7 +229,7 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 		far := g.plainDist > dist
 		if far {
 			kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_far")
-		} else if g.plainDist > 0 {
+		} else {
 			// -plaindist equal to -dist: modePrefetchFar is modePrefetch.
 			kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_plain")
 		}

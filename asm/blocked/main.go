@@ -207,10 +207,10 @@ type kern struct {
 	held8Mem operand.Mem
 	// ring keeps the batch loops' block offsets (addnew.go).
 	ring *kit.Ring
-	// plainDist is the prefetch distance of the loops in modePrefetchFar,
-	// emitted where plainDist is longer than the ring's distance: the
-	// probes, inserts and add-if-new (whose AVX-512 ring is local to
-	// wideAddNewLoops, g.ring unset); 0 in the others.
+	// plainDist is the prefetch distance of the loops in modePrefetchFar
+	// (-plaindist, at least -dist), emitted where it is longer than the
+	// ring's distance: the probes, inserts and add-if-new (whose AVX-512
+	// ring is local to wideAddNewLoops, g.ring unset).
 	plainDist int
 }
 
@@ -326,7 +326,7 @@ func (g *kern) loops(p string, two bool, dist int) {
 		far := g.plainDist > dist
 		if far {
 			kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_far")
-		} else if g.plainDist > 0 {
+		} else {
 			// -plaindist equal to -dist: modePrefetchFar is modePrefetch.
 			kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_plain")
 		}

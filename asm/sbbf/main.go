@@ -109,7 +109,7 @@ func main() {
 	farDist := fs.Int("fardist", defaultFarDist, "prefetch distance in keys of modePrefetchFar, at least -dist (for tuning)")
 	fs.Parse(os.Args[1:])
 	if *out == "" || *stubs == "" || *dist < 1 || *farDist < *dist {
-		fmt.Fprintln(os.Stderr, "usage: sbbf -out file.s -stubs stubs.go [-pkg kernel] [-dist n]")
+		fmt.Fprintln(os.Stderr, "usage: sbbf -out file.s -stubs stubs.go [-pkg kernel] [-dist n] [-fardist n]")
 		os.Exit(2)
 	}
 

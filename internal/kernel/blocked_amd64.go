@@ -402,10 +402,11 @@ func blockedContainsAsm(blocks []Block, k int, hs []uint64, out []bool) int {
 // blockedContainsN is blockedAddN for the probe kernels; len(out) >=
 // len(hs) > 0.
 func blockedContainsN(blocks *uint64, nblocks uint64, k int, hs []uint64, out []bool) int {
+	mode := blockedMode(nblocks, false)
 	if blockedContainsSetFor(nblocks) == setAVX512 && nblocks < MaxBlocks {
-		return blockedContainsAVX512(blocks, nblocks, k, &hs[0], len(hs), &out[0], blockedMode(nblocks, false))
+		return blockedContainsAVX512(blocks, nblocks, k, &hs[0], len(hs), &out[0], mode)
 	}
-	return blockedContainsAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0], blockedMode(nblocks, false))
+	return blockedContainsAVX2(blocks, nblocks, k, &avx2Tables[k].salts[0][0], &hs[0], len(hs), &out[0], mode)
 }
 
 // avx512Salts are Salts for the AVX-512 kernels, which read them in
