@@ -14,7 +14,7 @@ package main
 //
 // Batch: blockedAddNewAVX2 and blockedAddNewAVX512 run the add kernels'
 // loops (prologue of prefetches, unrolled or 8-key groups with prefetch
-// dist keys ahead, or in modePrefetchFar plainDist keys ahead without
+// dist keys ahead, or in modePrefetchFar farDist keys ahead without
 // the ring, tail). Per key:
 //
 //	AVX2:    VMOVDQU x2, VPANDN x2, VPOR, VPOR x2, VMOVDQU x2 (store),
@@ -46,8 +46,8 @@ import (
 )
 
 // genAddNew writes blockedAddNewAVX2 (wide false) or blockedAddNewAVX512,
-// whose modePrefetchFar loops prefetch plainDist keys ahead.
-func genAddNew(wide bool, dist, plainDist int) {
+// whose modePrefetchFar loops prefetch farDist keys ahead.
+func genAddNew(wide bool, dist, farDist int) {
 	if wide {
 		low7Mem = c.ConstData("addNewLow7", operand.U64(0x7f7f7f7f7f7f7f7f))
 		high1Mem = c.ConstData("addNewHigh1", operand.U64(0x8080808080808080))
@@ -58,25 +58,8 @@ func genAddNew(wide bool, dist, plainDist int) {
 		name, sig = "blockedAddNewAVX512", "func(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool, mode int) int"
 		doc = "blockedAddNewAVX512 is blockedAddNewAVX2 with the AVX-512 sequence (1 <= k <= 16, nblocks < 2^32); modeRing and modePrefetch both run the offset ring for k <= 8 (k > 8 has none)."
 	}
-	c.Function(name)
-	c.Attributes(attr.NOSPLIT)
-	c.SignatureExpr(sig)
-	c.Doc(doc)
-	c.Pragma("noescape")
-
-	g := &kern{addNew: true, wide: wide, plainDist: plainDist}
-	g.blocks = c.GP64()
-	g.nblocks = c.GP64()
-	g.hs = c.GP64()
-	g.n = c.GP64()
-	g.i = c.GP64()
-	g.out = c.GP64()
-	g.count = c.GP64()
-	c.Load(c.Param("blocks"), g.blocks)
-	c.Load(c.Param("nblocks"), g.nblocks)
-	c.Load(c.Param("hs"), g.hs)
-	c.Load(c.Param("n"), g.n)
-	c.Load(c.Param("out"), g.out)
+	g := &kern{addNew: true, wide: wide, farDist: farDist}
+	g.begin(name, sig, doc, true)
 	k := c.GP64()
 	c.Load(c.Param("k"), k)
 	c.XORQ(g.count, g.count)
@@ -219,8 +202,8 @@ var low7Mem, high1Mem operand.Mem
 // add kernel computes them twice; the add-if-new kernel spends what this
 // saves on its test. The first groups, up to dist keys, fill the ring
 // before the loop; the last keys that fill no group run one at a time.
-// In modePrefetchFar (g.plainDist longer than dist) the groups prefetch
-// g.plainDist keys ahead, further than the ring holds, and compute their
+// In modePrefetchFar (g.farDist longer than dist) the groups prefetch
+// g.farDist keys ahead, further than the ring holds, and compute their
 // offsets twice as the add kernel's loops do (a ring holding 128 keys
 // ahead measured slower than that in the add and probe kernels; see
 // internal/kernel/addnew_amd64.go).
@@ -238,7 +221,7 @@ func (g *kern) wideAddNewLoops(p string, dist int) {
 		c.IMULQ(r1, t)
 		c.MOVQ(t, held8)
 	}
-	far := g.plainDist > dist
+	far := g.farDist > dist
 	if far {
 		kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_far")
 	}
@@ -264,9 +247,9 @@ func (g *kern) wideAddNewLoops(p string, dist int) {
 		c.JMP(operand.LabelRef(p + "_tail"))
 		c.Label(p + "_far")
 		g.farPrologue(p, dist)
-		c.Commentf("Without the ring, further ahead: groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", g.plainDist, g.plainDist)
-		g.groupLoop(p+"_far_loop", p+"_far_groups", g.plainDist+8, func() {
-			ahead := g.groupOffsets(g.plainDist)
+		c.Commentf("Without the ring, further ahead: groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", g.farDist, g.farDist)
+		g.groupLoop(p+"_far_loop", p+"_far_groups", g.farDist+8, func() {
+			ahead := g.groupOffsets(g.farDist)
 			for j := 0; j < 8; j++ {
 				c.PREFETCHT0(operand.Mem{Base: g.blocks, Index: ahead(j), Scale: 1})
 			}
@@ -361,23 +344,7 @@ func genSingleAddNew() {
 	goPath := operand.LabelRef(name + "_go")
 
 	setDispatch(name, "·blockedAddNew1Set", goPath, "The Go twin if the set is setGeneric, 0, or the filter has no blocks (checked before any vector register is touched).")
-	hdr := c.Load(c.Param("t"), c.GP64())
-	nblocks := c.GP64()
-	c.MOVQ(operand.Mem{Base: hdr, Disp: 8}, nblocks)
-	c.TESTQ(nblocks, nblocks)
-	c.JEQ(goPath)
-	g := &single{base: c.GP64(), off: c.GP64()}
-	c.MOVQ(operand.Mem{Base: hdr}, g.base)
-
-	c.Comment("Block offset: ((h>>32)*nblocks>>32)*64.")
-	c.Load(c.Param("h"), g.off)
-	c.SHRQ(operand.Imm(32), g.off)
-	c.IMULQ(nblocks, g.off)
-	c.SHRQ(operand.Imm(26), g.off)
-	c.ANDQ(operand.I32(-64), g.off)
-	kMem := operand.Mem{Base: hdr, Disp: 24} // t.K
-	c.CMPQ(kMem, operand.Imm(8))
-	c.JNE(operand.LabelRef(name + "_general"))
+	g, kMem := singleHead(name, goPath)
 
 	c.Comment("k = 8: every lane is a probe, the table is avx2Tables[8].")
 	g.broadcast()
@@ -388,19 +355,7 @@ func genSingleAddNew() {
 	c.VPSLLVQ(hi, ones, hi)
 	g.testAndSet(lo, hi)
 
-	c.Label(name + "_general")
-	c.Comment("Any other k: the Go twin if k is not in 1..16, else the table avx2Tables[k].")
-	k := c.GP64()
-	c.MOVQ(kMem, k)
-	t := c.GP64()
-	c.LEAQ(operand.Mem{Base: k, Disp: -1}, t)
-	c.CMPQ(t, operand.Imm(maxK-1))
-	c.JHI(goPath)
-	tab := c.GP64()
-	c.LEAQ(operand.Mem{Symbol: operand.Symbol{Name: "·avx2Tables"}, Base: reg.StaticBase}, tab)
-	c.LEAQ(operand.Mem{Base: k, Index: k, Scale: 2}, t)
-	c.SHLQ(operand.Imm(6), t) // k*192
-	c.ADDQ(t, tab)
+	k, tab := singleGeneral(name, kMem, goPath)
 	at := func(off int) operand.Mem { return operand.Mem{Base: tab, Disp: off} }
 	g.broadcast()
 	lo, hi = g.counts(at(offSalts1))
@@ -455,34 +410,7 @@ func genSingleAddNewWide() {
 	c.Doc("blockedAddNew1AVX512 is blockedAddNew1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to blockedAddNew1Go unless len(t.Blocks) > 0 and 1 <= t.K <= 16.")
 	c.Pragma("noescape")
 	goPath := operand.LabelRef(name + "_go")
-
-	hdr := c.Load(c.Param("t"), c.GP64())
-	nblocks := c.GP64()
-	c.MOVQ(operand.Mem{Base: hdr, Disp: 8}, nblocks)
-	c.TESTQ(nblocks, nblocks)
-	c.JEQ(goPath)
-	c.Comment("Block address: base + ((h>>32)*nblocks>>32)*64.")
-	addr := c.GP64()
-	c.Load(c.Param("h"), addr)
-	c.SHRQ(operand.Imm(32), addr)
-	c.IMULQ(nblocks, addr)
-	c.SHRQ(operand.Imm(26), addr)
-	c.ANDQ(operand.I32(-64), addr)
-	c.ADDQ(operand.Mem{Base: hdr}, addr)
-	blk := operand.Mem{Base: addr}
-	kMem := operand.Mem{Base: hdr, Disp: 24} // t.K
-	c.CMPQ(kMem, operand.Imm(8))
-	c.JNE(operand.LabelRef(name + "_general"))
-
-	c.Comment("k = 8: every lane is a probe.")
-	counts := c.ZMM()
-	{
-		p := c.YMM()
-		c.VPBROADCASTD(paramMem("h"), p)
-		c.VPMULLD(saltsMem(0), p, p)
-		c.VPSRLD(operand.U8(26), p, p)
-		c.VPMOVZXDQ(p, counts)
-	}
+	blk, kMem, counts := wideSingleHead(name, goPath)
 	m := c.ZMM()
 	c.VPBROADCASTQ(oneMem, m)
 	c.VPSLLVQ(counts, m, m)
@@ -503,18 +431,7 @@ func genSingleAddNewWide() {
 	c.VZEROUPPER()
 	c.RET()
 
-	c.Label(name + "_general")
-	c.Comment("Any other k: the Go twin if k is not in 1..16, else both rounds under the probe opmasks.")
-	k := c.GP64()
-	c.MOVQ(kMem, k)
-	t := c.GP64()
-	c.LEAQ(operand.Mem{Base: k, Disp: -1}, t)
-	c.CMPQ(t, operand.Imm(maxK-1))
-	c.JHI(goPath)
-	round1, round2 := probeMasks(k)
-	salts := c.ZMM()
-	c.VMOVDQU32(saltsMem(0), salts)
-	c1, c2 := wideCounts(paramMem("h"), salts, true)
+	c1, c2, round1, round2 := wideSingleGeneral(name, kMem, goPath)
 	ones := c.ZMM()
 	c.VPBROADCASTQ(oneMem, ones)
 	m1, m2 := c.ZMM(), c.ZMM()

@@ -202,11 +202,10 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 		}
 	}
 	computing := func() { g.group(two) }
-	r := g.ring
-	if r == nil {
+	if g.ring == nil {
 		// The add-if-new kernel's loops for k > 8 (no ring; modeRing
 		// and modePrefetch run the same loops).
-		if g.plainDist > dist {
+		if g.farDist > dist {
 			kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_far")
 		}
 		c.Commentf("Groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", dist, dist)
@@ -214,36 +213,23 @@ func (g *kern) wideLoops(p string, two bool, dist int) {
 		c.Comment("Groups of 8 while i+8 <= n, already prefetched.")
 		c.Label(p + "_groups")
 		g.groupLoop(p+"_group_loop", p+"_tail", 8, computing)
-		if g.plainDist > dist {
+		if g.farDist > dist {
 			c.JMP(operand.LabelRef(p + "_tail"))
 			c.Label(p + "_far")
 			g.farPrologue(p, dist)
-			c.Commentf("Further ahead: groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", g.plainDist, g.plainDist)
-			g.groupLoop(p+"_far_loop", p+"_groups", g.plainDist+8, prefetching(g.plainDist, g.groupOffsets, computing))
+			c.Commentf("Further ahead: groups of 8 while i+%d+8 <= n, prefetching the group at i+%d.", g.farDist, g.farDist)
+			g.groupLoop(p+"_far_loop", p+"_groups", g.farDist+8, prefetching(g.farDist, g.groupOffsets, computing))
 			c.JMP(operand.LabelRef(p + "_groups"))
 		}
 	} else {
 		if g.optionalPrefetch() {
 			kit.JumpIfMode(c, kit.ModeNoPrefetch, p+"_nopf")
 		}
-		far := g.plainDist > dist
-		if far {
-			kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_far")
-		} else {
-			// -plaindist equal to -dist: modePrefetchFar is modePrefetch.
-			kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_plain")
-		}
-		kit.JumpIfMode(c, kit.ModePrefetch, p+"_plain")
-		r.Fill(p, dist)
-		r.Loops(kit.RingLabels{Prefetching: p + "_prefetching", Groups: p + "_groups", GroupLoop: p + "_group_loop", Exit: p + "_tail"}, g.blocks, dist, func(j int, a reg.GPVirtual) { g.wideKey(j, a, two) })
-		c.JMP(operand.LabelRef(p + "_tail"))
-		if far {
-			c.Label(p + "_far")
-			g.farPrologue(p, dist)
-			c.Commentf("Without the ring, further ahead: groups of 8 while i+%d+8 <= n, prefetching the group at i+%d, then the rest as below.", g.plainDist, g.plainDist)
-			g.groupLoop(p+"_far_loop", p+"_nopf", g.plainDist+8, prefetching(g.plainDist, g.groupOffsets, computing))
+		g.ringLoops(p, dist, func(j int, a reg.GPVirtual) { g.wideKey(j, a, two) }, func() {
+			c.Commentf("Without the ring, further ahead: groups of 8 while i+%d+8 <= n, prefetching the group at i+%d, then the rest as below.", g.farDist, g.farDist)
+			g.groupLoop(p+"_far_loop", p+"_nopf", g.farDist+8, prefetching(g.farDist, g.groupOffsets, computing))
 			c.JMP(operand.LabelRef(p + "_nopf"))
-		}
+		})
 		c.Commentf("Without the ring: groups of 8 while i+%d+8 <= n, prefetching the group at i+%d, then the rest as below.", dist, dist)
 		c.Label(p + "_plain")
 		g.groupLoop(p+"_plain_loop", p+"_nopf", dist+8, prefetching(dist, g.groupOffsets, computing))
@@ -353,34 +339,7 @@ func genSingleWide(contains bool) {
 	c.Doc(doc)
 	c.Pragma("noescape")
 	goPath := operand.LabelRef(name + "_go")
-
-	hdr := c.Load(c.Param("t"), c.GP64())
-	nblocks := c.GP64()
-	c.MOVQ(operand.Mem{Base: hdr, Disp: 8}, nblocks)
-	c.TESTQ(nblocks, nblocks)
-	c.JEQ(goPath)
-	c.Comment("Block address: base + ((h>>32)*nblocks>>32)*64.")
-	addr := c.GP64()
-	c.Load(c.Param("h"), addr)
-	c.SHRQ(operand.Imm(32), addr)
-	c.IMULQ(nblocks, addr)
-	c.SHRQ(operand.Imm(26), addr)
-	c.ANDQ(operand.I32(-64), addr)
-	c.ADDQ(operand.Mem{Base: hdr}, addr)
-	blk := operand.Mem{Base: addr}
-	kMem := operand.Mem{Base: hdr, Disp: 24} // t.K
-	c.CMPQ(kMem, operand.Imm(8))
-	c.JNE(operand.LabelRef(name + "_general"))
-
-	c.Comment("k = 8: every lane is a probe.")
-	counts := c.ZMM()
-	{
-		p := c.YMM()
-		c.VPBROADCASTD(paramMem("h"), p)
-		c.VPMULLD(saltsMem(0), p, p)
-		c.VPSRLD(operand.U8(26), p, p)
-		c.VPMOVZXDQ(p, counts)
-	}
+	blk, kMem, counts := wideSingleHead(name, goPath)
 	if contains {
 		w := c.ZMM()
 		c.VMOVDQU64(blk, w)
@@ -399,18 +358,7 @@ func genSingleWide(contains bool) {
 	c.VZEROUPPER()
 	c.RET()
 
-	c.Label(name + "_general")
-	c.Comment("Any other k: the Go twin if k is not in 1..16, else both rounds under the probe opmasks.")
-	k := c.GP64()
-	c.MOVQ(kMem, k)
-	t := c.GP64()
-	c.LEAQ(operand.Mem{Base: k, Disp: -1}, t)
-	c.CMPQ(t, operand.Imm(maxK-1))
-	c.JHI(goPath)
-	round1, round2 := probeMasks(k)
-	salts := c.ZMM()
-	c.VMOVDQU32(saltsMem(0), salts)
-	c1, c2 := wideCounts(paramMem("h"), salts, true)
+	c1, c2, round1, round2 := wideSingleGeneral(name, kMem, goPath)
 	if contains {
 		w := c.ZMM()
 		c.VMOVDQU64(blk, w)
@@ -436,4 +384,56 @@ func genSingleWide(contains bool) {
 
 	c.Label(name + "_go")
 	tailJump("·" + fallback)
+}
+
+// wideSingleHead writes the head of the single-key AVX-512 kernel name
+// (goPath its Go twin's label): the table header, the key's block address
+// and, for t.K = 8 (else a jump to name_general), its eight bit numbers.
+// It returns the block's operand, t.K's and the bit numbers in the qword
+// lanes of a ZMM.
+func wideSingleHead(name string, goPath operand.LabelRef) (blk, kMem operand.Mem, counts reg.VecVirtual) {
+	hdr, nblocks := kit.TableHeader(c, goPath)
+	c.Comment("Block address: base + ((h>>32)*nblocks>>32)*64.")
+	addr := c.GP64()
+	kit.BlockOffset(c, paramMem("h"), nblocks, addr, 64)
+	c.ADDQ(operand.Mem{Base: hdr}, addr)
+	blk = operand.Mem{Base: addr}
+	kMem = operand.Mem{Base: hdr, Disp: 24} // t.K
+	c.CMPQ(kMem, operand.Imm(8))
+	c.JNE(operand.LabelRef(name + "_general"))
+
+	c.Comment("k = 8: every lane is a probe.")
+	return blk, kMem, k8Counts(paramMem("h"))
+}
+
+// k8Counts computes the bit numbers of the hash h for k = 8,
+// (uint32(h)*salt[i])>>26 in the qword lane i of a ZMM, with one 256-bit
+// multiply by the first eight salts.
+func k8Counts(h operand.Op) reg.VecVirtual {
+	counts := c.ZMM()
+	p := c.YMM()
+	c.VPBROADCASTD(h, p)
+	c.VPMULLD(saltsMem(0), p, p)
+	c.VPSRLD(operand.U8(26), p, p)
+	c.VPMOVZXDQ(p, counts)
+	return counts
+}
+
+// wideSingleGeneral writes the head of name_general in a single-key
+// AVX-512 kernel: t.K (at kMem) loaded, the jump to goPath unless it is in
+// 1..16, and the bit numbers of both rounds with their probe opmasks.
+func wideSingleGeneral(name string, kMem operand.Mem, goPath operand.LabelRef) (c1, c2 reg.VecVirtual, round1, round2 reg.OpmaskVirtual) {
+	c.Label(name + "_general")
+	c.Comment("Any other k: the Go twin if k is not in 1..16, else both rounds under the probe opmasks.")
+	k := c.GP64()
+	c.MOVQ(kMem, k)
+	t := c.GP64()
+	c.LEAQ(operand.Mem{Base: k, Disp: -1}, t)
+	c.CMPQ(t, operand.Imm(maxK-1))
+	c.JHI(goPath)
+	round1, round2 = probeMasks(k)
+	salts := c.ZMM()
+	c.VMOVDQU32(saltsMem(0), salts)
+	c1, c2 = wideCounts(paramMem("h"), salts, true)
+	return c1, c2, round1, round2
 }

@@ -63,7 +63,7 @@
 // modePrefetchFar (the probes, inserts and add-if-new, a filter of 4 MiB
 // and more that fits the last-level cache, or any from 4 MiB on CPUs whose
 // kernel table entry says so) is modePrefetch with its prefetches
-// defaultPlainDist keys ahead instead of dist, after a second prologue
+// defaultFarDist keys ahead instead of dist, after a second prologue
 // for the keys between. Nothing is read before hs or
 // past its end, and out is written byte by byte.
 //
@@ -72,21 +72,15 @@
 package main
 
 import (
-	"flag"
-	"fmt"
 	"github.com/sift-go/sift/asm/internal/kit"
 	"go/token"
 	"go/types"
-	"os"
 	"strings"
 
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/gotypes"
-	"github.com/mmcloughlin/avo/ir"
 	"github.com/mmcloughlin/avo/operand"
-	"github.com/mmcloughlin/avo/pass"
-	"github.com/mmcloughlin/avo/printer"
 	"github.com/mmcloughlin/avo/reg"
 )
 
@@ -96,7 +90,7 @@ import (
 // internal/kernel/blocked_amd64.go); the ring holds at most 60 keys ahead.
 const defaultDist = 48
 
-// defaultPlainDist is the prefetch distance in keys of the batch probes',
+// defaultFarDist is the prefetch distance in keys of the batch probes',
 // inserts' and add-if-new loops in modePrefetchFar (filters of 4 MiB and more that
 // fit the last-level cache, whose blocks come from L3, and on a Zen 5
 // those past it too): a longer latency
@@ -104,7 +98,7 @@ const defaultDist = 48
 // (blockedMode) has the measurements that chose it; modePrefetch (past
 // the last-level cache) keeps defaultDist, which measured better there
 // on a Zen 4 (on a Zen 5 128 won there too: farLimit).
-const defaultPlainDist = 128
+const defaultFarDist = 128
 
 // unroll is how many keys one step of the main loop handles.
 const unroll = 4
@@ -131,56 +125,25 @@ const (
 var c = build.NewContext()
 
 func main() {
-	// Our own flag set: avo's build package registers its flags on the
-	// default one.
-	fs := flag.NewFlagSet("blocked", flag.ExitOnError)
-	out := fs.String("out", "", "assembly output `file`")
-	stubs := fs.String("stubs", "", "Go stubs output `file`")
-	pkg := fs.String("pkg", "kernel", "Go package name")
-	dist := fs.Int("dist", defaultDist, "prefetch distance in keys with the offset ring (for tuning; the default is what ships)")
-	plainDist := fs.Int("plaindist", defaultPlainDist, "prefetch distance in keys of the probes, inserts and add-if-new in modePrefetchFar, at least -dist (for tuning)")
-	fs.Parse(os.Args[1:])
-	if *out == "" || *stubs == "" || *dist < 1 || *plainDist < *dist {
-		fmt.Fprintln(os.Stderr, "usage: blocked -out file.s -stubs stubs.go [-pkg kernel] [-dist n] [-plaindist m >= n]")
-		os.Exit(2)
-	}
+	fl := kit.ParseFlags("blocked", defaultDist, defaultFarDist, "prefetch distance in keys with the offset ring")
 
 	c.ConstraintExpr("gc,!purego")
 	oneMem = c.ConstData("one", operand.U64(1))
 	for _, wide := range []bool{false, true} {
-		gen(false, wide, *dist, *plainDist)
-		gen(true, wide, *dist, *plainDist)
+		gen(false, wide, fl.Dist, fl.FarDist)
+		gen(true, wide, fl.Dist, fl.FarDist)
 	}
 	genSingle(false)
 	genSingle(true)
 	genSingleWide(false)
 	genSingleWide(true)
-	genAddNew(false, *dist, *plainDist)
-	genAddNew(true, *dist, *plainDist)
+	genAddNew(false, fl.Dist, fl.FarDist)
+	genAddNew(true, fl.Dist, fl.FarDist)
 	genSingleAddNew()
 	genSingleAddNewWide()
-	genWindow(*dist)
+	genWindow(fl.Dist)
 
-	// A fixed header (no output paths in it) so check.sh can regenerate
-	// into a temporary directory and compare byte for byte.
-	cfg := printer.Config{Argv: []string{"go", "run", "./blocked"}, Pkg: *pkg}
-	var passes []pass.Interface
-	passes = append(passes, pass.Compile)
-	for _, o := range []struct {
-		path string
-		mk   printer.Builder
-	}{{*out, printer.NewGoAsm}, {*stubs, printer.NewStubs}} {
-		f, err := os.Create(o.path)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		defer f.Close()
-		passes = append(passes, &pass.Output{Writer: f, Printer: o.mk(cfg)})
-	}
-	if st := build.Main(&build.Config{ErrOut: os.Stderr, MaxErrors: 10, Passes: passes}, c); st != 0 {
-		os.Exit(st)
-	}
+	kit.Generate(c, "blocked", fl.Pkg, fl.Out, fl.Stubs)
 }
 
 // kern holds the registers of one kernel function.
@@ -207,14 +170,14 @@ type kern struct {
 	held8Mem operand.Mem
 	// ring keeps the batch loops' block offsets (addnew.go).
 	ring *kit.Ring
-	// plainDist is the prefetch distance of the loops in modePrefetchFar
-	// (-plaindist, at least -dist), emitted where it is longer than the
+	// farDist is the prefetch distance of the loops in modePrefetchFar
+	// (-fardist, at least -dist), emitted where it is longer than the
 	// ring's distance: the probes, inserts and add-if-new (whose AVX-512
 	// ring is local to wideAddNewLoops, g.ring unset).
-	plainDist int
+	farDist int
 }
 
-func gen(contains, wide bool, dist, plainDist int) {
+func gen(contains, wide bool, dist, farDist int) {
 	name, sig := "blockedAddAVX2", "func(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *uint64, n int, mode int)"
 	doc := "blockedAddAVX2 inserts hs[:n] into the nblocks blocks at blocks with k probes per key, prefetching the blocks ahead unless mode is modeNoPrefetch; tab is avx2Tables[k], mode modeRing only for nblocks < 2^32 (modePrefetchFar prefetches further ahead than modePrefetch)."
 	if contains {
@@ -229,22 +192,8 @@ func gen(contains, wide bool, dist, plainDist int) {
 			doc = "blockedContainsAVX512 probes hs[:n] in the nblocks blocks at blocks with k probes per key (1 <= k <= 16, nblocks < 2^32), writes out[:n] and returns the number of trues; mode is modeRing, modePrefetch or modePrefetchFar (further ahead)."
 		}
 	}
-	c.Function(name)
-	c.Attributes(attr.NOSPLIT)
-	c.SignatureExpr(sig)
-	c.Doc(doc)
-	c.Pragma("noescape")
-
-	g := &kern{contains: contains, wide: wide, plainDist: plainDist}
-	g.blocks = c.GP64()
-	g.nblocks = c.GP64()
-	g.hs = c.GP64()
-	g.n = c.GP64()
-	g.i = c.GP64()
-	c.Load(c.Param("blocks"), g.blocks)
-	c.Load(c.Param("nblocks"), g.nblocks)
-	c.Load(c.Param("hs"), g.hs)
-	c.Load(c.Param("n"), g.n)
+	g := &kern{contains: contains, wide: wide, farDist: farDist}
+	g.begin(name, sig, doc, false)
 	k := c.GP64()
 	c.Load(c.Param("k"), k)
 	if contains {
@@ -293,6 +242,35 @@ func gen(contains, wide bool, dist, plainDist int) {
 	c.RET()
 }
 
+// begin starts the batch kernel name (signature sig, doc comment doc):
+// its header, then the block array, block count, hashes and key count
+// loaded into g's registers (with out too, before the count, if withOut)
+// and the key register allocated.
+func (g *kern) begin(name, sig, doc string, withOut bool) {
+	c.Function(name)
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr(sig)
+	c.Doc(doc)
+	c.Pragma("noescape")
+
+	g.blocks = c.GP64()
+	g.nblocks = c.GP64()
+	g.hs = c.GP64()
+	g.n = c.GP64()
+	g.i = c.GP64()
+	if withOut {
+		g.out = c.GP64()
+		g.count = c.GP64()
+	}
+	c.Load(c.Param("blocks"), g.blocks)
+	c.Load(c.Param("nblocks"), g.nblocks)
+	c.Load(c.Param("hs"), g.hs)
+	c.Load(c.Param("n"), g.n)
+	if withOut {
+		c.Load(c.Param("out"), g.out)
+	}
+}
+
 // avx2Consts loads the AVX2 batch kernels' constants from the tab
 // argument and sets up their offset ring.
 func (g *kern) avx2Consts() {
@@ -315,31 +293,18 @@ func (g *kern) avx2Consts() {
 
 // loops emits the three loops of one round count: unrolled with prefetch,
 // one key with prefetch, one key without (the last dist keys). Where the
-// kernel has modes and g.plainDist is longer than dist, modePrefetchFar
-// runs the first two g.plainDist keys ahead.
+// kernel has modes and g.farDist is longer than dist, modePrefetchFar
+// runs the first two g.farDist keys ahead.
 func (g *kern) loops(p string, two bool, dist int) {
 	lim := c.GP64()
 	if g.optionalPrefetch() {
 		kit.JumpIfMode(c, kit.ModeNoPrefetch, p+"_nopf")
 	}
-	if r := g.ring; r != nil {
-		far := g.plainDist > dist
-		if far {
-			kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_far")
-		} else {
-			// -plaindist equal to -dist: modePrefetchFar is modePrefetch.
-			kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_plain")
-		}
-		kit.JumpIfMode(c, kit.ModePrefetch, p+"_plain")
-		r.Fill(p, dist)
-		r.Loops(kit.RingLabels{Prefetching: p + "_prefetching", Groups: p + "_groups", GroupLoop: p + "_group_loop", Exit: p + "_tail"}, g.blocks, dist, func(u int, a reg.GPVirtual) { g.keyAt(u, a, two) })
-		c.JMP(operand.LabelRef(p + "_tail"))
-		if far {
-			c.Label(p + "_far")
-			g.farPrologue(p, dist)
-			g.prefetchLoops(p+"_far", p+"_tail", lim, g.plainDist, two)
+	if g.ring != nil {
+		g.ringLoops(p, dist, func(u int, a reg.GPVirtual) { g.keyAt(u, a, two) }, func() {
+			g.prefetchLoops(p+"_far", p+"_tail", lim, g.farDist, two)
 			c.JMP(operand.LabelRef(p + "_tail"))
-		}
+		})
 		c.Label(p + "_plain")
 	}
 	g.prefetchLoops(p, p+"_tail", lim, dist, two)
@@ -354,12 +319,32 @@ func (g *kern) loops(p string, two bool, dist int) {
 	g.oneByOne(p, func() { g.key(0, two) })
 }
 
+// ringLoops writes the mode dispatch and the offset-ring loops of the
+// batch kernels that have a ring (both sets): modePrefetchFar jumps to
+// p_far, which far (after farPrologue) writes, where g.farDist is longer
+// than dist, else to p_plain as modePrefetch does; modeRing runs the ring
+// loops with key, then jumps to p_tail. The caller writes p_plain (and
+// p_nopf, where g.optionalPrefetch).
+func (g *kern) ringLoops(p string, dist int, key func(j int, off reg.GPVirtual), far func()) {
+	r := g.ring
+	hasFar := g.farDist > dist
+	kit.JumpPastRing(c, p, hasFar)
+	r.Fill(p, dist)
+	r.Loops(kit.RingLabels{Prefetching: p + "_prefetching", Groups: p + "_groups", GroupLoop: p + "_group_loop", Exit: p + "_tail"}, g.blocks, dist, key)
+	c.JMP(operand.LabelRef(p + "_tail"))
+	if hasFar {
+		c.Label(p + "_far")
+		g.farPrologue(p, dist)
+		far()
+	}
+}
+
 // farPrologue starts the loops of modePrefetchFar: the prologue
 // prefetched the blocks of the first dist keys, this prefetches those of
-// keys dist to g.plainDist-1 (as far as n).
+// keys dist to g.farDist-1 (as far as n).
 func (g *kern) farPrologue(p string, dist int) {
-	c.Commentf("modePrefetchFar looks %d keys ahead: prefetch the blocks of keys %d..%d too.", g.plainDist, dist, g.plainDist-1)
-	kit.PrefetchKeys(c, g.i, g.n, dist, g.plainDist, p+"_farpro", p+"_farpro_done", nil, func() { g.prefetch(0) })
+	c.Commentf("modePrefetchFar looks %d keys ahead: prefetch the blocks of keys %d..%d too.", g.farDist, dist, g.farDist-1)
+	kit.PrefetchKeys(c, g.i, g.n, dist, g.farDist, p+"_farpro", p+"_farpro_done", nil, func() { g.prefetch(0) })
 }
 
 // prefetchLoops emits the AVX2 loops that prefetch the block of key i+dist
@@ -431,11 +416,7 @@ func (g *kern) hash(d int) operand.Mem {
 // ((h>>32)*nblocks>>32)*64, computed as ((h>>32)*nblocks)>>26 &^ 63.
 func (g *kern) blockOffset(d int) reg.GPVirtual {
 	a := c.GP64()
-	c.MOVQ(g.hash(d), a)
-	c.SHRQ(operand.Imm(32), a)
-	c.IMULQ(g.nblocks, a)
-	c.SHRQ(operand.Imm(26), a)
-	c.ANDQ(operand.I32(-64), a)
+	kit.BlockOffset(c, g.hash(d), g.nblocks, a, 64)
 	return a
 }
 
@@ -446,26 +427,33 @@ func (g *kern) prefetch(d int) {
 
 // mask builds the probe bits of hs[i+d]: words 0..3 in lo, 4..7 in hi.
 func (g *kern) mask(d int, two bool) (lo, hi reg.VecVirtual) {
+	return avx2Mask(g.hash(d), g.salts, g.zero, g.ones, two)
+}
+
+// avx2Mask builds the probe bits of the hash h (its low 32 bits) with
+// the AVX2 table's salts and per-lane ones (both rounds if two), zero a
+// zeroed YMM: words 0..3 of the block in lo, 4..7 in hi.
+func avx2Mask(h operand.Op, salts [2]reg.VecVirtual, zero reg.VecVirtual, ones [2][2]reg.VecVirtual, two bool) (lo, hi reg.VecVirtual) {
 	rounds := 1
 	if two {
 		rounds = 2
 	}
 	bc := c.YMM()
-	c.VPBROADCASTD(g.hash(d), bc)
+	c.VPBROADCASTD(h, bc)
 	for r := 0; r < rounds; r++ {
 		p := c.YMM()
-		c.VPMULLD(g.salts[r], bc, p)
+		c.VPMULLD(salts[r], bc, p)
 		c.VPSRLD(operand.Imm(26), p, p)
-		l, h := c.YMM(), c.YMM()
-		c.VPBLENDD(operand.Imm(0xaa), g.zero, p, l)
-		c.VPSRLQ(operand.Imm(32), p, h)
-		c.VPSLLVQ(l, g.ones[r][0], l)
-		c.VPSLLVQ(h, g.ones[r][1], h)
+		l, hh := c.YMM(), c.YMM()
+		c.VPBLENDD(operand.Imm(0xaa), zero, p, l)
+		c.VPSRLQ(operand.Imm(32), p, hh)
+		c.VPSLLVQ(l, ones[r][0], l)
+		c.VPSLLVQ(hh, ones[r][1], hh)
 		if r == 0 {
-			lo, hi = l, h
+			lo, hi = l, hh
 		} else {
 			c.VPOR(l, lo, lo)
-			c.VPOR(h, hi, hi)
+			c.VPOR(hh, hi, hi)
 		}
 	}
 	return lo, hi
@@ -532,55 +520,62 @@ func genSingle(contains bool) {
 	c.Doc(doc)
 	c.Pragma("noescape")
 	goPath := operand.LabelRef(name + "_go")
-	general := operand.LabelRef(name + "_general")
 
 	setSym := "·blockedAdd1Set"
 	if contains {
 		setSym = "·blockedContains1Set"
 	}
 	setDispatch(name, setSym, goPath, "The Go twin if the set is setGeneric, 0, or the filter has no blocks (checked before any vector register is touched).")
-	hdr := c.Load(c.Param("t"), c.GP64())
-	nblocks := c.GP64()
-	c.MOVQ(operand.Mem{Base: hdr, Disp: 8}, nblocks)
-	c.TESTQ(nblocks, nblocks)
-	c.JEQ(goPath)
-	g := &single{contains: contains, base: c.GP64(), off: c.GP64()}
-	c.MOVQ(operand.Mem{Base: hdr}, g.base)
-
-	c.Comment("Block offset: ((h>>32)*nblocks>>32)*64.")
-	c.Load(c.Param("h"), g.off)
-	c.SHRQ(operand.Imm(32), g.off)
-	c.IMULQ(nblocks, g.off)
-	c.SHRQ(operand.Imm(26), g.off)
-	c.ANDQ(operand.I32(-64), g.off)
-	kMem := operand.Mem{Base: hdr, Disp: 24} // t.K
-	c.CMPQ(kMem, operand.Imm(8))
-	c.JNE(general)
+	g, kMem := singleHead(name, goPath)
+	g.contains = contains
 
 	c.Comment("k = 8: every lane is a probe, the table is avx2Tables[8].")
 	g.k8()
 
-	c.Label(name + "_general")
-	c.Comment("Any other k: the Go twin if k is not in 1..16, else the table avx2Tables[k].")
-	k := c.GP64()
-	c.MOVQ(kMem, k)
-	t := c.GP64()
-	c.LEAQ(operand.Mem{Base: k, Disp: -1}, t)
-	c.CMPQ(t, operand.Imm(maxK-1))
-	c.JHI(goPath)
-	tab := c.GP64()
-	c.LEAQ(operand.Mem{Symbol: operand.Symbol{Name: "·avx2Tables"}, Base: reg.StaticBase}, tab)
-	c.LEAQ(operand.Mem{Base: k, Index: k, Scale: 2}, t)
-	c.SHLQ(operand.Imm(6), t) // k*192
-	c.ADDQ(t, tab)
+	k, tab := singleGeneral(name, kMem, goPath)
 	g.anyK(name, k, tab)
 
 	c.Label(name + "_go")
 	tailJump("·" + fallback)
 }
 
-// tailJump emits JMP sym(SB): a tail call into a Go function with the same
-// arguments. avo's JMP wants a label in this function, so the instruction
+// singleHead writes what the single-key AVX2 kernels do after setDispatch
+// (goPath their Go twin's label): the table header and the key's block
+// offset, then the jump to name_general unless t.K is 8. It returns the
+// kernel's state and the operand of t.K.
+func singleHead(name string, goPath operand.LabelRef) (*single, operand.Mem) {
+	hdr, nblocks := kit.TableHeader(c, goPath)
+	g := &single{base: c.GP64(), off: c.GP64()}
+	c.MOVQ(operand.Mem{Base: hdr}, g.base)
+
+	c.Comment("Block offset: ((h>>32)*nblocks>>32)*64.")
+	kit.BlockOffset(c, paramMem("h"), nblocks, g.off, 64)
+	kMem := operand.Mem{Base: hdr, Disp: 24} // t.K
+	c.CMPQ(kMem, operand.Imm(8))
+	c.JNE(operand.LabelRef(name + "_general"))
+	return g, kMem
+}
+
+// singleGeneral writes the head of name_general in a single-key AVX2
+// kernel: t.K (at kMem) loaded, the jump to goPath unless it is in 1..16,
+// and the address of avx2Tables[k]. It returns k and that address.
+func singleGeneral(name string, kMem operand.Mem, goPath operand.LabelRef) (k, tab reg.GPVirtual) {
+	c.Label(name + "_general")
+	c.Comment("Any other k: the Go twin if k is not in 1..16, else the table avx2Tables[k].")
+	k = c.GP64()
+	c.MOVQ(kMem, k)
+	t := c.GP64()
+	c.LEAQ(operand.Mem{Base: k, Disp: -1}, t)
+	c.CMPQ(t, operand.Imm(maxK-1))
+	c.JHI(goPath)
+	tab = c.GP64()
+	c.LEAQ(operand.Mem{Symbol: operand.Symbol{Name: "·avx2Tables"}, Base: reg.StaticBase}, tab)
+	c.LEAQ(operand.Mem{Base: k, Index: k, Scale: 2}, t)
+	c.SHLQ(operand.Imm(6), t) // k*192
+	c.ADDQ(t, tab)
+	return k, tab
+}
+
 // setDispatch writes the head of the single-key entry name (its AVX2
 // kernel): a tail jump to the AVX-512 kernel of the same name when the
 // operation's kernel set (the byte variable setSym) is setAVX512, and a
@@ -600,14 +595,8 @@ func setDispatch(name, setSym string, goPath operand.LabelRef, comment string) {
 	c.JEQ(goPath)
 }
 
-// is built by hand, as a terminal (like RET) for the control-flow pass.
-func tailJump(sym string) {
-	c.Instruction(&ir.Instruction{
-		Opcode:     "JMP",
-		Operands:   []operand.Op{operand.Mem{Symbol: operand.Symbol{Name: sym}, Base: reg.StaticBase}},
-		IsTerminal: true,
-	})
-}
+// tailJump is kit.TailJump into the generator's context.
+func tailJump(sym string) { kit.TailJump(c, sym) }
 
 // singleSignature is func(t *BlockedTable, h uint64) [bool] with
 // BlockedTable the kernel package's struct{Blocks []Block; K int} and Block

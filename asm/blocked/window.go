@@ -546,12 +546,7 @@ func (w *win) mask(h operand.Mem, two bool) mask {
 	if w.wide {
 		var c1, c2 reg.VecVirtual
 		if w.saltsZ == nil || (!two && !w.batch) {
-			p := c.YMM()
-			c.VPBROADCASTD(h, p)
-			c.VPMULLD(saltsMem(0), p, p)
-			c.VPSRLD(operand.U8(26), p, p)
-			c1 = c.ZMM()
-			c.VPMOVZXDQ(p, c1)
+			c1 = k8Counts(h)
 		} else {
 			c1, c2 = wideCounts(h, w.saltsZ, two)
 		}
@@ -568,29 +563,7 @@ func (w *win) mask(h operand.Mem, two bool) mask {
 		}
 		return mask{z: m}
 	}
-	rounds := 1
-	if two {
-		rounds = 2
-	}
-	var lo, hi reg.VecVirtual
-	bc := c.YMM()
-	c.VPBROADCASTD(h, bc)
-	for r := 0; r < rounds; r++ {
-		p := c.YMM()
-		c.VPMULLD(w.salts[r], bc, p)
-		c.VPSRLD(operand.Imm(26), p, p)
-		l, hh := c.YMM(), c.YMM()
-		c.VPBLENDD(operand.Imm(0xaa), w.zero, p, l)
-		c.VPSRLQ(operand.Imm(32), p, hh)
-		c.VPSLLVQ(l, w.ones[r][0], l)
-		c.VPSLLVQ(hh, w.ones[r][1], hh)
-		if r == 0 {
-			lo, hi = l, hh
-		} else {
-			c.VPOR(l, lo, lo)
-			c.VPOR(hh, hi, hi)
-		}
-	}
+	lo, hi := avx2Mask(h, w.salts, w.zero, w.ones, two)
 	return mask{lo: lo, hi: hi}
 }
 

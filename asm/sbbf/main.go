@@ -64,19 +64,13 @@
 package main
 
 import (
-	"flag"
-	"fmt"
 	"go/token"
 	"go/types"
-	"os"
 
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/gotypes"
-	"github.com/mmcloughlin/avo/ir"
 	"github.com/mmcloughlin/avo/operand"
-	"github.com/mmcloughlin/avo/pass"
-	"github.com/mmcloughlin/avo/printer"
 	"github.com/mmcloughlin/avo/reg"
 	"github.com/sift-go/sift/asm/internal/kit"
 )
@@ -101,17 +95,7 @@ var onesMem, m32Mem operand.Mem
 var saltsMem = operand.Mem{Symbol: operand.Symbol{Name: "·SBBFSalts"}, Base: reg.StaticBase}
 
 func main() {
-	fs := flag.NewFlagSet("sbbf", flag.ExitOnError)
-	out := fs.String("out", "", "assembly output `file`")
-	stubs := fs.String("stubs", "", "Go stubs output `file`")
-	pkg := fs.String("pkg", "kernel", "Go package name")
-	dist := fs.Int("dist", defaultDist, "prefetch distance in keys (for tuning; the default is what ships)")
-	farDist := fs.Int("fardist", defaultFarDist, "prefetch distance in keys of modePrefetchFar, at least -dist (for tuning)")
-	fs.Parse(os.Args[1:])
-	if *out == "" || *stubs == "" || *dist < 1 || *farDist < *dist {
-		fmt.Fprintln(os.Stderr, "usage: sbbf -out file.s -stubs stubs.go [-pkg kernel] [-dist n] [-fardist n]")
-		os.Exit(2)
-	}
+	fl := kit.ParseFlags("sbbf", defaultDist, defaultFarDist, "prefetch distance in keys")
 
 	c.ConstraintExpr("gc,!purego")
 	onesMem = c.StaticGlobal("sbbfOnes")
@@ -122,29 +106,13 @@ func main() {
 	m32Mem = c.ConstData("sbbfMask32", operand.I64(-32))
 
 	for _, wide := range []bool{false, true} {
-		gen(false, wide, *dist, *farDist)
-		gen(true, wide, *dist, *farDist)
+		gen(false, wide, fl.Dist, fl.FarDist)
+		gen(true, wide, fl.Dist, fl.FarDist)
 	}
 	genSingle(false)
 	genSingle(true)
 
-	cfg := printer.Config{Argv: []string{"go", "run", "./sbbf"}, Pkg: *pkg}
-	passes := []pass.Interface{pass.Compile}
-	for _, o := range []struct {
-		path string
-		mk   printer.Builder
-	}{{*out, printer.NewGoAsm}, {*stubs, printer.NewStubs}} {
-		f, err := os.Create(o.path)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		defer f.Close()
-		passes = append(passes, &pass.Output{Writer: f, Printer: o.mk(cfg)})
-	}
-	if st := build.Main(&build.Config{ErrOut: os.Stderr, MaxErrors: 10, Passes: passes}, c); st != 0 {
-		os.Exit(st)
-	}
+	kit.Generate(c, "sbbf", fl.Pkg, fl.Out, fl.Stubs)
 }
 
 // kern holds the registers of one batch kernel.
@@ -257,13 +225,7 @@ func (g *kern) loops(p string, dist int) {
 		kit.JumpIfMode(c, kit.ModeNoPrefetch, p+"_groups")
 	}
 	far := g.farDist > dist
-	if far {
-		kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_far")
-	} else {
-		// -fardist equal to -dist: modePrefetchFar is modePrefetch.
-		kit.JumpIfMode(c, kit.ModePrefetchFar, p+"_plain")
-	}
-	kit.JumpIfMode(c, kit.ModePrefetch, p+"_plain")
+	kit.JumpPastRing(c, p, far)
 	r.Fill(p, dist)
 	r.Loops(kit.RingLabels{Prefetching: p + "_ring_prefetching", Groups: p + "_ring_groups", GroupLoop: p + "_ring_group_loop", Exit: p + "_tail"}, g.blocks, dist, g.key)
 	c.JMP(operand.LabelRef(p + "_tail"))
@@ -327,11 +289,7 @@ func (g *kern) hash(d int) operand.Mem {
 // ((h>>32)*nblocks)>>27 &^ 31.
 func (g *kern) scalarOffset(d int) reg.GPVirtual {
 	a := c.GP64()
-	c.MOVQ(g.hash(d), a)
-	c.SHRQ(operand.Imm(32), a)
-	c.IMULQ(g.nblocks, a)
-	c.SHRQ(operand.Imm(27), a)
-	c.ANDQ(operand.I32(-32), a)
+	kit.BlockOffset(c, g.hash(d), g.nblocks, a, 32)
 	return a
 }
 
@@ -432,15 +390,8 @@ func singleSignature(contains bool) *gotypes.Signature {
 // paramMem is the memory operand of a parameter or of the result ("ret").
 func paramMem(name string) operand.Mem { return kit.ParamMem(c, name) }
 
-// tailJump emits JMP sym(SB), a tail call into a Go function with the same
-// arguments, as a terminal instruction (avo's JMP wants a local label).
-func tailJump(sym string) {
-	c.Instruction(&ir.Instruction{
-		Opcode:     "JMP",
-		Operands:   []operand.Op{operand.Mem{Symbol: operand.Symbol{Name: sym}, Base: reg.StaticBase}},
-		IsTerminal: true,
-	})
-}
+// tailJump is kit.TailJump into the generator's context.
+func tailJump(sym string) { kit.TailJump(c, sym) }
 
 func genSingle(contains bool) {
 	name, fallback := "sbbfAdd1AVX2", "sbbfAdd1Go"
@@ -463,18 +414,10 @@ func genSingle(contains bool) {
 	c.Comment("The Go twin unless this operation's kernel set is an assembly one (not setGeneric, 0) and the filter has blocks (checked before any vector register is touched).")
 	c.CMPB(operand.Mem{Symbol: operand.Symbol{Name: set}, Base: reg.StaticBase}, operand.Imm(0))
 	c.JEQ(goPath)
-	hdr := c.Load(c.Param("t"), c.GP64())
-	nblocks := c.GP64()
-	c.MOVQ(operand.Mem{Base: hdr, Disp: 8}, nblocks)
-	c.TESTQ(nblocks, nblocks)
-	c.JEQ(goPath)
+	hdr, nblocks := kit.TableHeader(c, goPath)
 	c.Comment("Block address: base + ((h>>32)*nblocks>>32)*32.")
 	addr := c.GP64()
-	c.Load(c.Param("h"), addr)
-	c.SHRQ(operand.Imm(32), addr)
-	c.IMULQ(nblocks, addr)
-	c.SHRQ(operand.Imm(27), addr)
-	c.ANDQ(operand.I32(-32), addr)
+	kit.BlockOffset(c, paramMem("h"), nblocks, addr, 32)
 	c.ADDQ(operand.Mem{Base: hdr}, addr)
 	blk := operand.Mem{Base: addr}
 

@@ -2,15 +2,25 @@
 // (asm/blocked, asm/sbbf) emit: the batch kernels' mode argument, the
 // offset ring of their batch loops and the loops that use it, the loop
 // over groups of keys, the move of a vector's qword lanes to general
-// registers, and parameters' memory operands. Every function writes into
+// registers, parameters' memory operands, the single-key kernels' table
+// header, block offset and tail jump, and the output of the assembly and
+// its stubs. Every function writes into
 // the build.Context it is given, the generator's own (the Ring, into the
 // one Alloc was given).
 package kit
 
 import (
+	"flag"
+	"fmt"
+	"math/bits"
+	"os"
+
 	"github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/gotypes"
+	"github.com/mmcloughlin/avo/ir"
 	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/pass"
+	"github.com/mmcloughlin/avo/printer"
 	"github.com/mmcloughlin/avo/reg"
 )
 
@@ -37,6 +47,20 @@ func JumpIfMode(c *build.Context, mode int, label string) {
 	c.Load(c.Param("mode"), m)
 	c.CMPQ(m, operand.Imm(uint64(mode)))
 	c.JEQ(operand.LabelRef(label))
+}
+
+// JumpPastRing writes the mode dispatch of the kernels whose modeRing
+// loops follow it: modePrefetchFar jumps to p+"_far" where the kernel has
+// a further distance (far), else to p+"_plain", as modePrefetch does.
+func JumpPastRing(c *build.Context, p string, far bool) {
+	if far {
+		JumpIfMode(c, ModePrefetchFar, p+"_far")
+	} else {
+		// The far distance equal to the ring's: modePrefetchFar is
+		// modePrefetch.
+		JumpIfMode(c, ModePrefetchFar, p+"_plain")
+	}
+	JumpIfMode(c, ModePrefetch, p+"_plain")
 }
 
 // RingSlots is the number of 64-byte slots of the offset ring: the keys
@@ -273,4 +297,93 @@ func ParamMem(c *build.Context, name string) operand.Mem {
 		panic("kit: " + err.Error())
 	}
 	return b.Addr
+}
+
+// TailJump emits JMP sym(SB), a tail call into a function that takes the
+// same arguments (the single-key kernels' Go twins and AVX-512 paths). It
+// is built by hand, as a terminal instruction (like RET) for the
+// control-flow pass: avo's JMP wants a label of the function being written.
+func TailJump(c *build.Context, sym string) {
+	c.Instruction(&ir.Instruction{
+		Opcode:     "JMP",
+		Operands:   []operand.Op{operand.Mem{Symbol: operand.Symbol{Name: sym}, Base: reg.StaticBase}},
+		IsTerminal: true,
+	})
+}
+
+// TableHeader loads the parameter t of a single-key kernel, the address of
+// a table struct that starts with the slice of its blocks, and that
+// slice's length, the block count, and jumps to empty when it is 0.
+func TableHeader(c *build.Context, empty operand.LabelRef) (hdr, nblocks reg.GPVirtual) {
+	hdr = c.GP64()
+	c.Load(c.Param("t"), hdr)
+	nblocks = c.GP64()
+	c.MOVQ(operand.Mem{Base: hdr, Disp: 8}, nblocks)
+	c.TESTQ(nblocks, nblocks)
+	c.JEQ(empty)
+	return hdr, nblocks
+}
+
+// BlockOffset emits dst = ((h>>32)*nblocks>>32)*size, the byte offset of
+// the block of hash h (a register or memory operand) among nblocks blocks
+// of size bytes (32 or 64), computed as (h>>32)*nblocks >> (32-log2 size)
+// &^ (size-1).
+func BlockOffset(c *build.Context, h operand.Op, nblocks, dst reg.GPVirtual, size int) {
+	c.MOVQ(h, dst)
+	c.SHRQ(operand.Imm(32), dst)
+	c.IMULQ(nblocks, dst)
+	c.SHRQ(operand.Imm(uint64(32-bits.TrailingZeros(uint(size)))), dst)
+	c.ANDQ(operand.I32(-size), dst)
+}
+
+// Flags is a generator's command line: the output files, the package and
+// the two prefetch distances of its batch kernels.
+type Flags struct {
+	Out, Stubs, Pkg string
+	Dist, FarDist   int
+}
+
+// ParseFlags parses the command line of the generator gen (on its own flag
+// set: avo's build package registers flags on the default one), with the
+// distances' defaults and distUsage, what -dist is for; it prints the
+// usage and exits on a missing output file or distances out of order.
+func ParseFlags(gen string, dist, farDist int, distUsage string) Flags {
+	fs := flag.NewFlagSet(gen, flag.ExitOnError)
+	out := fs.String("out", "", "assembly output `file`")
+	stubs := fs.String("stubs", "", "Go stubs output `file`")
+	pkg := fs.String("pkg", "kernel", "Go package name")
+	d := fs.Int("dist", dist, distUsage+" (for tuning; the default is what ships)")
+	far := fs.Int("fardist", farDist, "prefetch distance in keys of modePrefetchFar, at least -dist (for tuning)")
+	fs.Parse(os.Args[1:])
+	if *out == "" || *stubs == "" || *d < 1 || *far < *d {
+		fmt.Fprintf(os.Stderr, "usage: %s -out file.s -stubs stubs.go [-pkg kernel] [-dist n] [-fardist m >= n]\n", gen)
+		os.Exit(2)
+	}
+	return Flags{Out: *out, Stubs: *stubs, Pkg: *pkg, Dist: *d, FarDist: *far}
+}
+
+// Generate compiles the functions written into c and writes them as Go
+// assembly to the file out and as Go declarations to the file stubs, for
+// package pkg, or prints the errors and exits. The header names the
+// generator as `go run ./gen`, without the output paths, so that
+// asm/check.sh can regenerate into a temporary directory and compare byte
+// for byte.
+func Generate(c *build.Context, gen, pkg, out, stubs string) {
+	cfg := printer.Config{Argv: []string{"go", "run", "./" + gen}, Pkg: pkg}
+	passes := []pass.Interface{pass.Compile}
+	for _, o := range []struct {
+		path string
+		mk   printer.Builder
+	}{{out, printer.NewGoAsm}, {stubs, printer.NewStubs}} {
+		f, err := os.Create(o.path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		passes = append(passes, &pass.Output{Writer: f, Printer: o.mk(cfg)})
+	}
+	if st := build.Main(&build.Config{ErrOut: os.Stderr, MaxErrors: 10, Passes: passes}, c); st != 0 {
+		os.Exit(st)
+	}
 }
