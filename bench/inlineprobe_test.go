@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -100,7 +99,7 @@ func BenchmarkInlineProbe(b *testing.B) {
 			}},
 		}
 		for _, im := range impls {
-			b.Run(fmt.Sprintf("n=%.0e/impl=%s", float64(n), im.name), func(b *testing.B) {
+			b.Run("n="+formatN(n)+"/impl="+im.name, func(b *testing.B) {
 				if !im.ok {
 					b.Skip("Probe not offered: build with GOEXPERIMENT=simd on amd64 with AVX2")
 				}

@@ -61,3 +61,27 @@ func TestShellJoin(t *testing.T) {
 		t.Errorf("shellJoin = %s, want %s", got, want)
 	}
 }
+
+// TestReportColumnsFromTabulatedCases checks that the tables' n and fpp
+// columns come from the Contains, Insert and Memory cases only: another
+// benchmark of the module that spells its sizes its own way (n=1e+06)
+// must not add an empty column.
+func TestReportColumnsFromTabulatedCases(t *testing.T) {
+	var ss []summary
+	for _, name := range []string{
+		"Contains/n=1e5/fpp=0.01/filter=sift-blocked/keys=present/mode=loop",
+		"Insert/n=1e6/fpp=0.001/filter=sift-blocked/mode=batch",
+		"Memory/n=1e7/fpp=0.01/probe=random",
+		"InlineProbe/n=1e+06/impl=parquet-go.Check",
+		"Hash/n=1e8/fpp=0.5",
+	} {
+		ss = append(ss, summary{Name: "Benchmark" + name, Key: parseName("Benchmark" + name), Runs: 1, Metrics: map[string]float64{"ns/key": 1}})
+	}
+	r := newReport(config{}, machine{}, ss, 0, "")
+	if got := strings.Join(r.sizes, ","); got != "1e5,1e6,1e7" {
+		t.Errorf("sizes %s, want 1e5,1e6,1e7", got)
+	}
+	if got := strings.Join(r.fpps, ","); got != "0.01,0.001" {
+		t.Errorf("fpps %s, want 0.01,0.001", got)
+	}
+}

@@ -28,6 +28,10 @@ type report struct {
 	unit string
 }
 
+// tabulated are the benchmark functions whose cases the tables show: their
+// n and fpp values make the tables' columns.
+var tabulated = map[string]bool{"Contains": true, "Insert": true, "Memory": true}
+
 func newReport(c config, m machine, ss []summary, elapsed time.Duration, rawPath string) *report {
 	r := &report{cfg: c, m: m, byName: map[string]summary{}, specs: bench.Specs(), elapsed: elapsed, rawPath: rawPath, unit: "ns/key"}
 	sizes, fpps := map[string]bool{}, map[string]bool{}
@@ -37,6 +41,11 @@ func newReport(c config, m machine, ss []summary, elapsed time.Duration, rawPath
 		}
 		r.byName[s.Name] = s
 		r.runs = max(r.runs, s.Runs)
+		if !tabulated[s.Key.Func] {
+			// Other benchmarks of the module (BenchmarkInlineProbe, ...)
+			// run too but name their sizes their own way.
+			continue
+		}
 		if n := s.Key.Params["n"]; n != "" {
 			sizes[n] = true
 		}
