@@ -9,8 +9,8 @@
 #   go run ./<name> -out <name>_amd64.s -stubs <name>_stubs_amd64.go -pkg kernel
 # whose outputs live in internal/kernel/; every asm/*/main.go is one (set
 # GENERATORS="a b" to check only some). The "// Code generated" line is left
-# out of the comparison: avo writes the output paths into it, which differ
-# for the temporary copy.
+# out of the comparison: asm/cuckoo's avo Generate writes the output paths
+# into it (kit.Generate does not), which differ for the temporary copy.
 set -eu
 
 asm=$(cd "$(dirname "$0")" && pwd)

@@ -406,9 +406,11 @@ func wideSingleHead(name string, goPath operand.LabelRef) (blk, kMem operand.Mem
 	return blk, kMem, k8Counts(paramMem("h"))
 }
 
-// k8Counts computes the bit numbers of the hash h for k = 8,
+// k8Counts computes the eight round-1 bit numbers of the hash h,
 // (uint32(h)*salt[i])>>26 in the qword lane i of a ZMM, with one 256-bit
-// multiply by the first eight salts.
+// multiply by the first eight salts from memory: every probe for k = 8,
+// and for the window kernels any single-round k (the lanes past k are
+// masked later).
 func k8Counts(h operand.Op) reg.VecVirtual {
 	counts := c.ZMM()
 	p := c.YMM()

@@ -72,7 +72,6 @@
 package main
 
 import (
-	"github.com/sift-go/sift/asm/internal/kit"
 	"go/token"
 	"go/types"
 	"strings"
@@ -82,6 +81,8 @@ import (
 	"github.com/mmcloughlin/avo/gotypes"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/sift-go/sift/asm/internal/kit"
 )
 
 // defaultDist is the prefetch distance in keys of the loops with the
@@ -242,10 +243,12 @@ func gen(contains, wide bool, dist, farDist int) {
 	c.RET()
 }
 
-// begin starts the batch kernel name (signature sig, doc comment doc):
-// its header, then the block array, block count, hashes and key count
-// loaded into g's registers (with out too, before the count, if withOut)
-// and the key register allocated.
+// begin starts the batch kernel name (signature sig, doc comment doc): it
+// allocates g.blocks, g.nblocks, g.hs, g.n and g.i (the key index, zeroed
+// by the prologue), and g.out and g.count if withOut, and loads blocks,
+// nblocks, hs, n and, if withOut, out. The caller zeroes count (gen's
+// probes allocate and load out themselves, after k: the instruction order
+// the kernels have always had).
 func (g *kern) begin(name, sig, doc string, withOut bool) {
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
@@ -319,23 +322,24 @@ func (g *kern) loops(p string, two bool, dist int) {
 	g.oneByOne(p, func() { g.key(0, two) })
 }
 
-// ringLoops writes the mode dispatch and the offset-ring loops of the
-// batch kernels that have a ring (both sets): modePrefetchFar jumps to
-// p_far, which far (after farPrologue) writes, where g.farDist is longer
-// than dist, else to p_plain as modePrefetch does; modeRing runs the ring
-// loops with key, then jumps to p_tail. The caller writes p_plain (and
-// p_nopf, where g.optionalPrefetch).
-func (g *kern) ringLoops(p string, dist int, key func(j int, off reg.GPVirtual), far func()) {
+// ringLoops writes the mode dispatch and the offset-ring loops of the AVX2
+// and AVX-512 batch kernels that have g.ring: modePrefetchFar jumps to
+// p_far, where g.farDist is longer than dist (else to p_plain, as
+// modePrefetch does); there, after farPrologue, farLoops writes the
+// further loops, which must end in a jump (p_plain follows). modeRing runs
+// the ring loops with key, then jumps to p_tail. The caller writes p_plain
+// and the labels farLoops jumps to.
+func (g *kern) ringLoops(p string, dist int, key func(j int, off reg.GPVirtual), farLoops func()) {
 	r := g.ring
-	hasFar := g.farDist > dist
-	kit.JumpPastRing(c, p, hasFar)
+	far := g.farDist > dist
+	kit.JumpPastRing(c, p, far)
 	r.Fill(p, dist)
 	r.Loops(kit.RingLabels{Prefetching: p + "_prefetching", Groups: p + "_groups", GroupLoop: p + "_group_loop", Exit: p + "_tail"}, g.blocks, dist, key)
 	c.JMP(operand.LabelRef(p + "_tail"))
-	if hasFar {
+	if far {
 		c.Label(p + "_far")
 		g.farPrologue(p, dist)
-		far()
+		farLoops()
 	}
 }
 

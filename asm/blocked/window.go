@@ -491,13 +491,12 @@ func (w *win) setup() {
 // at h: blocks + ((h>>32)*nb>>32)*P*64 (P = 1 while w.lanes != 0).
 func (w *win) lineAddr(h operand.Mem) reg.GPVirtual {
 	a := c.GP64()
-	c.MOVQ(h, a)
-	c.SHRQ(operand.Imm(32), a)
-	c.IMULQ(w.nb, a)
 	if w.lanes != 0 {
-		c.SHRQ(operand.Imm(26), a)
-		c.ANDQ(operand.I32(-64), a)
+		kit.BlockOffset(c, h, w.nb, a, 64)
 	} else {
+		c.MOVQ(h, a)
+		c.SHRQ(operand.Imm(32), a)
+		c.IMULQ(w.nb, a)
 		c.SHRQ(operand.Imm(32), a)
 		c.IMULQ(w.stride, a)
 	}

@@ -82,7 +82,7 @@ const defaultDist = 48
 // defaultFarDist is the prefetch distance in keys of modePrefetchFar
 // (filters of 4 MiB and more that fit the last-level cache, or all from 4
 // MiB where the kernel table says so), as the
-// blocked kernels' (asm/blocked, defaultPlainDist; internal/kernel's
+// blocked kernels' (asm/blocked, defaultFarDist; internal/kernel's
 // sbbfMode has the measurements).
 const defaultFarDist = 128
 

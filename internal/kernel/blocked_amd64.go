@@ -297,7 +297,7 @@ func batchMode(nblocks uint64, insert bool) int {
 // blockedMode is batchMode for the blocked probe, insert and add-if-new
 // kernels, which have one more mode: a filter past the ring (4 MiB and more) that fits
 // the last-level cache (below farMaxBlocks) runs modePrefetchFar, which
-// prefetches 128 keys ahead instead of 48 (asm/blocked, defaultPlainDist).
+// prefetches 128 keys ahead instead of 48 (asm/blocked, defaultFarDist, flag -fardist).
 // From L3 a block takes longer to arrive than from L2, so more keys must
 // be in flight to cover it; from memory the longer distance was no help
 // on the Zen 4 below, and the larger help on a Zen 5, whose table entry

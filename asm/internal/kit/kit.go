@@ -4,9 +4,10 @@
 // over groups of keys, the move of a vector's qword lanes to general
 // registers, parameters' memory operands, the single-key kernels' table
 // header, block offset and tail jump, and the output of the assembly and
-// its stubs. Every function writes into
+// its stubs. Every function that emits code writes into
 // the build.Context it is given, the generator's own (the Ring, into the
-// one Alloc was given).
+// one Alloc was given); ParseFlags and Generate handle the generators'
+// command line and output files.
 package kit
 
 import (
@@ -51,13 +52,15 @@ func JumpIfMode(c *build.Context, mode int, label string) {
 
 // JumpPastRing writes the mode dispatch of the kernels whose modeRing
 // loops follow it: modePrefetchFar jumps to p+"_far" where the kernel has
-// a further distance (far), else to p+"_plain", as modePrefetch does.
+// a further distance (far), else to p+"_plain", as modePrefetch does;
+// every other mode (modeRing, and modeNoPrefetch unless the caller
+// dispatched it first) falls through to the ring loops the caller writes
+// next.
 func JumpPastRing(c *build.Context, p string, far bool) {
 	if far {
 		JumpIfMode(c, ModePrefetchFar, p+"_far")
 	} else {
-		// The far distance equal to the ring's: modePrefetchFar is
-		// modePrefetch.
+		// -fardist equal to -dist: modePrefetchFar is modePrefetch.
 		JumpIfMode(c, ModePrefetchFar, p+"_plain")
 	}
 	JumpIfMode(c, ModePrefetch, p+"_plain")
@@ -311,9 +314,10 @@ func TailJump(c *build.Context, sym string) {
 	})
 }
 
-// TableHeader loads the parameter t of a single-key kernel, the address of
-// a table struct that starts with the slice of its blocks, and that
-// slice's length, the block count, and jumps to empty when it is 0.
+// TableHeader loads the parameter t of a single-key kernel, a pointer to a
+// slice of blocks or to a struct that starts with one (blocked's
+// *BlockedTable, sbbf's *[]SBBFBlock), and that slice's length, the block
+// count, and jumps to empty when it is 0.
 func TableHeader(c *build.Context, empty operand.LabelRef) (hdr, nblocks reg.GPVirtual) {
 	hdr = c.GP64()
 	c.Load(c.Param("t"), hdr)
@@ -346,7 +350,8 @@ type Flags struct {
 // ParseFlags parses the command line of the generator gen (on its own flag
 // set: avo's build package registers flags on the default one), with the
 // distances' defaults and distUsage, what -dist is for; it prints the
-// usage and exits on a missing output file or distances out of order.
+// usage and exits on a missing output file, -dist below 1 or -fardist
+// below -dist.
 func ParseFlags(gen string, dist, farDist int, distUsage string) Flags {
 	fs := flag.NewFlagSet(gen, flag.ExitOnError)
 	out := fs.String("out", "", "assembly output `file`")
@@ -365,9 +370,8 @@ func ParseFlags(gen string, dist, farDist int, distUsage string) Flags {
 // Generate compiles the functions written into c and writes them as Go
 // assembly to the file out and as Go declarations to the file stubs, for
 // package pkg, or prints the errors and exits. The header names the
-// generator as `go run ./gen`, without the output paths, so that
-// asm/check.sh can regenerate into a temporary directory and compare byte
-// for byte.
+// generator as `go run ./gen`, without the output paths, so the committed
+// files do not depend on where they were written.
 func Generate(c *build.Context, gen, pkg, out, stubs string) {
 	cfg := printer.Config{Argv: []string{"go", "run", "./" + gen}, Pkg: pkg}
 	passes := []pass.Interface{pass.Compile}

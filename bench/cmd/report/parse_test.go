@@ -73,9 +73,8 @@ func TestReportColumnsFromTabulatedCases(t *testing.T) {
 		"Insert/n=1e6/fpp=0.001/filter=sift-blocked/mode=batch",
 		"Memory/n=1e7/fpp=0.01/probe=random",
 		"InlineProbe/n=1e+06/impl=parquet-go.Check",
-		"Hash/n=1e8/fpp=0.5",
 	} {
-		ss = append(ss, summary{Name: "Benchmark" + name, Key: parseName("Benchmark" + name), Runs: 1, Metrics: map[string]float64{"ns/key": 1}})
+		ss = append(ss, summaryOf(name))
 	}
 	r := newReport(config{}, machine{}, ss, 0, "")
 	if got := strings.Join(r.sizes, ","); got != "1e5,1e6,1e7" {
@@ -84,4 +83,17 @@ func TestReportColumnsFromTabulatedCases(t *testing.T) {
 	if got := strings.Join(r.fpps, ","); got != "0.01,0.001" {
 		t.Errorf("fpps %s, want 0.01,0.001", got)
 	}
+	// A -n 1e8 report, where BenchmarkInlineProbe still runs its own 1e5
+	// and 1e6 (named as the tables name sizes).
+	r = newReport(config{}, machine{}, []summary{
+		summaryOf("Memory/n=1e8/fpp=0.01/probe=random"),
+		summaryOf("InlineProbe/n=1e5/impl=parquet-go.Check"),
+	}, 0, "")
+	if got := strings.Join(r.sizes, ","); got != "1e8" {
+		t.Errorf("sizes %s, want 1e8", got)
+	}
+}
+
+func summaryOf(name string) summary {
+	return summary{Name: "Benchmark" + name, Key: parseName("Benchmark" + name), Runs: 1, Metrics: map[string]float64{"ns/key": 1}}
 }
