@@ -357,9 +357,10 @@ func TestAddNewAllocs(t *testing.T) {
 }
 
 // TestConcurrentMergeStripes takes AddHashes' merge path with stripes of 5
-// blocks (the many-stripe rebased kernel calls, and the one-stripe kernel for filters
-// of at most 5 blocks) and compares the memory image with Filter's, for
-// batches around the merge threshold, into empty and into filled filters.
+// blocks (the many-stripe rebased kernel calls, and the one-stripe kernel
+// for filters of at most 5 blocks) and compares the memory image with Filter's, for batches
+// around the merge threshold, into empty and into filled filters; every
+// batch also goes through mergeAdd directly.
 func TestConcurrentMergeStripes(t *testing.T) {
 	kerneltest.Run(t, func(t *testing.T, impl string) {
 		defer func(old int) { mergeStripeBlocks = old }(mergeStripeBlocks)
@@ -370,6 +371,10 @@ func TestConcurrentMergeStripes(t *testing.T) {
 			// atomic path throughout.
 			for _, blocks := range []uint64{1, 5, 6, 23, 40, 41} {
 				f, c := newPair(t, blocks, k)
+				// m takes every batch through mergeAdd itself, whichever
+				// path AddHashes chooses, so the stripes' rebased kernel
+				// calls are checked even if that choice changes.
+				_, m := newPair(t, blocks, k)
 				// Around the thresholds of one and several stripes (one
 				// and two keys a block); 300 keys a block put more than
 				// 1024 keys (stripeAdd's chunk) in a stripe.
@@ -381,9 +386,13 @@ func TestConcurrentMergeStripes(t *testing.T) {
 					hs := withRepeats(n, uint64(n)+blocks)
 					f.AddHashes(hs)
 					c.AddHashes(hs)
+					mergeAdd(m.t.Blocks, k, hs)
 					for i := range f.words {
 						if f.words[i] != c.words[i] {
 							t.Fatalf("k=%d blocks=%d n=%d: word %d differs", k, blocks, n, i)
+						}
+						if f.words[i] != m.words[i] {
+							t.Fatalf("k=%d blocks=%d n=%d: mergeAdd: word %d differs", k, blocks, n, i)
 						}
 					}
 				}

@@ -427,12 +427,7 @@ func k8Counts(h operand.Op) reg.VecVirtual {
 func wideSingleGeneral(name string, kMem operand.Mem, goPath operand.LabelRef) (c1, c2 reg.VecVirtual, round1, round2 reg.OpmaskVirtual) {
 	c.Label(name + "_general")
 	c.Comment("Any other k: the Go twin if k is not in 1..16, else both rounds under the probe opmasks.")
-	k := c.GP64()
-	c.MOVQ(kMem, k)
-	t := c.GP64()
-	c.LEAQ(operand.Mem{Base: k, Disp: -1}, t)
-	c.CMPQ(t, operand.Imm(maxK-1))
-	c.JHI(goPath)
+	k, _ := kInRange(kMem, goPath)
 	round1, round2 = probeMasks(k)
 	salts := c.ZMM()
 	c.VMOVDQU32(saltsMem(0), salts)

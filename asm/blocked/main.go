@@ -566,18 +566,26 @@ func singleHead(name string, goPath operand.LabelRef) (*single, operand.Mem) {
 func singleGeneral(name string, kMem operand.Mem, goPath operand.LabelRef) (k, tab reg.GPVirtual) {
 	c.Label(name + "_general")
 	c.Comment("Any other k: the Go twin if k is not in 1..16, else the table avx2Tables[k].")
-	k = c.GP64()
-	c.MOVQ(kMem, k)
-	t := c.GP64()
-	c.LEAQ(operand.Mem{Base: k, Disp: -1}, t)
-	c.CMPQ(t, operand.Imm(maxK-1))
-	c.JHI(goPath)
+	k, t := kInRange(kMem, goPath)
 	tab = c.GP64()
 	c.LEAQ(operand.Mem{Symbol: operand.Symbol{Name: "·avx2Tables"}, Base: reg.StaticBase}, tab)
 	c.LEAQ(operand.Mem{Base: k, Index: k, Scale: 2}, t)
 	c.SHLQ(operand.Imm(6), t) // k*192
 	c.ADDQ(t, tab)
 	return k, tab
+}
+
+// kInRange loads t.K (at kMem) into k and jumps to goPath unless it is in
+// 1..maxK, the test of every single-key kernel's name_general; t is the
+// scratch register of the test, free for the caller.
+func kInRange(kMem operand.Mem, goPath operand.LabelRef) (k, t reg.GPVirtual) {
+	k = c.GP64()
+	c.MOVQ(kMem, k)
+	t = c.GP64()
+	c.LEAQ(operand.Mem{Base: k, Disp: -1}, t)
+	c.CMPQ(t, operand.Imm(maxK-1))
+	c.JHI(goPath)
+	return k, t
 }
 
 // setDispatch writes the head of the single-key entry name (its AVX2

@@ -136,11 +136,7 @@ var kernelMeasures = [kernel.NumOps]kernelMeasure{
 		return now() - start, len(fx.sample), nil
 	},
 	kernel.OpSBBFContains: func(fx *kernelFixture, now func() time.Duration) (time.Duration, int, error) {
-		found := 0
-		start := now()
-		batches(fx.sample, func(hs []uint64) { found += kernel.SBBFContains(fx.sbbf, hs, fx.out) })
-		d := now() - start
-		return d, len(fx.sample), falseNegatives(found, len(fx.sample))
+		return measureLookups(fx, now, func(hs []uint64, out []bool) int { return kernel.SBBFContains(fx.sbbf, hs, out) })
 	},
 	// The add-if-new calls add keys already present: each must answer
 	// "not new" (a "new" is a false negative of the lookup it fuses).
