@@ -87,9 +87,10 @@ var opVars = [NumOps]*kernelSet{
 // (Zen 5) and family 25 model 17 (Zen 4)) the AVX-512 probe led at 1e6
 // keys (1.2 MiB: in L2 on the Intel, 2 MiB a core; in L3 on the Zens, 1
 // MiB of L2) and the AVX2 probe at 1e7 (12 MiB: past L2, still inside
-// the L3 of all three machines; table.go has the figures). On the Intel
-// the inserts split the same way (table.go's Intel entry); on the Zens
-// one set led inserts at both sizes. The threshold between is this mode
+// the L3 of all three machines; table.go has the figures). The inserts
+// split the same way on the Intel and the Zen 5, the add-if-new batch on
+// both Zens, and the window's lookup (by its own size) on the Zen 4
+// (table.go's entries). The threshold between is this mode
 // switch, not a measured crossover. Past the L3 (1e8 keys, 120 MB) on
 // the AMD EPYC family 25 model 17 (Zen 4) VM the two probes measured
 // level, both at the memory system's limit (table.go's Zen 4 entry), so

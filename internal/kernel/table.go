@@ -174,7 +174,7 @@ var table = []tableEntry{
 	// (BlockedModes, eight processes at 1e7) avx512/avx2 in the far mode
 	// had medians of 0.91 for add-if-new (avx512 stays), 0.95 for inserts
 	// and 0.98 for lookups (level: avx2 stays), and far/prefetch medians
-	// of 0.96-1.09, level, so farPastLLC stays off and the far mode runs
+	// of 0.96-1.08, level, so farPastLLC stays off and the far mode runs
 	// up to the L3 (300 MiB reported) as on other CPUs.
 	{
 		name: "Intel family 6 (measured: model 207)", vendor: "Intel", family: 6,
