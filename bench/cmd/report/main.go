@@ -115,14 +115,22 @@ func run(c config) error {
 			"sift-benchtime: " + c.benchtime,
 			"sift-load-start: " + m.LoadStart,
 		}
-		b, err := runBenchmarks(c, rawPath, head)
+		// The raw output streams into a .partial file beside rawPath,
+		// renamed over it once the run is complete: an interrupted or
+		// failed run leaves the partial output to look at and the results
+		// of the last complete run as they were.
+		partial := rawPath + ".partial"
+		b, err := runBenchmarks(c, partial, head)
 		if err != nil {
 			return err
 		}
 		elapsed = time.Since(start)
 		m.LoadEnd = loadAverage()
 		tail := "sift-elapsed: " + fmtDur(elapsed) + "\nsift-load-end: " + m.LoadEnd + "\n"
-		if err := appendFile(rawPath, tail); err != nil {
+		if err := appendFile(partial, tail); err != nil {
+			return err
+		}
+		if err := os.Rename(partial, rawPath); err != nil {
 			return err
 		}
 		raw = append(b, tail...)
@@ -150,7 +158,10 @@ func run(c config) error {
 	if err != nil {
 		return fmt.Errorf("plots: %w", err)
 	}
-	if err := os.WriteFile(mdPath, []byte(rep.markdown(plots)), 0o644); err != nil {
+	if err := writeFileAtomic(mdPath, func(w io.Writer) error {
+		_, err := io.WriteString(w, rep.markdown(plots))
+		return err
+	}); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s", mdPath)
@@ -180,7 +191,9 @@ func (c config) testFlags() []string {
 }
 
 // runBenchmarks builds the test binary, lists the cases, runs them with
-// progress on stderr, and returns (and saves) the raw output.
+// progress on stderr, and returns the raw output, which it also writes
+// to rawPath as it comes (the caller renames it into place when the run
+// is complete).
 func runBenchmarks(c config, rawPath string, head []string) ([]byte, error) {
 	tmp, err := os.MkdirTemp("", "sift-bench-")
 	if err != nil {
@@ -224,9 +237,15 @@ func runBenchmarks(c config, rawPath string, head []string) ([]byte, error) {
 		return nil, err
 	}
 	defer rawFile.Close()
+	var werr error // the first failed write to rawFile (a full disk)
+	save := func(line string) {
+		if _, err := fmt.Fprintln(rawFile, line); err != nil && werr == nil {
+			werr = err
+		}
+	}
 	var all strings.Builder
 	for _, line := range head {
-		fmt.Fprintln(rawFile, line)
+		save(line)
 		all.WriteString(line + "\n")
 	}
 	start := time.Now()
@@ -246,8 +265,11 @@ func runBenchmarks(c config, rawPath string, head []string) ([]byte, error) {
 		for sc.Scan() {
 			line := sc.Text()
 			all.WriteString(line + "\n")
-			fmt.Fprintln(rawFile, line)
-			if r, ok := parseLine(line); ok {
+			save(line)
+			// Progress counts the listed cases only: benchmarks that
+			// -sift.list does not plan (BenchmarkInlineProbe, whose sizes
+			// are its own) still go into the raw output.
+			if r, ok := parseLine(line); ok && weights[r.Name] > 0 {
 				done++
 				doneW += weights[r.Name]
 				el := time.Since(start)
@@ -265,7 +287,16 @@ func runBenchmarks(c config, rawPath string, head []string) ([]byte, error) {
 			return nil, fmt.Errorf("benchmarks failed in round %d (output so far in %s): %w", round, rawPath, err)
 		}
 	}
-	_, _ = io.WriteString(rawFile, "")
+	// The run is not complete if its output did not reach the disk.
+	if werr != nil {
+		return nil, fmt.Errorf("writing %s: %w", rawPath, werr)
+	}
+	if err := rawFile.Sync(); err != nil {
+		return nil, err
+	}
+	if err := rawFile.Close(); err != nil {
+		return nil, err
+	}
 	return []byte(all.String()), nil
 }
 
@@ -282,6 +313,31 @@ func shellJoin(args []string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// writeFileAtomic writes path with write, through a temporary file in the
+// same directory renamed over path only when write and the close
+// succeeded, so a failed or interrupted write leaves the previous file
+// whole (and no temporary file behind, but for a kill).
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	err = write(tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
 
 func appendFile(path, text string) error {

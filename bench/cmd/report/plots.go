@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -91,15 +91,10 @@ func save(f *figure, stem string) error {
 		dc.Fill(dc.Rectangle.Path())
 		f.p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
 		f.leg.Draw(draw.Crop(dc, w-legendWidth+vg.Points(8), 0, 0, -vg.Points(20)))
-		out, err := os.Create(stem + ext)
-		if err != nil {
+		if err := writeFileAtomic(stem+ext, func(w io.Writer) error {
+			_, err := c.WriteTo(w)
 			return err
-		}
-		if _, err := c.WriteTo(out); err != nil {
-			out.Close()
-			return err
-		}
-		if err := out.Close(); err != nil {
+		}); err != nil {
 			return err
 		}
 	}
