@@ -120,20 +120,18 @@ func run(c config) error {
 		// failed run leaves the partial output to look at and the results
 		// of the last complete run as they were.
 		partial := rawPath + ".partial"
-		b, err := runBenchmarks(c, partial, head)
+		b, err := runBenchmarks(c, partial, head, func() []string {
+			elapsed = time.Since(start)
+			m.LoadEnd = loadAverage()
+			return []string{"sift-elapsed: " + fmtDur(elapsed), "sift-load-end: " + m.LoadEnd}
+		})
 		if err != nil {
-			return err
-		}
-		elapsed = time.Since(start)
-		m.LoadEnd = loadAverage()
-		tail := "sift-elapsed: " + fmtDur(elapsed) + "\nsift-load-end: " + m.LoadEnd + "\n"
-		if err := appendFile(partial, tail); err != nil {
 			return err
 		}
 		if err := os.Rename(partial, rawPath); err != nil {
 			return err
 		}
-		raw = append(b, tail...)
+		raw = b
 	}
 	hdr, results, err := parseAll(strings.NewReader(string(raw)))
 	if err != nil {
@@ -192,9 +190,10 @@ func (c config) testFlags() []string {
 
 // runBenchmarks builds the test binary, lists the cases, runs them with
 // progress on stderr, and returns the raw output, which it also writes
-// to rawPath as it comes (the caller renames it into place when the run
-// is complete).
-func runBenchmarks(c config, rawPath string, head []string) ([]byte, error) {
+// to rawPath as it comes, between the lines of head and those tail
+// returns after the last round (the caller renames the file into place
+// once it is complete and on disk).
+func runBenchmarks(c config, rawPath string, head []string, tail func() []string) ([]byte, error) {
 	tmp, err := os.MkdirTemp("", "sift-bench-")
 	if err != nil {
 		return nil, err
@@ -283,9 +282,18 @@ func runBenchmarks(c config, rawPath string, head []string) ([]byte, error) {
 				fmt.Fprintln(os.Stderr, line)
 			}
 		}
+		if err := sc.Err(); err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			return nil, fmt.Errorf("reading the benchmarks' output in round %d (output so far in %s): %w", round, rawPath, err)
+		}
 		if err := cmd.Wait(); err != nil {
 			return nil, fmt.Errorf("benchmarks failed in round %d (output so far in %s): %w", round, rawPath, err)
 		}
+	}
+	for _, line := range tail() {
+		save(line)
+		all.WriteString(line + "\n")
 	}
 	// The run is not complete if its output did not reach the disk.
 	if werr != nil {
@@ -338,18 +346,6 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		os.Remove(tmp.Name())
 	}
 	return err
-}
-
-func appendFile(path, text string) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(text); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // caseWeight estimates a case's share of the run time, for the ETA: setup
