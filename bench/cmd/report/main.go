@@ -24,6 +24,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/sift-go/sift/internal/mem"
 )
 
 type config struct {
@@ -323,28 +325,14 @@ func shellJoin(args []string) string {
 	return strings.Join(out, " ")
 }
 
-// writeFileAtomic writes path with write, through a temporary file in the
-// same directory renamed over path only when write and the close
-// succeeded, so a failed or interrupted write leaves the previous file
-// whole (and no temporary file behind, but for a kill).
+// writeFileAtomic writes path with write through internal/mem.WriteAtomic
+// (a temporary file beside path, synced, renamed over it), so a failed or
+// interrupted write leaves the previous file whole. The file gets mode
+// 0644 whatever the umask, as the committed results have.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	err = write(tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
+	_, err := mem.WriteAtomic(path, func(w io.Writer) (int64, error) {
+		return 0, write(w)
+	}, mem.AtomicOptions{Mode: 0o644})
 	return err
 }
 
