@@ -254,15 +254,10 @@ func (g *kern) group(two bool) {
 // round 1 in c1 and, when two, round 2 in c2. salts is the salts register
 // (at least its low 8 dwords are used).
 func wideCounts(h operand.Op, salts reg.VecVirtual, two bool) (c1, c2 reg.VecVirtual) {
-	c1 = c.ZMM()
 	if !two {
-		p := c.YMM()
-		c.VPBROADCASTD(h, p)
-		c.VPMULLD(salts.AsY(), p, p)
-		c.VPSRLD(operand.U8(26), p, p)
-		c.VPMOVZXDQ(p, c1)
-		return c1, nil
+		return oneRoundCounts(h, salts.AsY()), nil
 	}
+	c1 = c.ZMM()
 	p := c.ZMM()
 	c.VPBROADCASTD(h, p)
 	c.VPMULLD(salts, p, p)
@@ -411,11 +406,16 @@ func wideSingleHead(name string, goPath operand.LabelRef) (blk, kMem operand.Mem
 // multiply by the first eight salts from memory: every probe for k = 8,
 // and for the window kernels any single-round k (the lanes past k are
 // masked later).
-func k8Counts(h operand.Op) reg.VecVirtual {
+func k8Counts(h operand.Op) reg.VecVirtual { return oneRoundCounts(h, saltsMem(0)) }
+
+// oneRoundCounts is the one-round bit numbers of the hash h in the qword
+// lanes of a ZMM, with the first eight salts in salts (a YMM register or
+// memory): wideCounts' one round and k8Counts.
+func oneRoundCounts(h, salts operand.Op) reg.VecVirtual {
 	counts := c.ZMM()
 	p := c.YMM()
 	c.VPBROADCASTD(h, p)
-	c.VPMULLD(saltsMem(0), p, p)
+	c.VPMULLD(salts, p, p)
 	c.VPSRLD(operand.U8(26), p, p)
 	c.VPMOVZXDQ(p, counts)
 	return counts

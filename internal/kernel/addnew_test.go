@@ -224,7 +224,7 @@ func TestBlockedAddNewGuardPage(t *testing.T) {
 // TestBlockedAddNewHugeBlockCount checks the block index of the assembly
 // for block counts up to MaxBlocks (see TestBlockedHugeBlockCount).
 func TestBlockedAddNewHugeBlockCount(t *testing.T) {
-	eachMode(t, func(t *testing.T) { testBlockedAddNewHugeBlockCount(t) })
+	eachMode(t, testBlockedAddNewHugeBlockCount)
 }
 
 func testBlockedAddNewHugeBlockCount(t *testing.T) {

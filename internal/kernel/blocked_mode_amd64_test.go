@@ -3,6 +3,7 @@
 package kernel
 
 import (
+	"math"
 	"testing"
 
 	"github.com/klauspost/cpuid/v2"
@@ -104,8 +105,14 @@ func TestFarLimit(t *testing.T) {
 			}
 		}()
 	}
-	// And the package's own limit is the one of this CPU's entry.
-	if want := farLimit(entryFor(cpu.Current()), cpuid.CPU.Cache.L3); farMaxBlocks != want {
-		t.Errorf("farMaxBlocks = %d, want farLimit(this CPU's entry) = %d", farMaxBlocks, want)
+	// And the package's own limit follows this CPU's entry: no limit where
+	// it says farPastLLC, else the L3 in blocks (not farLimit's own
+	// arithmetic, which initialises farMaxBlocks).
+	want := llcBlocks(cpuid.CPU.Cache.L3)
+	if entryFor(cpu.Current()).farPastLLC {
+		want = math.MaxUint64
+	}
+	if farMaxBlocks != want {
+		t.Errorf("farMaxBlocks = %d, want %d (farPastLLC %v, L3 %d bytes)", farMaxBlocks, want, entryFor(cpu.Current()).farPastLLC, cpuid.CPU.Cache.L3)
 	}
 }

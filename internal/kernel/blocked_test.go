@@ -388,7 +388,7 @@ func ExampleBlockedContains() {
 // reach the far mode's loops (128 ahead), which a CPU whose table entry
 // says farPastLLC runs at these counts.
 func TestBlockedHugeBlockCount(t *testing.T) {
-	eachMode(t, func(t *testing.T) { testBlockedHugeBlockCount(t) })
+	eachMode(t, testBlockedHugeBlockCount)
 }
 
 func testBlockedHugeBlockCount(t *testing.T) {

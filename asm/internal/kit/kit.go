@@ -11,6 +11,7 @@
 package kit
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"math/bits"
@@ -367,27 +368,47 @@ func ParseFlags(gen string, dist, farDist int, distUsage string) Flags {
 	return Flags{Out: *out, Stubs: *stubs, Pkg: *pkg, Dist: *d, FarDist: *far}
 }
 
+// memFile is an in-memory output for avo's pass.Output, which wants an
+// io.WriteCloser.
+type memFile struct{ bytes.Buffer }
+
+// Close does nothing: Generate writes the buffer out itself.
+func (*memFile) Close() error { return nil }
+
 // Generate compiles the functions written into c and writes them as Go
 // assembly to the file out and as Go declarations to the file stubs, for
 // package pkg, or prints the errors and exits. The header names the
 // generator as `go run ./gen`, without the output paths, so the committed
-// files do not depend on where they were written.
+// files do not depend on where they were written. Both are built in memory
+// and each written to a temporary file renamed over its path, so a failed
+// build or write leaves the committed files as they were. (This module
+// does not require the root one, whose internal/mem.WriteAtomic does the
+// same with an fsync; a generator's output is regenerated, not data.)
 func Generate(c *build.Context, gen, pkg, out, stubs string) {
 	cfg := printer.Config{Argv: []string{"go", "run", "./" + gen}, Pkg: pkg}
 	passes := []pass.Interface{pass.Compile}
-	for _, o := range []struct {
+	files := []struct {
 		path string
 		mk   printer.Builder
-	}{{out, printer.NewGoAsm}, {stubs, printer.NewStubs}} {
-		f, err := os.Create(o.path)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		defer f.Close()
-		passes = append(passes, &pass.Output{Writer: f, Printer: o.mk(cfg)})
+		buf  memFile
+	}{{path: out, mk: printer.NewGoAsm}, {path: stubs, mk: printer.NewStubs}}
+	for i := range files {
+		passes = append(passes, &pass.Output{Writer: &files[i].buf, Printer: files[i].mk(cfg)})
 	}
 	if st := build.Main(&build.Config{ErrOut: os.Stderr, MaxErrors: 10, Passes: passes}, c); st != 0 {
 		os.Exit(st)
+	}
+	for i := range files {
+		path := files[i].path
+		tmp := path + ".tmp"
+		err := os.WriteFile(tmp, files[i].buf.Bytes(), 0o644)
+		if err == nil {
+			err = os.Rename(tmp, path)
+		}
+		if err != nil {
+			os.Remove(tmp)
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 }

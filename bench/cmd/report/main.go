@@ -239,14 +239,14 @@ func runBenchmarks(c config, rawPath string, head []string, tail func() []string
 	}
 	defer rawFile.Close()
 	var werr error // the first failed write to rawFile (a full disk)
-	save := func(line string) {
+	writeRaw := func(line string) {
 		if _, err := fmt.Fprintln(rawFile, line); err != nil && werr == nil {
 			werr = err
 		}
 	}
 	var all strings.Builder
 	for _, line := range head {
-		save(line)
+		writeRaw(line)
 		all.WriteString(line + "\n")
 	}
 	start := time.Now()
@@ -266,7 +266,7 @@ func runBenchmarks(c config, rawPath string, head []string, tail func() []string
 		for sc.Scan() {
 			line := sc.Text()
 			all.WriteString(line + "\n")
-			save(line)
+			writeRaw(line)
 			// Progress counts the listed cases only: benchmarks that
 			// -sift.list does not plan (BenchmarkInlineProbe, whose sizes
 			// are its own) still go into the raw output.
@@ -292,9 +292,14 @@ func runBenchmarks(c config, rawPath string, head []string, tail func() []string
 		if err := cmd.Wait(); err != nil {
 			return nil, fmt.Errorf("benchmarks failed in round %d (output so far in %s): %w", round, rawPath, err)
 		}
+		// A full disk stops the run at the end of the round, not of
+		// the whole run: the rounds after it could not be saved either.
+		if werr != nil {
+			return nil, fmt.Errorf("writing %s in round %d: %w", rawPath, round, werr)
+		}
 	}
 	for _, line := range tail() {
-		save(line)
+		writeRaw(line)
 		all.WriteString(line + "\n")
 	}
 	// The run is not complete if its output did not reach the disk.
