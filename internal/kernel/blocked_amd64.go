@@ -144,7 +144,9 @@ import (
 // useAVX2 themselves (and an empty filter, and k in 1..MaxK) and otherwise
 // jump, arguments in place, to blockedContains1Go/blockedAdd1Go: a Go
 // dispatch would be a second call (two calls exceed the inlining budget),
-// measured 0.8 ns a key slower.
+// measured 0.8 ns a key slower (2026-11-21, on the development VM of the
+// time, whose CPU model was not recorded; on an AMD EPYC family 26 model
+// 2, Zen 5, 1.22x slower: bench/README.md, "Single-key blocked calls").
 //
 // Against the unrolled Go probe (before) and parquet-go v0.32.0's AVX2
 // split-block filter (SplitBlockFilter.Check/Insert, one assembly call per
@@ -171,7 +173,10 @@ import (
 //
 // So 1.7-2.3x the Go probe, but still about 12% behind parquet-go's Check
 // in cache (its blocks are 256 bits, one YMM, and it takes the slice by
-// value: its kernel is shorter). That table was taken with three
+// value). Of those two, the slice by value is most of it: README.md's
+// Performance section measured parquet-go, given sift's pointer
+// indirection, at sift's time at 1e5, and a probe three instructions
+// shorter level (AMD EPYC family 26 model 2, Zen 5). That table was taken with three
 // arguments (blocks *[]Block, k, h). Reading k beside the slice through
 // one pointer (*BlockedTable, two arguments) closed half of the gap, same
 // command, 10 runs of each binary interleaved, fpp 1%, n = 1e5:

@@ -475,8 +475,11 @@ func lookup(key cpu.Key) *tableEntry {
 // Each cost is the wrong set's time over the right one's, from the rows
 // above: on the AMD EPYC family 26 model 2 (Zen 5) the Intel order
 // differs in one operation, add-if-new on large filters (1.32x, avx512's
-// AddNewHashes at 1e7); on the Intel Xeon family 6 model 207 the Zen 5
-// order would differ in that one (1.05x, its row's 0.95) and the AMD EPYC
+// AddNewHashes at 1e7), and lacks farPastLLC, which cost 1.68x on
+// lookups past the L3 there (4.62 against 2.75 ns a key at 1e8, see
+// farLimit); on the Intel Xeon family 6 model 207 the Zen 5 order would
+// differ in that one (1.10x, the far mode's median 0.91 above; 1.05x
+// from its row's 0.95 before the far mode) and the AMD EPYC
 // family 25 model 17 (Zen 4) order would take 1.18x (avx2's blocked
 // ContainsHash at 1e7, whose avx512/avx2 ratio there was 0.85). Since the
 // Zen 5 series of 2026-11-28 the Zen 5 order would lose less on the three
