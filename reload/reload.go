@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/errs"
 	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/mem"
 )
@@ -195,11 +196,11 @@ func Open(path string, opts ...Option) (*Filter, error) {
 		}
 	}
 	if o.interval < 0 {
-		return nil, fmt.Errorf("reload: negative interval %v", o.interval)
+		return nil, errs.Annotatef("reload", []error{sift.ErrInvalidArgument}, "negative interval %v", o.interval)
 	}
 	fd, st, h, err := openPath(path)
 	if err != nil {
-		return nil, fmt.Errorf("reload: %w", err)
+		return nil, errs.Wrap("reload", err)
 	}
 	g, _, err := load(path, fd, st, h, o)
 	if err != nil {
@@ -265,14 +266,14 @@ func load(path string, fd *os.File, st fs.FileInfo, h head, o options) (g *gen, 
 	// progress that the stat will not show (racyWindow), as a read's.
 	racy = time.Now().Before(st.ModTime().Add(racyWindow))
 	if err := format.CheckHead(h.b[:h.n], st.Size(), 0, o.maxBytes); err != nil {
-		return nil, racy, fmt.Errorf("reload: %s: %w", path, err)
+		return nil, racy, pathError(path, err)
 	}
 	// A refusal of memory (the file's copy, or a view's own memory: a
 	// window's generations) depends on the memory available now, which
 	// changes while the file does not: the poll tries again.
 	data, region, err := obtainFile(fd, st, o)
 	if err != nil {
-		return nil, racy || errors.Is(err, mem.ErrMemoryNow), fmt.Errorf("reload: %w", err)
+		return nil, racy || errors.Is(err, mem.ErrMemoryNow), errs.Wrap("reload", err)
 	}
 	var first head // copied before serve, which may free data (a copied view)
 	first.n = copy(first.b[:], data)
@@ -322,7 +323,7 @@ func serve(path string, data []byte, region *mem.Region, o options) (*gen, error
 	so = append(so, sift.WithMaxSize(o.maxBytes))
 	v, err := sift.FromBytes(data, so...)
 	if err != nil {
-		return nil, fmt.Errorf("reload: %s: %w", path, err)
+		return nil, pathError(path, err)
 	}
 	info := v.Info()
 	g := &gen{v: v, region: region, version: Version{Kind: info.Kind, Generation: info.Generation, HeaderCRC: info.HeaderCRC, PayloadCRC: info.PayloadCRC}}
@@ -411,7 +412,26 @@ func (f *Filter) acquire() (*gen, *atomic.Int64) {
 }
 
 func (g *gen) closed() {
-	panic(fmt.Errorf("reload: lookup on a closed Filter: %w", ErrClosed))
+	panic(errLookupClosed)
+}
+
+// The errors of a closed or zero Filter.
+var (
+	errLookupClosed = errs.New("reload", "lookup on a closed Filter", ErrClosed)
+	errReloadClosed = errs.New("reload", "Reload of a closed or zero Filter", ErrClosed)
+)
+
+// pathError is err, met reading the file at path, as package reload's
+// error: "reload: <path>: <err's message without its package prefix>",
+// matching everything err matches (the sift error model, internal/errs).
+func pathError(path string, err error) error {
+	return errs.Errorf("reload", []error{err}, "%s: %s", path, errs.Detail(err))
+}
+
+// stillServing is the error of a failed reload (err, package reload's or
+// the operating system's) while version v stays served.
+func stillServing(err error, v Version) error {
+	return errs.Errorf("reload", []error{err}, "%s (still serving %v)", errs.Detail(err), v)
 }
 
 // Contains reports whether key may be in the filter being served (as the
@@ -561,7 +581,7 @@ func (f *Filter) Reload() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed || f.cur.Load() == nil {
-		return fmt.Errorf("reload: Reload of a closed or zero Filter: %w", ErrClosed)
+		return errReloadClosed
 	}
 	return f.check(true)
 }
@@ -578,19 +598,19 @@ func (f *Filter) check(retry bool) error {
 		if !retry && f.failed == nil && errors.Is(f.Err(), fs.ErrNotExist) && errors.Is(err, fs.ErrNotExist) {
 			return f.Err() // reported already
 		}
-		return f.fail(nil, nil, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
+		return f.fail(nil, nil, head{}, false, retry, stillServing(err, cur.version))
 	}
 	if !st.Mode().IsRegular() {
 		if !retry && f.failed != nil && !f.failedReg && mem.SameVersion(st, f.failed) {
 			return f.Err() // reported already
 		}
 		err := mem.NotRegular(f.path, st.Mode())
-		return f.fail(nil, st, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
+		return f.fail(nil, st, head{}, false, retry, stillServing(err, cur.version))
 	}
 	fd, st, h, err := openPath(f.path)
 	if err != nil {
 		// Replaced between the stat and the open, or unreadable.
-		return f.fail(nil, nil, head{}, false, retry, fmt.Errorf("reload: %w (still serving %v)", err, cur.version))
+		return f.fail(nil, nil, head{}, false, retry, stillServing(err, cur.version))
 	}
 	if mem.SameVersion(st, cur.id) && h == cur.head {
 		// The served file, unchanged: a failure seen since (the path
@@ -608,7 +628,7 @@ func (f *Filter) check(retry bool) error {
 	}
 	g, racy, err := load(f.path, fd, st, h, f.o)
 	if err != nil {
-		return f.fail(fd, st, h, racy, retry, fmt.Errorf("%w (still serving %v)", err, cur.version))
+		return f.fail(fd, st, h, racy, retry, stillServing(err, cur.version))
 	}
 	f.swaps++
 	g.version.Loaded, g.version.Swaps = time.Now(), f.swaps

@@ -282,12 +282,15 @@ func TestBadReplacements(t *testing.T) {
 		if len(got) != 1 || !errors.Is(got[0], c.want) {
 			t.Fatalf("%s: reported %v, want one error wrapping %v", c.name, got, c.want)
 		}
+		checkErrorModel(t, c.name, got[0])
 		if err := f.Err(); !errors.Is(err, c.want) {
 			t.Fatalf("%s: Err() = %v", c.name, err)
 		}
-		if err := f.Reload(); !errors.Is(err, c.want) {
+		err := f.Reload()
+		if !errors.Is(err, c.want) {
 			t.Fatalf("%s: Reload retries and fails: %v", c.name, err)
 		}
+		checkErrorModel(t, c.name+": Reload", err)
 		if v := f.Version(); v.Generation != 1 || v.Swaps != 0 {
 			t.Fatalf("%s: serving %+v, want the first file", c.name, v)
 		}
@@ -306,29 +309,68 @@ func TestBadReplacements(t *testing.T) {
 	}
 }
 
-// TestOpenErrors: the first file must be servable.
+// checkErrorModel fails unless err is in the module's one error model: a
+// *sift.Error whose message names package reload once ("reload: ...", no
+// other package's prefix nested inside).
+func checkErrorModel(t *testing.T, what string, err error) {
+	t.Helper()
+	var e *sift.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("%s: %v (%T) is not a *sift.Error", what, err, err)
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "reload: ") || strings.Count(msg, "reload: ") != 1 || strings.Contains(msg, ": sift: ") {
+		t.Fatalf("%s: %q does not name package reload once", what, msg)
+	}
+}
+
+// TestOpenErrors: the first file must be servable; every error is a
+// *sift.Error matching its sentinel.
 func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.sift")
-	if _, err := reload.Open(path); !errors.Is(err, os.ErrNotExist) {
+	_, err := reload.Open(path)
+	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("missing file: %v", err)
 	}
+	checkErrorModel(t, "missing file", err)
 	c, _ := classic.NewCounting(100, 0.01)
 	b, _ := c.MarshalBinary()
 	publish(t, path, b)
-	if _, err := reload.Open(path); !errors.Is(err, reload.ErrKind) {
+	if _, err = reload.Open(path); !errors.Is(err, reload.ErrKind) {
 		t.Fatalf("counting file: %v", err)
 	}
+	checkErrorModel(t, "counting file", err)
 	publish(t, path, encode(t, sift.KindBlocked, nil, 0, 0))
-	if _, err := reload.Open(path, reload.WithInterval(-time.Second)); err == nil {
-		t.Fatal("negative interval accepted")
+	if _, err = reload.Open(path, reload.WithInterval(-time.Second)); !errors.Is(err, sift.ErrInvalidArgument) {
+		t.Fatalf("negative interval: %v, want an error wrapping ErrInvalidArgument", err)
 	}
-	if _, err := reload.Open(path, reload.WithMaxSize(64)); !errors.Is(err, sift.ErrTooLarge) {
+	checkErrorModel(t, "negative interval", err)
+	if _, err = reload.Open(path, reload.WithMaxSize(64)); !errors.Is(err, sift.ErrTooLarge) {
 		t.Fatalf("WithMaxSize(64): %v", err)
 	}
-	if _, err := reload.Open(dir); err == nil {
+	checkErrorModel(t, "WithMaxSize(64)", err)
+	if _, err = reload.Open(dir); err == nil {
 		t.Fatal("a directory opened")
 	}
+	checkErrorModel(t, "a directory", err)
+	f, err := reload.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err = f.Reload(); !errors.Is(err, sift.ErrClosed) {
+		t.Fatalf("Reload after Close: %v", err)
+	}
+	checkErrorModel(t, "Reload after Close", err)
+	defer func() {
+		err, _ := recover().(error)
+		if !errors.Is(err, sift.ErrClosed) {
+			t.Fatalf("lookup after Close panicked with %v, want an error wrapping ErrClosed", err)
+		}
+		checkErrorModel(t, "lookup after Close", err)
+	}()
+	f.ContainsString("x")
 }
 
 // TestWithoutChecksum: a payload flip is served with WithoutChecksum and
