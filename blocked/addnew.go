@@ -56,20 +56,26 @@ func (f *Filter) AddNewUint64(x uint64) bool { return f.AddNewHash(f.h64.Hash(x)
 // the answers unused 1.05-1.08x at 1e6. That is about the ratio of the
 // instructions a key (k = 8, the AVX-512 path the table runs): AddHash's
 // kernel runs 25 (entry and tail jump, block offset, mask, one OR with
-// the block in memory, store), this one 29 (the block loaded into a
-// register, VPTESTMQ, KORTESTB, and the SETCC of the answer to the
-// stack, where Go's assembly calling convention returns it); the
-// benchmark's loop around AddHash compiles to 15 (the call clobbers
-// every register, so the loop's state is spilled and reloaded), around
-// AddNewHash to 20 (the reload of the answer, the branch, and the
-// benchmark's own count of new keys in memory): 40 against 49 a key,
-// 1.23, and 44 against 40 with the answers unused. A loop whose block
-// loads miss overlaps about as many keys as its instructions let into the
-// out-of-order window, so at 1e7 the time a key roughly follows the
-// count. The kernel could drop one instruction (testing and ORing with
-// the block in memory, two loads of the line, which measured slower in
-// the batch kernel); the answer's store, reload and branch are the
-// calling convention's and the caller's.
+// the block in memory, store), this one 28 (the block loaded into a
+// register, VPTESTNMQ, and the KMOVB of the opmask of the probes that
+// were clear to the stack, where Go's assembly calling convention
+// returns it); the benchmark's loop around AddHash compiles to 15 (the
+// call clobbers every register, so the loop's state is spilled and
+// reloaded), around AddNewHash to 20 (the reload of the answer, the
+// branch, and the benchmark's own count of new keys in memory): 40
+// against 48 a key, and 43 against 40 with the answers unused. Testing
+// and ORing with the block in memory (two loads of the line, one
+// instruction fewer) measured slower: 1.23x against 1.15-1.17x at 1e6.
+//
+// The opmask stored as it is replaced a KORTESTB and a SETCC, which
+// wait for the block's load too: at 1e7, with the answers unused, the
+// median per-pair ratio (median-pair-ratio; 15 alternated runs of
+// -benchtime 12x-16x, AMD EPYC family 26 model 2, Zen 5) went from
+// 1.12-1.15 to 1.02-1.04, level at 1e6 (1.04 both). With the
+// benchmark's branch on each answer it is 1.14-1.15x at 1e6 and 1.2-1.3x
+// at 1e7 (medians of those runs; single rounds 0.95-1.5x at 1e7 on this
+// shared VM) before and after: the caller's use of an answer that
+// depends on the block's load, not the kernel, is the rest.
 func (f *Filter) AddNewHash(h uint64) bool {
 	// BlockedAddNew1 keeps &f.t, so f, alive to its end.
 	return kernel.BlockedAddNew1(&f.t, h)

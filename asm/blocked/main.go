@@ -615,6 +615,15 @@ func tailJump(sym string) { kit.TailJump(c, sym) }
 // its [8]uint64 (built here: avo can only parse signatures of predeclared
 // types without loading the package).
 func singleSignature(contains bool) *gotypes.Signature {
+	if contains {
+		return singleSignatureOf(types.Typ[types.Bool])
+	}
+	return singleSignatureOf(nil)
+}
+
+// singleSignatureOf is singleSignature with the result type res (none if
+// nil).
+func singleSignatureOf(res types.Type) *gotypes.Signature {
 	pkg := types.NewPackage("github.com/sift-go/sift/internal/kernel", "kernel")
 	block := types.NewNamed(types.NewTypeName(token.NoPos, pkg, "Block", nil), types.NewArray(types.Typ[types.Uint64], 8), nil)
 	table := types.NewNamed(types.NewTypeName(token.NoPos, pkg, "BlockedTable", nil), types.NewStruct([]*types.Var{
@@ -626,8 +635,8 @@ func singleSignature(contains bool) *gotypes.Signature {
 		types.NewParam(token.NoPos, pkg, "h", types.Typ[types.Uint64]),
 	)
 	var results *types.Tuple
-	if contains {
-		results = types.NewTuple(types.NewParam(token.NoPos, pkg, "", types.Typ[types.Bool]))
+	if res != nil {
+		results = types.NewTuple(types.NewParam(token.NoPos, pkg, "", res))
 	}
 	return gotypes.NewSignature(pkg, types.NewSignatureType(nil, nil, nil, params, results, false))
 }

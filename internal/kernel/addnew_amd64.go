@@ -96,9 +96,15 @@ func blockedAddNewN(blocks *uint64, nblocks uint64, k int, hs []uint64, out []bo
 // single-key add-if-new, bit for bit BlockedAddNew1Generic. The contract is
 // BlockedContains1's (it panics with ErrNoBlocks on an empty t.Blocks and
 // keeps t alive until it returns). It inlines, so an add costs one call.
+//
+// The kernel returns a byte, not zero when the key was new: on the
+// AVX-512 path for k = 8 the opmask of the probes that were clear, stored
+// as it is (KMOVB) instead of tested into a bool (KORTESTB, SETCC), one
+// instruction fewer after the block's load; the comparison here is the
+// caller's test of a bool either way (CMPB $0 on the result's slot).
 func BlockedAddNew1(t *BlockedTable, h uint64) bool {
 	if raceEnabled {
 		raceBlocked1(t, h, true)
 	}
-	return blockedAddNew1AVX2(t, h)
+	return blockedAddNew1AVX2(t, h) != 0
 }

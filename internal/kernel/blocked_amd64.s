@@ -8764,7 +8764,7 @@ blockedAddNewAVX512_done:
 	VZEROUPPER
 	RET
 
-// func blockedAddNew1AVX2(t *BlockedTable, h uint64) bool
+// func blockedAddNew1AVX2(t *BlockedTable, h uint64) uint8
 // Requires: AVX, AVX2
 TEXT ·blockedAddNew1AVX2(SB), NOSPLIT, $0-17
 	// The AVX-512 path when this operation's kernel set is setAVX512, 2 (same arguments, a tail jump).
@@ -8864,7 +8864,7 @@ blockedAddNew1AVX2_one_round:
 blockedAddNew1AVX2_go:
 	JMP ·blockedAddNew1Go+0(SB)
 
-// func blockedAddNew1AVX512(t *BlockedTable, h uint64) bool
+// func blockedAddNew1AVX512(t *BlockedTable, h uint64) uint8
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
 TEXT ·blockedAddNew1AVX512(SB), NOSPLIT, $0-17
 	MOVQ  t+0(FP), AX
@@ -8890,11 +8890,10 @@ TEXT ·blockedAddNew1AVX512(SB), NOSPLIT, $0-17
 	VPBROADCASTQ one<>+0(SB), Z1
 	VPSLLVQ      Z0, Z1, Z1
 	VMOVDQU64    (DX), Z0
-	VPTESTMQ     Z0, Z1, K1
+	VPTESTNMQ    Z0, Z1, K1
 	VPORQ        Z0, Z1, Z1
 	VMOVDQU64    Z1, (DX)
-	KORTESTB     K1, K1
-	SETCC        ret+16(FP)
+	KMOVB        K1, ret+16(FP)
 	VZEROUPPER
 	RET
 

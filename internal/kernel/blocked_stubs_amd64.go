@@ -54,15 +54,15 @@ func blockedAddNewAVX2(blocks *uint64, nblocks uint64, k int, tab *uint32, hs *u
 //go:noescape
 func blockedAddNewAVX512(blocks *uint64, nblocks uint64, k int, hs *uint64, n int, out *bool, mode int) int
 
-// blockedAddNew1AVX2 sets the t.K probe bits of h in its block of t.Blocks and reports whether one of them was clear; it jumps to blockedAddNew1Go if blockedAddNew1Set is generic, to blockedAddNew1AVX512 if it is avx512, and unless len(t.Blocks) > 0 and 1 <= t.K <= 16.
+// blockedAddNew1AVX2 sets the t.K probe bits of h in its block of t.Blocks and returns a byte that is not zero if one of them was clear (the key was new): 1, or on the AVX-512 path for k = 8 the opmask of the probes that were clear; it jumps to blockedAddNew1Go if blockedAddNew1Set is generic, to blockedAddNew1AVX512 if it is avx512, and unless len(t.Blocks) > 0 and 1 <= t.K <= 16.
 //
 //go:noescape
-func blockedAddNew1AVX2(t *BlockedTable, h uint64) bool
+func blockedAddNew1AVX2(t *BlockedTable, h uint64) uint8
 
 // blockedAddNew1AVX512 is blockedAddNew1AVX2's AVX-512 path, which it jumps to with its arguments in place; it jumps to blockedAddNew1Go unless len(t.Blocks) > 0 and 1 <= t.K <= 16.
 //
 //go:noescape
-func blockedAddNew1AVX512(t *BlockedTable, h uint64) bool
+func blockedAddNew1AVX512(t *BlockedTable, h uint64) uint8
 
 // blockedContainsGens1AVX2 reports whether h is present in a generation of live (nonzero, bits < ngen) of a windowed table of nb groups at blocks (ngen generations, a power of two in 2..64), k probes per key (1 <= k <= 16); tab is avx2Tables[k].
 //
