@@ -463,7 +463,14 @@ func TestDedupLiveStream(t *testing.T) {
 	expect("a\nb\n")
 	io.WriteString(inW, "b\nc\n")
 	expect("c\n")
+	// A complete line followed by the start of the next: the complete one
+	// comes out while the rest of the other is awaited.
+	io.WriteString(inW, "d\ne")
+	expect("d\n")
+	io.WriteString(inW, "\nf")
+	expect("e\n")
 	inW.Close()
+	expect("f\n")
 	if rest, _ := io.ReadAll(out); len(rest) != 0 {
 		t.Errorf("more output at the end: %q", rest)
 	}

@@ -30,6 +30,10 @@ type lineReader struct {
 	line  int64  // lines returned so far
 	bytes int64  // bytes consumed so far
 	long  []byte // reassembly buffer for lines longer than the bufio buffer
+	// ahead is how many bytes at the head of r's buffer are known to end
+	// in a newline (complete lines next can return without reading): set
+	// by buffered, used up by next.
+	ahead int
 	err   error
 }
 
@@ -80,6 +84,9 @@ func (lr *lineReader) next() (raw, key []byte, ok bool) {
 	}
 	lr.line++
 	lr.bytes += int64(len(b))
+	// A line within ahead was read from the buffer as it stood; any other
+	// read may have refilled it.
+	lr.ahead = max(lr.ahead-len(b), 0)
 	return b, key, true
 }
 
@@ -88,8 +95,20 @@ func (lr *lineReader) tooLong() error {
 }
 
 // buffered reports whether the next call to next can return without reading
-// from the underlying reader (which might block on a pipe).
-func (lr *lineReader) buffered() bool { return lr.r.Buffered() > 0 }
+// from the underlying reader (which might block on a pipe): whether the
+// buffer holds a complete line. Bytes of a line whose end has not arrived
+// do not count: next would wait for the rest of it, so the lines before
+// must be answered (and, with -window by arrival, timed) first. It finds
+// the buffer's last newline, so each buffered byte is looked at once more
+// at most, not once a line.
+func (lr *lineReader) buffered() bool {
+	if lr.ahead > 0 {
+		return true
+	}
+	b, _ := lr.r.Peek(lr.r.Buffered())
+	lr.ahead = bytes.LastIndexByte(b, '\n') + 1
+	return lr.ahead > 0
+}
 
 // input is one source of lines: a file or standard input.
 type input struct {
@@ -533,8 +552,8 @@ func readBatches(lr *lineReader, b *lineBatch, sel fieldSelector, hash func(key 
 		b.ends = append(b.ends, len(b.text))
 		b.empty = append(b.empty, len(key) == 0)
 		b.hs = append(b.hs, hash(key))
-		if len(b.hs) == batchSize || len(b.text) >= maxBatchText || !lr.buffered() {
-			if err := flush(!lr.buffered()); err != nil {
+		if more := lr.buffered(); len(b.hs) == batchSize || len(b.text) >= maxBatchText || !more {
+			if err := flush(!more); err != nil {
 				return err
 			}
 			p.addBytes(lr.bytes - lastBytes)
