@@ -47,9 +47,12 @@
 //
 // The specification sizes a filter with the classic formula for eight
 // hash functions, -8n/ln(1 - fpp^(1/8)) bits, which ignores the uneven
-// load of the blocks, and parquet-mr and Arrow round that up to a power of
-// two: ParquetSize reproduces their size, so that NewWithSize(ParquetSize(n,
-// fpp)) built from the same values is byte for byte their filter.
+// load of the blocks, and the writers round that up to a power of two:
+// ParquetSize reproduces Arrow C++'s and arrow-go's size, and
+// ParquetMRSize parquet-mr's (which rounds differently, so that for some
+// n its size is twice Arrow's, and caps it at 1 MiB by default), so that
+// NewWithSize of that size built from the same values is byte for byte
+// their filter.
 // FalsePositiveRate computes the rate of this design exactly: the number
 // of values sharing the queried block is binomial, and given that load
 // the chance that all eight probes find set bits follows from the bits per

@@ -83,3 +83,17 @@ func ExampleView() {
 	// true 128
 	// true true
 }
+
+// The writers' sizes: Arrow C++ and arrow-go (ParquetSize) and parquet-mr
+// at its default 1 MiB cap (ParquetMRSize), for the same distinct counts.
+func ExampleParquetMRSize() {
+	for _, n := range []uint64{100, 1000, 1_000_000} {
+		arrow, _ := sbbf.ParquetSize(n, 0.01)
+		mr, _ := sbbf.ParquetMRSize(n, 0.01, sbbf.ParquetMRDefaultMaxBytes)
+		fmt.Printf("%d values: Arrow %d bytes, parquet-mr %d bytes\n", n, arrow, mr)
+	}
+	// Output:
+	// 100 values: Arrow 128 bytes, parquet-mr 256 bytes
+	// 1000 values: Arrow 2048 bytes, parquet-mr 2048 bytes
+	// 1000000 values: Arrow 2097152 bytes, parquet-mr 1048576 bytes
+}

@@ -115,8 +115,9 @@ type Filter struct {
 // New returns a split-block filter for n distinct keys whose false-positive
 // rate after those n adds is at most fpp, with the least number of blocks
 // that ensures it (OptimalSize; any block count: Parquet readers accept
-// any, and none needs a power of two but Fold). For the size parquet-mr and
-// Arrow would choose, use NewWithSize(ParquetSize(n, fpp)). n = 0 is
+// any, and none needs a power of two but Fold). For the size Arrow would
+// choose, use NewWithSize(ParquetSize(n, fpp)); for parquet-mr's,
+// ParquetMRSize. n = 0 is
 // treated as 1. It returns ErrInvalidFPP for fpp outside (0, 1) or NaN, and
 // ErrTooLarge beyond MaxBlocks blocks, WithMaxSize, or what the machine can
 // provide. Options: WithMaxSize.

@@ -18,8 +18,13 @@ const (
 	MaxBlocks = kernel.SBBFMaxBlocks
 	// ParquetMaxBytes is the largest filter parquet-mr, Arrow C++ and
 	// arrow-go write (and the largest arrow-go reads): 128 MiB. ParquetSize
-	// never exceeds it; sift itself has no such limit below MaxBlocks.
+	// and ParquetMRSize never exceed it; sift itself has no such limit
+	// below MaxBlocks.
 	ParquetMaxBytes = 128 << 20
+	// ParquetMRDefaultMaxBytes is parquet-mr's default bound on a filter's
+	// size (its parquet.bloom.filter.max.bytes): 1 MiB, the maxBytes to
+	// give ParquetMRSize for a writer left at its defaults.
+	ParquetMRDefaultMaxBytes = 1 << 20
 )
 
 // blockLimit is the largest block count a constructor accepts here.
@@ -124,12 +129,13 @@ func specBits(n uint64, fpp float64) float64 {
 	return -8 * float64(n) / math.Log1p(-math.Pow(fpp, 1.0/8))
 }
 
-// ParquetSize returns the size in bytes that parquet-mr, Arrow
-// C++ and arrow-go give a filter for n distinct values at false-positive
-// rate fpp: the specification's estimate -8n / ln(1 - fpp^(1/8)) bits,
-// truncated, clamped to 32 bytes .. ParquetMaxBytes, and rounded up to a
-// power of two. Filters of that size built from the same values are byte
-// for byte those writers' filters. The estimate ignores the uneven load of
+// ParquetSize returns the size in bytes that Arrow C++ and arrow-go give
+// a filter for n distinct values at false-positive rate fpp: the
+// specification's estimate -8n / ln(1 - fpp^(1/8)) bits, truncated,
+// clamped to 32 bytes .. ParquetMaxBytes, and rounded up to a power of
+// two. Filters of that size built from the same values are byte for byte
+// those writers' filters. (parquet-mr rounds differently and caps at 1
+// MiB by default: ParquetMRSize.) The estimate ignores the uneven load of
 // the blocks, so the actual rate can exceed fpp (FalsePositiveRate
 // tells by how much; the power-of-two rounding often makes up for it); a
 // power-of-two size is also what Fold needs. It returns ErrInvalidFPP for
@@ -151,6 +157,68 @@ func ParquetSize(n uint64, fpp float64) (numBytes uint64, err error) {
 		numBits = 1 << bits.Len64(numBits)
 	}
 	return numBits / 8, nil
+}
+
+// ParquetMRSize returns the size in bytes that parquet-mr (parquet-java,
+// the writer of Spark, Hive and most JVM engines) gives a filter for n
+// distinct values at false-positive rate fpp when its writer is told the
+// column's distinct count (parquet.bloom.filter.expected.ndv), with
+// maxBytes its parquet.bloom.filter.max.bytes (ParquetMRDefaultMaxBytes
+// unless configured). Filters of that size built from the same values are
+// byte for byte parquet-mr's. Its rule differs from Arrow's
+// (ParquetSize), so for some n and fpp the size is twice ParquetSize's,
+// and the default cap makes it smaller for large n:
+//
+//   - the same estimate, -8n / ln(1 - fpp^(1/8)) bits, truncated, taken
+//     as 2^30 bits (ParquetMaxBytes) when larger;
+//   - 255 bits added and the bit of 256 cleared (parquet-mr's rounding to
+//     whole 256-bit blocks, which clears only that bit: 968 bits become
+//     1223), at least 256 bits, then divided by 8;
+//   - at least 32 bytes, rounded up to a power of two, and then at most
+//     maxBytes, where parquet-mr takes a maxBytes outside 33 ..
+//     ParquetMaxBytes-1 as ParquetMaxBytes.
+//
+// At n = 100 and fpp = 0.01 that is 256 bytes against ParquetSize's 128;
+// at 1e6 and 0.01, 1 MiB under the default cap against 2 MiB. It returns
+// ErrInvalidFPP for fpp outside (0, 1), and ErrInvalidArgument where
+// maxBytes caps the size at a count that is not whole 32-byte blocks
+// (parquet-mr would leave the bytes after the last whole block unused,
+// which no split-block filter here reproduces).
+func ParquetMRSize(n uint64, fpp float64, maxBytes uint64) (numBytes uint64, err error) {
+	if !(fpp > 0 && fpp < 1) {
+		return 0, errorf(ErrInvalidFPP, "false-positive rate %v is not in (0, 1)", fpp)
+	}
+	const maxBits = ParquetMaxBytes * 8
+	// parquet-mr computes log(1 - p^(1/8)), not log1p, and truncates to a
+	// Java int (which saturates), then takes anything above 2^30 bits, or
+	// a negative estimate, as 2^30.
+	m := -8 * float64(n) / math.Log(1-math.Pow(fpp, 1.0/8))
+	var numBits uint64
+	switch {
+	case math.IsNaN(m):
+		numBits = 0
+	case m < 0 || m > maxBits:
+		numBits = maxBits
+	default:
+		numBits = uint64(m)
+	}
+	numBits = (numBits + 255) &^ 256
+	numBits = max(numBits, BlockBytes*8)
+	numBytes = max(numBits/8, BlockBytes)
+	if numBytes&(numBytes-1) != 0 {
+		numBytes = 1 << bits.Len64(numBytes)
+	}
+	limit := maxBytes
+	if limit <= BlockBytes || limit >= ParquetMaxBytes {
+		limit = ParquetMaxBytes
+	}
+	if numBytes > limit {
+		numBytes = limit
+		if numBytes%BlockBytes != 0 {
+			return 0, errorf(ErrInvalidArgument, "parquet-mr caps this filter at maxBytes = %d, which is not whole %d-byte blocks", maxBytes, BlockBytes)
+		}
+	}
+	return numBytes, nil
 }
 
 // estimateCount inverts the expected number of set bits: with a

@@ -1,6 +1,7 @@
 package sbbf
 
 import (
+	"errors"
 	"math"
 	"testing"
 )
@@ -37,7 +38,7 @@ func TestSpecExamples(t *testing.T) {
 	}
 }
 
-// TestParquetSize: the rules parquet-mr and Arrow apply (the
+// TestParquetSize: the rule Arrow C++ and arrow-go apply (the
 // comparison with arrow-go itself is in the interop module).
 func TestParquetSize(t *testing.T) {
 	for _, c := range []struct {
@@ -56,6 +57,76 @@ func TestParquetSize(t *testing.T) {
 			t.Errorf("ParquetSize(%d, %v) = %d, not a power of two", c.n, c.fpp, got)
 		}
 	}
+}
+
+// TestParquetMRSize: parquet-mr's sizing (parquet-java's
+// BlockSplitBloomFilter.optimalNumOfBits, the writer's division by 8 and
+// initBitset's rounding and cap), worked by hand from the estimate's bit
+// counts: 968 bits at n = 100, fpp = 0.01 (1223 after the rounding, 152
+// bytes, 256 as a power of two; Arrow's 1024 bits make 128), 288 at 50 and
+// 0.1, 8145 at 1411 and 0.1, 9681526 at 1e6 and 0.01.
+func TestParquetMRSize(t *testing.T) {
+	for _, c := range []struct {
+		n        uint64
+		fpp      float64
+		maxBytes uint64
+		want     uint64
+	}{
+		{0, 0.01, ParquetMRDefaultMaxBytes, 32},
+		{10, 0.01, ParquetMRDefaultMaxBytes, 32},
+		{100, 0.01, ParquetMRDefaultMaxBytes, 256},
+		{50, 0.1, ParquetMRDefaultMaxBytes, 128},
+		{1411, 0.1, ParquetMRDefaultMaxBytes, 2048},
+		{1000, 0.01, ParquetMRDefaultMaxBytes, 2048},
+		{1e6, 0.01, ParquetMRDefaultMaxBytes, 1 << 20}, // capped: 2 MiB uncapped
+		{1e6, 0.01, 0, 2 << 20},                        // maxBytes outside 33 .. 128 MiB - 1: 128 MiB
+		{1e6, 0.01, 32, 2 << 20},
+		{1e6, 0.01, ParquetMaxBytes, 2 << 20},
+		{1e6, 0.01, 1e6, 1e6}, // a cap that is no power of two is kept
+		{1e9, 0.01, 0, ParquetMaxBytes},
+		{1 << 62, 1e-9, 0, ParquetMaxBytes},
+	} {
+		got, err := ParquetMRSize(c.n, c.fpp, c.maxBytes)
+		if err != nil || got != c.want {
+			t.Errorf("ParquetMRSize(%d, %v, %d) = %d, %v; want %d", c.n, c.fpp, c.maxBytes, got, err, c.want)
+		}
+	}
+	if _, err := ParquetMRSize(1e6, 0.01, 1e6+1); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("a cap of %d bytes, not whole blocks: %v", int(1e6+1), err)
+	}
+	for _, fpp := range []float64{0, 1, -0.5, math.NaN(), math.Inf(1)} {
+		if _, err := ParquetMRSize(100, fpp, 0); !errors.Is(err, ErrInvalidFPP) {
+			t.Errorf("ParquetMRSize(100, %v): %v", fpp, err)
+		}
+	}
+	// Uncapped, parquet-mr's size is a power of two from 32 bytes, and
+	// Arrow's (ParquetSize) or twice it (the 255 bits added push it past
+	// a power of two), or half of it where clearing the 256 bit rounds
+	// down across one: never anything else.
+	var twice, half int
+	for n := uint64(1); n < 1e7; n = n*5/4 + 1 {
+		for _, fpp := range []float64{0.3, 0.1, 0.05, 0.01, 0.001, 1e-4} {
+			mr, err := ParquetMRSize(n, fpp, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			arrow, _ := ParquetSize(n, fpp)
+			switch {
+			case mr < 32 || mr&(mr-1) != 0:
+				t.Fatalf("ParquetMRSize(%d, %v) = %d, not a power of two from 32", n, fpp, mr)
+			case mr == 2*arrow:
+				twice++
+			case 2*mr == arrow:
+				half++
+			case mr != arrow:
+				t.Fatalf("ParquetMRSize(%d, %v) = %d against ParquetSize's %d", n, fpp, mr, arrow)
+			}
+		}
+	}
+	if twice == 0 {
+		t.Error("parquet-mr's size was never twice Arrow's in the sweep")
+	}
+	t.Logf("sweep: twice Arrow's size %d times, half %d times", twice, half)
 }
 
 // TestOptimalIsLeast: one block fewer than OptimalSize
