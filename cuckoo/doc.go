@@ -285,9 +285,10 @@
 // # Union
 //
 // Filter.Union merges a filter of the same bucket count, fingerprint width
-// and seed: every fingerprint of the other filter, its victim included, is
-// inserted as Add would insert it, starting in the bucket that holds it
-// there, so a filter merged into an empty one is copied as it is. The merge
+// and seed: every fingerprint of the other filter is inserted as Add would
+// insert it, starting in the bucket that holds it there, and its victim
+// into one of its buckets or else the victim slot, so a filter merged into
+// an empty one is copied as it is. The merge
 // succeeds when every fingerprint finds a slot (the last possibly the
 // victim slot, as for Add); otherwise it returns ErrFull, ErrNoSlot or
 // ErrDuplicateLimit and leaves the filter exactly as it was: it works on a

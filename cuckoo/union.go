@@ -16,7 +16,11 @@ import (
 // Union inserts other's fingerprints, its victim included, each into the
 // bucket other keeps it in when that has room (so a filter merged into an
 // empty one is copied as it is), else into its other bucket, else by
-// relocation as Add does: the result holds
+// relocation as Add does; other's victim goes into one of its buckets
+// where f has room, else, with no relocation, into f's victim slot, as it
+// was in other's (so an empty filter takes an exact copy of any filter: a
+// full one, or one whose victim removals left walled in below 90% load,
+// which no relocation could place). The result holds
 // f.Count() + other.Count() fingerprints, and a key held by both filters is
 // held twice, as if added twice (each copy needs its own Remove). It
 // succeeds when every fingerprint finds a slot, the last one possibly the
@@ -100,10 +104,22 @@ func (f *Filter) insertAll(other *Filter) error {
 		}
 	}
 	if other.t.Victim != 0 {
+		// other's victim goes into one of its buckets where f has room
+		// there, else into f's victim slot, as it was in other's: with no
+		// relocation, which at other's load (a victim is parked from 90%
+		// on, and removals after that can leave it walled in below) could
+		// leave another fingerprint homeless or find no slot, so an empty
+		// filter takes an exact copy of other.
 		fp, i := other.victim()
-		if err := put(i, fp); err != nil {
-			return err
+		j := kernel.CuckooAlt(i, fp, n)
+		switch {
+		case f.t.Victim != 0:
+			return put(i, fp) // ErrFull
+		case f.tryInsert(i, fp) || f.tryInsert(j, fp):
+		default:
+			f.t.Victim = kernel.CuckooTag(fp, min(i, j))
 		}
+		f.count++
 	}
 	return nil
 }

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/sift-go/sift/internal/kernel"
 )
 
 // TestUnion merges filters of every load, both widths, and checks that
@@ -121,6 +124,10 @@ func TestUnionVictim(t *testing.T) {
 	if empty.Count() != full.Count() {
 		t.Errorf("Count %d, want %d", empty.Count(), full.Count())
 	}
+	// Copied as it is: the victim parked, not walked back into the table.
+	if !slices.Equal(empty.t.Words, full.t.Words) || empty.t.Victim != full.t.Victim {
+		t.Error("a full filter merged into an empty one is not an exact copy")
+	}
 
 	// Into a filter holding a victim nothing more fits.
 	other := mustNew(t, 500, WithSeed(9))
@@ -137,6 +144,62 @@ func TestUnionVictim(t *testing.T) {
 	// An empty filter merges into anything, a full one included.
 	if err := full.Union(mustNew(t, 500, WithSeed(9))); err != nil {
 		t.Errorf("an empty filter into a full one: %v", err)
+	}
+}
+
+// TestUnionWalledVictim merges a filter whose victim is walled in below
+// 90% load (its two buckets held by eight copies of one key, which cannot
+// move; Remove leaves a filter so after the victim was parked at full
+// load) into an empty one and into a half-full one: the victim, which no
+// relocation can place, is parked in the target's victim slot, and into
+// the empty filter the table is copied as it is. Both orders of the
+// merge succeed.
+func TestUnionWalledVictim(t *testing.T) {
+	for _, fb := range []int{8, 16} {
+		other, walled := walledIn(t, fb, DefaultMaxKicks)
+		i1, fp, i2 := other.locate(walled)
+		other.t.Victim = kernel.CuckooTag(fp, min(i1, i2))
+		other.count++
+		if !other.ContainsHash(walled) || other.LoadFactor() > 0.1 {
+			t.Fatalf("f=%d: the crafted filter: walled key present %v, load %v", fb, other.ContainsHash(walled), other.LoadFactor())
+		}
+		seed := WithSeed(other.Seed())
+		empty := mustNew(t, 1000, WithFingerprintBits(fb), seed)
+		if err := empty.Union(other); err != nil {
+			t.Fatalf("f=%d: into an empty filter: %v", fb, err)
+		}
+		if !slices.Equal(empty.t.Words, other.t.Words) || empty.t.Victim != other.t.Victim || empty.Count() != other.Count() {
+			t.Errorf("f=%d: not copied as it is (victim %#x against %#x, count %d against %d)", fb, empty.t.Victim, other.t.Victim, empty.Count(), other.Count())
+		}
+		if !empty.ContainsHash(walled) {
+			t.Errorf("f=%d: the victim's key lost", fb)
+		}
+		// The reverse order (an empty filter merged into other) and a
+		// target holding keys of its own.
+		if err := other.Clone().Union(mustNew(t, 1000, WithFingerprintBits(fb), seed)); err != nil {
+			t.Errorf("f=%d: an empty filter into it: %v", fb, err)
+		}
+		half := mustNew(t, 1000, WithFingerprintBits(fb), seed)
+		rng := rand.New(rand.NewPCG(uint64(fb), 3))
+		var keys []uint64
+		for half.LoadFactor() < 0.5 {
+			h := rng.Uint64()
+			if err := half.AddHash(h); err == nil {
+				keys = append(keys, h)
+			}
+		}
+		want := half.Count() + other.Count()
+		if err := half.Union(other); err != nil {
+			t.Fatalf("f=%d: into a half-full filter: %v", fb, err)
+		}
+		if !half.ContainsHash(walled) || half.Count() != want {
+			t.Errorf("f=%d: into a half-full filter: victim's key present %v, count %d, want %d", fb, half.ContainsHash(walled), half.Count(), want)
+		}
+		for _, h := range keys {
+			if !half.ContainsHash(h) {
+				t.Fatalf("f=%d: a key of the target lost", fb)
+			}
+		}
 	}
 }
 
