@@ -287,8 +287,9 @@
 // Filter.Union merges a filter of the same bucket count, fingerprint width
 // and seed: every fingerprint of the other filter is inserted as Add would
 // insert it, starting in the bucket that holds it there, and its victim
-// into one of its buckets or else the victim slot, so a filter merged into
-// an empty one is copied as it is. The merge
+// likewise, except that where Add would refuse it below 90% load
+// (ErrNoSlot) or from 90% on it takes the victim slot, so a filter merged
+// into an empty one is copied bucket for bucket, its victim included. The merge
 // succeeds when every fingerprint finds a slot (the last possibly the
 // victim slot, as for Add); otherwise it returns ErrFull, ErrNoSlot or
 // ErrDuplicateLimit and leaves the filter exactly as it was: it works on a

@@ -15,12 +15,15 @@ import (
 //
 // Union inserts other's fingerprints, its victim included, each into the
 // bucket other keeps it in when that has room (so a filter merged into an
-// empty one is copied as it is), else into its other bucket, else by
-// relocation as Add does; other's victim goes into one of its buckets
-// where f has room, else, with no relocation, into f's victim slot, as it
-// was in other's (so an empty filter takes an exact copy of any filter: a
-// full one, or one whose victim removals left walled in below 90% load,
-// which no relocation could place). The result holds
+// empty one is copied bucket for bucket), else into its other bucket, else by
+// relocation as Add does. other's victim goes into one of its buckets
+// where f has room, else below 90% load by relocation, and where none
+// finds room, or from 90% on, into f's victim slot, as it was in other's:
+// so an empty filter takes a copy of a full filter, and of one whose
+// victim removals left walled in below 90% load (its buckets held by a
+// repeated key's copies), which Add would refuse. (A copy bucket for
+// bucket: fingerprints go into the lowest free slots, so holes removals
+// left in other's buckets are closed.) The result holds
 // f.Count() + other.Count() fingerprints, and a key held by both filters is
 // held twice, as if added twice (each copy needs its own Remove). It
 // succeeds when every fingerprint finds a slot, the last one possibly the
@@ -104,23 +107,44 @@ func (f *Filter) insertAll(other *Filter) error {
 		}
 	}
 	if other.t.Victim != 0 {
-		// other's victim goes into one of its buckets where f has room
-		// there, else into f's victim slot, as it was in other's: with no
-		// relocation, which at other's load (a victim is parked from 90%
-		// on, and removals after that can leave it walled in below) could
-		// leave another fingerprint homeless or find no slot, so an empty
-		// filter takes an exact copy of other.
 		fp, i := other.victim()
-		j := kernel.CuckooAlt(i, fp, n)
-		switch {
-		case f.t.Victim != 0:
+		if f.t.Victim != 0 {
 			return put(i, fp) // ErrFull
-		case f.tryInsert(i, fp) || f.tryInsert(j, fp):
-		default:
-			f.t.Victim = kernel.CuckooTag(fp, min(i, j))
 		}
-		f.count++
+		return f.putVictim(fp, i)
 	}
+	return nil
+}
+
+// putVictim inserts fp, the victim of the filter being merged into f
+// (tagged with its bucket i), into f, whose victim slot is free: into one
+// of its buckets where it has room; else, both full, and unless they hold
+// only fp (ErrDuplicateLimit), below 90% load by relocation as Add does,
+// and where no relocation finds room (the walk undone), or from 90% load
+// on without one, into f's victim slot, as it was in the other filter's.
+// So a full filter merged into an empty one is copied bucket for bucket
+// with its victim, and so is one whose victim removals left walled in
+// below 90% load (its buckets held by a repeated key's copies), which no
+// relocation can place and Add would refuse (ErrNoSlot); while a victim
+// that a relocation can place below 90% load leaves f's victim slot free
+// for later Adds.
+func (f *Filter) putVictim(fp, i uint64) error {
+	j := kernel.CuckooAlt(i, fp, f.t.Buckets)
+	if f.tryInsert(i, fp) || f.tryInsert(j, fp) {
+		f.count++
+		return nil
+	}
+	b1, b2 := f.bucket(i), f.bucket(j)
+	if mask, pat := f.bucketMask(), fp*f.lo; (b1^pat)&mask|(b2^pat)&mask == 0 {
+		return unionFull(ErrDuplicateLimit, "the other filter's victim would be a ninth copy of its key")
+	}
+	if !f.parks(f.count) {
+		if _, err := f.addFull(i, j, fp, b1, b2); err != ErrNoSlot {
+			return err // nil: placed
+		}
+	}
+	f.t.Victim = kernel.CuckooTag(fp, min(i, j))
+	f.count++
 	return nil
 }
 

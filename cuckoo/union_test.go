@@ -203,6 +203,61 @@ func TestUnionWalledVictim(t *testing.T) {
 	}
 }
 
+// TestUnionVictimRules: another filter's victim that would be a ninth
+// copy of its key is refused (ErrDuplicateLimit, f unchanged), and one
+// whose buckets are full in f below 90% load is placed by relocation, not
+// parked: f's victim slot stays free for later Adds.
+func TestUnionVictimRules(t *testing.T) {
+	for _, fb := range []int{8, 16} {
+		onlyVictim := func(seed uint64, h uint64) *Filter {
+			o := mustNew(t, 1000, WithFingerprintBits(fb), WithSeed(seed))
+			i1, fp, i2 := o.locate(h)
+			o.t.Victim = kernel.CuckooTag(fp, min(i1, i2))
+			o.count = 1
+			return o
+		}
+		// A ninth copy.
+		f := mustNew(t, 1000, WithFingerprintBits(fb), WithSeed(5))
+		d := f.HashUint64(77)
+		for range 8 {
+			if err := f.AddHash(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := slices.Clone(f.t.Words)
+		if err := f.Union(onlyVictim(5, d)); !errors.Is(err, ErrDuplicateLimit) {
+			t.Errorf("f=%d: a ninth copy as the other's victim: %v, want ErrDuplicateLimit", fb, err)
+		}
+		if !slices.Equal(f.t.Words, before) || f.Count() != 8 || f.t.Victim != 0 {
+			t.Errorf("f=%d: a refused Union changed the filter", fb)
+		}
+		// Both buckets full at 70% load: relocated.
+		g := mustNew(t, 1000, WithFingerprintBits(fb), WithSeed(5))
+		rng := rand.New(rand.NewPCG(uint64(fb), 7))
+		for g.LoadFactor() < 0.7 {
+			_ = g.AddHash(rng.Uint64())
+		}
+		var v uint64
+		for {
+			v = rng.Uint64()
+			i1, _, i2 := g.locate(v)
+			if g.emptyLanes(g.bucket(i1))|g.emptyLanes(g.bucket(i2)) == 0 && !g.ContainsHash(v) {
+				break
+			}
+		}
+		count := g.Count()
+		if err := g.Union(onlyVictim(5, v)); err != nil {
+			t.Fatalf("f=%d: a victim into a filter at 70%% load: %v", fb, err)
+		}
+		if g.t.Victim != 0 || !g.ContainsHash(v) || g.Count() != count+1 {
+			t.Errorf("f=%d: victim slot in use %v, key present %v, count %d want %d", fb, g.t.Victim != 0, g.ContainsHash(v), g.Count(), count+1)
+		}
+		if err := g.AddHash(rng.Uint64()); err != nil {
+			t.Errorf("f=%d: an Add after the merge: %v", fb, err)
+		}
+	}
+}
+
 // TestUnionIncompatible checks what Union refuses.
 func TestUnionIncompatible(t *testing.T) {
 	f := mustNew(t, 1000, WithSeed(1))
