@@ -175,24 +175,31 @@ func ParquetSize(n uint64, fpp float64) (numBytes uint64, err error) {
 //     whole 256-bit blocks, which clears only that bit: 968 bits become
 //     1223), at least 256 bits, then divided by 8;
 //   - at least 32 bytes, rounded up to a power of two, and then at most
-//     maxBytes, where parquet-mr takes a maxBytes outside 33 ..
-//     ParquetMaxBytes-1 as ParquetMaxBytes.
+//     maxBytes, where parquet-mr takes a maxBytes of 32 or from
+//     ParquetMaxBytes on as ParquetMaxBytes.
 //
 // At n = 100 and fpp = 0.01 that is 256 bytes against ParquetSize's 128;
-// at 1e6 and 0.01, 1 MiB under the default cap against 2 MiB. It returns
-// ErrInvalidFPP for fpp outside (0, 1), and ErrInvalidArgument where
-// maxBytes caps the size at a count that is not whole 32-byte blocks
-// (parquet-mr would leave the bytes after the last whole block unused,
-// which no split-block filter here reproduces).
+// at 1e6 and 0.01, 1 MiB under the default cap against 2 MiB. n is
+// parquet-mr's long: -8n wraps beyond n = 2^60 as it does there (n =
+// 2^62 gives 32 bytes). It returns ErrInvalidFPP for fpp outside (0, 1),
+// and ErrInvalidArgument for a maxBytes below 32 (which parquet-mr
+// refuses: its minimum, 32 bytes, would exceed it) and where maxBytes
+// caps the size at a count that is not whole 32-byte blocks (parquet-mr
+// would leave the bytes after the last whole block unused, which no
+// split-block filter here reproduces).
 func ParquetMRSize(n uint64, fpp float64, maxBytes uint64) (numBytes uint64, err error) {
 	if !(fpp > 0 && fpp < 1) {
 		return 0, errorf(ErrInvalidFPP, "false-positive rate %v is not in (0, 1)", fpp)
 	}
+	if maxBytes < BlockBytes {
+		return 0, errorf(ErrInvalidArgument, "parquet-mr refuses a maximum of %d bytes, below its minimum of %d", maxBytes, BlockBytes)
+	}
 	const maxBits = ParquetMaxBytes * 8
-	// parquet-mr computes log(1 - p^(1/8)), not log1p, and truncates to a
-	// Java int (which saturates), then takes anything above 2^30 bits, or
-	// a negative estimate, as 2^30.
-	m := -8 * float64(n) / math.Log(1-math.Pow(fpp, 1.0/8))
+	// parquet-mr computes -8n in 64-bit integers (wrapping, as Go's int64
+	// does), then log(1 - p^(1/8)), not log1p, and truncates to a Java int
+	// (which saturates), then takes anything above 2^30 bits, or a
+	// negative estimate, as 2^30.
+	m := float64(-8*int64(n)) / math.Log(1-math.Pow(fpp, 1.0/8))
 	var numBits uint64
 	switch {
 	case math.IsNaN(m):
@@ -209,7 +216,7 @@ func ParquetMRSize(n uint64, fpp float64, maxBytes uint64) (numBytes uint64, err
 		numBytes = 1 << bits.Len64(numBytes)
 	}
 	limit := maxBytes
-	if limit <= BlockBytes || limit >= ParquetMaxBytes {
+	if limit == BlockBytes || limit >= ParquetMaxBytes {
 		limit = ParquetMaxBytes
 	}
 	if numBytes > limit {

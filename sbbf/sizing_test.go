@@ -79,12 +79,14 @@ func TestParquetMRSize(t *testing.T) {
 		{1411, 0.1, ParquetMRDefaultMaxBytes, 2048},
 		{1000, 0.01, ParquetMRDefaultMaxBytes, 2048},
 		{1e6, 0.01, ParquetMRDefaultMaxBytes, 1 << 20}, // capped: 2 MiB uncapped
-		{1e6, 0.01, 0, 2 << 20},                        // maxBytes outside 33 .. 128 MiB - 1: 128 MiB
-		{1e6, 0.01, 32, 2 << 20},
+		{1e6, 0.01, 32, 2 << 20},                       // maxBytes 32 or from 128 MiB: 128 MiB
 		{1e6, 0.01, ParquetMaxBytes, 2 << 20},
+		{1e6, 0.01, 1 << 40, 2 << 20},
 		{1e6, 0.01, 1e6, 1e6}, // a cap that is no power of two is kept
-		{1e9, 0.01, 0, ParquetMaxBytes},
-		{1 << 62, 1e-9, 0, ParquetMaxBytes},
+		{1e9, 0.01, ParquetMaxBytes, ParquetMaxBytes},
+		{1 << 59, 1e-9, ParquetMaxBytes, ParquetMaxBytes},
+		{1 << 62, 1e-9, ParquetMaxBytes, 32},                    // -8n wraps to 0 in parquet-mr's long
+		{math.MaxInt64, 0.01, ParquetMaxBytes, ParquetMaxBytes}, // -8n wraps to 8: a negative estimate, taken as 2^30 bits
 	} {
 		got, err := ParquetMRSize(c.n, c.fpp, c.maxBytes)
 		if err != nil || got != c.want {
@@ -94,8 +96,13 @@ func TestParquetMRSize(t *testing.T) {
 	if _, err := ParquetMRSize(1e6, 0.01, 1e6+1); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("a cap of %d bytes, not whole blocks: %v", int(1e6+1), err)
 	}
+	for _, m := range []uint64{0, 1, 31} {
+		if _, err := ParquetMRSize(100, 0.01, m); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("maxBytes %d, below parquet-mr's minimum: %v", m, err)
+		}
+	}
 	for _, fpp := range []float64{0, 1, -0.5, math.NaN(), math.Inf(1)} {
-		if _, err := ParquetMRSize(100, fpp, 0); !errors.Is(err, ErrInvalidFPP) {
+		if _, err := ParquetMRSize(100, fpp, ParquetMaxBytes); !errors.Is(err, ErrInvalidFPP) {
 			t.Errorf("ParquetMRSize(100, %v): %v", fpp, err)
 		}
 	}
@@ -106,7 +113,7 @@ func TestParquetMRSize(t *testing.T) {
 	var twice, half int
 	for n := uint64(1); n < 1e7; n = n*5/4 + 1 {
 		for _, fpp := range []float64{0.3, 0.1, 0.05, 0.01, 0.001, 1e-4} {
-			mr, err := ParquetMRSize(n, fpp, 0)
+			mr, err := ParquetMRSize(n, fpp, ParquetMaxBytes)
 			if err != nil {
 				t.Fatal(err)
 			}
