@@ -62,10 +62,12 @@ func (f *Filter) AddNewUint64(x uint64) bool { return f.AddNewHash(f.h64.Hash(x)
 // returns it); the benchmark's loop around AddHash compiles to 15 (the
 // call clobbers every register, so the loop's state is spilled and
 // reloaded), around AddNewHash to 20 (the reload of the answer, the
-// branch, and the benchmark's own count of new keys in memory): 40
-// against 48 a key, and 43 against 40 with the answers unused. Testing
+// branch, and the benchmark's own count of new keys in memory): 48
+// against 40 a key, and 43 against 40 with the answers unused. Testing
 // and ORing with the block in memory (two loads of the line, one
-// instruction fewer) measured slower: 1.23x against 1.15-1.17x at 1e6.
+// instruction fewer) measured slower: 1.23x against 1.17x at 1e6 (five
+// alternated runs of the branching loop on the Zen 5 below, the
+// opmask answer in both; 1.13x when this kernel was written).
 //
 // The opmask stored as it is replaced a KORTESTB and a SETCC, which
 // wait for the block's load too: at 1e7, with the answers unused, the
