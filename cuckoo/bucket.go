@@ -15,6 +15,14 @@ func (f *Filter) bucket(i uint64) uint64 {
 // 8-bit fingerprints also carries the neighbouring bucket).
 func (f *Filter) bucketMask() uint64 { return f.hi | (f.hi - f.lo) }
 
+// atDuplicateLimit reports whether bucket values b1 and b2 (as bucket
+// returns them) hold fp in every slot: a key of fingerprint fp whose two
+// buckets they are has all the copies it can have (ErrDuplicateLimit).
+func (f *Filter) atDuplicateLimit(b1, b2, fp uint64) bool {
+	mask, pat := f.bucketMask(), fp*f.lo
+	return (b1^pat)&mask|(b2^pat)&mask == 0
+}
+
 // emptyLanes returns a mask with the top bit of every f-bit lane of bucket
 // value b that is zero set (exactly, with no borrow false positives).
 func (f *Filter) emptyLanes(b uint64) uint64 {

@@ -42,7 +42,7 @@ func (f *Filter) next() uint64 {
 // it undoes the walk (undoWalk) and returns ErrNoSlot, the table and the
 // kick PRNG as they were. The caller's victim slot must be free.
 func (f *Filter) insertFull(i1, i2, fp, b1, b2, count uint64) (victim uint64, err error) {
-	if mask, pat := f.bucketMask(), fp*f.lo; (b1^pat)&mask|(b2^pat)&mask == 0 {
+	if f.atDuplicateLimit(b1, b2, fp) {
 		return 0, ErrDuplicateLimit
 	}
 	if f.t.FPBits == 16 && !f.shared {

@@ -135,7 +135,7 @@ func (f *Filter) putVictim(fp, i uint64) error {
 		return nil
 	}
 	b1, b2 := f.bucket(i), f.bucket(j)
-	if mask, pat := f.bucketMask(), fp*f.lo; (b1^pat)&mask|(b2^pat)&mask == 0 {
+	if f.atDuplicateLimit(b1, b2, fp) {
 		return unionFull(ErrDuplicateLimit, "the other filter's victim would be a ninth copy of its key")
 	}
 	if !f.parks(f.count) {

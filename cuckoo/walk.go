@@ -125,7 +125,7 @@ func (k *walker) add(h, i1, i2 uint64) bool {
 		f.count++
 		return true
 	}
-	if mask, pat := f.bucketMask(), fp*f.lo; (b1^pat)&mask|(b2^pat)&mask == 0 {
+	if f.atDuplicateLimit(b1, b2, fp) {
 		return false
 	}
 	if k.moveOut(i2, fp) || k.moveOut(i1, fp) {

@@ -196,11 +196,11 @@ func Open(path string, opts ...Option) (*Filter, error) {
 		}
 	}
 	if o.interval < 0 {
-		return nil, errs.Annotatef("reload", []error{sift.ErrInvalidArgument}, "negative interval %v", o.interval)
+		return nil, errs.Annotatef(pkg, []error{sift.ErrInvalidArgument}, "negative interval %v", o.interval)
 	}
 	fd, st, h, err := openPath(path)
 	if err != nil {
-		return nil, errs.Wrap("reload", err)
+		return nil, errs.Wrap(pkg, err)
 	}
 	g, _, err := load(path, fd, st, h, o)
 	if err != nil {
@@ -273,7 +273,7 @@ func load(path string, fd *os.File, st fs.FileInfo, h head, o options) (g *gen, 
 	// changes while the file does not: the poll tries again.
 	data, region, err := obtainFile(fd, st, o)
 	if err != nil {
-		return nil, racy || errors.Is(err, mem.ErrMemoryNow), errs.Wrap("reload", err)
+		return nil, racy || errors.Is(err, mem.ErrMemoryNow), errs.Wrap(pkg, err)
 	}
 	var first head // copied before serve, which may free data (a copied view)
 	first.n = copy(first.b[:], data)
@@ -415,23 +415,26 @@ func (g *gen) closed() {
 	panic(errLookupClosed)
 }
 
+// pkg is the prefix of this package's messages.
+const pkg = "reload"
+
 // The errors of a closed or zero Filter.
 var (
-	errLookupClosed = errs.New("reload", "lookup on a closed Filter", ErrClosed)
-	errReloadClosed = errs.New("reload", "Reload of a closed or zero Filter", ErrClosed)
+	errLookupClosed = errs.New(pkg, "lookup on a closed Filter", ErrClosed)
+	errReloadClosed = errs.New(pkg, "Reload of a closed or zero Filter", ErrClosed)
 )
 
 // pathError is err, met reading the file at path, as package reload's
 // error: "reload: <path>: <err's message without its package prefix>",
 // matching everything err matches (the sift error model, internal/errs).
 func pathError(path string, err error) error {
-	return errs.Errorf("reload", []error{err}, "%s: %s", path, errs.Detail(err))
+	return errs.Errorf(pkg, []error{err}, "%s: %s", path, errs.Detail(err))
 }
 
 // stillServing is the error of a failed reload (err, package reload's or
 // the operating system's) while version v stays served.
 func stillServing(err error, v Version) error {
-	return errs.Errorf("reload", []error{err}, "%s (still serving %v)", errs.Detail(err), v)
+	return errs.Errorf(pkg, []error{err}, "%s (still serving %v)", errs.Detail(err), v)
 }
 
 // Contains reports whether key may be in the filter being served (as the
