@@ -79,17 +79,22 @@ func (f *Filter) Union(other *Filter) error {
 }
 
 // insertAll inserts every fingerprint of other (same geometry and seed)
-// into f, stopping at the first that cannot be placed.
+// into f, its victim last (putVictim), stopping at the first that cannot
+// be placed.
 func (f *Filter) insertAll(other *Filter) error {
 	n := f.t.Buckets
 	fb := uint64(f.t.FPBits)
 	left := other.count
-	put := func(i, fp uint64) error {
+	put := func(i, fp uint64, victim bool) error {
 		left--
 		if f.t.Victim != 0 {
 			return unionFull(ErrFull, "no room for %d more fingerprints: a relocation ran out of kicks and parked one in the victim slot", left+1)
 		}
-		if err := f.insertFingerprint(i, kernel.CuckooAlt(i, fp, n), fp); err == ErrNoSlot {
+		insert := f.insertFingerprint
+		if victim {
+			insert = f.putVictim
+		}
+		if err := insert(i, kernel.CuckooAlt(i, fp, n), fp); err == ErrNoSlot {
 			return unionFull(ErrNoSlot, "a fingerprint of the other filter found no slot reachable from its buckets")
 		} else if err != nil {
 			return unionFull(err, "a key of the other filter would be a ninth copy in its two buckets")
@@ -100,7 +105,7 @@ func (f *Filter) insertAll(other *Filter) error {
 		b := other.bucket(i)
 		for s := range uint64(SlotsPerBucket) {
 			if fp := b >> (s * fb) & f.fpMax; fp != 0 {
-				if err := put(i, fp); err != nil {
+				if err := put(i, fp, false); err != nil {
 					return err
 				}
 			}
@@ -108,42 +113,35 @@ func (f *Filter) insertAll(other *Filter) error {
 	}
 	if other.t.Victim != 0 {
 		fp, i := other.victim()
-		if f.t.Victim != 0 {
-			return put(i, fp) // ErrFull
-		}
-		return f.putVictim(fp, i)
+		return put(i, fp, true)
 	}
 	return nil
 }
 
-// putVictim inserts fp, the victim of the filter being merged into f
-// (tagged with its bucket i), into f, whose victim slot is free: into one
-// of its buckets where it has room; else, both full, and unless they hold
-// only fp (ErrDuplicateLimit), below 90% load by relocation as Add does,
-// and where no relocation finds room (the walk undone), or from 90% load
-// on without one, into f's victim slot, as it was in the other filter's.
-// So a full filter merged into an empty one is copied bucket for bucket
-// with its victim, and so is one whose victim removals left walled in
-// below 90% load (its buckets held by a repeated key's copies), which no
-// relocation can place and Add would refuse (ErrNoSlot); while a victim
-// that a relocation can place below 90% load leaves f's victim slot free
-// for later Adds.
-func (f *Filter) putVictim(fp, i uint64) error {
-	j := kernel.CuckooAlt(i, fp, f.t.Buckets)
-	if f.tryInsert(i, fp) || f.tryInsert(j, fp) {
+// putVictim is insertFingerprint for the other filter's victim fp, whose
+// buckets are i1 and i2: below 90% load the same, except that where no
+// relocation finds it room (ErrNoSlot, the walk undone) it takes f's
+// victim slot, as it held the other filter's; from 90% load on it takes
+// the victim slot without a relocation where both buckets are full
+// (unless they hold only fp: ErrDuplicateLimit). So a full filter merged
+// into an empty one is copied bucket for bucket with its victim, and so
+// is one whose victim removals left walled in below 90% load (its buckets
+// held by a repeated key's copies), which no relocation can place and Add
+// would refuse; while a victim that a relocation can place below 90% load
+// leaves f's victim slot free for later Adds. f's victim slot must be
+// free.
+func (f *Filter) putVictim(i1, i2, fp uint64) error {
+	if !f.parks(f.count) {
+		if err := f.insertFingerprint(i1, i2, fp); err != ErrNoSlot {
+			return err
+		}
+	} else if f.tryInsert(i1, fp) || f.tryInsert(i2, fp) {
 		f.count++
 		return nil
+	} else if f.atDuplicateLimit(f.bucket(i1), f.bucket(i2), fp) {
+		return ErrDuplicateLimit
 	}
-	b1, b2 := f.bucket(i), f.bucket(j)
-	if f.atDuplicateLimit(b1, b2, fp) {
-		return unionFull(ErrDuplicateLimit, "the other filter's victim would be a ninth copy of its key")
-	}
-	if !f.parks(f.count) {
-		if _, err := f.addFull(i, j, fp, b1, b2); err != ErrNoSlot {
-			return err // nil: placed
-		}
-	}
-	f.t.Victim = kernel.CuckooTag(fp, min(i, j))
+	f.t.Victim = kernel.CuckooTag(fp, min(i1, i2))
 	f.count++
 	return nil
 }
@@ -154,7 +152,7 @@ func (f *Filter) putVictim(fp, i uint64) error {
 // undoing the relocation and returning ErrNoSlot). Preferring i1, the bucket that
 // holds fp in the filter it comes from, keeps that filter's arrangement
 // where f has room: merged into an empty filter, a filter's table is copied
-// as it is. f's victim slot must be free.
+// bucket for bucket. f's victim slot must be free.
 func (f *Filter) insertFingerprint(i1, i2, fp uint64) error {
 	if f.tryInsert(i1, fp) || f.tryInsert(i2, fp) {
 		f.count++
