@@ -200,18 +200,15 @@ func ParquetMRSize(n uint64, fpp float64, maxBytes uint64) (numBytes uint64, err
 	// (which saturates), then takes anything above 2^30 bits, or a
 	// negative estimate, as 2^30.
 	m := float64(-8*int64(n)) / math.Log(1-math.Pow(fpp, 1.0/8))
-	var numBits uint64
+	var numBits uint64 // NaN (0/0: n = 0 where 1 - fpp^(1/8) rounds to 1) stays 0, as Java's (int) makes it
 	switch {
-	case math.IsNaN(m):
-		numBits = 0
 	case m < 0 || m > maxBits:
 		numBits = maxBits
-	default:
+	case m >= 0:
 		numBits = uint64(m)
 	}
-	numBits = (numBits + 255) &^ 256
-	numBits = max(numBits, BlockBytes*8)
-	numBytes = max(numBits/8, BlockBytes)
+	numBits = max((numBits+255)&^256, BlockBytes*8)
+	numBytes = numBits / 8 // at least 32, parquet-mr's minimum
 	if numBytes&(numBytes-1) != 0 {
 		numBytes = 1 << bits.Len64(numBytes)
 	}

@@ -87,6 +87,8 @@ func TestParquetMRSize(t *testing.T) {
 		{1 << 59, 1e-9, ParquetMaxBytes, ParquetMaxBytes},
 		{1 << 62, 1e-9, ParquetMaxBytes, 32},                    // -8n wraps to 0 in parquet-mr's long
 		{math.MaxInt64, 0.01, ParquetMaxBytes, ParquetMaxBytes}, // -8n wraps to 8: a negative estimate, taken as 2^30 bits
+		{0, 1e-300, ParquetMaxBytes, 32},                        // 1 - fpp^(1/8) is 1: 0/0, NaN, which Java's (int) makes 0
+		{5, 1e-300, ParquetMaxBytes, ParquetMaxBytes},           // -40/0: -Inf, a negative estimate
 	} {
 		got, err := ParquetMRSize(c.n, c.fpp, c.maxBytes)
 		if err != nil || got != c.want {
