@@ -274,7 +274,7 @@ func TestBuildFailureKeepsOldFile(t *testing.T) {
 	}
 }
 
-// TestBuildLargeStream feeds a generated stream through a pipe, to exercise
+// TestBuildMoreKeysThanN feeds a generated stream through a pipe, to exercise
 // the streaming path with -n and a blocked filter told fewer keys than it
 // gets (a warning, not an error).
 func TestBuildMoreKeysThanN(t *testing.T) {
