@@ -44,6 +44,8 @@ type ConcurrentWindow struct {
 	sliceKeys uint64
 	capacity  uint64
 	clock     func() time.Time
+	// userClock: clock came from WithClock (as Window's).
+	userClock bool
 	// expiryOnAdd: lookups read no clock (WithExpiryOnAdd).
 	expiryOnAdd bool
 	// state is the current slice: published whole after each rotation.
@@ -76,22 +78,37 @@ func NewConcurrentWindow(n uint64, fpp float64, window time.Duration, opts ...Op
 // current slice (its generation, its start or its adds so far), which it
 // takes over: w must not be used after.
 func concurrentWindow(w *Window) *ConcurrentWindow {
-	c := &ConcurrentWindow{core: w.core, g: w.g, nb: w.nb, wt: w.wt, slice: w.slice, sliceKeys: w.sliceKeys, capacity: w.capacity, clock: w.clock, expiryOnAdd: w.expiryOnAdd}
+	c := new(ConcurrentWindow)
+	c.take(w, 0)
+	return c
+}
+
+// take makes c hold w's generations and current slice, which it takes over
+// (w must not be used after), numbering that slice epoch e in time mode
+// (count mode numbers it 0: its epochs are the adds over the slice's
+// length). The caller holds c.mu, or is alone with c.
+func (c *ConcurrentWindow) take(w *Window, e uint64) {
+	c.core, c.g, c.nb, c.wt = w.core, w.g, w.nb, w.wt
+	c.slice, c.sliceKeys, c.capacity = w.slice, w.sliceKeys, w.capacity
+	c.clock, c.userClock, c.expiryOnAdd = w.clock, w.userClock, w.expiryOnAdd
 	c.wt.SetLiveNow(nil) // its lookups pass their own live mask; w's source reads w's state
-	s := &windowState{cur: w.cur, start: w.start}
+	if c.slice == 0 {
+		e = 0
+	}
+	s := &windowState{epoch: e, cur: w.cur, start: w.start}
 	c.state.Store(s)
 	c.adds.Store(w.added) // epoch 0 ends after sliceKeys adds, w.added of them made
 	w.ex.stop()
+	c.ex.stop()
 	c.ex.after = w.ex.after
 	if c.ex.after != nil { // as rotate's: no timer, no clock read (a count window reads none: WithClock's doc)
-		c.ex.arm(0, untilEnd(s.start, c.slice, c.clock().UnixNano()))
+		c.ex.arm(e, untilEnd(s.start, c.slice, c.clock().UnixNano()))
 	}
 	if c.expiryOnAdd || c.slice == 0 {
 		// Every generation is live to ContainsHash for good (no timer
 		// runs to clear the bit; Close does).
 		atomic.StoreUint64(&c.ex.fresh, 1)
 	}
-	return c
 }
 
 // epochAt returns the slice the clock (time mode) or the add count n

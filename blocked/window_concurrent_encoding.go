@@ -3,12 +3,16 @@ package blocked
 import (
 	"encoding"
 	"io"
+
+	"github.com/sift-go/sift/internal/format"
 )
 
 var (
-	_ encoding.BinaryMarshaler = (*ConcurrentWindow)(nil)
-	_ encoding.BinaryAppender  = (*ConcurrentWindow)(nil)
-	_ io.WriterTo              = (*ConcurrentWindow)(nil)
+	_ encoding.BinaryMarshaler   = (*ConcurrentWindow)(nil)
+	_ encoding.BinaryAppender    = (*ConcurrentWindow)(nil)
+	_ encoding.BinaryUnmarshaler = (*ConcurrentWindow)(nil)
+	_ io.WriterTo                = (*ConcurrentWindow)(nil)
+	_ io.ReaderFrom              = (*ConcurrentWindow)(nil)
 )
 
 // snapshot returns a Window holding a copy of c: its generations read with
@@ -96,4 +100,56 @@ func ConcurrentWindowFromBytes(data []byte, opts ...Option) (*ConcurrentWindow, 
 		return nil, err
 	}
 	return concurrentWindow(w), nil
+}
+
+// UnmarshalBinary replaces c with the window encoded in data (see
+// Window.UnmarshalBinary: it keeps c's clock, its WithExpiryOnAdd and its
+// WithMaxSize bound, and resumes the window by the clock). No other
+// goroutine may use c meanwhile, as for Concurrent.UnmarshalBinary; to
+// swap a served window, load a new one (ConcurrentWindowFromBytes) and
+// publish it. On error c is unchanged.
+func (c *ConcurrentWindow) UnmarshalBinary(data []byte) error {
+	h, payload, n, err := format.Decode(data, format.KindWindow, c.limit())
+	if err != nil {
+		return prefix(err)
+	}
+	if n != len(data) {
+		return errorf(ErrCorrupt, "%d bytes after the window", len(data)-n)
+	}
+	return c.replace(h, payload)
+}
+
+// ReadFrom replaces c with one window read from r, reading exactly its
+// bytes (see Window.ReadFrom, also for the maximum size). No other
+// goroutine may use c meanwhile. On error c is unchanged.
+func (c *ConcurrentWindow) ReadFrom(r io.Reader) (int64, error) {
+	h, payload, n, err := format.Read(r, format.KindWindow, c.limit())
+	if err != nil {
+		return n, prefix(err)
+	}
+	return n, c.replace(h, payload)
+}
+
+// replace is UnmarshalBinary and ReadFrom once the encoding is read. The
+// decoded window gets c's options as a Window's decoder passes on its
+// own (Window.decodeOptions), and c's slices keep their numbering in time
+// mode, so that a timer of c's that fires after its Stop cannot match the
+// slice armed now.
+func (c *ConcurrentWindow) replace(h format.Header, payload []byte) error {
+	like := Window{core: core{maxBytes: c.maxBytes}, clock: c.clock, userClock: c.userClock, expiryOnAdd: c.expiryOnAdd}
+	like.ex.after = c.ex.after
+	d, err := decodeWindow(h, payload, like.decodeOptions())
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var e uint64
+	if s := c.state.Load(); s != nil {
+		e = s.epoch + 1
+	}
+	old := c.region
+	c.take(d, e) // d has c's WithMaxSize bound: decodeOptions passed it
+	_ = old.Free()
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sift-go/sift/internal/edgetest"
+	"github.com/sift-go/sift/internal/errs"
 )
 
 // TestConcurrentWindowEncoding: driven by one goroutine as a Window is,
@@ -189,5 +190,170 @@ func TestConcurrentWindowSaveWhileRotating(t *testing.T) {
 			t.Fatal("a resumed window did not take a new key")
 		}
 		cw.Close()
+	}
+}
+
+// TestWindowDecodeInto: UnmarshalBinary and ReadFrom of a Window and of a
+// ConcurrentWindow (each already in use, or zero) take the encoded window
+// as it was written, by time and by count: the same bytes re-encoded, and
+// the same answers as a Window resumed from them while all are driven on.
+// ReadFrom reads exactly the encoding; a damaged or cut encoding, or one
+// over the receiver's WithMaxSize bound, is an error of the error model
+// and leaves the receiver as it was.
+func TestWindowDecodeInto(t *testing.T) {
+	for _, byCount := range []bool{false, true} {
+		clk := newSimClock()
+		window, opts := 4*time.Second, []Option{WithGenerations(4), WithClock(clk.Now), WithSeed(5)}
+		if byCount {
+			window, opts = 0, append(opts, WithSliceKeys(200))
+		}
+		src, err := NewWindow(800, 0.01, window, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		for i := range 700 {
+			clk.now = clk.now.Add(7 * time.Millisecond)
+			src.AddUint64(uint64(i))
+		}
+		enc, err := src.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Receivers in use: other keys, another seed and size.
+		w, c := windowPair(t, 3000, 0.001, window, append(opts, WithSeed(9))...)
+		for i := range 500 {
+			w.AddUint64(1<<40 + uint64(i))
+			c.AddUint64(1<<40 + uint64(i))
+		}
+		var zc ConcurrentWindow
+		zc.clock, zc.userClock = clk.Now, true // as a zero Window's test clock in TestWindowRoundTrip
+		defer zc.Close()
+		if err := w.UnmarshalBinary(enc); err != nil {
+			t.Fatal(err)
+		}
+		stream := append(append([]byte{}, enc...), "next"...)
+		r := bytes.NewReader(stream)
+		if n, err := c.ReadFrom(r); err != nil || n != int64(len(enc)) || r.Len() != 4 {
+			t.Fatalf("by count %v: ConcurrentWindow.ReadFrom read %d of %d bytes (%v), left %d", byCount, n, len(enc), err, r.Len())
+		}
+		if err := zc.UnmarshalBinary(enc); err != nil {
+			t.Fatal(err)
+		}
+		var wr Window
+		wr.clock, wr.userClock = clk.Now, true
+		defer wr.Close()
+		if n, err := wr.ReadFrom(bytes.NewReader(stream)); err != nil || n != int64(len(enc)) {
+			t.Fatalf("by count %v: Window.ReadFrom read %d of %d bytes: %v", byCount, n, len(enc), err)
+		}
+		type encoder interface{ MarshalBinary() ([]byte, error) }
+		for name, e := range map[string]encoder{"Window.UnmarshalBinary": w, "Window.ReadFrom": &wr, "ConcurrentWindow.ReadFrom": c, "ConcurrentWindow.UnmarshalBinary": &zc} {
+			if got, err := e.MarshalBinary(); err != nil || !bytes.Equal(got, enc) {
+				t.Fatalf("by count %v: after %s the window encodes to other bytes (%v)", byCount, name, err)
+			}
+		}
+		// Driven on together with src, all answer alike.
+		rng := rand.New(rand.NewPCG(1, 2))
+		for i := range 1500 {
+			clk.now = clk.now.Add(time.Duration(rng.Int64N(int64(10 * time.Millisecond))))
+			x := rng.Uint64N(3000)
+			a := src.AddNewUint64(x)
+			if a != w.AddNewUint64(x) || a != wr.AddNewUint64(x) || a != c.AddNewUint64(x) || a != zc.AddNewUint64(x) {
+				t.Fatalf("by count %v, step %d: AddNew answers differ", byCount, i)
+			}
+			y := rng.Uint64N(3000)
+			b := src.ContainsUint64(y)
+			if b != w.ContainsUint64(y) || b != wr.ContainsUint64(y) || b != c.ContainsUint64(y) || b != zc.ContainsUint64(y) {
+				t.Fatalf("by count %v, step %d: Contains answers differ", byCount, i)
+			}
+		}
+		want, _ := src.MarshalBinary()
+		for name, e := range map[string]encoder{"Window.UnmarshalBinary": w, "Window.ReadFrom": &wr, "ConcurrentWindow.ReadFrom": c, "ConcurrentWindow.UnmarshalBinary": &zc} {
+			if got, _ := e.MarshalBinary(); !bytes.Equal(got, want) {
+				t.Fatalf("by count %v: driven on after %s, the window encodes differently from the source", byCount, name)
+			}
+		}
+		// Bad encodings leave the receivers as they were.
+		bad := []struct {
+			name string
+			data []byte
+			want error
+		}{
+			{"trailing", append(append([]byte{}, enc...), 0), ErrCorrupt},
+			{"cut", enc[:len(enc)-1], ErrTruncated},
+			{"flipped", func() []byte { b := append([]byte{}, enc...); b[len(b)-3] ^= 1; return b }(), ErrChecksum},
+			{"empty", nil, ErrTruncated},
+		}
+		for _, b := range bad {
+			got := map[string]error{"Window.UnmarshalBinary": w.UnmarshalBinary(b.data), "ConcurrentWindow.UnmarshalBinary": c.UnmarshalBinary(b.data)}
+			if b.name != "trailing" { // ReadFrom reads one encoding and leaves the rest
+				_, got["Window.ReadFrom"] = w.ReadFrom(bytes.NewReader(b.data))
+				_, got["ConcurrentWindow.ReadFrom"] = c.ReadFrom(bytes.NewReader(b.data))
+			}
+			for name, err := range got {
+				var se *errs.Error
+				if !errors.Is(err, b.want) || !errors.As(err, &se) {
+					t.Errorf("by count %v: %s of a %s encoding: %v, want %v as an *Error", byCount, name, b.name, err, b.want)
+				}
+			}
+			for name, e := range map[string]encoder{"Window": w, "ConcurrentWindow": c} {
+				if got, _ := e.MarshalBinary(); !bytes.Equal(got, want) {
+					t.Fatalf("by count %v: a refused %s encoding changed the %s", byCount, b.name, name)
+				}
+			}
+		}
+		// A receiver made with WithMaxSize keeps its bound.
+		sw, sc := windowPair(t, 10, 0.01, window, append(opts, WithMaxSize(16<<10))...)
+		big, err := NewWindow(1e5, 0.01, window, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		benc, _ := big.MarshalBinary()
+		big.Close()
+		if err := sw.UnmarshalBinary(benc); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("by count %v: Window with WithMaxSize: UnmarshalBinary of a larger window: %v", byCount, err)
+		}
+		if _, err := sc.ReadFrom(bytes.NewReader(benc)); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("by count %v: ConcurrentWindow with WithMaxSize: ReadFrom of a larger window: %v", byCount, err)
+		}
+		if err := sc.UnmarshalBinary(enc); err != nil {
+			t.Fatal(err)
+		}
+		if err := sc.UnmarshalBinary(benc); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("by count %v: ConcurrentWindow with WithMaxSize lost its bound after UnmarshalBinary: %v", byCount, err)
+		}
+	}
+}
+
+// TestConcurrentWindowDecodeTimers: a ConcurrentWindow by time on the
+// default clock, decoded into, arms its expiry timer for the decoded
+// slice under a new epoch number (so that a late timer of the slice it
+// replaced cannot match), and finds the keys.
+func TestConcurrentWindowDecodeTimers(t *testing.T) {
+	c, err := NewConcurrentWindow(1000, 0.01, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	src, err := NewWindow(1000, 0.01, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	src.AddString("kept")
+	enc, _ := src.MarshalBinary()
+	e0 := c.state.Load().epoch
+	if !c.ex.current(e0) {
+		t.Fatal("a new ConcurrentWindow on the default clock runs no expiry timer")
+	}
+	if err := c.UnmarshalBinary(enc); err != nil {
+		t.Fatal(err)
+	}
+	e1 := c.state.Load().epoch
+	if e1 == e0 || !c.ex.current(e1) || c.ex.timer == nil {
+		t.Fatalf("after UnmarshalBinary: epoch %d (was %d), current %v, timer %v", e1, e0, c.ex.current(e1), c.ex.timer != nil)
+	}
+	if !c.ContainsString("kept") {
+		t.Fatal("the decoded key is not found")
 	}
 }

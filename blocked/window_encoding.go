@@ -28,6 +28,7 @@ var (
 	_ encoding.BinaryAppender    = (*Window)(nil)
 	_ encoding.BinaryUnmarshaler = (*Window)(nil)
 	_ io.WriterTo                = (*Window)(nil)
+	_ io.ReaderFrom              = (*Window)(nil)
 )
 
 // windowHeader returns w's format header.
@@ -161,8 +162,10 @@ func ReadWindow(r io.Reader, opts ...Option) (*Window, error) {
 }
 
 // UnmarshalBinary replaces w with the window encoded in data, which must be
-// exactly one encoding. It keeps w's clock (the default for a zero Window),
-// its WithExpiryOnAdd and its WithMaxSize bound. On error w is unchanged.
+// exactly one encoding (of a Window or a ConcurrentWindow). It keeps w's
+// clock (the default for a zero Window), its WithExpiryOnAdd and its
+// WithMaxSize bound, and resumes the window by the clock as ReadWindow
+// does. On error w is unchanged.
 func (w *Window) UnmarshalBinary(data []byte) error {
 	h, payload, n, err := format.Decode(data, format.KindWindow, w.limit())
 	if err != nil {
@@ -171,6 +174,26 @@ func (w *Window) UnmarshalBinary(data []byte) error {
 	if n != len(data) {
 		return errorf(ErrCorrupt, "%d bytes after the window", len(data)-n)
 	}
+	return w.replace(h, payload)
+}
+
+// ReadFrom replaces w with one window read from r, reading exactly its
+// bytes and nothing after them, with ReadWindow's checks; memory grows
+// with the input, never with its claims, and a declared payload larger
+// than w's WithMaxSize bound is refused (ErrTooLarge) before any of it is
+// read. It keeps what UnmarshalBinary keeps. On error w is unchanged.
+func (w *Window) ReadFrom(r io.Reader) (int64, error) {
+	h, payload, n, err := format.Read(r, format.KindWindow, w.limit())
+	if err != nil {
+		return n, prefix(err)
+	}
+	return n, w.replace(h, payload)
+}
+
+// decodeOptions are the options a decoder into w passes on: w's clock if
+// it is its own (WithClock), its WithExpiryOnAdd, its expiry timers and its
+// WithMaxSize bound.
+func (w *Window) decodeOptions() options {
 	o := options{maxBytes: w.maxBytes}
 	if w.userClock {
 		// The default clock is left nil here, so that a window by time
@@ -180,7 +203,14 @@ func (w *Window) UnmarshalBinary(data []byte) error {
 	}
 	o.win.expiryOnAdd = w.expiryOnAdd
 	o.win.after = w.ex.after
-	d, err := decodeWindow(h, payload, o)
+	return o
+}
+
+// replace is UnmarshalBinary and ReadFrom once the encoding is read: w
+// becomes the window of header h and payload, or is left unchanged with
+// the error that refused it.
+func (w *Window) replace(h format.Header, payload []byte) error {
+	d, err := decodeWindow(h, payload, w.decodeOptions())
 	if err != nil {
 		return err
 	}
