@@ -271,7 +271,7 @@ func checkWindowState(path string, w *blocked.Window, n countValue, fpp fppValue
 		return fmt.Errorf("-state %s holds a window of %d generations, but -generations is %d: leave out -generations to use the file's, or start a new state file", path, g, cfg.gens)
 	case cfg.slice(g) != w.Slice():
 		return fmt.Errorf("-state %s holds a window of %v (%d slices of %v), but -window %v asks for %d slices of %v: give -window %v, or start a new state file",
-			path, w.Window(), g-1, w.Slice(), cfg.window, g-1, cfg.slice(g), w.Window())
+			path, windowString(w), g-1, w.Slice(), cfg.window, g-1, cfg.slice(g), windowString(w))
 	case !n.set && !fpp.set:
 		return nil
 	}
@@ -285,6 +285,12 @@ func checkWindowState(path string, w *blocked.Window, n countValue, fpp fppValue
 		return fmt.Errorf("-n %d -fpp %g: %w", want, fpp.p, err)
 	}
 	if ref.Blocks() != w.Blocks() || ref.K != w.K() || ref.Capacity != w.Capacity() {
+		if !n.set {
+			// -fpp alone: want is not the user's, so name only the rate
+			// (as loadState does).
+			return fmt.Errorf("-state %s holds a window of %d blocks with k = %d for %d keys a slice, which -fpp %g does not give for that many keys (it asks for %d blocks with k = %d): leave out -fpp to use the file's size, or start a new state file",
+				path, w.Blocks(), w.K(), w.Capacity(), fpp.p, ref.Blocks(), ref.K)
+		}
 		return fmt.Errorf("-state %s holds a window of %d blocks with k = %d for %d keys a slice, but -n %d -fpp %g ask for %d blocks with k = %d for %d keys a slice: leave out -n and -fpp to use the file's size, or start a new state file",
 			path, w.Blocks(), w.K(), w.Capacity(), want, fpp.p, ref.Blocks(), ref.K, ref.Capacity)
 	}

@@ -410,7 +410,9 @@ func TestDedupWindowBadFlags(t *testing.T) {
 		{[]string{"-window", "2h", "-state", winState}, "holds a window of 1h0m0s (3 slices of 20m0s), but -window 2h0m0s asks for 3 slices of 40m0s"},
 		{[]string{"-window", "1h", "-generations", "8", "-state", winState}, "window of 4 generations, but -generations is 8"},
 		{[]string{"-window", "1h", "-n", "1e6", "-state", winState}, "leave out -n and -fpp"},
-		{[]string{"-window", "1h", "-fpp", "0.001", "-state", winState}, "leave out -n and -fpp"},
+		// -fpp alone names no -n the user did not give (as the blocked
+		// state's message).
+		{[]string{"-window", "1h", "-fpp", "0.001", "-state", winState}, "keys a slice, which -fpp 0.001 does not give for that many keys (it asks for"},
 		// Compared without making a window of that size (240 GiB).
 		{[]string{"-window", "1h", "-n", "1e11", "-state", winState}, fmt.Sprintf("but -n 100000000000 -fpp 0.01 ask for %d blocks with k = %d for %d keys a slice: leave out -n and -fpp", huge.Blocks(), huge.K, huge.Capacity)},
 		{[]string{"-window", "1h", "-state", countState}, "advances every 10 keys"},

@@ -149,3 +149,35 @@ func TestQueryWindowAsOf(t *testing.T) {
 		t.Errorf("info of a window with no line:\n%s", r.stdout)
 	}
 }
+
+// TestWindowInfoSpan: info shows a window's span as the shortest -window
+// that gives its slices, rounded only where the rounding keeps them (1h
+// in 7 slices is 2 ns over 1h), and dedup takes the shown value back for
+// the same state file.
+func TestWindowInfoSpan(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		window, gens, want string
+	}{
+		{"1h", "8", "window 1h0m0s (a slice of 8m34.285714286s"},
+		{"3ns", "4", "window 3ns (a slice of 1ns"},
+		{"1500us", "4", "window 1.5ms (a slice of 500µs"},
+		{"1500us", "8", "window 1.5ms (a slice of 214.286µs"},
+		{"9223372036854775743ns", "2", "window 2562047h47m16.854775743s (a slice of 2562047h47m16.854775743s"},
+	} {
+		state := filepath.Join(dir, c.window+"-"+c.gens+".sift")
+		mustRun(t, []byte("a\n"), "dedup", "-n", "10", "-window", c.window, "-generations", c.gens, "-state", state)
+		info := mustRun(t, nil, "info", state)
+		i := strings.Index(info.stdout, ", window ") + 2
+		if i < 2 || !strings.Contains(info.stdout, c.want) {
+			t.Errorf("-window %s -generations %s: info shows\n%s\nwant %q", c.window, c.gens, info.stdout, c.want)
+			continue
+		}
+		shown := strings.Fields(info.stdout[i:])[1]
+		// Accepted for the state (a refusal fails mustRun; a tiny
+		// window's "a" may have expired since, so only "b" is asked for).
+		if r := mustRun(t, []byte("b\n"), "dedup", "-window", shown, "-state", state); r.stdout != "b\n" {
+			t.Errorf("-window %s (as info shows it) with the state: printed %q", shown, r.stdout)
+		}
+	}
+}
