@@ -32,6 +32,7 @@ import (
 // may run concurrently with each other but not with adds. The zero Scalable
 // has no stages, like a closed one: it is only good as the target of
 // UnmarshalBinary or ReadFrom, and any other use fails loudly (see Close).
+// Do not copy a Scalable value; use Clone.
 type Scalable struct {
 	stages  []*Filter
 	counts  []uint64 // keys added to each stage
@@ -176,6 +177,9 @@ func (s *Scalable) AddHash(h uint64) error {
 // AddHashes adds every key whose hash is in hs, stopping at the first error
 // (the keys before it are added).
 func (s *Scalable) AddHashes(hs []uint64) error {
+	if len(s.stages) == 0 { // an empty batch too, as AddHash's
+		return errorf(ErrClosed, "cannot add to a closed or zero Scalable")
+	}
 	for _, h := range hs {
 		if err := s.AddHash(h); err != nil {
 			return err

@@ -581,6 +581,7 @@ func (w *Window) AddHash(h uint64) {
 // reads the clock each add: time.Now cost 100-150 ns on the development VM
 // (AMD EPYC Zen 5), where the add itself costs 10-50 ns.
 func (w *Window) AddHashes(hs []uint64) {
+	mustOpen(&w.core) // an empty batch too, as Filter's
 	for i, h := range hs {
 		w.batchTick(i)
 		kernel.BlockedAddGenT(&w.wt, w.cur, h)
@@ -634,6 +635,7 @@ func (w *Window) AddNewHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: AddNewHashes: len(out) < len(hs)")
 	}
+	mustOpen(&w.core)
 	if len(hs) == 0 {
 		return 0
 	}

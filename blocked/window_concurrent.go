@@ -220,6 +220,7 @@ func (c *ConcurrentWindow) AddHash(h uint64) {
 // batch and adds all its keys in the slice of that reading (as
 // Window.AddHashes); one that advances by count rotates between keys.
 func (c *ConcurrentWindow) AddHashes(hs []uint64) {
+	mustOpen(&c.core) // an empty batch too, as Filter's
 	if c.slice == 0 {
 		for _, h := range hs {
 			c.AddHash(h)
@@ -284,8 +285,9 @@ func probeLane(lane []uint64, m *kernel.Block) bool {
 
 // AddNew adds key and reports whether it was new: not found in any live
 // generation. A key added by racing goroutines is reported new at least
-// once (unless a false positive hides it), and never after an add of it
-// has returned within its window.
+// once (unless a false positive hides it, or a plain Add of it, which
+// reports nothing, came first), and never after an add of it has returned
+// within its window.
 func (c *ConcurrentWindow) AddNew(key []byte) bool { return c.AddNewHash(hash.Bytes(key, c.seed)) }
 
 // AddNewString is AddNew for a string key.
@@ -488,6 +490,7 @@ func (c *ConcurrentWindow) AddNewHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("blocked: AddNewHashes: len(out) < len(hs)")
 	}
+	mustOpen(&c.core)
 	out = out[:len(hs)]
 	if c.slice == 0 {
 		n := 0

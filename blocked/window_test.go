@@ -462,6 +462,11 @@ func TestWindowClosed(t *testing.T) {
 			"AddNewHashes":   func() { w.AddNewHashes([]uint64{1, 2}, make([]bool, 2)) },
 			"Contains":       func() { w.ContainsString("x") },
 			"ContainsHashes": func() { w.ContainsHashes([]uint64{1, 2}, make([]bool, 2)) },
+			// Empty batches fail as loudly, as Filter's do.
+			"AddHashes":           func() { w.AddHashes([]uint64{1, 2}) },
+			"AddHashes(nil)":      func() { w.AddHashes(nil) },
+			"AddNewHashes(nil)":   func() { w.AddNewHashes(nil, nil) },
+			"ContainsHashes(nil)": func() { w.ContainsHashes(nil, nil) },
 		})
 	}
 }
@@ -499,6 +504,12 @@ func TestConcurrentWindowClosed(t *testing.T) {
 			"AddNew":         func() { c.AddNewString("x") },
 			"Contains":       func() { c.ContainsString("x") },
 			"ContainsHashes": func() { c.ContainsHashes([]uint64{1, 2}, make([]bool, 2)) },
+			"AddHashes":      func() { c.AddHashes([]uint64{1, 2}) },
+			"AddNewHashes":   func() { c.AddNewHashes([]uint64{1, 2}, make([]bool, 2)) },
+			// Empty batches fail as loudly, as Filter's do.
+			"AddHashes(nil)":      func() { c.AddHashes(nil) },
+			"AddNewHashes(nil)":   func() { c.AddNewHashes(nil, nil) },
+			"ContainsHashes(nil)": func() { c.ContainsHashes(nil, nil) },
 		})
 	}
 }

@@ -82,10 +82,10 @@ func (c *core) containsHashes(hs []uint64, out []bool) int {
 	if len(out) < len(hs) {
 		panic("sbbf: ContainsHashes: len(out) < len(hs)")
 	}
+	c.mustOpen() // an empty batch too, as blocked's
 	if len(hs) == 0 {
 		return 0
 	}
-	c.mustOpen()
 	n := kernel.SBBFContains(c.blocks, hs, out)
 	runtime.KeepAlive(c)
 	return n
@@ -216,10 +216,10 @@ func (f *Filter) ContainsHash(h uint64) bool {
 // computes block addresses ahead of the memory accesses so the cache misses
 // overlap (AVX-512, AVX2 or NEON where available).
 func (f *Filter) AddHashes(hs []uint64) {
+	f.mustOpen() // an empty batch too, as blocked's
 	if len(hs) == 0 {
 		return
 	}
-	f.mustOpen()
 	kernel.SBBFAdd(f.blocks, hs)
 	runtime.KeepAlive(f)
 }

@@ -429,11 +429,14 @@ func TestResetCloneClose(t *testing.T) {
 			"AddString":      func() { g.AddString("x") },
 			"AddHashes":      func() { g.AddHashes([]uint64{1, 2}) },
 			"ContainsHashes": func() { g.ContainsHashes([]uint64{1, 2}, make([]bool, 2)) },
-			"EstimatedCount": func() { g.EstimatedCount() },
-			"FPP":            func() { g.FPP() },
-			"Clone":          func() { g.Clone() },
-			"Reset":          func() { g.Reset() },
-			"AppendBitset":   func() { g.AppendBitset(nil) },
+			// Empty batches fail as loudly.
+			"AddHashes(nil)":      func() { g.AddHashes(nil) },
+			"ContainsHashes(nil)": func() { g.ContainsHashes(nil, nil) },
+			"EstimatedCount":      func() { g.EstimatedCount() },
+			"FPP":                 func() { g.FPP() },
+			"Clone":               func() { g.Clone() },
+			"Reset":               func() { g.Reset() },
+			"AppendBitset":        func() { g.AppendBitset(nil) },
 		} {
 			func() {
 				defer func() {
