@@ -157,7 +157,8 @@ func (c *Concurrent) AddNewUint64(x uint64) bool { return c.AddNewHash(c.h64.Has
 //
 //   - a key added by several goroutines at once is reported new by at
 //     least one of them (unless it was already present, as a false
-//     positive is);
+//     positive is, or a plain Add of it, which reports nothing, set the
+//     bits first);
 //   - once an add of a key has returned, every later AddNew of it, in any
 //     goroutine, reports false.
 //

@@ -19,7 +19,8 @@ import (
 // Filter.
 //
 // All of View's methods but Close may be called from many goroutines at
-// once.
+// once. Do not copy a View value: a copy shares its memory, and closing
+// either unmaps it under the other; share the pointer, or Clone a Filter.
 type View struct {
 	core
 	mapped bool // the memory is Open's file mapping, unmapped by Close

@@ -41,7 +41,8 @@ import (
 // (it would otherwise report every key present): Add, Contains,
 // ExpectedFpp, EstimatedCount, Reset and Clone panic with an error wrapping
 // sift.ErrClosed, and Remove, Union, MarshalBinary, AppendBinary and WriteTo
-// return one.
+// return one. Do not copy a Counting value: a copy shares its counters;
+// use Clone.
 type Counting struct {
 	words   []uint64
 	m       uint64 // number of counters: 16 * len(words)

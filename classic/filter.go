@@ -77,7 +77,8 @@ const mask63 = 1<<63 - 1
 // that return errors return one. Make one with New or read one with
 // ReadFilter, ReadGuava or UnmarshalBinary. A Filter is not safe for
 // concurrent use when any goroutine calls a Put method, PutAll, Reset or a
-// decoding method; concurrent MightContain calls alone are safe.
+// decoding method; concurrent MightContain calls alone are safe. Do not
+// copy a Filter value: a copy shares its bits; use Clone.
 type Filter struct {
 	words    []uint64
 	bitCount uint64 // set bits, kept up to date as Guava's LockFreeBitArray does

@@ -25,7 +25,8 @@ import (
 //
 // The zero value is ready only for UnmarshalBinary or ReadFrom; build one
 // with NewConcurrent or NewConcurrentFrom. A zero or closed Concurrent
-// fails loudly (see Close).
+// fails loudly (see Close). Do not copy a Concurrent value (go vet's
+// copylocks check reports it).
 type Concurrent struct {
 	// mu is held shared by single-bucket updates and exclusively by
 	// relocation chains, victim updates, Reset and snapshots.

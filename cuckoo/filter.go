@@ -37,7 +37,9 @@ const (
 //
 // A Filter is safe for concurrent use by several goroutines calling only
 // Contains* (and the other read-only methods); any mutation needs exclusive
-// access. Use Concurrent for concurrent Add and Remove.
+// access. Use Concurrent for concurrent Add and Remove. Do not copy a
+// Filter value: a copy shares its memory, and closing either unmaps it
+// under the other; use Clone.
 type Filter struct {
 	// The probe reads t and w32 (and h64, for ContainsUint64); the
 	// insert and delete paths also the four words after h64.

@@ -16,7 +16,9 @@ import (
 //
 // All of View's methods but Close may be called from many goroutines at
 // once. The zero View has no buckets, like a closed one, and fails loudly
-// as a closed Filter does.
+// as a closed Filter does. Do not copy a View value (a copy shares its
+// memory, and closing either unmaps it under the other); share the
+// pointer, or Clone a Filter.
 type View struct {
 	f      Filter
 	mapped bool // the buckets are Open's file mapping

@@ -134,7 +134,9 @@ func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
 // to FromBytes (sift's format) or ViewParquet (a Parquet column chunk's
 // Bloom filter data). It answers exactly as the filter that was saved and
 // has no methods that add. All its methods but Close may run from many
-// goroutines at once.
+// goroutines at once. Do not copy a View value (a copy shares its memory,
+// and closing either unmaps it under the other); share the pointer, or
+// Clone a Filter.
 type View struct {
 	core
 	mapped bool
