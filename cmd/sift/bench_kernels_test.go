@@ -142,3 +142,36 @@ func TestRoundOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatSample: the sample -kernels measures is the keys repeated in
+// order to its length, made with one allocation (a copy per repetition
+// made -n 10 take 100 s).
+func TestRepeatSample(t *testing.T) {
+	for _, n := range []int{0, 1, 3, 10, 1000, 1 << 12, 5000} {
+		hs := make([]uint64, n)
+		for i := range hs {
+			hs[i] = uint64(i) + 100
+		}
+		const m = 1 << 12
+		s := repeatSample(hs, m)
+		if want := min(m, n*m); len(s) != want {
+			t.Fatalf("n = %d: %d keys, want %d", n, len(s), want)
+		}
+		for i, h := range s {
+			if h != hs[i%n] {
+				t.Fatalf("n = %d: key %d is %d, want %d", n, i, h, hs[i%n])
+			}
+		}
+		want := 0.0
+		if n > 0 && n < m {
+			want = 1
+		}
+		if a := testing.AllocsPerRun(5, func() { sampleSink = repeatSample(hs, m) }); a != want {
+			t.Errorf("n = %d: %v allocations, want %v", n, a, want)
+		}
+	}
+}
+
+// sampleSink keeps TestRepeatSample's samples on the heap, as the
+// fixture's are.
+var sampleSink []uint64
