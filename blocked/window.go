@@ -84,6 +84,27 @@ func WithGenerations(g int) Option {
 	return func(o *options) { o.win.generations = g }
 }
 
+// minUnix and maxUnix are the first and last instants whose Unix
+// nanoseconds fit an int64 (1677-09-21 and 2262-04-11).
+var minUnix, maxUnix = time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64)
+
+// unixNano is t.UnixNano() held to the int64 range, which is how a window
+// reads its clock. Go leaves UnixNano undefined outside it, and it wraps:
+// a WithClock moved 500 years back read as a jump far forward, which
+// expired every generation (keys just added were lost), and one past 2262
+// as a step back, which kept every key. Held, a clock before 1678 reads as
+// the earliest instant (before any slice: the window stands still, as for
+// any clock that goes back) and one after 2262 as the latest.
+func unixNano(t time.Time) int64 {
+	switch {
+	case t.Before(minUnix):
+		return math.MinInt64
+	case t.After(maxUnix):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
 // WithClock sets the clock a Window reads to decide which slice it is in.
 // The default is the wall clock as the monotonic clock advances it: the
 // time.Now of the program's start (package initialisation), plus the
@@ -92,7 +113,9 @@ func WithGenerations(g int) Option {
 // late, and it reads one clock where time.Now reads two. Tests inject a
 // simulated clock. A Window given a clock runs no expiry timers (they
 // follow the default clock only; see the Window doc): its lookups read
-// the clock on every hit. Used by NewWindow and ReadWindow; ignored by a
+// the clock on every hit. A reading before 1678 or after 2262, where
+// Unix nanoseconds leave the int64 range, counts as the first or the last
+// instant within it. Used by NewWindow and ReadWindow; ignored by a
 // Window that advances by count (WithSliceKeys).
 func WithClock(now func() time.Time) Option {
 	return func(o *options) { o.win.clock = now }
@@ -271,7 +294,7 @@ func NewWindow(n uint64, fpp float64, window time.Duration, opts ...Option) (*Wi
 		return nil, err
 	}
 	if slice != 0 {
-		w.start = w.clock().UnixNano()
+		w.start = unixNano(w.clock())
 		w.arm(w.start)
 	}
 	return w, nil
@@ -471,7 +494,7 @@ func (w *Window) advance() {
 		}
 		steps, w.added = 1, 1
 	} else {
-		now := w.clock().UnixNano()
+		now := unixNano(w.clock())
 		steps = w.elapsedAt(now)
 		if steps == 0 {
 			w.added++
@@ -758,7 +781,7 @@ func (w *Window) setLookups() {
 
 // liveNow is the live mask by the clock now: ContainsHash's live source in
 // time mode.
-func (w *Window) liveNow() uint64 { return w.liveAt(w.clock().UnixNano()) }
+func (w *Window) liveNow() uint64 { return w.liveAt(unixNano(w.clock())) }
 
 // ContainsHashes sets out[i] = ContainsHash(hs[i]) for every i and returns
 // how many are true, reading the clock once. One call of the windowed batch

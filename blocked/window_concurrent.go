@@ -102,7 +102,7 @@ func (c *ConcurrentWindow) take(w *Window, e uint64) {
 	c.ex.stop()
 	c.ex.after = w.ex.after
 	if c.ex.after != nil { // as rotate's: no timer, no clock read (a count window reads none: WithClock's doc)
-		c.ex.arm(e, untilEnd(s.start, c.slice, c.clock().UnixNano()))
+		c.ex.arm(e, untilEnd(s.start, c.slice, unixNano(c.clock())))
 	}
 	if c.expiryOnAdd || c.slice == 0 {
 		// Every generation is live to ContainsHash for good (no timer
@@ -117,7 +117,7 @@ func (c *ConcurrentWindow) epochAt(s *windowState, n uint64) uint64 {
 	if c.slice == 0 {
 		return max(s.epoch, n/c.sliceKeys)
 	}
-	now := c.clock().UnixNano()
+	now := unixNano(c.clock())
 	if now < s.start {
 		return s.epoch
 	}
@@ -164,7 +164,7 @@ func (c *ConcurrentWindow) rotate(e uint64) {
 	c.state.Store(ns)
 	c.seq.Add(1) // even: done
 	if c.ex.after != nil {
-		c.ex.arm(e, untilEnd(ns.start, c.slice, c.clock().UnixNano()))
+		c.ex.arm(e, untilEnd(ns.start, c.slice, unixNano(c.clock())))
 	}
 }
 

@@ -136,7 +136,7 @@ func decodeWindow(h format.Header, payload []byte, o options) (*Window, error) {
 	}
 	if w.slice != 0 {
 		w.start = int64(p[winParamStart])
-		w.arm(w.clock().UnixNano())
+		w.arm(unixNano(w.clock()))
 	} else {
 		w.added = p[winParamStart]
 	}
@@ -224,7 +224,7 @@ func (w *Window) replace(h format.Header, payload []byte) error {
 	w.ex.epoch = epoch
 	w.setLookups() // d's live source is bound to d
 	if w.slice != 0 {
-		w.arm(w.clock().UnixNano())
+		w.arm(unixNano(w.clock()))
 	}
 	_ = old.Free()
 	return nil

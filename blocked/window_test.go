@@ -3,6 +3,7 @@ package blocked
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -793,5 +794,72 @@ func TestWindowLiveMaskMatches(t *testing.T) {
 			t.Fatalf("G=%d by count: liveMask %#x, want %#x", g, got, want)
 		}
 		c.Close()
+	}
+}
+
+// TestWindowClockRange: a clock read outside the int64 range of Unix
+// nanoseconds (before 1678, after 2262), where time.Time.UnixNano wraps,
+// counts as the range's first or last instant: a key just added is still
+// found after the clock goes back centuries (it stands still), and keys
+// are forgotten after a jump past 2262 (it is more than the window).
+func TestWindowClockRange(t *testing.T) {
+	for _, years := range []int{100, 349, 400, 500, 600, 2000} {
+		for _, conc := range []bool{false, true} {
+			clk := newSimClock()
+			w, c := windowPair(t, 100, 0.01, time.Hour, WithClock(clk.Now))
+			add, has := w.AddString, w.ContainsString
+			if conc {
+				add, has = c.AddString, c.ContainsString
+			}
+			add("alice")
+			clk.now = clk.now.AddDate(-years, 0, 0)
+			if !has("alice") {
+				t.Errorf("concurrent %v: a key added is lost when the clock goes back %d years", conc, years)
+			}
+			add("bob")
+			if !has("alice") || !has("bob") {
+				t.Errorf("concurrent %v: keys lost after an add %d years back", conc, years)
+			}
+		}
+	}
+	for _, to := range []time.Time{time.Date(2262, 4, 12, 0, 0, 0, 0, time.UTC), time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		for _, conc := range []bool{false, true} {
+			clk := newSimClock()
+			w, c := windowPair(t, 100, 0.01, time.Hour, WithClock(clk.Now))
+			add, has := w.AddString, w.ContainsString
+			if conc {
+				add, has = c.AddString, c.ContainsString
+			}
+			for i := range 20 {
+				add(fmt.Sprint("old-", i))
+			}
+			clk.now = to
+			add("new")
+			old := 0
+			for i := range 20 {
+				if has(fmt.Sprint("old-", i)) {
+					old++
+				}
+			}
+			if !has("new") || old > 3 {
+				t.Errorf("concurrent %v, clock at %v: the new key found %v, %d of 20 keys of 2023 still found", conc, to, has("new"), old)
+			}
+		}
+	}
+	for _, c := range []struct {
+		t    time.Time
+		want int64
+	}{
+		{time.Unix(0, math.MinInt64), math.MinInt64},
+		{time.Unix(0, math.MinInt64).Add(-1), math.MinInt64},
+		{time.Unix(0, math.MaxInt64), math.MaxInt64},
+		{time.Unix(0, math.MaxInt64).Add(1), math.MaxInt64},
+		{time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC), math.MinInt64},
+		{time.Unix(1_700_000_000, 5), 1_700_000_000_000_000_005},
+		{time.Time{}, math.MinInt64},
+	} {
+		if got := unixNano(c.t); got != c.want {
+			t.Errorf("unixNano(%v) = %d, want %d", c.t, got, c.want)
+		}
 	}
 }
