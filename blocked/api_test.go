@@ -269,10 +269,13 @@ func TestScalableUnionRefused(t *testing.T) {
 		t.Error("a refused Union changed the bounded chain")
 	}
 	var zero Scalable
-	for name, err := range map[string]error{"zero other": a.Union(&zero), "nil": a.Union(nil), "zero s": zero.Union(a)} {
+	for name, err := range map[string]error{"zero other": a.Union(&zero), "zero s": zero.Union(a), "zero s, nil other": zero.Union(nil)} {
 		if !errors.Is(err, ErrClosed) {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+	if err := a.Union(nil); !errors.Is(err, ErrIncompatible) { // as in every package
+		t.Errorf("nil other: %v", err)
 	}
 	if after, _ := a.MarshalBinary(); !bytes.Equal(after, before) {
 		t.Error("a refused Union changed the chain")

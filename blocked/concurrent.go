@@ -321,7 +321,7 @@ func (c *Concurrent) ContainsHashes(hs []uint64, out []bool) int {
 // ErrIncompatible.
 func (c *Concurrent) Union(other *Concurrent) error {
 	if other == nil {
-		return errorf(ErrClosed, "cannot union a nil filter")
+		return c.nilOther()
 	}
 	if err := c.compatible(&other.core); err != nil {
 		return err

@@ -121,6 +121,15 @@ func (c *core) compatible(o *core) error {
 	return nil
 }
 
+// nilOther is what compatible says of a nil other filter: ErrIncompatible,
+// as sbbf's and classic's Union say, after c's own ErrClosed (c first).
+func (c *core) nilOther() error {
+	if c.closed() {
+		return errorf(ErrClosed, "cannot combine a closed or zero filter")
+	}
+	return errorf(ErrIncompatible, "nil filter")
+}
+
 // mustOpen panics, with an error wrapping ErrClosed, if c has no blocks
 // (closed, or a zero value): the kernels require at least one block.
 func mustOpen(c *core) {
@@ -292,7 +301,7 @@ func (f *Filter) ContainsHashes(hs []uint64, out []bool) int {
 // by the same constructor call arguments do), else ErrIncompatible.
 func (f *Filter) Union(other *Filter) error {
 	if other == nil {
-		return errorf(ErrClosed, "cannot union a nil filter")
+		return f.nilOther()
 	}
 	if err := f.compatible(&other.core); err != nil {
 		return err
@@ -314,7 +323,7 @@ func (f *Filter) Union(other *Filter) error {
 // have the same block count, k and seed, else ErrIncompatible.
 func (f *Filter) Intersect(other *Filter) error {
 	if other == nil {
-		return errorf(ErrClosed, "cannot intersect with a nil filter")
+		return f.nilOther()
 	}
 	if err := f.compatible(&other.core); err != nil {
 		return err

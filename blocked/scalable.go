@@ -271,8 +271,10 @@ func (s *Scalable) ContainsHashes(hs []uint64, out []bool) int {
 // changes nothing.
 func (s *Scalable) Union(other *Scalable) error {
 	switch {
-	case len(s.stages) == 0 || other == nil || len(other.stages) == 0:
+	case len(s.stages) == 0 || other != nil && len(other.stages) == 0:
 		return errorf(ErrClosed, "cannot combine a closed or zero Scalable")
+	case other == nil:
+		return errorf(ErrIncompatible, "nil filter")
 	case other == s:
 		return errorf(ErrIncompatible, "cannot combine a Scalable with itself")
 	case s.seed != other.seed:

@@ -39,8 +39,10 @@ import (
 // accepted key of either filter.
 func (f *Filter) Union(other *Filter) error {
 	switch {
-	case f.t.Buckets == 0 || other == nil || other.t.Buckets == 0:
+	case f.t.Buckets == 0 || other != nil && other.t.Buckets == 0:
 		return errClosed
+	case other == nil:
+		return incompatible("nil filter")
 	case other == f:
 		return incompatible("cannot combine a filter with itself")
 	case f.t.Buckets != other.t.Buckets:

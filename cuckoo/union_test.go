@@ -278,10 +278,13 @@ func TestUnionIncompatible(t *testing.T) {
 	}
 	closed := mustNew(t, 1000, WithSeed(1))
 	closed.Close()
-	for name, err := range map[string]error{"closed other": f.Union(closed), "nil other": f.Union(nil), "closed f": closed.Union(f)} {
+	for name, err := range map[string]error{"closed other": f.Union(closed), "closed f": closed.Union(f), "closed f, nil other": closed.Union(nil)} {
 		if !errors.Is(err, ErrClosed) {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+	if err := f.Union(nil); !errors.Is(err, ErrIncompatible) { // as in every package
+		t.Errorf("nil other: %v", err)
 	}
 	if after, _ := f.MarshalBinary(); !bytes.Equal(before, after) {
 		t.Error("a refused Union changed the filter")
