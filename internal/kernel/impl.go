@@ -139,22 +139,30 @@ var (
 	why    [NumOps]string
 )
 
-func init() { apply(cpu.Selected()) }
+func init() { apply(cpu.Selected(), false) }
 
 // apply selects name for every operation, or the table's choice for each
-// when name is cpu.Auto. name is one of cpu.Available() or cpu.Auto.
-func apply(name string) {
+// when name is cpu.Auto. name is one of cpu.Available() or cpu.Auto;
+// forced says that SetImpl asked for it (SIFT_KERNEL's choice comes
+// through cpu.Selected).
+func apply(name string, forced bool) {
 	impl = name
 	avail := cpu.Available()
 	var e *tableEntry
 	if name == cpu.Auto {
 		e = entryFor(cpu.Current())
 	}
+	reason := "forced"
+	if !forced && avail[0] == cpu.Generic {
+		// A purego build, another architecture or a CPU without the
+		// kernels' features: nothing to choose, whatever SIFT_KERNEL says.
+		reason = "the only set"
+	}
 	for op := range NumOps {
 		if e != nil {
 			choice[op], why[op] = e.choose(op, avail)
 		} else {
-			choice[op], why[op] = kernelFor(op, name), "forced"
+			choice[op], why[op] = kernelFor(op, name), reason
 		}
 		*opVars[op] = setNames[choice[op]]
 	}
@@ -169,8 +177,9 @@ func Impl() string { return impl }
 func Impls() []string { return cpu.Available() }
 
 // Choice returns the kernel set op runs now (a set the op has a kernel
-// of) and why: "forced" (SIFT_KERNEL or SetImpl) or the table entry and
-// the measurement behind it.
+// of) and why: "forced" (SIFT_KERNEL or SetImpl), "the only set" (generic
+// where the build or the CPU runs no assembly), or the table entry and the
+// measurement behind it.
 func Choice(op Op) (set, reason string) { return choice[op], why[op] }
 
 // TableChoice returns the set the table picks for op on this CPU, whatever
@@ -189,7 +198,7 @@ func SetImpl(name string) (restore func(), err error) {
 	if name != cpu.Auto && !slices.Contains(avail, name) || name == cpu.Auto && avail[0] == cpu.Generic {
 		return nil, fmt.Errorf("kernel: %q is not available on this CPU/build (have %v)", name, avail)
 	}
-	prev := impl
-	apply(name)
-	return func() { apply(prev) }, nil
+	prev, prevWhy := impl, why
+	apply(name, true)
+	return func() { apply(prev, false); why = prevWhy }, nil
 }

@@ -210,7 +210,7 @@ func TestSetImplForcesEveryOp(t *testing.T) {
 // an assembly entry compares its own operation's set before it jumps to
 // AVX-512 code.)
 func TestMixedSets(t *testing.T) {
-	defer apply(impl)
+	defer func(prev string, w [NumOps]string) { apply(prev, false); why = w }(impl, why)
 	avail := cpu.Available()
 	r := rand.New(rand.NewPCG(91, 92))
 	for trial := range 24 {
@@ -371,6 +371,34 @@ func TestBlockedSetBySize(t *testing.T) {
 		if set != setGeneric {
 			t.Errorf("SetImpl(generic): the size-split sets are %d %d %d %d %d %d %d %d", blockedContainsSet, blockedContainsLargeSet, blockedAddSet, blockedAddLargeSet, blockedAddNewSet, blockedAddNewLargeSet, windowContainsSet, windowContainsLargeSet)
 			break
+		}
+	}
+}
+
+// TestChoiceReasonUnforced: the start-up selection of one set for every
+// operation says "the only set" where generic is all the build and CPU
+// run (purego, other architectures, a CPU without AVX2), and "forced"
+// where SIFT_KERNEL chose among several; SetImpl always says "forced".
+func TestChoiceReasonUnforced(t *testing.T) {
+	defer func(prev string, w [NumOps]string) { apply(prev, false); why = w }(impl, why)
+	want := "forced"
+	if cpu.Available()[0] == cpu.Generic {
+		want = "the only set"
+	}
+	apply(cpu.Generic, false)
+	for op := range NumOps {
+		if set, reason := Choice(op); set != cpu.Generic || reason != want {
+			t.Errorf("%v: %s (%s), want generic (%s)", op, set, reason, want)
+		}
+	}
+	restore, err := SetImpl(cpu.Generic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restore()
+	for op := range NumOps {
+		if _, reason := Choice(op); reason != "forced" {
+			t.Errorf("%v after SetImpl: %s", op, reason)
 		}
 	}
 }
