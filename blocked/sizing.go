@@ -3,6 +3,7 @@ package blocked
 import (
 	"math"
 	"math/bits"
+	"strconv"
 
 	"github.com/sift-go/sift/internal/bloommath"
 	"github.com/sift-go/sift/internal/kernel"
@@ -243,7 +244,7 @@ func searchK(n uint64, fpp float64, limit uint64, unitBits float64, what, unit s
 	n = max(n, 1)
 	// No approximate-membership structure can beat log2(1/fpp) bits per key.
 	if float64(n)*-math.Log2(fpp) > float64(limit)*unitBits {
-		return 0, 0, errorf(ErrTooLarge, "%d keys%s at a false-positive rate of %.3g need more than %d %s", n, what, fpp, limit, unit)
+		return 0, 0, errorf(ErrTooLarge, "%d keys%s at a false-positive rate of %s need more than %d %s", n, what, strconv.FormatFloat(fpp, 'g', -1, 64), limit, unit)
 	}
 	// The classic optimum is about what this design needs; it starts the
 	// bracket so the binary search is short.
@@ -269,7 +270,7 @@ func searchK(n uint64, fpp float64, limit uint64, unitBits float64, what, unit s
 		}
 	}
 	if best == 0 {
-		return 0, 0, errorf(ErrTooLarge, "%d keys%s at a false-positive rate of %.3g need more than %d %s", n, what, fpp, limit, unit)
+		return 0, 0, errorf(ErrTooLarge, "%d keys%s at a false-positive rate of %s need more than %d %s", n, what, strconv.FormatFloat(fpp, 'g', -1, 64), limit, unit)
 	}
 	return best, k, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -199,5 +200,14 @@ func TestExtremes(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("extremes took %v", d)
+	}
+}
+
+// TestTooLargeMessageRate: the refusal of a size names the rate asked for
+// as given (%.3g rounded 0.999999 to "1").
+func TestTooLargeMessageRate(t *testing.T) {
+	_, err := New(4.6e18, 0.999999)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "rate of 0.999999 ") {
+		t.Errorf("New(4.6e18, 0.999999): %v", err)
 	}
 }
