@@ -281,7 +281,7 @@ func checkFPP(fpp float64) error {
 		return errorf(ErrInvalidFPP, "false-positive rate %v is not in (0, 1)", fpp)
 	}
 	if fpp < MinFPP {
-		return errorf2(ErrFPPTooLow, ErrInvalidArgument, "false-positive rate %.3g is below MinFPP = %g, the least this design reaches at a sane cost; a classic Bloom filter (package classic) needs %.1f bits per key for it", fpp, MinFPP, classicBitsPerKey(fpp))
+		return errorf2(ErrFPPTooLow, ErrInvalidArgument, "false-positive rate %s is below MinFPP = %g, the least this design reaches at a sane cost; a classic Bloom filter (package classic) needs %.1f bits per key for it", strconv.FormatFloat(fpp, 'g', -1, 64), MinFPP, classicBitsPerKey(fpp))
 	}
 	return nil
 }

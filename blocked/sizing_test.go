@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -203,11 +204,17 @@ func TestExtremes(t *testing.T) {
 	}
 }
 
-// TestTooLargeMessageRate: the refusal of a size names the rate asked for
-// as given (%.3g rounded 0.999999 to "1").
-func TestTooLargeMessageRate(t *testing.T) {
+// TestRateMessages: refusals name the rate asked for as given (%.3g
+// rounded 0.999999 to "1", and a rate just below MinFPP to MinFPP itself:
+// "1e-08 is below MinFPP = 1e-08").
+func TestRateMessages(t *testing.T) {
 	_, err := New(4.6e18, 0.999999)
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "rate of 0.999999 ") {
 		t.Errorf("New(4.6e18, 0.999999): %v", err)
+	}
+	p := MinFPP * (1 - 1e-6)
+	_, err = New(1000, p)
+	if want := "rate " + strconv.FormatFloat(p, 'g', -1, 64) + " is below MinFPP"; !errors.Is(err, ErrFPPTooLow) || !strings.Contains(err.Error(), want) {
+		t.Errorf("New(1000, %v): %v, want %q", p, err, want)
 	}
 }

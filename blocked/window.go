@@ -221,8 +221,8 @@ func WithSliceKeys(k uint64) Option {
 // each generation's keys exactly.
 //
 // Lookups may run concurrently with each other; adds (and Close,
-// UnmarshalBinary) must not run concurrently with anything else. Do not
-// copy a Window value.
+// UnmarshalBinary, ReadFrom) must not run concurrently with anything
+// else. Do not copy a Window value.
 type Window struct {
 	// ex tells lookups by time that the current slice lasts, from a timer
 	// (window_expiry.go). First: see expiry.

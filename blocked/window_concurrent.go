@@ -12,7 +12,8 @@ import (
 )
 
 // ConcurrentWindow is a Window whose methods may all be called from many
-// goroutines at once: adds set bits with atomic ORs (as Concurrent does),
+// goroutines at once, but for Close and the decoders (UnmarshalBinary,
+// ReadFrom), which must run alone: adds set bits with atomic ORs (as Concurrent does),
 // lookups read with atomic loads and take no lock, and a rotation (the
 // first add past a slice boundary clears the expired generations) runs
 // under a mutex that only adds crossing the boundary wait for.
@@ -79,30 +80,26 @@ func NewConcurrentWindow(n uint64, fpp float64, window time.Duration, opts ...Op
 // takes over: w must not be used after.
 func concurrentWindow(w *Window) *ConcurrentWindow {
 	c := new(ConcurrentWindow)
-	c.take(w, 0)
+	c.take(w)
 	return c
 }
 
 // take makes c hold w's generations and current slice, which it takes over
-// (w must not be used after), numbering that slice epoch e in time mode
-// (count mode numbers it 0: its epochs are the adds over the slice's
-// length). The caller holds c.mu, or is alone with c.
-func (c *ConcurrentWindow) take(w *Window, e uint64) {
+// (w must not be used after), as epoch 0. The caller holds c.mu, or is
+// alone with c.
+func (c *ConcurrentWindow) take(w *Window) {
 	c.core, c.g, c.nb, c.wt = w.core, w.g, w.nb, w.wt
 	c.slice, c.sliceKeys, c.capacity = w.slice, w.sliceKeys, w.capacity
 	c.clock, c.userClock, c.expiryOnAdd = w.clock, w.userClock, w.expiryOnAdd
 	c.wt.SetLiveNow(nil) // its lookups pass their own live mask; w's source reads w's state
-	if c.slice == 0 {
-		e = 0
-	}
-	s := &windowState{epoch: e, cur: w.cur, start: w.start}
+	s := &windowState{cur: w.cur, start: w.start}
 	c.state.Store(s)
 	c.adds.Store(w.added) // epoch 0 ends after sliceKeys adds, w.added of them made
 	w.ex.stop()
 	c.ex.stop()
 	c.ex.after = w.ex.after
 	if c.ex.after != nil { // as rotate's: no timer, no clock read (a count window reads none: WithClock's doc)
-		c.ex.arm(e, untilEnd(s.start, c.slice, unixNano(c.clock())))
+		c.ex.arm(0, untilEnd(s.start, c.slice, unixNano(c.clock())))
 	}
 	if c.expiryOnAdd || c.slice == 0 {
 		// Every generation is live to ContainsHash for good (no timer

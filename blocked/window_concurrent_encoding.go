@@ -132,9 +132,12 @@ func (c *ConcurrentWindow) ReadFrom(r io.Reader) (int64, error) {
 
 // replace is UnmarshalBinary and ReadFrom once the encoding is read. The
 // decoded window gets c's options as a Window's decoder passes on its
-// own (Window.decodeOptions), and c's slices keep their numbering in time
-// mode, so that a timer of c's that fires after its Stop cannot match the
-// slice armed now.
+// own (Window.decodeOptions), and its slice is epoch 0, as a new window's.
+// (Continuing c's numbering instead would let a decoded start far behind
+// the count overflow the epoch a clock reading gives. A timer of c's
+// replaced epoch 0 that fires late can only clear the mark of the slice
+// armed now: lookups then read the clock until the next rotation, which
+// is always correct.)
 func (c *ConcurrentWindow) replace(h format.Header, payload []byte) error {
 	like := Window{core: core{maxBytes: c.maxBytes}, clock: c.clock, userClock: c.userClock, expiryOnAdd: c.expiryOnAdd}
 	like.ex.after = c.ex.after
@@ -144,12 +147,8 @@ func (c *ConcurrentWindow) replace(h format.Header, payload []byte) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var e uint64
-	if s := c.state.Load(); s != nil {
-		e = s.epoch + 1
-	}
 	old := c.region
-	c.take(d, e) // d has c's WithMaxSize bound: decodeOptions passed it
+	c.take(d) // d has c's WithMaxSize bound: decodeOptions passed it
 	_ = old.Free()
 	return nil
 }

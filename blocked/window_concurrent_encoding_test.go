@@ -3,7 +3,9 @@ package blocked
 import (
 	"bytes"
 	"errors"
+	"math"
 	"math/rand/v2"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -326,9 +328,8 @@ func TestWindowDecodeInto(t *testing.T) {
 }
 
 // TestConcurrentWindowDecodeTimers: a ConcurrentWindow by time on the
-// default clock, decoded into, arms its expiry timer for the decoded
-// slice under a new epoch number (so that a late timer of the slice it
-// replaced cannot match), and finds the keys.
+// default clock, decoded into, arms its expiry timer for the decoded slice
+// (numbered epoch 0, as a new window's), and finds the keys.
 func TestConcurrentWindowDecodeTimers(t *testing.T) {
 	c, err := NewConcurrentWindow(1000, 0.01, time.Hour)
 	if err != nil {
@@ -342,18 +343,108 @@ func TestConcurrentWindowDecodeTimers(t *testing.T) {
 	defer src.Close()
 	src.AddString("kept")
 	enc, _ := src.MarshalBinary()
-	e0 := c.state.Load().epoch
-	if !c.ex.current(e0) {
+	if !c.ex.current(c.state.Load().epoch) {
 		t.Fatal("a new ConcurrentWindow on the default clock runs no expiry timer")
 	}
+	c.ex.stop() // as a fired timer leaves it: the decode must arm a new one
 	if err := c.UnmarshalBinary(enc); err != nil {
 		t.Fatal(err)
 	}
-	e1 := c.state.Load().epoch
-	if e1 == e0 || !c.ex.current(e1) || c.ex.timer == nil {
-		t.Fatalf("after UnmarshalBinary: epoch %d (was %d), current %v, timer %v", e1, e0, c.ex.current(e1), c.ex.timer != nil)
+	e := c.state.Load().epoch
+	if e != 0 || !c.ex.current(e) || c.ex.timer == nil {
+		t.Fatalf("after UnmarshalBinary: epoch %d, current %v, timer %v", e, c.ex.current(e), c.ex.timer != nil)
 	}
 	if !c.ContainsString("kept") {
 		t.Fatal("the decoded key is not found")
+	}
+}
+
+// TestConcurrentWindowDecodeEpoch: a decoded window's epochs count from
+// its own slice, so that a clock reading far from it cannot overflow the
+// epoch: a ConcurrentWindow one slice on from the earliest instant,
+// decoded into from a window that starts there, and then read at the
+// latest instant, finds a key just added (a version that went on with the
+// receiver's numbering wrapped below the state's epoch and found none).
+func TestConcurrentWindowDecodeEpoch(t *testing.T) {
+	now := time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC) // the earliest instant, held
+	opts := []Option{WithClock(func() time.Time { return now }), WithGenerations(4)}
+	src, err := NewWindow(100, 0.01, 3*time.Nanosecond, opts...) // slices of 1 ns
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	enc, _ := src.MarshalBinary()
+	c, err := NewConcurrentWindow(100, 0.01, 3*time.Nanosecond, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	now = time.Unix(0, math.MinInt64+1) // one slice on: epoch 1
+	c.AddString("x")
+	if err := c.UnmarshalBinary(enc); err != nil {
+		t.Fatal(err)
+	}
+	now = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC) // the latest instant, held
+	c.AddString("k")
+	out := make([]bool, 1)
+	if !c.ContainsString("k") || c.ContainsHashes([]uint64{c.HashString("k")}, out) != 1 || c.AddNewString("k") {
+		t.Fatal("a key just added is not found")
+	}
+}
+
+// TestWindowDecodeRacesNoTimer: decoding into a Window or a
+// ConcurrentWindow on the default clock, whose slices of 10 µs keep their
+// expiry timers firing, writes the expiry word only atomically (run with
+// -race: Window's decode once copied the whole struct over it while a
+// timer callback of the replaced slice could be running).
+func TestWindowDecodeRacesNoTimer(t *testing.T) {
+	w, err := NewWindow(100, 0.01, 30*time.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	c, err := NewConcurrentWindow(100, 0.01, 30*time.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	src, err := NewWindow(100, 0.01, 30*time.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	rounds := 3000
+	if testing.Short() {
+		rounds = 500
+	}
+	for i := range rounds {
+		src.AddUint64(uint64(i))
+		enc, _ := src.MarshalBinary()
+		if i%2 == 0 {
+			if err := w.UnmarshalBinary(enc); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.UnmarshalBinary(enc); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			if _, err := w.ReadFrom(bytes.NewReader(enc)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.ReadFrom(bytes.NewReader(enc)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// (Not asserted found: a 30 µs window on the real clock may pass
+		// while this process is descheduled.)
+		w.AddUint64(uint64(i))
+		c.AddUint64(uint64(i))
+		w.ContainsUint64(uint64(i))
+		c.ContainsUint64(uint64(i))
+	}
+	// Window.replace moves the decoded window in field by field (all but
+	// the expiry); a field added to Window must be added there too.
+	if n := reflect.TypeFor[Window]().NumField(); n != 14 {
+		t.Errorf("Window has %d fields, Window.replace moves 14: update it (and this count)", n)
 	}
 }

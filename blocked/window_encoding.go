@@ -217,11 +217,17 @@ func (w *Window) replace(h format.Header, payload []byte) error {
 	old := w.region
 	w.ex.stop()
 	d.ex.stop() // its timer would clear d's word: w arms its own below
-	// w's slices keep their numbering, so that a timer of w's that fires
-	// after its Stop cannot match the slice armed below.
-	epoch := max(w.ex.epoch, d.ex.epoch)
-	*w = *d // d is fresh and unshared: this moves it into w
-	w.ex.epoch = epoch
+	// d is fresh and unshared: its fields move into w one by one, all but
+	// the expiry, whose word a timer callback of w's that began before
+	// the Stop may still be writing (atomically: a plain copy of the
+	// struct raced it). w's slices keep their numbering, so that such a
+	// callback cannot match the slice armed below.
+	w.core, w.g, w.nb, w.wt = d.core, d.g, d.nb, d.wt
+	w.slice, w.sliceKeys, w.capacity = d.slice, d.sliceKeys, d.capacity
+	w.clock, w.userClock, w.expiryOnAdd = d.clock, d.userClock, d.expiryOnAdd
+	w.cur, w.start, w.added = d.cur, d.start, d.added
+	w.ex.after = d.ex.after
+	w.ex.epoch = max(w.ex.epoch, d.ex.epoch)
 	w.setLookups() // d's live source is bound to d
 	if w.slice != 0 {
 		w.arm(unixNano(w.clock()))

@@ -464,7 +464,7 @@ func loadState(path string, n countValue, fpp fppValue) (*blocked.Filter, uint64
 		bits, k, err := blocked.OptimalSize(want, fpp.p)
 		if err != nil {
 			f.Close()
-			return nil, 0, fmt.Errorf("-n %d -fpp %g: %w", want, fpp.p, err)
+			return nil, 0, fmt.Errorf("%s: %w", sizeFlags(n, fpp), err)
 		}
 		if haveBits, haveK := f.Bits(), f.K(); bits != haveBits || k != haveK {
 			f.Close()
@@ -478,6 +478,16 @@ func loadState(path string, n countValue, fpp fppValue) (*blocked.Filter, uint64
 		}
 	}
 	return f, h.Generation, nil
+}
+
+// sizeFlags names the size flags the user gave, for an error about the
+// size they ask for: "-n N -fpp P", or "-fpp P" alone (the n compared
+// with the state file's then came from the file, not from the user).
+func sizeFlags(n countValue, fpp fppValue) string {
+	if !n.set {
+		return fmt.Sprintf("-fpp %g", fpp.p)
+	}
+	return fmt.Sprintf("-n %d -fpp %g", n.n, fpp.p)
 }
 
 // readState decodes the state file path with read and opts, after checking

@@ -282,7 +282,7 @@ func checkWindowState(path string, w *blocked.Window, n countValue, fpp fppValue
 	// The shape a new window for these flags would have, not allocated.
 	ref, err := blocked.OptimalWindowSize(want, fpp.p, blocked.WithGenerations(g))
 	if err != nil {
-		return fmt.Errorf("-n %d -fpp %g: %w", want, fpp.p, err)
+		return fmt.Errorf("%s: %w", sizeFlags(n, fpp), err)
 	}
 	if ref.Blocks() != w.Blocks() || ref.K != w.K() || ref.Capacity != w.Capacity() {
 		if !n.set {

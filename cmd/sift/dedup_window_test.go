@@ -413,6 +413,9 @@ func TestDedupWindowBadFlags(t *testing.T) {
 		// -fpp alone names no -n the user did not give (as the blocked
 		// state's message).
 		{[]string{"-window", "1h", "-fpp", "0.001", "-state", winState}, "keys a slice, which -fpp 0.001 does not give for that many keys (it asks for"},
+		// ...nor where sizing for the rate fails.
+		{[]string{"-window", "1h", "-fpp", "1e-8", "-state", winState}, "sift dedup: -fpp 1e-08: blocked: 4 generations need"},
+		{[]string{"-fpp", "1e-9", "-state", blockedState}, "sift dedup: -fpp 1e-09: blocked: false-positive rate 1e-09 is below MinFPP"},
 		// Compared without making a window of that size (240 GiB).
 		{[]string{"-window", "1h", "-n", "1e11", "-state", winState}, fmt.Sprintf("but -n 100000000000 -fpp 0.01 ask for %d blocks with k = %d for %d keys a slice: leave out -n and -fpp", huge.Blocks(), huge.K, huge.Capacity)},
 		{[]string{"-window", "1h", "-state", countState}, "advances every 10 keys"},

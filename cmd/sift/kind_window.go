@@ -94,16 +94,13 @@ func (r windowReader) containsHashes(hs []uint64, out []bool) int {
 }
 func (r windowReader) close() error { return r.w.Close() }
 
-// sliceTime formats the start of w's latest slice for info: RFC 3339 in
-// UTC, or "the start of time" for a window of -time-field that has seen no
-// line (its slice still at timeFieldOrigin).
 // windowString returns w's window (by time) as the shortest -window that
 // gives its slices: w.Window() is whole slices, a few nanoseconds over the
 // -window it was made with where that did not divide (1h in 7 slices is
 // 1h0m0.000000002s), so the window is rounded to the second, millisecond
-// or microsecond where the rounded value makes the same slice, and
-// otherwise shown exactly (3ns; 1.5ms in 7 slices). sift dedup -window
-// takes what it prints back.
+// or microsecond where the rounded value makes the same slice (1.5ms in
+// 7 slices is 1.500002ms: 1.5ms), and otherwise shown exactly (3ns in 3
+// slices). sift dedup -window takes what it prints back.
 func windowString(w *blocked.Window) string {
 	d, g := w.Window(), w.Generations()
 	for _, unit := range []time.Duration{time.Second, time.Millisecond, time.Microsecond} {
@@ -116,6 +113,9 @@ func windowString(w *blocked.Window) string {
 	return d.String()
 }
 
+// sliceTime formats the start of w's latest slice for info: RFC 3339 in
+// UTC, or "the start of time" for a window of -time-field that has seen no
+// line (its slice still at timeFieldOrigin).
 func sliceTime(w *blocked.Window) string {
 	t := w.SliceStart()
 	if t.UnixNano() == timeFieldOrigin(w.Slice()) {
