@@ -803,14 +803,19 @@ func TestWindowLiveMaskMatches(t *testing.T) {
 // found after the clock goes back centuries (it stands still), and keys
 // are forgotten after a jump past 2262 (it is more than the window).
 func TestWindowClockRange(t *testing.T) {
+	// pair returns the add and lookup of a new Window (or ConcurrentWindow)
+	// of an hour on a simulated clock, and the clock.
+	pair := func(conc bool) (add func(string), has func(string) bool, clk *simClock) {
+		clk = newSimClock()
+		w, c := windowPair(t, 100, 0.01, time.Hour, WithClock(clk.Now))
+		if conc {
+			return c.AddString, c.ContainsString, clk
+		}
+		return w.AddString, w.ContainsString, clk
+	}
 	for _, years := range []int{100, 349, 400, 500, 600, 2000} {
 		for _, conc := range []bool{false, true} {
-			clk := newSimClock()
-			w, c := windowPair(t, 100, 0.01, time.Hour, WithClock(clk.Now))
-			add, has := w.AddString, w.ContainsString
-			if conc {
-				add, has = c.AddString, c.ContainsString
-			}
+			add, has, clk := pair(conc)
 			add("alice")
 			clk.now = clk.now.AddDate(-years, 0, 0)
 			if !has("alice") {
@@ -824,12 +829,7 @@ func TestWindowClockRange(t *testing.T) {
 	}
 	for _, to := range []time.Time{time.Date(2262, 4, 12, 0, 0, 0, 0, time.UTC), time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)} {
 		for _, conc := range []bool{false, true} {
-			clk := newSimClock()
-			w, c := windowPair(t, 100, 0.01, time.Hour, WithClock(clk.Now))
-			add, has := w.AddString, w.ContainsString
-			if conc {
-				add, has = c.AddString, c.ContainsString
-			}
+			add, has, clk := pair(conc)
 			for i := range 20 {
 				add(fmt.Sprint("old-", i))
 			}
