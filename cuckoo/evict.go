@@ -123,41 +123,75 @@ func (f *Filter) homeless(i, fp, rng0, count uint64) (uint64, error) {
 // and restores the kick PRNG to rng0, its state before the walk: the
 // table and the PRNG are then exactly as they were before the insert, and
 // the fingerprint the walk started with is dropped. The walk's slots are
-// drawn again from rng0 (kickSlots) and its buckets found backwards:
+// drawn again from rng0 (kickDraws) and its buckets found backwards:
 // CuckooAlt is an involution, so the bucket a fingerprint was evicted from
 // is the alternate of the one it was moving to. Each step swaps the later
 // fingerprint back into the slot it was evicted from and takes out the one
 // that evicted it. (Stores go through swap, atomic for a Concurrent, whose
 // sequence number is odd throughout.)
+//
+// It allocates nothing, whatever the kick limit (up to MaxMaxKicks): the
+// slots are drawn again a chunk of undoChunk at a time, last chunk first,
+// each from the PRNG state marked at its start on a first pass. (It took
+// a heap slice of f.maxKicks slots above DefaultMaxKicks: 64 KiB a failed
+// Add at MaxMaxKicks, which a decoded file's header can set.)
 func (f *Filter) undoWalk(i, fp, rng0 uint64) {
-	var buf [DefaultMaxKicks]uint8 // larger kick limits take the heap
-	s := buf[:min(f.maxKicks, len(buf))]
-	if f.maxKicks > len(buf) {
-		s = make([]uint8, f.maxKicks)
+	var marks [MaxMaxKicks/undoChunk + 1]kickDraws
+	k := f.maxKicks
+	d := newKickDraws(rng0)
+	chunks := 0
+	for done := 0; done < k; done += undoChunk {
+		marks[chunks] = d
+		chunks++
+		for range min(undoChunk, k-done) {
+			d.next()
+		}
 	}
-	kickSlots(rng0, s)
-	for k := len(s) - 1; k >= 0; k-- {
-		i = kernel.CuckooAlt(i, fp, f.t.Buckets)
-		fp = f.swap(i, uint64(s[k]), fp)
+	var slots [undoChunk]uint8
+	n := f.t.Buckets
+	for c := chunks - 1; c >= 0; c-- {
+		d := marks[c]
+		m := min(undoChunk, k-c*undoChunk)
+		for j := range m {
+			slots[j] = d.next()
+		}
+		for j := m - 1; j >= 0; j-- {
+			i = kernel.CuckooAlt(i, fp, n)
+			fp = f.swap(i, uint64(slots[j]), fp)
+		}
 	}
 	f.rng = rng0
 }
 
-// kickSlots writes into s the slots that a walk of len(s) evictions draws
-// from the kick PRNG in state rng, as insertFull and insertFull16 draw
-// them: one bit for the first bucket, then two bits an eviction, a new
-// 64-bit draw when fewer than two are left.
-func kickSlots(rng uint64, s []uint8) {
-	r := xorshiftStar(&rng) >> 1
-	left := 63
-	for k := range s {
-		if left < 2 {
-			r, left = xorshiftStar(&rng), 64
-		}
-		s[k] = uint8(r & 3)
-		r >>= 2
-		left -= 2
+// undoChunk is how many of a walk's slots undoWalk draws again at a time.
+const undoChunk = DefaultMaxKicks
+
+// kickDraws is the kick PRNG as a walk consumes it (insertFull and
+// insertFull16 draw alike): one bit for the first bucket, then two bits an
+// eviction, a new 64-bit draw when fewer than two are left.
+type kickDraws struct {
+	rng, r uint64
+	left   int
+}
+
+// newKickDraws returns the draws of a walk that starts with the PRNG in
+// state rng: the first bucket's bit is taken.
+func newKickDraws(rng uint64) kickDraws {
+	d := kickDraws{rng: rng}
+	d.r = xorshiftStar(&d.rng) >> 1
+	d.left = 63
+	return d
+}
+
+// next returns the slot of the next eviction.
+func (d *kickDraws) next() uint8 {
+	if d.left < 2 {
+		d.r, d.left = xorshiftStar(&d.rng), 64
 	}
+	s := uint8(d.r & 3)
+	d.r >>= 2
+	d.left -= 2
+	return s
 }
 
 // insertFull16 is insertFull's relocation for a Filter (not a

@@ -66,7 +66,9 @@ func walledIn(t *testing.T, fb, kicks int) (f *Filter, walled uint64) {
 func TestWalledInKey(t *testing.T) {
 	kerneltest.Run(t, func(t *testing.T, impl string) {
 		for _, fb := range []int{8, 16} {
-			for _, kicks := range []int{0, DefaultMaxKicks, 2 * DefaultMaxKicks} {
+			// The undo draws its slots again in chunks of undoChunk:
+			// limits of one chunk, just over it, and between chunks.
+			for _, kicks := range []int{0, DefaultMaxKicks, DefaultMaxKicks + 1, 2 * DefaultMaxKicks, 3*undoChunk - 1} {
 				walledInKey(t, fmt.Sprintf("f=%d kicks=%d", fb, kicks), fb, kicks)
 			}
 		}
@@ -157,6 +159,37 @@ func walledInKey(t *testing.T, what string, fb, kicks int) {
 	}
 	if err := f.AddHash(x); err != ErrFull {
 		t.Fatalf("%s: AddHash with the victim in use = %v; want ErrFull", what, err)
+	}
+}
+
+// TestNoSlotNoAllocs: an Add of a walled-in key, whose walk is undone,
+// allocates nothing whatever the kick limit (a decoded file's header may
+// set MaxMaxKicks): the undo took a heap slice of the limit's slots above
+// DefaultMaxKicks, 64 KiB a call at MaxMaxKicks. The filter is unchanged.
+func TestNoSlotNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector moves stack buffers to the heap (see raceEnabled)")
+	}
+	for _, kicks := range []int{DefaultMaxKicks, DefaultMaxKicks + 1, 3*undoChunk - 1, MaxMaxKicks} {
+		f, w := walledIn(t, 16, kicks)
+		before, _ := f.MarshalBinary()
+		c := NewConcurrentFrom(f.Clone())
+		for name, add := range map[string]func() error{"Filter": func() error { return f.AddHash(w) }, "Concurrent": func() error { return c.AddHash(w) }} {
+			if a := testing.AllocsPerRun(5, func() {
+				if err := add(); err != ErrNoSlot {
+					t.Fatalf("kicks %d: %s.AddHash = %v, want ErrNoSlot", kicks, name, err)
+				}
+			}); a != 0 {
+				t.Errorf("kicks %d: %s.AddHash of a walled-in key: %v allocs", kicks, name, a)
+			}
+		}
+		for name, g := range map[string]interface{ MarshalBinary() ([]byte, error) }{"Filter": f, "Concurrent": c} {
+			if after, _ := g.MarshalBinary(); !bytes.Equal(before, after) {
+				t.Errorf("kicks %d: the undone walks changed the %s", kicks, name)
+			}
+		}
+		f.Close()
+		c.Close()
 	}
 }
 
