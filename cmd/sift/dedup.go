@@ -35,7 +35,8 @@ for "-") the first time its key is seen, in input order and exactly as read:
 the bounded-memory cousin of awk '!seen[$0]++'. The keys seen are held in a
 blocked Bloom filter sized for N distinct keys, not in a table of the keys,
 so memory stays at about 1.3 bytes a key at the default -fpp 0.01 (see
-'sift build -h' for the sizes) however long the lines are.
+'sift build -h' for the sizes) however long the lines are (beside a read
+buffer of a few times the longest line, which may be up to 64 MiB).
 
 A false positive drops a new line: a line whose key was never seen is taken
 for a repeat with the filter's current false-positive rate, which grows from
@@ -194,6 +195,9 @@ func runDedup(e *env) (int, error) {
 		return exitError, err
 	}
 	statePath, err := stateTarget(*state)
+	if err == nil {
+		err = outputIsState(e.stdout, statePath)
+	}
 	if err != nil {
 		return exitError, err
 	}
@@ -439,6 +443,24 @@ func stateExists(state string, n countValue) (bool, error) {
 		return false, errors.New("-n is required: the expected number of distinct keys (run 'sift dedup -h' for usage)")
 	}
 	return false, nil
+}
+
+// outputIsState refuses a standard output that is the state file
+// (sift dedup -state s >> s): the lines written there would be lost when
+// the filter is written back over the file, and the run would exit 0.
+func outputIsState(stdout io.Writer, statePath string) error {
+	of, ok := stdout.(*os.File)
+	if !ok || statePath == "" {
+		return nil
+	}
+	ost, err := of.Stat()
+	if err != nil || !ost.Mode().IsRegular() {
+		return nil
+	}
+	if sst, err := os.Stat(statePath); err == nil && os.SameFile(ost, sst) {
+		return fmt.Errorf("-state %s is also the output: the lines written there would be lost when the state is written back", statePath)
+	}
+	return nil
 }
 
 // loadState reads the blocked filter in path, refusing any other kind, and

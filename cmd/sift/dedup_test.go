@@ -765,3 +765,46 @@ func (p *probeReader) Read(b []byte) (int, error) {
 	}
 	return p.r.Read(b)
 }
+
+// TestOutputIsState: standard output appended to the -state file (sift
+// dedup -state s >> s) is refused: the lines written there would be lost
+// when the state is written back, with exit 0. Another file, a link to
+// the state (followed) and no state are told apart.
+func TestOutputIsState(t *testing.T) {
+	dir := t.TempDir()
+	state, other := filepath.Join(dir, "s.sift"), filepath.Join(dir, "out.txt")
+	mustRun(t, []byte("a\n"), "dedup", "-n", "10", "-state", state)
+	if err := os.WriteFile(other, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.sift")
+	if err := os.Symlink(state, link); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.OpenFile(state, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	oth, err := os.OpenFile(other, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer oth.Close()
+	for _, c := range []struct {
+		stdout  *os.File
+		state   string
+		refused bool
+	}{
+		{out, state, true},
+		{out, link, true},
+		{oth, state, false},
+		{out, "", false},
+		{out, filepath.Join(dir, "new.sift"), false},
+	} {
+		err := outputIsState(c.stdout, c.state)
+		if refused := err != nil && strings.Contains(err.Error(), "is also the output"); refused != c.refused {
+			t.Errorf("stdout %s, -state %q: %v, want refused = %v", c.stdout.Name(), c.state, err, c.refused)
+		}
+	}
+}

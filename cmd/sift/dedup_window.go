@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
@@ -386,7 +387,12 @@ func describeBadTime(field []byte, cfg windowConfig) string {
 	}
 	s := string(field)
 	if len(s) > 40 {
-		s = s[:40] + "..."
+		// Cut at a character boundary: 40 bytes may end inside one.
+		n := 40
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:n] + "..."
 	}
 	what := map[timeFormat]string{
 		timeAuto:    "an RFC 3339 or Unix time",

@@ -81,7 +81,10 @@
 // was not replaced. The temporary file of a build that was killed
 // outright is removed by the next build or merge of the same FILE, which
 // recognises it by its name and its writer's process id, no longer
-// running.
+// running. A FILE that is a symbolic link is replaced by the new file, as
+// a deploy that flips links expects (the file it led to is left as it
+// was; dedup -state, which keeps its state where the link leads, differs).
+// The new file keeps the permission bits of the one it replaces.
 //
 // -j N (default: every core; at most 4 per core, since more would only add
 // copies of the filter) hashes and adds the keys on N goroutines while one
@@ -166,7 +169,9 @@
 // byte for byte as read (a last line without a newline gets one): awk
 // '!seen[$0]++' (or '!seen[$N]++' with -f N) in bounded memory. The keys
 // seen are held in a blocked filter sized for -n distinct keys at -fpp
-// (default 0.01), about 1.3 bytes a key at 1%, whatever the lines' length.
+// (default 0.01), about 1.3 bytes a key at 1%, whatever the lines' length
+// (beside a read buffer of a few times the longest line: about 4.5 times
+// it for a 63 MiB line; lines are refused beyond 64 MiB).
 // Keys are selected as query selects them, except that the empty key is a
 // key like any other, as in awk: the first line with it is printed. A
 // repeated key is never printed twice; a false positive drops a new line,
