@@ -326,7 +326,7 @@ var vectorMinBuckets uint64 = 4096
 // addVector is the stage of addBatch below scanFrom where an insert
 // kernel runs (kernel.CuckooInsert: AVX-512, eight keys at a time, placed
 // exactly as add places them, with the buckets of the keys 64 on
-// prefetched). The kernel stops before a group of eight in which two keys
+// prefetched, 128 on arrays of 4 MiB and more). The kernel stops before a group of eight in which two keys
 // share a bucket or a key must relocate; that group (or the tail of fewer
 // than eight keys) goes through addRuns, and the kernel goes on after
 // it. The kernel is given at most scanFrom - count keys, so that the

@@ -36,19 +36,19 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// aheadInsert is the insert kernels' prefetch distance in keys (a
-// multiple of 8).
-const aheadInsert = 64
+// The insert kernels' prefetch distance in keys is their argument ahead
+// (a multiple of 8), chosen by the table's size in internal/kernel
+// (cuckooInsertAhead).
 
 // insert512 writes cuckooInsert{8,16}AVX512 (ifNew false) or
 // cuckooInsertNew{8,16}AVX512.
 func insert512(w width, ifNew bool) {
 	name := fmt.Sprintf("cuckooInsert%dAVX512", w.bits)
-	sig := "func(words *uint64, buckets uint64, hs []uint64) int"
+	sig := "func(words *uint64, buckets uint64, hs []uint64, ahead int) int"
 	what := "inserts"
 	if ifNew {
 		name = fmt.Sprintf("cuckooInsertNew%dAVX512", w.bits)
-		sig = "func(words *uint64, buckets uint64, hs []uint64, out []bool) (n int, added int)"
+		sig = "func(words *uint64, buckets uint64, hs []uint64, out []bool, ahead int) (n int, added int)"
 		what = "adds if new"
 	}
 	TEXT(name, NOSPLIT, sig)
@@ -57,7 +57,8 @@ func insert512(w width, ifNew bool) {
 		fmt.Sprintf("%s %s the hashes of hs[:len(hs)&^7], eight at a time, into a", name, what),
 		fmt.Sprintf("table of %d-bit fingerprints as a loop of single adds would, and returns how", w.bits),
 		"many it went through: it stops before the first group of eight in which two",
-		"keys share a bucket or a key (not present) has both buckets full.",
+		"keys share a bucket or a key (not present) has both buckets full. It",
+		"prefetches the buckets of the keys ahead on (a multiple of 8).",
 	}
 	if ifNew {
 		// One Doc call: avo's Doc replaces the lines, it does not append.
@@ -76,10 +77,11 @@ func insert512(w width, ifNew bool) {
 	if w.bits == 8 {
 		lanes = broadcast512(0xffffffff)
 	}
-	hs, length := GP64(), GP64()
+	hs, length, ahead := GP64(), GP64(), GP64()
 	Load(Param("hs").Base(), hs)
 	Load(Param("hs").Len(), length)
 	ANDQ(I8(^7), length)
+	Load(Param("ahead"), ahead)
 	var out, added, bytes GPVirtual
 	if ifNew {
 		out, added, bytes = GP64(), GP64(), GP64()
@@ -94,11 +96,13 @@ func insert512(w width, ifNew bool) {
 	Label(name + "_loop")
 	CMPQ(length, U8(8))
 	JB(LabelRef(name + "_done"))
-	CMPQ(length, U32(aheadInsert+8))
-	JB(LabelRef(name + "_group"))
 	{
+		// Prefetch only while the eight keys ahead on are in hs (both
+		// multiples of 8: length > ahead).
+		CMPQ(length, ahead)
+		JBE(LabelRef(name + "_group"))
 		h := ZMM()
-		VMOVDQU64(Mem{Base: hs, Disp: 8 * aheadInsert}, h)
+		VMOVDQU64(Mem{Base: hs, Index: ahead, Scale: 8}, h)
 		i1, i2, _ := buckets512(c, h)
 		prefetch512(c.words, i1, i2, scale)
 	}

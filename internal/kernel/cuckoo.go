@@ -199,3 +199,25 @@ func CuckooInsert(t *CuckooTable, hs []uint64, out []bool) (n, added int) {
 // with the kernel set in use (today: avx512, with AVX-512 CD). Where it
 // does not, callers have faster loops of their own than the generic twin.
 func CuckooInsertKernel() bool { return cuckooInsertKernel() }
+
+// cuckooInsertAhead returns the insert kernels' prefetch distance, in
+// keys, for a bucket array of words 64-bit words: 128 from
+// cuckooInsertAheadFrom bytes (4 MiB) on, 64 below. Filling a 16-bit
+// filter of 1e7 keys (a 21 MB array) from empty to 95% load, the bands
+// below half load took 2.52 and 2.67 ns a key with 128 against 3.24 and
+// 3.46 with 64, and the whole fill 10.96 against 11.59 (medians of five
+// interleaved rounds); at 1e6 keys (2.1 MB, in the last-level cache) 128
+// was 1-5% slower in those bands and 1.7% over the fill (AMD EPYC Zen 5,
+// BenchmarkFillCurve in package cuckoo; 256 was no better than 128 at
+// 1e7, three rounds). bench/README.md has the table.
+func cuckooInsertAhead(words int) int {
+	if words*8 >= cuckooInsertAheadFrom {
+		return 128
+	}
+	return 64
+}
+
+// cuckooInsertAheadFrom is the smallest bucket array, in bytes, that the
+// insert kernels prefetch 128 keys ahead on (a variable for the tests,
+// which run the longer distance on small tables too).
+var cuckooInsertAheadFrom = 4 << 20

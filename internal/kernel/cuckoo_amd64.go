@@ -134,19 +134,20 @@ func cuckooInsert(t *CuckooTable, hs []uint64, out []bool) (int, int) {
 	if m == 0 {
 		return 0, 0
 	}
+	ahead := cuckooInsertAhead(len(t.Words))
 	if out == nil {
 		cuckooRaceInsert(hs[:m], nil)
 		var n int
 		if t.FPBits == 8 {
-			n = cuckooInsert8AVX512(&t.Words[0], t.Buckets, hs[:m])
+			n = cuckooInsert8AVX512(&t.Words[0], t.Buckets, hs[:m], ahead)
 		} else {
-			n = cuckooInsert16AVX512(&t.Words[0], t.Buckets, hs[:m])
+			n = cuckooInsert16AVX512(&t.Words[0], t.Buckets, hs[:m], ahead)
 		}
 		return n, n
 	}
 	cuckooRaceInsert(hs[:m], out[:m])
 	if t.FPBits == 8 {
-		return cuckooInsertNew8AVX512(&t.Words[0], t.Buckets, hs[:m], out[:m])
+		return cuckooInsertNew8AVX512(&t.Words[0], t.Buckets, hs[:m], out[:m], ahead)
 	}
-	return cuckooInsertNew16AVX512(&t.Words[0], t.Buckets, hs[:m], out[:m])
+	return cuckooInsertNew16AVX512(&t.Words[0], t.Buckets, hs[:m], out[:m], ahead)
 }

@@ -591,9 +591,9 @@ cuckooLocate8AVX512_done:
 	VZEROUPPER
 	RET
 
-// func cuckooInsert8AVX512(words *uint64, buckets uint64, hs []uint64) int
+// func cuckooInsert8AVX512(words *uint64, buckets uint64, hs []uint64, ahead int) int
 // Requires: AVX, AVX512BW, AVX512CD, AVX512DQ, AVX512F, AVX512VL, MMX+
-TEXT ·cuckooInsert8AVX512(SB), NOSPLIT, $0-48
+TEXT ·cuckooInsert8AVX512(SB), NOSPLIT, $0-56
 	MOVQ         words+0(FP), AX
 	MOVQ         buckets+8(FP), CX
 	VPBROADCASTQ CX, Z0
@@ -614,14 +614,15 @@ TEXT ·cuckooInsert8AVX512(SB), NOSPLIT, $0-48
 	MOVQ         hs_base+16(FP), CX
 	MOVQ         hs_len+24(FP), DX
 	ANDQ         $-8, DX
-	XORQ         BX, BX
+	MOVQ         ahead+40(FP), BX
+	XORQ         SI, SI
 
 cuckooInsert8AVX512_loop:
 	CMPQ          DX, $0x08
 	JB            cuckooInsert8AVX512_done
-	CMPQ          DX, $0x00000048
-	JB            cuckooInsert8AVX512_group
-	VMOVDQU64     512(CX), Z13
+	CMPQ          DX, BX
+	JBE           cuckooInsert8AVX512_group
+	VMOVDQU64     (CX)(BX*8), Z13
 	VPSRLQ        $0x20, Z13, Z15
 	VPMULUDQ      Z0, Z15, Z14
 	VPSRLQ        $0x20, Z14, Z14
@@ -634,44 +635,44 @@ cuckooInsert8AVX512_loop:
 	VPSUBQ        Z14, Z15, Z15
 	VPADDQ        Z0, Z15, Z13
 	VPMINUQ       Z15, Z13, Z13
-	VMOVQ         X14, SI
-	PREFETCHT0    (AX)(SI*4)
-	VPEXTRQ       $0x01, X14, SI
-	PREFETCHT0    (AX)(SI*4)
+	VMOVQ         X14, DI
+	PREFETCHT0    (AX)(DI*4)
+	VPEXTRQ       $0x01, X14, DI
+	PREFETCHT0    (AX)(DI*4)
 	VEXTRACTI32X4 $0x01, Z14, X7
-	VMOVQ         X7, SI
-	PREFETCHT0    (AX)(SI*4)
-	VPEXTRQ       $0x01, X7, SI
-	PREFETCHT0    (AX)(SI*4)
+	VMOVQ         X7, DI
+	PREFETCHT0    (AX)(DI*4)
+	VPEXTRQ       $0x01, X7, DI
+	PREFETCHT0    (AX)(DI*4)
 	VEXTRACTI32X4 $0x02, Z14, X7
-	VMOVQ         X7, SI
-	PREFETCHT0    (AX)(SI*4)
-	VPEXTRQ       $0x01, X7, SI
-	PREFETCHT0    (AX)(SI*4)
+	VMOVQ         X7, DI
+	PREFETCHT0    (AX)(DI*4)
+	VPEXTRQ       $0x01, X7, DI
+	PREFETCHT0    (AX)(DI*4)
 	VEXTRACTI32X4 $0x03, Z14, X7
-	VMOVQ         X7, SI
-	PREFETCHT0    (AX)(SI*4)
-	VPEXTRQ       $0x01, X7, SI
-	PREFETCHT0    (AX)(SI*4)
-	VMOVQ         X13, SI
-	PREFETCHT0    (AX)(SI*4)
-	VPEXTRQ       $0x01, X13, SI
-	PREFETCHT0    (AX)(SI*4)
+	VMOVQ         X7, DI
+	PREFETCHT0    (AX)(DI*4)
+	VPEXTRQ       $0x01, X7, DI
+	PREFETCHT0    (AX)(DI*4)
+	VMOVQ         X13, DI
+	PREFETCHT0    (AX)(DI*4)
+	VPEXTRQ       $0x01, X13, DI
+	PREFETCHT0    (AX)(DI*4)
 	VEXTRACTI32X4 $0x01, Z13, X7
-	VMOVQ         X7, SI
-	PREFETCHT0    (AX)(SI*4)
-	VPEXTRQ       $0x01, X7, SI
-	PREFETCHT0    (AX)(SI*4)
+	VMOVQ         X7, DI
+	PREFETCHT0    (AX)(DI*4)
+	VPEXTRQ       $0x01, X7, DI
+	PREFETCHT0    (AX)(DI*4)
 	VEXTRACTI32X4 $0x02, Z13, X7
-	VMOVQ         X7, SI
-	PREFETCHT0    (AX)(SI*4)
-	VPEXTRQ       $0x01, X7, SI
-	PREFETCHT0    (AX)(SI*4)
+	VMOVQ         X7, DI
+	PREFETCHT0    (AX)(DI*4)
+	VPEXTRQ       $0x01, X7, DI
+	PREFETCHT0    (AX)(DI*4)
 	VEXTRACTI32X4 $0x03, Z13, X7
-	VMOVQ         X7, SI
-	PREFETCHT0    (AX)(SI*4)
-	VPEXTRQ       $0x01, X7, SI
-	PREFETCHT0    (AX)(SI*4)
+	VMOVQ         X7, DI
+	PREFETCHT0    (AX)(DI*4)
+	VPEXTRQ       $0x01, X7, DI
+	PREFETCHT0    (AX)(DI*4)
 
 cuckooInsert8AVX512_group:
 	VMOVDQU64 (CX), Z13
@@ -735,18 +736,18 @@ cuckooInsert8AVX512_group:
 	VPMOVQD     Z11, Y7
 	VPSCATTERQD Y7, K4, (AX)(Z10*4)
 	ADDQ        $0x40, CX
-	ADDQ        $0x08, BX
+	ADDQ        $0x08, SI
 	SUBQ        $0x08, DX
 	JMP         cuckooInsert8AVX512_loop
 
 cuckooInsert8AVX512_done:
-	MOVQ BX, ret+40(FP)
+	MOVQ SI, ret+48(FP)
 	VZEROUPPER
 	RET
 
-// func cuckooInsertNew8AVX512(words *uint64, buckets uint64, hs []uint64, out []bool) (n int, added int)
+// func cuckooInsertNew8AVX512(words *uint64, buckets uint64, hs []uint64, out []bool, ahead int) (n int, added int)
 // Requires: AVX, AVX512BW, AVX512CD, AVX512DQ, AVX512F, AVX512VL, BMI2, MMX+, POPCNT
-TEXT ·cuckooInsertNew8AVX512(SB), NOSPLIT, $0-80
+TEXT ·cuckooInsertNew8AVX512(SB), NOSPLIT, $0-88
 	MOVQ         words+0(FP), AX
 	MOVQ         buckets+8(FP), CX
 	VPBROADCASTQ CX, Z0
@@ -767,17 +768,18 @@ TEXT ·cuckooInsertNew8AVX512(SB), NOSPLIT, $0-80
 	MOVQ         hs_base+16(FP), CX
 	MOVQ         hs_len+24(FP), DX
 	ANDQ         $-8, DX
-	MOVQ         out_base+40(FP), BX
-	XORQ         SI, SI
-	MOVQ         $0x0101010101010101, DI
-	XORQ         R8, R8
+	MOVQ         ahead+64(FP), BX
+	MOVQ         out_base+40(FP), SI
+	XORQ         DI, DI
+	MOVQ         $0x0101010101010101, R8
+	XORQ         R9, R9
 
 cuckooInsertNew8AVX512_loop:
 	CMPQ          DX, $0x08
 	JB            cuckooInsertNew8AVX512_done
-	CMPQ          DX, $0x00000048
-	JB            cuckooInsertNew8AVX512_group
-	VMOVDQU64     512(CX), Z13
+	CMPQ          DX, BX
+	JBE           cuckooInsertNew8AVX512_group
+	VMOVDQU64     (CX)(BX*8), Z13
 	VPSRLQ        $0x20, Z13, Z15
 	VPMULUDQ      Z0, Z15, Z14
 	VPSRLQ        $0x20, Z14, Z14
@@ -790,44 +792,44 @@ cuckooInsertNew8AVX512_loop:
 	VPSUBQ        Z14, Z15, Z15
 	VPADDQ        Z0, Z15, Z13
 	VPMINUQ       Z15, Z13, Z13
-	VMOVQ         X14, R9
-	PREFETCHT0    (AX)(R9*4)
-	VPEXTRQ       $0x01, X14, R9
-	PREFETCHT0    (AX)(R9*4)
+	VMOVQ         X14, R10
+	PREFETCHT0    (AX)(R10*4)
+	VPEXTRQ       $0x01, X14, R10
+	PREFETCHT0    (AX)(R10*4)
 	VEXTRACTI32X4 $0x01, Z14, X7
-	VMOVQ         X7, R9
-	PREFETCHT0    (AX)(R9*4)
-	VPEXTRQ       $0x01, X7, R9
-	PREFETCHT0    (AX)(R9*4)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*4)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*4)
 	VEXTRACTI32X4 $0x02, Z14, X7
-	VMOVQ         X7, R9
-	PREFETCHT0    (AX)(R9*4)
-	VPEXTRQ       $0x01, X7, R9
-	PREFETCHT0    (AX)(R9*4)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*4)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*4)
 	VEXTRACTI32X4 $0x03, Z14, X7
-	VMOVQ         X7, R9
-	PREFETCHT0    (AX)(R9*4)
-	VPEXTRQ       $0x01, X7, R9
-	PREFETCHT0    (AX)(R9*4)
-	VMOVQ         X13, R9
-	PREFETCHT0    (AX)(R9*4)
-	VPEXTRQ       $0x01, X13, R9
-	PREFETCHT0    (AX)(R9*4)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*4)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*4)
+	VMOVQ         X13, R10
+	PREFETCHT0    (AX)(R10*4)
+	VPEXTRQ       $0x01, X13, R10
+	PREFETCHT0    (AX)(R10*4)
 	VEXTRACTI32X4 $0x01, Z13, X7
-	VMOVQ         X7, R9
-	PREFETCHT0    (AX)(R9*4)
-	VPEXTRQ       $0x01, X7, R9
-	PREFETCHT0    (AX)(R9*4)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*4)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*4)
 	VEXTRACTI32X4 $0x02, Z13, X7
-	VMOVQ         X7, R9
-	PREFETCHT0    (AX)(R9*4)
-	VPEXTRQ       $0x01, X7, R9
-	PREFETCHT0    (AX)(R9*4)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*4)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*4)
 	VEXTRACTI32X4 $0x03, Z13, X7
-	VMOVQ         X7, R9
-	PREFETCHT0    (AX)(R9*4)
-	VPEXTRQ       $0x01, X7, R9
-	PREFETCHT0    (AX)(R9*4)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*4)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*4)
 
 cuckooInsertNew8AVX512_group:
 	VMOVDQU64 (CX), Z13
@@ -892,22 +894,22 @@ cuckooInsertNew8AVX512_group:
 	VPSUBQ      Z13, Z14, Z14
 	VPANDQ      Z16, Z14, Z14
 	VPORQ       Z14, Z11, Z11
-	KMOVB       K1, R9
-	POPCNTL     R9, R10
-	ADDQ        R10, SI
-	PDEPQ       DI, R9, R9
-	MOVQ        R9, (BX)
+	KMOVB       K1, R10
+	POPCNTL     R10, R11
+	ADDQ        R11, DI
+	PDEPQ       R8, R10, R10
+	MOVQ        R10, (SI)
 	VPMOVQD     Z11, Y7
 	VPSCATTERQD Y7, K1, (AX)(Z10*4)
 	ADDQ        $0x40, CX
-	ADDQ        $0x08, BX
-	ADDQ        $0x08, R8
+	ADDQ        $0x08, SI
+	ADDQ        $0x08, R9
 	SUBQ        $0x08, DX
 	JMP         cuckooInsertNew8AVX512_loop
 
 cuckooInsertNew8AVX512_done:
-	MOVQ R8, n+64(FP)
-	MOVQ SI, added+72(FP)
+	MOVQ R9, n+72(FP)
+	MOVQ DI, added+80(FP)
 	VZEROUPPER
 	RET
 
@@ -1492,9 +1494,9 @@ cuckooLocate16AVX512_done:
 	VZEROUPPER
 	RET
 
-// func cuckooInsert16AVX512(words *uint64, buckets uint64, hs []uint64) int
+// func cuckooInsert16AVX512(words *uint64, buckets uint64, hs []uint64, ahead int) int
 // Requires: AVX, AVX512BW, AVX512CD, AVX512DQ, AVX512F, MMX+
-TEXT ·cuckooInsert16AVX512(SB), NOSPLIT, $0-48
+TEXT ·cuckooInsert16AVX512(SB), NOSPLIT, $0-56
 	MOVQ         words+0(FP), AX
 	MOVQ         buckets+8(FP), CX
 	VPBROADCASTQ CX, Z0
@@ -1513,14 +1515,15 @@ TEXT ·cuckooInsert16AVX512(SB), NOSPLIT, $0-48
 	MOVQ         hs_base+16(FP), CX
 	MOVQ         hs_len+24(FP), DX
 	ANDQ         $-8, DX
-	XORQ         BX, BX
+	MOVQ         ahead+40(FP), BX
+	XORQ         SI, SI
 
 cuckooInsert16AVX512_loop:
 	CMPQ          DX, $0x08
 	JB            cuckooInsert16AVX512_done
-	CMPQ          DX, $0x00000048
-	JB            cuckooInsert16AVX512_group
-	VMOVDQU64     512(CX), Z5
+	CMPQ          DX, BX
+	JBE           cuckooInsert16AVX512_group
+	VMOVDQU64     (CX)(BX*8), Z5
 	VPSRLQ        $0x20, Z5, Z14
 	VPMULUDQ      Z0, Z14, Z13
 	VPSRLQ        $0x20, Z13, Z13
@@ -1533,44 +1536,44 @@ cuckooInsert16AVX512_loop:
 	VPSUBQ        Z13, Z14, Z14
 	VPADDQ        Z0, Z14, Z5
 	VPMINUQ       Z14, Z5, Z5
-	VMOVQ         X13, SI
-	PREFETCHT0    (AX)(SI*8)
-	VPEXTRQ       $0x01, X13, SI
-	PREFETCHT0    (AX)(SI*8)
+	VMOVQ         X13, DI
+	PREFETCHT0    (AX)(DI*8)
+	VPEXTRQ       $0x01, X13, DI
+	PREFETCHT0    (AX)(DI*8)
 	VEXTRACTI32X4 $0x01, Z13, X7
-	VMOVQ         X7, SI
-	PREFETCHT0    (AX)(SI*8)
-	VPEXTRQ       $0x01, X7, SI
-	PREFETCHT0    (AX)(SI*8)
+	VMOVQ         X7, DI
+	PREFETCHT0    (AX)(DI*8)
+	VPEXTRQ       $0x01, X7, DI
+	PREFETCHT0    (AX)(DI*8)
 	VEXTRACTI32X4 $0x02, Z13, X7
-	VMOVQ         X7, SI
-	PREFETCHT0    (AX)(SI*8)
-	VPEXTRQ       $0x01, X7, SI
-	PREFETCHT0    (AX)(SI*8)
+	VMOVQ         X7, DI
+	PREFETCHT0    (AX)(DI*8)
+	VPEXTRQ       $0x01, X7, DI
+	PREFETCHT0    (AX)(DI*8)
 	VEXTRACTI32X4 $0x03, Z13, X7
-	VMOVQ         X7, SI
-	PREFETCHT0    (AX)(SI*8)
-	VPEXTRQ       $0x01, X7, SI
-	PREFETCHT0    (AX)(SI*8)
-	VMOVQ         X5, SI
-	PREFETCHT0    (AX)(SI*8)
-	VPEXTRQ       $0x01, X5, SI
-	PREFETCHT0    (AX)(SI*8)
+	VMOVQ         X7, DI
+	PREFETCHT0    (AX)(DI*8)
+	VPEXTRQ       $0x01, X7, DI
+	PREFETCHT0    (AX)(DI*8)
+	VMOVQ         X5, DI
+	PREFETCHT0    (AX)(DI*8)
+	VPEXTRQ       $0x01, X5, DI
+	PREFETCHT0    (AX)(DI*8)
 	VEXTRACTI32X4 $0x01, Z5, X7
-	VMOVQ         X7, SI
-	PREFETCHT0    (AX)(SI*8)
-	VPEXTRQ       $0x01, X7, SI
-	PREFETCHT0    (AX)(SI*8)
+	VMOVQ         X7, DI
+	PREFETCHT0    (AX)(DI*8)
+	VPEXTRQ       $0x01, X7, DI
+	PREFETCHT0    (AX)(DI*8)
 	VEXTRACTI32X4 $0x02, Z5, X7
-	VMOVQ         X7, SI
-	PREFETCHT0    (AX)(SI*8)
-	VPEXTRQ       $0x01, X7, SI
-	PREFETCHT0    (AX)(SI*8)
+	VMOVQ         X7, DI
+	PREFETCHT0    (AX)(DI*8)
+	VPEXTRQ       $0x01, X7, DI
+	PREFETCHT0    (AX)(DI*8)
 	VEXTRACTI32X4 $0x03, Z5, X5
-	VMOVQ         X5, SI
-	PREFETCHT0    (AX)(SI*8)
-	VPEXTRQ       $0x01, X5, SI
-	PREFETCHT0    (AX)(SI*8)
+	VMOVQ         X5, DI
+	PREFETCHT0    (AX)(DI*8)
+	VPEXTRQ       $0x01, X5, DI
+	PREFETCHT0    (AX)(DI*8)
 
 cuckooInsert16AVX512_group:
 	VMOVDQU64 (CX), Z5
@@ -1629,18 +1632,18 @@ cuckooInsert16AVX512_group:
 	VPORQ       Z13, Z11, Z11
 	VPSCATTERQQ Z11, K4, (AX)(Z10*8)
 	ADDQ        $0x40, CX
-	ADDQ        $0x08, BX
+	ADDQ        $0x08, SI
 	SUBQ        $0x08, DX
 	JMP         cuckooInsert16AVX512_loop
 
 cuckooInsert16AVX512_done:
-	MOVQ BX, ret+40(FP)
+	MOVQ SI, ret+48(FP)
 	VZEROUPPER
 	RET
 
-// func cuckooInsertNew16AVX512(words *uint64, buckets uint64, hs []uint64, out []bool) (n int, added int)
+// func cuckooInsertNew16AVX512(words *uint64, buckets uint64, hs []uint64, out []bool, ahead int) (n int, added int)
 // Requires: AVX, AVX512BW, AVX512CD, AVX512DQ, AVX512F, BMI2, MMX+, POPCNT
-TEXT ·cuckooInsertNew16AVX512(SB), NOSPLIT, $0-80
+TEXT ·cuckooInsertNew16AVX512(SB), NOSPLIT, $0-88
 	MOVQ         words+0(FP), AX
 	MOVQ         buckets+8(FP), CX
 	VPBROADCASTQ CX, Z0
@@ -1659,17 +1662,18 @@ TEXT ·cuckooInsertNew16AVX512(SB), NOSPLIT, $0-80
 	MOVQ         hs_base+16(FP), CX
 	MOVQ         hs_len+24(FP), DX
 	ANDQ         $-8, DX
-	MOVQ         out_base+40(FP), BX
-	XORQ         SI, SI
-	MOVQ         $0x0101010101010101, DI
-	XORQ         R8, R8
+	MOVQ         ahead+64(FP), BX
+	MOVQ         out_base+40(FP), SI
+	XORQ         DI, DI
+	MOVQ         $0x0101010101010101, R8
+	XORQ         R9, R9
 
 cuckooInsertNew16AVX512_loop:
 	CMPQ          DX, $0x08
 	JB            cuckooInsertNew16AVX512_done
-	CMPQ          DX, $0x00000048
-	JB            cuckooInsertNew16AVX512_group
-	VMOVDQU64     512(CX), Z5
+	CMPQ          DX, BX
+	JBE           cuckooInsertNew16AVX512_group
+	VMOVDQU64     (CX)(BX*8), Z5
 	VPSRLQ        $0x20, Z5, Z14
 	VPMULUDQ      Z0, Z14, Z13
 	VPSRLQ        $0x20, Z13, Z13
@@ -1682,44 +1686,44 @@ cuckooInsertNew16AVX512_loop:
 	VPSUBQ        Z13, Z14, Z14
 	VPADDQ        Z0, Z14, Z5
 	VPMINUQ       Z14, Z5, Z5
-	VMOVQ         X13, R9
-	PREFETCHT0    (AX)(R9*8)
-	VPEXTRQ       $0x01, X13, R9
-	PREFETCHT0    (AX)(R9*8)
+	VMOVQ         X13, R10
+	PREFETCHT0    (AX)(R10*8)
+	VPEXTRQ       $0x01, X13, R10
+	PREFETCHT0    (AX)(R10*8)
 	VEXTRACTI32X4 $0x01, Z13, X7
-	VMOVQ         X7, R9
-	PREFETCHT0    (AX)(R9*8)
-	VPEXTRQ       $0x01, X7, R9
-	PREFETCHT0    (AX)(R9*8)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*8)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*8)
 	VEXTRACTI32X4 $0x02, Z13, X7
-	VMOVQ         X7, R9
-	PREFETCHT0    (AX)(R9*8)
-	VPEXTRQ       $0x01, X7, R9
-	PREFETCHT0    (AX)(R9*8)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*8)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*8)
 	VEXTRACTI32X4 $0x03, Z13, X7
-	VMOVQ         X7, R9
-	PREFETCHT0    (AX)(R9*8)
-	VPEXTRQ       $0x01, X7, R9
-	PREFETCHT0    (AX)(R9*8)
-	VMOVQ         X5, R9
-	PREFETCHT0    (AX)(R9*8)
-	VPEXTRQ       $0x01, X5, R9
-	PREFETCHT0    (AX)(R9*8)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*8)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*8)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*8)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*8)
 	VEXTRACTI32X4 $0x01, Z5, X7
-	VMOVQ         X7, R9
-	PREFETCHT0    (AX)(R9*8)
-	VPEXTRQ       $0x01, X7, R9
-	PREFETCHT0    (AX)(R9*8)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*8)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*8)
 	VEXTRACTI32X4 $0x02, Z5, X7
-	VMOVQ         X7, R9
-	PREFETCHT0    (AX)(R9*8)
-	VPEXTRQ       $0x01, X7, R9
-	PREFETCHT0    (AX)(R9*8)
+	VMOVQ         X7, R10
+	PREFETCHT0    (AX)(R10*8)
+	VPEXTRQ       $0x01, X7, R10
+	PREFETCHT0    (AX)(R10*8)
 	VEXTRACTI32X4 $0x03, Z5, X5
-	VMOVQ         X5, R9
-	PREFETCHT0    (AX)(R9*8)
-	VPEXTRQ       $0x01, X5, R9
-	PREFETCHT0    (AX)(R9*8)
+	VMOVQ         X5, R10
+	PREFETCHT0    (AX)(R10*8)
+	VPEXTRQ       $0x01, X5, R10
+	PREFETCHT0    (AX)(R10*8)
 
 cuckooInsertNew16AVX512_group:
 	VMOVDQU64 (CX), Z5
@@ -1780,20 +1784,20 @@ cuckooInsertNew16AVX512_group:
 	VPSUBQ      Z5, Z13, Z13
 	VPANDQ      Z15, Z13, Z13
 	VPORQ       Z13, Z11, Z11
-	KMOVB       K1, R9
-	POPCNTL     R9, R10
-	ADDQ        R10, SI
-	PDEPQ       DI, R9, R9
-	MOVQ        R9, (BX)
+	KMOVB       K1, R10
+	POPCNTL     R10, R11
+	ADDQ        R11, DI
+	PDEPQ       R8, R10, R10
+	MOVQ        R10, (SI)
 	VPSCATTERQQ Z11, K1, (AX)(Z10*8)
 	ADDQ        $0x40, CX
-	ADDQ        $0x08, BX
-	ADDQ        $0x08, R8
+	ADDQ        $0x08, SI
+	ADDQ        $0x08, R9
 	SUBQ        $0x08, DX
 	JMP         cuckooInsertNew16AVX512_loop
 
 cuckooInsertNew16AVX512_done:
-	MOVQ R8, n+64(FP)
-	MOVQ SI, added+72(FP)
+	MOVQ R9, n+72(FP)
+	MOVQ DI, added+80(FP)
 	VZEROUPPER
 	RET

@@ -40,20 +40,22 @@ func cuckooLocate8AVX512(words *uint64, buckets uint64, hs []uint64, locs []uint
 // cuckooInsert8AVX512 inserts the hashes of hs[:len(hs)&^7], eight at a time, into a
 // table of 8-bit fingerprints as a loop of single adds would, and returns how
 // many it went through: it stops before the first group of eight in which two
-// keys share a bucket or a key (not present) has both buckets full.
+// keys share a bucket or a key (not present) has both buckets full. It
+// prefetches the buckets of the keys ahead on (a multiple of 8).
 //
 //go:noescape
-func cuckooInsert8AVX512(words *uint64, buckets uint64, hs []uint64) int
+func cuckooInsert8AVX512(words *uint64, buckets uint64, hs []uint64, ahead int) int
 
 // cuckooInsertNew8AVX512 adds if new the hashes of hs[:len(hs)&^7], eight at a time, into a
 // table of 8-bit fingerprints as a loop of single adds would, and returns how
 // many it went through: it stops before the first group of eight in which two
-// keys share a bucket or a key (not present) has both buckets full.
+// keys share a bucket or a key (not present) has both buckets full. It
+// prefetches the buckets of the keys ahead on (a multiple of 8).
 // out[i] is set for each key gone through (true: added), and added counts
 // the trues; out[n:] is left as it was. len(out) >= len(hs).
 //
 //go:noescape
-func cuckooInsertNew8AVX512(words *uint64, buckets uint64, hs []uint64, out []bool) (n int, added int)
+func cuckooInsertNew8AVX512(words *uint64, buckets uint64, hs []uint64, out []bool, ahead int) (n int, added int)
 
 // cuckooContains16AVX2 probes len(hs)&^3 hashes against a table of 16-bit fingerprints,
 // writes out[i] for each, and returns how many are present. len(out) >= len(hs).
@@ -91,17 +93,19 @@ func cuckooLocate16AVX512(words *uint64, buckets uint64, hs []uint64, locs []uin
 // cuckooInsert16AVX512 inserts the hashes of hs[:len(hs)&^7], eight at a time, into a
 // table of 16-bit fingerprints as a loop of single adds would, and returns how
 // many it went through: it stops before the first group of eight in which two
-// keys share a bucket or a key (not present) has both buckets full.
+// keys share a bucket or a key (not present) has both buckets full. It
+// prefetches the buckets of the keys ahead on (a multiple of 8).
 //
 //go:noescape
-func cuckooInsert16AVX512(words *uint64, buckets uint64, hs []uint64) int
+func cuckooInsert16AVX512(words *uint64, buckets uint64, hs []uint64, ahead int) int
 
 // cuckooInsertNew16AVX512 adds if new the hashes of hs[:len(hs)&^7], eight at a time, into a
 // table of 16-bit fingerprints as a loop of single adds would, and returns how
 // many it went through: it stops before the first group of eight in which two
-// keys share a bucket or a key (not present) has both buckets full.
+// keys share a bucket or a key (not present) has both buckets full. It
+// prefetches the buckets of the keys ahead on (a multiple of 8).
 // out[i] is set for each key gone through (true: added), and added counts
 // the trues; out[n:] is left as it was. len(out) >= len(hs).
 //
 //go:noescape
-func cuckooInsertNew16AVX512(words *uint64, buckets uint64, hs []uint64, out []bool) (n int, added int)
+func cuckooInsertNew16AVX512(words *uint64, buckets uint64, hs []uint64, out []bool, ahead int) (n int, added int)

@@ -507,11 +507,18 @@ func TestCuckooInsertEquivalence(t *testing.T) {
 			t.Errorf("CuckooInsertKernel() with impl %s", impl)
 		}
 		rng := rand.New(rand.NewPCG(21, 22))
-		for _, n := range []uint64{1, 2, 3, 5, 16, 17, 1000, 4099, 65537} {
-			for _, fpBits := range []uint{8, 16} {
-				for _, load := range []int{0, 3, 6, 9} {
-					for _, ifNew := range []bool{false, true} {
-						insertCase(t, rng, n, fpBits, load, ifNew)
+		// Both prefetch distances (64 keys, and 128 from 4 MiB on):
+		// the second run sends every table the longer one.
+		for _, far := range []bool{false, true} {
+			if far {
+				defer kernel.SetCuckooInsertAheadFrom(0)()
+			}
+			for _, n := range []uint64{1, 2, 3, 5, 16, 17, 1000, 4099, 65537} {
+				for _, fpBits := range []uint{8, 16} {
+					for _, load := range []int{0, 3, 6, 9} {
+						for _, ifNew := range []bool{false, true} {
+							insertCase(t, rng, n, fpBits, load, ifNew)
+						}
 					}
 				}
 			}
@@ -550,11 +557,12 @@ func insertCase(t *testing.T, rng *rand.Rand, n uint64, fpBits uint, load int, i
 		return &kernel.CuckooTable{Words: w[:nw], Buckets: n, FPBits: fpBits}
 	}
 	prng := rand.New(rand.NewPCG(uint64(n), uint64(load)))
-	for length := 0; length <= 90; length++ { // past the prefetch distance, 64
-		if n > 5000 && length%16 != 6 {
+	for length := 0; length <= 150; length++ { // past both prefetch distances, 64 and 128
+		if n > 5000 && length%16 != 6 || n <= 5000 && length > 90 && length%8 != 0 && length%8 != 7 {
 			continue // large tables: a few lengths (copying them is slow)
 		}
-		hs := make([]uint64, length)
+		// Ending at a guard page: a prefetch read past hs faults.
+		hs := kerneltest.GuardedUint64s(t, length)
 		for i := range hs {
 			switch r := prng.IntN(10); {
 			case r == 0 && i > 0:
