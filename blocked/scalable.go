@@ -155,8 +155,8 @@ func (s *Scalable) AddUint64(x uint64) error { return s.AddHash(hash.Uint64(x, s
 // AddHash is Add for a key whose hash is h. On a closed or zero Scalable it
 // returns an error wrapping ErrClosed.
 func (s *Scalable) AddHash(h uint64) error {
-	if len(s.stages) == 0 {
-		return errorf(ErrClosed, "cannot add to a closed or zero Scalable")
+	if err := s.addable(); err != nil {
+		return err
 	}
 	if s.ContainsHash(h) {
 		return nil
@@ -174,11 +174,19 @@ func (s *Scalable) AddHash(h uint64) error {
 	return nil
 }
 
+// addable is the error of an add to a closed or zero Scalable, else nil.
+func (s *Scalable) addable() error {
+	if len(s.stages) == 0 {
+		return errorf(ErrClosed, "cannot add to a closed or zero Scalable")
+	}
+	return nil
+}
+
 // AddHashes adds every key whose hash is in hs, stopping at the first error
 // (the keys before it are added).
 func (s *Scalable) AddHashes(hs []uint64) error {
-	if len(s.stages) == 0 { // an empty batch too, as AddHash's
-		return errorf(ErrClosed, "cannot add to a closed or zero Scalable")
+	if err := s.addable(); err != nil { // an empty batch too, as AddHash
+		return err
 	}
 	for _, h := range hs {
 		if err := s.AddHash(h); err != nil {

@@ -3,7 +3,6 @@ package blocked
 import (
 	"math"
 	"math/bits"
-	"strconv"
 
 	"github.com/sift-go/sift/internal/bloommath"
 	"github.com/sift-go/sift/internal/kernel"
@@ -244,7 +243,7 @@ func searchK(n uint64, fpp float64, limit uint64, unitBits float64, what, unit s
 	n = max(n, 1)
 	// No approximate-membership structure can beat log2(1/fpp) bits per key.
 	if float64(n)*-math.Log2(fpp) > float64(limit)*unitBits {
-		return 0, 0, errorf(ErrTooLarge, "%d keys%s at a false-positive rate of %s need more than %d %s", n, what, strconv.FormatFloat(fpp, 'g', -1, 64), limit, unit)
+		return 0, 0, errorf(ErrTooLarge, "%d keys%s at a false-positive rate of %g need more than %d %s", n, what, fpp, limit, unit)
 	}
 	// The classic optimum is about what this design needs; it starts the
 	// bracket so the binary search is short.
@@ -270,7 +269,7 @@ func searchK(n uint64, fpp float64, limit uint64, unitBits float64, what, unit s
 		}
 	}
 	if best == 0 {
-		return 0, 0, errorf(ErrTooLarge, "%d keys%s at a false-positive rate of %s need more than %d %s", n, what, strconv.FormatFloat(fpp, 'g', -1, 64), limit, unit)
+		return 0, 0, errorf(ErrTooLarge, "%d keys%s at a false-positive rate of %g need more than %d %s", n, what, fpp, limit, unit)
 	}
 	return best, k, nil
 }
@@ -281,7 +280,7 @@ func checkFPP(fpp float64) error {
 		return errorf(ErrInvalidFPP, "false-positive rate %v is not in (0, 1)", fpp)
 	}
 	if fpp < MinFPP {
-		return errorf2(ErrFPPTooLow, ErrInvalidArgument, "false-positive rate %s is below MinFPP = %g, the least this design reaches at a sane cost; a classic Bloom filter (package classic) needs %.1f bits per key for it", strconv.FormatFloat(fpp, 'g', -1, 64), MinFPP, classicBitsPerKey(fpp))
+		return errorf2(ErrFPPTooLow, ErrInvalidArgument, "false-positive rate %g is below MinFPP = %g, the least this design reaches at a sane cost; a classic Bloom filter (package classic) needs %.1f bits per key for it", fpp, MinFPP, classicBitsPerKey(fpp))
 	}
 	return nil
 }

@@ -13,10 +13,11 @@ import (
 
 // ConcurrentWindow is a Window whose methods may all be called from many
 // goroutines at once, but for Close and the decoders (UnmarshalBinary,
-// ReadFrom), which must run alone: adds set bits with atomic ORs (as Concurrent does),
-// lookups read with atomic loads and take no lock, and a rotation (the
-// first add past a slice boundary clears the expired generations) runs
-// under a mutex that only adds crossing the boundary wait for.
+// ReadFrom), which must run alone: adds set bits with atomic ORs (as
+// Concurrent does), lookups read with atomic loads and take no lock, and
+// a rotation (the first add past a slice boundary clears the expired
+// generations) runs under a mutex that only adds crossing the boundary
+// wait for.
 //
 // Guarantee: a lookup that reads the clock at time t finds every key whose
 // add returned before the lookup began and lies inside its window at t.

@@ -109,12 +109,9 @@ func ConcurrentWindowFromBytes(data []byte, opts ...Option) (*ConcurrentWindow, 
 // swap a served window, load a new one (ConcurrentWindowFromBytes) and
 // publish it. On error c is unchanged.
 func (c *ConcurrentWindow) UnmarshalBinary(data []byte) error {
-	h, payload, n, err := format.Decode(data, format.KindWindow, c.limit())
+	h, payload, err := decodeWindowBytes(data, c.limit())
 	if err != nil {
-		return prefix(err)
-	}
-	if n != len(data) {
-		return errorf(ErrCorrupt, "%d bytes after the window", len(data)-n)
+		return err
 	}
 	return c.replace(h, payload)
 }
@@ -123,25 +120,23 @@ func (c *ConcurrentWindow) UnmarshalBinary(data []byte) error {
 // bytes (see Window.ReadFrom, also for the maximum size). No other
 // goroutine may use c meanwhile. On error c is unchanged.
 func (c *ConcurrentWindow) ReadFrom(r io.Reader) (int64, error) {
-	h, payload, n, err := format.Read(r, format.KindWindow, c.limit())
+	h, payload, n, err := readWindowRecord(r, c.limit())
 	if err != nil {
-		return n, prefix(err)
+		return n, err
 	}
 	return n, c.replace(h, payload)
 }
 
 // replace is UnmarshalBinary and ReadFrom once the encoding is read. The
-// decoded window gets c's options as a Window's decoder passes on its
-// own (Window.decodeOptions), and its slice is epoch 0, as a new window's.
+// decoded window gets c's options (decodeOptions, as Window's decoders
+// pass on theirs), and its slice is epoch 0, as a new window's.
 // (Continuing c's numbering instead would let a decoded start far behind
 // the count overflow the epoch a clock reading gives. A timer of c's
 // replaced epoch 0 that fires late can only clear the mark of the slice
 // armed now: lookups then read the clock until the next rotation, which
 // is always correct.)
 func (c *ConcurrentWindow) replace(h format.Header, payload []byte) error {
-	like := Window{core: core{maxBytes: c.maxBytes}, clock: c.clock, userClock: c.userClock, expiryOnAdd: c.expiryOnAdd}
-	like.ex.after = c.ex.after
-	d, err := decodeWindow(h, payload, like.decodeOptions())
+	d, err := decodeWindow(h, payload, decodeOptions(c.maxBytes, c.clock, c.userClock, c.expiryOnAdd, c.ex.after))
 	if err != nil {
 		return err
 	}

@@ -154,11 +154,36 @@ func decodeWindow(h format.Header, payload []byte, o options) (*Window, error) {
 // payload before reading it), WithoutChecksum.
 func ReadWindow(r io.Reader, opts ...Option) (*Window, error) {
 	o := collect(opts)
-	h, payload, _, err := format.Read(r, format.KindWindow, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
+	h, payload, _, err := readWindowRecord(r, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
 	if err != nil {
-		return nil, prefix(err)
+		return nil, err
 	}
 	return decodeWindow(h, payload, o)
+}
+
+// readWindowRecord reads one window's encoding from r (ReadWindow and the
+// ReadFrom methods): its header, payload and length, or the format's
+// error under this package's prefix.
+func readWindowRecord(r io.Reader, opt format.Options) (format.Header, []byte, int64, error) {
+	h, payload, n, err := format.Read(r, format.KindWindow, opt)
+	if err != nil {
+		return h, nil, n, prefix(err)
+	}
+	return h, payload, n, nil
+}
+
+// decodeWindowBytes checks that data is exactly one window's encoding
+// (WindowFromBytes and the UnmarshalBinary methods) and returns its header
+// and payload.
+func decodeWindowBytes(data []byte, opt format.Options) (format.Header, []byte, error) {
+	h, payload, n, err := format.Decode(data, format.KindWindow, opt)
+	if err != nil {
+		return h, nil, prefix(err)
+	}
+	if n != len(data) {
+		return h, nil, errorf(ErrCorrupt, "%d bytes after the window", len(data)-n)
+	}
+	return h, payload, nil
 }
 
 // UnmarshalBinary replaces w with the window encoded in data, which must be
@@ -167,12 +192,9 @@ func ReadWindow(r io.Reader, opts ...Option) (*Window, error) {
 // WithMaxSize bound, and resumes the window by the clock as ReadWindow
 // does. On error w is unchanged.
 func (w *Window) UnmarshalBinary(data []byte) error {
-	h, payload, n, err := format.Decode(data, format.KindWindow, w.limit())
+	h, payload, err := decodeWindowBytes(data, w.limit())
 	if err != nil {
-		return prefix(err)
-	}
-	if n != len(data) {
-		return errorf(ErrCorrupt, "%d bytes after the window", len(data)-n)
+		return err
 	}
 	return w.replace(h, payload)
 }
@@ -183,26 +205,27 @@ func (w *Window) UnmarshalBinary(data []byte) error {
 // than w's WithMaxSize bound is refused (ErrTooLarge) before any of it is
 // read. It keeps what UnmarshalBinary keeps. On error w is unchanged.
 func (w *Window) ReadFrom(r io.Reader) (int64, error) {
-	h, payload, n, err := format.Read(r, format.KindWindow, w.limit())
+	h, payload, n, err := readWindowRecord(r, w.limit())
 	if err != nil {
-		return n, prefix(err)
+		return n, err
 	}
 	return n, w.replace(h, payload)
 }
 
-// decodeOptions are the options a decoder into w passes on: w's clock if
-// it is its own (WithClock), its WithExpiryOnAdd, its expiry timers and its
-// WithMaxSize bound.
-func (w *Window) decodeOptions() options {
-	o := options{maxBytes: w.maxBytes}
-	if w.userClock {
+// decodeOptions are the options a decoder into a window passes on from it:
+// its clock if it is its own (userClock: WithClock), its WithExpiryOnAdd,
+// its expiry timers (after) and its WithMaxSize bound. Window's and
+// ConcurrentWindow's decoders alike.
+func decodeOptions(maxBytes uint64, clock func() time.Time, userClock, expiryOnAdd bool, after func(time.Duration, func()) stopper) options {
+	o := options{maxBytes: maxBytes}
+	if userClock {
 		// The default clock is left nil here, so that a window by time
 		// decoded into a window by count (which has no timers to pass on)
 		// gets its expiry timers, and its hits read no clock.
-		o.win.clock = w.clock
+		o.win.clock = clock
 	}
-	o.win.expiryOnAdd = w.expiryOnAdd
-	o.win.after = w.ex.after
+	o.win.expiryOnAdd = expiryOnAdd
+	o.win.after = after
 	return o
 }
 
@@ -210,7 +233,7 @@ func (w *Window) decodeOptions() options {
 // becomes the window of header h and payload, or is left unchanged with
 // the error that refused it.
 func (w *Window) replace(h format.Header, payload []byte) error {
-	d, err := decodeWindow(h, payload, w.decodeOptions())
+	d, err := decodeWindow(h, payload, decodeOptions(w.maxBytes, w.clock, w.userClock, w.expiryOnAdd, w.ex.after))
 	if err != nil {
 		return err
 	}
@@ -243,12 +266,9 @@ func (w *Window) replace(h format.Header, payload []byte) error {
 // WithExpiryOnAdd, WithMaxSize, WithoutChecksum.
 func WindowFromBytes(data []byte, opts ...Option) (*Window, error) {
 	o := collect(opts)
-	h, payload, n, err := format.Decode(data, format.KindWindow, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
+	h, payload, err := decodeWindowBytes(data, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
 	if err != nil {
-		return nil, prefix(err)
-	}
-	if n != len(data) {
-		return nil, errorf(ErrCorrupt, "%d bytes after the window", len(data)-n)
+		return nil, err
 	}
 	return decodeWindow(h, payload, o)
 }

@@ -277,8 +277,8 @@ func (f *Filter) Union(other *Filter) error {
 // ErrClosed for a closed or zero filter, and ErrTooLarge if the memory of
 // the folded filter cannot be had (then f is unchanged).
 func (f *Filter) Fold(maxFPP float64) (int, error) {
-	if !(maxFPP > 0 && maxFPP < 1) {
-		return 0, errorf(ErrInvalidFPP, "false-positive rate %v is not in (0, 1)", maxFPP)
+	if err := checkFPP(maxFPP); err != nil {
+		return 0, err
 	}
 	if f.closed() {
 		return 0, errorf(ErrClosed, "cannot fold a closed or zero filter")

@@ -103,9 +103,25 @@ func OptimalSize(n uint64, fpp float64) (numBytes uint64, err error) {
 	return blocks * BlockBytes, err
 }
 
-func optimalBlocks(n uint64, fpp float64) (uint64, error) {
+// checkFPP returns ErrInvalidFPP unless fpp is in (0, 1) (NaN is not).
+func checkFPP(fpp float64) error {
 	if !(fpp > 0 && fpp < 1) {
-		return 0, errorf(ErrInvalidFPP, "false-positive rate %v is not in (0, 1)", fpp)
+		return errorf(ErrInvalidFPP, "false-positive rate %v is not in (0, 1)", fpp)
+	}
+	return nil
+}
+
+// ceilPow2 returns the least power of two at least x (x > 0).
+func ceilPow2(x uint64) uint64 {
+	if x&(x-1) != 0 {
+		return 1 << bits.Len64(x)
+	}
+	return x
+}
+
+func optimalBlocks(n uint64, fpp float64) (uint64, error) {
+	if err := checkFPP(fpp); err != nil {
+		return 0, err
 	}
 	n = max(n, 1)
 	limit := blockLimit()
@@ -141,8 +157,8 @@ func specBits(n uint64, fpp float64) float64 {
 // power-of-two size is also what Fold needs. It returns ErrInvalidFPP for
 // fpp outside (0, 1).
 func ParquetSize(n uint64, fpp float64) (numBytes uint64, err error) {
-	if !(fpp > 0 && fpp < 1) {
-		return 0, errorf(ErrInvalidFPP, "false-positive rate %v is not in (0, 1)", fpp)
+	if err := checkFPP(fpp); err != nil {
+		return 0, err
 	}
 	const maxBits = ParquetMaxBytes * 8
 	m := specBits(n, fpp)
@@ -152,11 +168,7 @@ func ParquetSize(n uint64, fpp float64) (numBytes uint64, err error) {
 	} else {
 		numBits = uint64(m)
 	}
-	numBits = max(numBits, BlockBytes*8)
-	if numBits&(numBits-1) != 0 {
-		numBits = 1 << bits.Len64(numBits)
-	}
-	return numBits / 8, nil
+	return ceilPow2(max(numBits, BlockBytes*8)) / 8, nil
 }
 
 // ParquetMRSize returns the size in bytes that parquet-mr (parquet-java,
@@ -188,8 +200,8 @@ func ParquetSize(n uint64, fpp float64) (numBytes uint64, err error) {
 // would leave the bytes after the last whole block unused, which no
 // split-block filter here reproduces).
 func ParquetMRSize(n uint64, fpp float64, maxBytes uint64) (numBytes uint64, err error) {
-	if !(fpp > 0 && fpp < 1) {
-		return 0, errorf(ErrInvalidFPP, "false-positive rate %v is not in (0, 1)", fpp)
+	if err := checkFPP(fpp); err != nil {
+		return 0, err
 	}
 	if maxBytes < BlockBytes {
 		return 0, errorf(ErrInvalidArgument, "parquet-mr refuses a maximum of %d bytes, below its minimum of %d", maxBytes, BlockBytes)
@@ -208,10 +220,7 @@ func ParquetMRSize(n uint64, fpp float64, maxBytes uint64) (numBytes uint64, err
 		numBits = uint64(m)
 	}
 	numBits = max((numBits+255)&^256, BlockBytes*8)
-	numBytes = numBits / 8 // at least 32, parquet-mr's minimum
-	if numBytes&(numBytes-1) != 0 {
-		numBytes = 1 << bits.Len64(numBytes)
-	}
+	numBytes = ceilPow2(numBits / 8) // at least 32, parquet-mr's minimum
 	limit := maxBytes
 	if limit == BlockBytes || limit >= ParquetMaxBytes {
 		limit = ParquetMaxBytes
