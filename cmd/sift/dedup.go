@@ -449,12 +449,8 @@ func stateExists(state string, n countValue) (bool, error) {
 // (sift dedup -state s >> s): the lines written there would be lost when
 // the filter is written back over the file, and the run would exit 0.
 func outputIsState(stdout io.Writer, statePath string) error {
-	of, ok := stdout.(*os.File)
-	if !ok || statePath == "" {
-		return nil
-	}
-	ost, err := of.Stat()
-	if err != nil || !ost.Mode().IsRegular() {
+	ost := outputFile(stdout)
+	if ost == nil || statePath == "" {
 		return nil
 	}
 	if sst, err := os.Stat(statePath); err == nil && os.SameFile(ost, sst) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/mem"
 )
 
@@ -245,10 +246,9 @@ func filterErr(path string, err error) error {
 		hint = " (is it a sift filter file? sift query and info read a Guava BloomFilter with -guava)"
 	case errors.Is(err, sift.ErrChecksum):
 		hint = " (the file is damaged: rebuild or copy it again)"
-	case errors.Is(err, sift.ErrTruncated) && !strings.Contains(err.Error(), "being written"):
+	case errors.Is(err, sift.ErrTruncated) && !strings.Contains(err.Error(), format.StillWrittenHint):
 		// A file shorter than its header declares has the library's
-		// own hint ("is it still being written?"); a stream cut short
-		// has none.
+		// own hint; a stream cut short has none.
 		hint = " (incomplete file: was the copy interrupted?)"
 	case errors.Is(err, sift.ErrVersion):
 		hint = " (written by a newer sift?)"

@@ -150,18 +150,28 @@ func openInputs(names []string) ([]input, error) {
 // input ("-") is compared too. noOutput (query -q, -c) writes no lines, so
 // reading the file is harmless.
 func outputIsInput(stdout io.Writer, stdin io.Reader, ins []input, noOutput bool) error {
-	of, ok := stdout.(*os.File)
-	if !ok || noOutput {
-		return nil
-	}
-	ost, err := of.Stat()
-	if err != nil || !ost.Mode().IsRegular() {
+	ost := outputFile(stdout)
+	if ost == nil || noOutput {
 		return nil
 	}
 	if name := inputIs(ins, stdin, ost); name != "" {
 		return fmt.Errorf("%s: input file is also the output", name)
 	}
 	return nil
+}
+
+// outputFile returns what fstat says of the regular file standard output
+// writes to, or nil when it is not one (a terminal, a pipe, a buffer).
+func outputFile(stdout io.Writer) fs.FileInfo {
+	of, ok := stdout.(*os.File)
+	if !ok {
+		return nil
+	}
+	st, err := of.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	return st
 }
 
 // inputIs returns the name of the first of ins that is the file target

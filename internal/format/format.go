@@ -371,6 +371,11 @@ func ReadFile(path string, want Kind, maxPayload uint64) ([]byte, *mem.Region, f
 	})
 }
 
+// StillWrittenHint is the hint CheckHead's ErrTruncated carries for a
+// file shorter than its header declares (the sift command adds none of
+// its own to such an error).
+const StillWrittenHint = "is it still being written?"
+
 // CheckHead checks the first bytes of a file of size bytes that must hold
 // exactly one encoding of kind want (0: any) with a payload of at most
 // maxPayload bytes (0: no limit): head (HeaderSize bytes, fewer if the
@@ -385,7 +390,7 @@ func CheckHead(head []byte, size int64, want Kind, maxPayload uint64) error {
 	end := off + h.PayloadLen
 	switch {
 	case size < 0 || uint64(size) < end:
-		return errf(errs.Truncated, "the file has %d bytes, its header declares %d (is it still being written?)", size, end)
+		return errf(errs.Truncated, "the file has %d bytes, its header declares %d ("+StillWrittenHint+")", size, end)
 	case uint64(size) > end:
 		return errf(errs.Corrupt, "%d bytes after the filter (the file has %d, its header declares %d)", uint64(size)-end, size, end)
 	}
