@@ -175,6 +175,16 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// RenameDurable renames oldpath, a file already synced, over newpath and
+// syncs newpath's directory, so that the rename survives a crash (what
+// WriteAtomic does after its write, for a file written another way).
+func RenameDurable(oldpath, newpath string) error {
+	if err := os.Rename(oldpath, newpath); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(newpath))
+}
+
 // syncDir makes a rename in dir durable. File systems that cannot sync a
 // directory (EINVAL, as some network and FUSE file systems answer) are not
 // an error: there is nothing more the writer can do.

@@ -130,7 +130,7 @@ func run(c config) error {
 		if err != nil {
 			return err
 		}
-		if err := os.Rename(partial, rawPath); err != nil {
+		if err := mem.RenameDurable(partial, rawPath); err != nil {
 			return err
 		}
 		raw = b
