@@ -160,8 +160,8 @@
 // instead (kernel.CuckooInsert): eight keys a step, both buckets of each
 // gathered, the emptier one's lowest free slot filled, and the eight
 // buckets scattered back, the buckets of the keys 64 on prefetched (128
-// on, on arrays of 4 MiB and more). Its
-// placement is add's, so the table stays bit for bit that of the loop of
+// on, on arrays of 4 MiB and more). Its placement is add's, so the table
+// stays bit for bit that of the loop of
 // AddHash: a group of eight in which two keys share a bucket (and must see
 // each other's writes in order) or a key must relocate is handed back to
 // the runs above, and the kernel goes on after it. Other kernel sets (avx2,

@@ -326,9 +326,10 @@ var vectorMinBuckets uint64 = 4096
 // addVector is the stage of addBatch below scanFrom where an insert
 // kernel runs (kernel.CuckooInsert: AVX-512, eight keys at a time, placed
 // exactly as add places them, with the buckets of the keys 64 on
-// prefetched, 128 on arrays of 4 MiB and more). The kernel stops before a group of eight in which two keys
-// share a bucket or a key must relocate; that group (or the tail of fewer
-// than eight keys) goes through addRuns, and the kernel goes on after
+// prefetched, 128 on arrays of 4 MiB and more). The kernel stops before a
+// group of eight in which two keys share a bucket or a key must relocate;
+// that group (or the tail of fewer than eight keys) goes through addRuns,
+// and the kernel goes on after
 // it. The kernel is given at most scanFrom - count keys, so that the
 // stage ends within a group of scanFrom. It returns as addGroups does.
 func (f *Filter) addVector(hs []uint64, out []bool, scanFrom uint64) (int, error) {

@@ -204,12 +204,14 @@ func CuckooInsertKernel() bool { return cuckooInsertKernel() }
 // keys, for a bucket array of words 64-bit words: 128 from
 // cuckooInsertAheadFrom bytes (4 MiB) on, 64 below. Filling a 16-bit
 // filter of 1e7 keys (a 21 MB array) from empty to 95% load, the bands
-// below half load took 2.52 and 2.67 ns a key with 128 against 3.24 and
-// 3.46 with 64, and the whole fill 10.96 against 11.59 (medians of five
-// interleaved rounds); at 1e6 keys (2.1 MB, in the last-level cache) 128
-// was 1-5% slower in those bands and 1.7% over the fill (AMD EPYC Zen 5,
-// BenchmarkFillCurve in package cuckoo; 256 was no better than 128 at
-// 1e7, three rounds). bench/README.md has the table.
+// below half load took 2.50 and 2.74 ns a key with this rule against 3.26
+// and 3.25 with 64 everywhere, and the whole fill 11.0 against 11.4
+// (medians of five alternated rounds); at 1e6 keys (2.1 MB, in the
+// last-level cache) a fixed 128 was 1-5% slower in those bands and 1.7%
+// over the fill, and 256 was no better than 128 at 1e7 (three rounds).
+// AMD EPYC family 26 model 2 (Zen 5), BenchmarkFillCurve in package
+// cuckoo; bench/README.md, "The insert kernel's prefetch distance on
+// large tables", has the table and the commands.
 func cuckooInsertAhead(words int) int {
 	if words*8 >= cuckooInsertAheadFrom {
 		return 128
