@@ -271,3 +271,53 @@ func TestAddHashesFillPastFullLarge(t *testing.T) {
 		}
 	})
 }
+
+// TestFullPairs checks addWalks' scan for full bucket pairs, fullPairs, in
+// both widths (the 16-bit one is branch-free, fullPairs16) against the
+// definition: for each key of a group, in order, both of its buckets have
+// no free slot. The scan only aims prefetches, so a wrong answer would
+// change no table and no other test: it is checked here, at loads where
+// some pairs are full and some are not.
+func TestFullPairs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, fb := range []int{8, 16} {
+		f := mustNew(t, 20000, WithFingerprintBits(fb))
+		seen, full := 0, 0
+		for _, load := range []float64{0.3, 0.8, 0.92} {
+			for f.LoadFactor() < load {
+				if err := f.AddHash(rng.Uint64()); err != nil {
+					t.Fatalf("%d bits: %v at load %.3f", fb, err, f.LoadFactor())
+				}
+			}
+			for range 200 {
+				var hs, locs [addAheadFull]uint64
+				n := 1 + rng.IntN(addAheadFull)
+				for j := range n {
+					hs[j] = rng.Uint64()
+				}
+				kernel.CuckooLocateGeneric(&f.t, hs[:n], locs[:n])
+				var is, bs [2 * addAheadFull]uint64
+				m := f.fullPairs(locs[:n], &is, &bs)
+				var want []uint64
+				for _, l := range locs[:n] {
+					i1, i2 := splitLoc(l)
+					if f.emptyLanes(f.bucket(i1)) == 0 && f.emptyLanes(f.bucket(i2)) == 0 {
+						want = append(want, i1, f.bucket(i1), i2, f.bucket(i2))
+						full++
+					}
+					seen++
+				}
+				var got []uint64
+				for j := 0; j < m; j += 2 {
+					got = append(got, is[j], bs[j], is[j+1], bs[j+1])
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("%d bits, load %.2f: fullPairs gave (bucket, word) pairs %x, want %x", fb, load, got, want)
+				}
+			}
+		}
+		if full == 0 || full == seen {
+			t.Fatalf("%d bits: %d of %d keys had both buckets full: the check needs both kinds", fb, full, seen)
+		}
+	}
+}
