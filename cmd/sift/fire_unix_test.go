@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/classic"
 	"github.com/sift-go/sift/internal/mem"
 )
 
@@ -259,4 +261,64 @@ func fill(path string, keep int64) error {
 		}
 	}
 	return f.Truncate(max(0, n-keep))
+}
+
+// TestReadFilterFileChanged writes a Guava stream of other keys over the
+// file (same size, in place, as cp or dd conv=notrunc do) after
+// readFilterFile opened it and before it decodes it, as a writer racing a
+// query does: the read must end with the file reported as changed, not
+// with a filter. A Guava stream has no checksum, so before the check
+// after decoding such a read gave a filter, and wrong answers with exit
+// status 0.
+func TestReadFilterFileChanged(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.guava")
+	streams := make([][]byte, 2)
+	for i := range streams {
+		f, err := classic.New(1000, 0.01)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.PutString(fmt.Sprint("key-", i))
+		var b bytes.Buffer
+		if _, err := f.WriteGuava(&b); err != nil {
+			t.Fatal(err)
+		}
+		streams[i] = b.Bytes()
+	}
+	if len(streams[0]) != len(streams[1]) {
+		t.Fatalf("streams of %d and %d bytes: the test wants one size", len(streams[0]), len(streams[1]))
+	}
+	if err := os.WriteFile(path, streams[0], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := readFilterFile(path, func(r io.Reader) error {
+		w, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(streams[1]); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		// A timestamp the write cannot share with the open's fstat,
+		// whatever the file system's clock granularity.
+		later := time.Now().Add(time.Hour)
+		if err := os.Chtimes(path, later, later); err != nil {
+			t.Fatal(err)
+		}
+		_, err = classic.ReadGuava(r)
+		return err
+	})
+	if !errors.Is(err, mem.ErrChanged) {
+		t.Fatalf("a file written over while read: err = %v, want one wrapping mem.ErrChanged", err)
+	}
+	msg := filterErr(path, err).Error()
+	if !strings.Contains(msg, path) || !strings.Contains(msg, "changed while it was read") || !strings.Contains(msg, "run again") {
+		t.Errorf("message %q: want the path, what happened and what to do", msg)
+	}
+	// Unchanged since: the same read succeeds.
+	if err := readFilterFile(path, func(r io.Reader) error { _, err := classic.ReadGuava(r); return err }); err != nil {
+		t.Errorf("the file at rest: %v", err)
+	}
 }

@@ -1,14 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"github.com/sift-go/sift"
 	"io"
 	"math"
 	"time"
 
+	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/classic"
 	"github.com/sift-go/sift/hash"
+	"github.com/sift-go/sift/internal/mem"
 )
 
 // The classic (Guava-compatible) Bloom filter: build makes it (in sift's
@@ -126,6 +128,8 @@ func openGuava(path string) (*classic.Filter, error) {
 	switch {
 	case err != nil && !opened:
 		return nil, err // names path already ("PATH: not a regular file")
+	case errors.Is(err, mem.ErrChanged):
+		return nil, filterErr(path, err)
 	case err != nil:
 		if info, ierr := sift.InspectFile(path); ierr == nil {
 			return nil, fmt.Errorf("%s: a sift file (a %v filter), not Guava's stream format: leave out -guava", path, info.Kind)

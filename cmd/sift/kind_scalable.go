@@ -76,18 +76,27 @@ func openScalable(path string) (queryFilter, error) {
 }
 
 // readFilterFile decodes a filter file with read, which must consume
-// exactly one encoding; bytes after it are an error.
+// exactly one encoding; bytes after it are an error. A file whose size or
+// modification time moved while it was read is reported as changed
+// (mem.ErrChanged), whatever read made of it: a Guava stream has no
+// checksum, and a file written over in place mid-read (cp, dd) decoded to
+// a mix of two versions and wrong answers with exit status 0; a sift file's
+// checksum caught the mix but called the file damaged.
 func readFilterFile(path string, read func(io.Reader) error) error {
-	f, _, err := mem.OpenRegular(path) // never waits on a FIFO
+	f, st, err := mem.OpenRegular(path) // never waits on a FIFO
 	if err != nil {
 		return pathErr(err)
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<20)
-	if err := read(br); err != nil {
-		return err
+	err = read(br)
+	if err == nil {
+		err = checkEnd(f, br)
 	}
-	return checkEnd(f, br)
+	if cerr := mem.Unchanged(f, st); cerr != nil {
+		return cerr
+	}
+	return err
 }
 
 func (r scalableReader) hash(key []byte) uint64 { return r.s.Hash(key) }

@@ -106,14 +106,29 @@ func ReadOpen(f *os.File, st fs.FileInfo) ([]byte, *Region, error) {
 	} else if err != nil && !errors.Is(err, io.EOF) {
 		return fail(err)
 	}
-	after, err := f.Stat()
-	if err != nil {
+	if err := Unchanged(f, st); err != nil {
 		return fail(err)
 	}
-	if after.Size() != size || !after.ModTime().Equal(st.ModTime()) {
-		return fail(changed(fmt.Sprintf("size %d, modified %v before; size %d, modified %v after", size, st.ModTime().UTC(), after.Size(), after.ModTime().UTC())))
-	}
 	return b, r, nil
+}
+
+// Unchanged returns an error wrapping ErrChanged when fstat of f no longer
+// reports the size and modification time of st, its fstat before a read:
+// a writer went over the file meanwhile, so the bytes read may mix two
+// versions. It is ReadOpen's last check, and the one the CLI's streaming
+// readers make after decoding (a Guava stream has no checksum to catch a
+// mix). It cannot see a write that ended before st was taken, nor one
+// whose writer paused for the whole read: files replaced by rename never
+// mix.
+func Unchanged(f *os.File, st fs.FileInfo) error {
+	after, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if after.Size() != st.Size() || !after.ModTime().Equal(st.ModTime()) {
+		return changed(fmt.Sprintf("size %d, modified %v before; size %d, modified %v after", st.Size(), st.ModTime().UTC(), after.Size(), after.ModTime().UTC()))
+	}
+	return nil
 }
 
 // changedError reads as "the file changed while it was read (why)" and
