@@ -79,9 +79,11 @@ empty key is a key like any other: the first line with it is printed.
               filter is refused, as sift info and sift query refuse it.
               One run at a time: a run started while another holds FILE
               (a lock on it, taken where the system has flock) exits with
-              status 2 before reading anything; the first run of a new
-              FILE has nothing to lock yet, and a run that cannot lock
-              FILE (a file system without locks) says so and goes on
+              status 2 before reading anything (a new FILE is created
+              empty and locked when the run starts, and removed again if
+              the run saves nothing; an empty FILE is a new state), and a
+              run that cannot lock FILE (a file system without locks or
+              hard links) says so and goes on
   -progress   show progress on stderr even when it is not a terminal
 
 With -window D, keys are forgotten after a while: a line is printed when
@@ -415,16 +417,22 @@ func stateTarget(path string) (string, error) {
 	return path, nil
 }
 
-// stateExists reports whether the -state file exists. When it does not (or
+// stateExists reports whether the -state file exists (an empty file is
+// a new state). When it does not (or
 // no -state was given), -n must be: stateExists checks that, and that the
 // state file can be written at the end (mem.CheckWritable, as build's -o:
 // its directory is there and takes a new file), so that sift dedup fails
 // before printing any line.
 func stateExists(state string, n countValue) (bool, error) {
 	if state != "" {
-		_, err := os.Stat(state)
+		st, err := os.Stat(state)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return false, fmt.Errorf("-state: %w", pathErr(err))
+		}
+		if err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+			// A new state: the empty file lockState claimed for this
+			// run, or one left by a run that was killed.
+			err = os.ErrNotExist
 		}
 		if werr := mem.CheckWritable(state); werr != nil {
 			if _, ok := werr.(*fs.PathError); ok { // NotRegular: "open PATH: ..."
@@ -438,7 +446,7 @@ func stateExists(state string, n countValue) (bool, error) {
 	}
 	if !n.set {
 		if state != "" {
-			return false, fmt.Errorf("-state %s does not exist yet: give -n, the expected number of distinct keys, to size it", state)
+			return false, fmt.Errorf("-state %s does not exist yet (or is empty): give -n, the expected number of distinct keys, to size it", state)
 		}
 		return false, errors.New("-n is required: the expected number of distinct keys (run 'sift dedup -h' for usage)")
 	}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 
@@ -19,8 +21,11 @@ import (
 // without the lock. A state file that another run holds is refused at
 // once, with errStateInUse: both runs would write it back, and the last
 // rename would drop the other's keys. A path that names no regular file
-// yet (a new state) has nothing to lock, and an error opening it is left
-// for the state's reader to report: both get a no-op release.
+// yet (a new state) is claimed (claimState): the run creates it, empty
+// and already locked, so that a second run on the same new state is
+// refused as for an existing one. (Both used to run, and the last rename
+// dropped the other's keys.) An error opening the path is left for the
+// state's reader to report, with a no-op release.
 //
 // The lock is taken on a descriptor opened for writing where the file
 // allows it: NFSv4 emulates flock with POSIX locks, which refuse an
@@ -32,6 +37,13 @@ import (
 func lockState(path string) (release func(), warning string, err error) {
 	for range 100 {
 		f, st, err := openForLock(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			release, retry, warning := claimState(path)
+			if !retry {
+				return release, warning, nil
+			}
+			continue // created meanwhile by another run: lock that file
+		}
 		if err != nil {
 			return func() {}, "", nil
 		}
@@ -59,4 +71,72 @@ func openForLock(path string) (*os.File, fs.FileInfo, error) {
 		return f, st, nil
 	}
 	return mem.OpenRegular(path)
+}
+
+// claimState creates the state file at path, which does not exist, for
+// this run: an empty file, locked before it appears at path (it is made
+// under a temporary name, locked, and hard-linked to path, which fails if
+// the path exists by then), so that no other run can open it unlocked.
+// An empty state file is a new state to dedup (stateExists). It returns
+// retry true when path appeared meanwhile (the caller locks that file
+// instead); a warning and a no-op release when the file system cannot do
+// this (no hard links, no flock), and the run goes on without the lock;
+// a no-op release alone when no file can be made beside path (stateExists
+// reports the directory's problem). The release removes the empty file again unless the
+// run published its state over it, and so does an interrupt: a run that
+// saves nothing leaves no file behind, as before.
+func claimState(path string) (release func(), retry bool, warning string) {
+	noop := func() {}
+	tmp, err := createClaim(path)
+	if err != nil {
+		return noop, false, "" // the directory's problem: stateExists reports it
+	}
+	fail := func(what string, err error) (func(), bool, string) {
+		os.Remove(tmp.Name())
+		tmp.Close()
+		return noop, false, fmt.Sprintf("-state %s: cannot claim the new file (%s: %v): running without the lock, so another run on it at the same time would drop this one's keys", path, what, err)
+	}
+	if err := unix.Flock(int(tmp.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return fail("flock", err)
+	}
+	st, err := tmp.Stat()
+	if err != nil {
+		return fail("fstat", err)
+	}
+	err = os.Link(tmp.Name(), path)
+	if errors.Is(err, fs.ErrExist) {
+		os.Remove(tmp.Name())
+		tmp.Close()
+		return noop, true, ""
+	}
+	if err != nil {
+		return fail("link", err)
+	}
+	os.Remove(tmp.Name())
+	unclaim := func() {
+		if now, err := os.Stat(path); err == nil && os.SameFile(now, st) {
+			os.Remove(path)
+		}
+	}
+	cancel := atInterrupt(unclaim)
+	return func() {
+		cancel()
+		unclaim()
+		tmp.Close()
+	}, false, ""
+}
+
+// createClaim creates claimState's empty file under a new name beside
+// path, with the permissions a new state file gets (0666 less the umask:
+// the state written over it keeps them).
+func createClaim(path string) (*os.File, error) {
+	dir, base := filepath.Split(path)
+	for range 100 {
+		name := filepath.Join(dir, fmt.Sprintf(".%s.sift-claim-%d", base, rand.Uint64()))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fs.ErrExist
 }

@@ -4,6 +4,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,5 +82,71 @@ func TestDedupStateReplacedWhileLocking(t *testing.T) {
 	}
 	if r.code != exitOK || r.stdout != "c\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q; want c alone (a and b are in the new state)", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestDedupNewStateClaimed: a run on a -state file that does not exist
+// yet claims it (lockState creates it empty and locked), so that a second
+// run on the same new state is refused while the first runs, as for an
+// existing state. (Both used to run, and the last rename dropped the
+// other's keys: an outside check printed b1 and b2 twice after two
+// concurrent first runs.) A claim the run does not write over is removed
+// again, so a run that saves nothing leaves no file; an empty file (one a
+// killed run left) is a new state; the state written over the claim has a
+// new file's permissions; no claim file is left beside it.
+func TestDedupNewStateClaimed(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "new.sift")
+	release, warning, err := lockState(state)
+	if err != nil || warning != "" {
+		t.Fatalf("lockState of a new state: err %v, warning %q", err, warning)
+	}
+	st, err := os.Stat(state)
+	if err != nil || st.Size() != 0 {
+		t.Fatalf("the claimed state: %v, err %v; want an empty file", st, err)
+	}
+	r := runInProcess("x\n", "dedup", "-n", "1000", "-state", state)
+	if r.code != exitError || !strings.Contains(r.stderr, "in use by another sift dedup") || r.stdout != "" {
+		t.Errorf("a second run on the claimed new state: exit %d, stdout %q, stderr %q; want it refused as in use", r.code, r.stdout, r.stderr)
+	}
+	release()
+	if _, err := os.Stat(state); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a claim released without a state written over it was left: %v", err)
+	}
+
+	// A run that fails before saving (no -n for a new state) leaves nothing.
+	if r := runInProcess("x\n", "dedup", "-state", state); r.code != exitError || !strings.Contains(r.stderr, "give -n") {
+		t.Errorf("a new state without -n: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(state); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a failed run left the state file: %v", err)
+	}
+
+	old := unix.Umask(0o022)
+	r = runInProcess("a\nb\n", "dedup", "-n", "1000", "-state", state)
+	unix.Umask(old)
+	if r.code != exitOK || r.stdout != "a\nb\n" {
+		t.Fatalf("first run on a new state: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if st, err := os.Stat(state); err != nil || st.Mode().Perm() != 0o644 || st.Size() == 0 {
+		t.Errorf("the state written: %v, err %v; want a non-empty file with mode 0644 (0666 less the umask 022)", st, err)
+	}
+	if r := runInProcess("a\nc\n", "dedup", "-state", state); r.code != exitOK || r.stdout != "c\n" {
+		t.Errorf("second run: exit %d, stdout %q, stderr %q; want c alone", r.code, r.stdout, r.stderr)
+	}
+
+	// An empty file is a new state.
+	empty := filepath.Join(dir, "empty.sift")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runInProcess("a\na\n", "dedup", "-n", "100", "-state", empty); r.code != exitOK || r.stdout != "a\n" {
+		t.Errorf("an empty -state file: exit %d, stdout %q, stderr %q; want a new state", r.code, r.stdout, r.stderr)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), "sift-claim") || strings.Contains(e.Name(), "sift-tmp") {
+			t.Errorf("left in the state's directory: %s", e.Name())
+		}
 	}
 }
