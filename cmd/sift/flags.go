@@ -149,12 +149,25 @@ func (v *seedValue) Set(s string) error {
 		v.seed, v.set = hash.RandomSeed(), true
 		return nil
 	}
-	n, err := strconv.ParseUint(strings.ReplaceAll(t, "_", ""), 0, 64)
+	n, err := parseUint(t)
 	if err != nil {
 		return fmt.Errorf("%q is not a seed (a 64-bit unsigned integer, 0x-hex, or \"random\")", s)
 	}
 	v.seed, v.set = n, true
 	return nil
+}
+
+// parseUint parses a 64-bit unsigned integer as the usages describe it:
+// decimal, or hex after 0x, with optional underscores. A leading zero is
+// a decimal digit: strconv's base 0 would read 017 as octal (15), so a
+// zero-padded -seed, -blocks or -generation from a script silently
+// differed from the number written.
+func parseUint(s string) (uint64, error) {
+	t := strings.ReplaceAll(strings.TrimSpace(s), "_", "")
+	if h, ok := strings.CutPrefix(strings.ToLower(t), "0x"); ok {
+		return strconv.ParseUint(h, 16, 64)
+	}
+	return strconv.ParseUint(t, 10, 64)
 }
 
 // uintValue is a flag holding a positive 64-bit count given exactly:
@@ -167,7 +180,7 @@ type uintValue struct {
 func (v *uintValue) String() string { return strconv.FormatUint(v.n, 10) }
 
 func (v *uintValue) Set(s string) error {
-	n, err := strconv.ParseUint(strings.ReplaceAll(strings.TrimSpace(s), "_", ""), 0, 64)
+	n, err := parseUint(s)
 	if err != nil || n == 0 {
 		return fmt.Errorf("%q is not a positive integer", s)
 	}

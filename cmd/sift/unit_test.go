@@ -136,6 +136,23 @@ func TestFlagValues(t *testing.T) {
 	if err := sd.Set("-1"); err == nil {
 		t.Error("seed -1 accepted")
 	}
+	// Decimal or 0x-hex, as the usages say: a leading zero is a digit, not
+	// strconv's octal prefix (017 was 15, and 09 an error).
+	for s, want := range map[string]uint64{"017": 17, "09": 9, "0x11": 17, "0X11": 17, "1_000": 1000, " 8 ": 8} {
+		var u uintValue
+		if err := u.Set(s); err != nil || u.n != want {
+			t.Errorf("count %q = %v, %v; want %v", s, u.n, err, want)
+		}
+		if err := sd.Set(s); err != nil || sd.seed != want {
+			t.Errorf("seed %q = %v, %v; want %v", s, sd.seed, err, want)
+		}
+	}
+	for _, s := range []string{"0", "0o17", "0b11", "0x", "1e3", "", "+5"} {
+		var u uintValue
+		if err := u.Set(s); err == nil {
+			t.Errorf("count %q accepted as %d", s, u.n)
+		}
+	}
 }
 
 func TestParseFlagsInterleaved(t *testing.T) {
