@@ -171,9 +171,15 @@ func runDedup(e *env) (int, error) {
 		var b strings.Builder
 		b.WriteString(dedupUsage)
 		if n.set {
-			if win.window.set {
+			// The figures of a run these flags would make, or the error
+			// it would stop with: the flags' checks come first.
+			_, _, err := win.check(*field, *delim)
+			switch {
+			case err != nil:
+				printNoSizes(&b, err)
+			case win.window.set:
 				win.printSizes(&b, n, *fpp)
-			} else {
+			default:
 				printFilterSizes(&b, n, *fpp)
 			}
 		}

@@ -672,6 +672,14 @@ func TestDedupHelpRefused(t *testing.T) {
 		{"-n", "1e15", "-window", "1h"},
 		{"-n", "0", "-window", "1h"},
 		{"-n", "1e6", "-window", "1h", "-generations", "3"},
+		// Flags a run refuses before sizing anything (the figures were
+		// printed for these, exit 0, while the run exited 2).
+		{"-n", "1e5", "-generations", "4"},
+		{"-n", "1e5", "-time-field", "1"},
+		{"-n", "1e5", "-time-format", "unix"},
+		{"-n", "1e5", "-window", "1h", "-time-field", "0"},
+		{"-n", "1e5", "-f", "0"},
+		{"-n", "1e5", "-d", ","},
 	} {
 		run := runInProcess("a\n", append([]string{"dedup"}, args...)...)
 		runErr, ok := strings.CutPrefix(strings.TrimSuffix(run.stderr, "\n"), "sift dedup: ")

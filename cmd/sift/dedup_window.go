@@ -101,6 +101,9 @@ func (w *windowFlags) check(field fieldValue, delim string) (fieldSelector, *win
 		return sel, nil, errors.New("-time-format needs -time-field")
 	}
 	if w.timeField.set {
+		if w.timeField.n < 1 {
+			return sel, nil, fmt.Errorf("-time-field %d: fields are numbered from 1", w.timeField.n)
+		}
 		if c.timeSel, err = fieldFlags(fieldValue{n: w.timeField.n, set: true}, delim); err != nil {
 			return sel, nil, fmt.Errorf("-time-field: %w", err)
 		}
