@@ -39,6 +39,12 @@ func SetGeneration(b []byte, gen uint64) error { return format.SetGeneration(b, 
 // flips a link to publish a new file expects (resolve the link first, with
 // filepath.EvalSymlinks, to update the file it points to instead).
 //
+// The bytes f writes must be exactly one encoding, as long as its header
+// declares: fewer (f's WriteTo returned nil early, as a bytes.Reader of a
+// cut download does) is an error wrapping ErrTruncated, more one wrapping
+// ErrCorrupt, and path keeps the old file, since no reader would accept
+// the new one.
+//
 // Errors name the step and wrap the system's error: a full disk is an
 // error for which errors.Is(err, syscall.ENOSPC) holds, and path keeps the
 // old file. (An error syncing the directory after the rename says that the
@@ -66,7 +72,9 @@ func WriteFile(path string, f io.WriterTo, gen uint64) error {
 // GenerationWriter passes one sift encoding through to W, recording
 // Generation in its header on the way (SetGeneration): it holds back the
 // header's 128 bytes until they are complete, then writes everything else
-// as it comes. Close reports a stream that ended inside the header.
+// as it comes, up to the end of the encoding the header declares (its
+// payload offset plus its payload length). Close reports a stream that
+// ended before that end.
 type GenerationWriter struct {
 	W          io.Writer
 	Generation uint64
@@ -74,17 +82,26 @@ type GenerationWriter struct {
 	hdr  [format.HeaderSize]byte
 	n    int // header bytes held
 	done bool
-	err  error // the header's error, or W's writing it: every later Write and Close return it
+	// off and end are the payload's offset and the encoding's size in
+	// bytes as its header declares them, and written the bytes of it W
+	// has taken, header included: Close compares written with end, so
+	// that a WriteTo that stops early and returns nil (a cut download fed
+	// through bytes.Reader) is an error, not a file that WriteFile
+	// publishes and every reader then refuses.
+	off, end, written uint64
+	err               error // the header's error, W's, or bytes past end: every later Write and Close return it
 }
 
 // Write implements io.Writer. It returns SetGeneration's error when the
 // first 128 bytes are not a valid sift header, and writes nothing then.
+// Bytes past the end of the encoding the header declares are not written:
+// Write writes up to that end and returns an error wrapping ErrCorrupt.
 func (g *GenerationWriter) Write(p []byte) (int, error) {
-	if g.done {
-		return g.W.Write(p)
-	}
 	if g.err != nil {
 		return 0, g.err
+	}
+	if g.done {
+		return g.pass(p)
 	}
 	c := copy(g.hdr[g.n:], p)
 	g.n += c
@@ -95,25 +112,55 @@ func (g *GenerationWriter) Write(p []byte) (int, error) {
 		g.err = err
 		return 0, err
 	}
+	// The total is the header's payload offset plus payload length for
+	// every kind (format.CheckHead's test of a file, which Load applies):
+	// each kind's record is one header and one payload, a scalable filter's
+	// stages and a window's generations included, nested inside the payload
+	// its header counts. SetGeneration parsed the header, so this cannot
+	// fail.
+	h, off, _ := format.ParseHeader(g.hdr[:], 0, format.Options{})
+	g.off, g.end = off, off+h.PayloadLen // ParseHeader bounds both: no overflow
 	if _, err := g.W.Write(g.hdr[:]); err != nil {
 		g.err = err // W may hold part of the header: nothing can follow it
 		return 0, err
 	}
-	g.done = true
-	m, err := g.W.Write(p[c:])
+	g.done, g.written = true, format.HeaderSize
+	m, err := g.pass(p[c:])
 	return c + m, err
 }
 
+// pass writes p, the bytes after the header, to W, up to the encoding's
+// end.
+func (g *GenerationWriter) pass(p []byte) (int, error) {
+	q := p
+	if left := g.end - g.written; uint64(len(q)) > left {
+		q = q[:left]
+	}
+	m, err := g.W.Write(q)
+	g.written += uint64(m)
+	switch {
+	case err != nil:
+		g.err = err // W may hold part of q: what follows would leave a gap
+	case len(q) < len(p):
+		g.err = errs.Annotatef("sift", []error{ErrCorrupt}, "the encoding goes on past the %d bytes its header declares (a payload of %d bytes at offset %d): %d bytes have arrived", g.end, g.end-g.off, g.off, g.written+uint64(len(p)-m))
+	}
+	return m, g.err
+}
+
 // Close returns an error wrapping ErrTruncated when the stream ended before
-// the header was complete (nothing was written to W then), or Write's
-// error for a header that was not a valid sift header. It does not close
-// W.
+// the end of the encoding its header declares (when it ended inside the
+// header, nothing was written to W), Write's error for a header that was
+// not a valid sift header or for bytes past that end, and the error W
+// returned. It does not close W.
 func (g *GenerationWriter) Close() error {
 	if g.err != nil {
 		return g.err
 	}
 	if !g.done {
 		return errs.Annotatef("sift", []error{ErrTruncated}, "the encoding ended after %d bytes, inside its 128-byte header", g.n)
+	}
+	if g.written < g.end {
+		return errs.Annotatef("sift", []error{ErrTruncated}, "the encoding ended after %d bytes, its header declares %d (a payload of %d bytes at offset %d)", g.written, g.end, g.end-g.off, g.off)
 	}
 	return nil
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
@@ -129,6 +131,95 @@ func TestWriteFile(t *testing.T) {
 	}
 	if err := sift.WriteFile(path, bytes.NewBufferString("short"), 3); !errors.Is(err, sift.ErrTruncated) {
 		t.Fatalf("WriteFile of 5 bytes: %v", err)
+	}
+}
+
+// writerTo is an io.WriterTo made of a function.
+type writerTo func(w io.Writer) (int64, error)
+
+func (f writerTo) WriteTo(w io.Writer) (int64, error) { return f(w) }
+
+// TestWriteFileWrongLength: a writer whose WriteTo returns nil after fewer
+// or more bytes than the encoding its header declares (a cut download
+// given as a bytes.Reader) fails WriteFile with ErrTruncated or
+// ErrCorrupt and a message naming both counts; path keeps the old file
+// and no temporary file is left. Before, a short write was published, and
+// Load then refused the file. Every kind is checked, the window too.
+func TestWriteFileWrongLength(t *testing.T) {
+	encs := encodings(t)
+	w, err := blocked.NewWindow(1000, 0.01, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AddString("x")
+	wenc, err := w.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	encs = append(encs, encoded{name: "window", data: wenc})
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.sift")
+	for _, e := range encs {
+		if err := sift.WriteFile(path, bytes.NewReader(e.data), 4); err != nil {
+			t.Fatalf("%s: the whole encoding: %v", e.name, err)
+		}
+		old, _ := os.ReadFile(path)
+		n := len(e.data)
+		for _, c := range []struct {
+			what string
+			data []byte
+			want error
+			text string
+		}{
+			{"cut inside the payload", e.data[:200], sift.ErrTruncated, fmt.Sprintf("sift: writing %s: write ", path)},
+			{"one byte short", e.data[:n-1], sift.ErrTruncated, fmt.Sprintf("truncated input: the encoding ended after %d bytes, its header declares %d (a payload of %d bytes at offset 128)", n-1, n, n-128)},
+			{"one byte more", append(bytes.Clone(e.data), 0), sift.ErrCorrupt, fmt.Sprintf("corrupt filter: the encoding goes on past the %d bytes its header declares (a payload of %d bytes at offset 128): %d bytes have arrived", n, n-128, n+1)},
+		} {
+			err := sift.WriteFile(path, writerTo(func(w io.Writer) (int64, error) {
+				m, _ := w.Write(c.data)
+				return int64(m), nil // nil, whatever arrived
+			}), 5)
+			if !errors.Is(err, c.want) || !strings.Contains(fmt.Sprint(err), c.text) {
+				t.Errorf("%s, %s: %v; want %v, reading %q", e.name, c.what, err, c.want, c.text)
+			}
+			if got, _ := os.ReadFile(path); !bytes.Equal(got, old) {
+				t.Fatalf("%s, %s: the file changed", e.name, c.what)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+				t.Fatalf("%s, %s: %d files left in the directory", e.name, c.what, len(ents))
+			}
+		}
+	}
+}
+
+// TestGenerationWriterLength: GenerationWriter writes no byte past the
+// encoding its header declares, and every later Write and Close return the
+// error; Close reports a stream that ended inside the payload.
+func TestGenerationWriterLength(t *testing.T) {
+	f, err := blocked.New(100, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, _ := f.MarshalBinary()
+	var out bytes.Buffer
+	g := &sift.GenerationWriter{W: &out}
+	if n, err := g.Write(enc[:len(enc)-1]); n != len(enc)-1 || err != nil {
+		t.Fatalf("Write of all but a byte: %d, %v", n, err)
+	}
+	if err := g.Close(); !errors.Is(err, sift.ErrTruncated) {
+		t.Errorf("Close a byte short: %v, want ErrTruncated", err)
+	}
+	if n, err := g.Write([]byte{enc[len(enc)-1], 9, 9}); n != 1 || !errors.Is(err, sift.ErrCorrupt) {
+		t.Errorf("Write of the last byte and two more: %d, %v; want 1, ErrCorrupt", n, err)
+	}
+	if n, err := g.Write([]byte{9}); n != 0 || !errors.Is(err, sift.ErrCorrupt) {
+		t.Errorf("a later Write: %d, %v; want 0, ErrCorrupt", n, err)
+	}
+	if err := g.Close(); !errors.Is(err, sift.ErrCorrupt) {
+		t.Errorf("Close: %v, want ErrCorrupt", err)
+	}
+	if !bytes.Equal(out.Bytes(), enc) {
+		t.Errorf("W has %d bytes, want the %d of the encoding", out.Len(), len(enc))
 	}
 }
 
