@@ -192,6 +192,36 @@ func TestWriteFileWrongLength(t *testing.T) {
 	}
 }
 
+// TestWriteFileErrorPrefix: WriteFile's errors carry the package prefix
+// once (DESIGN.md, section 1) and still match their sentinels. They read
+// "sift: writing P: write T: sift: not a sift filter (bad magic)" and
+// "...: blocked: filter is closed ...".
+func TestWriteFileErrorPrefix(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.sift")
+	f, err := blocked.New(100, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, _ := f.MarshalBinary()
+	for _, c := range []struct {
+		what string
+		f    io.WriterTo
+		want error
+		tail string
+	}{
+		{"not a filter", bytes.NewBufferString(strings.Repeat("not a filter ", 20)), sift.ErrMagic, ": not a sift filter (bad magic)"},
+		{"a zero filter", &blocked.Filter{}, sift.ErrClosed, ": cannot encode a closed or zero filter"},
+		{"cut short", bytes.NewReader(enc[:300]), sift.ErrTruncated, fmt.Sprintf(": truncated input: the encoding ended after 300 bytes, its header declares %d (a payload of %d bytes at offset 128)", len(enc), len(enc)-128)},
+	} {
+		err := sift.WriteFile(path, c.f, 1)
+		msg := fmt.Sprint(err)
+		if !errors.Is(err, c.want) || !strings.HasPrefix(msg, "sift: writing "+path+": write ") || !strings.HasSuffix(msg, c.tail) ||
+			strings.Contains(msg, ": sift: ") || strings.Contains(msg, ": blocked: ") {
+			t.Errorf("%s: %v; want one prefix, ending %q, matching %v", c.what, err, c.tail, c.want)
+		}
+	}
+}
+
 // TestGenerationWriterLength: GenerationWriter writes no byte past the
 // encoding its header declares, and every later Write and Close return the
 // error; Close reports a stream that ended inside the payload.

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sift-go/sift/internal/errs"
 )
 
 // StaleAge is the age from which RemoveStale removes a temporary file of
@@ -110,7 +112,7 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 				err = f()
 			}
 			if err != nil {
-				err = fmt.Errorf("writing %s: %s %s: %w", path, op, name, unwrapPath(err))
+				err = stepError(path, op, name, unwrapPath(err))
 			}
 		}
 		return err
@@ -163,6 +165,17 @@ func createTemp(path string, perm os.FileMode) (*os.File, error) {
 		}
 		return f, err
 	}
+}
+
+// stepError is the error of WriteAtomic's step op on the temporary file
+// name: "writing PATH: OP NAME: CAUSE", matching cause. It has no package
+// prefix, and a cause from this module (the write callback's, such as
+// "sift: not a sift filter (bad magic)") appears without its own: the
+// caller's errs.Wrap puts its prefix in front, and a message carries one
+// (DESIGN.md, section 1). A cause from elsewhere (the system's) keeps its
+// whole text.
+func stepError(path, op, name string, cause error) error {
+	return errs.Errorf("", []error{cause}, "writing %s: %s %s: %s", path, op, name, errs.Detail(cause))
 }
 
 // unwrapPath drops an *os.PathError's own op and path (the step's message

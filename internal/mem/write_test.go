@@ -2,9 +2,15 @@ package mem
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/sift-go/sift/internal/errs"
 )
 
 // TestRenameDurable: the file is renamed over the target, and a failed
@@ -42,5 +48,29 @@ func TestRenameDurable(t *testing.T) {
 	}
 	if err := RenameDurable(from, to); !errors.Is(err, boom) {
 		t.Fatalf("a failed directory sync: %v", err)
+	}
+}
+
+// TestWriteAtomicErrorPrefix: a writer's error from this module appears in
+// WriteAtomic's error without its package prefix, which the caller adds
+// once (it read "writing P: write T: sift: not a sift filter (bad magic)",
+// and package sift's WriteFile put "sift: " in front), and errors.Is still
+// finds it and its sentinels; the system's errors keep their whole text.
+func TestWriteAtomicErrorPrefix(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.sift")
+	inner := errs.Annotatef("blocked", []error{errs.Closed}, "cannot encode a closed or zero filter")
+	_, err := WriteAtomic(path, func(io.Writer) (int64, error) { return 0, inner }, AtomicOptions{})
+	msg := fmt.Sprint(err)
+	if !errors.Is(err, inner) || !errors.Is(err, errs.Closed) || !strings.HasPrefix(msg, "writing "+path+": write ") ||
+		!strings.HasSuffix(msg, ": filter is closed or was never made: cannot encode a closed or zero filter") || strings.Contains(msg, ": blocked: ") {
+		t.Errorf("a module error: %v", err)
+	}
+	if msg := fmt.Sprint(errs.Wrap("sift", err)); strings.Contains(msg, ": sift: ") || !strings.HasPrefix(msg, "sift: writing ") {
+		t.Errorf("under sift's prefix: %s", msg)
+	}
+	_, err = WriteAtomic(path, func(io.Writer) (int64, error) { return 0, syscall.ENOSPC }, AtomicOptions{})
+	if !errors.Is(err, syscall.ENOSPC) || !strings.HasSuffix(fmt.Sprint(err), ": "+syscall.ENOSPC.Error()) {
+		t.Errorf("a system error: %v", err)
 	}
 }
