@@ -78,10 +78,24 @@ func WithoutChecksum() Option { return func(o *options) { o.noChecksum = true } 
 // Errors wrap ErrKind for a kind that cannot be served in place (scalable,
 // counting, classic), the decoding errors (ErrMagic, ErrTruncated,
 // ErrChecksum, ErrCorrupt, ...), ErrTooLarge beyond WithMaxSize, and the
-// *fs.PathError of a path that names no regular file.
+// *fs.PathError of a path that names no regular file. Each names path:
+// "sift: PATH: truncated input: ...", or the *fs.PathError's own text.
 func Open(path string, opts ...Option) (*View, error) {
 	data, region, err := mem.MapFile(path)
-	return viewOwning(data, region, err, opts)
+	if err != nil {
+		return nil, errs.Wrap("sift", err) // an *fs.PathError: it names path
+	}
+	// Load's check of the file before it reads it, on the mapping: the
+	// same file fails Open and Load with the same error (a cut file read
+	// "header declares 1408 payload bytes at offset 128, input has 1535
+	// bytes" here and "the file has 1535 bytes, its header declares 1536"
+	// there), and a kind no View serves is refused before its payload is
+	// checked, as Load refuses it.
+	if err := checkFile(data[:min(len(data), format.HeaderSize)], int64(len(data)), collect(opts).maxBytes); err != nil {
+		_ = region.Free()
+		return nil, fileError(path, err)
+	}
+	return viewOwning(path, data, region, opts)
 }
 
 // Load reads the filter file at path into memory the process owns and
@@ -95,31 +109,49 @@ func Open(path string, opts ...Option) (*View, error) {
 // Errors are Open's.
 func Load(path string, opts ...Option) (*View, error) {
 	maxBytes := collect(opts).maxBytes
-	// format.ReadFile's check of the head, and the kind's: a kind no View
-	// serves is refused before the file is read (a large scalable file was
-	// read whole, then refused).
 	data, region, _, err := mem.ReadFileChecked(path, format.HeaderSize, func(head []byte, size int64) error {
-		if h, _, err := format.ParseHeader(head, 0, format.Options{}); err == nil {
-			if err := viewable(Kind(h.Kind)); err != nil {
-				return err
-			}
+		if err := checkFile(head, size, maxBytes); err != nil {
+			return fileError(path, err)
 		}
-		return format.CheckHead(head, size, 0, maxBytes)
+		return nil
 	})
-	return viewOwning(data, region, err, opts)
+	if err != nil {
+		return nil, errs.Wrap("sift", err) // fileError's, or an *fs.PathError: either names path
+	}
+	return viewOwning(path, data, region, opts)
 }
 
-// viewOwning returns a View of data that frees region on Close, or err
-// (from obtaining data) under this package's prefix; the region is freed
-// when the View cannot be made.
-func viewOwning(data []byte, region *mem.Region, err error, opts []Option) (*View, error) {
-	if err != nil {
-		return nil, errs.Wrap("sift", err)
+// checkFile is Open's and Load's check of a file of size bytes that begins
+// with head (its first format.HeaderSize bytes, fewer if it is shorter),
+// made before the file is read: format.ReadFile's check of the head and
+// the file's size, and the kind's, so that a kind no View serves is
+// refused before the file is read (a large scalable file was read whole,
+// then refused).
+func checkFile(head []byte, size int64, maxBytes uint64) error {
+	if h, _, err := format.ParseHeader(head, 0, format.Options{}); err == nil {
+		if err := viewable(Kind(h.Kind)); err != nil {
+			return err
+		}
 	}
+	return format.CheckHead(head, size, 0, maxBytes)
+}
+
+// fileError is err, met in the contents of the file at path, as this
+// package's error naming the file: "sift: <path>: <err's message without
+// its package prefix>", matching everything err matches. (Errors from
+// the system name the file already: *fs.PathError.)
+func fileError(path string, err error) error {
+	return errs.Errorf("sift", []error{err}, "%s: %s", path, errs.Detail(err))
+}
+
+// viewOwning returns a View of data, the contents of the file at path,
+// that frees region on Close; the region is freed when the View cannot be
+// made, and the error names path.
+func viewOwning(path string, data []byte, region *mem.Region, opts []Option) (*View, error) {
 	v, err := viewOf(data, opts)
 	if err != nil {
 		_ = region.Free()
-		return nil, err
+		return nil, fileError(path, err)
 	}
 	if v.info.Kind == KindWindow {
 		// A window is always a copy (it changes as time passes): the

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -213,6 +214,19 @@ func TestOpenBadInput(t *testing.T) {
 			if !errors.As(err, &e) {
 				t.Errorf("%s(%s): %T is not a *sift.Error", name, c.name, err)
 			}
+			if name != "FromBytes" && !strings.HasPrefix(fmt.Sprint(err), "sift: "+path+": ") {
+				t.Errorf("%s(%s): %v; want the package's prefix, then the path", name, c.name, err)
+			}
+		}
+		// One file, one error: Open worded a cut file as its kind's decoder
+		// did ("blocked: truncated input: header declares 1408 payload
+		// bytes at offset 128, input has 1535 bytes"), Load as the file's
+		// check ("sift: truncated input: the file has 1535 bytes, its
+		// header declares 1536"), and neither named the file.
+		_, oerr := sift.Open(path)
+		_, lerr := sift.Load(path)
+		if fmt.Sprint(oerr) != fmt.Sprint(lerr) {
+			t.Errorf("%s: Open: %v; Load: %v; want the same error", c.name, oerr, lerr)
 		}
 	}
 	if _, err := sift.FromBytes(encode(t, sc)); fmt.Sprint(err) != "sift: wrong filter kind: a scalable filter cannot be viewed in place (Open and FromBytes serve blocked, cuckoo, sbbf, window filters)" {
