@@ -178,7 +178,9 @@ func FromBytes(data []byte, opts ...Option) (*View, error) { return viewOf(data,
 func collect(opts []Option) options {
 	var o options
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil { // as the kinds' packages: a nil Option does nothing
+			opt(&o)
+		}
 	}
 	return o
 }

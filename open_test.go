@@ -478,3 +478,34 @@ func TestOpenWindowUnmapped(t *testing.T) {
 		t.Error("the key is not found")
 	}
 }
+
+// TestNilOption: a nil Option does nothing, in the root package as in the
+// kinds' (an outside check had FromBytes(b, nil) panic with a nil
+// dereference where blocked.FromBytes(b, nil) ignored it).
+func TestNilOption(t *testing.T) {
+	f, err := blocked.New(1000, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.AddString("k")
+	b, _ := f.MarshalBinary()
+	path := filepath.Join(t.TempDir(), "f.sift")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, open := range map[string]func() (*sift.View, error){
+		"FromBytes": func() (*sift.View, error) { return sift.FromBytes(b, nil) },
+		"Open":      func() (*sift.View, error) { return sift.Open(path, nil, sift.WithMaxSize(1<<20)) },
+		"Load":      func() (*sift.View, error) { return sift.Load(path, sift.WithMaxSize(1<<20), nil) },
+	} {
+		v, err := open()
+		if err != nil {
+			t.Errorf("%s with a nil Option: %v", name, err)
+			continue
+		}
+		if !v.ContainsString("k") {
+			t.Errorf("%s with a nil Option: the key is missing", name)
+		}
+		v.Close()
+	}
+}
