@@ -81,6 +81,7 @@ type thriftReader struct {
 	next  func() (byte, error) // one byte, or io.EOF
 	n     int                  // bytes consumed
 	depth int
+	head  [8]byte // the first bytes consumed (see notSiftFile)
 }
 
 func (t *thriftReader) byte() (byte, error) {
@@ -94,8 +95,22 @@ func (t *thriftReader) byte() (byte, error) {
 		}
 		return 0, errs.Errorf(pkg, []error{err}, "reading a Parquet Bloom filter header: %s", errs.Detail(err))
 	}
+	if t.n < len(t.head) {
+		t.head[t.n] = c
+	}
 	t.n++
 	return c, nil
+}
+
+// notSiftFile returns err, or in its place, when the bytes the header's
+// reader went through (head, as far as it read) begin with a sift file's
+// magic, an error that says so: a sift file's header parses as Thrift
+// fields for a while, and failed as "lacks its required field numBytes".
+func notSiftFile(err error, head []byte) error {
+	if err == nil || len(head) < 8 || !format.HasMagic(head) {
+		return err
+	}
+	return errorf(ErrCorrupt, "the input is a sift file, not a Parquet Bloom filter header and bitset: read it with FromBytes or ReadFrom (or sift.Open)")
 }
 
 // uvarint reads an unsigned LEB128 varint of at most 64 bits.
@@ -384,7 +399,7 @@ func DecodeParquetHeader(data []byte, opts ...Option) (numBytes uint64, n int, e
 		return data[t.n], nil
 	}
 	numBytes, err = t.readParquetHeader(collect(opts).maxBytes)
-	return numBytes, t.n, err
+	return numBytes, t.n, notSiftFile(err, data[:min(len(data), 8)])
 }
 
 // ParseParquet decodes the Bloom filter data of a Parquet column chunk, the
@@ -404,7 +419,10 @@ func ParseParquet(data []byte, opts ...Option) (*Filter, int, error) {
 	if uint64(len(data)-n) < numBytes {
 		return nil, 0, errorf(ErrTruncated, "the header declares a %d-byte bitset, %d bytes follow it", numBytes, len(data)-n)
 	}
-	f, err := FromBitset(data[n : n+int(numBytes)])
+	// Not FromBitset, whose refusal of a bitset that begins with a sift
+	// header is for callers who hand it a file: behind a Parquet header
+	// any bytes are a bitset, as ReadParquet and ViewParquet take them.
+	f, err := copyBitset(data[n : n+int(numBytes)])
 	if err != nil {
 		return nil, 0, err
 	}
@@ -431,7 +449,7 @@ func ReadParquet(r io.Reader, opts ...Option) (*Filter, int64, error) {
 	numBytes, err := t.readParquetHeader(collect(opts).maxBytes)
 	n := int64(t.n)
 	if err != nil {
-		return nil, n, err
+		return nil, n, notSiftFile(err, t.head[:min(t.n, len(t.head))])
 	}
 	buf, m, err := format.ReadBytes(r, int(numBytes))
 	n += int64(m)
@@ -463,6 +481,12 @@ func FromBitset(bitset []byte) (*Filter, error) {
 		// begin a Parquet bitset by chance.
 		return nil, errorf(ErrCorrupt, "the bitset is a sift file, not a raw Parquet bitset: read it with FromBytes (or sift.FromBytes)")
 	}
+	return copyBitset(bitset)
+}
+
+// copyBitset returns a filter holding a copy of bitset, whose length
+// checkBitset accepted.
+func copyBitset(bitset []byte) (*Filter, error) {
 	f := &Filter{}
 	if err := f.alloc(uint64(len(bitset) / BlockBytes)); err != nil {
 		return nil, err

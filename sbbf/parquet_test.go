@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"runtime"
@@ -357,5 +358,71 @@ func TestFromBitset(t *testing.T) {
 	f, err := FromBitset(b)
 	if err != nil || !bytes.Equal(f.AppendBitset(nil), b) || f.blocks[0][0] != 0x04030201 {
 		t.Fatalf("FromBitset: %v", err)
+	}
+}
+
+// TestParquetBitsetLikeASiftFile: behind a Parquet header any bytes are a
+// bitset, even a sift record's: every Parquet decoder takes them. (FromBitset
+// alone refuses a bitset that begins with a valid sift header, since a
+// caller handing it a whole file meant FromBytes; ParseParquet and
+// UnmarshalParquet went through it and refused what ReadParquet and
+// ViewParquet took.)
+func TestParquetBitsetLikeASiftFile(t *testing.T) {
+	f, err := NewWithSize(256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.AddString("k")
+	rec, _ := f.MarshalBinary()
+	if len(rec)%BlockBytes != 0 {
+		t.Fatalf("a %d-byte record: the test wants whole blocks", len(rec))
+	}
+	pq := append(AppendParquetHeader(nil, int32(len(rec))), rec...)
+	want := pq
+	check := func(name string, g interface{ MarshalParquet() ([]byte, error) }, err error) {
+		t.Helper()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			return
+		}
+		got, err := g.MarshalParquet()
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: the filter's Parquet form differs from the input (err %v)", name, err)
+		}
+	}
+	g, _, err := ParseParquet(pq)
+	check("ParseParquet", g, err)
+	g, _, err = ReadParquet(bytes.NewReader(pq))
+	check("ReadParquet", g, err)
+	var u Filter
+	check("UnmarshalParquet", &u, u.UnmarshalParquet(pq))
+	if v, _, err := ViewParquet(pq); err != nil {
+		t.Errorf("ViewParquet: %v", err)
+	} else {
+		v.Close()
+	}
+	if _, err := FromBitset(rec); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("FromBitset of a sift record: %v, want ErrCorrupt", err)
+	}
+}
+
+// TestParquetSiftFileHint: a sift file handed to the Parquet decoders is
+// named as one (its magic parsed as Thrift fields, and the error was
+// "lacks its required field numBytes").
+func TestParquetSiftFileHint(t *testing.T) {
+	f, err := New(100, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := f.MarshalBinary()
+	_, _, err1 := ParseParquet(b)
+	_, _, err2 := ReadParquet(bytes.NewReader(b))
+	_, _, err3 := DecodeParquetHeader(b)
+	_, _, err4 := ViewParquet(b)
+	_, _, err5 := ReadParquet(iotest.OneByteReader(bytes.NewReader(b)))
+	for i, err := range []error{err1, err2, err3, err4, err5} {
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(fmt.Sprint(err), "is a sift file") {
+			t.Errorf("decoder %d: %v, want ErrCorrupt saying the input is a sift file", i+1, err)
+		}
 	}
 }
