@@ -87,10 +87,11 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) { return f.writeTo(w) }
 
 // UnmarshalBinary replaces f with the filter encoded in data, which must be
 // exactly one encoding as MarshalBinary writes it. It checks every field
-// and both checksums before using anything, and copies the bitset. On
-// error f is unchanged.
+// and both checksums before using anything, and copies the bitset. A
+// bitset larger than the WithMaxSize bound f was made with is refused
+// (ErrTooLarge). On error f is unchanged.
 func (f *Filter) UnmarshalBinary(data []byte) error {
-	h, payload, n, err := format.Decode(data, format.KindSplitBlock, format.Options{})
+	h, payload, n, err := format.Decode(data, format.KindSplitBlock, format.Options{MaxPayload: f.maxBytes})
 	if err != nil {
 		return prefix(err)
 	}
@@ -111,10 +112,27 @@ func (f *Filter) UnmarshalBinary(data []byte) error {
 }
 
 // ReadFrom replaces f with one filter read from r in sift's file format,
-// reading exactly its bytes; memory grows only as bytes arrive. On error f
-// is unchanged.
+// reading exactly its bytes; memory grows only as bytes arrive. A payload
+// larger than the WithMaxSize bound f was made with is refused before it
+// is read (ErrTooLarge). On error f is unchanged.
 func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
-	h, payload, n, err := format.Read(r, format.KindSplitBlock, format.Options{})
+	return f.readFrom(r, format.Options{MaxPayload: f.maxBytes})
+}
+
+// ReadFilter reads one filter from r as Filter.ReadFrom does, into a new
+// Filter. Options: WithMaxSize (refuses a larger payload before reading
+// it; the filter keeps the bound), WithoutChecksum.
+func ReadFilter(r io.Reader, opts ...Option) (*Filter, error) {
+	o := collect(opts)
+	f := &Filter{maxBytes: o.maxBytes}
+	if _, err := f.readFrom(r, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum}); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *Filter) readFrom(r io.Reader, fo format.Options) (int64, error) {
+	h, payload, n, err := format.Read(r, format.KindSplitBlock, fo)
 	if err != nil {
 		return n, prefix(err)
 	}

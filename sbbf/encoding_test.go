@@ -309,3 +309,58 @@ func TestFromBitsetRefusesSiftFile(t *testing.T) {
 		t.Errorf("FromBytes: %v", err)
 	}
 }
+
+// TestDecodeIntoKeepsMaxSize: a Filter made with WithMaxSize applies the
+// bound to what UnmarshalBinary, ReadFrom and UnmarshalParquet decode into
+// it, and ReadFilter takes it as an option, as the other kinds' decoders
+// do; the filter is unchanged by a refusal. (The receivers decoded any
+// size the machine could hold: a caller streaming untrusted sift-format
+// files had no way to bound them.)
+func TestDecodeIntoKeepsMaxSize(t *testing.T) {
+	big, err := NewWithSize(8192)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, _ := big.MarshalBinary()
+	pq, _ := big.MarshalParquet()
+	small, _ := NewWithSize(1024)
+	smallEnc, _ := small.MarshalBinary()
+	for name, decode := range map[string]func(f *Filter, b []byte, p []byte) error{
+		"UnmarshalBinary":  func(f *Filter, b, _ []byte) error { return f.UnmarshalBinary(b) },
+		"ReadFrom":         func(f *Filter, b, _ []byte) error { _, err := f.ReadFrom(bytes.NewReader(b)); return err },
+		"UnmarshalParquet": func(f *Filter, _, p []byte) error { return f.UnmarshalParquet(p) },
+	} {
+		f, err := NewWithSize(64, WithMaxSize(4096))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.AddString("kept")
+		if err := decode(f, enc, pq); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("%s of 8 KiB into a filter bounded at 4 KiB: %v, want ErrTooLarge", name, err)
+		}
+		if !f.ContainsString("kept") || f.NumBytes() != 64 {
+			t.Errorf("%s: the refused decode changed the filter", name)
+		}
+		if name != "UnmarshalParquet" {
+			if err := decode(f, smallEnc, nil); err != nil {
+				t.Errorf("%s of 1 KiB: %v", name, err)
+			}
+			if err := decode(f, enc, pq); !errors.Is(err, ErrTooLarge) {
+				t.Errorf("%s after a decode: %v, want the bound kept", name, err)
+			}
+		}
+		if c := f.Clone(); !errors.Is(decode(c, enc, pq), ErrTooLarge) {
+			t.Errorf("%s into a clone: the bound was not kept", name)
+		}
+	}
+	if _, err := ReadFilter(bytes.NewReader(enc), WithMaxSize(4096)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadFilter with WithMaxSize(4096) of 8 KiB: %v, want ErrTooLarge", err)
+	}
+	g, err := ReadFilter(bytes.NewReader(enc))
+	if err != nil || g.NumBytes() != 8192 {
+		t.Fatalf("ReadFilter without a bound: %v", err)
+	}
+	if err := g.UnmarshalBinary(enc); err != nil {
+		t.Errorf("a filter read without a bound refused a decode: %v", err)
+	}
+}

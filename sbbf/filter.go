@@ -110,6 +110,10 @@ func (c *core) containsHashes(hs []uint64, out []bool) int {
 // UnmarshalParquet or ReadFrom. Do not copy a Filter value; use Clone.
 type Filter struct {
 	core
+	// maxBytes is the WithMaxSize bound the filter was made with (New,
+	// NewWithSize, ReadFilter), which UnmarshalBinary, ReadFrom and
+	// UnmarshalParquet apply to what they decode into it; 0: none.
+	maxBytes uint64
 }
 
 // New returns a split-block filter for n distinct keys whose false-positive
@@ -120,7 +124,8 @@ type Filter struct {
 // ParquetMRSize. n = 0 is
 // treated as 1. It returns ErrInvalidFPP for fpp outside (0, 1) or NaN, and
 // ErrTooLarge beyond MaxBlocks blocks, WithMaxSize, or what the machine can
-// provide. Options: WithMaxSize.
+// provide. Options: WithMaxSize (the filter keeps the bound for what is
+// later decoded into it).
 func New(n uint64, fpp float64, opts ...Option) (*Filter, error) {
 	blocks, err := optimalBlocks(n, fpp)
 	if err != nil {
@@ -146,7 +151,7 @@ func newFilter(blocks uint64, o options) (*Filter, error) {
 	if o.maxBytes != 0 && blocks > o.maxBytes/BlockBytes {
 		return nil, errorf(ErrTooLarge, "a split-block filter of %d blocks (%d bytes) exceeds the maximum size of %d bytes (WithMaxSize)", blocks, blocks*BlockBytes, o.maxBytes)
 	}
-	f := &Filter{}
+	f := &Filter{maxBytes: o.maxBytes}
 	if err := f.alloc(blocks); err != nil {
 		return nil, err
 	}
@@ -361,7 +366,7 @@ func (f *Filter) Reset() {
 // ErrClosed.
 func (f *Filter) Clone() *Filter {
 	f.mustOpen()
-	c := &Filter{}
+	c := &Filter{maxBytes: f.maxBytes}
 	c.mustAlloc(uint64(len(f.blocks)))
 	copy(c.blocks, f.blocks)
 	runtime.KeepAlive(f)

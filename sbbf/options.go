@@ -22,10 +22,12 @@ func collect(opts []Option) options {
 
 // WithMaxSize bounds the memory a filter may take to maxBytes bytes. New
 // and NewWithSize return an error wrapping ErrTooLarge, allocating
-// nothing, for a filter whose blocks would take more; Open, Load and
-// FromBytes reject a sift file whose payload declares more, and ParseParquet,
-// ReadParquet, ViewParquet and DecodeParquetHeader a BloomFilterHeader
-// whose numBytes does, before reading the bitset. 0, the default, means no
+// nothing, for a filter whose blocks would take more; Open, Load,
+// FromBytes and ReadFilter reject a sift file whose payload declares more,
+// and ParseParquet, ReadParquet, ViewParquet and DecodeParquetHeader a
+// BloomFilterHeader whose numBytes does, before reading the bitset. A
+// Filter made by New, NewWithSize or ReadFilter keeps the bound: its
+// UnmarshalBinary, ReadFrom and UnmarshalParquet apply it. 0, the default, means no
 // limit but MaxBlocks, the input's real length for buffers and files, and
 // what the machine can provide.
 func WithMaxSize(maxBytes uint64) Option {

@@ -594,9 +594,10 @@ func (c *core) writeParquet(w io.Writer) (int64, error) {
 
 // UnmarshalParquet replaces f with the filter in data, which must be
 // exactly one column chunk's Bloom filter data (header and bitset, as
-// MarshalParquet writes them). On error f is unchanged.
+// MarshalParquet writes them). A bitset larger than the WithMaxSize bound
+// f was made with is refused (ErrTooLarge). On error f is unchanged.
 func (f *Filter) UnmarshalParquet(data []byte) error {
-	g, n, err := ParseParquet(data)
+	g, n, err := ParseParquet(data, WithMaxSize(f.maxBytes))
 	if err != nil {
 		return err
 	}
