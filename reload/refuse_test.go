@@ -1,6 +1,7 @@
 package reload_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/classic"
+	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/mem"
 	"github.com/sift-go/sift/reload"
 )
@@ -69,6 +72,72 @@ func TestRefusedFromHead(t *testing.T) {
 		if v := f.Version(); v.Generation != 1 {
 			t.Errorf("%s: serving %+v", c.name, v)
 		}
+	}
+}
+
+// TestKindRefusedFromHead: a file of a kind no View serves (here a
+// classic filter whose header declares a 64 MiB payload, sparse on disk)
+// is refused from its header, with the error a whole read gave, without
+// its payload being read. Before, Reload read the whole file and then
+// refused it (a 229 MiB classic file: 92 ms and 232 MiB of RSS), and the
+// poll read it again while it was within the racy window.
+func TestKindRefusedFromHead(t *testing.T) {
+	if _, ok := reload.ReadBytes(); !ok {
+		t.Skip("no /proc/self/io on this system")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.sift")
+	publish(t, path, encode(t, sift.KindBlocked, keysOf("k", 1000), 1, 0))
+	f, err := reload.Open(path, reload.WithInterval(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+
+	c, err := classic.New(1000, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same header declaring a larger payload (its CRC recomputed), the
+	// payload a hole: the size matches the header, so only the kind is
+	// wrong.
+	const payload = 64 << 20
+	off := binary.LittleEndian.Uint64(b[24:])
+	binary.LittleEndian.PutUint64(b[32:], payload)
+	binary.LittleEndian.PutUint32(b[124:], format.Checksum(b[:124]))
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b[:off], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(tmp, int64(off)+payload); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	for _, way := range []string{"Reload", "Poll"} {
+		before, _ := reload.ReadBytes()
+		if way == "Reload" {
+			err = f.Reload()
+		} else {
+			err = f.Poll()
+		}
+		after, _ := reload.ReadBytes()
+		if !errors.Is(err, sift.ErrKind) || !strings.Contains(err.Error(), "a classic filter cannot be viewed in place") {
+			t.Errorf("%s: %v, want the classic kind refused", way, err)
+		} else {
+			checkErrorModel(t, way, err)
+		}
+		if read := after - before; read > 1<<20 {
+			t.Errorf("%s: %d bytes read to refuse a classic file", way, read)
+		}
+	}
+	if v := f.Version(); v.Generation != 1 {
+		t.Errorf("serving %+v", v)
 	}
 }
 

@@ -260,12 +260,20 @@ func openPath(path string) (*os.File, fs.FileInfo, head, error) {
 // beyond the machine or the platform, are final, as a damaged file is.) The file is refused from its head, before it is read or
 // memory for it is taken, when the head is not a sift header, the file
 // is shorter (still being written, or cut) or longer than the encoding
-// its header declares, or its payload is larger than WithMaxSize allows.
+// its header declares, its payload is larger than WithMaxSize allows, or it
+// holds a kind no View serves (unservable).
 func load(path string, fd *os.File, st fs.FileInfo, h head, o options) (g *gen, racy bool, err error) {
 	// The head was read just before: a failure it shows may be a write in
 	// progress that the stat will not show (racyWindow), as a read's.
 	racy = time.Now().Before(st.ModTime().Add(racyWindow))
 	if err := format.CheckHead(h.b[:h.n], st.Size(), 0, o.maxBytes); err != nil {
+		return nil, racy, pathError(path, err)
+	}
+	// A kind no View serves is refused from its header too, as sift.Load
+	// refuses it: Reload of a 229 MiB classic file read it whole (92 ms,
+	// 232 MiB of RSS) only to give this error, and the poll read it again
+	// while the file was within racyWindow.
+	if err := unservable(h.b[:h.n]); err != nil {
 		return nil, racy, pathError(path, err)
 	}
 	// A refusal of memory (the file's copy, or a view's own memory: a
@@ -291,6 +299,27 @@ func load(path string, fd *os.File, st fs.FileInfo, h head, o options) (g *gen, 
 	g.head = first
 	g.version.Size, g.version.ModTime = st.Size(), st.ModTime()
 	return g, racy, nil
+}
+
+// unservable returns the error sift.FromBytes gives a file whose header
+// names a kind no View serves (wrapping ErrKind), and nil for any other
+// head, which CheckHead and serve judge. It asks sift, from the header
+// alone, rather than keeping a list of the served kinds here, so that the
+// two cannot disagree and the message is the one the whole file's read
+// gave: FromBytes refuses the kind once the header parses, before it looks
+// at the payload, and fails a served kind's 128 bytes as truncated without
+// reading or allocating beyond them.
+func unservable(head []byte) error {
+	v, err := sift.FromBytes(head)
+	if err == nil {
+		// A whole encoding in the head (an empty payload): a kind served.
+		v.Close()
+		return nil
+	}
+	if errors.Is(err, ErrKind) {
+		return err
+	}
+	return nil
 }
 
 // obtain returns the bytes of the open file fd (fstat st) and the memory
