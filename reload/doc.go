@@ -33,11 +33,14 @@
 // sees a file that is short or fails its checksum while the copy runs,
 // reports that once, and serves the new file at the first poll after the
 // copy completes, without another signal. A write in place keeps the
-// inode, and may keep the size and, on file systems with coarse
-// timestamps, the modification time: the header's checksums still tell
-// the complete file apart, and a failed read that began within two
-// seconds of the file's modification time is retried at the next poll
-// even when nothing seems to have changed. On Unix systems a file is held
+// inode, and may keep the size and the modification time (coarse
+// timestamps, or a writer that sets it: cp -p, rsync -t, tar): the
+// header's checksums still tell the complete file apart, a file that
+// failed is read again once its status-change time moves (on Unix
+// systems, where every write moves it and no writer can set it), and a
+// failed read that began within two seconds of the file's last change (the
+// later of the two times) is retried at the next poll even when nothing
+// seems to have changed. On Unix systems a file is held
 // open while it is served (one descriptor, no mapping), so its inode number
 // cannot pass to another file and the stat comparison stays exact (so is
 // the file that failed last); the disk space of such a file that is

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/sift-go/sift/internal/mem"
 )
@@ -20,6 +21,15 @@ func (f *Filter) Poll() error {
 		return nil
 	}
 	return f.check(false)
+}
+
+// RetriesUnchanged reports whether the next poll reads the file that
+// failed last again even if it shows no change (its failure was within
+// racyWindow, or a refusal of memory).
+func (f *Filter) RetriesUnchanged() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failedRacy
 }
 
 // LittleEndianHost is littleEndian: whether the views use the bytes in
@@ -56,6 +66,29 @@ func FailServe(n int, err error) (restore func()) {
 	}
 	return func() { serveBytes = serve }
 }
+
+// CountObtain counts the reads (or mappings) of whole files from now on,
+// and returns the count and a function that undoes it.
+func CountObtain() (reads *atomic.Int64, restore func()) {
+	reads = new(atomic.Int64)
+	obtainFile = func(fd *os.File, st fs.FileInfo, o options) ([]byte, *mem.Region, error) {
+		reads.Add(1)
+		return obtain(fd, st, o)
+	}
+	return reads, func() { obtainFile = obtain }
+}
+
+// SetClock makes the Filters read now instead of time.Now where they judge
+// whether a file changed recently (racyWindow), and returns a function
+// that undoes it.
+func SetClock(now func() time.Time) (restore func()) {
+	clock = now
+	return func() { clock = time.Now }
+}
+
+// ChangeTime is changeTime: the file's status-change time, or its
+// modification time where the stat has none.
+var ChangeTime = changeTime
 
 // firstN returns a function that reports whether its call is one of its
 // first n, safely from several goroutines.

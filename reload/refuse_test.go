@@ -141,12 +141,154 @@ func TestKindRefusedFromHead(t *testing.T) {
 	}
 }
 
+// writeAt writes data in place at offset off of the file at path (no
+// truncation: the inode and the size stay) and sets its modification time
+// to mtime, as cp -p or rsync -t --inplace leave it.
+func writeAt(t *testing.T, path string, data []byte, off int64, mtime time.Time) {
+	t.Helper()
+	w, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteAt(data, off); err != nil {
+		w.Close()
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// inPlaceUpdate serves a blocked file (generation 1) whose modification
+// time is pinned in the past, and returns the Filter, polled only by Poll,
+// and the next file (generation 2), of the same size.
+func inPlaceUpdate(t *testing.T, path string, mtime time.Time) (*reload.Filter, []byte) {
+	t.Helper()
+	a := encode(t, sift.KindBlocked, keysOf("a", 1000), 1, 0)
+	b := encode(t, sift.KindBlocked, keysOf("b", 1000), 2, 0)
+	if len(a) != len(b) {
+		t.Fatalf("the two files differ in size: %d and %d", len(a), len(b))
+	}
+	publish(t, path, a)
+	if err := os.Chtimes(path, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	f, err := reload.Open(path, reload.WithInterval(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f, b
+}
+
+// TestInPlaceRewriteOldModTime: a file rewritten in place at the same size
+// whose modification time the writer keeps in the past (cp -p, rsync -t,
+// tar; or a file server whose clock lags) is served at the first poll after
+// the write completes, although a poll read it half written: the failure
+// is within the racy window of the file's status-change time, and the
+// completing write moves that time too. Before, the
+// racy window was measured from the modification time alone: the half
+// written file looked settled, its failure was recorded as final, and the
+// poll skipped the completed file, whose stat and head had not changed,
+// serving the old one for good.
+func TestInPlaceRewriteOldModTime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.sift")
+	old := time.Unix(1700000000, 0)
+	f, b := inPlaceUpdate(t, path, old)
+	half := len(b) / 2
+	writeAt(t, path, b[:half], 0, old)
+	if err := f.Poll(); !errors.Is(err, sift.ErrChecksum) {
+		t.Fatalf("poll of the half-written file: %v, want a checksum error", err)
+	}
+	// Retried by the racy window alone, for timestamps too coarse for
+	// the completing write to move the status-change time (whole seconds on
+	// some file systems).
+	if !f.RetriesUnchanged() {
+		t.Error("a file written a moment ago failed, and is not retried unless its stat changes")
+	}
+	writeAt(t, path, b[half:], int64(half), old)
+	if err := f.Poll(); err != nil {
+		t.Fatalf("poll of the completed file: %v", err)
+	}
+	if v := f.Version(); v.Generation != 2 {
+		t.Fatalf("after the write in place: serving %+v, want generation 2", v)
+	}
+}
+
+// TestFailedFileRetriedWhenChanged: a file that failed outside the racy
+// window is not read again while it is unchanged (a damaged file must not
+// cost a whole read at every poll), and is read again once a write moves
+// its status-change time, even with its size, head and modification time
+// unchanged and the write long after the failure (the clock is set an hour
+// ahead, so no file is within the racy window). Before, only the stat
+// (inode, size, modification time) and the head were compared, so a
+// writer that paused more than two seconds mid-file and kept the
+// modification time left the old file served for good.
+func TestFailedFileRetriedWhenChanged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.sift")
+	old := time.Unix(1700000000, 0)
+	f, b := inPlaceUpdate(t, path, old)
+	t.Cleanup(reload.SetClock(func() time.Time { return time.Now().Add(time.Hour) }))
+	reads, restore := reload.CountObtain()
+	t.Cleanup(restore)
+
+	half := len(b) / 2
+	writeAt(t, path, b[:half], 0, old)
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failedAt := reload.ChangeTime(st)
+	if failedAt.Equal(old) {
+		t.Skip("no status-change time on this system")
+	}
+	for i := range 3 {
+		if err := f.Poll(); !errors.Is(err, sift.ErrChecksum) {
+			t.Fatalf("poll %d of the half-written file: %v, want a checksum error", i, err)
+		}
+	}
+	if n := reads.Load(); n != 1 {
+		t.Fatalf("the unchanged half-written file was read %d times in 3 polls, want once", n)
+	}
+
+	// The rest, with the modification time kept. The status-change time
+	// has the kernel's timestamp granularity (a jiffy on Linux): write
+	// until it differs from the failed read's, as any later write's does.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		writeAt(t, path, b[half:], int64(half), old)
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reload.ChangeTime(st).Equal(failedAt) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the status-change time did not move in 5 s of writes")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := f.Poll(); err != nil {
+		t.Fatalf("poll of the completed file: %v", err)
+	}
+	if v := f.Version(); v.Generation != 2 || reads.Load() != 2 {
+		t.Fatalf("after the write in place: serving %+v after %d reads, want generation 2 after 2", v, reads.Load())
+	}
+}
+
 // refusedUpdate serves a window file, opens it for polling (with opts),
 // makes the next n attempts of the way fail (reload.FailObtain or
-// FailServe) with refusal, then replaces the file (generation 2) and pins
-// its modification time outside the racy window, so that only the
-// refusal's kind decides whether the poll tries the unchanged file again.
-// The hook is undone at the end of the test, or by calling restore.
+// FailServe) with refusal, then replaces the file (generation 2) and sets
+// the Filters' clock an hour ahead, so that the file is outside the racy
+// window and only the refusal's kind decides whether the poll tries the
+// unchanged file again. (Pinning the modification time in the past no
+// longer does: the window runs from the status-change time too.) The
+// hooks are undone at the end of the test; the failure's, also by calling
+// restore.
 func refusedUpdate(t *testing.T, fail func(int, error) func(), n int, refusal error, opts ...reload.Option) (f *reload.Filter, restore func()) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "f.sift")
@@ -159,10 +301,7 @@ func refusedUpdate(t *testing.T, fail func(int, error) func(), n int, refusal er
 	restore = fail(n, refusal)
 	t.Cleanup(restore)
 	publish(t, path, encode(t, sift.KindWindow, keysOf("n", 1000), 2, 0))
-	old := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(path, old, old); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(reload.SetClock(func() time.Time { return time.Now().Add(time.Hour) }))
 	return f, restore
 }
 

@@ -217,13 +217,37 @@ func Open(path string, opts ...Option) (*Filter, error) {
 	return f, nil
 }
 
-// racyWindow is how long after a file's modification time a read of it
-// may miss a later write that leaves the time unchanged: file systems with
-// coarse timestamps (whole seconds; two seconds on FAT) give two writes
-// within one tick the same time. A failed read that began within this
-// window is retried at the next poll even when the stat shows no change,
-// so a file completed in place at the same size is not missed.
+// racyWindow is how long after a file's last change (lastChange) a read of
+// it may miss a later write that leaves the time unchanged: file systems
+// with coarse timestamps (whole seconds; two seconds on FAT) give two
+// writes within one tick the same time. A failed read that began within
+// this window is retried at the next poll even when the stat shows no
+// change, so a file completed in place at the same size is not missed.
 const racyWindow = 2 * time.Second
+
+// lastChange is when the file st describes last changed, as far as the
+// stat tells: the later of its modification time and its status-change
+// time (changeTime). The modification time alone is not enough: a writer
+// may set it (cp -p, rsync -t, tar, touch -d). A write in place of the
+// same size whose modification time was set more than two seconds into the
+// past looked settled to a poll that read it half written, which recorded
+// the failure as final and served the old file until the stat changed,
+// that is never (TestInPlaceRewriteOldModTime in reload/refuse_test.go).
+// The status-change time moves at every write and attribute change, and no
+// system call sets it to a given time. (A file server whose clock lags
+// this one's puts both times in the past: check then relies on the
+// status-change time moving, whatever the clock, as the write goes on.)
+func lastChange(st fs.FileInfo) time.Time {
+	m, c := st.ModTime(), changeTime(st)
+	if c.After(m) {
+		return c
+	}
+	return m
+}
+
+// clock is time.Now, replaced by tests that need every file to be outside
+// racyWindow.
+var clock = time.Now
 
 // openPath opens the regular file at path for a check or a load and reads
 // its head. On Unix systems the descriptor of a file served, or of the
@@ -265,7 +289,7 @@ func openPath(path string) (*os.File, fs.FileInfo, head, error) {
 func load(path string, fd *os.File, st fs.FileInfo, h head, o options) (g *gen, racy bool, err error) {
 	// The head was read just before: a failure it shows may be a write in
 	// progress that the stat will not show (racyWindow), as a read's.
-	racy = time.Now().Before(st.ModTime().Add(racyWindow))
+	racy = clock().Before(lastChange(st).Add(racyWindow))
 	if err := format.CheckHead(h.b[:h.n], st.Size(), 0, o.maxBytes); err != nil {
 		return nil, racy, pathError(path, err)
 	}
@@ -620,7 +644,8 @@ func (f *Filter) Reload() error {
 
 // check reloads if the path names a file other than the one served, or
 // the served file changed. Unless retry, a file that failed before is not
-// read again while it shows no change (stat and head; see racyWindow), and
+// read again while it shows no change (stat, status-change time and head;
+// see racyWindow and lastChange), and
 // another failure of the file that failed last (the same file, held open)
 // is not reported again. f.mu is held.
 func (f *Filter) check(retry bool) error {
@@ -654,7 +679,11 @@ func (f *Filter) check(retry bool) error {
 		}
 		return nil
 	}
-	if !retry && f.failedReg && mem.SameVersion(st, f.failed) && h == f.failedHead && !f.failedRacy {
+	// The file that failed is unchanged when its stat, its status-change
+	// time and its head are: a write in place of the same size that keeps
+	// the head and sets the modification time back (rsync -t) moves only
+	// the status-change time, however long after the failure it comes.
+	if !retry && f.failedReg && mem.SameVersion(st, f.failed) && changeTime(st).Equal(changeTime(f.failed)) && h == f.failedHead && !f.failedRacy {
 		fd.Close()
 		return f.Err() // reported already, and unchanged since
 	}

@@ -1,0 +1,20 @@
+//go:build darwin || freebsd || netbsd
+
+package reload
+
+import (
+	"io/fs"
+	"syscall"
+	"time"
+)
+
+// changeTime returns the status-change time (ctime) of the file st
+// describes: the kernel sets it to its own clock at every write and
+// attribute change, and no system call sets it back (see lastChange). A
+// stat without one (not from this system) gives the modification time.
+func changeTime(st fs.FileInfo) time.Time {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return time.Unix(s.Ctimespec.Unix())
+	}
+	return st.ModTime()
+}
