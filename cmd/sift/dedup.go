@@ -70,7 +70,11 @@ empty key is a key like any other: the first line with it is printed.
               and when given must ask for FILE's size. The file is
               not written after an error writing lines (an INPUT
               skipped as unreadable, wholly or part way, is not one: the
-              lines read were all printed, and their keys are kept). The new FILE keeps
+              lines read were all printed, and their keys are kept), nor
+              by a run ended by SIGINT or SIGTERM, whose lines the next
+              run prints again: to stop de-duplicating a live stream and
+              keep its keys, end its input (timeout 8h tail -f log | sift
+              dedup -state FILE saves at the end). The new FILE keeps
               the old one's hash seed and generation (sift merge
               -generation; sift info shows both) and its permission bits,
               and is owned by the user running sift dedup. When FILE is

@@ -278,5 +278,8 @@
 // directory is refused at once (a FIFO is never waited on). Flags may follow the arguments; "--" ends them. SIGINT and SIGTERM
 // remove build's temporary file before exiting with 128+signal (build,
 // merge and dedup -state: once the output file is renamed into place, a
-// signal lets the command finish instead).
+// signal lets the command finish instead). So a dedup -state run ended by
+// a signal saves none of its keys, and the next run prints its lines
+// again: end the input instead (the end of a pipe: timeout 8h tail -f log
+// | sift dedup -state FILE).
 package main
