@@ -29,7 +29,10 @@ for bit for the Bloom kinds:
   cuckoo                   each shard's fingerprints are inserted into the
                            first's (cuckoo Union); fails, writing nothing,
                            when they do not all fit: build the shards with
-                           more -buckets
+                           more -buckets. A key in two shards is held
+                           twice (two slots, counted twice by info), where
+                           one build stores it once: split the keys so
+                           that each is in one shard (by line or hash)
   scalable                 not mergeable: build shards with -n, or with
                            -blocks and -k
 
@@ -44,7 +47,8 @@ that differs is an error naming it. FILE may be one of the shards.
                   it FILE records none, whatever the shards' generations
   -q              quiet: no summary line
 
-The map-reduce recipe: split the keys (by line, hash or source), run
+The map-reduce recipe: split the keys (by line, hash or source; for cuckoo,
+so that no key is in two parts), run
 'sift build -kind K <geometry> -seed S -o shard-I.sift part-I' on each part
 anywhere (one machine's cores, a cluster's tasks, a shell loop), copy the
 shards to one place and run 'sift merge -o filter.sift shard-*.sift'.
@@ -154,7 +158,7 @@ func mergeFiles[T mergeable[T], O any](paths []string, read func(io.Reader, ...O
 			case errors.Is(err, blocked.ErrIncompatible), errors.Is(err, cuckoo.ErrIncompatible), errors.Is(err, classic.ErrIncompatible):
 				hint = ": build every shard with the same geometry (-blocks and -k, -buckets and -bits, or -n and -fpp) and -seed"
 			case errors.Is(err, cuckoo.ErrNoSlot):
-				hint = ": a fingerprint found no free slot around its buckets, which copies of keys repeated across the shards (sift build -copies) can fill; build the shards without -copies, or with more -buckets"
+				hint = ": a fingerprint found no free slot around its buckets, which copies of one key can fill: a key in several shards is held once for each, as are repeated keys of a shard built with -copies; give each key to one shard, or build with more -buckets"
 			case errors.Is(err, cuckoo.ErrFull):
 				hint = ": the shards hold more fingerprints than one filter of their size can: build them with more -buckets"
 			}
