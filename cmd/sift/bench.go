@@ -149,6 +149,9 @@ func runBench(e *env) (int, error) {
 		r.kind = k.name
 		res, err := k.bench(r)
 		if err != nil {
+			if strings.HasPrefix(err.Error(), k.name+": ") {
+				return exitError, err // the package's own prefix names the kind
+			}
 			return exitError, fmt.Errorf("%s: %w", k.name, err)
 		}
 		res.kind = k.name

@@ -151,6 +151,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"bench", "-n", "0"}, "-n"},
 		{[]string{"bench", "-kind", "bogus"}, "-kind"},
 		{[]string{"bench", "extra"}, "unexpected argument"},
+		// The package's prefix names the kind once ("blocked: blocked:").
+		{[]string{"bench", "-n", "1000", "-kind", "blocked", "-fpp", "1e-9"}, "sift bench: blocked: false-positive rate 1e-09"},
 		{[]string{"help", "nope"}, "unknown command"},
 	}
 	for _, c := range cases {
