@@ -200,6 +200,9 @@ func TestInPlaceRewriteOldModTime(t *testing.T) {
 	f, b := inPlaceUpdate(t, path, old)
 	half := len(b) / 2
 	writeAt(t, path, b[:half], 0, old)
+	if st, err := os.Stat(path); err != nil || reload.ChangeTime(st).Equal(old) {
+		t.Skip("no status-change time on this system (ctime_other.go): the rewrite is not seen")
+	}
 	if err := f.Poll(); !errors.Is(err, sift.ErrChecksum) {
 		t.Fatalf("poll of the half-written file: %v, want a checksum error", err)
 	}

@@ -102,13 +102,14 @@ func (t *thriftReader) byte() (byte, error) {
 	return c, nil
 }
 
-// notSiftFile returns err, or in its place, when the bytes the header's
-// reader went through (head, as far as it read) begin with a sift file's
-// magic, an error that says so: a sift file's header parses as Thrift
+// notSiftFile returns err, or in its place, when err is a decoding error
+// (ErrCorrupt, ErrTruncated) and the bytes the header's reader went
+// through (head, as far as it read) begin with a sift file's magic, an
+// error that says so: a sift file's header parses as Thrift
 // fields for a while, and failed as "lacks its required field numBytes".
 func notSiftFile(err error, head []byte) error {
-	if err == nil || len(head) < 8 || !format.HasMagic(head) {
-		return err
+	if len(head) < 8 || !format.HasMagic(head) || !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrTruncated) {
+		return err // a read error or a size refusal says what it is
 	}
 	return errorf(ErrCorrupt, "the input is a sift file, not a Parquet Bloom filter header and bitset: read it with FromBytes or ReadFrom (or sift.Open)")
 }

@@ -213,15 +213,14 @@ func runDedup(e *env) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
+	lockWarning := ""
 	if statePath != "" {
 		unlock, warning, err := lockState(statePath)
 		if err != nil {
 			return exitError, err
 		}
 		defer unlock()
-		if warning != "" {
-			fmt.Fprintf(e.stderr, "sift dedup: %s\n", warning)
-		}
+		lockWarning = warning
 	}
 	d := &deduper{sel: sel}
 	var wd *windowDedup
@@ -241,6 +240,9 @@ func runDedup(e *env) (int, error) {
 		d.over = newOverfill(f, n, *fpp)
 	}
 	defer d.set.Close()
+	if lockWarning != "" { // once the state is read: not beside its error
+		fmt.Fprintf(e.stderr, "sift dedup: %s\n", lockWarning)
+	}
 
 	mode := filterProgress(*showProgress, e.stdout)
 	p := newProgress(e.stderr, mode, "de-duplicating", totalSize(ins))

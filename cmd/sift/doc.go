@@ -152,11 +152,13 @@
 // the command with exit status 2 and an error naming the file ("the file
 // changed while it was read", "truncated input"), never with a fault. Only
 // a file written over in place while it is read can mix two versions; sift
-// sees that from its size and modification time, and a sift file also from
-// its checksum. A Guava stream (-guava) has no checksum, so one that a
-// writer left half rewritten before the read began, and finished only
-// after it, decodes as a filter: publish Guava files by rename, as sift
-// build -guava does.
+// sees that from its size and modification time, as far as the file
+// system's timestamps tell writes apart (a write in the same tick as the
+// read's start can pass), and a sift file also from its checksum. A Guava
+// stream (-guava) has no checksum, so a mix that passes those checks (a
+// writer that left the file half rewritten before the read began, or wrote
+// in the same tick) decodes as a filter: publish Guava files by rename, as
+// sift build -guava does.
 // Lines are looked up in batches of 1024 through the filters' batch
 // kernels. query and info also read the other kinds of sift's file format
 // into memory: scalable, the classic (Guava-compatible) and counting Bloom

@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -56,7 +58,13 @@ func lockState(path string) (release func(), warning string, err error) {
 			return func() {}, fmt.Sprintf("-state %s: cannot lock it (%v): running without the lock, so another run on it at the same time would drop this one's keys", path, err), nil
 		}
 		if now, err := os.Stat(path); err == nil && os.SameFile(now, st) {
-			return func() { f.Close() }, "", nil
+			if now.Size() == 0 {
+				// Not this run's claim: one a killed run left, or a file
+				// emptied by accident (a cut copy, a full disk), whose
+				// keys are gone. Say so: every line is new to the run.
+				warning = fmt.Sprintf("-state %s is empty: it holds no keys, so this run starts a new state", path)
+			}
+			return func() { f.Close() }, warning, nil
 		}
 		f.Close() // replaced since it was opened: lock the file it names now
 	}
@@ -79,22 +87,54 @@ func openForLock(path string) (*os.File, fs.FileInfo, error) {
 // the path exists by then), so that no other run can open it unlocked.
 // An empty state file is a new state to dedup (stateExists). It returns
 // retry true when path appeared meanwhile (the caller locks that file
-// instead); a warning and a no-op release when the file system cannot do
-// this (no hard links, no flock), and the run goes on without the lock;
-// a no-op release alone when no file can be made beside path (stateExists
-// reports the directory's problem). The release removes the empty file again unless the
-// run published its state over it, and so does an interrupt: a run that
-// saves nothing leaves no file behind, as before.
+// instead); a warning and a no-op release when the file cannot be made or
+// the file system cannot do this (no hard links, no flock), and the run
+// goes on without the lock; a no-op release alone when the directory is
+// missing or refuses a new file, which stateExists reports. The release
+// removes the empty file again unless the run published its state over
+// it, and so does an interrupt at any point from the temporary file's
+// creation on: a run that saves nothing leaves no file behind, as before.
+// The temporary file is named as WriteAtomic's (mem.TempPrefix, the
+// process ID), so that the same name length fits and mem.RemoveStale
+// removes one a killed run left.
 func claimState(path string) (release func(), retry bool, warning string) {
 	noop := func() {}
+	var mu sync.Mutex // the interrupt's cleanup against the steps below
+	var tmpName string
+	var claimed fs.FileInfo
+	unclaim := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if tmpName != "" {
+			os.Remove(tmpName)
+		}
+		if claimed != nil {
+			if now, err := os.Stat(path); err == nil && os.SameFile(now, claimed) {
+				os.Remove(path)
+			}
+		}
+	}
+	cancel := atInterrupt(unclaim)
+	mu.Lock()
 	tmp, err := createClaim(path)
-	if err != nil {
+	if err == nil {
+		tmpName = tmp.Name()
+	}
+	mu.Unlock()
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		cancel()
 		return noop, false, "" // the directory's problem: stateExists reports it
 	}
 	fail := func(what string, err error) (func(), bool, string) {
-		os.Remove(tmp.Name())
-		tmp.Close()
+		unclaim()
+		cancel()
+		if tmp != nil {
+			tmp.Close()
+		}
 		return noop, false, fmt.Sprintf("-state %s: cannot claim the new file (%s: %v): running without the lock, so another run on it at the same time would drop this one's keys", path, what, err)
+	}
+	if err != nil {
+		return fail("create", err)
 	}
 	if err := unix.Flock(int(tmp.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		return fail("flock", err)
@@ -103,37 +143,40 @@ func claimState(path string) (release func(), retry bool, warning string) {
 	if err != nil {
 		return fail("fstat", err)
 	}
-	err = os.Link(tmp.Name(), path)
+	mu.Lock()
+	err = os.Link(tmpName, path)
+	if err == nil {
+		claimed = st
+	}
+	mu.Unlock()
 	if errors.Is(err, fs.ErrExist) {
-		os.Remove(tmp.Name())
+		unclaim()
+		cancel()
 		tmp.Close()
 		return noop, true, ""
 	}
 	if err != nil {
 		return fail("link", err)
 	}
-	os.Remove(tmp.Name())
-	unclaim := func() {
-		if now, err := os.Stat(path); err == nil && os.SameFile(now, st) {
-			os.Remove(path)
-		}
-	}
-	cancel := atInterrupt(unclaim)
+	mu.Lock()
+	os.Remove(tmpName)
+	tmpName = ""
+	mu.Unlock()
 	return func() {
+		unclaim() // before cancel: an interrupt in between still unclaims
 		cancel()
-		unclaim()
 		tmp.Close()
 	}, false, ""
 }
 
 // createClaim creates claimState's empty file under a new name beside
-// path, with the permissions a new state file gets (0666 less the umask:
-// the state written over it keeps them).
+// path, named as WriteAtomic's temporary files, with the permissions a new
+// state file gets (0666 less the umask: the state written over it keeps
+// them).
 func createClaim(path string) (*os.File, error) {
-	dir, base := filepath.Split(path)
+	prefix := filepath.Join(filepath.Dir(path), mem.TempPrefix(path)+strconv.Itoa(os.Getpid())+"-")
 	for range 100 {
-		name := filepath.Join(dir, fmt.Sprintf(".%s.sift-claim-%d", base, rand.Uint64()))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err := os.OpenFile(prefix+strconv.FormatUint(uint64(rand.Uint32()), 10), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if !errors.Is(err, fs.ErrExist) {
 			return f, err
 		}

@@ -131,8 +131,8 @@ func TestDedupNewStateClaimed(t *testing.T) {
 	if st, err := os.Stat(state); err != nil || st.Mode().Perm() != 0o644 || st.Size() == 0 {
 		t.Errorf("the state written: %v, err %v; want a non-empty file with mode 0644 (0666 less the umask 022)", st, err)
 	}
-	if r := runInProcess("a\nc\n", "dedup", "-state", state); r.code != exitOK || r.stdout != "c\n" {
-		t.Errorf("second run: exit %d, stdout %q, stderr %q; want c alone", r.code, r.stdout, r.stderr)
+	if r := runInProcess("a\nc\n", "dedup", "-state", state); r.code != exitOK || r.stdout != "c\n" || r.stderr != "" {
+		t.Errorf("second run: exit %d, stdout %q, stderr %q; want c alone, and no warning", r.code, r.stdout, r.stderr)
 	}
 
 	// An empty file is a new state.
@@ -140,8 +140,8 @@ func TestDedupNewStateClaimed(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r := runInProcess("a\na\n", "dedup", "-n", "100", "-state", empty); r.code != exitOK || r.stdout != "a\n" {
-		t.Errorf("an empty -state file: exit %d, stdout %q, stderr %q; want a new state", r.code, r.stdout, r.stderr)
+	if r := runInProcess("a\na\n", "dedup", "-n", "100", "-state", empty); r.code != exitOK || r.stdout != "a\n" || !strings.Contains(r.stderr, "is empty: it holds no keys") {
+		t.Errorf("an empty -state file: exit %d, stdout %q, stderr %q; want a new state, and a warning", r.code, r.stdout, r.stderr)
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
