@@ -151,8 +151,7 @@ func addNewRun16(words, hs, locs []uint64, out []bool) (n, added int) {
 			return j, added
 		}
 		e1, e2 := n1^hi, n2^hi
-		m := secondEmptier(e1, e2)
-		i, e := i1^(i1^i2)&m, e1^(e1^e2)&m
+		i, e := emptier(i1, e1, i2, e2)
 		words[i] |= fp * lowestLane(e, 16) & (p - 1)
 		out[j] = p == 0
 		added += int(p ^ 1)
@@ -178,8 +177,7 @@ func addNewRun8(w32 []uint32, hs, locs []uint64, out []bool) (n, added int) {
 			return j, added
 		}
 		e1, e2 := n1^hi, n2^hi
-		m := secondEmptier(e1, e2)
-		i, e := i1^(i1^i2)&m, e1^(e1^e2)&m
+		i, e := emptier(i1, e1, i2, e2)
 		w32[i^w32Flip] |= uint32(fp * lowestLane(e, 8) & (p - 1))
 		out[j] = p == 0
 		added += int(p ^ 1)

@@ -518,8 +518,7 @@ func addRun16(words, hs, locs []uint64) int {
 			return j
 		}
 		e1, e2 := n1^hi, n2^hi
-		m := secondEmptier(e1, e2)
-		i, e := i1^(i1^i2)&m, e1^(e1^e2)&m
+		i, e := emptier(i1, e1, i2, e2)
 		words[i] |= kernel.CuckooFingerprint(hs[j], 1<<16-1) * lowestLane(e, 16)
 	}
 	return len(hs)
@@ -563,8 +562,7 @@ func (f *Filter) addRun16Full(hs, locs []uint64) (int, error) {
 			continue
 		}
 		e1, e2 := n1^hi, n2^hi
-		m := secondEmptier(e1, e2)
-		i, e := i1^(i1^i2)&m, e1^(e1^e2)&m
+		i, e := emptier(i1, e1, i2, e2)
 		words[i] |= fp * lowestLane(e, 16)
 	}
 	f.count += uint64(len(hs))
@@ -586,8 +584,7 @@ func addRun8(w32 []uint32, hs, locs []uint64) int {
 			return j
 		}
 		e1, e2 := n1^hi, n2^hi
-		m := secondEmptier(e1, e2)
-		i, e := i1^(i1^i2)&m, e1^(e1^e2)&m
+		i, e := emptier(i1, e1, i2, e2)
 		w32[i^w32Flip] |= uint32(kernel.CuckooFingerprint(hs[j], 1<<8-1) * lowestLane(e, 8))
 	}
 	return len(hs)

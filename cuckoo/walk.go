@@ -185,8 +185,7 @@ func (k *walker) addRun16(hs, locs []uint64) bool {
 			continue
 		}
 		e1, e2 := n1^hi, n2^hi
-		m := secondEmptier(e1, e2)
-		i, e := i1^(i1^i2)&m, e1^(e1^e2)&m
+		i, e := emptier(i1, e1, i2, e2)
 		old := words[i]
 		k.log[k.nlog] = undoEntry{i, old}
 		k.nlog++
