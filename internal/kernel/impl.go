@@ -198,7 +198,15 @@ func SetImpl(name string) (restore func(), err error) {
 	if name != cpu.Auto && !slices.Contains(avail, name) || name == cpu.Auto && avail[0] == cpu.Generic {
 		return nil, fmt.Errorf("kernel: %q is not available on this CPU/build (have %v)", name, avail)
 	}
-	prev, prevWhy := impl, why
+	restore = saved()
 	apply(name, true)
-	return func() { apply(prev, false); why = prevWhy }, nil
+	return restore, nil
+}
+
+// saved returns a function that puts back the selection in use now, the
+// sets and their reasons: apply alone would call a generic set that
+// SetImpl forced "the only set".
+func saved() (restore func()) {
+	prev, prevWhy := impl, why
+	return func() { apply(prev, false); why = prevWhy }
 }

@@ -210,7 +210,7 @@ func TestSetImplForcesEveryOp(t *testing.T) {
 // an assembly entry compares its own operation's set before it jumps to
 // AVX-512 code.)
 func TestMixedSets(t *testing.T) {
-	defer func(prev string, w [NumOps]string) { apply(prev, false); why = w }(impl, why)
+	defer saved()()
 	avail := cpu.Available()
 	r := rand.New(rand.NewPCG(91, 92))
 	for trial := range 24 {
@@ -380,7 +380,7 @@ func TestBlockedSetBySize(t *testing.T) {
 // run (purego, other architectures, a CPU without AVX2), and "forced"
 // where SIFT_KERNEL chose among several; SetImpl always says "forced".
 func TestChoiceReasonUnforced(t *testing.T) {
-	defer func(prev string, w [NumOps]string) { apply(prev, false); why = w }(impl, why)
+	defer saved()()
 	want := "forced"
 	if cpu.Available()[0] == cpu.Generic {
 		want = "the only set"
