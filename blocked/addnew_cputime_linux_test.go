@@ -22,8 +22,8 @@ import (
 // slow spell of a shared machine moves less.
 // call=batch is one call over all n keys (n answers streamed through the
 // cache the filter shares); call=batch1024 calls of 1024, as sift dedup
-// makes: at 1e7, medians of 12 runs on the AMD EPYC (Zen 5) dev VM were
-// 1.38 (bimodal, 1.10-1.45) and 1.16 (1.11-1.25).
+// makes: at 1e7, medians of 12 runs on the AMD EPYC family 26 model 2
+// (Zen 5) dev VM were 1.38 (bimodal, 1.10-1.45) and 1.16 (1.11-1.25).
 //
 //	go test -run '^$' -bench AddNewPaired -benchtime 6x ./blocked
 func BenchmarkAddNewPaired(b *testing.B) {

@@ -423,9 +423,10 @@ func genSingleAddNewWide() {
 	// KORTESTB and SETCC, which wait for the block's load too. The block
 	// is loaded once (testing and ORing against memory, two loads,
 	// measured 1.23x AddHash at n = 1e6 against 1.13x when this kernel
-	// was written, and 1.23x against 1.17x again on a Zen 5 on
-	// 2026-11-28; BenchmarkAddNewPaired with its branching caller,
-	// medians of 5 interleaved runs; blocked/addnew.go has the figures).
+	// was written, and 1.23x against 1.17x again on the AMD EPYC family
+	// 26 model 2 (Zen 5) on 2026-11-28; BenchmarkAddNewPaired with its
+	// branching caller, medians of 5 interleaved runs; blocked/addnew.go
+	// has the figures).
 	missed := c.K()
 	w := c.ZMM()
 	c.VMOVDQU64(blk, w)
