@@ -318,6 +318,13 @@ func TestWindowDecodeInto(t *testing.T) {
 		if _, err := sc.ReadFrom(bytes.NewReader(benc)); !errors.Is(err, ErrTooLarge) {
 			t.Errorf("by count %v: ConcurrentWindow with WithMaxSize: ReadFrom of a larger window: %v", byCount, err)
 		}
+		// And after a decode that it took.
+		if err := sw.UnmarshalBinary(enc); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sw.ReadFrom(bytes.NewReader(benc)); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("by count %v: Window with WithMaxSize lost its bound after UnmarshalBinary: %v", byCount, err)
+		}
 		if err := sc.UnmarshalBinary(enc); err != nil {
 			t.Fatal(err)
 		}
