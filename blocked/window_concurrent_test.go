@@ -113,14 +113,7 @@ func TestConcurrentWindowMatchesWindow(t *testing.T) {
 		if byCount {
 			window, opts = 0, append(opts, WithSliceKeys(300))
 		}
-		w, err := NewWindow(1200, 0.01, window, opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := NewConcurrentWindow(1200, 0.01, window, opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w, c := windowPair(t, 1200, 0.01, window, opts...)
 		rng := rand.New(rand.NewPCG(5, 6))
 		hs := make([]uint64, 50)
 		out1, out2 := make([]bool, 50), make([]bool, 50)
@@ -137,8 +130,6 @@ func TestConcurrentWindowMatchesWindow(t *testing.T) {
 				t.Fatalf("by count %v, step %d: ContainsHashes %d and %d", byCount, step, a, b)
 			}
 		}
-		w.Close()
-		c.Close()
 	}
 }
 
