@@ -85,8 +85,12 @@ func WithGenerations(g int) Option {
 }
 
 // minUnix and maxUnix are the first and last instants whose Unix
-// nanoseconds fit an int64 (1677-09-21 and 2262-04-11).
-var minUnix, maxUnix = time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64)
+// nanoseconds fit an int64 (1677-09-21 and 2262-04-11); every nanosecond
+// of a second strictly between minSec and maxSec, theirs, fits.
+var (
+	minUnix, maxUnix = time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64)
+	minSec, maxSec   = minUnix.Unix(), maxUnix.Unix()
+)
 
 // unixNano is t.UnixNano() held to the int64 range, which is how a window
 // reads its clock. Go leaves UnixNano undefined outside it, and it wraps:
@@ -96,6 +100,12 @@ var minUnix, maxUnix = time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64)
 // the earliest instant (before any slice: the window stands still, as for
 // any clock that goes back) and one after 2262 as the latest.
 func unixNano(t time.Time) int64 {
+	// Every clock read of a window by time comes here: the seconds'
+	// comparison is one call of time's arithmetic where Before and After
+	// are two.
+	if s := t.Unix(); s > minSec && s < maxSec {
+		return t.UnixNano()
+	}
 	switch {
 	case t.Before(minUnix):
 		return math.MinInt64
