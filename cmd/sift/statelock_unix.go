@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
-	"path/filepath"
-	"strconv"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -94,9 +91,9 @@ func openForLock(path string) (*os.File, fs.FileInfo, error) {
 // removes the empty file again unless the run published its state over
 // it, and so does an interrupt at any point from the temporary file's
 // creation on: a run that saves nothing leaves no file behind, as before.
-// The temporary file is named as WriteAtomic's (mem.TempPrefix, the
-// process ID), so that the same name length fits and mem.RemoveStale
-// removes one a killed run left.
+// The temporary file is one of WriteAtomic's (mem.CreateTemp), so that
+// the same name length fits and mem.RemoveStale removes one a killed run
+// left.
 func claimState(path string) (release func(), retry bool, warning string) {
 	noop := func() {}
 	var mu sync.Mutex // the interrupt's cleanup against the steps below
@@ -116,7 +113,9 @@ func claimState(path string) (release func(), retry bool, warning string) {
 	}
 	cancel := atInterrupt(unclaim)
 	mu.Lock()
-	tmp, err := createClaim(path)
+	// 0666 less the umask, a new state file's permissions: the state
+	// written over the claim keeps them.
+	tmp, err := mem.CreateTemp(path, 0o666)
 	if err == nil {
 		tmpName = tmp.Name()
 	}
@@ -167,19 +166,4 @@ func claimState(path string) (release func(), retry bool, warning string) {
 		cancel()
 		tmp.Close()
 	}, false, ""
-}
-
-// createClaim creates claimState's empty file under a new name beside
-// path, named as WriteAtomic's temporary files, with the permissions a new
-// state file gets (0666 less the umask: the state written over it keeps
-// them).
-func createClaim(path string) (*os.File, error) {
-	prefix := filepath.Join(filepath.Dir(path), mem.TempPrefix(path)+strconv.Itoa(os.Getpid())+"-")
-	for range 100 {
-		f, err := os.OpenFile(prefix+strconv.FormatUint(uint64(rand.Uint32()), 10), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if !errors.Is(err, fs.ErrExist) {
-			return f, err
-		}
-	}
-	return nil, fs.ErrExist
 }

@@ -90,7 +90,7 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 	if fresh {
 		perm = 0o666
 	}
-	tmp, err := createTemp(path, perm)
+	tmp, err := CreateTemp(path, perm)
 	if err != nil {
 		return 0, fmt.Errorf("creating a temporary file for %s: %w", path, err)
 	}
@@ -152,9 +152,11 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 	return n, nil
 }
 
-// createTemp creates a temporary file beside path named for this process
-// (TempPrefix, the process id, a random suffix), as RemoveStale expects.
-func createTemp(path string, perm os.FileMode) (*os.File, error) {
+// CreateTemp creates a new file beside path, open for reading and
+// writing, named as WriteAtomic's temporary files (TempPrefix, the process
+// id, a random suffix), so that RemoveStale removes it once its process is
+// gone. perm is the permission bits less the umask.
+func CreateTemp(path string, perm os.FileMode) (*os.File, error) {
 	// os.CreateTemp's naming, with the permission bits perm (less the
 	// umask) where CreateTemp always gives 0600.
 	prefix := filepath.Join(filepath.Dir(path), TempPrefix(path)+strconv.Itoa(os.Getpid())+"-")
@@ -314,7 +316,7 @@ func CheckWritable(path string) error {
 	if !st.IsDir() {
 		return fmt.Errorf("cannot write %s: %s is not a directory", path, dir)
 	}
-	tmp, err := createTemp(path, 0o600)
+	tmp, err := CreateTemp(path, 0o600)
 	if err != nil {
 		// The system's error, without the probe file's name (which the
 		// caller never made): "cannot write DIR/F: no files can be
