@@ -150,3 +150,23 @@ func TestDedupNewStateClaimed(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimFilledKept: a claim that another process wrote into in place
+// while the run held it (cp over an existing file writes into it; flock
+// binds only sift dedup) is not removed by the release: it holds that
+// writer's bytes now, not the empty claim. Before, the release removed
+// whatever file was still the claimed one, so the copy was lost.
+func TestClaimFilledKept(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "new.sift")
+	release, warning, err := lockState(state)
+	if err != nil || warning != "" {
+		t.Fatalf("lockState of a new state: err %v, warning %q", err, warning)
+	}
+	if err := os.WriteFile(state, []byte("someone else's bytes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if b, err := os.ReadFile(state); err != nil || string(b) != "someone else's bytes" {
+		t.Errorf("the claim written into meanwhile, after the release: %q, %v; want it kept", b, err)
+	}
+}
