@@ -79,7 +79,7 @@ func TestRefusedFromHead(t *testing.T) {
 // classic filter whose header declares a 64 MiB payload, sparse on disk)
 // is refused from its header, with the error a whole read gave, without
 // its payload being read. Before, Reload read the whole file and then
-// refused it (a 229 MiB classic file: 92 ms and 232 MiB of RSS), and the
+// refused it (a 229 MiB classic file: 232 MiB of RSS), and the
 // poll read it again while it was within the racy window.
 func TestKindRefusedFromHead(t *testing.T) {
 	if _, ok := reload.ReadBytes(); !ok {

@@ -294,9 +294,9 @@ func load(path string, fd *os.File, st fs.FileInfo, h head, o options) (g *gen, 
 		return nil, racy, pathError(path, err)
 	}
 	// A kind no View serves is refused from its header too, as sift.Load
-	// refuses it: Reload of a 229 MiB classic file read it whole (92 ms,
-	// 232 MiB of RSS) only to give this error, and the poll read it again
-	// while the file was within racyWindow.
+	// refuses it: Reload of a 229 MiB classic file read it whole (232 MiB
+	// of RSS) only to give this error, and the poll read it again while
+	// the file was within racyWindow.
 	if err := unservable(h.b[:h.n]); err != nil {
 		return nil, racy, pathError(path, err)
 	}

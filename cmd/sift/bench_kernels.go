@@ -261,7 +261,8 @@ func falseNegatives(found, keys int) error {
 
 // repeatSample returns hs's first m keys, or hs repeated up to m keys
 // when it is shorter (one allocation, not one per repetition: a sample of
-// 2^20 from 10 keys took 100 s that way).
+// 2^20 from 10 keys took 105 s that way on the AMD EPYC family 26 model 2,
+// Zen 5, VM).
 func repeatSample(hs []uint64, m int) []uint64 {
 	if len(hs) >= m || len(hs) == 0 {
 		return hs[:min(len(hs), m)]

@@ -145,7 +145,7 @@ func TestRoundOrder(t *testing.T) {
 
 // TestRepeatSample: the sample -kernels measures is the keys repeated in
 // order to its length, made with one allocation (a copy per repetition
-// made -n 10 take 100 s).
+// made -n 10 take 105 s on the AMD EPYC family 26 model 2, Zen 5, VM).
 func TestRepeatSample(t *testing.T) {
 	for _, n := range []int{0, 1, 3, 10, 1000, 1 << 12, 5000} {
 		hs := make([]uint64, n)
