@@ -145,7 +145,7 @@ func TestDedupNewStateClaimed(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if strings.Contains(e.Name(), "sift-claim") || strings.Contains(e.Name(), "sift-tmp") {
+		if strings.Contains(e.Name(), ".sift-tmp-") {
 			t.Errorf("left in the state's directory: %s", e.Name())
 		}
 	}
