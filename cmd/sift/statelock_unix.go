@@ -89,8 +89,9 @@ func openForLock(path string) (*os.File, fs.FileInfo, error) {
 // goes on without the lock; a no-op release alone when the directory is
 // missing or refuses a new file, which stateExists reports. The release
 // removes the empty file again unless the run published its state over
-// it or another process wrote into it, and so does an interrupt at any point from the temporary file's
-// creation on: a run that saves nothing leaves no file behind, as before.
+// it or another process wrote into it, and so does an interrupt at any
+// point from the temporary file's creation on: a run that saves nothing
+// leaves no file behind, as before.
 // The temporary file is one of WriteAtomic's (mem.CreateTemp), so that
 // the same name length fits and mem.RemoveStale removes one a killed run
 // left.
