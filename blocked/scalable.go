@@ -1,6 +1,7 @@
 package blocked
 
 import (
+	"errors"
 	"io"
 	"math"
 	"math/bits"
@@ -589,7 +590,19 @@ func (s *Scalable) decode(h format.Header, payload []byte) error {
 		// The outer checksum covered the stages already.
 		c, sh, used, err := decodeCopy(payload, format.Options{SkipPayloadCRC: true}, true)
 		if err != nil {
-			return fail(errorf(err, "stage %d: %s", i, trimPrefix(err)))
+			// The stage lies inside a payload whose header, kind and
+			// checksum held: a stage that is not a blocked filter of a
+			// known version, or that runs past the payload, is damage
+			// to this file (ErrCorrupt), not a file of another kind,
+			// version or length. A stage checksum that does not match
+			// (ErrChecksum) and a size limit (ErrTooLarge) keep theirs.
+			sentinel := ErrCorrupt
+			for _, keep := range []error{ErrChecksum, ErrTooLarge} {
+				if errors.Is(err, keep) {
+					sentinel = keep
+				}
+			}
+			return fail(errorf(sentinel, "stage %d: %s", i, trimPrefix(err)))
 		}
 		d.stages = append(d.stages, &Filter{core: c})
 		capacity, ok := stageCap(d.initial, d.growth, i)
@@ -608,10 +621,13 @@ func (s *Scalable) decode(h format.Header, payload []byte) error {
 		if d.maxBytes != 0 && d.bytes > d.maxBytes {
 			return fail(errorf(ErrTooLarge, "the stages up to %d take %d bytes, more than the maximum size of %d bytes (WithMaxSize)", i, d.bytes, d.maxBytes))
 		}
-		total += count
+		var carry uint64
+		if total, carry = bits.Add64(total, count, 0); carry != 0 {
+			return fail(errorf(ErrCorrupt, "the stages up to %d hold more than 2^64 keys", i))
+		}
 		end := padded(used)
 		if end > len(payload) {
-			return fail(errorf(ErrTruncated, "stage %d's padding is cut off", i))
+			return fail(errorf(ErrCorrupt, "stage %d's padding runs past the payload", i))
 		}
 		for _, b := range payload[used:end] {
 			if b != 0 {

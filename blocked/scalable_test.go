@@ -201,6 +201,8 @@ func TestScalableDecodeErrors(t *testing.T) {
 		binary.LittleEndian.PutUint32(p[124:], format.Checksum(p[:124]))
 		return p
 	}
+	// resum re-checksums stage 0's header after an edit.
+	resum := func(p []byte) []byte { return restage(p, 0, binary.LittleEndian.Uint64(p[48:])) }
 	cases := []struct {
 		name string
 		in   []byte
@@ -223,7 +225,13 @@ func TestScalableDecodeErrors(t *testing.T) {
 		{"unknown param", with(func(h *format.Header, p []byte) []byte { h.Params[7] = 1; return p }), ErrCorrupt},
 		{"stage over capacity", with(func(h *format.Header, p []byte) []byte { return restage(p, paramCount, 11) }), ErrCorrupt},
 		{"stage k=0", with(func(h *format.Header, p []byte) []byte { return restage(p, paramK, 0) }), ErrCorrupt},
-		{"stage damaged", with(func(h *format.Header, p []byte) []byte { p[5] ^= 1; return p }), ErrMagic},
+		// A stage that is not a blocked filter of a known version inside
+		// a payload whose outer header and checksum hold is damage to
+		// this file, not a file of another kind or version.
+		{"stage damaged", with(func(h *format.Header, p []byte) []byte { p[5] ^= 1; return p }), ErrCorrupt},
+		{"stage magic", with(func(h *format.Header, p []byte) []byte { p[1] = 'X'; return resum(p) }), ErrCorrupt},
+		{"stage kind", with(func(h *format.Header, p []byte) []byte { p[10] = byte(format.KindCuckoo); return resum(p) }), ErrCorrupt},
+		{"stage version", with(func(h *format.Header, p []byte) []byte { p[8] = 3; return resum(p) }), ErrCorrupt},
 		{"stage header crc", with(func(h *format.Header, p []byte) []byte { p[60] ^= 1; return p }), ErrChecksum},
 		{"payload bit flip", func() []byte { b := bytes.Clone(valid); b[len(b)-1] ^= 1; return b }(), ErrChecksum},
 		{"trailing", append(bytes.Clone(valid), 0), ErrCorrupt},
@@ -253,4 +261,33 @@ func TestScalableDecodeErrors(t *testing.T) {
 		}
 	}
 	s.Close()
+}
+
+// TestScalableDecodeCountOverflow: stages whose key counts each pass their
+// own checks but add up to more than 2^64 are refused, not summed modulo
+// 2^64 into a total that the header was written to match.
+func TestScalableDecodeCountOverflow(t *testing.T) {
+	s, err := NewScalable(1, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := uint64(0); s.Stages() < 2; i++ {
+		if err := s.AddUint64(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const c0 = 0x6000000000000000 // stage 1 holds 2*c0 < 2^64; the sum wraps
+	s.initial = c0
+	s.caps = []uint64{c0, 2 * c0}
+	s.counts = []uint64{c0, 2 * c0}
+	s.count = s.counts[0] + s.counts[1]
+	data, err := s.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d Scalable
+	if err := d.UnmarshalBinary(data); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("stages of %#x and %#x keys: %v (Count %#x), want ErrCorrupt", uint64(c0), uint64(2*c0), err, d.Count())
+	}
 }
