@@ -110,7 +110,8 @@ type Info struct {
 // or only its first 128 bytes, and describes the filter. It allocates
 // nothing but an error, and reads nothing past the header. Errors wrap
 // ErrTruncated (fewer than 128 bytes), ErrMagic, ErrVersion, ErrChecksum,
-// ErrCorrupt or ErrTooLarge.
+// ErrCorrupt, ErrTooLarge, or ErrKind for kinds 7 and 8 (windowed layouts
+// retired before sift's first release, which no version reads).
 func Inspect(b []byte) (Info, error) {
 	h, off, err := format.ParseHeader(b, 0, format.Options{})
 	if err != nil {

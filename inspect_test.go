@@ -170,6 +170,9 @@ func TestInspectErrors(t *testing.T) {
 		{"non-zero padding", paddedBadly(good), nil, sift.ErrCorrupt},
 		{"three bytes of text", []byte("abc"), sift.ErrMagic, sift.ErrMagic},
 		{"the magic's first 3 bytes", good[:3], sift.ErrTruncated, sift.ErrTruncated},
+		// Kinds 7 and 8, retired window layouts: ErrKind, as documented.
+		{"retired kind 7", resealed(good, func(b []byte) { b[10] = 7 }), sift.ErrKind, sift.ErrKind},
+		{"retired kind 8", resealed(good, func(b []byte) { b[10] = 8 }), sift.ErrKind, sift.ErrKind},
 	}
 	for _, c := range cases {
 		_, err := sift.Inspect(c.in)
@@ -194,6 +197,15 @@ func TestInspectErrors(t *testing.T) {
 	if _, err := sift.InspectFile(filepath.Join(t.TempDir(), "absent")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("InspectFile of a missing file: %v", err)
 	}
+}
+
+// resealed is a copy of the encoding b with edit applied to its header and
+// the header's checksum recomputed.
+func resealed(b []byte, edit func([]byte)) []byte {
+	b = bytes.Clone(b)
+	edit(b)
+	binary.LittleEndian.PutUint32(b[124:], crc32.Checksum(b[:124], crc32.MakeTable(crc32.Castagnoli)))
+	return b
 }
 
 // headerOnly is an io.ReaderAt over b that fails the test on any read
