@@ -63,11 +63,15 @@ func (c windowConfig) generations() int {
 // slice returns the slice for g generations, as blocked.NewWindow cuts
 // -window (blocked.WindowSlice: rounded up, so that the window guaranteed,
 // g-1 slices, is at least -window); a -window under g-1 ns gets the
-// shortest slice, 1 ns. config refused a -window too long to cut and
-// check a g that is not a generation count.
-func (c windowConfig) slice(g int) time.Duration {
-	s, _ := blocked.WindowSlice(max(c.window, time.Duration(g-1)), g)
-	return s
+// shortest slice, 1 ns. It refuses a -window whose g-1 slices would not
+// fit in a time.Duration: how long a window may be depends on g, which is
+// -generations, the default, or a -state file's.
+func (c windowConfig) slice(g int) (time.Duration, error) {
+	s, err := blocked.WindowSlice(max(c.window, time.Duration(g-1)), g)
+	if err != nil {
+		return 0, fmt.Errorf("-window %v is too long for %d generations: its %d slices would not fit in %v", c.window, g, g-1, time.Duration(math.MaxInt64))
+	}
+	return s, nil
 }
 
 // check validates the window flags with -f and -d, and returns the key
@@ -119,8 +123,12 @@ func (w *windowFlags) config() (*windowConfig, error) {
 	if w.generations.set && !validGenerations(c.gens) {
 		return nil, fmt.Errorf("-generations %d is not a power of two in 2..%d", c.gens, blocked.MaxGenerations)
 	}
-	if c.window > math.MaxInt64-blocked.MaxGenerations {
-		return nil, fmt.Errorf("-window %v is too long", c.window)
+	if w.generations.set {
+		// Without -generations the window's length is checked against
+		// the G it gets: the default's, or a -state file's.
+		if _, err := c.slice(c.gens); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }
@@ -153,12 +161,16 @@ func (w *windowFlags) printSizes(out io.Writer, n countValue, fpp fppValue) {
 		return
 	}
 	g := c.generations()
+	slice, err := c.slice(g)
+	if err != nil {
+		printNoSizes(out, err)
+		return
+	}
 	size, err := windowSize(n, fpp, *c)
 	if err != nil {
 		printNoSizes(out, err)
 		return
 	}
-	slice := c.slice(g)
 	window := slice * time.Duration(g-1)
 	fmt.Fprintf(out, "\nFor -n %d -fpp %g -window %v -generations %d: %d generations of %s (k = %d), %s in all; a key is remembered at least %v and at most %v after it was last seen; at a steady %d new keys per window, about %.0f of them a window expected to be dropped as false positives.%s\n",
 		n.n, fpp.p, w.window.d, g, g, sizeString(int64(size.SizeBytes())/int64(g)), size.K, sizeString(int64(size.SizeBytes())),
@@ -234,7 +246,10 @@ func newWindowDedup(state string, n countValue, fpp fppValue, cfg windowConfig) 
 		return wd, gen, nil
 	}
 	g := cfg.generations()
-	slice := cfg.slice(g)
+	slice, err := cfg.slice(g)
+	if err != nil {
+		return nil, 0, err
+	}
 	if cfg.timeSel.field != 0 {
 		wd.now = timeFieldOrigin(slice)
 	} else {
@@ -268,14 +283,19 @@ func loadWindowState(path string, n countValue, fpp fppValue, cfg windowConfig, 
 // checkWindowState checks a state file's window against the flags.
 func checkWindowState(path string, w *blocked.Window, n countValue, fpp fppValue, cfg windowConfig) error {
 	g := w.Generations()
-	switch {
-	case w.SliceKeys() != 0:
+	if w.SliceKeys() != 0 {
 		return fmt.Errorf("-state %s holds a window that advances every %d keys, not by time: start a new state file", path, w.SliceKeys())
-	case cfg.gens != 0 && cfg.gens != g:
+	}
+	if cfg.gens != 0 && cfg.gens != g {
 		return fmt.Errorf("-state %s holds a window of %d generations, but -generations is %d: leave out -generations to use the file's, or start a new state file", path, g, cfg.gens)
-	case cfg.slice(g) != w.Slice():
+	}
+	slice, err := cfg.slice(g)
+	switch {
+	case err != nil:
+		return fmt.Errorf("-state %s holds a window of %v (%d slices of %v): %w; give -window %v, or start a new state file", path, windowString(w), g-1, w.Slice(), err, windowString(w))
+	case slice != w.Slice():
 		return fmt.Errorf("-state %s holds a window of %v (%d slices of %v), but -window %v asks for %d slices of %v: give -window %v, or start a new state file",
-			path, windowString(w), g-1, w.Slice(), cfg.window, g-1, cfg.slice(g), windowString(w))
+			path, windowString(w), g-1, w.Slice(), cfg.window, g-1, slice, windowString(w))
 	case !n.set && !fpp.set:
 		return nil
 	}

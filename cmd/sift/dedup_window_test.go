@@ -392,6 +392,11 @@ func TestDedupWindowBadFlags(t *testing.T) {
 		{[]string{"-n", "10", "-window", "1e300d"}, "not a duration"},
 		{[]string{"-n", "10", "-window", "106752d"}, "not a duration"},
 		{[]string{"-n", "10", "-window", "d"}, "not a duration"},
+		// The longest Duration: its 3 slices (the default 4 generations)
+		// or 63 would not fit in one; 2 generations take it (below).
+		{[]string{"-n", "10", "-window", "2562047h47m16.854775807s"}, "is too long for 4 generations: its 3 slices"},
+		{[]string{"-n", "10", "-window", "2562047h47m16.854775807s", "-generations", "64"}, "is too long for 64 generations"},
+		{[]string{"-window", "2562047h47m16.854775807s", "-state", winState}, "holds a window of 1h0m0s (3 slices of 20m0s): -window 2562047h47m16.854775807s is too long for 4 generations"},
 		{[]string{"-n", "10", "-window", "1h", "-generations", "1"}, "not a power of two in 2..64"},
 		{[]string{"-n", "10", "-window", "1h", "-generations", "65"}, "not a power of two in 2..64"},
 		{[]string{"-n", "10", "-window", "1h", "-generations", "3"}, "not a power of two in 2..64"},
@@ -433,6 +438,11 @@ func TestDedupWindowBadFlags(t *testing.T) {
 	r := runInProcess("5,a\n6,a\n6,b\n", "dedup", "-n", "10", "-window", "1h", "-time-field", "1", "-d", ",")
 	if r.code != exitOK || r.stdout != "5,a\n6,a\n6,b\n" || r.stderr != "" {
 		t.Errorf("-d with -time-field: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	// With 2 generations the longest Duration is one slice.
+	r = runInProcess("a\na\n", "dedup", "-n", "10", "-window", "2562047h47m16.854775807s", "-generations", "2")
+	if r.code != exitOK || r.stdout != "a\n" {
+		t.Errorf("-window of the longest Duration, 2 generations: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 	}
 	// -window 7d is a week.
 	r = runInProcess("0 a\n604800 a\n604900 a\n", "dedup", "-n", "10", "-window", "7d", "-f", "2", "-time-field", "1", "-generations", "2")
@@ -656,6 +666,45 @@ func TestDedupFutureTime(t *testing.T) {
 	} {
 		if !strings.Contains(r.stderr, "warning: 2 lines dated") {
 			t.Errorf("two far-future lines: stderr %q", r.stderr)
+		}
+	}
+}
+
+// TestDedupWindowTakesInfosWindow: the window sift info prints for a state
+// file is one sift dedup -window takes back, also at the longest windows
+// a Window of that many generations holds (how long depends on G).
+func TestDedupWindowTakesInfosWindow(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		g      int
+		window time.Duration
+	}{
+		{2, math.MaxInt64 - 1},
+		{2, math.MaxInt64},
+		{4, math.MaxInt64 / 3 * 3},
+		{64, math.MaxInt64 / 63 * 63},
+		{4, time.Hour},
+	} {
+		path := filepath.Join(dir, fmt.Sprintf("w-%d-%d.sift", c.g, c.window))
+		w, err := blocked.NewWindow(100, 0.01, c.window, blocked.WithGenerations(c.g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.AddString("a")
+		if err := sift.WriteFile(path, w, 0); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		info := runInProcess("", "info", path)
+		_, rest, ok := strings.Cut(info.stdout, ", window ")
+		printed, _, ok2 := strings.Cut(rest, " ")
+		if !ok || !ok2 {
+			t.Fatalf("G %d window %v: sift info printed no window: %q", c.g, c.window, info.stdout)
+		}
+		r := runInProcess("a\nb\n", "dedup", "-window", printed, "-state", path)
+		if r.code != exitOK || r.stdout != "b\n" {
+			t.Errorf("G %d window %v: sift dedup -window %s (as sift info printed it): exit %d stdout %q stderr %q; want b alone",
+				c.g, c.window, printed, r.code, r.stdout, strings.TrimSpace(r.stderr))
 		}
 	}
 }
