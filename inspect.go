@@ -27,7 +27,9 @@ const (
 	KindSplitBlock Kind = 6
 	// KindWindow is blocked.Window: blocked generations that forget keys
 	// after a window. Open and FromBytes copy it (blocked.WindowFromBytes)
-	// and its lookups go on forgetting by time.Now.
+	// and its lookups go on forgetting by blocked.WithClock's default
+	// clock (the wall clock at the program's start, advanced by the
+	// monotonic clock: a step of the system clock does not move it).
 	KindWindow Kind = 9
 )
 

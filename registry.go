@@ -38,7 +38,7 @@ var viewers = [format.MaxKind + 1]viewer{
 	KindCuckoo:     viewerOf(cuckoo.FromBytes, cuckoo.WithMaxSize, cuckoo.WithoutChecksum),
 	KindSplitBlock: viewerOf(splitBlockFromBytes, sbbf.WithMaxSize, sbbf.WithoutChecksum),
 	// A window is copied into memory of its own: it goes on forgetting,
-	// by time.Now, while it serves.
+	// by blocked.WithClock's default clock, while it serves.
 	KindWindow: viewerOf(blocked.WindowFromBytes, blocked.WithMaxSize, blocked.WithoutChecksum),
 }
 
