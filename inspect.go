@@ -112,10 +112,12 @@ type Info struct {
 // or only its first 128 bytes, and describes the filter. It allocates
 // nothing but an error, and reads nothing past the header. Errors wrap
 // ErrTruncated (fewer than 128 bytes), ErrMagic, ErrVersion, ErrChecksum,
-// ErrCorrupt, ErrTooLarge, or ErrKind for kinds 7 and 8 (windowed layouts
-// retired before sift's first release, which no version reads).
+// ErrCorrupt, ErrTooLarge (a payload declared past the int64 range; on a
+// 32-bit platform too, Inspect describes a header that only a 64-bit one
+// can load), or ErrKind for kinds 7 and 8 (windowed layouts retired
+// before sift's first release, which no version reads).
 func Inspect(b []byte) (Info, error) {
-	h, off, err := format.ParseHeader(b, 0, format.Options{})
+	h, off, err := format.ParseHeader(b, 0, format.Options{HeaderOnly: true})
 	if err != nil {
 		return Info{}, err
 	}

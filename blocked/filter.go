@@ -139,13 +139,26 @@ func mustOpen(c *core) {
 }
 
 // checkSize validates a block count for a constructor: k, the design's
-// limit and the caller's WithMaxSize.
+// limit, the caller's WithMaxSize and this platform's address space.
 func checkSize(blocks uint64, k int, maxBytes uint64) error {
+	if err := checkShape(blocks, k, maxBytes); err != nil {
+		return err
+	}
+	if blocks > blockLimit() {
+		return errorf(ErrTooLarge, "%d blocks (%d bytes) are more than this platform's address space holds (at most %d blocks)", blocks, blocks*kernel.BlockBytes, blockLimit())
+	}
+	return nil
+}
+
+// checkShape is checkSize without the platform's address space: the
+// checks of a size computed and not allocated (OptimalWindowSize), which
+// are the same on every platform.
+func checkShape(blocks uint64, k int, maxBytes uint64) error {
 	if k < 1 || k > MaxK {
 		return errorf(ErrInvalidK, "k = %d is not in 1..%d", k, MaxK)
 	}
-	if blocks > blockLimit() {
-		return errorf(ErrTooLarge, "%d blocks exceed the maximum of %d", blocks, blockLimit())
+	if blocks > MaxBlocks {
+		return errorf(ErrTooLarge, "%d blocks exceed the maximum of %d", blocks, uint64(MaxBlocks))
 	}
 	if maxBytes != 0 && blocks > maxBytes/kernel.BlockBytes {
 		return errorf(ErrTooLarge, "a filter of %d blocks (%d bytes) exceeds the maximum size of %d bytes (WithMaxSize)", blocks, blocks*kernel.BlockBytes, maxBytes)

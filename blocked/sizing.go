@@ -33,7 +33,10 @@ const (
 // slice of uint64 words.
 const maxPlatformBlocks = math.MaxInt / kernel.BlockBytes
 
-// blockLimit is the largest block count a constructor accepts here.
+// blockLimit is the largest block count a constructor accepts here. The
+// sizing functions (OptimalSize, OptimalWindowSize) are arithmetic and
+// size against MaxBlocks on every platform; a constructor on a 32-bit
+// one refuses what its address space cannot hold (checkSize).
 func blockLimit() uint64 { return min(uint64(MaxBlocks), uint64(maxPlatformBlocks)) }
 
 // probe design constants: a probe lands on one of 64 bits of its word.
@@ -209,7 +212,8 @@ func fprMoments(blocks uint64, k int, n uint64, cache *momentCache) (mean, sq fl
 // 1% of the memory at a million keys and shrinks as filters grow. n = 0 is
 // treated as 1. It returns ErrInvalidFPP for fpp outside (0, 1),
 // ErrFPPTooLow for fpp below MinFPP, and ErrTooLarge when even MaxBits
-// cannot meet the bound.
+// cannot meet the bound. The sizes are the same on every platform; on a
+// 32-bit one New refuses those past its address space.
 func OptimalSize(n uint64, fpp float64) (bits uint64, k int, err error) {
 	blocks, k, err := optimalBlocks(n, fpp)
 	return blocks * BlockBits, k, err
@@ -226,7 +230,7 @@ func optimalBlocks(n uint64, fpp float64) (blocks uint64, k int, err error) {
 // sizing table's test shows what rates below it would cost).
 func searchBlocks(n uint64, fpp float64) (blocks uint64, k int, err error) {
 	n = max(n, 1)
-	return searchK(n, fpp, blockLimit(), BlockBits, "", "blocks", func(k int) func(uint64) float64 {
+	return searchK(n, fpp, MaxBlocks, BlockBits, "", "blocks", func(k int) func(uint64) float64 {
 		cache := new(momentCache)
 		return func(blocks uint64) float64 { return fprBoundCached(blocks, k, n, cache) }
 	})

@@ -345,7 +345,9 @@ func (s WindowSize) SizeBytes() uint64 { return s.Blocks() * kernel.BlockBytes }
 // ErrFPPTooLow (for fpp, or for the rate each generation would need),
 // ErrTooLarge when the generations cannot be that large (MaxBlocks, or
 // WithMaxSize). The window's duration plays no part in the size; NewWindow
-// can still fail on it, and on memory the machine cannot provide.
+// can still fail on it, on memory the machine cannot provide, and on a
+// 32-bit platform on a size past its address space (OptimalWindowSize,
+// like OptimalSize, computes the same sizes on every platform).
 // Options: WithGenerations, WithSliceKeys, WithMaxSize.
 func OptimalWindowSize(n uint64, fpp float64, opts ...Option) (WindowSize, error) {
 	o := collect(opts)
@@ -357,7 +359,7 @@ func OptimalWindowSize(n uint64, fpp float64, opts ...Option) (WindowSize, error
 	if err != nil {
 		return WindowSize{}, err
 	}
-	if err := checkSize(size.Blocks(), size.K, o.maxBytes); err != nil {
+	if err := checkShape(size.Blocks(), size.K, o.maxBytes); err != nil {
 		return WindowSize{}, err
 	}
 	return size, nil
@@ -377,7 +379,7 @@ func sizeWindow(n uint64, fpp float64, g int, o options) (WindowSize, error) {
 	if p < MinFPP {
 		return WindowSize{}, errorf2(ErrFPPTooLow, ErrInvalidArgument, "%d generations need %.3g each for %g over the window, below MinFPP = %g", g, p, fpp, MinFPP)
 	}
-	groups, k, err := windowGroups(capacity, p, g, blockLimit()/uint64(kernel.WindowLines(g)))
+	groups, k, err := windowGroups(capacity, p, g, MaxBlocks/uint64(kernel.WindowLines(g)))
 	if err != nil {
 		return WindowSize{}, err
 	}
@@ -388,8 +390,8 @@ func sizeWindow(n uint64, fpp float64, g int, o options) (WindowSize, error) {
 // its clock.
 func (w *Window) allocGens(groups uint64, k, g int, o options) error {
 	p := uint64(kernel.WindowLines(g))
-	if groups > blockLimit()/p {
-		return errorf(ErrTooLarge, "%d groups of %d lines for %d generations exceed the maximum of %d lines", groups, p, g, blockLimit())
+	if groups > MaxBlocks/p {
+		return errorf(ErrTooLarge, "%d groups of %d lines for %d generations exceed the maximum of %d lines", groups, p, g, uint64(MaxBlocks))
 	}
 	if err := checkSize(groups*p, k, o.maxBytes); err != nil {
 		return err

@@ -264,6 +264,11 @@ type Options struct {
 	// storage and want Open to cost no pass over the data. The header CRC is
 	// always checked.
 	SkipPayloadCRC bool
+	// HeaderOnly is for callers that describe a header and read no
+	// payload (sift.Inspect): the payload's length is bounded by the
+	// int64 range on every platform, not by what this one can address,
+	// so a 32-bit reader describes a file a 64-bit machine wrote.
+	HeaderOnly bool
 }
 
 // errf is a "sift: <base's message>: <detail>" error wrapping base; the
@@ -348,6 +353,9 @@ func ParseHeader(b []byte, want Kind, opt Options) (h Header, payloadOff uint64,
 		return h, 0, errf(errs.Corrupt, "payload offset %d (must be a multiple of %d in [%d, 1 MiB])", payloadOff, Align, HeaderSize)
 	}
 	limit := uint64(math.MaxInt) - payloadOff
+	if opt.HeaderOnly {
+		limit = math.MaxInt64 - payloadOff
+	}
 	if opt.MaxPayload != 0 && opt.MaxPayload < limit {
 		limit = opt.MaxPayload
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -223,8 +224,9 @@ func TestReadMachineMemory(t *testing.T) {
 	if !errors.Is(err, errs.TooLarge) {
 		t.Fatalf("a payload of the machine's memory + 64 bytes: %v", err)
 	}
-	// Within the machine's memory, the same short stream is truncated.
-	ok := forge(Encode(h, p), func(b []byte) { binary.LittleEndian.PutUint64(b[32:], m/2) })
+	// Within the machine's memory (and a 32-bit platform's address
+	// space), the same short stream is truncated.
+	ok := forge(Encode(h, p), func(b []byte) { binary.LittleEndian.PutUint64(b[32:], min(m/2, math.MaxInt/2)) })
 	if _, _, _, err := Read(bytes.NewReader(ok[:HeaderSize]), 0, Options{}); !errors.Is(err, errs.Truncated) {
 		t.Fatalf("a payload of half the machine's memory over no data: %v", err)
 	}
