@@ -135,6 +135,9 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"build", "-o", out, "-bits", "16", in}, "-bits"},
 		{[]string{"build", in}, "-o"},
 		{[]string{"build", "-kind", "cuckoo", "-o", out}, "-n is required"},
+		// A rate a cuckoo filter cannot reach names the kind that can.
+		{[]string{"build", "-kind", "cuckoo", "-n", "10", "-fpp", "1e-6", "-o", out, in}, "above -fpp 1e-06: use -kind blocked"},
+		{[]string{"build", "-kind", "cuckoo", "-n", "10", "-fpp", "1e-9", "-o", out, in}, "above -fpp 1e-09: use -kind classic"},
 		{[]string{"build", "-o", out, "-", "-"}, "more than once"},
 		{[]string{"build", "-o"}, "-o"},
 		{[]string{"build", "-o", in, in}, "also an input"},

@@ -3,11 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/sift-go/sift"
 	"io"
 	"math"
 	"time"
 
+	"github.com/sift-go/sift"
+	"github.com/sift-go/sift/blocked"
 	"github.com/sift-go/sift/cuckoo"
 )
 
@@ -44,8 +45,14 @@ func cuckooBits(spec buildSpec) (int, error) {
 			return f, nil
 		}
 	}
-	return 0, fmt.Errorf("a cuckoo filter's best false-positive rate is about %.2g (16-bit fingerprints at full load), above -fpp %g: use -kind blocked",
-		cuckooFPP(16, cuckoo.TargetLoad), spec.fpp)
+	// The kind that reaches -fpp: blocked down to its MinFPP, classic
+	// below it.
+	other := "blocked"
+	if spec.fpp < blocked.MinFPP {
+		other = "classic"
+	}
+	return 0, fmt.Errorf("a cuckoo filter's best false-positive rate is about %.2g (16-bit fingerprints at full load), above -fpp %g: use -kind %s",
+		cuckooFPP(16, cuckoo.TargetLoad), spec.fpp, other)
 }
 
 // cuckooMemory is what cuckoo.New will allocate for spec: its buckets, 4
