@@ -17,16 +17,18 @@ import (
 
 var benchCmd = &command{
 	name:    "bench",
-	summary: "measure every filter on this machine",
+	summary: "measure the blocked, cuckoo and classic filters on this machine",
 	usage: `usage: sift bench [-n N] [-fpp P] [-kind K] [-seed S] [-probes M] [-progress]
        sift bench -kernels [-n N] [-seed S] [-progress]
 
-Builds each filter from N deterministic keys (the same keys for every kind and
-every run with the same -seed, so runs are comparable) and prints, on stdout,
-a table: bits per key, nanoseconds per key to add and to look up present
-("hit") and absent ("miss") keys one at a time and in batches of 1024
-(where the filter has batch calls), and the false-positive rate predicted
-by the filter's formula against the rate measured over M absent keys.
+Builds the blocked, cuckoo and classic filters from N deterministic keys
+(the same keys for every kind and every run with the same -seed, so runs
+are comparable) and prints, on stdout, a table: bits per key, nanoseconds
+per key to add and to look up present ("hit") and absent ("miss") keys one
+at a time and in batches of 1024 (where the filter has batch calls), and
+the false-positive rate predicted by the filter's formula against the rate
+measured over M absent keys. The split-block filter's kernels are timed by
+-kernels (below), and against parquet-go's by the bench module (bench/).
 It also prints the CPU, its features and the kernel set in use, with the
 reason for the choice (set SIFT_KERNEL=generic to force the portable Go
 kernels, for comparison).
