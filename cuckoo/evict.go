@@ -58,8 +58,9 @@ func (f *Filter) insertFull(i1, i2, fp, b1, b2, count uint64) (victim uint64, er
 	left := 63
 	// Both buckets are full. Before any eviction look one step ahead from
 	// the other bucket too (the loop does it for i): eight fingerprints
-	// may each have room in their alternate bucket.
-	if f.moveOut(i1^i2^i, fp) {
+	// may each have room in their alternate bucket. That move is a
+	// relocation too: MaxKicks 0 (never relocate) makes none.
+	if f.maxKicks > 0 && f.moveOut(i1^i2^i, fp) {
 		return 0, nil
 	}
 	for k := 0; k < f.maxKicks; k++ {
@@ -214,7 +215,7 @@ func (f *Filter) insertFull16(i1, i2, fp, count uint64) (victim uint64, err erro
 	r >>= 1
 	left := 63
 	j := i1 ^ i2 ^ i
-	if a, wa, wj, ok := move16(words, n, j, fp); ok {
+	if a, wa, wj, ok := move16(words, n, j, fp); ok && f.maxKicks > 0 {
 		words[a], words[j] = wa, wj
 		f.rng = rng
 		return 0, nil

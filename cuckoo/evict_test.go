@@ -144,3 +144,78 @@ func TestLayoutUnchanged(t *testing.T) {
 		t.Fatalf("layout digest %s, want %s", got, layoutDigest)
 	}
 }
+
+// TestMaxKicksZero: WithMaxKicks(0) never relocates. A key whose two
+// buckets are full changes no other bucket (not even by the look-ahead's
+// one move), in both widths; and AddHashes on a bucket array large enough
+// for the overlapped walks (from 3/4 load) answers as AddHash does, where
+// the walks used to evict before counting kicks.
+func TestMaxKicksZero(t *testing.T) {
+	for _, fb := range []int{8, 16} {
+		f := mustNew(t, 10000, WithFingerprintBits(fb), WithMaxKicks(0))
+		rng := rand.New(rand.NewPCG(3, uint64(fb)))
+		for f.LoadFactor() < 0.8 {
+			_ = f.AddHash(rng.Uint64())
+		}
+		full := 0
+		for range 100000 {
+			h := rng.Uint64()
+			i1, _, i2 := f.locate(h)
+			if f.emptyLanes(f.bucket(i1))|f.emptyLanes(f.bucket(i2)) != 0 {
+				continue
+			}
+			full++
+			before := f.Clone()
+			err := f.AddHash(h)
+			for i := range f.Buckets() {
+				if i != i1 && i != i2 && f.bucket(i)&f.bucketMask() != before.bucket(i)&f.bucketMask() {
+					t.Fatalf("%d-bit, MaxKicks 0: AddHash of a key whose buckets were full (%v) changed bucket %d", fb, err, i)
+				}
+			}
+			before.Close()
+		}
+		if full == 0 {
+			t.Fatalf("%d-bit: no key met two full buckets", fb)
+		}
+		f.Close()
+	}
+
+	f := mustNew(t, 2_000_000, WithMaxKicks(0)) // 4.2 MB of buckets: the walks' size
+	defer f.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	hs := make([]uint64, 4096)
+	for f.Count() < 3*f.Capacity()/4+1000 {
+		for i := range hs {
+			hs[i] = rng.Uint64()
+		}
+		for rest := hs; len(rest) > 0; {
+			n, err := f.AddHashes(rest)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, ErrNoSlot) {
+				t.Fatal(err)
+			}
+			rest = rest[n+1:]
+		}
+	}
+	refused := 0
+	for tried := 0; tried < 200000 && refused < 20; tried++ {
+		h := rng.Uint64()
+		single := f.Clone()
+		e1 := single.AddHash(h)
+		single.Close()
+		if !errors.Is(e1, ErrNoSlot) {
+			continue
+		}
+		refused++
+		batch := f.Clone()
+		if n, e2 := batch.AddHashes([]uint64{h}); n != 0 || !errors.Is(e2, ErrNoSlot) {
+			t.Errorf("load %.3f, MaxKicks 0: AddHash(h) = %v, AddHashes([]uint64{h}) = %d, %v", f.LoadFactor(), e1, n, e2)
+		}
+		batch.Close()
+	}
+	if refused == 0 {
+		t.Fatal("no key refused at this load: the test checks nothing")
+	}
+}

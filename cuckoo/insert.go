@@ -291,8 +291,10 @@ func (f *Filter) addBatch(hs []uint64, out []bool) (int, error) {
 		out = out[done:]
 	}
 	// Every kernel set walks this way (generic ones without the prefetch),
-	// so the same keys give the same table in every build.
-	if out == nil && uint64(len(f.t.Words))*8 >= scanMinBytes {
+	// so the same keys give the same table in every build. The walks
+	// evict before they count kicks; MaxKicks 0 (never relocate) takes
+	// AddHash's path.
+	if out == nil && f.maxKicks > 0 && uint64(len(f.t.Words))*8 >= scanMinBytes {
 		n, err := f.addWalks(hs[done:], scanFrom)
 		return done + n, err
 	}

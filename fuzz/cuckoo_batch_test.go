@@ -949,10 +949,11 @@ func cuckooBatchSeeds() [][]byte {
 		// goes on one key at a time: the parking key again (the
 		// victim's tag, false), held keys (false) and a new key
 		// (ErrFull). The prefill's loads are tuned to end just above
-		// 90% without a parked victim.
-		newCBSeed(false, 0, 4096, 0.912, 2).
+		// 90% without a parked victim (retuned when MaxKicks 0 lost the
+		// look-ahead's move: its prefills wall keys in sooner).
+		newCBSeed(false, 0, 4096, 0.9585, 2).
 			batch(cbOpAddNew, 1008, 0x86).bytes(),
-		newCBSeed(true, 0, 4096, 0.91, 5).
+		newCBSeed(true, 0, 4096, 0.9625, 1).
 			batch(cbOpAddNew, 1008, 0x85).
 			op(cbOpRemove, 0x0f).
 			batch(cbOpAddNew, 300, 0x86).bytes(),
