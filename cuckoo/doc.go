@@ -28,9 +28,11 @@
 //
 // New(capacity) allocates ceil(capacity/3.8) buckets: room for capacity
 // keys at 95% load, so the space is f/0.95 bits per key (16.84 or 8.42)
-// within 3% from a capacity of 128 keys on. The insertion below reaches
-// 96–98% load: in tests from 10^3 to 10^7 keys, with both widths, filters
-// took 101.3–103.6% of their capacity before the first ErrFull.
+// within 3% from a capacity of 128 keys on (256 with 8-bit fingerprints,
+// whose tables of an odd bucket count carry half a word of padding). The
+// insertion below reaches 96–98% load: in tests from 10^3 to 10^7 keys,
+// with both widths, filters took 101.3–103.6% of their capacity before the
+// first ErrFull.
 //
 // # Lookups
 //

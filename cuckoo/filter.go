@@ -71,7 +71,8 @@ type Filter struct {
 
 // BucketsFor returns the number of buckets New allocates for capacity keys:
 // ceil(capacity / (4 * TargetLoad)), so space is within one bucket of
-// f/TargetLoad bits per key.
+// f/TargetLoad bits per key (two with 8-bit fingerprints: a table of an
+// odd bucket count is padded to whole 64-bit words).
 func BucketsFor(capacity uint64) uint64 {
 	// 4 * 0.95 = 3.8 slots per key; exact integer arithmetic for
 	// ceil(capacity*10/38) without overflow.
