@@ -6,11 +6,14 @@
 // and opmask state) and AVX2 with BMI2 on amd64, ASIMD (NEON) on arm64,
 // and the portable Go kernels everywhere. By default the choice among them
 // is made per operation by internal/kernel's table, keyed by Current
-// (Selected returns Auto). The environment variable SIFT_KERNEL overrides
-// it for every operation at once: "generic" forces the Go kernels (for
-// tests and bisection), "avx2" the AVX2 set, "auto" the table; naming a
-// kernel the CPU lacks, or an unknown name, falls back to generic and says
-// why in Reason, never crashing on an older CPU.
+// (Selected returns Auto). The environment variable SIFT_KERNEL (case and
+// surrounding spaces ignored) overrides it for every operation at once:
+// "generic" forces the Go kernels (for tests and bisection), "avx2",
+// "avx512" or "neon" that set wherever it has a kernel of the operation
+// (internal/kernel's kernelFor names the few it has not, which run the
+// set sift version shows), "auto" the table; naming a kernel the CPU
+// lacks, or an unknown name, falls back to generic, says why in Reason and
+// sets Fallback, never crashing on an older CPU.
 package cpu
 
 import (
@@ -37,9 +40,10 @@ const (
 const EnvVar = "SIFT_KERNEL"
 
 var (
-	// HasAVX2 reports AVX2 and BMI2 support on amd64 (both are required
-	// by the avx2 kernels).
-	HasAVX2 = runtime.GOARCH == "amd64" && cpuid.CPU.Supports(cpuid.AVX2, cpuid.BMI2)
+	// HasAVX2 reports AVX2, BMI2 and POPCNT support on amd64 (the avx2
+	// kernels need the first two, the avx512 ones all three; every CPU
+	// with AVX2 has POPCNT, but cpuid does not imply it).
+	HasAVX2 = runtime.GOARCH == "amd64" && cpuid.CPU.Supports(cpuid.AVX2, cpuid.BMI2, cpuid.POPCNT)
 	// HasAVX512 reports what the avx512 kernels need on amd64: AVX-512 F,
 	// BW, DQ and VL (cpuid reports them only when the OS saves the ZMM and
 	// opmask state) besides AVX2 and BMI2, which they also use.
@@ -48,7 +52,20 @@ var (
 	HasNEON = runtime.GOARCH == "arm64" && (cpuid.CPU.Supports(cpuid.ASIMD) || runtime.GOOS != "android")
 
 	selected, reason = choose(os.Getenv(EnvVar), AsmBuilt)
+	fallback         = isFallback(os.Getenv(EnvVar), selected)
 )
+
+// isFallback reports whether choose fell back to generic for env: it
+// named something other than generic or auto.
+func isFallback(env, selected string) bool {
+	env = strings.ToLower(strings.TrimSpace(env))
+	return selected == Generic && env != "" && env != Auto && env != Generic
+}
+
+// Fallback reports whether SIFT_KERNEL named a set this CPU or build
+// lacks, or an unknown one, so that Selected is generic by fallback (not
+// by choice).
+func Fallback() bool { return fallback }
 
 // Available returns the kernel sets this CPU and build can run, best first;
 // "generic" is always last.

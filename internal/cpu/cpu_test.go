@@ -66,3 +66,25 @@ func TestAvailable(t *testing.T) {
 	}
 	t.Logf("cpu %q (%s) features %v; selected %s", Name(), Current(), Features(), Reason())
 }
+
+// TestIsFallback: generic is a fallback only where SIFT_KERNEL named
+// another set (or something unknown).
+func TestIsFallback(t *testing.T) {
+	for _, c := range []struct {
+		env, selected string
+		want          bool
+	}{
+		{"", Generic, false},
+		{" AUTO ", Generic, false},
+		{"generic", Generic, false},
+		{" Generic\n", Generic, false},
+		{"avx512", Generic, true},
+		{"sse9", Generic, true},
+		{"avx2", AVX2, false},
+		{"", Auto, false},
+	} {
+		if got := isFallback(c.env, c.selected); got != c.want {
+			t.Errorf("isFallback(%q, %q) = %v, want %v", c.env, c.selected, got, c.want)
+		}
+	}
+}

@@ -30,11 +30,13 @@ type asmFunc struct {
 }
 
 // dispatchedISAs are the features a CPU that passes internal/cpu's HasAVX2
-// check (AVX2 and BMI2) is guaranteed to have; a kernel requiring anything
-// else needs a dispatcher change first.
+// check (AVX2, BMI2, POPCNT) is guaranteed to have: those it checks, what
+// they imply (AVX2: AVX; BMI2 comes with BMI), and the amd64 baseline
+// (CMOV, SSE, SSE2); a kernel requiring anything else needs a dispatcher
+// change first.
 var dispatchedISAs = map[string]bool{
-	"AVX": true, "AVX2": true, "BMI": true, "BMI2": true, "CMOV": true, "MMX+": true, "POPCNT": true,
-	"SSE": true, "SSE2": true, "SSE3": true, "SSSE3": true, "SSE4.1": true, "SSE4.2": true,
+	"AVX": true, "AVX2": true, "BMI": true, "BMI2": true, "POPCNT": true,
+	"CMOV": true, "MMX+": true, "SSE": true, "SSE2": true,
 }
 
 // dispatchedAVX512 adds what internal/cpu's HasAVX512 checks (F, BW, DQ,
