@@ -153,10 +153,14 @@ func apply(name string, forced bool) {
 		e = entryFor(cpu.Current())
 	}
 	reason := "forced"
-	if !forced && avail[0] == cpu.Generic {
+	switch {
+	case !forced && avail[0] == cpu.Generic:
 		// A purego build, another architecture or a CPU without the
 		// kernels' features: nothing to choose, whatever SIFT_KERNEL says.
 		reason = "the only set"
+	case !forced && fallback():
+		// SIFT_KERNEL named a set this CPU or build lacks.
+		reason = "fallback: " + cpu.EnvVar + " names no set of this CPU"
 	}
 	for op := range NumOps {
 		if e != nil {
@@ -164,9 +168,20 @@ func apply(name string, forced bool) {
 		} else {
 			choice[op], why[op] = kernelFor(op, name), reason
 		}
+		if note := choiceNote(op, choice[op]); note != "" {
+			why[op] += " (" + note + ")"
+		}
 		*opVars[op] = setNames[choice[op]]
 	}
 }
+
+// fallback is cpu.Fallback, which tests replace.
+var fallback = cpu.Fallback
+
+// choiceNote returns what Choice should add to the reason for op on set
+// where the set's kernel runs only in part on this CPU ("" elsewhere):
+// an architecture's file sets it (cuckoo_amd64.go).
+var choiceNote = func(op Op, set string) string { return "" }
 
 // Impl returns the name of the kernel set in use for every operation
 // ("avx512", "avx2", "neon" or "generic"), or "auto" when the table in

@@ -402,3 +402,23 @@ func TestChoiceReasonUnforced(t *testing.T) {
 		}
 	}
 }
+
+// TestChoiceReasonFallback: where SIFT_KERNEL named a set this CPU or
+// build lacks, the start-up selection of generic says it is a fallback
+// (the CPU runs faster sets; nobody forced generic).
+func TestChoiceReasonFallback(t *testing.T) {
+	defer saved()()
+	fb := fallback
+	defer func() { fallback = fb }()
+	fallback = func() bool { return true }
+	want := "fallback: SIFT_KERNEL names no set of this CPU"
+	if cpu.Available()[0] == cpu.Generic {
+		want = "the only set"
+	}
+	apply(cpu.Generic, false)
+	for op := range NumOps {
+		if set, reason := Choice(op); set != cpu.Generic || reason != want {
+			t.Errorf("%v: %s (%s), want generic (%s)", op, set, reason, want)
+		}
+	}
+}
