@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -289,5 +290,38 @@ func TestScalableDecodeCountOverflow(t *testing.T) {
 	var d Scalable
 	if err := d.UnmarshalBinary(data); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("stages of %#x and %#x keys: %v (Count %#x), want ErrCorrupt", uint64(c0), uint64(2*c0), err, d.Count())
+	}
+}
+
+// TestScalableContainsHashesMembers: the batch lookup finds every member
+// of every stage, in an order that mixes the stages within each of its
+// chunks and at a length that is not a multiple of them (a lookup that
+// skipped a stage passed the tests that probe non-members only).
+func TestScalableContainsHashesMembers(t *testing.T) {
+	s, err := NewScalable(1000, 0.01, WithSeed(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	hs := make([]uint64, 0, 20_003)
+	for i := uint64(0); i < 20_003; i++ {
+		h := s.HashUint64(i)
+		if err := s.AddHash(h); err != nil {
+			t.Fatal(err)
+		}
+		hs = append(hs, h)
+	}
+	if s.Stages() < 3 {
+		t.Fatalf("%d stages", s.Stages())
+	}
+	rand.New(rand.NewPCG(5, 6)).Shuffle(len(hs), func(i, j int) { hs[i], hs[j] = hs[j], hs[i] })
+	out := make([]bool, len(hs))
+	if n := s.ContainsHashes(hs, out); n != len(hs) {
+		t.Errorf("ContainsHashes found %d of %d members", n, len(hs))
+	}
+	for i, ok := range out {
+		if !ok {
+			t.Fatalf("member %d reported absent", i)
+		}
 	}
 }

@@ -773,14 +773,19 @@ func TestWindowLiveMaskMatches(t *testing.T) {
 			}
 			for cur := range g {
 				w.cur = cur
+				// e whole slices elapsed, exactly (a slice ends at
+				// start + slice: that instant is the next one's) and
+				// 1 ns past.
 				for e := 0; e <= g+1; e++ {
-					w.start = clk.now.UnixNano() - int64(e)*int64(time.Second) - 1
-					want := liveGens(g, cur, max(0, g-e))
-					if expiry {
-						want = liveGens(g, cur, g)
-					}
-					if got := w.liveMask(); got != want {
-						t.Fatalf("G=%d expiry %v cur %d elapsed %d: liveMask %#x, want %#x", g, expiry, cur, e, got, want)
+					for _, past := range []int64{0, 1} {
+						w.start = clk.now.UnixNano() - int64(e)*int64(time.Second) - past
+						want := liveGens(g, cur, max(0, g-e))
+						if expiry {
+							want = liveGens(g, cur, g)
+						}
+						if got := w.liveMask(); got != want {
+							t.Fatalf("G=%d expiry %v cur %d elapsed %d slices + %d ns: liveMask %#x, want %#x", g, expiry, cur, e, past, got, want)
+						}
 					}
 				}
 			}

@@ -122,6 +122,9 @@ func TestForgedHeaders(t *testing.T) {
 		{"reserved", func(b []byte) { b[44] = 1 }, errs.Corrupt},
 		{"reserved tail", func(b []byte) { b[120] = 1 }, errs.Corrupt},
 		{"offset unaligned", func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 130) }, errs.Corrupt},
+		// Aligned to 8 and 32 bytes, not to the 64 FORMAT.md asks for.
+		{"offset 136", func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 136) }, errs.Corrupt},
+		{"offset 160", func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 160) }, errs.Corrupt},
 		{"offset small", func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 64) }, errs.Corrupt},
 		{"offset huge", func(b []byte) { binary.LittleEndian.PutUint64(b[24:], 1<<62) }, errs.Corrupt},
 		{"payload 1 GiB", func(b []byte) { binary.LittleEndian.PutUint64(b[32:], 1<<30) }, errs.Truncated},

@@ -131,3 +131,33 @@ func TestAllocWordsPanics(t *testing.T) {
 	}()
 	AllocWords(-1)
 }
+
+// TestSameVersionSize: a rewrite to another size that keeps the
+// modification time (rsync -t, touch -r, a coarse-mtime file system) is
+// another version.
+func TestSameVersionSize(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, make([]byte, 100), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, make([]byte, 200), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, a.ModTime(), a.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if SameVersion(a, b) {
+		t.Fatal("SameVersion: sizes 100 and 200 with one modification time reported as one version")
+	}
+	if !SameVersion(b, b) {
+		t.Fatal("SameVersion: a file's own fstat is another version")
+	}
+}
