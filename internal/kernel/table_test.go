@@ -377,18 +377,28 @@ func TestBlockedSetBySize(t *testing.T) {
 
 // TestChoiceReasonUnforced: the start-up selection of one set for every
 // operation says "the only set" where generic is all the build and CPU
-// run (purego, other architectures, a CPU without AVX2), and "forced"
-// where SIFT_KERNEL chose among several; SetImpl always says "forced".
+// run (purego, other architectures, a CPU without AVX2), "forced" where
+// SIFT_KERNEL chose among several, and a fallback where it named a set
+// this CPU or build lacks (nobody forced generic); SetImpl always says
+// "forced".
 func TestChoiceReasonUnforced(t *testing.T) {
 	defer saved()()
-	want := "forced"
-	if cpu.Available()[0] == cpu.Generic {
-		want = "the only set"
-	}
-	apply(cpu.Generic, false)
-	for op := range NumOps {
-		if set, reason := Choice(op); set != cpu.Generic || reason != want {
-			t.Errorf("%v: %s (%s), want generic (%s)", op, set, reason, want)
+	fb := fallback
+	defer func() { fallback = fb }()
+	for _, fellBack := range []bool{false, true} {
+		fallback = func() bool { return fellBack }
+		want := "forced"
+		if fellBack {
+			want = "fallback: SIFT_KERNEL names no set of this CPU"
+		}
+		if cpu.Available()[0] == cpu.Generic {
+			want = "the only set"
+		}
+		apply(cpu.Generic, false)
+		for op := range NumOps {
+			if set, reason := Choice(op); set != cpu.Generic || reason != want {
+				t.Errorf("%v: %s (%s), want generic (%s)", op, set, reason, want)
+			}
 		}
 	}
 	restore, err := SetImpl(cpu.Generic)
@@ -399,26 +409,6 @@ func TestChoiceReasonUnforced(t *testing.T) {
 	for op := range NumOps {
 		if _, reason := Choice(op); reason != "forced" {
 			t.Errorf("%v after SetImpl: %s", op, reason)
-		}
-	}
-}
-
-// TestChoiceReasonFallback: where SIFT_KERNEL named a set this CPU or
-// build lacks, the start-up selection of generic says it is a fallback
-// (the CPU runs faster sets; nobody forced generic).
-func TestChoiceReasonFallback(t *testing.T) {
-	defer saved()()
-	fb := fallback
-	defer func() { fallback = fb }()
-	fallback = func() bool { return true }
-	want := "fallback: SIFT_KERNEL names no set of this CPU"
-	if cpu.Available()[0] == cpu.Generic {
-		want = "the only set"
-	}
-	apply(cpu.Generic, false)
-	for op := range NumOps {
-		if set, reason := Choice(op); set != cpu.Generic || reason != want {
-			t.Errorf("%v: %s (%s), want generic (%s)", op, set, reason, want)
 		}
 	}
 }
