@@ -89,9 +89,9 @@ func openForLock(path string) (*os.File, fs.FileInfo, error) {
 // goes on without the lock; a no-op release alone when the directory is
 // missing or refuses a new file, which stateExists reports. The release
 // removes the empty file again unless the run published its state over
-// it or another process wrote into it, and so does an interrupt at any
-// point from the temporary file's creation on: a run that saves nothing
-// leaves no file behind, as before.
+// it or another process wrote into it or truncated it, and so does an
+// interrupt at any point from the temporary file's creation on: a run
+// that saves nothing leaves no file behind, as before.
 // The temporary file is one of WriteAtomic's (mem.CreateTemp), so that
 // the same name length fits and mem.RemoveStale removes one a killed run
 // left.
@@ -107,11 +107,13 @@ func claimState(path string) (release func(), retry bool, warning string) {
 			os.Remove(tmpName)
 		}
 		if claimed != nil {
-			// Still the claim, and still empty: a file written into in
-			// place meanwhile (cp over it; flock binds only sift dedup)
-			// holds another writer's bytes, which are not the run's to
+			// Still the claim, untouched: empty, with the modification
+			// time it was made with. A file written into in place
+			// meanwhile (cp over it; flock binds only sift dedup), or
+			// only opened with O_TRUNC so far (which moves the
+			// modification time), is another writer's, not the run's to
 			// remove.
-			if now, err := os.Stat(path); err == nil && os.SameFile(now, claimed) && now.Size() == 0 {
+			if now, err := os.Stat(path); err == nil && mem.SameVersion(now, claimed) {
 				os.Remove(path)
 			}
 		}

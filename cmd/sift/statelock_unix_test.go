@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -168,5 +169,52 @@ func TestClaimFilledKept(t *testing.T) {
 	release()
 	if b, err := os.ReadFile(state); err != nil || string(b) != "someone else's bytes" {
 		t.Errorf("the claim written into meanwhile, after the release: %q, %v; want it kept", b, err)
+	}
+}
+
+// TestClaimTruncatedKept: a claim that another writer opened with O_TRUNC
+// (cp, the shell's >) but has not written into yet when the run releases
+// it is not removed: the open moved its modification time, so it is that
+// writer's file now, though still empty. Before, the release removed any
+// empty file that was still the claimed inode, and the writer's bytes went
+// into a file no path named.
+func TestClaimTruncatedKept(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "new.sift")
+	release, warning, err := lockState(state)
+	if err != nil || warning != "" {
+		t.Fatalf("lockState of a new state: err %v, warning %q", err, warning)
+	}
+	claimed, err := os.Stat(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The open's timestamp has the kernel's granularity: open until it
+	// differs from the claim's, as a later writer's does.
+	var w *os.File
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if w, err = os.OpenFile(state, os.O_WRONLY|os.O_TRUNC, 0); err != nil {
+			t.Fatal(err)
+		}
+		st, err := w.Stat()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.ModTime().Equal(claimed.ModTime()) {
+			break
+		}
+		w.Close()
+		if time.Now().After(deadline) {
+			t.Skip("opening with O_TRUNC does not move the modification time here")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	defer w.Close()
+	release()
+	if _, err := w.WriteString("someone else's bytes"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(state); err != nil || string(b) != "someone else's bytes" {
+		t.Errorf("the claim opened with O_TRUNC by another writer, after the release: %q, %v; want it kept", b, err)
 	}
 }
