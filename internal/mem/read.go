@@ -125,7 +125,7 @@ func Unchanged(f *os.File, st fs.FileInfo) error {
 	if err != nil {
 		return err
 	}
-	if after.Size() != st.Size() || !after.ModTime().Equal(st.ModTime()) {
+	if !SameVersion(st, after) { // the same inode, f's: size or time moved
 		return changed(fmt.Sprintf("size %d, modified %v before; size %d, modified %v after", st.Size(), st.ModTime().UTC(), after.Size(), after.ModTime().UTC()))
 	}
 	return nil
