@@ -205,7 +205,7 @@ func TestInspectErrors(t *testing.T) {
 func resealed(b []byte, edit func([]byte)) []byte {
 	b = bytes.Clone(b)
 	edit(b)
-	binary.LittleEndian.PutUint32(b[124:], crc32.Checksum(b[:124], crc32.MakeTable(crc32.Castagnoli)))
+	binary.LittleEndian.PutUint32(b[124:], format.Checksum(b[:124]))
 	return b
 }
 
