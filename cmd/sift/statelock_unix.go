@@ -119,6 +119,16 @@ func claimState(path string) (release func(), retry bool, warning string) {
 		}
 	}
 	cancel := atInterrupt(unclaim)
+	var tmp *os.File
+	// undo is the release of the claim, as far as it went: unclaim before
+	// cancel, so that an interrupt in between still unclaims.
+	undo := func() {
+		unclaim()
+		cancel()
+		if tmp != nil {
+			tmp.Close()
+		}
+	}
 	mu.Lock()
 	// 0666 less the umask, a new state file's permissions: the state
 	// written over the claim keeps them.
@@ -132,11 +142,7 @@ func claimState(path string) (release func(), retry bool, warning string) {
 		return noop, false, "" // the directory's problem: stateExists reports it
 	}
 	fail := func(what string, err error) (func(), bool, string) {
-		unclaim()
-		cancel()
-		if tmp != nil {
-			tmp.Close()
-		}
+		undo()
 		return noop, false, fmt.Sprintf("-state %s: cannot claim the new file (%s: %v): running without the lock, so another run on it at the same time would drop this one's keys", path, what, err)
 	}
 	if err != nil {
@@ -156,9 +162,7 @@ func claimState(path string) (release func(), retry bool, warning string) {
 	}
 	mu.Unlock()
 	if errors.Is(err, fs.ErrExist) {
-		unclaim()
-		cancel()
-		tmp.Close()
+		undo()
 		return noop, true, ""
 	}
 	if err != nil {
@@ -168,9 +172,5 @@ func claimState(path string) (release func(), retry bool, warning string) {
 	os.Remove(tmpName)
 	tmpName = ""
 	mu.Unlock()
-	return func() {
-		unclaim() // before cancel: an interrupt in between still unclaims
-		cancel()
-		tmp.Close()
-	}, false, ""
+	return undo, false, ""
 }
