@@ -120,10 +120,10 @@ func (w *windowFlags) check(field fieldValue, delim string) (fieldSelector, *win
 // refusing -generations and -window out of range.
 func (w *windowFlags) config() (*windowConfig, error) {
 	c := &windowConfig{window: w.window.d, gens: w.generations.n}
-	if w.generations.set && !validGenerations(c.gens) {
-		return nil, fmt.Errorf("-generations %d is not a power of two in 2..%d", c.gens, blocked.MaxGenerations)
-	}
 	if w.generations.set {
+		if !validGenerations(c.gens) {
+			return nil, fmt.Errorf("-generations %d is not a power of two in 2..%d", c.gens, blocked.MaxGenerations)
+		}
 		// Without -generations the window's length is checked against
 		// the G it gets: the default's, or a -state file's.
 		if _, err := c.slice(c.gens); err != nil {
