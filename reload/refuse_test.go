@@ -48,18 +48,7 @@ func TestRefusedFromHead(t *testing.T) {
 		{"a filter with a long tail", good, tail, sift.ErrCorrupt},
 		{"a filter cut short", good[:len(good)-64], 0, sift.ErrTruncated},
 	} {
-		tmp := path + ".tmp"
-		if err := os.WriteFile(tmp, c.data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if c.size > 0 {
-			if err := os.Truncate(tmp, c.size); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := os.Rename(tmp, path); err != nil {
-			t.Fatal(err)
-		}
+		publishSparse(t, path, c.data, c.size)
 		before, _ := reload.ReadBytes()
 		err := f.Reload()
 		after, _ := reload.ReadBytes()
@@ -72,6 +61,24 @@ func TestRefusedFromHead(t *testing.T) {
 		if v := f.Version(); v.Generation != 1 {
 			t.Errorf("%s: serving %+v", c.name, v)
 		}
+	}
+}
+
+// publishSparse renames into place at path a file that holds data and,
+// when size is larger, a hole up to size bytes (costing no disk).
+func publishSparse(t *testing.T, path string, data []byte, size int64) {
+	t.Helper()
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if size > int64(len(data)) {
+		if err := os.Truncate(tmp, size); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -109,16 +116,7 @@ func TestKindRefusedFromHead(t *testing.T) {
 	off := binary.LittleEndian.Uint64(b[24:])
 	binary.LittleEndian.PutUint64(b[32:], payload)
 	binary.LittleEndian.PutUint32(b[124:], format.Checksum(b[:124]))
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b[:off], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(tmp, int64(off)+payload); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
-	}
+	publishSparse(t, path, b[:off], int64(off)+payload)
 	for _, way := range []string{"Reload", "Poll"} {
 		before, _ := reload.ReadBytes()
 		if way == "Reload" {
