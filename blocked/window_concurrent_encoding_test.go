@@ -375,17 +375,8 @@ func TestConcurrentWindowDecodeTimers(t *testing.T) {
 func TestConcurrentWindowDecodeEpoch(t *testing.T) {
 	now := time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC) // the earliest instant, held
 	opts := []Option{WithClock(func() time.Time { return now }), WithGenerations(4)}
-	src, err := NewWindow(100, 0.01, 3*time.Nanosecond, opts...) // slices of 1 ns
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src, c := windowPair(t, 100, 0.01, 3*time.Nanosecond, opts...) // slices of 1 ns
 	enc, _ := src.MarshalBinary()
-	c, err := NewConcurrentWindow(100, 0.01, 3*time.Nanosecond, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
 	now = time.Unix(0, math.MinInt64+1) // one slice on: epoch 1
 	c.AddString("x")
 	if err := c.UnmarshalBinary(enc); err != nil {
@@ -405,16 +396,7 @@ func TestConcurrentWindowDecodeEpoch(t *testing.T) {
 // -race: Window's decode once copied the whole struct over it while a
 // timer callback of the replaced slice could be running).
 func TestWindowDecodeRacesNoTimer(t *testing.T) {
-	w, err := NewWindow(100, 0.01, 30*time.Microsecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	c, err := NewConcurrentWindow(100, 0.01, 30*time.Microsecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	w, c := windowPair(t, 100, 0.01, 30*time.Microsecond)
 	src, err := NewWindow(100, 0.01, 30*time.Microsecond)
 	if err != nil {
 		t.Fatal(err)
