@@ -351,9 +351,6 @@ func TestWindowClockBack(t *testing.T) {
 	}
 }
 
-// TestWindowDefaultClock: a Window without WithClock (made, decoded into a
-// zero Window, or read) reads clock.Steady (internal/clock's tests check
-// it never goes back and agrees with time.Now).
 // windowPair returns a Window and a ConcurrentWindow made with the same
 // arguments, closed when t ends.
 func windowPair(t *testing.T, n uint64, fpp float64, window time.Duration, opts ...Option) (*Window, *ConcurrentWindow) {
@@ -397,6 +394,9 @@ func defaultWindows(t *testing.T) (w, z *Window, c *ConcurrentWindow, data []byt
 	return w, z, c, data
 }
 
+// TestWindowDefaultClock: a Window without WithClock (made, decoded into a
+// zero Window, or read) reads clock.Steady (internal/clock's tests check
+// it never goes back and agrees with time.Now).
 func TestWindowDefaultClock(t *testing.T) {
 	w, z, c, _ := defaultWindows(t)
 	def := reflect.ValueOf(clock.Steady).Pointer()
