@@ -51,16 +51,8 @@ var (
 	// HasNEON reports ASIMD support on arm64 (architecturally always present).
 	HasNEON = runtime.GOARCH == "arm64" && (cpuid.CPU.Supports(cpuid.ASIMD) || runtime.GOOS != "android")
 
-	selected, reason = choose(os.Getenv(EnvVar), AsmBuilt)
-	fallback         = isFallback(os.Getenv(EnvVar), selected)
+	selected, reason, fallback = choose(os.Getenv(EnvVar), AsmBuilt)
 )
-
-// isFallback reports whether choose fell back to generic for env: it
-// named something other than generic or auto.
-func isFallback(env, selected string) bool {
-	env = strings.ToLower(strings.TrimSpace(env))
-	return selected == Generic && env != "" && env != Auto && env != Generic
-}
 
 // Fallback reports whether SIFT_KERNEL named a set this CPU or build
 // lacks, or an unknown one, so that Selected is generic by fallback (not
@@ -100,31 +92,34 @@ func Built() []string {
 	return append(out, Generic)
 }
 
-func choose(env string, asm bool) (name, why string) {
+// choose returns the set SIFT_KERNEL's value env selects, why, and
+// whether it is generic by fallback: env named a set this CPU or build
+// lacks, or an unknown one.
+func choose(env string, asm bool) (name, why string, fallback bool) {
 	best := Available()[0]
 	env = strings.ToLower(strings.TrimSpace(env))
 	switch {
 	case env == "" || env == Auto:
 		if best == Generic {
 			if !asm {
-				return Generic, "generic: built without assembly (purego tag, or no kernels for " + runtime.GOARCH + ")"
+				return Generic, "generic: built without assembly (purego tag, or no kernels for " + runtime.GOARCH + ")", false
 			}
-			return Generic, "generic: CPU lacks the features of the assembly kernels"
+			return Generic, "generic: CPU lacks the features of the assembly kernels", false
 		}
 		why := "auto: per-operation table for " + Current().String() + ", sets " + strings.Join(Available(), " ") + " detected by cpuid"
 		if env == Auto {
 			why += ", requested by " + EnvVar
 		}
-		return Auto, why
+		return Auto, why, false
 	case env == Generic:
-		return Generic, "generic: forced by " + EnvVar
+		return Generic, "generic: forced by " + EnvVar, false
 	}
 	for _, k := range Available() {
 		if k == env {
-			return k, k + ": requested by " + EnvVar
+			return k, k + ": requested by " + EnvVar, false
 		}
 	}
-	return Generic, "generic: " + EnvVar + "=" + env + " is unknown or not supported by this CPU/build; using the portable kernels"
+	return Generic, "generic: " + EnvVar + "=" + env + " is unknown or not supported by this CPU/build; using the portable kernels", true
 }
 
 // Selected returns the kernel set chosen at start-up for every operation,

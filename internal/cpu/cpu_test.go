@@ -12,25 +12,33 @@ func TestChoose(t *testing.T) {
 	if best != Generic {
 		best = Auto
 	}
+	// A set is a fallback to generic only where SIFT_KERNEL named another
+	// set (or something unknown).
 	cases := []struct {
 		env, want, reason string
+		fallback          bool
 	}{
-		{"", best, ""},
-		{"generic", Generic, "forced"},
-		{" GENERIC ", Generic, "forced"},
-		{"auto", best, ""},
-		{"sse9", Generic, "unknown or not supported"},
-		{"avx2", map[bool]string{true: AVX2, false: Generic}[AsmBuilt && HasAVX2], ""},
-		{"AVX512", map[bool]string{true: AVX512, false: Generic}[AsmBuilt && HasAVX512], ""},
-		{"neon", map[bool]string{true: NEON, false: Generic}[AsmBuilt && HasNEON], ""},
+		{"", best, "", false},
+		{" AUTO ", best, "", false},
+		{"generic", Generic, "forced", false},
+		{" GENERIC ", Generic, "forced", false},
+		{" Generic\n", Generic, "forced", false},
+		{"auto", best, "", false},
+		{"sse9", Generic, "unknown or not supported", true},
+		{"avx2", map[bool]string{true: AVX2, false: Generic}[AsmBuilt && HasAVX2], "", !(AsmBuilt && HasAVX2)},
+		{"AVX512", map[bool]string{true: AVX512, false: Generic}[AsmBuilt && HasAVX512], "", !(AsmBuilt && HasAVX512)},
+		{"neon", map[bool]string{true: NEON, false: Generic}[AsmBuilt && HasNEON], "", !(AsmBuilt && HasNEON)},
 	}
 	for _, c := range cases {
-		got, why := choose(c.env, AsmBuilt)
+		got, why, fellBack := choose(c.env, AsmBuilt)
 		if got != c.want {
 			t.Errorf("choose(%q) = %q (%s), want %q", c.env, got, why, c.want)
 		}
 		if !strings.HasPrefix(why, got+":") || !strings.Contains(why, c.reason) {
 			t.Errorf("choose(%q) reason %q", c.env, why)
+		}
+		if fellBack != c.fallback {
+			t.Errorf("choose(%q) fallback %v, want %v", c.env, fellBack, c.fallback)
 		}
 	}
 }
@@ -65,26 +73,4 @@ func TestAvailable(t *testing.T) {
 		t.Fatalf("AVX-512 CPU with asm: Available() = %v, want avx512, avx2 first", a)
 	}
 	t.Logf("cpu %q (%s) features %v; selected %s", Name(), Current(), Features(), Reason())
-}
-
-// TestIsFallback: generic is a fallback only where SIFT_KERNEL named
-// another set (or something unknown).
-func TestIsFallback(t *testing.T) {
-	for _, c := range []struct {
-		env, selected string
-		want          bool
-	}{
-		{"", Generic, false},
-		{" AUTO ", Generic, false},
-		{"generic", Generic, false},
-		{" Generic\n", Generic, false},
-		{"avx512", Generic, true},
-		{"sse9", Generic, true},
-		{"avx2", AVX2, false},
-		{"", Auto, false},
-	} {
-		if got := isFallback(c.env, c.selected); got != c.want {
-			t.Errorf("isFallback(%q, %q) = %v, want %v", c.env, c.selected, got, c.want)
-		}
-	}
 }
