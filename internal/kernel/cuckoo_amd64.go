@@ -126,21 +126,18 @@ var cuckooInsertCD = cpuid.CPU.Supports(cpuid.AVX512CD)
 
 func cuckooInsertKernel() bool { return cuckooAddSet == setAVX512 && cuckooInsertCD }
 
-// Without AVX-512 CD, OpCuckooAdd on the avx512 set runs its locate
-// kernel and inserts in Go: Choice says so, so that sift version and sift
-// bench -kernels do not credit the insert kernel with a time it did not
-// take. (A package variable's initializer, not an init function: it
-// runs before impl.go's init applies the choice, whatever the files'
-// order.)
-var _ = func() bool {
-	choiceNote = func(op Op, set string) string {
-		if op == OpCuckooAdd && set == cpu.AVX512 && !cuckooInsertCD {
-			return "no AVX512CD: the locate kernel only, inserts in Go"
-		}
-		return ""
+// choiceNote returns what Choice adds to apply's reason for op on set
+// where the set's kernel runs only in part on this CPU ("" elsewhere, and
+// in every other build): without AVX-512 CD, OpCuckooAdd on the avx512
+// set runs its locate kernel and inserts in Go, and Choice says so, so
+// that sift version and sift bench -kernels do not credit the insert
+// kernel with a time it did not take.
+func choiceNote(op Op, set string) string {
+	if op == OpCuckooAdd && set == cpu.AVX512 && !cuckooInsertCD {
+		return "no AVX512CD: the locate kernel only, inserts in Go"
 	}
-	return true
-}()
+	return ""
+}
 
 // cuckooInsert runs the AVX-512 insert kernels on the whole groups of
 // eight; there is no AVX2 one (no scatter, no conflict detection), so

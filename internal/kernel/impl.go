@@ -178,11 +178,6 @@ func apply(name string, forced bool) {
 // fallback is cpu.Fallback, which tests replace.
 var fallback = cpu.Fallback
 
-// choiceNote returns what Choice should add to the reason for op on set
-// where the set's kernel runs only in part on this CPU ("" elsewhere):
-// an architecture's file sets it (cuckoo_amd64.go).
-var choiceNote = func(op Op, set string) string { return "" }
-
 // Impl returns the name of the kernel set in use for every operation
 // ("avx512", "avx2", "neon" or "generic"), or "auto" when the table in
 // table.go chooses per operation (see Choice).
