@@ -164,8 +164,11 @@ func (k *walker) add(h, i1, i2 uint64) bool {
 //
 // Filling a 16-bit filter of 1e7 keys, the keys of the band 0.76-0.85
 // took 23 ns each through add and 20 through addGroups' runs (three
-// alternated rounds, AMD EPYC family 26 model 2, Zen 5): the generic
-// bucket arithmetic and a call per key were the difference.
+// alternated rounds, AMD EPYC family 26 model 2, Zen 5, of
+// BenchmarkFillCurve/n=1e+07/fpbits=16/call=batch at -benchtime 1x, the
+// second a scratch build that ran addRun16Full in place of the walks up
+// to 0.85 load; bench/README.md, "The overlapped walks' fast paths"): the
+// generic bucket arithmetic and a call per key were the difference.
 func (k *walker) addRun16(hs, locs []uint64) bool {
 	f := k.f
 	words := f.t.Words
@@ -219,9 +222,11 @@ func (f *Filter) fullPairs(locs []uint64, is, bs *[2 * addAheadFull]uint64) int 
 // branch on the buckets' contents: each key's pair is written, and kept
 // or overwritten by the next key's as the count says. With it (and
 // walker.addRun16) the keys of the band 0.76-0.85 of a 1e7-key fill took
-// 19.2 ns each instead of 21.0 (three alternated rounds, AMD EPYC family
-// 26 model 2, Zen 5): the scan's branch on whether a pair is full, taken
-// for about one key in five there, is mispredicted.
+// 19.2 ns each instead of 21.0 with fullPairs' branching loop (three
+// alternated rounds of BenchmarkFillCurve/n=1e+07/fpbits=16/call=batch at
+// -benchtime 1x, the second a scratch build; AMD EPYC family 26 model 2,
+// Zen 5): the scan's branch on whether a pair is full, taken for about
+// one key in five there, is mispredicted.
 func fullPairs16(words, locs []uint64, is, bs *[2 * addAheadFull]uint64) int {
 	w := unsafe.Pointer(unsafe.SliceData(words))
 	const lo, hi = 0x0001000100010001, 0x8000800080008000
