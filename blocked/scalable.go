@@ -510,7 +510,7 @@ func (s *Scalable) UnmarshalBinary(data []byte) error {
 	if n != len(data) {
 		return errorf(ErrCorrupt, "%d bytes after the filter", len(data)-n)
 	}
-	return s.decode(h, payload)
+	return s.decode(h, payload, false)
 }
 
 // ReadFrom replaces s with one scalable filter read from r, reading exactly
@@ -525,7 +525,7 @@ func (s *Scalable) ReadFrom(r io.Reader) (int64, error) {
 	if err != nil {
 		return n, prefix(err)
 	}
-	return n, s.decode(h, payload)
+	return n, s.decode(h, payload, false)
 }
 
 // ReadScalable reads one scalable filter from r as Scalable.ReadFrom does,
@@ -538,7 +538,7 @@ func ReadScalable(r io.Reader, opts ...Option) (*Scalable, error) {
 	if err != nil {
 		return nil, prefix(err)
 	}
-	if err := s.decode(h, payload); err != nil {
+	if err := s.decode(h, payload, o.skipChecksum); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -559,7 +559,13 @@ func (s *Scalable) limit(skipChecksum bool) format.Options {
 	return o
 }
 
-func (s *Scalable) decode(h format.Header, payload []byte) error {
+// decode checks the outer parameters and every stage of a scalable
+// payload and builds the filter from them. Each stage's own checksums are
+// checked as FORMAT.md asks (a writer whose stage CRCs are stale is found
+// out, even where the outer CRC holds), unless skipChecksum: then the
+// payload CRCs, outer and inner, are left to the caller's trust in its
+// storage, and only the stage headers' CRCs are checked.
+func (s *Scalable) decode(h format.Header, payload []byte, skipChecksum bool) error {
 	if h.Hash != format.HashXXH3 {
 		return errorf(ErrCorrupt, "hash algorithm %v, blocked filters use %v", h.Hash, format.HashXXH3)
 	}
@@ -587,8 +593,7 @@ func (s *Scalable) decode(h format.Header, payload []byte) error {
 	}
 	var total uint64
 	for i := 0; i < int(nstages); i++ {
-		// The outer checksum covered the stages already.
-		c, sh, used, err := decodeCopy(payload, format.Options{SkipPayloadCRC: true}, true)
+		c, sh, used, err := decodeCopy(payload, format.Options{SkipPayloadCRC: skipChecksum}, true)
 		if err != nil {
 			// The stage lies inside a payload whose header, kind and
 			// checksum held: a stage that is not a blocked filter of a
@@ -608,6 +613,10 @@ func (s *Scalable) decode(h format.Header, payload []byte) error {
 		capacity, ok := stageCap(d.initial, d.growth, i)
 		count, scap := sh.Params[paramCount], sh.Params[paramCapacity]
 		switch {
+		case sh.Version != 1:
+			// The generation belongs to the file (the outer header):
+			// a stage in version 2 is a writer's mistake.
+			return fail(errorf(ErrCorrupt, "stage %d is in format version %d, stages are version 1", i, sh.Version))
 		case sh.Seed != h.Seed:
 			return fail(errorf(ErrCorrupt, "stage %d has seed %#x, the filter %#x", i, sh.Seed, h.Seed))
 		case !ok || scap != capacity:
