@@ -60,11 +60,17 @@ func auditTables(t *testing.T) (got, want unsafe.Pointer) {
 // the rest anywhere; one in seven repeats an earlier hash (add-if-new's
 // sequential answers, shared blocks).
 func auditHashes(r *rand.Rand, n int, nb, groupBytes uint64) []uint64 {
+	return auditHashesRepeat(r, n, nb, groupBytes, 7)
+}
+
+// auditHashesRepeat is auditHashes with one hash in every repeating an
+// earlier one (none if every is 0).
+func auditHashesRepeat(r *rand.Rand, n int, nb, groupBytes uint64, every int) []uint64 {
 	first := uint64(1<<32) / groupBytes // the first group past 4 GiB
 	hs := make([]uint64, n)
 	for i := range hs {
 		switch {
-		case i > 0 && i%7 == 0:
+		case every > 0 && i > 0 && i%every == 0:
 			hs[i] = hs[r.IntN(i)]
 		case i%3 == 2:
 			hs[i] = r.Uint64()
@@ -116,9 +122,10 @@ var auditLens = []int{1, 3, 8, 13, 57, 150, 300}
 // (MAP_NORESERVE; only the pages the keys touch, about 12 MB, are ever
 // backed), puts two thirds of the keys in blocks past 4 GiB, and checks
 // every kernel set and batch mode (the batch, single-key, add-if-new and
-// windowed kernels) against their Go twins: answers, counts, the blocks
-// the keys map to and the blocks a truncated offset would hit. It skips
-// where the address space cannot be reserved.
+// windowed kernels, and the cuckoo kernels on 8- and 16-bit tables, whose
+// gathers take 64-bit indexes) against their Go twins: answers, counts,
+// the blocks the keys map to and the blocks a truncated offset would hit.
+// It skips where the address space cannot be reserved.
 func TestOffsetsPast4GiB(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) < 8 {
 		t.Skip("needs a 64-bit address space")
@@ -128,6 +135,7 @@ func TestOffsetsPast4GiB(t *testing.T) {
 		t.Run("blocked", auditBlocked)
 		t.Run("sbbf", auditSBBF)
 		t.Run("window", auditWindow)
+		t.Run("cuckoo", auditCuckoo)
 	})
 }
 
@@ -281,6 +289,104 @@ func auditWindow(t *testing.T) {
 					}
 				}
 			}()
+		}
+	}
+}
+
+// auditCuckoo checks the cuckoo kernels (lookups, locate, alternates,
+// inserts and add-if-new) on 8- and 16-bit tables of auditBytes, with
+// keys whose primary bucket lies past 4 GiB, against the Go twins.
+func auditCuckoo(t *testing.T) {
+	r := rand.New(rand.NewPCG(77, 78))
+	for _, fpBits := range []uint{8, 16} {
+		bucketBytes := uint64(fpBits / 2) // 4 slots of fpBits bits
+		n := uint64(auditBytes) / bucketBytes
+		pg, pw := auditTables(t)
+		words := uint64(auditBytes) / 8
+		got := &kernel.CuckooTable{Words: unsafe.Slice((*uint64)(pg), words), Buckets: n, FPBits: fpBits}
+		want := &kernel.CuckooTable{Words: unsafe.Slice((*uint64)(pw), words), Buckets: n, FPBits: fpBits}
+		// The words to compare: each key's two buckets, and where a
+		// 32-bit truncated byte offset would put them.
+		var idx []uint64
+		cover := func(hs []uint64) {
+			fpMax := uint64(1)<<fpBits - 1
+			for _, h := range hs {
+				i1 := kernel.CuckooIndex(h, n)
+				for _, b := range []uint64{i1, kernel.CuckooAlt(i1, kernel.CuckooFingerprint(h, fpMax), n)} {
+					off := b * bucketBytes
+					idx = append(idx, off/8, off%(1<<32)/8)
+				}
+			}
+			slices.Sort(idx)
+			idx = slices.Compact(idx)
+		}
+		same := func(what string) {
+			t.Helper()
+			for _, w := range idx {
+				if got.Words[w] != want.Words[w] {
+					t.Fatalf("f=%d %s: word %d (byte offset %#x) = %#x, generic %#x", fpBits, what, w, w*8, got.Words[w], want.Words[w])
+				}
+			}
+		}
+		// Inserts and add-if-new: distinct keys, so that groups of eight
+		// rarely share a bucket and the insert kernels run.
+		hs := auditHashesRepeat(r, 400, n, bucketBytes, 0)
+		cover(hs)
+		out, wantOut := make([]bool, len(hs)), make([]bool, len(hs))
+		for half, part := range [][]uint64{hs[:200], hs[200:]} { // add, then add-if-new
+			for rest := part; len(rest) > 0; {
+				var o, wo []bool
+				if half == 1 {
+					o, wo = out[:len(rest)], wantOut[:len(rest)]
+				}
+				m, a := kernel.CuckooInsert(got, rest, o)
+				wm, wa := kernel.CuckooInsertGeneric(want, rest, wo)
+				if m != wm || a != wa || (o != nil && !slices.Equal(o[:m], wo[:m])) {
+					t.Fatalf("f=%d CuckooInsert(%d keys, add-if-new %v): went through %d, added %d; generic %d, %d", fpBits, len(rest), o != nil, m, a, wm, wa)
+				}
+				same(fmt.Sprintf("CuckooInsert (add-if-new %v)", o != nil))
+				if m == 0 {
+					m = min(len(rest), 8) // a tail, or a group the kernel leaves to its caller
+				}
+				rest = rest[m:]
+			}
+		}
+		// Add some keys a second time (add-if-new finds them present).
+		m, a := kernel.CuckooInsert(got, hs[:64], out[:64])
+		wm, wa := kernel.CuckooInsertGeneric(want, hs[:64], wantOut[:64])
+		if m != wm || a != wa || !slices.Equal(out[:m], wantOut[:m]) {
+			t.Fatalf("f=%d CuckooInsert again: went through %d, added %d; generic %d, %d", fpBits, m, a, wm, wa)
+		}
+		same("CuckooInsert again")
+		probes := append(slices.Clone(hs[:200]), auditHashes(r, 200, n, bucketBytes)...)
+		cover(probes)
+		res, wantRes := make([]bool, len(probes)), make([]bool, len(probes))
+		locs, wantLocs := make([]uint64, len(probes)), make([]uint64, len(probes))
+		for _, l := range auditLens {
+			c, wc := kernel.CuckooContains(got, probes[:l], res), kernel.CuckooContainsGeneric(want, probes[:l], wantRes)
+			if c != wc || !slices.Equal(res[:l], wantRes[:l]) {
+				t.Fatalf("f=%d CuckooContains len=%d: count %d, generic %d", fpBits, l, c, wc)
+			}
+			kernel.CuckooLocate(got, probes[:l], locs)
+			kernel.CuckooLocateGeneric(want, probes[:l], wantLocs)
+			if !slices.Equal(locs[:l], wantLocs[:l]) {
+				t.Fatalf("f=%d CuckooLocate len=%d: %#x, generic %#x", fpBits, l, locs[:l], wantLocs[:l])
+			}
+			is, bs := make([]uint64, l), make([]uint64, l)
+			for j, loc := range locs[:l] {
+				is[j] = uint64(uint32(loc))
+				off := is[j] * bucketBytes
+				bs[j] = got.Words[off/8] >> (8 * (off % 8)) // the bucket's slots in its low bits
+				if fpBits == 8 {
+					bs[j] = uint64(uint32(bs[j]))
+				}
+			}
+			alts, wantAlts := make([]uint64, 4*l), make([]uint64, 4*l)
+			kernel.CuckooAlternates(got, is, bs, alts)
+			kernel.CuckooAlternatesGeneric(want, is, bs, wantAlts)
+			if !slices.Equal(alts, wantAlts) {
+				t.Fatalf("f=%d CuckooAlternates len=%d: %#x, generic %#x", fpBits, l, alts, wantAlts)
+			}
 		}
 	}
 }
