@@ -140,6 +140,14 @@
 // returned. AddNew and its variants add a key and report whether it was
 // new, in one call that is safe under races on a Concurrent.
 //
+// Under the race detector (go test -race), a Filter used from two
+// goroutines against these rules is reported whichever kernel set runs:
+// the assembly kernels' wrappers tell the detector what they read and
+// write. One limit: a filter of 4 MiB or more lives in memory mapped
+// outside the Go heap (for huge pages; see New), which the detector does
+// not watch, so run race tests with smaller filters. The same holds for
+// every kind of filter in this module.
+//
 // # Windows
 //
 // Window forgets: a key is found for a window W after its last add and

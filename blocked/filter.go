@@ -8,6 +8,7 @@ import (
 	"github.com/sift-go/sift/internal/cpu"
 	"github.com/sift-go/sift/internal/kernel"
 	"github.com/sift-go/sift/internal/mem"
+	"github.com/sift-go/sift/internal/race"
 )
 
 // batchThreshold is the batch length from which AddHashes and
@@ -377,7 +378,7 @@ func (f *Filter) Seed() uint64 { return f.seed }
 // Reset removes every key, keeping size, k and seed.
 func (f *Filter) Reset() {
 	mustOpen(&f.core)
-	clear(f.words)
+	race.Clear(f.words) // the builtin's clear is invisible to -race
 	runtime.KeepAlive(f)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sift-go/sift/hash"
 	"github.com/sift-go/sift/internal/kernel"
+	"github.com/sift-go/sift/internal/race"
 )
 
 // ConcurrentWindow is a Window whose methods may all be called from many
@@ -520,7 +521,7 @@ func (c *ConcurrentWindow) AddNewHashes(hs []uint64, out []bool) int {
 			c.lookupGens(part, o, all, useK)
 			clean = c.seq.Load() == q
 		} else {
-			clear(o)
+			race.Clear(o)
 		}
 		for j, h := range part {
 			m := kernel.WindowMask(h, c.t.K, c.g)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sift-go/sift/hash"
 	"github.com/sift-go/sift/internal/mem"
+	"github.com/sift-go/sift/internal/race"
 )
 
 // Counting is a counting Bloom filter: a Bloom filter whose bits are 4-bit
@@ -299,7 +300,7 @@ func (c *Counting) Saturated() uint64 {
 // Reset empties the filter, keeping its size, k and seed.
 func (c *Counting) Reset() {
 	c.mustMade()
-	clear(c.words)
+	race.Clear(c.words) // the builtin's clear is invisible to -race
 	c.nonzero = 0
 }
 

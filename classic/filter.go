@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/sift-go/sift/internal/mem"
+	"github.com/sift-go/sift/internal/race"
 )
 
 // Strategy is how a Filter turns a key's murmur3 hash into bit positions:
@@ -581,7 +582,7 @@ func (f *Filter) PutAll(other *Filter) error {
 // filter there gives the same result.
 func (f *Filter) Reset() {
 	f.mustMade()
-	clear(f.words)
+	race.Clear(f.words) // the builtin's clear is invisible to -race
 	f.bitCount = 0
 }
 

@@ -55,7 +55,7 @@ func cuckooContains(t *CuckooTable, hs []uint64, out []bool) int {
 	var c int
 	if cuckooContainsSet == setAVX512 {
 		m := len(hs) &^ 7
-		cuckooRaceAccess(hs[:m], out[:m])
+		cuckooRaceAccess(t, hs[:m], out[:m])
 		if t.FPBits == 8 {
 			c = cuckooContains8AVX512(&t.Words[0], t.Buckets, t.Victim, hs[:m], out[:m])
 		} else {
@@ -65,7 +65,7 @@ func cuckooContains(t *CuckooTable, hs []uint64, out []bool) int {
 	}
 	m := len(hs) &^ 3
 	if m > 0 {
-		cuckooRaceAccess(hs[:m], out[:m])
+		cuckooRaceAccess(t, hs[:m], out[:m])
 		if t.FPBits == 8 {
 			c += cuckooContains8AVX2(&t.Words[0], t.Buckets, t.Victim, hs[:m], out[:m])
 		} else {
@@ -153,7 +153,7 @@ func cuckooInsert(t *CuckooTable, hs []uint64, out []bool) (int, int) {
 	}
 	ahead := cuckooInsertAhead(len(t.Words))
 	if out == nil {
-		cuckooRaceInsert(hs[:m], nil)
+		cuckooRaceInsert(t, hs[:m], nil)
 		var n int
 		if t.FPBits == 8 {
 			n = cuckooInsert8AVX512(&t.Words[0], t.Buckets, hs[:m], ahead)
@@ -162,7 +162,7 @@ func cuckooInsert(t *CuckooTable, hs []uint64, out []bool) (int, int) {
 		}
 		return n, n
 	}
-	cuckooRaceInsert(hs[:m], out[:m])
+	cuckooRaceInsert(t, hs[:m], out[:m])
 	if t.FPBits == 8 {
 		return cuckooInsertNew8AVX512(&t.Words[0], t.Buckets, hs[:m], out[:m], ahead)
 	}

@@ -23,7 +23,7 @@ func cuckooContains(t *CuckooTable, hs []uint64, out []bool) int {
 	if cuckooContainsSet != setNEON || len(hs) < cuckooBatchMin {
 		return CuckooContainsGeneric(t, hs, out)
 	}
-	cuckooRaceAccess(hs, out)
+	cuckooRaceAccess(t, hs, out)
 	switch {
 	case cuckooScalar && t.FPBits == 8:
 		return cuckooContains8Scalar(&t.Words[0], t.Buckets, t.Victim, hs, out)

@@ -2,10 +2,10 @@
 
 package kernel
 
-func cuckooRaceAccess(hs []uint64, out []bool) {}
+func cuckooRaceAccess(t *CuckooTable, hs []uint64, out []bool) {}
 
 func cuckooRaceLocate(hs, locs []uint64) {}
 
 func cuckooRaceAlternates(is, bs, alts []uint64) {}
 
-func cuckooRaceInsert(hs []uint64, out []bool) {}
+func cuckooRaceInsert(t *CuckooTable, hs []uint64, out []bool) {}

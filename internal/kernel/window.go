@@ -3,6 +3,8 @@ package kernel
 import (
 	"fmt"
 	"runtime"
+
+	"github.com/sift-go/sift/internal/race"
 )
 
 // # Windowed (multi-generation) blocked filters
@@ -113,7 +115,7 @@ func BlockedContainsGens(blocks []Block, nb uint64, g int, live uint64, k int, h
 	out = out[:len(hs)]
 	live = liveMask(g, live)
 	if live == 0 || len(hs) == 0 {
-		clear(out)
+		race.Clear(out)
 		return 0
 	}
 	return blockedContainsGens(blocks, nb, g, live, k, hs, out)
