@@ -119,10 +119,12 @@
 // The file may hold a blocked filter (blocked.Filter or Concurrent), a
 // cuckoo filter or a split-block filter, the kinds served in place from
 // the file's bytes, or a window (blocked.Window or ConcurrentWindow), which
-// is decoded into memory of its own and goes on forgetting by time.Now
-// while it is served, as sift.Open serves it. Consecutive files may differ in kind, size and seed. Contains of the
-// key's bytes means the same key for every kind; ContainsUint64(x) is the
-// key of x's eight little-endian bytes (a split-block filter's INT64
-// value). For batch lookups, Acquire a Snapshot, hash with its Hash and
-// call its ContainsHashes: hashes belong to one file.
+// is decoded into memory of its own and goes on forgetting by
+// blocked.WithClock's default clock while it is served, as sift.Open
+// serves it. Consecutive files may differ in kind, size and seed.
+// Contains of the key's bytes means the same key for every kind;
+// ContainsUint64(x) is the key of x's eight little-endian bytes (a
+// split-block filter's INT64 value). For batch lookups, Acquire a
+// Snapshot, hash with its Hash and call its ContainsHashes: hashes belong
+// to one file.
 package reload

@@ -184,10 +184,10 @@ type Filter struct {
 // kind sift.Open serves: a blocked filter (blocked.Filter, Concurrent), a
 // cuckoo filter, a split-block filter, or a window (blocked.Window,
 // ConcurrentWindow: decoded into memory of its own, even WithMmap, and
-// forgetting by time.Now while it is served). Another kind is an error
-// wrapping ErrKind; a damaged file one of sift's decoding errors. Open fails if the
-// first file cannot be served; later bad files are reported (WithOnError)
-// and the last good one stays served.
+// forgetting by blocked.WithClock's default clock while it is served).
+// Another kind is an error wrapping ErrKind; a damaged file one of sift's
+// decoding errors. Open fails if the first file cannot be served; later
+// bad files are reported (WithOnError) and the last good one stays served.
 func Open(path string, opts ...Option) (*Filter, error) {
 	o := options{interval: DefaultInterval}
 	for _, opt := range opts {
