@@ -50,10 +50,10 @@ const DefaultInterval = time.Second
 // WithInterval sets how often the Filter checks whether the file at its
 // path was replaced (default DefaultInterval). A check is a stat(2) of the
 // path and a read of its first 128 bytes, tens of microseconds; only a
-// changed file (another inode, size, modification time or header) is
-// opened and validated. 0 turns the polling off:
-// the file is then reloaded only by Reload. Negative intervals are an
-// error from Open.
+// changed file (another inode, size, modification time or header; for a
+// file that failed, also its status-change time) is opened and validated.
+// 0 turns the polling off: the file is then reloaded only by Reload.
+// Negative intervals are an error from Open.
 func WithInterval(d time.Duration) Option {
 	return func(o *options) { o.interval = d }
 }
@@ -278,14 +278,15 @@ func openPath(path string) (*os.File, fs.FileInfo, head, error) {
 // which it keeps open (as the generation's pin; closes where files are not
 // pinned) on success and leaves to the caller on failure. racy reports
 // whether a failed attempt may succeed later on the same unchanged file:
-// the bytes read may be older than the file's modification time shows, or
-// memory was refused for what is available now (mem.ErrMemoryNow), which
-// changes while the file does not. (Other ErrTooLarge refusals, a size
-// beyond the machine or the platform, are final, as a damaged file is.) The file is refused from its head, before it is read or
-// memory for it is taken, when the head is not a sift header, the file
-// is shorter (still being written, or cut) or longer than the encoding
-// its header declares, its payload is larger than WithMaxSize allows, or it
-// holds a kind no View serves (unservable).
+// it began within racyWindow of the file's last change (lastChange), so a
+// write after it may leave the stat as it was, or memory was refused for
+// what is available now (mem.ErrMemoryNow), which changes while the file
+// does not. (Other ErrTooLarge refusals, a size beyond the machine or the
+// platform, are final, as a damaged file is.) The file is refused from its
+// head, before it is read or memory for it is taken, when the head is not
+// a sift header, the file is shorter (still being written, or cut) or
+// longer than the encoding its header declares, its payload is larger than
+// WithMaxSize allows, or it holds a kind no View serves (unservable).
 func load(path string, fd *os.File, st fs.FileInfo, h head, o options) (g *gen, racy bool, err error) {
 	// The head was read just before: a failure it shows may be a write in
 	// progress that the stat will not show (racyWindow), as a read's.
