@@ -177,12 +177,12 @@ func runDedup(e *env) (int, error) {
 		if n.set {
 			// The figures of a run these flags would make, or the error
 			// it would stop with: the flags' checks come first.
-			_, _, err := win.check(*field, *delim)
+			_, wcfg, err := win.check(*field, *delim)
 			switch {
 			case err != nil:
 				printNoSizes(&b, err)
-			case win.window.set:
-				win.printSizes(&b, n, *fpp)
+			case wcfg != nil: // -window
+				wcfg.printSizes(&b, n, *fpp)
 			default:
 				printFilterSizes(&b, n, *fpp)
 			}

@@ -149,14 +149,11 @@ func durationSum(a, b time.Duration) string {
 }
 
 // printSizes prints, for -h with -n, the window's memory, its forget bound
-// and the expected false drops, or why a run would refuse these sizes. It
-// sizes the window without allocating it (blocked.OptimalWindowSize).
-func (w *windowFlags) printSizes(out io.Writer, n countValue, fpp fppValue) {
-	c, err := w.config()
-	if err == nil {
-		err = checkN(n)
-	}
-	if err != nil {
+// and the expected false drops, or why a run would refuse these sizes. c
+// is the configuration windowFlags.check returned. It sizes the window
+// without allocating it (blocked.OptimalWindowSize).
+func (c windowConfig) printSizes(out io.Writer, n countValue, fpp fppValue) {
+	if err := checkN(n); err != nil {
 		printNoSizes(out, err)
 		return
 	}
@@ -166,14 +163,14 @@ func (w *windowFlags) printSizes(out io.Writer, n countValue, fpp fppValue) {
 		printNoSizes(out, err)
 		return
 	}
-	size, err := windowSize(n, fpp, *c)
+	size, err := windowSize(n, fpp, c)
 	if err != nil {
 		printNoSizes(out, err)
 		return
 	}
 	window := slice * time.Duration(g-1)
 	fmt.Fprintf(out, "\nFor -n %d -fpp %g -window %v -generations %d: %d generations of %s (k = %d), %s in all; a key is remembered at least %v and at most %v after it was last seen; at a steady %d new keys per window, about %.0f of them a window expected to be dropped as false positives.%s\n",
-		n.n, fpp.p, w.window.d, g, g, sizeString(int64(size.SizeBytes())/int64(g)), size.K, sizeString(int64(size.SizeBytes())),
+		n.n, fpp.p, c.window, g, g, sizeString(int64(size.SizeBytes())/int64(g)), size.K, sizeString(int64(size.SizeBytes())),
 		window, durationSum(window, slice), n.n, windowFalseDrops(size, uint64(n.n)), memoryNote(size.SizeBytes()))
 }
 
