@@ -79,12 +79,12 @@ type GenerationWriter struct {
 	W          io.Writer
 	Generation uint64
 
-	hdr  [format.HeaderSize]byte
-	n    int // header bytes held
-	done bool
+	hdr [format.HeaderSize]byte
+	n   int // header bytes held
 	// off and end are the payload's offset and the encoding's size in
 	// bytes as its header declares them, and written the bytes of it W
-	// has taken, header included: Close compares written with end, so
+	// has taken, header included (0 until the header has gone to W,
+	// HeaderSize and more after): Close compares written with end, so
 	// that a WriteTo that stops early and returns nil (a cut download fed
 	// through bytes.Reader) is an error, not a file that WriteFile
 	// publishes and every reader then refuses.
@@ -100,7 +100,7 @@ func (g *GenerationWriter) Write(p []byte) (int, error) {
 	if g.err != nil {
 		return 0, g.err
 	}
-	if g.done {
+	if g.written != 0 {
 		return g.pass(p)
 	}
 	c := copy(g.hdr[g.n:], p)
@@ -124,7 +124,7 @@ func (g *GenerationWriter) Write(p []byte) (int, error) {
 		g.err = err // W may hold part of the header: nothing can follow it
 		return 0, err
 	}
-	g.done, g.written = true, format.HeaderSize
+	g.written = format.HeaderSize
 	m, err := g.pass(p[c:])
 	return c + m, err
 }
@@ -156,7 +156,7 @@ func (g *GenerationWriter) Close() error {
 	if g.err != nil {
 		return g.err
 	}
-	if !g.done {
+	if g.written == 0 {
 		return errs.Annotatef("sift", []error{ErrTruncated}, "the encoding ended after %d bytes, inside its 128-byte header", g.n)
 	}
 	if g.written < g.end {
