@@ -646,9 +646,9 @@ func (f *Filter) Reload() error {
 // check reloads if the path names a file other than the one served, or
 // the served file changed. Unless retry, a file that failed before is not
 // read again while it shows no change (stat, status-change time and head;
-// see racyWindow and lastChange), and
-// another failure of the file that failed last (the same file, held open)
-// is not reported again. f.mu is held.
+// see racyWindow and lastChange), and another failure of the file that
+// failed last (the same file, held open) is not reported again. f.mu is
+// held.
 func (f *Filter) check(retry bool) error {
 	cur := f.cur.Load()
 	st, err := os.Stat(f.path)

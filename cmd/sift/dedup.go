@@ -430,11 +430,10 @@ func stateTarget(path string) (string, error) {
 }
 
 // stateExists reports whether the -state file exists (an empty file is
-// a new state). When it does not (or
-// no -state was given), -n must be: stateExists checks that, and that the
-// state file can be written at the end (mem.CheckWritable, as build's -o:
-// its directory is there and takes a new file), so that sift dedup fails
-// before printing any line.
+// a new state). When it does not (or no -state was given), -n must be:
+// stateExists checks that, and that the state file can be written at the
+// end (mem.CheckWritable, as build's -o: its directory is there and takes
+// a new file), so that sift dedup fails before printing any line.
 func stateExists(state string, n countValue) (bool, error) {
 	if state != "" {
 		st, err := os.Stat(state)
