@@ -1,12 +1,12 @@
 //go:build unix
 
-package kernel
+package kernel_test
 
 // Edge tests of the windowed batch probe and the cuckoo lookups, from a
 // mutation audit of the arm64 kernels: each kills a mutant of the assembly
 // (window_arm64.s, cuckoo_arm64.s) that survived every other test of this
-// package under qemu-aarch64, and runs on every kernel set of every
-// architecture.
+// package under qemu-aarch64, and runs on every assembly kernel set of
+// every architecture.
 
 import (
 	"crypto/sha256"
@@ -15,71 +15,28 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/sift-go/sift/internal/cpu"
+	"github.com/sift-go/sift/internal/kernel"
+	"github.com/sift-go/sift/internal/kernel/kerneltest"
 	"golang.org/x/sys/unix"
 )
 
-// edgeEachImpl runs f once per available kernel set, with it selected.
-func edgeEachImpl(t *testing.T, f func(t *testing.T)) {
-	t.Helper()
-	for _, name := range Impls() {
-		restore, err := SetImpl(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run("impl="+name, f)
-		restore()
-	}
-}
-
-// edgeEachMode runs f once per batch mode where the build has them.
-func edgeEachMode(t *testing.T, f func(t *testing.T)) {
-	t.Helper()
-	if SetBatchModes == nil {
-		f(t)
-		return
-	}
-	for _, m := range BatchModes {
-		t.Run("mode="+m.Name, func(t *testing.T) {
-			defer SetBatchModes(m)()
-			f(t)
-		})
-	}
-}
-
-// edgeGuarded returns size bytes that end exactly at a PROT_NONE page.
-func edgeGuarded(t *testing.T, size int) []byte {
-	t.Helper()
-	page := unix.Getpagesize()
-	pages := (size+page-1)/page + 1
-	m, err := unix.Mmap(-1, 0, pages*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
-	if err != nil {
-		t.Fatalf("mmap: %v", err)
-	}
-	if err := unix.Mprotect(m[(pages-1)*page:], unix.PROT_NONE); err != nil {
-		t.Fatalf("mprotect: %v", err)
-	}
-	t.Cleanup(func() { unix.Munmap(m) })
-	end := (pages - 1) * page
-	return m[end-size : end : end]
-}
-
 // edgeFill adds each of keys to generation i%g of a windowed table of nb
 // groups (nb may exceed the groups blocks holds when the keys' groups are
-// low: see edgeLowHashes).
-func edgeFill(blocks []Block, nb uint64, g, k int, keys []uint64) {
+// low: see lowHashes).
+func edgeFill(blocks []kernel.Block, nb uint64, g, k int, keys []uint64) {
 	for i, h := range keys {
-		m := WindowMask(h, k, g)
-		orLane(gensGroup(blocks, nb, g, h), g, i%g, &m)
+		refAddLane(blocks, nb, g, i%g, k, h)
 	}
 }
 
 // edgeCompare runs the batch probe of the set in use (through run) and
 // the generic twin and fails on the first difference.
-func edgeCompare(t *testing.T, what string, blocks []Block, nb uint64, g int, live uint64, k int, hs []uint64, out []bool,
-	run func(blocks []Block, nb uint64, g int, live uint64, k int, hs []uint64, out []bool) int) {
+func edgeCompare(t *testing.T, what string, blocks []kernel.Block, nb uint64, g int, live uint64, k int, hs []uint64, out []bool,
+	run func(blocks []kernel.Block, nb uint64, g int, live uint64, k int, hs []uint64, out []bool) int) {
 	t.Helper()
 	want := make([]bool, len(hs))
-	wantN := BlockedContainsGensGeneric(blocks, nb, g, live, k, hs, want)
+	wantN := kernel.BlockedContainsGensGeneric(blocks, nb, g, live, k, hs, want)
 	gotN := run(blocks, nb, g, live, k, hs, out)
 	for i := range hs {
 		if out[i] != want[i] {
@@ -91,20 +48,6 @@ func edgeCompare(t *testing.T, what string, blocks []Block, nb uint64, g int, li
 	}
 }
 
-// edgeLowHashes returns n hashes whose group, of nb, is below groups.
-func edgeLowHashes(r *rand.Rand, n int, nb uint64, groups uint64) []uint64 {
-	hs := make([]uint64, n)
-	for i := range hs {
-		for {
-			hs[i] = r.Uint64N(2*groups<<32) | uint64(r.Uint32())
-			if BlockIndex(hs[i], nb) < groups {
-				break
-			}
-		}
-	}
-	return hs
-}
-
 // TestWindowHugeGroupCount checks the windowed batch probe's group
 // index, (h>>32)*nb>>32, at group counts near MaxBlocks without the
 // memory (the hashes' groups are low), as TestBlockedHugeBlockCount does
@@ -112,21 +55,24 @@ func edgeLowHashes(r *rand.Rand, n int, nb uint64, groups uint64) []uint64 {
 // the whole hash (umulh(h, nb) instead of umulh(h&^0xffffffff, nb)): the
 // two differ with probability about nb/2^32 per key.
 func TestWindowHugeGroupCount(t *testing.T) {
-	edgeEachImpl(t, func(t *testing.T) {
+	kerneltest.Run(t, func(t *testing.T, impl string) {
+		if impl == cpu.Generic {
+			t.Skip("no assembly kernel")
+		}
 		r := rand.New(rand.NewPCG(41, 42))
-		const groups = 16
-		for _, nb := range []uint64{MaxBlocks - 1, 1<<31 + 12345, 3 << 30} {
+		const groups = 16 // lowHashes' groups
+		for _, nb := range []uint64{kernel.MaxBlocks - 1, 1<<31 + 12345, 3 << 30} {
 			for _, g := range []int{2, 4, 64} {
 				for _, k := range []int{1, 8, 9, 16} {
-					p := uint64(WindowLines(g))
+					p := uint64(kernel.WindowLines(g))
 					// A spare group after the 16: an index one too high
 					// reads memory that is there.
-					blocks := make([]Block, (groups+1)*p)
-					hs := edgeLowHashes(r, 200, nb, groups)
+					blocks := make([]kernel.Block, (groups+1)*p)
+					hs := lowHashes(r, 200, nb)
 					edgeFill(blocks, nb, g, k, hs[:100])
 					all := uint64(1)<<uint(g) - 1
 					for _, live := range []uint64{all, 1, 1 << uint(g-1)} {
-						edgeCompare(t, "huge", blocks, nb, g, live, k, hs, make([]bool, len(hs)), blockedContainsGens)
+						edgeCompare(t, "huge", blocks, nb, g, live, k, hs, make([]bool, len(hs)), kernel.BlockedContainsGensN)
 					}
 				}
 			}
@@ -141,41 +87,35 @@ func TestWindowHugeGroupCount(t *testing.T) {
 // The other batch kernels have such a test (TestBlockedGuardPage,
 // TestSBBFGuardPage, ...); the windowed one had none.
 func TestWindowGuardPage(t *testing.T) {
-	edgeEachMode(t, func(t *testing.T) {
-		edgeEachImpl(t, func(t *testing.T) {
-			r := rand.New(rand.NewPCG(43, 44))
-			lens := make([]int, 0, 150)
-			for n := 0; n <= 140; n++ {
-				lens = append(lens, n)
-			}
-			lens = append(lens, 200, 257, 300)
-			const maxN = 300
-			ghs := unsafe.Slice((*uint64)(unsafe.Pointer(&edgeGuarded(t, 8*maxN)[0])), maxN)
-			gout := unsafe.Slice((*bool)(unsafe.Pointer(&edgeGuarded(t, maxN)[0])), maxN)
-			const nb = 7
-			for _, g := range []int{2, 4, 8, 64} {
-				for _, k := range []int{1, 8, 9, 16} {
-					blocks := make([]Block, nb*uint64(WindowLines(g)))
-					keys := make([]uint64, 3*nb*g)
-					for i := range keys {
-						keys[i] = r.Uint64()
-					}
-					edgeFill(blocks, nb, g, k, keys)
-					for _, n := range lens {
-						hs := ghs[maxN-n:]
-						for i := range hs {
-							if i%2 == 0 {
-								hs[i] = keys[r.IntN(len(keys))]
-							} else {
-								hs[i] = r.Uint64()
-							}
+	eachKernelMode(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(43, 44))
+		lens := make([]int, 0, 150)
+		for n := 0; n <= 140; n++ {
+			lens = append(lens, n)
+		}
+		lens = append(lens, 200, 257, 300)
+		const maxN = 300
+		ghs, gout := kerneltest.GuardedUint64s(t, maxN), kerneltest.GuardedBools(t, maxN)
+		const nb = 7
+		for _, g := range []int{2, 4, 8, 64} {
+			for _, k := range []int{1, 8, 9, 16} {
+				blocks := make([]kernel.Block, nb*uint64(kernel.WindowLines(g)))
+				keys := randHashes(r, 3*nb*g)
+				edgeFill(blocks, nb, g, k, keys)
+				for _, n := range lens {
+					hs := ghs[maxN-n:]
+					for i := range hs {
+						if i%2 == 0 {
+							hs[i] = keys[r.IntN(len(keys))]
+						} else {
+							hs[i] = r.Uint64()
 						}
-						live := r.Uint64() | 1<<uint(r.IntN(g))
-						edgeCompare(t, "guarded", blocks, nb, g, live, k, hs, gout[maxN-n:], BlockedContainsGens)
 					}
+					live := r.Uint64() | 1<<uint(r.IntN(g))
+					edgeCompare(t, "guarded", blocks, nb, g, live, k, hs, gout[maxN-n:], kernel.BlockedContainsGens)
 				}
 			}
-		})
+		}
 	})
 }
 
@@ -187,7 +127,7 @@ func TestWindowGuardPage(t *testing.T) {
 // wrong answers. Go's ABI promises no vector register's value; the
 // kernel's other tests happen to run with V29 zero.
 func TestWindowDirtyVectorRegisters(t *testing.T) {
-	edgeEachImpl(t, func(t *testing.T) {
+	eachKernel(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(45, 46))
 		msg := make([]byte, 256)
 		for i := range msg {
@@ -196,11 +136,8 @@ func TestWindowDirtyVectorRegisters(t *testing.T) {
 		const nb = 11
 		for _, g := range []int{2, 4, 64} {
 			for _, k := range []int{1, 8, 16} {
-				blocks := make([]Block, nb*uint64(WindowLines(g)))
-				keys := make([]uint64, 2*nb*g)
-				for i := range keys {
-					keys[i] = r.Uint64()
-				}
+				blocks := make([]kernel.Block, nb*uint64(kernel.WindowLines(g)))
+				keys := randHashes(r, 2*nb*g)
 				edgeFill(blocks, nb, g, k, keys)
 				hs := make([]uint64, 64)
 				for i := range hs {
@@ -208,9 +145,9 @@ func TestWindowDirtyVectorRegisters(t *testing.T) {
 				}
 				var sum [sha256.Size]byte
 				edgeCompare(t, "after sha256", blocks, nb, g, 1<<uint(g)-1, k, hs, make([]bool, len(hs)),
-					func(blocks []Block, nb uint64, g int, live uint64, k int, hs []uint64, out []bool) int {
+					func(blocks []kernel.Block, nb uint64, g int, live uint64, k int, hs []uint64, out []bool) int {
 						sum = sha256.Sum256(msg)
-						return BlockedContainsGens(blocks, nb, g, live, k, hs, out)
+						return kernel.BlockedContainsGens(blocks, nb, g, live, k, hs, out)
 					})
 				msg[0] ^= sum[0]
 			}
@@ -229,21 +166,18 @@ func TestWindowDirtyVectorRegisters(t *testing.T) {
 // (TestCuckooLocateEquivalence); the lookups, whose BUCKETS could be
 // written apart, did not.
 func TestCuckooLargeBucketCount(t *testing.T) {
-	defer SetCuckooBatchMin(1)()
+	defer kernel.SetCuckooBatchMin(1)()
 	const n = 1<<26 + 3
 	r := rand.New(rand.NewPCG(47, 48))
 	for _, fpBits := range []uint{8, 16} {
-		words := CuckooWords(n, fpBits)
+		words := kernel.CuckooWords(n, fpBits)
 		mem, err := unix.Mmap(-1, 0, int(words*8), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 		if err != nil {
 			t.Skipf("mmap of %d MiB: %v", words*8>>20, err)
 		}
-		tb := &CuckooTable{Words: unsafe.Slice((*uint64)(unsafe.Pointer(&mem[0])), words), Buckets: n, FPBits: fpBits}
-		keys := make([]uint64, 1000)
-		for i := range keys {
-			keys[i] = r.Uint64()
-		}
-		if got, _ := CuckooInsertGeneric(tb, keys, nil); got != len(keys) {
+		tb := &kernel.CuckooTable{Words: unsafe.Slice((*uint64)(unsafe.Pointer(&mem[0])), words), Buckets: n, FPBits: fpBits}
+		keys := randHashes(r, 1000)
+		if got, _ := kernel.CuckooInsertGeneric(tb, keys, nil); got != len(keys) {
 			t.Fatalf("f=%d: inserted %d keys of %d", fpBits, got, len(keys))
 		}
 		hs := make([]uint64, 2*len(keys))
@@ -253,24 +187,33 @@ func TestCuckooLargeBucketCount(t *testing.T) {
 		}
 		r.Shuffle(len(hs), func(i, j int) { hs[i], hs[j] = hs[j], hs[i] })
 		want := make([]bool, len(hs))
-		wantN := CuckooContainsGeneric(tb, hs, want)
-		for _, scalar := range []bool{false, true} {
-			t.Run(fmt.Sprintf("f=%d/scalar=%v", fpBits, scalar), func(t *testing.T) {
-				defer SetCuckooScalar(scalar)()
-				edgeEachImpl(t, func(t *testing.T) {
-					got := make([]bool, len(hs))
-					gotN := CuckooContains(tb, hs, got)
-					for i := range hs {
-						if got[i] != want[i] {
-							t.Fatalf("answer %d (hash %#x) is %v, generic %v", i, hs[i], got[i], want[i])
-						}
-					}
-					if gotN != wantN {
-						t.Fatalf("count %d, generic %d", gotN, wantN)
-					}
-				})
-			})
+		wantN := kernel.CuckooContainsGeneric(tb, hs, want)
+		check := func(t *testing.T) {
+			got := make([]bool, len(hs))
+			gotN := kernel.CuckooContains(tb, hs, got)
+			for i := range hs {
+				if got[i] != want[i] {
+					t.Fatalf("answer %d (hash %#x) is %v, generic %v", i, hs[i], got[i], want[i])
+				}
+			}
+			if gotN != wantN {
+				t.Fatalf("count %d, generic %d", gotN, wantN)
+			}
 		}
+		t.Run(fmt.Sprintf("f=%d", fpBits), func(t *testing.T) {
+			kerneltest.Run(t, func(t *testing.T, impl string) {
+				if impl == cpu.Generic {
+					t.Skip("no assembly kernel")
+				}
+				if impl == cpu.NEON {
+					t.Run("variant=scalar", func(t *testing.T) {
+						defer kernel.SetCuckooScalar(true)()
+						check(t)
+					})
+				}
+				check(t)
+			})
+		})
 		unix.Munmap(mem)
 	}
 }

@@ -7,3 +7,10 @@ package kernel
 func UncheckedWindowTable(blocks []Block, nb uint64, g, k int) WindowTable {
 	return WindowTable{blocks: blocks, nb: nb, g: g, k: k}
 }
+
+// BlockedContainsGensN calls the windowed batch probe of the set in use
+// without BlockedContainsGens' check that blocks holds nb groups, so tests
+// can check the group index up to MaxBlocks with hashes that only reach
+// the first few groups (see AsmContainsN). live must be nonzero, below
+// 1<<g, and hs non-empty.
+var BlockedContainsGensN = blockedContainsGens
