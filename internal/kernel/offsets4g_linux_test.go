@@ -127,9 +127,6 @@ var auditLens = []int{1, 3, 8, 13, 57, 150, 300}
 // the blocks the keys map to and the blocks a truncated offset would hit.
 // It skips where the address space cannot be reserved.
 func TestOffsetsPast4GiB(t *testing.T) {
-	if unsafe.Sizeof(uintptr(0)) < 8 {
-		t.Skip("needs a 64-bit address space")
-	}
 	auditReserve(t)
 	eachKernelMode(t, func(t *testing.T) {
 		t.Run("blocked", auditBlocked)
@@ -199,7 +196,7 @@ func auditBlocked(t *testing.T) {
 }
 
 func auditSBBF(t *testing.T) {
-	const sb = 32 // bytes of an kernel.SBBFBlock
+	const sb = kernel.SBBFBlockBytes
 	const nb = auditBytes / sb
 	r := rand.New(rand.NewPCG(73, 74))
 	pg, pw := auditTables(t)
