@@ -188,8 +188,10 @@ func Impls() []string { return cpu.Available() }
 
 // Choice returns the kernel set op runs now (a set the op has a kernel
 // of) and why: "forced" (SIFT_KERNEL or SetImpl), "the only set" (generic
-// where the build or the CPU runs no assembly), or the table entry and the
-// measurement behind it.
+// where the build or the CPU runs no assembly), "fallback: ..." (generic
+// where SIFT_KERNEL named a set this CPU or build lacks), or the table
+// entry and the measurement behind it; a note in parentheses follows where
+// the set's kernel runs only in part on this CPU (choiceNote).
 func Choice(op Op) (set, reason string) { return choice[op], why[op] }
 
 // TableChoice returns the set the table picks for op on this CPU, whatever
