@@ -3,10 +3,10 @@
 // family, model).
 //
 // The kernel sets are AVX-512 (F, BW, DQ, VL, with the OS saving the ZMM
-// and opmask state) and AVX2 with BMI2 on amd64, ASIMD (NEON) on arm64,
-// and the portable Go kernels everywhere. By default the choice among them
-// is made per operation by internal/kernel's table, keyed by Current
-// (Selected returns Auto). The environment variable SIFT_KERNEL (case and
+// and opmask state) and AVX2 with BMI2 and POPCNT on amd64, ASIMD (NEON)
+// on arm64, and the portable Go kernels everywhere. By default the choice
+// among them is made per operation by internal/kernel's table, keyed by
+// Current (Selected returns Auto). The environment variable SIFT_KERNEL (case and
 // surrounding spaces ignored) overrides it for every operation at once:
 // "generic" forces the Go kernels (for tests and bisection), "avx2",
 // "avx512" or "neon" that set wherever it has a kernel of the operation
@@ -46,7 +46,8 @@ var (
 	HasAVX2 = runtime.GOARCH == "amd64" && cpuid.CPU.Supports(cpuid.AVX2, cpuid.BMI2, cpuid.POPCNT)
 	// HasAVX512 reports what the avx512 kernels need on amd64: AVX-512 F,
 	// BW, DQ and VL (cpuid reports them only when the OS saves the ZMM and
-	// opmask state) besides AVX2 and BMI2, which they also use.
+	// opmask state) besides HasAVX2's AVX2, BMI2 and POPCNT, which they
+	// also use.
 	HasAVX512 = HasAVX2 && cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512DQ, cpuid.AVX512VL)
 	// HasNEON reports ASIMD support on arm64 (architecturally always present).
 	HasNEON = runtime.GOARCH == "arm64" && (cpuid.CPU.Supports(cpuid.ASIMD) || runtime.GOOS != "android")
