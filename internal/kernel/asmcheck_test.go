@@ -32,8 +32,8 @@ type asmFunc struct {
 // dispatchedISAs are the features a CPU that passes internal/cpu's HasAVX2
 // check (AVX2, BMI2, POPCNT) is guaranteed to have: those it checks, what
 // they imply (AVX2: AVX; BMI2 comes with BMI), and the amd64 baseline
-// (CMOV, SSE, SSE2); a kernel requiring anything else needs a dispatcher
-// change first.
+// (CMOV, SSE with its MMX+ subset, whose PREFETCHT0 the kernels use, and
+// SSE2); a kernel requiring anything else needs a dispatcher change first.
 var dispatchedISAs = map[string]bool{
 	"AVX": true, "AVX2": true, "BMI": true, "BMI2": true, "POPCNT": true,
 	"CMOV": true, "MMX+": true, "SSE": true, "SSE2": true,
