@@ -2,9 +2,6 @@
 
 package race
 
-// Enabled is whether the race detector is on.
-const Enabled = false
-
 // Clear sets every element of s to its zero value: the builtin clear,
 // which under the race detector (race.go) is also reported as a write.
 func Clear[T any](s []T) { clear(s) }

@@ -7,9 +7,6 @@ import (
 	"unsafe"
 )
 
-// Enabled is whether the race detector is on.
-const Enabled = true
-
 // Clear sets every element of s to its zero value, as the builtin clear,
 // and tells the race detector that s was written: the builtin compiles to
 // a memory clear the detector does not see (Go 1.26), so a Reset racing a
