@@ -7,8 +7,10 @@ package sift_test
 // reported under every kernel set. The assembly kernels are invisible to
 // the detector, so only their wrappers' annotations make these reports,
 // and the builtin clear is invisible too (internal/race.Clear). An audit
-// found the cuckoo batch lookups and inserts, and every Reset, silent;
-// with an annotation deleted these tests fail.
+// found the cuckoo batch lookups and inserts, and the blocked and sbbf
+// Resets, silent; with an annotation deleted these tests fail. (cuckoo's
+// Reset also writes the victim field, which every lookup reads, so its
+// case is reported with or without race.Clear.)
 
 import (
 	"bytes"
