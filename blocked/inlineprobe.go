@@ -35,10 +35,11 @@ type Probe struct{ t kernel.BlockedTable }
 
 // Probe returns f's Probe and true where Probe.ContainsHash inlines the
 // SIMD probe: a build with GOEXPERIMENT=simd for amd64 without the purego
-// or race tags, an AVX2 or AVX-512 kernel set in use (not
+// tag or -race, an AVX2 or AVX-512 kernel set in use (not
 // SIFT_KERNEL=generic), f open, and k = 8 (what New picks for
-// false-positive rates from 0.08% to 1.5%). Elsewhere it returns the zero Probe, whose ContainsHash panics,
-// and false; the caller then uses f.ContainsHash.
+// false-positive rates from 0.08% to 1.5%). Elsewhere it returns nil,
+// whose ContainsHash panics, and false; the caller then uses
+// f.ContainsHash.
 func (f *Filter) Probe() (*Probe, bool) {
 	if simdProbeOK(&f.t) {
 		return (*Probe)(unsafe.Pointer(&f.t)), true

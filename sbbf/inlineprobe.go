@@ -33,7 +33,7 @@ type Probe struct{ blocks []kernel.SBBFBlock }
 
 // Probe returns f's Probe and true where Probe.ContainsHash inlines the
 // SIMD probe: a build with GOEXPERIMENT=simd for amd64 without the purego
-// or race tags, an AVX2 or AVX-512 kernel set in use (not
+// tag or -race, an AVX2 or AVX-512 kernel set in use (not
 // SIFT_KERNEL=generic), and f open. Elsewhere it returns nil and false;
 // the caller then uses f.ContainsHash.
 func (f *Filter) Probe() (*Probe, bool) {
