@@ -519,7 +519,8 @@ func (w *Window) advance() {
 	}
 	g := w.g
 	if steps >= uint64(g) {
-		race.Clear(w.t.Blocks) // every generation expired: one contiguous clear (seen by -race)
+		// Every generation expired: one contiguous clear (seen by -race).
+		race.Clear(w.t.Blocks)
 	}
 	for i := uint64(0); i < min(steps, uint64(g)); i++ {
 		w.cur++

@@ -27,9 +27,9 @@ func collect(opts []Option) options {
 // and ParseParquet, ReadParquet, ViewParquet and DecodeParquetHeader a
 // BloomFilterHeader whose numBytes does, before reading the bitset. A
 // Filter made by New, NewWithSize or ReadFilter keeps the bound: its
-// UnmarshalBinary, ReadFrom and UnmarshalParquet apply it. 0, the default, means no
-// limit but MaxBlocks, the input's real length for buffers and files, and
-// what the machine can provide.
+// UnmarshalBinary, ReadFrom and UnmarshalParquet apply it. 0, the
+// default, means no limit but MaxBlocks, the input's real length for
+// buffers and files, and what the machine can provide.
 func WithMaxSize(maxBytes uint64) Option {
 	return func(o *options) { o.maxBytes = maxBytes }
 }
