@@ -48,9 +48,9 @@ func (f *Filter) AddNewUint64(x uint64) bool { return f.AddNewHash(f.h64.Hash(x)
 // Measured against AddHash into an empty filter, 1%, in thread CPU time
 // (`go test -run '^$' -bench AddNewPaired -benchtime 6x ./blocked`, whose
 // loop branches on each answer as a de-duplicating loop does; AMD EPYC
-// Zen 5, 2 shared vCPUs, medians of 5 runs interleaved with the code
-// before this kernel): 1.21x
-// at n = 1e6 and 1.19x at 1e7, where the contains-then-add it replaced
+// family 26 model 2, Zen 5, 2 shared vCPUs, medians of 5 runs interleaved
+// with the code before this kernel): 1.21x at n = 1e6 and 1.19x at 1e7,
+// where the contains-then-add it replaced
 // took 2.35x and 2.09x. On the Zen 4 (AMD EPYC family 25 model 17, three
 // runs on 2026-11-28): 1.18-1.21x at 1e6 and 1.28-1.29x at 1e7, and with
 // the answers unused 1.05-1.08x at 1e6. That is about the ratio of the
@@ -168,8 +168,8 @@ func (c *Concurrent) AddNewUint64(x uint64) bool { return c.AddNewHash(c.h64.Has
 // A clear bit is set with OrUint64 whose old value is used, which amd64
 // compiles to a LOCK CMPXCHG loop rather than AddHash's LOCK OR: into an
 // empty filter it measured 1.0x AddHash at n = 1e6 and 1.8x at 1e7
-// (BenchmarkAddNew, AMD EPYC Zen 5); present keys take no locked
-// instruction at all.
+// (BenchmarkAddNew, AMD EPYC family 26 model 2, Zen 5); present keys take
+// no locked instruction at all.
 func (c *Concurrent) AddNewHash(h uint64) bool {
 	r := addNewAtomic(c.t.Blocks, h, c.t.K)
 	runtime.KeepAlive(c)

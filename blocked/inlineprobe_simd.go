@@ -72,10 +72,10 @@ func init() {
 // VPMOVZXDQ (cross-lane moves) and was 37 instructions a loop iteration
 // of BenchmarkInlineProbe against 34: at n = 1e6 the lookup went from 2.93
 // to 2.57 ns (ten alternating rounds, medians; parquet-go's Check over the
-// Probe 1.30x -> 1.54x, per-round medians; AMD EPYC Zen 5, bench/README
-// "GOEXPERIMENT=simd"). Its inliner cost is 76 of 80 (go build
-// -gcflags=-m=2); written as a call to the same code in internal/kernel
-// it was 83, and did not inline.
+// Probe 1.30x -> 1.54x, per-round medians; AMD EPYC family 26 model 2,
+// Zen 5, bench/README "GOEXPERIMENT=simd"). Its inliner cost is 76 of 80
+// (go build -gcflags=-m=2); written as a call to the same code in
+// internal/kernel it was 83, and did not inline.
 func (p *Probe) ContainsHash(h uint64) bool {
 	bs := p.t.Blocks
 	b := (*[2]archsimd.Uint64x4)(unsafe.Pointer(&bs[(h>>32)*uint64(len(bs))>>32]))

@@ -220,10 +220,10 @@ func WithSliceKeys(k uint64) Option {
 // reads two, and can still cost more than the lookup or the add itself
 // (BenchmarkTimeNow: 36-41 ns against time.Now's 49-52 on an AMD EPYC
 // family 25 model 17 guest, Zen 4, TSC clock source; time.Now took 67-148
-// ns on an AMD EPYC family 26 (Zen 5) guest whose clock reads are slow).
-// WithExpiryOnAdd removes the read from lookups altogether without
-// weakening the guarantee; the batch adds pay it once a call; a window
-// that advances by count (WithSliceKeys) reads no clock at all.
+// ns on an AMD EPYC family 26 model 2 (Zen 5) guest whose clock reads
+// are slow). WithExpiryOnAdd removes the read from lookups altogether
+// without weakening the guarantee; the batch adds pay it once a call; a
+// window that advances by count (WithSliceKeys) reads no clock at all.
 //
 // Sizing (NewWindow) assumes keys arrive at a steady rate: each generation
 // holds the keys of one slice, n/(G-1) for n keys per window. Bursts that
@@ -457,7 +457,8 @@ func (w *Window) liveMask() uint64 {
 // drop the bits at and above G) and inlines: ContainsHash pays the clock
 // and a comparison, no call besides the clock's (at 1e6, G = 4 a lookup
 // with a simulated clock took 15.0 ns through liveMask's two calls, against
-// 12.0 without a clock; AMD EPYC Zen 5, BenchmarkWindowContains).
+// 12.0 without a clock; AMD EPYC family 26 model 2 (Zen 5),
+// BenchmarkWindowContains).
 func (w *Window) liveAt(now int64) uint64 {
 	if uint64(now)-uint64(w.start) < uint64(w.slice) { // false when now < start
 		return ^uint64(0)
@@ -550,8 +551,9 @@ func (w *Window) arm(now int64) {
 // window's add then panics in the kernel, with ErrNoBlocks, which reads as
 // advance's errUse). It saves about 12 instructions of an add's 105
 // (asm/blocked/windowadd.go has the counts): BenchmarkWindowAdd, AMD EPYC
-// (Zen 5), n = 1e7, AddHash 47.1 ns at G = 2 and 54.3 at G = 4 against
-// 59.7 and 56.1 with advance called (medians of 3 and 6 rounds, noisy).
+// family 26 model 2 (Zen 5), n = 1e7, AddHash 47.1 ns at G = 2 and 54.3 at
+// G = 4 against 59.7 and 56.1 with advance called (medians of 3 and 6
+// rounds, noisy).
 func (w *Window) tick() {
 	if w.slice == 0 && w.added < w.sliceKeys {
 		w.added++
@@ -616,7 +618,7 @@ func (w *Window) AddHash(h uint64) {
 // time adds all its keys in the slice of that reading; one that advances
 // by count rotates between keys as AddHash would). An AddHash by time
 // reads the clock each add: time.Now cost 100-150 ns on the development VM
-// (AMD EPYC Zen 5), where the add itself costs 10-50 ns.
+// (AMD EPYC family 26 model 2, Zen 5), where the add itself costs 10-50 ns.
 func (w *Window) AddHashes(hs []uint64) {
 	mustOpen(&w.core) // an empty batch too, as Filter's
 	for i, h := range hs {
@@ -747,15 +749,15 @@ func (w *Window) ContainsUint64(x uint64) bool { return w.ContainsHash(w.h64.Has
 // ContainsHash used to be a Go function that read the clock in time mode
 // and then called the kernel: a call more than a Filter's lookup, and a
 // clock reading for every lookup. BenchmarkWindowContainsPaired (AMD EPYC
-// Zen 5, before/after binaries alternating; bench/README.md "Window: one
-// cache line per key") measured, at n = 1e7, G = 4, a Filter of the same
-// size at about 20-25 ns: with WithExpiryOnAdd 1.6-1.7x the Filter's
-// time before, 1.0-1.4x after; by time.Now, random (absent) keys 183 ->
-// 28 ns and present keys 191 -> 204 ns. With a clock that costs nothing
-// (the benchmark's simulated one), a hit costs more than before, the
-// kernel's probe, the jump to Go and the call of liveNow coming before
-// the clock: present keys 2.2x -> 3.3x the Filter at 1e7, absent keys
-// 2.1x -> 1.35x.
+// family 26 model 2, Zen 5, before/after binaries alternating;
+// bench/README.md "Window: one cache line per key") measured, at n = 1e7,
+// G = 4, a Filter of the same size at about 20-25 ns: with WithExpiryOnAdd
+// 1.6-1.7x the Filter's time before, 1.0-1.4x after; by time.Now, random
+// (absent) keys 183 -> 28 ns and present keys 191 -> 204 ns. With a clock
+// that costs nothing (the benchmark's simulated one), a hit costs more
+// than before, the kernel's probe, the jump to Go and the call of liveNow
+// coming before the clock: present keys 2.2x -> 3.3x the Filter at 1e7,
+// absent keys 2.1x -> 1.35x.
 //
 // A real clock's reading on a hit costs more than the reading alone: the
 // vDSO reads the TSC in order (LFENCE; RDTSC or RDTSCP on x86), so it
