@@ -35,6 +35,12 @@ func BenchmarkAddNewPaired(b *testing.B) {
 		hs := hashes(n, 7)
 		out := make([]bool, n)
 		sink := 0
+		// URL-like keys of 40-60 bytes, as a de-duplicating server or
+		// sift dedup hashes them: the string form's cost includes xxh3.
+		strs := make([]string, n)
+		for i := range strs {
+			strs[i] = fmt.Sprintf("https://example.com/path/%d/item?id=%x", i, hs[i])
+		}
 		for _, pair := range []struct {
 			name       string
 			plain, new func()
@@ -59,6 +65,18 @@ func BenchmarkAddNewPaired(b *testing.B) {
 			}, func() {
 				for _, h := range hs {
 					f.AddNewHash(h)
+				}
+			}},
+			// The string forms, with the caller branching on each answer.
+			{"string", func() {
+				for _, s := range strs {
+					f.AddString(s)
+				}
+			}, func() {
+				for _, s := range strs {
+					if f.AddNewString(s) {
+						sink++
+					}
 				}
 			}},
 			{"batch", func() { f.AddHashes(hs) }, func() { sink += f.AddNewHashes(hs, out) }},
