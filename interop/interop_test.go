@@ -434,6 +434,31 @@ func TestParquetSizeMatchesArrow(t *testing.T) {
 	}
 }
 
+// TestParquetSizeArrowBoundary: sbbf.ParquetSize against arrow-go at
+// (ndv, fpp) where the estimate lands just above a power of two in bits,
+// so that computing ln(1 - x) as log1p instead of arrow-go's
+// math.Log(1 - x) gives twice or half its size, and where the estimate is
+// 0/0 (ndv 0 at an fpp so small that 1 - fpp^(1/8) rounds to 1).
+func TestParquetSizeArrowBoundary(t *testing.T) {
+	for _, c := range []struct {
+		ndv uint32
+		fpp float64
+	}{
+		{999999, 0.00042801642562587014},
+		{5000000, 0.0016522716348272405},
+		{1000000, 4.0998711832176101e-06},
+		{12345, 7.5506911982857407e-07},
+		{0, 1e-300},
+	} {
+		want := metadata.NewBloomFilterFromNDVAndFPP(c.ndv, c.fpp, sbbf.ParquetMaxBytes, memory.DefaultAllocator)
+		got, err := sbbf.ParquetSize(uint64(c.ndv), c.fpp)
+		if err != nil || int64(got) != want.Size() {
+			t.Errorf("ndv=%d fpp=%.17g: sift %d bytes (%v), arrow-go %d", c.ndv, c.fpp, got, err, want.Size())
+		}
+		want.Release()
+	}
+}
+
 func TestReadFiltersErrors(t *testing.T) {
 	data := writeParquetGo(t, 1000)
 	filters, err := ReadFilters(bytes.NewReader(data), int64(len(data)))

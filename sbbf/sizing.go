@@ -147,13 +147,17 @@ func specBits(n uint64, fpp float64) float64 {
 
 // ParquetSize returns the size in bytes that Arrow C++ and arrow-go give
 // a filter for n distinct values at false-positive rate fpp: the
-// specification's estimate -8n / ln(1 - fpp^(1/8)) bits, truncated,
-// clamped to 32 bytes .. ParquetMaxBytes, and rounded up to a power of
-// two. Filters of that size built from the same values are byte for byte
-// those writers' filters. (parquet-mr rounds differently and caps at 1
-// MiB by default: ParquetMRSize.) The estimate ignores the uneven load of
-// the blocks, so the actual rate can exceed fpp (FalsePositiveRate
-// tells by how much; the power-of-two rounding often makes up for it); a
+// specification's estimate -8n / ln(1 - fpp^(1/8)) bits, computed as those
+// writers compute it (math.Log(1 - math.Pow(fpp, 1.0/8)), not log1p: the
+// two differ in the last bit, which at an estimate just above a power of
+// two changes the size by a factor of two), truncated, clamped to 32
+// bytes .. ParquetMaxBytes, and rounded up to a power of two. Filters of
+// that size built from the same values are byte for byte those writers'
+// filters, and every Parquet reader, Arrow C++'s included, reads them
+// (see New). (parquet-mr rounds differently and caps at 1 MiB by
+// default: ParquetMRSize.) The estimate ignores the uneven load of the
+// blocks, so the actual rate can exceed fpp (FalsePositiveRate tells by
+// how much; the power-of-two rounding often makes up for it); a
 // power-of-two size is also what Fold needs. It returns ErrInvalidFPP for
 // fpp outside (0, 1).
 func ParquetSize(n uint64, fpp float64) (numBytes uint64, err error) {
@@ -161,11 +165,17 @@ func ParquetSize(n uint64, fpp float64) (numBytes uint64, err error) {
 		return 0, err
 	}
 	const maxBits = ParquetMaxBytes * 8
-	m := specBits(n, fpp)
+	// Exactly arrow-go's optimalNumBits (and Arrow C++'s
+	// OptimalNumOfBits), not specBits: log(1 - x) where specBits takes
+	// log1p(-x).
+	m := -8 * float64(n) / math.Log(1-math.Pow(fpp, 1.0/8))
+	// NaN (0/0: n = 0 where 1 - fpp^(1/8) rounds to 1) stays 0, as
+	// arrow-go's uint32 conversion makes it on amd64 and arm64.
 	var numBits uint64
-	if m < 0 || m > maxBits || math.IsNaN(m) {
+	switch {
+	case m < 0 || m > maxBits:
 		numBits = maxBits
-	} else {
+	case m >= 0:
 		numBits = uint64(m)
 	}
 	return ceilPow2(max(numBits, BlockBytes*8)) / 8, nil

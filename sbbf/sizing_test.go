@@ -48,6 +48,8 @@ func TestParquetSize(t *testing.T) {
 	}{
 		{0, 0.01, 32}, {1, 0.5, 32}, {10, 0.01, 32}, {100, 0.01, 128}, {1000, 0.01, 2048},
 		{1e6, 0.01, 2 << 20}, {1e6, 0.001, 2 << 20}, {1e6, 0.1, 1 << 20}, {1e9, 0.01, ParquetMaxBytes}, {1 << 62, 1e-9, ParquetMaxBytes},
+		{0, 1e-300, 32},              // 1 - fpp^(1/8) is 1: 0/0, NaN, which arrow-go's uint32 conversion makes 0
+		{5, 1e-300, ParquetMaxBytes}, // -40/0: -Inf, a negative estimate
 	} {
 		got, err := ParquetSize(c.n, c.fpp)
 		if err != nil || got != c.want {
@@ -55,6 +57,36 @@ func TestParquetSize(t *testing.T) {
 		}
 		if got&(got-1) != 0 {
 			t.Errorf("ParquetSize(%d, %v) = %d, not a power of two", c.n, c.fpp, got)
+		}
+	}
+}
+
+// TestParquetSizeLogBoundary: at (n, fpp) where the estimate lands just
+// above a power of two in bits, ln(1 - x) computed as math.Log(1 - x), as
+// Arrow C++ and arrow-go compute it, and as math.Log1p(-x) differ in the
+// last bit, and the power-of-two rounding turns that into a factor of two:
+// ParquetSize must take Arrow's side. The sizes are arrow-go v18.8.0's
+// (the interop module's TestParquetSizeArrowBoundary asks arrow-go
+// itself).
+func TestParquetSizeLogBoundary(t *testing.T) {
+	for _, c := range []struct {
+		n    uint64
+		fpp  float64
+		want uint64
+	}{
+		{999999, 0.00042801642562587014, 2 << 20},
+		{5000000, 0.0016522716348272405, 8 << 20},
+		{1000000, 4.0998711832176101e-06, 4 << 20},
+		{12345, 7.5506911982857407e-07, 128 << 10},
+	} {
+		got, err := ParquetSize(c.n, c.fpp)
+		if err != nil || got != c.want {
+			t.Errorf("ParquetSize(%d, %.17g) = %d, %v; Arrow C++ and arrow-go choose %d", c.n, c.fpp, got, err, c.want)
+		}
+		// The cases are boundary cases: log1p's estimate rounds the other
+		// way.
+		if alt := ceilPow2(max(uint64(specBits(c.n, c.fpp)), BlockBytes*8)) / 8; alt == c.want {
+			t.Errorf("n=%d fpp=%.17g: the log1p estimate gives %d as well; not a boundary case", c.n, c.fpp, alt)
 		}
 	}
 }
