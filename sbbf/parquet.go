@@ -28,10 +28,12 @@ import (
 // (SplitBlockAlgorithm, XxHash and Uncompressed are empty structs.) The
 // writer below emits exactly that, 16 to 20 bytes; the reader accepts any
 // valid compact encoding of it: long-form field headers, fields in any
-// order, and fields it does not know, of any type, skipped, since writers
-// may add fields. A union member it does not know (another algorithm, hash
-// or compression, such as parquet-go's gzip member 2 of the compression)
-// is ErrUnsupported.
+// order, and fields it does not know, of any of the compact protocol's
+// types (1 to 13: bools, byte, i16, i32, i64, double, binary, list, set,
+// map, struct and Thrift 0.17's 16-byte UUID, in fields and as
+// collection elements), skipped, since writers may add fields. A union
+// member it does not know (another algorithm, hash or compression, such
+// as parquet-go's gzip member 2 of the compression) is ErrUnsupported.
 
 // Thrift compact protocol type codes.
 const (
@@ -48,6 +50,7 @@ const (
 	tcSet    = 10
 	tcMap    = 11
 	tcStruct = 12
+	tcUUID   = 13 // Thrift 0.17 and later: 16 bytes
 )
 
 // Decoder limits. The specification's header is about 17 bytes; these are
@@ -171,7 +174,7 @@ func (t *thriftReader) field(last int16) (typ byte, id int16, err error) {
 		}
 		id = int16(v)
 	}
-	if typ > tcStruct {
+	if typ > tcUUID {
 		return 0, 0, errorf(ErrCorrupt, "unknown Thrift type %d in the Parquet Bloom filter header", typ)
 	}
 	return typ, id, nil
@@ -191,6 +194,8 @@ func (t *thriftReader) skip(typ byte) error {
 		return err
 	case tcDouble:
 		return t.skipBytes(8)
+	case tcUUID:
+		return t.skipBytes(16)
 	case tcBinary:
 		n, err := t.uvarint()
 		if err != nil {
@@ -234,7 +239,7 @@ func (t *thriftReader) skipElems(size uint64, types ...byte) error {
 	}
 	defer t.leave()
 	for i, typ := range types {
-		if typ == tcStop || typ > tcStruct {
+		if typ == tcStop || typ > tcUUID {
 			return errorf(ErrCorrupt, "collection element type %d in the Parquet Bloom filter header", typ)
 		}
 		if typ == tcTrue || typ == tcFalse {

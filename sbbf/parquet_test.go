@@ -131,6 +131,10 @@ func TestParquetRoundTrip(t *testing.T) {
 // at every level) decode to the same filter.
 func TestParquetHeaderVariants(t *testing.T) {
 	const numBytes = 64
+	// A UUID (compact type 13, Thrift 0.17 and later) is 16 raw bytes;
+	// these would read as a stop, fields and varints if taken for
+	// anything else.
+	uuid := []byte{0, 0x15, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x1c, 0xff, 0, 0, 0}
 	// unknown appends a field of every Thrift type with ids from first.
 	unknown := func(w *tw, first int16) *tw {
 		id := first
@@ -155,6 +159,13 @@ func TestParquetHeaderVariants(t *testing.T) {
 		}
 		next(tcMap).uvarint(0)
 		next(tcStruct).field(1, tcStruct).field(2, tcList).raw(1<<4|tcStruct, tcStop).raw(tcStop).raw(tcStop)
+		next(tcUUID).raw(uuid...)
+		next(tcList).raw(2<<4 | tcUUID).raw(uuid...).raw(uuid...)
+		next(tcSet).raw(0xf0 | tcUUID).uvarint(15)
+		for range 15 {
+			w.raw(uuid...)
+		}
+		next(tcMap).uvarint(1).raw(tcUUID<<4 | tcUUID).raw(uuid...).raw(uuid...)
 		return w
 	}
 	variants := map[string][]byte{
@@ -255,7 +266,9 @@ func TestParquetDecodeErrors(t *testing.T) {
 		{"gzip", hdr(func(w *tw) {
 			w.field(1, tcI32).zigzag(32).field(1, tcStruct).union(1).field(1, tcStruct).union(1).field(1, tcStruct).union(2).raw(tcStop)
 		}), ErrUnsupported},
-		{"type 13", hdr(func(w *tw) { w.field(5, 13).raw(specHeader(32)...) }), ErrCorrupt},
+		{"type 14", hdr(func(w *tw) { w.field(5, 14).raw(specHeader(32)...) }), ErrCorrupt},
+		{"type 15", hdr(func(w *tw) { w.long(15, 5).raw(specHeader(32)...) }), ErrCorrupt},
+		{"list of type 14", hdr(func(w *tw) { w.field(5, tcList).raw(1<<4 | 14) }), ErrCorrupt},
 		{"overlong varint", hdr(func(w *tw) { w.field(1, tcI32).raw(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f) }), ErrCorrupt},
 		{"field id 40000", hdr(func(w *tw) { w.raw(tcI32).zigzag(40000).zigzag(1).raw(specHeader(32)...) }), ErrCorrupt},
 		{"huge binary", hdr(func(w *tw) { w.field(5, tcBinary).uvarint(1 << 40) }), ErrCorrupt},
@@ -314,6 +327,84 @@ func TestParquetDecodeErrors(t *testing.T) {
 	r := io.MultiReader(bytes.NewReader(AppendParquetHeader(nil, 1024)), iotest.ErrReader(io.ErrClosedPipe))
 	if _, _, err := ReadParquet(r); !errors.Is(err, io.ErrClosedPipe) || errors.Is(err, ErrTruncated) {
 		t.Errorf("I/O error in the bitset: %v", err)
+	}
+}
+
+// TestParquetHeaderUUID: an unknown field of Thrift's UUID type (compact
+// type 13, 16 bytes, which Apache Thrift 0.17 and later read and skip),
+// alone, in a list, a set and as a map's key and value, and inside a union
+// member, decodes with every decoder to the same filter, and every strict
+// prefix of it is ErrTruncated.
+func TestParquetHeaderUUID(t *testing.T) {
+	const numBytes = 64
+	uuid := bytes.Repeat([]byte{tcStruct}, 16) // structs, were they read as types
+	headers := map[string][]byte{
+		// Field id 5 in long form, then field 1 in long form (a short
+		// delta would make it field 6).
+		"field": (&tw{}).long(tcUUID, 5).raw(uuid...).long(tcI32, 1).zigzag(numBytes).
+			field(1, tcStruct).union(1).field(1, tcStruct).union(1).field(1, tcStruct).union(1).raw(tcStop).b,
+		"list": (&tw{}).field(1, tcI32).zigzag(numBytes).field(4, tcList).raw(3<<4|tcUUID).
+			raw(uuid...).raw(uuid...).raw(uuid...).long(tcStruct, 2).union(1).
+			field(1, tcStruct).union(1).field(1, tcStruct).union(1).raw(tcStop).b,
+		"long list": func() []byte {
+			w := (&tw{}).field(1, tcI32).zigzag(numBytes).field(4, tcList).raw(0xf0 | tcUUID).uvarint(20)
+			for range 20 {
+				w.raw(uuid...)
+			}
+			return w.long(tcStruct, 2).union(1).field(1, tcStruct).union(1).field(1, tcStruct).union(1).raw(tcStop).b
+		}(),
+		"set and map": (&tw{}).field(1, tcI32).zigzag(numBytes).
+			field(4, tcSet).raw(1<<4|tcUUID).raw(uuid...).
+			field(1, tcMap).uvarint(2).raw(tcUUID<<4|tcUUID).raw(uuid...).raw(uuid...).raw(uuid...).raw(uuid...).
+			long(tcStruct, 2).union(1).field(1, tcStruct).union(1).field(1, tcStruct).union(1).raw(tcStop).b,
+		"in a union member": (&tw{}).field(1, tcI32).zigzag(numBytes).
+			field(1, tcStruct).field(1, tcStruct).field(3, tcUUID).raw(uuid...).raw(tcStop).raw(tcStop).
+			field(1, tcStruct).union(1).field(1, tcStruct).union(1).raw(tcStop).b,
+	}
+	bitset := bytes.Repeat([]byte{0x0f, 0xf0, 0x3c, 0xc3}, numBytes/4)
+	for name, hdr := range headers {
+		data := append(bytes.Clone(hdr), bitset...)
+		if nb, n, err := DecodeParquetHeader(data); err != nil || nb != numBytes || n != len(hdr) {
+			t.Errorf("%s: DecodeParquetHeader: %d bytes, header %d of %d, %v", name, nb, n, len(hdr), err)
+			continue
+		}
+		f, n, err := ParseParquet(data)
+		if err != nil || n != len(data) || !bytes.Equal(f.AppendBitset(nil), bitset) {
+			t.Errorf("%s: ParseParquet: %d of %d bytes, %v", name, n, len(data), err)
+			continue
+		}
+		g, m, err := ReadParquet(iotest.OneByteReader(bytes.NewReader(data)))
+		if err != nil || m != int64(len(data)) || !bytes.Equal(g.AppendBitset(nil), bitset) {
+			t.Errorf("%s: ReadParquet: %d, %v", name, m, err)
+		}
+		v, n, err := ViewParquet(data)
+		if err != nil || n != len(data) || v.NumBytes() != numBytes {
+			t.Errorf("%s: ViewParquet: %d, %v", name, n, err)
+		}
+		var u Filter
+		if err := u.UnmarshalParquet(data); err != nil || !bytes.Equal(u.AppendBitset(nil), bitset) {
+			t.Errorf("%s: UnmarshalParquet: %v", name, err)
+		}
+		for i := range len(data) {
+			if _, _, err := ParseParquet(data[:i]); !errors.Is(err, ErrTruncated) {
+				t.Fatalf("%s: ParseParquet of %d/%d bytes: %v", name, i, len(data), err)
+			}
+			if _, _, err := ReadParquet(bytes.NewReader(data[:i])); !errors.Is(err, ErrTruncated) {
+				t.Fatalf("%s: ReadParquet of %d/%d bytes: %v", name, i, len(data), err)
+			}
+		}
+	}
+	// A UUID cut short at the end of the input.
+	for _, short := range [][]byte{
+		(&tw{}).long(tcUUID, 5).raw(uuid[:10]...).b,
+		(&tw{}).field(5, tcList).raw(2<<4 | tcUUID).raw(uuid...).raw(uuid[:15]...).b,
+	} {
+		if _, _, err := DecodeParquetHeader(short); !errors.Is(err, ErrTruncated) {
+			t.Errorf("% x: DecodeParquetHeader: %v, want ErrTruncated", short, err)
+		}
+		if _, _, err := ReadParquet(bytes.NewReader(short)); !errors.Is(err, ErrTruncated) {
+			t.Errorf("% x: ReadParquet: %v, want ErrTruncated", short, err)
+		}
 	}
 }
 
