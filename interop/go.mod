@@ -6,13 +6,13 @@ replace github.com/sift-go/sift => ../
 
 require (
 	github.com/apache/arrow-go/v18 v18.8.0
+	github.com/apache/thrift v0.24.0
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/sift-go/sift v0.0.0-00010101000000-000000000000
 )
 
 require (
 	github.com/andybalholm/brotli v1.2.3 // indirect
-	github.com/apache/thrift v0.24.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/goccy/go-json v0.10.6 // indirect
 	github.com/google/flatbuffers v25.12.19+incompatible // indirect
