@@ -16,6 +16,9 @@
 //	f.ContainsInt64(42) // true
 //	data, err := f.MarshalParquet() // the bytes at bloom_filter_offset
 //
+// (For a Parquet file that Arrow C++ may read, size the filter with
+// NewWithSize(ParquetSize(n, fpp)) instead: see Sizing.)
+//
 // Filter is the filter; View is a read-only one served in place from a
 // mapped sift file (Open), a buffer in sift's format (FromBytes) or a
 // Parquet file's bytes (ViewParquet).
@@ -23,7 +26,8 @@
 // # Design and hashing
 //
 // A filter is B blocks of 256 bits, eight 32-bit words (B is any count
-// from 1 to MaxBlocks; Parquet readers accept any). A value's 64-bit hash h
+// from 1 to MaxBlocks; Sizing says which counts each Parquet reader
+// accepts). A value's 64-bit hash h
 // chooses the block by multiply-shift, (h>>32)*B>>32, and its low 32 bits
 // set one bit in each of the block's eight words, with the
 // specification's eight salts: always eight probes, all in one block.
@@ -66,6 +70,20 @@
 // per value for both, and a rate of 0.103% at the 0.1% target. FPP
 // reports the rate of a filter from its actual bits, EstimatedCount the
 // number of values from its fill.
+//
+// Parquet readers differ in the sizes they accept. parquet-go, arrow-rs
+// and DuckDB read a filter of any multiple of 32 bytes; parquet-mr and
+// arrow-go any multiple of 32 bytes up to ParquetMaxBytes, 128 MiB
+// (parquet-mr skips a larger filter, arrow-go returns an error); Arrow C++
+// only a power of two from 32 bytes to 128 MiB, and throws "Given length
+// of bitset is illegal" on any other size rather than skip the filter. So
+// does every reader built on Arrow C++'s code: pyarrow, and engines with a
+// copy of it, such as Velox and Doris. New's size is seldom a power of
+// two, which Arrow C++ refuses, and exceeds 128 MiB from about 102 million
+// values at 1%, which only the first group reads (sift's own format has no
+// such limits). For a Parquet file that any reader may open, build the
+// filter with NewWithSize(ParquetSize(n, fpp)): a power of two of at most
+// 128 MiB, Arrow's own size (Fold keeps it a power of two).
 //
 // # Folding
 //

@@ -559,10 +559,16 @@ func (c *core) appendBitset(dst []byte) []byte {
 // uncompressed; AppendParquetHeader) and the bitset. Its length is what
 // the column chunk's bloom_filter_length holds. It returns ErrTooLarge for
 // a filter of 2^31 bytes or more, which numBytes (an i32) cannot declare.
+// It writes any other size, but not every reader accepts every size:
+// parquet-mr and arrow-go none above ParquetMaxBytes (128 MiB), and Arrow
+// C++ (pyarrow, Velox, Doris) only powers of two from 32 bytes to 128 MiB,
+// throwing on any other; a filter sized with ParquetSize suits them all
+// (see the package documentation's Sizing).
 func (f *Filter) MarshalParquet() ([]byte, error) { return f.marshalParquet() }
 
 // WriteParquet writes MarshalParquet's bytes to w, without copying the
-// bitset on little-endian machines.
+// bitset on little-endian machines. Which Parquet readers accept which
+// sizes: see MarshalParquet.
 func (f *Filter) WriteParquet(w io.Writer) (int64, error) { return f.writeParquet(w) }
 
 func (c *core) parquetSize() (int32, error) {

@@ -17,7 +17,8 @@ const (
 	// filter).
 	MaxBlocks = kernel.SBBFMaxBlocks
 	// ParquetMaxBytes is the largest filter parquet-mr, Arrow C++ and
-	// arrow-go write (and the largest arrow-go reads): 128 MiB. ParquetSize
+	// arrow-go write, and the largest they read (parquet-mr skips a larger
+	// filter, arrow-go and Arrow C++ fail on it): 128 MiB. ParquetSize
 	// and ParquetMRSize never exceed it; sift itself has no such limit
 	// below MaxBlocks.
 	ParquetMaxBytes = 128 << 20

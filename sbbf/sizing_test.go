@@ -55,8 +55,9 @@ func TestParquetSize(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("ParquetSize(%d, %v) = %d, %v; want %d", c.n, c.fpp, got, err, c.want)
 		}
-		if got&(got-1) != 0 {
-			t.Errorf("ParquetSize(%d, %v) = %d, not a power of two", c.n, c.fpp, got)
+		// Arrow C++ reads only a power of two from 32 bytes to 128 MiB.
+		if got&(got-1) != 0 || got < BlockBytes || got > ParquetMaxBytes {
+			t.Errorf("ParquetSize(%d, %v) = %d, not a power of two from 32 bytes to ParquetMaxBytes", c.n, c.fpp, got)
 		}
 	}
 }
