@@ -46,8 +46,17 @@ var ErrFooter = errors.New("interop: footer cannot be rewritten safely")
 // (files written by parquet-go and arrow-go pass; DuckDB 1.5.6's footers
 // carry fields parquet-go v0.32.0 does not decode, and are refused).
 // Encrypted files are refused too. On a refusal nothing is written to
-// dst; an error after the copy has begun (from dst, or a filter too large
-// to declare) leaves dst incomplete.
+// dst; an error after the copy has begun (from dst, or a filter too large)
+// leaves dst incomplete.
+//
+// A filter larger than sbbf.ParquetMaxBytes (128 MiB) is refused with an
+// error wrapping sbbf.ErrTooLarge: parquet-mr skips such a filter, and
+// arrow-go and Arrow C++ fail on it. Any smaller multiple of 32 bytes is
+// written as it is, which parquet-go, arrow-rs, DuckDB, parquet-mr and
+// arrow-go read; but Arrow C++ (pyarrow, Velox, Doris and other readers
+// built on its code) reads only powers of two and throws on any other
+// size, so for a file it may read give the filters a power-of-two size,
+// sbbf.NewWithSize(sbbf.ParquetSize(n, fpp)), rather than sbbf.New's.
 func AttachFilters(dst io.Writer, src io.ReaderAt, size int64, filter func(ColumnChunk) *sbbf.Filter) (int, error) {
 	if size < 12 {
 		return 0, fmt.Errorf("interop: a %d-byte file is not Parquet", size)
@@ -97,6 +106,9 @@ func AttachFilters(dst io.Writer, src io.ReaderAt, size int64, filter func(Colum
 			f := filter(ColumnChunk{RowGroup: i, Column: j, Path: m.PathInSchema, Type: m.Type, NumValues: m.NumValues, HasFilter: m.BloomFilterOffset > 0})
 			if f == nil {
 				continue
+			}
+			if nb := f.NumBytes(); nb > sbbf.ParquetMaxBytes {
+				return attached, fmt.Errorf("interop: row group %d column %d: a %d-byte filter exceeds the %d bytes (sbbf.ParquetMaxBytes) that parquet-mr, arrow-go and Arrow C++ read: %w", i, j, nb, sbbf.ParquetMaxBytes, sbbf.ErrTooLarge)
 			}
 			data, err := f.MarshalParquet()
 			if err != nil {

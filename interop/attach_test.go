@@ -210,3 +210,47 @@ func TestAttachFiltersRefuses(t *testing.T) {
 		t.Errorf("footer with an unknown field: %v, %d bytes written", err, out.Len())
 	}
 }
+
+// TestAttachFiltersSizeLimit: a filter over sbbf.ParquetMaxBytes (128 MiB),
+// which parquet-mr skips and arrow-go and Arrow C++ fail on, is refused
+// with sbbf.ErrTooLarge and not written; one of exactly 128 MiB is
+// attached.
+func TestAttachFiltersSizeLimit(t *testing.T) {
+	plain := writePlain(t, 1000)
+	// Mapped outside the Go heap and never touched: no memory is used.
+	big, err := sbbf.NewWithSize(sbbf.ParquetMaxBytes + sbbf.BlockBytes)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer big.Close()
+	first := func(f *sbbf.Filter) func(ColumnChunk) *sbbf.Filter {
+		return func(c ColumnChunk) *sbbf.Filter {
+			if c.RowGroup == 0 && c.Column == 0 {
+				return f
+			}
+			return nil
+		}
+	}
+	var out bytes.Buffer
+	n, err := AttachFilters(&out, bytes.NewReader(plain), int64(len(plain)), first(big))
+	if !errors.Is(err, sbbf.ErrTooLarge) || n != 0 || out.Len() > len(plain) {
+		t.Errorf("a filter of 128 MiB + 32 bytes: %d attached, %v, %d bytes written", n, err, out.Len())
+	}
+	if testing.Short() {
+		return // the rest marshals 128 MiB
+	}
+	most, err := sbbf.NewWithSize(sbbf.ParquetMaxBytes)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer most.Close()
+	var cw countWriter
+	if n, err := AttachFilters(&cw, bytes.NewReader(plain), int64(len(plain)), first(most)); err != nil || n != 1 || cw.n < sbbf.ParquetMaxBytes {
+		t.Errorf("a filter of 128 MiB: %d attached, %v, %d bytes written", n, err, cw.n)
+	}
+}
+
+// countWriter counts the bytes written to it.
+type countWriter struct{ n int64 }
+
+func (w *countWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }

@@ -22,7 +22,10 @@
 // (every byte of the row groups copied unchanged, the filters appended, the
 // footer's bloom_filter_offset and bloom_filter_length set): parquet-go,
 // arrow-go and DuckDB then read and use them (TestAttachFilters). It
-// refuses footers it cannot re-encode without loss.
+// refuses footers it cannot re-encode without loss, and filters over 128
+// MiB, which parquet-mr, arrow-go and Arrow C++ do not read. Arrow C++
+// (pyarrow) reads only filters whose size is a power of two: for a file it
+// may read, size them with sbbf.ParquetSize rather than sbbf.New.
 //
 // The tests of this module are the interop evidence for package sbbf:
 // for each physical type (INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY,
