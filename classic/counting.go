@@ -194,7 +194,9 @@ func (c *Counting) ContainsHash(h uint64) bool {
 // Remove deletes one occurrence of key: its counters are decremented,
 // except saturated ones (15), which stay. If key is not present (some
 // counter is zero) it returns an error wrapping ErrNotPresent and changes
-// nothing.
+// nothing. Remove only keys that were added: a key never added that the
+// filter reports present (a false positive) is removed without an error
+// and can make another key a false negative (see Counting).
 func (c *Counting) Remove(key []byte) error { return c.RemoveHash(hash.Bytes(key, c.seed)) }
 
 // RemoveString is Remove for a key added with AddString.
@@ -203,7 +205,8 @@ func (c *Counting) RemoveString(s string) error { return c.RemoveHash(hash.Strin
 // RemoveUint64 is Remove for a key added with AddUint64.
 func (c *Counting) RemoveUint64(x uint64) error { return c.RemoveHash(hash.Uint64(x, c.seed)) }
 
-// RemoveHash is Remove for the key whose hash is h.
+// RemoveHash is Remove for the key whose hash is h, with Remove's caveat
+// on keys never added.
 func (c *Counting) RemoveHash(h uint64) error {
 	if c.k == 0 {
 		return errZero

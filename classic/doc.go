@@ -159,9 +159,12 @@
 // Counting replaces each bit by a 4-bit counter (four times the memory),
 // sized with the same classic formulas. Add increments a key's k counters,
 // Remove decrements them, Contains tests that none is zero. A counter that
-// reaches 15 saturates and is never decremented again, so removals cannot
-// cause false negatives; removing a key that is not present returns
-// ErrNotPresent and changes nothing. Keys are hashed once with package hash
+// reaches 15 saturates and is never decremented again, so removals of
+// added keys cannot cause false negatives; removing a key that is not
+// present returns ErrNotPresent and changes nothing. Remove only keys that
+// were added: a key never added that the filter reports present (a false
+// positive) is removed without an error, and decrements counters other
+// keys rely on, which can make one of them a false negative. Keys are hashed once with package hash
 // (XXH3-64 with the filter's seed, default 0) and the k counters are chosen
 // by Kirsch–Mitzenmacher double hashing (see Counting), so callers can pass
 // precomputed hashes to AddHash, ContainsHash and RemoveHash.
