@@ -166,14 +166,18 @@ func TestWriteAtomic(t *testing.T) {
 	if _, err := WriteAtomic(path, writeBytes([]byte("old")), AtomicOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	// Leftovers: a dead writer's (removed), this process's and a live
-	// one's (kept), another file's and a name that only looks alike (kept).
+	// Leftovers: a dead writer's (removed), one named for this process
+	// that it did not make (removed where writers lock their files: an
+	// earlier process with this id left it, TestRemoveStaleOwnPID; kept
+	// elsewhere), a live one's (kept: not a minute old), another file's
+	// and names that only look alike (kept).
 	dead := TempPrefix(path) + strconv.Itoa(deadPID(t)) + "-123"
 	mine := TempPrefix(path) + strconv.Itoa(os.Getpid()) + "-456"
 	live := TempPrefix(path) + strconv.Itoa(os.Getppid()) + "-789"
 	other := TempPrefix(filepath.Join(dir, "g.sift")) + "1-1"
 	odd := TempPrefix(path) + "notapid-1"
-	for _, n := range []string{dead, mine, live, other, odd} {
+	odd2 := TempPrefix(path) + strconv.Itoa(deadPID(t)) + "-12x"
+	for _, n := range []string{dead, mine, live, other, odd, odd2} {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -193,13 +197,21 @@ func TestWriteAtomic(t *testing.T) {
 		t.Fatalf("temporary file %q is not named for its writer", seen)
 	}
 	got := strings.Join(tempFiles(t, dir), " ")
-	for _, n := range []string{mine, live, other, odd} {
+	kept, gone := []string{live, other, odd, odd2}, []string{dead}
+	if tempLocks {
+		gone = append(gone, mine)
+	} else {
+		kept = append(kept, mine)
+	}
+	for _, n := range kept {
 		if !strings.Contains(got, n) {
 			t.Errorf("%s was removed (left: %s)", n, got)
 		}
 	}
-	if strings.Contains(got, dead) {
-		t.Errorf("the dead writer's %s was kept", dead)
+	for _, n := range gone {
+		if strings.Contains(got, n) {
+			t.Errorf("the leftover %s was kept", n)
+		}
 	}
 	// Older than StaleAge: removed whoever wrote it.
 	old := time.Now().Add(-StaleAge - time.Hour)

@@ -18,9 +18,17 @@ import (
 )
 
 // StaleAge is the age from which RemoveStale removes a temporary file of
-// WriteAtomic even when the process id in its name is alive (ids are
-// reused) or cannot be checked (on systems without kill(2)).
+// WriteAtomic that no writer is known to hold even when the process id in
+// its name is alive (ids are reused) or cannot be checked: where the
+// writers' locks are not available (systems without flock(2), file systems
+// that refuse it, files this process cannot open).
 const StaleAge = 24 * time.Hour
+
+// TempGrace is the age from which RemoveStale removes a temporary file
+// whose lock it can take (no writer holds it) even when the process id in
+// its name is alive: a writer locks its file the moment after creating
+// it, and this covers that moment.
+const TempGrace = time.Minute
 
 // TempPrefix returns the prefix of the names of the temporary files
 // WriteAtomic creates beside path: "." + the base name + ".sift-tmp-". The
@@ -95,6 +103,16 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 		return 0, fmt.Errorf("creating a temporary file for %s: %w", path, err)
 	}
 	name := tmp.Name()
+	// The file stays locked (or counted among this process's, liveTemps)
+	// until it is renamed or removed, after the close step: the deferred
+	// functions run last to first.
+	var unlock func()
+	defer func() {
+		if unlock != nil {
+			unlock()
+		}
+		forgetTemp(name)
+	}()
 	if opt.OnTemp != nil {
 		done := opt.OnTemp(name)
 		defer done()
@@ -102,8 +120,8 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 	renamed := false
 	defer func() {
 		if !renamed {
-			tmp.Close()
 			os.Remove(name)
+			tmp.Close()
 		}
 	}()
 	step := func(op string, f func() error) error {
@@ -124,6 +142,11 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 		_ = step("chmod", func() error { return tmp.Chmod(mode) })
 	}
 	_ = step("fsync", tmp.Sync)
+	if err == nil {
+		if unlock = holdLock(tmp); unlock == nil {
+			keepTemp(name) // no lock, or it could not be kept: as one
+		}
+	}
 	_ = step("close", tmp.Close)
 	if err != nil {
 		return 0, err
@@ -154,20 +177,82 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 
 // CreateTemp creates a new file beside path, open for reading and
 // writing, named as WriteAtomic's temporary files (TempPrefix, the process
-// id, a random suffix), so that RemoveStale removes it once its process is
+// id, a random suffix), so that RemoveStale removes it once its writer is
 // gone. perm is the permission bits less the umask.
+//
+// Where flock(2) is available (Linux, macOS, the BSDs) the file is
+// returned locked (an exclusive flock, held by the returned file's open
+// file description: until it is closed, unless the caller duplicated the
+// descriptor): RemoveStale leaves a locked file alone, and takes one that
+// is not locked for a leftover once its process is gone, or its name has
+// this process's id and this process did not make it (a container's
+// writer is process 1 at every start), or it is older than TempGrace. The
+// caller removes or renames the file before it closes it. Where the file
+// system cannot lock, this process counts the name as its own (RemoveStale
+// leaves it alone) for as long as it runs.
 func CreateTemp(path string, perm os.FileMode) (*os.File, error) {
 	// os.CreateTemp's naming, with the permission bits perm (less the
 	// umask) where CreateTemp always gives 0600.
 	prefix := filepath.Join(filepath.Dir(path), TempPrefix(path)+strconv.Itoa(os.Getpid())+"-")
 	for try := 0; ; try++ {
-		f, err := os.OpenFile(prefix+strconv.FormatUint(uint64(rand.Uint32()), 10), os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
-		if errors.Is(err, fs.ErrExist) && try < 10000 {
-			continue
+		name := prefix + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		// Counted as this process's from before it exists until it is
+		// locked: RemoveStale in this process leaves it alone meanwhile.
+		keepTemp(name)
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if err != nil {
+			forgetTemp(name)
+			if errors.Is(err, fs.ErrExist) && try < 10000 {
+				continue
+			}
+			return nil, err
 		}
-		return f, err
+		if lockTemp(f) == nil {
+			forgetTemp(name)
+		}
+		return f, nil
 	}
 }
+
+// liveTemps holds the names of the temporary files this process is
+// creating, and those it holds without a lock (where the file system
+// cannot lock, or while WriteAtomic could not keep its lock through the
+// close): RemoveStale does not take them for a dead writer's, although
+// their process id is this process's.
+var (
+	liveMu    sync.Mutex
+	liveTemps = map[string]struct{}{}
+)
+
+// keepTemp adds name to liveTemps; forgetTemp removes it, and does nothing
+// for a name not there.
+func keepTemp(name string) {
+	liveMu.Lock()
+	liveTemps[name] = struct{}{}
+	liveMu.Unlock()
+}
+
+func forgetTemp(name string) {
+	liveMu.Lock()
+	delete(liveTemps, name)
+	liveMu.Unlock()
+}
+
+func isLiveTemp(name string) bool {
+	liveMu.Lock()
+	defer liveMu.Unlock()
+	_, ok := liveTemps[name]
+	return ok
+}
+
+// lockState is what probeTemp found of a temporary file's lock.
+type lockState int
+
+const (
+	lockUnknown lockState = iota // no lock here, or the file cannot be opened
+	lockHeld                     // a writer holds it
+	lockFree                     // nobody held it: probeTemp took it
+)
 
 // stepError is the error of WriteAtomic's step op on the temporary file
 // name: "writing PATH: OP NAME: CAUSE", matching cause. It has no package
@@ -220,16 +305,25 @@ func syncDir(dir string) error {
 
 // RemoveStale removes the temporary files that WriteAtomic left beside path
 // in processes that died before finishing (killed, or the machine lost
-// power): names that start with TempPrefix(path) followed by a process id
-// that no longer runs, or that are older than StaleAge. Files of writers
-// still running, this process's included, and every other name are left
-// alone. It returns how many it removed; failures to remove are ignored
-// (the next writer tries again).
+// power), and returns how many it removed; failures to remove are ignored
+// (the next writer tries again). It looks only at the names WriteAtomic
+// makes for path: TempPrefix(path), a process id, "-" and a number.
 //
-// The process id is checked in this process's pid namespace: a writer in
-// another container sharing the directory can lose its temporary file to
-// this cleanup, and then fails with an error when it renames; path is not
-// harmed either way.
+// Where the writers lock their temporary files (CreateTemp: Linux, macOS,
+// the BSDs), a file whose lock a writer holds is never removed, and one
+// whose lock RemoveStale can take is removed when the process id in its
+// name no longer runs, or is this process's but this process did not make
+// the file (a leftover of an earlier process with the same id: a
+// container's writer is process 1 at every start), or the file is older
+// than TempGrace (ids are reused, and a writer in another pid namespace
+// has an id that means nothing here; the grace covers the moment between
+// a writer's creating its file and locking it). Where the lock cannot be
+// tested (other systems, a file system that refuses flock, a file this
+// process cannot open), a file is removed when its process id is not this
+// process's and no longer runs, or it is older than StaleAge; a writer in
+// another container sharing the directory can then lose its temporary
+// file to this cleanup, and fails with an error when it renames. path is
+// not harmed either way.
 func RemoveStale(path string) int {
 	dir, prefix := filepath.Dir(path), TempPrefix(path)
 	entries, err := os.ReadDir(dir)
@@ -238,26 +332,73 @@ func RemoveStale(path string) int {
 	}
 	removed := 0
 	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		pid, ok := tempPID(e.Name(), prefix)
 		if !ok || !e.Type().IsRegular() {
 			continue
 		}
-		pidText, _, ok := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || pid <= 0 {
-			continue
-		}
-		stale := pid != os.Getpid() && !processAlive(pid)
-		if !stale {
-			if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > StaleAge {
-				stale = true
-			}
-		}
-		if stale && os.Remove(filepath.Join(dir, e.Name())) == nil {
+		name := filepath.Join(dir, e.Name())
+		if staleTemp(name, pid) {
 			removed++
 		}
 	}
 	return removed
+}
+
+// tempPID returns the process id in name, a temporary file's name made
+// with prefix (TempPrefix): prefix, a process id, "-" and a number, all
+// decimal digits.
+func tempPID(name, prefix string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return 0, false
+	}
+	pidText, suffix, ok := strings.Cut(rest, "-")
+	if !ok || !allDigits(pidText) || !allDigits(suffix) {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(pidText)
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	return pid, true
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// staleTemp removes the temporary file name, of process pid, if it is a
+// leftover (see RemoveStale), and reports whether it did.
+func staleTemp(name string, pid int) bool {
+	state, release := probeTemp(name)
+	if release != nil {
+		defer release() // removed while locked, so no writer can be mid-lock
+	}
+	info, err := os.Lstat(name)
+	if err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	age := time.Since(info.ModTime())
+	self := pid == os.Getpid()
+	var stale bool
+	switch state {
+	case lockHeld:
+		return false // its writer runs
+	case lockFree:
+		if self {
+			stale = !isLiveTemp(name) // not this process's: a leftover
+		} else {
+			stale = !processAlive(pid) || age > TempGrace
+		}
+	default:
+		stale = !self && !processAlive(pid) || age > StaleAge
+	}
+	return stale && os.Remove(name) == nil
 }
 
 // faultMu guards writeFault, the failure tests inject into WriteAtomic's
@@ -323,7 +464,8 @@ func CheckWritable(path string) error {
 		// created in DIR: permission denied".
 		return fmt.Errorf("cannot write %s: no files can be created in %s: %w", path, dir, unwrapPath(err))
 	}
+	os.Remove(tmp.Name()) // before the close, which releases its lock
 	tmp.Close()
-	os.Remove(tmp.Name())
+	forgetTemp(tmp.Name())
 	return nil
 }
