@@ -139,6 +139,41 @@ type writerTo func(w io.Writer) (int64, error)
 
 func (f writerTo) WriteTo(w io.Writer) (int64, error) { return f(w) }
 
+// TestWriteFileLongName: a file name of 240 bytes is valid (NAME_MAX is
+// 255 on Linux file systems) and os.WriteFile writes it; WriteFile could
+// not, since its temporary file's name was the target's plus about 30
+// bytes (findings K, 3). A name too long for the file system itself is an
+// error that says so, and path is not written.
+func TestWriteFileLongName(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, strings.Repeat("f", 235)+".sift")
+	if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+		t.Skipf("the file system refuses the name itself: %v", err)
+	}
+	os.Remove(path)
+	f, err := blocked.New(100, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.AddString("k")
+	if err := sift.WriteFile(path, f, 1); err != nil {
+		t.Fatalf("WriteFile of a valid 240-byte name: %v", err)
+	}
+	v, err := sift.Load(path)
+	if err != nil || !v.ContainsString("k") {
+		t.Fatalf("reading it back: %v", err)
+	}
+	v.Close()
+	tooLong := filepath.Join(dir, strings.Repeat("f", 251)+".sift")
+	err = sift.WriteFile(tooLong, f, 1)
+	if err == nil || !strings.Contains(err.Error(), "file name is too long") {
+		t.Errorf("WriteFile of a 256-byte name: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d files in the directory, want the one written", len(ents))
+	}
+}
+
 // TestWriteFileWrongLength: a writer whose WriteTo returns nil after fewer
 // or more bytes than the encoding its header declares (a cut download
 // given as a bytes.Reader) fails WriteFile with ErrTruncated or

@@ -19,3 +19,6 @@ func processAlive(pid int) bool {
 func syncUnsupported(err error) bool {
 	return errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP)
 }
+
+// nameTooLong reports whether err says a file name (or a path) is too long.
+func nameTooLong(err error) bool { return errors.Is(err, syscall.ENAMETOOLONG) }

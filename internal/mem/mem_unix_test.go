@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sift-go/sift/internal/edgetest"
 )
@@ -183,5 +184,86 @@ func TestCheckWritable(t *testing.T) {
 		if err := CheckWritable(filepath.Join(ro, "f.sift")); !errors.Is(err, fs.ErrPermission) {
 			t.Errorf("a read-only directory: %v", err)
 		}
+	}
+}
+
+// TestLongName: a file name of up to 255 bytes (NAME_MAX) can be written:
+// the temporary file's name shortens a base name too long to fit (it was
+// the name plus about 30 bytes, and a 240-byte name could not be written,
+// findings K, 3), two long names that share their first 240 bytes get
+// different prefixes, and RemoveStale finds the leftovers of such a name.
+// A name longer than 255 bytes is refused before any work, saying so
+// (CheckWritable said "no files can be created in DIR").
+func TestLongName(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{1, 200, 223, 224, 240, 254, 255} {
+		for _, unit := range []string{"f", "é", "日"} {
+			base := strings.Repeat(unit, n/len(unit)+1)[:n]
+			p := TempPrefix(filepath.Join(dir, base))
+			if len(p)+tempSuffixMax > 255 || !utf8.ValidString(p) && utf8.ValidString(base) {
+				t.Errorf("base of %d bytes (%q): a prefix of %d bytes (%q)", n, unit, len(p), p)
+			}
+			if n <= 223 && p != "."+base+".sift-tmp-" {
+				t.Errorf("base of %d bytes shortened: %q", n, p)
+			}
+		}
+	}
+	long := strings.Repeat("f", 240)
+	if TempPrefix(long+"a") == TempPrefix(long+"b") {
+		t.Errorf("two long names share the temporary files' prefix %q", TempPrefix(long+"a"))
+	}
+
+	path := filepath.Join(dir, strings.Repeat("f", 235)+".sift") // 240 bytes
+	if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+		t.Skipf("the file system refuses the name itself: %v", err)
+	}
+	os.Remove(path)
+	if err := CheckWritable(path); err != nil {
+		t.Errorf("CheckWritable of a 240-byte name: %v", err)
+	}
+	dead := filepath.Join(dir, TempPrefix(path)+strconv.Itoa(deadPID(t))+"-1")
+	if err := os.WriteFile(dead, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var tmp string
+	if _, err := WriteAtomic(path, writeBytes([]byte("new")), AtomicOptions{OnTemp: func(name string) func() {
+		tmp = name
+		return func() {}
+	}}); err != nil {
+		t.Fatalf("WriteAtomic of a 240-byte name: %v", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "new" {
+		t.Errorf("the file holds %q", got)
+	}
+	if _, err := os.Lstat(dead); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a dead writer's leftover was kept: %v", err)
+	}
+	if b := filepath.Base(tmp); len(b) > 255 || !strings.HasPrefix(b, TempPrefix(path)) {
+		t.Errorf("temporary file %q (%d bytes)", b, len(b))
+	}
+	// The same name with the last byte changed: its own leftovers only.
+	other := filepath.Join(dir, strings.Repeat("f", 235)+".sifu")
+	left := filepath.Join(dir, TempPrefix(other)+strconv.Itoa(deadPID(t))+"-1")
+	if err := os.WriteFile(left, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if RemoveStale(path) != 0 {
+		t.Errorf("RemoveStale of %s removed another name's leftover", path)
+	}
+	if RemoveStale(other) != 1 {
+		t.Errorf("RemoveStale of %s missed its leftover", other)
+	}
+
+	tooLong := filepath.Join(dir, strings.Repeat("f", 251)+".sift") // 256 bytes
+	for what, err := range map[string]error{
+		"CheckWritable": CheckWritable(tooLong),
+		"WriteAtomic":   func() error { _, err := WriteAtomic(tooLong, writeBytes([]byte("x")), AtomicOptions{}); return err }(),
+	} {
+		if !errors.Is(err, syscall.ENAMETOOLONG) || !strings.Contains(err.Error(), "the file name is too long (256 bytes)") || strings.Contains(err.Error(), "no files can be created") {
+			t.Errorf("%s of a 256-byte name: %v", what, err)
+		}
+	}
+	if left := tempFiles(t, dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
 	}
 }

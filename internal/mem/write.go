@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sift-go/sift/internal/errs"
 )
@@ -30,12 +32,40 @@ const StaleAge = 24 * time.Hour
 // it, and this covers that moment.
 const TempGrace = time.Minute
 
+// nameMax is the longest file name (in bytes) TempPrefix makes room for:
+// NAME_MAX of Linux, the BSDs and macOS file systems.
+const nameMax = 255
+
+// tempSuffixMax is the longest "PID-RANDOM" that follows TempPrefix: a
+// process id of up to 10 digits, "-", and a uint32 of up to 10.
+const tempSuffixMax = 10 + 1 + 10
+
+// tempMarker follows the base name in a temporary file's name.
+const tempMarker = ".sift-tmp-"
+
 // TempPrefix returns the prefix of the names of the temporary files
 // WriteAtomic creates beside path: "." + the base name + ".sift-tmp-". The
 // writer's process id and a random suffix follow ("PID-RANDOM"), so that a
 // later writer can tell its own kind's leftovers from anyone else's files
-// and from those of a writer still running.
-func TempPrefix(path string) string { return "." + filepath.Base(path) + ".sift-tmp-" }
+// and from those of a writer still running. A base name too long for the
+// whole to fit in 255 bytes (longer than 223 bytes) is shortened in it to
+// a prefix of itself, "~" and 16 hex digits of a hash of the whole base
+// name, so that every name a file system takes can be written and two long
+// names that share their beginning do not share their temporary files.
+func TempPrefix(path string) string {
+	base := filepath.Base(path)
+	if 1+len(base)+len(tempMarker)+tempSuffixMax <= nameMax {
+		return "." + base + tempMarker
+	}
+	h := fnv.New64a()
+	h.Write([]byte(base))
+	tag := fmt.Sprintf("~%016x", h.Sum64())
+	keep := nameMax - tempSuffixMax - len(tempMarker) - 1 - len(tag)
+	for keep > 0 && !utf8.RuneStart(base[keep]) {
+		keep-- // whole characters: some file systems take only UTF-8 names
+	}
+	return "." + base[:keep] + tag + tempMarker
+}
 
 // AtomicOptions are WriteAtomic's optional settings.
 type AtomicOptions struct {
@@ -76,7 +106,8 @@ type AtomicOptions struct {
 // rename, path is untouched and the temporary file removed. An error
 // syncing the directory after the rename says that path holds the new
 // file but the rename may not survive a crash. A path that exists and is
-// not a regular file is refused before anything is written.
+// not a regular file, and a name too long for the file system, are refused
+// before anything is written.
 func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOptions) (n int64, err error) {
 	dir := filepath.Dir(path)
 	mode, fresh := opt.Mode, false
@@ -87,6 +118,8 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 		if opt.Mode == 0 {
 			mode = st.Mode().Perm()
 		}
+	} else if nameTooLong(err) {
+		return 0, fmt.Errorf("writing %s: the file name is too long (%d bytes): %w", path, len(filepath.Base(path)), unwrapPath(err))
 	} else {
 		fresh = opt.Mode == 0
 	}
@@ -437,16 +470,19 @@ func fault(op string) error {
 
 // CheckWritable reports, before any work, the errors WriteAtomic would meet
 // at its end for path: a path that exists and is not a regular file, a
-// directory that does not exist or is not one, and a directory where no
-// file can be created (read-only, no permission; the check creates and
-// removes a temporary file named as WriteAtomic's, so a leftover is
-// removed by RemoveStale). It first removes the leftovers of earlier
-// writers of path that died (RemoveStale, as WriteAtomic does), so that a
-// writer killed during the check leaves at most its own temporary file.
-// A disk that fills up later is still WriteAtomic's error.
+// name too long for the file system, a directory that does not exist or is
+// not one, and a directory where no file can be created (read-only, no
+// permission; the check creates and removes a temporary file named as
+// WriteAtomic's, so a leftover is removed by RemoveStale). It first
+// removes the leftovers of earlier writers of path that died (RemoveStale,
+// as WriteAtomic does), so that a writer killed during the check leaves at
+// most its own temporary file. A disk that fills up later is still
+// WriteAtomic's error.
 func CheckWritable(path string) error {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return NotRegular(path, st.Mode())
+	} else if nameTooLong(err) {
+		return fmt.Errorf("cannot write %s: the file name is too long (%d bytes): %w", path, len(filepath.Base(path)), unwrapPath(err))
 	}
 	RemoveStale(path)
 	dir := filepath.Dir(path)
@@ -458,6 +494,17 @@ func CheckWritable(path string) error {
 		return fmt.Errorf("cannot write %s: %s is not a directory", path, dir)
 	}
 	tmp, err := CreateTemp(path, 0o600)
+	if nameTooLong(err) {
+		// Not the directory's fault: the temporary file's name (at most
+		// 255 bytes, TempPrefix) is more than this file system takes, or
+		// its path more than the system does.
+		var pe *fs.PathError
+		name := path
+		if errors.As(err, &pe) {
+			name = pe.Path
+		}
+		return fmt.Errorf("cannot write %s: the name is too long for the temporary file sift writes beside it (%s, %d bytes): %w", path, filepath.Base(name), len(filepath.Base(name)), unwrapPath(err))
+	}
 	if err != nil {
 		// The system's error, without the probe file's name (which the
 		// caller never made): "cannot write DIR/F: no files can be
