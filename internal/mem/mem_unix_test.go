@@ -267,3 +267,52 @@ func TestLongName(t *testing.T) {
 		t.Errorf("left behind: %v", left)
 	}
 }
+
+// TestCheckWritableDirUnreadable: a directory that takes new files but
+// cannot be opened (mode 0733 for a user other than its owner and root, a
+// drop box) is refused by CheckWritable, before any work: WriteAtomic
+// would write the file, rename it over the target and then fail to sync
+// the directory, and sift build exited 2 with the target replaced
+// (findings K, 4). Root opens any directory, so there the open fails by
+// SetWriteFault ("open-dir", which syncDir's open goes through too).
+func TestCheckWritableDirUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.sift")
+	restore := SetWriteFault(func(op string) error {
+		if op == "open-dir" {
+			return syscall.EACCES
+		}
+		return nil
+	})
+	err := CheckWritable(path)
+	if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), "cannot be opened") || !strings.Contains(err.Error(), dir) {
+		t.Errorf("CheckWritable where the directory cannot be opened: %v", err)
+	}
+	_, err = WriteAtomic(path, writeBytes([]byte("new")), AtomicOptions{})
+	if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), "syncing its directory failed") {
+		t.Errorf("WriteAtomic where the directory cannot be opened: %v", err)
+	}
+	restore()
+	if left := tempFiles(t, dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+	if os.Geteuid() == 0 {
+		return
+	}
+	drop := filepath.Join(dir, "drop")
+	if err := os.Mkdir(drop, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(drop, 0o333); err != nil { // the owner: write and enter only
+		t.Fatal(err)
+	}
+	defer os.Chmod(drop, 0o700)
+	err = CheckWritable(filepath.Join(drop, "f.sift"))
+	if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), "cannot be opened") {
+		t.Errorf("CheckWritable in a directory of mode 0333: %v", err)
+	}
+	os.Chmod(drop, 0o700)
+	if left := tempFiles(t, drop); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}

@@ -325,7 +325,7 @@ func syncDir(dir string) error {
 	if err := fault("fsync-dir"); err != nil {
 		return err
 	}
-	d, err := os.Open(dir)
+	d, err := openDir(dir)
 	if err != nil {
 		return err
 	}
@@ -334,6 +334,17 @@ func syncDir(dir string) error {
 		return err
 	}
 	return nil
+}
+
+// openDir opens dir as syncDir does, and CheckWritable to see that syncDir
+// will be able to: a directory a user may write and enter but not read
+// (mode 0733, a drop box) takes the file and its rename, but not this
+// open.
+func openDir(dir string) (*os.File, error) {
+	if err := fault("open-dir"); err != nil {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	return os.Open(dir)
 }
 
 // RemoveStale removes the temporary files that WriteAtomic left beside path
@@ -441,11 +452,12 @@ var (
 	writeFault func(op string) error
 )
 
-// SetWriteFault makes WriteAtomic fail the step named op ("write", "chmod", "fsync",
-// "close", "rename", "fsync-dir") with the error f returns for it (nil: no
-// failure), until the returned function restores normal operation. It is
-// for tests of the writers' error paths; it affects every WriteAtomic in
-// the process.
+// SetWriteFault makes WriteAtomic fail the step named op ("write", "chmod",
+// "fsync", "close", "rename", "fsync-dir", and "open-dir": the open of the
+// directory to sync it, which CheckWritable tries too) with the error f
+// returns for it (nil: no failure), until the returned function restores
+// normal operation. It is for tests of the writers' error paths; it
+// affects every WriteAtomic (and CheckWritable) in the process.
 func SetWriteFault(f func(op string) error) (restore func()) {
 	faultMu.Lock()
 	prev := writeFault
@@ -471,13 +483,15 @@ func fault(op string) error {
 // CheckWritable reports, before any work, the errors WriteAtomic would meet
 // at its end for path: a path that exists and is not a regular file, a
 // name too long for the file system, a directory that does not exist or is
-// not one, and a directory where no file can be created (read-only, no
+// not one, a directory where no file can be created (read-only, no
 // permission; the check creates and removes a temporary file named as
-// WriteAtomic's, so a leftover is removed by RemoveStale). It first
-// removes the leftovers of earlier writers of path that died (RemoveStale,
-// as WriteAtomic does), so that a writer killed during the check leaves at
-// most its own temporary file. A disk that fills up later is still
-// WriteAtomic's error.
+// WriteAtomic's, so a leftover is removed by RemoveStale), and a directory
+// that cannot be opened to sync the rename (one the user may write and
+// enter but not read, mode 0733: WriteAtomic would replace path and then
+// fail). It first removes the leftovers of earlier writers of path that
+// died (RemoveStale, as WriteAtomic does), so that a writer killed during
+// the check leaves at most its own temporary file. A disk that fills up
+// later is still WriteAtomic's error.
 func CheckWritable(path string) error {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return NotRegular(path, st.Mode())
@@ -514,5 +528,10 @@ func CheckWritable(path string) error {
 	os.Remove(tmp.Name()) // before the close, which releases its lock
 	tmp.Close()
 	forgetTemp(tmp.Name())
+	d, err := openDir(dir)
+	if err != nil {
+		return fmt.Errorf("cannot write %s: its directory %s cannot be opened, which syncing the rename needs: %w", path, dir, unwrapPath(err))
+	}
+	d.Close()
 	return nil
 }
