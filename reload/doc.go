@@ -39,13 +39,15 @@
 // failed is read again once its status-change time moves (on Unix
 // systems, where every write moves it and no writer can set it), and a
 // failed read that began within two seconds of the file's last change (the
-// later of the two times) is retried at the next poll even when nothing
-// seems to have changed. On Unix systems a file is held open while it is
-// served (one descriptor, no mapping), so its inode number cannot pass to
-// another file and the stat comparison stays exact (so is the file that
-// failed last); the disk space of such a file that is removed is freed
-// when the next file is served, or at Close. (On Windows, where an open
-// file cannot be renamed over, files are not held open.)
+// later of the two times, or when the Filter first saw the file as it is if
+// that is earlier: a time ahead of this machine's clock counts from then)
+// is retried at the next poll even when nothing seems to have changed. On
+// Unix systems a file is held open while it is served (one descriptor, no
+// mapping), so its inode number cannot pass to another file and the stat
+// comparison stays exact (so is the file that failed last); the disk space
+// of such a file that is removed is freed when the next file is served, or
+// at Close. (On Windows, where an open file cannot be renamed over, files
+// are not held open.)
 //
 // # Copy or mapping
 //

@@ -281,6 +281,76 @@ func TestFailedFileRetriedWhenChanged(t *testing.T) {
 	}
 }
 
+// TestFutureModTimeDamagedSettles: a damaged file whose modification time
+// is ahead of this machine's clock (a file server's clock ahead, tar or
+// rsync -t from a machine whose clock leads, touch -d) is read again while
+// it is within the racy window counted from when the Filter first saw it,
+// and then no more while it does not change: it is reported once and
+// costs a stat and a head a poll. Before, the window ran to the
+// modification time plus two seconds, and every poll read the whole file
+// again for as long as the clocks differed (an hour here; findings K, 2).
+// A later change is still read.
+func TestFutureModTimeDamagedSettles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.sift")
+	publish(t, path, encode(t, sift.KindBlocked, keysOf("k", 100), 1, 0))
+	var reported []error
+	f, err := reload.Open(path, reload.WithInterval(0), reload.WithOnError(func(err error) { reported = append(reported, err) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	reads, restore := reload.CountObtain()
+	t.Cleanup(restore)
+
+	bad := encode(t, sift.KindBlocked, keysOf("k", 100), 2, 0)
+	bad[len(bad)-1] ^= 1 // in the payload: the read fails its checksum
+	publish(t, path, bad)
+	future := time.Now().Add(time.Hour)
+	if err := os.Chtimes(path, future, future); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now() // the Filters' clock, moved by hand
+	t.Cleanup(reload.SetClock(func() time.Time { return now }))
+	poll := func(want int64) {
+		t.Helper()
+		if err := f.Poll(); !errors.Is(err, sift.ErrChecksum) {
+			t.Fatalf("poll: %v, want a checksum error", err)
+		}
+		if n := reads.Load(); n != want {
+			t.Fatalf("%d reads of the damaged file, want %d", n, want)
+		}
+	}
+	poll(1)
+	if !f.RetriesUnchanged() {
+		t.Error("a file seen a moment ago failed, and is not retried unless its stat changes")
+	}
+	now = now.Add(time.Second)
+	poll(2) // within the window: it may still be being written
+	now = now.Add(time.Second + time.Millisecond)
+	poll(3) // the window is over: this failure is final
+	if f.RetriesUnchanged() {
+		t.Error("the damaged file, unchanged for two seconds of this clock, is still retried at every poll")
+	}
+	for range 5 {
+		now = now.Add(time.Second)
+		poll(3)
+	}
+	if len(reported) != 1 {
+		t.Errorf("reported %d times, want once: %v", len(reported), reported)
+	}
+	if v := f.Version(); v.Generation != 1 {
+		t.Errorf("serving %+v, want generation 1", v)
+	}
+	// A new file, with the same future time: served.
+	publish(t, path, encode(t, sift.KindBlocked, keysOf("k", 100), 3, 0))
+	if err := os.Chtimes(path, future, future); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Poll(); err != nil || f.Version().Generation != 3 || reads.Load() != 4 {
+		t.Errorf("a new file: %v, serving %+v after %d reads", err, f.Version(), reads.Load())
+	}
+}
+
 // refusedUpdate serves a window file, opens it for polling (with opts),
 // makes the next n attempts of the way fail (reload.FailObtain or
 // FailServe) with refusal, then replaces the file (generation 2) and sets

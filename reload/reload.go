@@ -170,6 +170,7 @@ type Filter struct {
 	failedReg  bool        // failed was a regular file, opened
 	failedHead head
 	failedRacy bool                  // failed's attempt may succeed later without its stat changing
+	failedSeen time.Time             // when this process first saw failed as it is (clock; see load)
 	lastErr    atomic.Pointer[error] // the last attempt's error (nil: none); Err reads it without f.mu
 	swaps      uint64
 	closed     bool
@@ -202,7 +203,7 @@ func Open(path string, opts ...Option) (*Filter, error) {
 	if err != nil {
 		return nil, errs.Wrap(pkg, err)
 	}
-	g, _, err := load(path, fd, st, h, o)
+	g, _, err := load(path, fd, st, h, clock(), o)
 	if err != nil {
 		fd.Close()
 		return nil, err
@@ -223,6 +224,12 @@ func Open(path string, opts ...Option) (*Filter, error) {
 // writes within one tick the same time. A failed read that began within
 // this window is retried at the next poll even when the stat shows no
 // change, so a file completed in place at the same size is not missed.
+// The window is measured by this machine's clock, from the file's last
+// change or from when this process first saw the file as it is, whichever
+// is earlier (see load): a time ahead of this clock (a file server's clock
+// ahead, tar, rsync -t or touch -d from a machine whose clock leads) does
+// not keep a damaged file's failure "racy", read again in full at every
+// poll, until that time comes.
 const racyWindow = 2 * time.Second
 
 // lastChange is when the file st describes last changed, as far as the
@@ -278,19 +285,25 @@ func openPath(path string) (*os.File, fs.FileInfo, head, error) {
 // which it keeps open (as the generation's pin; closes where files are not
 // pinned) on success and leaves to the caller on failure. racy reports
 // whether a failed attempt may succeed later on the same unchanged file:
-// it began within racyWindow of the file's last change (lastChange), so a
-// write after it may leave the stat as it was, or memory was refused for
-// what is available now (mem.ErrMemoryNow), which changes while the file
-// does not. (Other ErrTooLarge refusals, a size beyond the machine or the
+// it began within racyWindow of the file's last change (lastChange, or
+// seen, when this process first saw the file as it is, if that is
+// earlier: the change the stat shows came before that, whatever time the
+// stat gives it), so a write after it may leave the stat as it was, or
+// memory was refused for what is available now (mem.ErrMemoryNow), which
+// changes while the file does not. (Other ErrTooLarge refusals, a size beyond the machine or the
 // platform, are final, as a damaged file is.) The file is refused from its
 // head, before it is read or memory for it is taken, when the head is not
 // a sift header, the file is shorter (still being written, or cut) or
 // longer than the encoding its header declares, its payload is larger than
 // WithMaxSize allows, or it holds a kind no View serves (unservable).
-func load(path string, fd *os.File, st fs.FileInfo, h head, o options) (g *gen, racy bool, err error) {
+func load(path string, fd *os.File, st fs.FileInfo, h head, seen time.Time, o options) (g *gen, racy bool, err error) {
 	// The head was read just before: a failure it shows may be a write in
 	// progress that the stat will not show (racyWindow), as a read's.
-	racy = clock().Before(lastChange(st).Add(racyWindow))
+	changed := lastChange(st)
+	if seen.Before(changed) {
+		changed = seen // a time ahead of this machine's clock
+	}
+	racy = clock().Before(changed.Add(racyWindow))
 	if err := format.CheckHead(h.b[:h.n], st.Size(), 0, o.maxBytes); err != nil {
 		return nil, racy, pathError(path, err)
 	}
@@ -656,19 +669,19 @@ func (f *Filter) check(retry bool) error {
 		if !retry && f.failed == nil && errors.Is(f.Err(), fs.ErrNotExist) && errors.Is(err, fs.ErrNotExist) {
 			return f.Err() // reported already
 		}
-		return f.fail(nil, nil, head{}, false, retry, stillServing(err, cur.version))
+		return f.fail(nil, nil, head{}, false, time.Time{}, retry, stillServing(err, cur.version))
 	}
 	if !st.Mode().IsRegular() {
 		if !retry && f.failed != nil && !f.failedReg && mem.SameVersion(st, f.failed) {
 			return f.Err() // reported already
 		}
 		err := mem.NotRegular(f.path, st.Mode())
-		return f.fail(nil, st, head{}, false, retry, stillServing(err, cur.version))
+		return f.fail(nil, st, head{}, false, time.Time{}, retry, stillServing(err, cur.version))
 	}
 	fd, st, h, err := openPath(f.path)
 	if err != nil {
 		// Replaced between the stat and the open, or unreadable.
-		return f.fail(nil, nil, head{}, false, retry, stillServing(err, cur.version))
+		return f.fail(nil, nil, head{}, false, time.Time{}, retry, stillServing(err, cur.version))
 	}
 	if mem.SameVersion(st, cur.id) && h == cur.head {
 		// The served file, unchanged: a failure seen since (the path
@@ -684,13 +697,18 @@ func (f *Filter) check(retry bool) error {
 	// time and its head are: a write in place of the same size that keeps
 	// the head and sets the modification time back (rsync -t) moves only
 	// the status-change time, however long after the failure it comes.
-	if !retry && f.failedReg && mem.SameVersion(st, f.failed) && changeTime(st).Equal(changeTime(f.failed)) && h == f.failedHead && !f.failedRacy {
+	unchanged := f.failedReg && mem.SameVersion(st, f.failed) && changeTime(st).Equal(changeTime(f.failed)) && h == f.failedHead
+	if !retry && unchanged && !f.failedRacy {
 		fd.Close()
 		return f.Err() // reported already, and unchanged since
 	}
-	g, racy, err := load(f.path, fd, st, h, f.o)
+	seen := clock()
+	if unchanged {
+		seen = f.failedSeen
+	}
+	g, racy, err := load(f.path, fd, st, h, seen, f.o)
 	if err != nil {
-		return f.fail(fd, st, h, racy, retry, stillServing(err, cur.version))
+		return f.fail(fd, st, h, racy, seen, retry, stillServing(err, cur.version))
 	}
 	f.swaps++
 	g.version.Loaded, g.version.Swaps = time.Now(), f.swaps
@@ -705,18 +723,20 @@ func (f *Filter) check(retry bool) error {
 }
 
 // fail records the failed attempt on the file st, open as fd (nil for what
-// is not a regular file or could not be opened), with head h, and reports
+// is not a regular file or could not be opened), with head h, first seen
+// as it is at seen, and reports
 // err unless it is another failure of the file that failed last (the same
 // file: it is held open, so its inode number cannot have been reused; or,
 // for what cannot be opened, the same error) and the attempt was not
 // Reload's (force). A file written in place fails
 // several ways while the copy runs (empty, short, a checksum that does not
 // match): it is reported once.
-func (f *Filter) fail(fd *os.File, st fs.FileInfo, h head, racy, force bool, err error) error {
+func (f *Filter) fail(fd *os.File, st fs.FileInfo, h head, racy bool, seen time.Time, force bool, err error) error {
 	prev := f.Err()
 	again := fd != nil && f.failedReg && os.SameFile(st, f.failed) ||
 		fd == nil && !f.failedReg && prev != nil && prev.Error() == err.Error()
 	f.setFailed(fd, st, h, racy)
+	f.failedSeen = seen
 	f.setErr(err)
 	if (force || !again) && f.o.onError != nil {
 		f.o.onError(err)
@@ -736,6 +756,7 @@ func (f *Filter) setFailed(fd *os.File, st fs.FileInfo, h head, racy bool) {
 		fd = nil
 	}
 	f.failedPin, f.failed, f.failedHead, f.failedRacy = fd, st, h, racy
+	f.failedSeen = time.Time{}
 }
 
 // retire frees g once its lookups in flight have finished. Lookups are
