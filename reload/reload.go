@@ -174,6 +174,7 @@ type Filter struct {
 	lastErr    atomic.Pointer[error] // the last attempt's error (nil: none); Err reads it without f.mu
 	swaps      uint64
 	closed     bool
+	closeDone  chan struct{} // closed when the first Close has released everything
 	stop       chan struct{}
 	done       chan struct{}
 	drains     sync.WaitGroup
@@ -800,14 +801,22 @@ func (f *Filter) poll() {
 // Close stops watching the path and frees the file once the lookups in
 // flight have finished; it returns after that, so no mapping or file
 // descriptor of the Filter remains. Lookups after Close panic with an
-// error wrapping ErrClosed. Close is idempotent.
+// error wrapping ErrClosed. Close is idempotent: a call made while
+// another is waiting for the lookups returns when that one does, so every
+// Close returns with the file released. (So Close must not be called
+// while the caller holds a Snapshot of the Filter: it would wait for
+// itself.)
 func (f *Filter) Close() error {
 	f.mu.Lock()
 	if f.closed {
+		done := f.closeDone
 		f.mu.Unlock()
+		<-done
 		return nil
 	}
 	f.closed = true
+	f.closeDone = make(chan struct{})
+	defer close(f.closeDone)
 	g := f.cur.Swap(closedGen)
 	f.setFailed(nil, nil, head{}, false)
 	f.mu.Unlock()

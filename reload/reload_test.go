@@ -451,6 +451,56 @@ func TestClosed(t *testing.T) {
 	}
 }
 
+// TestSecondCloseWaits: a Close called while another waits for a lookup
+// in flight (a Snapshot) returns when that one does, with the file
+// released, WithMmap too. Before, it found the Filter closed and returned
+// at once with the file's descriptor (and mapping) still there, so a caller
+// that removed or unmounted after its own Close raced with the release
+// (findings K, 5). A Close after that returns at once.
+func TestSecondCloseWaits(t *testing.T) {
+	for _, opts := range [][]reload.Option{nil, {reload.WithMmap()}} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "f.sift")
+		publish(t, path, encode(t, sift.KindBlocked, keysOf("k", 100), 1, 0))
+		f, err := reload.Open(path, append(opts, reload.WithInterval(0))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := f.Acquire() // a lookup in flight
+		first, second := make(chan error, 1), make(chan error, 1)
+		go func() { first <- f.Close() }()
+		for !errors.Is(f.Reload(), reload.ErrClosed) { // the first Close began
+			time.Sleep(time.Millisecond)
+		}
+		go func() { second <- f.Close() }()
+		select {
+		case err := <-second:
+			t.Fatalf("the second Close returned (%v) while the first waits for a Snapshot", err)
+		case err := <-first:
+			t.Fatalf("the first Close returned (%v) with a Snapshot held", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if !s.ContainsString("k-1") {
+			t.Error("the Snapshot lost a key while Close waited")
+		}
+		s.Release()
+		if err := <-second; err != nil {
+			t.Fatal(err)
+		}
+		if runtime.GOOS == "linux" {
+			if fds, maps := mapped(t, dir); fds != 0 || maps != 0 {
+				t.Errorf("the second Close returned with %d descriptors and %d mappings of the file left", fds, maps)
+			}
+		}
+		if err := <-first; err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestZeroFilter: a zero Filter fails loudly, as a closed one.
 func TestZeroFilter(t *testing.T) {
 	var f reload.Filter
@@ -468,8 +518,10 @@ func TestZeroFilter(t *testing.T) {
 	if v := f.Version(); v != (reload.Version{}) {
 		t.Fatalf("Version of a zero Filter: %+v", v)
 	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
+	for range 2 {
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
