@@ -21,13 +21,18 @@ func SetGeneration(b []byte, gen uint64) error { return format.SetGeneration(b, 
 // WriteFile writes the filter f (any sift filter: its WriteTo writes one
 // record) to path atomically, with generation gen recorded in the header
 // (SetGeneration; 0 records none): into a temporary file beside path, named
-// for this process (".NAME.sift-tmp-PID-RANDOM"), synced, then renamed over
-// path, and the directory synced. A process that opens path, or a
-// reload.Filter watching it, sees the old file or the complete new one,
-// never a mix, also after a crash or a SIGKILL at any moment. The
-// temporary file is removed on any error, and the temporary files of
-// writers that died (their process is gone) are removed by the next
-// WriteFile to path.
+// for this process (".NAME.sift-tmp-PID-RANDOM", with a NAME over 223 bytes
+// shortened to a prefix and a hash of it, so that every name up to 255
+// bytes can be written), synced, then renamed over path, and the directory
+// synced. A process that opens path, or a reload.Filter watching it, sees
+// the old file or the complete new one, never a mix, also after a crash or
+// a SIGKILL at any moment. The temporary file is removed on any error, and
+// the temporary files of writers that died are removed by the next
+// WriteFile to path: on Linux, macOS and the BSDs a writer holds its
+// temporary file locked (flock) until the rename, and a file nobody holds
+// is removed when its process is gone, or names this process without
+// being its own (a container's writer is process 1 at every start), or is
+// a minute old; elsewhere, when its process is gone or it is a day old.
 //
 // The new file keeps the permission bits of the file at path (of the file
 // a symbolic link there points to; when there is none, 0666 less the
