@@ -80,8 +80,9 @@
 // filter) and exit 0, so an exit status of 128+signal always means FILE
 // was not replaced. The temporary file of a build that was killed
 // outright is removed by the next build or merge of the same FILE, which
-// recognises it by its name and its writer's process id, no longer
-// running. A FILE that is a symbolic link is replaced by the new file, as
+// recognises it by its name and by its writer's lock on it (a writer holds
+// its temporary file locked with flock(2) until the rename), gone with the
+// writer. A FILE that is a symbolic link is replaced by the new file, as
 // a deploy that flips links expects (the file it led to is left as it
 // was; dedup -state, which keeps its state where the link leads, differs).
 // The new file keeps the permission bits of the one it replaces.
