@@ -93,7 +93,12 @@ func (c *ConcurrentWindow) take(w *Window) {
 	c.core, c.g, c.nb, c.wt = w.core, w.g, w.nb, w.wt
 	c.slice, c.sliceKeys, c.capacity = w.slice, w.sliceKeys, w.capacity
 	c.clock, c.userClock, c.expiryOnAdd = w.clock, w.userClock, w.expiryOnAdd
-	c.wt.SetLiveNow(nil) // its lookups pass their own live mask; w's source reads w's state
+	// ContainsHash's live source in time mode, read on a hit only (as
+	// Window's: a miss reads no clock); w's source reads w's state.
+	c.wt.SetLiveNow(nil)
+	if c.slice != 0 && !c.expiryOnAdd {
+		c.wt.SetLiveNow(c.liveNow)
+	}
 	s := &windowState{cur: w.cur, start: w.start}
 	c.state.Store(s)
 	c.adds.Store(w.added) // epoch 0 ends after sliceKeys adds, w.added of them made
@@ -377,17 +382,23 @@ func (c *ConcurrentWindow) ContainsUint64(x uint64) bool { return c.ContainsHash
 // the atomic probes only (see race.go). Where every generation is live to
 // it (WithExpiryOnAdd, by count, or while the current slice's expiry timer
 // has not fired) it reads neither the state nor the clock: the sequence
-// number, the kernel, and on a miss the sequence number again.
+// number, the kernel, and on a miss the sequence number again. Otherwise
+// (time mode, once the slice's timer has fired, and always with WithClock)
+// it probes every generation and reads the state and the clock on a hit
+// only, then probes the generations live by them, as Window does: a miss
+// reads no clock.
 func (c *ConcurrentWindow) ContainsHash(h uint64) bool {
 	if !raceEnabled {
 		q := c.seq.Load()
 		// ex.fresh's bit: the armed slice lasts, or every generation is
 		// live for good. (A bit left from the slice before a rotation
 		// that has not yet armed the next one makes every generation
-		// live a moment longer: more generations, never fewer.)
+		// live a moment longer: more generations, never fewer.) Without
+		// it, a mask with no live generation asks the kernel to read
+		// liveNow (the table's live source, set in time mode) on a hit.
 		live := ^uint64(0)
 		if atomic.LoadUint64(&c.ex.fresh)&1 == 0 {
-			live = c.liveNow()
+			live = 0
 		}
 		if kernel.BlockedContainsGensT(&c.wt, live, h) {
 			runtime.KeepAlive(c)

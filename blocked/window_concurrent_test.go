@@ -541,3 +541,56 @@ func TestCountWindowReadsNoClock(t *testing.T) {
 		t.Errorf("the clock was read %d times", reads)
 	}
 }
+
+// TestTimeWindowMissReadsNoClock: with WithClock (whose windows have no
+// expiry timer, so every lookup checks the clock's slice) a miss reads no
+// clock, in Window and ConcurrentWindow alike, and a hit reads it once;
+// the answers follow the clock. ConcurrentWindow read it on every lookup.
+func TestTimeWindowMissReadsNoClock(t *testing.T) {
+	var reads atomic.Int64
+	now := time.Unix(1_700_000_000, 0)
+	clk := func() time.Time { reads.Add(1); return now }
+	w, err := NewWindow(1000, 0.01, 3*time.Second, WithClock(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	c, err := NewConcurrentWindow(1000, 0.01, 3*time.Second, WithClock(clk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, f := range []struct {
+		name string
+		w    interface {
+			AddHash(uint64)
+			ContainsHash(uint64) bool
+		}
+	}{{"Window", w}, {"ConcurrentWindow", c}} {
+		f.w.AddHash(1)
+		before := reads.Load()
+		misses := 0
+		for i := range uint64(1000) {
+			if !f.w.ContainsHash(i*0x9e3779b97f4a7c15 + 2) {
+				misses++
+			}
+		}
+		if misses < 900 {
+			t.Fatalf("%s: %d misses of 1000 absent keys", f.name, misses)
+		}
+		// (Under the race detector ConcurrentWindow's lookups take the
+		// atomic probes, which read the state and the clock first.)
+		if got, want := reads.Load()-before, int64(1000-misses); got != want && !(raceEnabled && f.name == "ConcurrentWindow") {
+			t.Errorf("%s: %d clock reads for %d misses and %d hits, want one a hit", f.name, got, misses, 1000-misses)
+		}
+		if !f.w.ContainsHash(1) {
+			t.Errorf("%s: the key added now is not found", f.name)
+		}
+	}
+	// Past the window by the clock: a hit on the bits reads the clock and
+	// answers false.
+	now = now.Add(time.Hour)
+	if w.ContainsHash(1) || c.ContainsHash(1) {
+		t.Error("a key an hour past its 3 s window is found")
+	}
+}
