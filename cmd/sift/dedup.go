@@ -241,7 +241,7 @@ func runDedup(e *env) (int, error) {
 	}
 	defer d.set.Close()
 	if lockWarning != "" { // once the state is read: not beside its error
-		fmt.Fprintf(e.stderr, "sift dedup: %s\n", lockWarning)
+		fmt.Fprintf(e.stderr, "sift dedup: %s\n", oneLine(errors.New(lockWarning)))
 	}
 
 	mode := filterProgress(*showProgress, e.stdout)
@@ -258,7 +258,7 @@ func runDedup(e *env) (int, error) {
 	}
 	d.warn = func(msg string) {
 		out.Flush()
-		p.message(e.stderr, "sift dedup: %s\n", msg)
+		p.message(e.stderr, "sift dedup: %s\n", oneLine(errors.New(msg)))
 	}
 	if d.over != nil && statePath != "" {
 		d.over.check(d.warn) // a state file may be past its size already
@@ -283,11 +283,11 @@ func runDedup(e *env) (int, error) {
 	// Lines without a valid time were printed and their keys left out:
 	// the state keeps every other line's key, as after a skipped input.
 	if wd != nil && wd.badLines > 0 {
-		p.message(e.stderr, "sift dedup: %s\n", wd.badReport())
+		p.message(e.stderr, "sift dedup: %s\n", oneLine(errors.New(wd.badReport())))
 		skipped++
 	}
 	if wd != nil && wd.futureLines > 0 {
-		p.message(e.stderr, "sift dedup: %s\n", wd.futureReport())
+		p.message(e.stderr, "sift dedup: %s\n", oneLine(errors.New(wd.futureReport())))
 	}
 	switch {
 	case skipped > 0:

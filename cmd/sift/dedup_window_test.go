@@ -708,3 +708,29 @@ func TestDedupWindowTakesInfosWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestDedupReportsOneLine: the reports at the end of a -time-field run
+// (the lines without a valid time, the lines dated ahead of this machine's
+// clock) are one line each, also when they name an input whose name holds
+// a newline, as the message for an input that cannot be read is (they
+// were printed without oneLine and came out in two lines).
+func TestDedupReportsOneLine(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "probe\nname"), nil, 0o644); err != nil {
+		t.Skip("no newline in file names here:", err)
+	}
+	bad := writeFile(t, dir, "x\ny", []byte("noon a\n"))
+	future := writeFile(t, dir, "f\nuture", []byte("2200-01-01T00:00:00Z a\n"))
+	for _, c := range []struct {
+		in   string
+		want string
+	}{
+		{bad, `1 line without a valid time in field 1 printed without de-duplication (first: ` + dir + `/x; y line 1: "noon" is not`},
+		{future, "warning: 1 line dated more than the window (1h0m0s) after this machine's clock (first: " + dir + "/f; uture line 1: 2200-01-01T00:00:00Z)"},
+	} {
+		r := runInProcess("", "dedup", "-n", "100", "-window", "1h", "-f", "2", "-time-field", "1", c.in)
+		if strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("dedup of %q: stderr %q; want one line with %q", c.in, r.stderr, c.want)
+		}
+	}
+}

@@ -218,3 +218,17 @@ func TestClaimTruncatedKept(t *testing.T) {
 		t.Errorf("the claim opened with O_TRUNC by another writer, after the release: %q, %v; want it kept", b, err)
 	}
 }
+
+// TestDedupLockWarningOneLine: the warning for an empty -state file that
+// is not this run's claim is one line, also for a name with a newline
+// (it was printed without oneLine and came out in two lines).
+func TestDedupLockWarningOneLine(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "se\nen.sift")
+	if err := os.WriteFile(state, nil, 0o644); err != nil {
+		t.Skip("no newline in file names here:", err)
+	}
+	r := runInProcess("a\n", "dedup", "-n", "100", "-state", state)
+	if want := "se; en.sift is empty: it holds no keys"; r.code != exitOK || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q; want exit 0 and one line with %q", r.code, r.stderr, want)
+	}
+}
