@@ -486,7 +486,7 @@ func loadState(path string, n countValue, fpp fppValue) (*blocked.Filter, uint64
 		if have == sift.KindWindow {
 			return "it holds a window filter: give -window (its window) to de-duplicate over a window"
 		}
-		return fmt.Sprintf("it holds a %v filter; sift dedup keeps a blocked filter", have)
+		return fmt.Sprintf("it holds a %v filter; sift dedup keeps a blocked or window filter", have)
 	}, blocked.ReadFilter)
 	if err != nil {
 		return nil, 0, err

@@ -265,7 +265,12 @@ func newWindowDedup(state string, n countValue, fpp fppValue, cfg windowConfig) 
 // given), and returns it with the file's generation.
 func loadWindowState(path string, n countValue, fpp fppValue, cfg windowConfig, clock func() time.Time) (*blocked.Window, uint64, error) {
 	w, h, err := readState(path, sift.KindWindow, func(have sift.Kind) string {
-		return fmt.Sprintf("it holds a %v filter; sift dedup -window keeps a window filter (leave out -window to use this one)", have)
+		if have == sift.KindBlocked {
+			return "it holds a blocked filter; sift dedup -window keeps a window filter (leave out -window to use this one)"
+		}
+		// Not "leave out -window": sift dedup without it refuses this
+		// kind too.
+		return fmt.Sprintf("it holds a %v filter; sift dedup keeps a blocked or window filter", have)
 	}, blocked.ReadWindow, blocked.WithClock(clock))
 	if err != nil {
 		return nil, 0, err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sift-go/sift"
 	"github.com/sift-go/sift/blocked"
+	"github.com/sift-go/sift/classic"
 )
 
 // timedLine is one line of a synthetic timestamped log: its time, key and
@@ -731,6 +732,54 @@ func TestDedupReportsOneLine(t *testing.T) {
 		r := runInProcess("", "dedup", "-n", "100", "-window", "1h", "-f", "2", "-time-field", "1", c.in)
 		if strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("dedup of %q: stderr %q; want one line with %q", c.in, r.stderr, c.want)
+		}
+	}
+}
+
+// TestDedupWindowStateOtherKind: dedup -window on a -state file of a kind
+// dedup does not keep says which kinds it keeps; only a blocked file gets
+// the hint to leave out -window, since a run without -window refuses the
+// other kinds too (the hint led there for every kind).
+func TestDedupWindowStateOtherKind(t *testing.T) {
+	dir := t.TempDir()
+	keys := writeFile(t, dir, "keys.txt", []byte("a\nb\n"))
+	files := map[string]string{}
+	for _, kind := range []string{"blocked", "cuckoo", "classic", "sbbf", "scalable"} {
+		files[kind] = filepath.Join(dir, kind+".sift")
+		args := []string{"build", "-q", "-kind", kind, "-n", "100", "-o", files[kind], keys}
+		stdin := ""
+		if kind == "scalable" { // -kind blocked without -n, from standard input
+			args, stdin = []string{"build", "-q", "-o", files[kind]}, "a\nb\n"
+		}
+		if r := runInProcess(stdin, args...); r.code != exitOK {
+			t.Fatalf("sift %s: exit %d: %s", strings.Join(args, " "), r.code, r.stderr)
+		}
+	}
+	c, err := classic.NewCounting(100, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := c.MarshalBinary()
+	files["counting"] = writeFile(t, dir, "counting.sift", data)
+	for kind, path := range files {
+		r := runInProcess("a\n", "dedup", "-window", "1h", "-state", path)
+		want := "holds a " + kind + " filter; sift dedup keeps a blocked or window filter"
+		if kind == "blocked" {
+			want = "holds a blocked filter; sift dedup -window keeps a window filter (leave out -window to use this one)"
+		}
+		if r.code != exitError || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, want) {
+			t.Errorf("-window -state %s: exit %d, stderr %q; want exit 2 and one line with %q", kind, r.code, r.stderr, want)
+		}
+		if kind == "blocked" {
+			continue
+		}
+		if strings.Contains(r.stderr, "leave out -window") {
+			t.Errorf("-window -state %s: stderr %q advises a run that refuses the file too", kind, r.stderr)
+		}
+		// Without -window: the same words.
+		r = runInProcess("a\n", "dedup", "-state", path)
+		if r.code != exitError || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, want) {
+			t.Errorf("-state %s: exit %d, stderr %q; want exit 2 and one line with %q", kind, r.code, r.stderr, want)
 		}
 	}
 }
