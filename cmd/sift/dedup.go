@@ -118,8 +118,9 @@ or de-duplicate it by a -time-field.
                   the arrival: the clock is read once per batch of lines,
                   which were read together without waiting for input
   -time-format F  how the time field is written: rfc3339
-                  (2026-11-25T10:00:00Z, 2026-11-25T11:00:00.25+01:00),
-                  unix, unixms, unixus, unixns (Unix seconds, milli-,
+                  (2026-11-25T10:00:00Z, 2026-11-25T11:00:00.25+01:00;
+                  t and z may be lowercase, and a leap second, 23:59:60,
+                  is read as the last instant of 23:59:59), unix, unixms, unixus, unixns (Unix seconds, milli-,
                   micro-, nanoseconds, integers or decimals: 1764064800.25),
                   or auto (the default): RFC 3339 when the fifth byte is
                   "-", else a Unix time whose unit its integer part tells:

@@ -561,17 +561,51 @@ func timeFieldOrigin(slice time.Duration) int64 {
 // minTime and maxTime bound the times whose Unix nanoseconds fit in int64.
 var minTime, maxTime = time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64)
 
-// parseRFC3339 parses an RFC 3339 time, with or without fractional
-// seconds, as time.Parse(time.RFC3339, ...) does. The usual form,
-// 2006-01-02T15:04:05[.fraction](Z|+hh:mm|-hh:mm) with up to nine digits
-// of fraction, is read here without allocating; anything else goes to
-// time.Parse.
+// parseRFC3339 parses an RFC 3339 time (§5.6), with or without fractional
+// seconds, as time.Parse(time.RFC3339, ...) does, and also what the RFC
+// allows and time.Parse refuses: a lowercase "t" between the date and the
+// time, a lowercase "z" for UTC, and a leap second, second 60 (at any
+// minute, as the RFC's grammar allows). A time in second 60 is read as the
+// last instant of second 59 (59.999999999, whatever its fraction): Unix
+// time has no leap seconds, and this keeps the order of the lines around
+// one (no line of the leap second is taken as later than the next
+// second's), and dates a key no later than the time it was seen, as
+// counted after the leap second, so that no key is forgotten early. The
+// usual form, 2006-01-02T15:04:05[.fraction](Z|+hh:mm|-hh:mm) with up to
+// nine digits of fraction, is read here without allocating; anything
+// else goes to time.Parse.
 func parseRFC3339(b []byte) (int64, bool) {
 	if ns, ok := fastRFC3339(b); ok {
 		return ns, true
 	}
-	t, err := time.Parse(time.RFC3339, string(b))
-	if err != nil || t.Before(minTime) || t.After(maxTime) {
+	return slowRFC3339(b)
+}
+
+// slowRFC3339 parses any RFC 3339 time parseRFC3339 takes, with
+// time.Parse, which takes neither the lowercase letters nor second 60:
+// they are written as it takes them, and a leap second is put back at the
+// end.
+func slowRFC3339(b []byte) (int64, bool) {
+	s := []byte(string(b))
+	leap := false
+	if len(s) > 19 && s[13] == ':' && s[16] == ':' && s[17] == '6' && s[18] == '0' {
+		s[17], s[18] = '5', '9'
+		leap = true
+	}
+	if len(s) > 10 && s[10] == 't' {
+		s[10] = 'T'
+	}
+	if n := len(s); n > 0 && s[n-1] == 'z' {
+		s[n-1] = 'Z'
+	}
+	t, err := time.Parse(time.RFC3339, string(s))
+	if err != nil {
+		return 0, false
+	}
+	if leap {
+		t = t.Truncate(time.Second).Add(time.Second - 1)
+	}
+	if t.Before(minTime) || t.After(maxTime) {
 		return 0, false
 	}
 	return t.UnixNano(), true
@@ -580,7 +614,7 @@ func parseRFC3339(b []byte) (int64, bool) {
 // fastRFC3339 parses the usual form of RFC 3339 (see parseRFC3339), and
 // returns false for anything else, valid or not.
 func fastRFC3339(b []byte) (int64, bool) {
-	if len(b) < 20 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+	if len(b) < 20 || b[4] != '-' || b[7] != '-' || b[10]|0x20 != 't' || b[13] != ':' || b[16] != ':' {
 		return 0, false
 	}
 	num := func(s []byte) (int, bool) {
@@ -599,7 +633,7 @@ func fastRFC3339(b []byte) (int64, bool) {
 	hour, ok4 := num(b[11:13])
 	minute, ok5 := num(b[14:16])
 	sec, ok6 := num(b[17:19])
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || sec > 59 {
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || sec > 60 {
 		return 0, false
 	}
 	rest := b[19:]
@@ -615,9 +649,12 @@ func fastRFC3339(b []byte) (int64, bool) {
 		fracNs = int64(f) * int64(math.Pow10(10-i))
 		rest = rest[i:]
 	}
+	if sec == 60 { // a leap second: the last instant of second 59
+		sec, fracNs = 59, int64(time.Second-1)
+	}
 	var offset int
 	switch {
-	case len(rest) == 1 && rest[0] == 'Z':
+	case len(rest) == 1 && rest[0]|0x20 == 'z':
 	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':':
 		oh, ok1 := num(rest[1:3])
 		om, ok2 := num(rest[4:6])

@@ -550,6 +550,42 @@ func TestParseTime(t *testing.T) {
 		{"2026-11-25T10:00:00,5Z", timeRFC3339, 1795600800e9 + 5e8, true}, // time.Parse's comma
 		{"2026-11-25 10:00:00Z", timeRFC3339, 0, false},
 		{"2026-02-29T10:00:00Z", timeRFC3339, 0, false},
+		// RFC 3339 §5.6: "t" and "z" may be lowercase.
+		{"2026-11-25t10:00:00z", timeRFC3339, 1795600800e9, true},
+		{"2026-11-25T10:00:00z", timeRFC3339, 1795600800e9, true},
+		{"2026-11-25t10:00:00Z", timeRFC3339, 1795600800e9, true},
+		{"2026-11-25t11:00:00.25+01:00", timeRFC3339, 1795600800e9 + 25e7, true},
+		{"2026-11-25t10:00:00z", timeAuto, 1795600800e9, true},
+		{"2026-11-25x10:00:00Z", timeRFC3339, 0, false},
+		{"2026-11-25T10:00:00y", timeRFC3339, 0, false},
+		{"2026-11-25T10:00:00.5", timeRFC3339, 0, false},
+		// A leap second is the last instant of second 59.
+		{"2016-12-31T23:59:60Z", timeRFC3339, 1483228800e9 - 1, true},
+		{"2016-12-31T23:59:60.5Z", timeRFC3339, 1483228800e9 - 1, true},
+		{"2016-12-31t23:59:60.999999999z", timeRFC3339, 1483228800e9 - 1, true},
+		{"2017-01-01T08:59:60+09:00", timeRFC3339, 1483228800e9 - 1, true},
+		{"2016-12-31T23:59:60Z", timeAuto, 1483228800e9 - 1, true},
+		{"2026-11-25T10:30:60Z", timeRFC3339, 1795602660e9 - 1, true}, // any minute, as the grammar
+		{"2016-12-31T23:59:61Z", timeRFC3339, 0, false},
+		{"2016-12-31T23:59:99Z", timeRFC3339, 0, false},
+		{"2016-12-31T23:60:00Z", timeRFC3339, 0, false},
+		{"2016-12-31T24:00:00Z", timeRFC3339, 0, false},
+		// The same through time.Parse (a comma, ten digits of fraction).
+		{"2026-11-25t10:00:00,5z", timeRFC3339, 1795600800e9 + 5e8, true},
+		{"2026-11-25T10:00:00.1234567891z", timeRFC3339, 1795600800e9 + 123456789, true},
+		{"2016-12-31T23:59:60,5Z", timeRFC3339, 1483228800e9 - 1, true},
+		{"2016-12-31t23:59:60.1234567891z", timeRFC3339, 1483228800e9 - 1, true},
+		{"2016-12-31T23:59:61,5Z", timeRFC3339, 0, false},
+		{"2016-12-31T23:59:60,5y", timeRFC3339, 0, false},
+		{"2016-12-31x23:59:60,5Z", timeRFC3339, 0, false},
+		// The bounds of int64 nanoseconds, with a leap second and
+		// lowercase (time.Parse takes the last second).
+		{"2262-04-11t23:47:16.854775807z", timeRFC3339, math.MaxInt64, true},
+		{"2262-04-11T23:47:16.854775808Z", timeRFC3339, 0, false},
+		{"2262-04-11T23:46:60Z", timeRFC3339, 9223372020e9 - 1, true},
+		{"2262-04-11T23:47:60Z", timeRFC3339, 0, false},
+		{"1677-09-21t00:12:43.145224192z", timeRFC3339, math.MinInt64, true},
+		{"1677-09-21T00:12:42,5Z", timeRFC3339, 0, false},
 		{"1764064800", timeUnix, 1764064800e9, true},
 		{"1764064800.25", timeUnix, 1764064800e9 + 25e7, true},
 		{"-1.5", timeUnix, -15e8, true},
@@ -581,6 +617,12 @@ func TestParseTime(t *testing.T) {
 			t.Errorf("parseTime(%q, %s) = %d, %v; want %d, %v", c.in, timeFormatNames[c.format], got, ok, c.want, c.ok)
 		}
 	}
+	// The fast path reads the lowercase forms and leap seconds itself.
+	for _, in := range []string{"2026-11-25t10:00:00z", "2026-11-25T10:00:00.123456789z", "2016-12-31T23:59:60Z", "2016-12-31t23:59:60.5-01:00"} {
+		if _, ok := fastRFC3339([]byte(in)); !ok {
+			t.Errorf("fastRFC3339(%q) left it to time.Parse", in)
+		}
+	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	fast := 0
 	for i := range 200_000 {
@@ -592,18 +634,55 @@ func TestParseTime(t *testing.T) {
 		if i%2 == 1 { // mutate a byte
 			b[rng.IntN(len(b))] = "0123456789:-+.TZtz ,"[rng.IntN(20)]
 		}
+		if i%7 == 3 { // some leap seconds
+			copy(b[17:19], "60")
+		}
 		got, ok := fastRFC3339(b)
+		if slow, slowOK := slowRFC3339(b); ok && (!slowOK || slow != got) {
+			t.Fatalf("fastRFC3339(%q) = %d, slowRFC3339 %d, %v", b, got, slow, slowOK)
+		}
 		if !ok {
 			continue
 		}
 		fast++
-		want, err := time.Parse(time.RFC3339, string(b))
+		// time.Parse, which takes neither lowercase nor second 60.
+		ref := bytes.ToUpper(b)
+		leap := string(ref[17:19]) == "60"
+		if leap {
+			copy(ref[17:19], "59")
+		}
+		want, err := time.Parse(time.RFC3339, string(ref))
+		if leap {
+			want = want.Truncate(time.Second).Add(time.Second - time.Nanosecond)
+		}
 		if err != nil || want.UnixNano() != got {
 			t.Fatalf("fastRFC3339(%q) = %d; time.Parse: %v, %v", b, got, want.UnixNano(), err)
 		}
 	}
 	if fast < 100_000 {
 		t.Errorf("the fast path answered only %d of 200000", fast)
+	}
+}
+
+// TestDedupWindowRFC3339Forms: a -time-field in the RFC 3339 forms
+// time.Parse refuses (lowercase "t" and "z", a leap second) is a time:
+// the lines are de-duplicated, not printed as lines without a valid time
+// (exit 2), and a leap second sits between second 59 and the next minute,
+// keeping a key no shorter than the window.
+func TestDedupWindowRFC3339Forms(t *testing.T) {
+	// With G = 64 a key is remembered at least 1h and at most 1h57.2s.
+	in := "2016-12-31t23:00:00z a\n" +
+		"2016-12-31T23:59:59.5Z b\n" +
+		"2016-12-31T23:59:60Z a\n" + // 59m60s after the first a: within 1h, dropped
+		"2016-12-31t23:59:60.5z c\n" +
+		"2017-01-01T00:00:00Z c\n" + // within 1h of the leap second's c: dropped
+		"2017-01-01T00:59:59.9Z a\n" + // within 1h of the leap second's a: dropped
+		"2017-01-01T01:59:60Z b\n" + // 2h after b: printed
+		"2017-01-01T02:01:00Z a\n" // 1h1m after a: printed
+	r := runInProcess(in, "dedup", "-n", "100", "-window", "1h", "-generations", "64", "-f", "2", "-time-field", "1", "-time-format", "rfc3339")
+	want := "2016-12-31t23:00:00z a\n2016-12-31T23:59:59.5Z b\n2016-12-31t23:59:60.5z c\n2017-01-01T01:59:60Z b\n2017-01-01T02:01:00Z a\n"
+	if r.code != exitOK || r.stderr != "" || r.stdout != want {
+		t.Errorf("exit %d, stderr %q\ngot  %q\nwant %q", r.code, r.stderr, r.stdout, want)
 	}
 }
 

@@ -223,10 +223,12 @@
 // (G-1) times the burst's distinct keys. The time is
 // the lines' arrival, read once per batch (a batch's lines were read
 // together, without waiting for input), or with -time-field N the line's
-// field N (split as -f splits), written as -time-format says: rfc3339, unix,
-// unixms, unixus, unixns (integers or decimals) or auto (the default: RFC
-// 3339 when the fifth byte is "-", else a Unix time whose size tells its
-// unit). The window's clock never goes back: a line with a time before the
+// field N (split as -f splits), written as -time-format says: rfc3339 (with
+// "t" and "z" in either case, and a leap second, 23:59:60, read as the last
+// instant of 23:59:59, which keeps the lines in order and forgets no key
+// early), unix, unixms, unixus, unixns (integers or decimals) or auto (the
+// default: RFC 3339 when the fifth byte is "-", else a Unix time whose size
+// tells its unit). The window's clock never goes back: a line with a time before the
 // latest seen is judged, and its key remembered, as of the latest time. A
 // line whose time is missing or not a time is printed, its key not added,
 // and counted: sift dedup then names the first such line on stderr and exits
