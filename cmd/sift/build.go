@@ -382,7 +382,7 @@ func checkOutput(path string) error {
 // (mem.WriteAtomic), so a reader sees either the old file or the complete
 // new one, also after a crash or a SIGKILL. The temporary file is named
 // for this process (".NAME.sift-tmp-PID-RANDOM"): it is removed on any
-// error and on SIGINT/SIGTERM, and the next run removes those of runs that
+// error and on SIGINT/SIGTERM/SIGHUP, and the next run removes those of runs that
 // were killed. Errors name the step and the cause ("no space left on
 // device"), with path untouched.
 func writeAtomic(path string, write func(io.Writer) (int64, error)) (int64, error) {

@@ -71,10 +71,14 @@ empty key is a key like any other: the first line with it is printed.
               not written after an error writing lines (an INPUT
               skipped as unreadable, wholly or part way, is not one: the
               lines read were all printed, and their keys are kept), nor
-              by a run ended by SIGINT or SIGTERM, whose lines the next
-              run prints again: to stop de-duplicating a live stream and
-              keep its keys, end its input (timeout 8h tail -f log | sift
-              dedup -state FILE saves at the end). The new FILE keeps
+              by a run ended by SIGINT, SIGTERM or SIGHUP (exit status
+              128+signal), nor by one whose output's reader went away
+              (sift dedup -state FILE big | head -1 exits 141, quietly:
+              the lines not printed were never delivered, so FILE stays
+              as it was), whose lines the next run prints again: to stop
+              de-duplicating a live stream and keep its keys, end its
+              input (timeout 8h tail -f log | sift dedup -state FILE
+              saves at the end). The new FILE keeps
               the old one's hash seed and generation (sift merge
               -generation; sift info shows both) and its permission bits,
               and is owned by the user running sift dedup. When FILE is

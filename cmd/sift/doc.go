@@ -74,7 +74,7 @@
 // filter) sees the old file or the new one, never a partial one, also when
 // build is killed (SIGKILL) at any moment or the machine loses power. A
 // failed or interrupted build (an error, a full disk: "no space left on
-// device", SIGINT, SIGTERM) leaves FILE untouched and no temporary file
+// device", SIGINT, SIGTERM, SIGHUP) leaves FILE untouched and no temporary file
 // behind. The rename and the signal handler exclude each other: a signal
 // that comes after the rename lets build finish (FILE holds the new
 // filter) and exit 0, so an exit status of 128+signal always means FILE
@@ -280,11 +280,17 @@
 // status 2: unreadable, truncated, damaged or foreign files, a filter of
 // another kind than -kind asks for, a kind this command cannot read, and bad
 // flags. A filter FILE must be a regular file: a FIFO, a device or a
-// directory is refused at once (a FIFO is never waited on). Flags may follow the arguments; "--" ends them. SIGINT and SIGTERM
-// remove build's temporary file before exiting with 128+signal (build,
-// merge and dedup -state: once the output file is renamed into place, a
-// signal lets the command finish instead). So a dedup -state run ended by
-// a signal saves none of its keys, and the next run prints its lines
-// again: end the input instead (the end of a pipe: timeout 8h tail -f log
-// | sift dedup -state FILE).
+// directory is refused at once (a FIFO is never waited on). Flags may follow the arguments; "--" ends them. SIGINT, SIGTERM
+// and SIGHUP remove build's temporary file (and a new dedup -state file,
+// created empty when the run starts) before exiting with 128+signal
+// (build, merge and dedup -state: once the output file is renamed into
+// place, a signal lets the command finish instead); a SIGHUP or SIGINT
+// that sift was started with ignored (nohup) stays ignored. A write to
+// standard output whose reader is gone (sift dedup | head -1: SIGPIPE)
+// does the same, quietly, with exit status 141, as the shell's pipelines
+// expect. So a dedup -state run ended by a signal, or by its reader,
+// saves none of its keys (the lines it did not print were never
+// delivered), and the next run prints its lines again: end the input
+// instead (the end of a pipe: timeout 8h tail -f log | sift dedup -state
+// FILE).
 package main

@@ -163,7 +163,7 @@ func outputIsInput(stdout io.Writer, stdin io.Reader, ins []input, noOutput bool
 // outputFile returns what fstat says of the regular file standard output
 // writes to, or nil when it is not one (a terminal, a pipe, a buffer).
 func outputFile(stdout io.Writer) fs.FileInfo {
-	of, ok := stdout.(*os.File)
+	of, ok := osFile(stdout)
 	if !ok {
 		return nil
 	}

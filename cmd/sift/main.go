@@ -28,7 +28,7 @@ const (
 
 func main() {
 	stopSignals := handleSignals()
-	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := run(os.Args[1:], os.Stdin, stdoutFile{os.Stdout}, os.Stderr)
 	stopSignals()
 	os.Exit(code)
 }
@@ -185,8 +185,10 @@ func oneLine(err error) string {
 // start or after another message's ": " (never inside "file.sift: ").
 var libPrefix = regexp.MustCompile(`(^|: )sift: `)
 
-// Cleanups registered while a command runs (temporary files) are run when
-// SIGINT or SIGTERM arrives, before the process exits with 128+signal.
+// Cleanups registered while a command runs (temporary files, a new dedup
+// -state file's claim) are run when SIGINT, SIGTERM or SIGHUP arrives, or
+// SIGPIPE or a write to standard output whose reader is gone (EPIPE:
+// sift dedup | head -1), before the process exits with 128+signal.
 // cleanupMu also makes the rename that publishes an output file (publish)
 // exclusive with that: a signal either comes first, and the output is
 // never renamed, or after, and the command finishes (published).
@@ -250,16 +252,30 @@ func atInterrupt(f func()) (cancel func()) {
 	}
 }
 
+// handleSignals runs interrupted on SIGINT, SIGTERM and, where they
+// exist, SIGHUP and SIGPIPE (moreSignals), and exits as it says, naming
+// the signal on stderr (but SIGPIPE: quietSignal). A SIGHUP or SIGINT the
+// process was started with ignored (nohup; a script's background job) is
+// left ignored, as the Go runtime leaves it: handling it would end the
+// run.
 func handleSignals() (stop func()) {
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	var sigs []os.Signal
+	for _, sig := range append([]os.Signal{os.Interrupt, syscall.SIGTERM}, moreSignals...) {
+		if !signal.Ignored(sig) {
+			sigs = append(sigs, sig)
+		}
+	}
+	signal.Notify(ch, sigs...)
 	done := make(chan struct{})
 	go func() {
 		for {
 			select {
 			case sig := <-ch:
 				if code, exit := interrupted(sig); exit {
-					fmt.Fprintf(os.Stderr, "\nsift: %v\n", sig)
+					if !quietSignal(sig) {
+						fmt.Fprintf(os.Stderr, "\nsift: %v\n", sig)
+					}
 					os.Exit(code)
 				}
 			case <-done:
@@ -271,6 +287,41 @@ func handleSignals() (stop func()) {
 		signal.Stop(ch)
 		close(done)
 	}
+}
+
+// stdoutFile is standard output as the commands write to it. A write
+// that fails because the reader of the pipe is gone (EPIPE: sift dedup
+// -state FILE | head -1) ends the run there, quietly, as the Go runtime's
+// SIGPIPE did, but as a signal does (interrupted): the cleanups run (a
+// new -state FILE's claim is removed), nothing is saved (a -state FILE
+// stays as it was: the lines not printed were never delivered, and
+// saving their keys would drop them on the next run), and the exit
+// status is 128+SIGPIPE, 141. After an output file was published, the
+// error is returned, as any other.
+type stdoutFile struct{ f *os.File }
+
+func (w stdoutFile) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil {
+		if sig, ok := brokenPipe(err); ok {
+			if code, exit := interrupted(sig); exit {
+				os.Exit(code)
+			}
+		}
+	}
+	return n, err
+}
+
+// osFile returns the file w writes to, when it is one: an *os.File, or
+// standard output (stdoutFile).
+func osFile(w io.Writer) (*os.File, bool) {
+	switch f := w.(type) {
+	case *os.File:
+		return f, true
+	case stdoutFile:
+		return f.f, true
+	}
+	return nil, false
 }
 
 var versionCmd = &command{

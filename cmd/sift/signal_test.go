@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -176,6 +177,180 @@ func TestBadOutput(t *testing.T) {
 			if !errors.As(err, &ee) || ee.ExitCode() != exitError || !strings.Contains(stderr.String(), c.want) {
 				t.Errorf("sift %s: %v, stderr %q; want exit 2 saying %q", strings.Join(args, " "), err, stderr.String(), c.want)
 			}
+		}
+	}
+}
+
+// siftCmd returns the command that runs sift with args; with ignore, it
+// is started through sh with those signals ignored (as nohup, or the
+// shell's trap with an empty action, ignores them).
+func siftCmd(ignore string, args ...string) *exec.Cmd {
+	argv := append(append(append([]string{}, siftRunner...), siftBin), args...)
+	if ignore != "" {
+		argv = append([]string{"sh", "-c", "trap '' " + ignore + `; exec "$@"`, "sh"}, argv...)
+	}
+	return exec.Command(argv[0], argv[1:]...)
+}
+
+// exitStatus returns the exit status of a command that ended with err,
+// or -1 when a signal killed it.
+func exitStatus(t *testing.T, err error) int {
+	t.Helper()
+	var ee *exec.ExitError
+	if err == nil {
+		return 0
+	}
+	if !errors.As(err, &ee) {
+		t.Fatalf("%v", err)
+	}
+	return ee.ExitCode()
+}
+
+// TestClosedOutput: a run whose standard output is a pipe with no reader
+// (sift dedup -state FILE big | head -1) ends quietly with exit status
+// 141 (128+SIGPIPE), also when started with SIGPIPE ignored, after the
+// cleanups a signal runs: a new -state FILE is not left behind (the
+// runtime's SIGPIPE killed the process without them, leaving the new
+// FILE's empty claim, which the next run without -n refused), and an
+// existing one is left as it was, without the keys of the lines that were
+// never delivered.
+func TestClosedOutput(t *testing.T) {
+	needBinary(t)
+	dir := t.TempDir()
+	input := writeFile(t, dir, "in.txt", keyLines("k", 100_000)) // beyond the output's buffer
+	f := filepath.Join(dir, "f.sift")
+	mustRun(t, []byte("k-1\n"), "build", "-n", "100", "-o", f)
+	old := filepath.Join(dir, "old.sift")
+	mustRun(t, []byte("k-1\n"), "dedup", "-n", "200000", "-state", old)
+	oldBytes := mustRead(t, old)
+	newState := filepath.Join(dir, "new.sift")
+	for _, ignore := range []string{"", "PIPE"} {
+		for _, args := range [][]string{
+			{"dedup", "-n", "200000", "-state", newState, input},
+			{"dedup", "-state", old, input},
+			{"dedup", "-n", "200000", "-window", "1h", "-state", newState, input},
+			{"dedup", "-n", "200000", input},
+			{"query", f, input},
+			{"info", f},
+			{"help"},
+			{"version"},
+			{"dedup", "-n", "1e6", "-h"},
+		} {
+			name := strings.Join(args, " ")
+			if ignore != "" {
+				name += " (SIGPIPE ignored)"
+			}
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr.Close() // no reader
+			cmd := siftCmd(ignore, args...)
+			var stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = pw, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pw.Close()
+			if code := exitStatus(t, cmd.Wait()); code != 128+int(syscall.SIGPIPE) || stderr.Len() != 0 {
+				t.Errorf("sift %s | (closed): exit %d, stderr %q; want %d and nothing", name, code, stderr.String(), 128+int(syscall.SIGPIPE))
+			}
+			if _, err := os.Lstat(newState); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("sift %s | (closed): the new -state file was left behind (%v)", name, err)
+				os.Remove(newState)
+			}
+			if !bytes.Equal(mustRead(t, old), oldBytes) {
+				t.Errorf("sift %s | (closed): the -state file was changed", name)
+				os.WriteFile(old, oldBytes, 0o644)
+			}
+		}
+	}
+	if left := siftTemps(t, dir); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// TestDedupStateHangup: SIGHUP ends a dedup -state run as SIGINT and
+// SIGTERM do: exit 129, one line naming it, a new -state FILE removed and
+// an existing one left as it was (the runtime's SIGHUP killed the process
+// without the cleanups, leaving the new FILE's empty claim). Started with
+// SIGHUP ignored (nohup), the run ignores it and saves at its end, and so
+// with SIGINT ignored (a script's background job), as the Go runtime
+// leaves them.
+func TestDedupStateHangup(t *testing.T) {
+	needBinary(t)
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.sift")
+	mustRun(t, []byte("a\n"), "dedup", "-n", "100", "-state", old)
+	oldBytes := mustRead(t, old)
+	newState := filepath.Join(dir, "new.sift")
+	for _, c := range []struct {
+		args   []string
+		ignore string // the signal, ignored from the start
+	}{
+		{[]string{"dedup", "-n", "100", "-state", newState}, ""},
+		{[]string{"dedup", "-state", old}, ""},
+		{[]string{"dedup", "-n", "100", "-window", "1h", "-state", newState}, ""},
+		{[]string{"dedup", "-n", "100", "-state", newState}, "HUP"},
+		{[]string{"dedup", "-n", "100", "-state", newState}, "INT"},
+	} {
+		name := strings.Join(c.args, " ")
+		cmd := siftCmd(c.ignore, c.args...)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		out := bufio.NewReader(stdout)
+		// A line printed: the run is under way, its key added.
+		line := func(key string) {
+			t.Helper()
+			stdin.Write([]byte(key + "\n"))
+			if got, err := out.ReadString('\n'); got != key+"\n" {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("sift %s: read %q, %v; want %q", name, got, err, key)
+			}
+		}
+		line("b")
+		if c.ignore != "" {
+			sig := map[string]syscall.Signal{"HUP": syscall.SIGHUP, "INT": syscall.SIGINT}[c.ignore]
+			cmd.Process.Signal(sig)
+			time.Sleep(100 * time.Millisecond)
+			line("c") // still running
+			stdin.Close()
+			io.Copy(io.Discard, out)
+			if code := exitStatus(t, cmd.Wait()); code != 0 || stderr.Len() != 0 {
+				t.Errorf("sift %s with SIG%s ignored, after SIG%[2]s: exit %d, stderr %q; want 0 and nothing", name, c.ignore, code, stderr.String())
+			}
+			if r := runSift(t, []byte("b\nc\nd\n"), "dedup", "-state", newState); r.stdout != "d\n" {
+				t.Errorf("sift %s with SIG%s ignored: the state saved does not hold b and c: %q, %s", name, c.ignore, r.stdout, r.stderr)
+			}
+			os.Remove(newState)
+			continue
+		}
+		cmd.Process.Signal(syscall.SIGHUP)
+		io.Copy(io.Discard, out)
+		code := exitStatus(t, cmd.Wait())
+		stdin.Close()
+		if msg := stderr.String(); code != 128+int(syscall.SIGHUP) || msg != "\nsift: hangup\n" {
+			t.Errorf("sift %s after SIGHUP: exit %d, stderr %q; want %d and the signal named", name, code, msg, 128+int(syscall.SIGHUP))
+		}
+		if _, err := os.Lstat(newState); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("sift %s after SIGHUP: the new -state file was left behind (%v)", name, err)
+			os.Remove(newState)
+		}
+		if !bytes.Equal(mustRead(t, old), oldBytes) {
+			t.Errorf("sift %s after SIGHUP: the -state file was changed", name)
+			os.WriteFile(old, oldBytes, 0o644)
 		}
 	}
 }
