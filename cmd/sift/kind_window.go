@@ -55,8 +55,13 @@ func openWindowAsOf(path, want, at string) (queryFilter, error) {
 	case "latest":
 		clock = func() time.Time { return time.Unix(0, math.MinInt64) }
 	default:
-		t, err := time.Parse(time.RFC3339Nano, at)
-		if err != nil {
+		// The forms dedup's -time-field takes (lowercase t and z, second
+		// 60); time.Parse for the years beyond int64 nanoseconds.
+		var t time.Time
+		var err error
+		if ns, ok := parseRFC3339([]byte(at)); ok {
+			t = time.Unix(0, ns)
+		} else if t, err = time.Parse(time.RFC3339Nano, at); err != nil {
 			return nil, fmt.Errorf("-as-of %q: not now, latest or an RFC 3339 time (such as 2025-11-25T10:00:00Z)", at)
 		}
 		// A window counts time in int64 Unix nanoseconds (1678-2262):

@@ -107,6 +107,8 @@ func TestQueryWindowAsOf(t *testing.T) {
 	}{
 		{"", "0"}, {"now", "0"}, {"latest", "300"}, {"2025-11-25T10:30:00Z", "300"},
 		{"2025-11-25T09:00:00Z", "300"}, // before the latest slice: as of it
+		// RFC 3339's lowercase letters and leap second, as -time-field.
+		{"2025-11-25t10:30:00z", "300"}, {"2025-11-25T10:59:60Z", "300"}, {"2025-11-25t13:00:00z", "0"},
 		{"2025-11-25T13:00:00Z", "0"},
 		// Beyond int64 Unix nanoseconds (1678-2262): before is as of the
 		// latest slice, after is past every slice.
