@@ -4,7 +4,8 @@
 // defined as Bytes of the eight little-endian bytes of x, so a filter fed
 // AddUint64(x) and one fed Add(le64(x)) hold the same key; it is written out
 // (XXH3's 4–8-byte path: two multiplies) so that it inlines into callers.
-// A Uint64Hasher folds the seed in once for loops over many keys.
+// A Uint64Hasher folds the seed in once for loops over many keys; its zero
+// value is NewUint64Hasher(0), the hasher of the filters' default seed.
 //
 // The hash is the contract between keys and filters: a filter stores its seed,
 // and any code that hashes with the same function and seed can use the

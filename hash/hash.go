@@ -37,17 +37,23 @@ func Uint64(x, seed uint64) uint64 {
 
 // Uint64Hasher computes Uint64 for one seed, with the seed's part of the work
 // (a byte swap and a subtraction, about a fifth of Uint64's instructions)
-// done once by NewUint64Hasher. The zero value hashes as Uint64 with seed
-// 0x65ef5db1c5ecd5a2 (not seed 0); build one with NewUint64Hasher.
+// done once by NewUint64Hasher. The zero value hashes as Uint64 with seed 0,
+// the seed every filter defaults to: it equals NewUint64Hasher(0).
 type Uint64Hasher struct {
-	k uint64 // XXH3's secret words 8 and 16, xored, minus the folded seed
+	// k is XXH3's secret words 8 and 16, xored, minus the folded seed, all
+	// xored with kZero, so that seed 0 (whose folded seed is 0) stores 0.
+	k uint64
 }
+
+// kZero is the k of seed 0 before Uint64Hasher stores it: NewUint64Hasher
+// xors it in and Hash xors it out, so the zero Uint64Hasher is seed 0's.
+const kZero = secret8 ^ secret16
 
 // NewUint64Hasher returns the hasher for seed: NewUint64Hasher(seed).Hash(x)
 // equals Uint64(x, seed) for every x.
 func NewUint64Hasher(seed uint64) Uint64Hasher {
 	seed ^= uint64(bits.ReverseBytes32(uint32(seed))) << 32
-	return Uint64Hasher{(secret8 ^ secret16) - seed}
+	return Uint64Hasher{((secret8 ^ secret16) - seed) ^ kZero}
 }
 
 // Hash returns Uint64(x, seed) for the hasher's seed. It is small enough to
@@ -55,7 +61,7 @@ func NewUint64Hasher(seed uint64) Uint64Hasher {
 func (u Uint64Hasher) Hash(x uint64) uint64 {
 	// The first four bytes of le64(x) are the low half of x: XXH3 puts them
 	// in the high half of its 64-bit input, the last four in the low half.
-	h := bits.RotateLeft64(x, 32) ^ u.k
+	h := bits.RotateLeft64(x, 32) ^ u.k ^ kZero
 	h ^= bits.RotateLeft64(h, 49) ^ bits.RotateLeft64(h, 24)
 	h *= rrmxmxM
 	h ^= (h >> 35) + 8

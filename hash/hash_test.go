@@ -93,13 +93,66 @@ func TestInlining(t *testing.T) {
 	}
 }
 
-// TestUint64HasherZero checks the zero Uint64Hasher's seed as its doc
-// states it.
+// TestUint64HasherZero checks that the zero Uint64Hasher hashes with seed 0,
+// the filters' default seed, as NewUint64Hasher(0) does: before, it hashed
+// with seed 0x65ef5db1c5ecd5a2, and a zero hasher's hashes missed keys added
+// to a default filter.
 func TestUint64HasherZero(t *testing.T) {
 	var z Uint64Hasher
-	for _, x := range []uint64{0, 1, 42, 1 << 63, ^uint64(0)} {
-		if got, want := z.Hash(x), Uint64(x, 0x65ef5db1c5ecd5a2); got != want {
-			t.Errorf("zero Uint64Hasher: Hash(%#x) = %#x, Uint64 with the documented seed %#x", x, got, want)
+	if z != NewUint64Hasher(0) {
+		t.Fatalf("zero Uint64Hasher %#x != NewUint64Hasher(0) %#x", z.k, NewUint64Hasher(0).k)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	var buf [8]byte
+	for i := 0; i < 10_000; i++ {
+		x := r.Uint64()
+		if i < 64 {
+			x = 1 << i
+		}
+		binary.LittleEndian.PutUint64(buf[:], x)
+		if got, want := z.Hash(x), Bytes(buf[:], 0); got != want {
+			t.Fatalf("zero Uint64Hasher: Hash(%#x) = %#x, want Bytes(le64, 0) = %#x", x, got, want)
+		}
+		if got, want := z.Hash(x), Uint64(x, 0); got != want {
+			t.Fatalf("zero Uint64Hasher: Hash(%#x) = %#x, want Uint64(x, 0) = %#x", x, got, want)
+		}
+	}
+}
+
+// TestUint64Golden pins Uint64's values for a few seeds and keys, as they
+// were before the Uint64Hasher's stored form changed: they are in every
+// filter file, so they must never change.
+func TestUint64Golden(t *testing.T) {
+	for _, c := range []struct{ seed, x, want uint64 }{
+		{0x0, 0x0, 0xc77b3abb6f87acd9},
+		{0x0, 0x2a, 0xd5a6f8c838df27c8},
+		{0x0, 0xffffffffffffffff, 0x5111c7e47d784413},
+		{0x1, 0x0, 0x9e51ad6d2f3e695c},
+		{0x1, 0x2a, 0x67572691c5abfc9c},
+		{0x1, 0xffffffffffffffff, 0x7b016d4ccc01c9bf},
+		{0x2a, 0x0, 0x4596708167f8eb2e},
+		{0x2a, 0x2a, 0xbffc15058f956b16},
+		{0x2a, 0xffffffffffffffff, 0x412b089853a0709e},
+		{0x65ef5db1c5ecd5a2, 0x0, 0xfd90e3272dc8cba7},
+		{0x65ef5db1c5ecd5a2, 0x2a, 0x208477cfe277ee35},
+		{0x65ef5db1c5ecd5a2, 0xffffffffffffffff, 0x1d5b155ebfdd56d6},
+		{0xdeadbeefcafef00d, 0x0, 0x6705cf98f4e5f6a4},
+		{0xdeadbeefcafef00d, 0x2a, 0xf713212bd6786943},
+		{0xdeadbeefcafef00d, 0xffffffffffffffff, 0x22fbf153bc769f75},
+		{0xffffffffffffffff, 0x0, 0x278ee7fde0ba32cc},
+		{0xffffffffffffffff, 0x2a, 0x16144a8220efda1b},
+		{0xffffffffffffffff, 0xffffffffffffffff, 0xda8f77a4d5c399ea},
+	} {
+		if got := Uint64(c.x, c.seed); got != c.want {
+			t.Errorf("Uint64(%#x, %#x) = %#x, want %#x", c.x, c.seed, got, c.want)
+		}
+		if got := NewUint64Hasher(c.seed).Hash(c.x); got != c.want {
+			t.Errorf("NewUint64Hasher(%#x).Hash(%#x) = %#x, want %#x", c.seed, c.x, got, c.want)
+		}
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], c.x)
+		if got := Bytes(b[:], c.seed); got != c.want {
+			t.Errorf("Bytes(le64(%#x), %#x) = %#x, want %#x", c.x, c.seed, got, c.want)
 		}
 	}
 }
