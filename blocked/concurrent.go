@@ -37,8 +37,10 @@ import (
 // Its bits are the same as Filter's for the same keys, size, k and seed, and
 // so is its serialized form: a Concurrent can be saved and loaded as a
 // Filter and the reverse. Do not copy a Concurrent value: a copy shares its
-// memory, and closing either unmaps it under the other; use Clone.
+// memory, and closing either unmaps it under the other; use Clone (go
+// vet's copylocks check reports a copy).
 type Concurrent struct {
+	_ noCopy // go vet reports copies; no space
 	core
 }
 

@@ -180,8 +180,11 @@ func checkShape(blocks uint64, k int, maxBytes uint64) error {
 // otherwise, when the garbage collector finds the filter unreachable). The
 // zero Filter has no blocks, like a closed one: it is only good as the
 // target of UnmarshalBinary or ReadFrom, and any other use fails loudly
-// (see Close). Do not copy a Filter value; use Clone.
+// (see Close). Do not copy a Filter value: a copy shares its memory, and
+// closing either releases it under the other; use Clone (go vet's copylocks
+// check reports a copy).
 type Filter struct {
+	_ noCopy // go vet reports copies; no space
 	core
 }
 

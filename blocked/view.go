@@ -20,8 +20,10 @@ import (
 //
 // All of View's methods but Close may be called from many goroutines at
 // once. Do not copy a View value: a copy shares its memory, and closing
-// either unmaps it under the other; share the pointer, or Clone a Filter.
+// either unmaps it under the other; share the pointer, or Clone a Filter
+// (go vet's copylocks check reports a copy).
 type View struct {
+	_ noCopy // go vet reports copies; no space
 	core
 	mapped bool // the memory is Open's file mapping, unmapped by Close
 }

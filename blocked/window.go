@@ -233,10 +233,12 @@ func WithSliceKeys(k uint64) Option {
 //
 // Lookups may run concurrently with each other; adds (and Close,
 // UnmarshalBinary, ReadFrom) must not run concurrently with anything
-// else. Do not copy a Window value.
+// else. Do not copy a Window value (go vet's copylocks check reports a
+// copy).
 type Window struct {
+	_ noCopy // go vet reports copies; no space
 	// ex tells lookups by time that the current slice lasts, from a timer
-	// (window_expiry.go). First: see expiry.
+	// (window_expiry.go). At offset 0: see expiry.
 	ex   expiry
 	core // all G generations' lanes, in nb groups of kernel.WindowLines(G) lines
 	// g is the number of generations G, nb the number of groups.

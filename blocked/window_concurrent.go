@@ -34,10 +34,11 @@ import (
 // encoding: MarshalBinary and WriteTo save a copy made while adds and
 // lookups go on, and ReadConcurrentWindow or ConcurrentWindowFromBytes
 // resume it (a restarted server goes on with the window it saved). Do not
-// copy a ConcurrentWindow value.
+// copy a ConcurrentWindow value (go vet's copylocks check reports a copy).
 type ConcurrentWindow struct {
+	_ noCopy // go vet reports copies; no space
 	// ex tells lookups that the current epoch's slice lasts (see
-	// window_expiry.go), armed under mu. First: see expiry.
+	// window_expiry.go), armed under mu. At offset 0: see expiry.
 	ex        expiry
 	core      // the generations' lanes in groups, as Window's
 	g         int

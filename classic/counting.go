@@ -43,8 +43,9 @@ import (
 // ExpectedFpp, EstimatedCount, Reset and Clone panic with an error wrapping
 // sift.ErrClosed, and Remove, Union, MarshalBinary, AppendBinary and WriteTo
 // return one. Do not copy a Counting value: a copy shares its counters;
-// use Clone.
+// use Clone (go vet's copylocks check reports a copy).
 type Counting struct {
+	_       noCopy // go vet reports copies; no space
 	words   []uint64
 	m       uint64 // number of counters: 16 * len(words)
 	k       int    // 0 in the zero Counting
@@ -316,9 +317,10 @@ func (c *Counting) Clone() *Counting {
 		panic(err)
 	}
 	copy(w, c.words)
-	d := *c
+	d := new(Counting)
+	move(d, c)
 	d.words, d.region = w, region
-	return &d
+	return d
 }
 
 // Close releases the counters' memory now if it was mapped outside the Go

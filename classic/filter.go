@@ -79,8 +79,10 @@ const mask63 = 1<<63 - 1
 // ReadFilter, ReadGuava or UnmarshalBinary. A Filter is not safe for
 // concurrent use when any goroutine calls a Put method, PutAll, Reset or a
 // decoding method; concurrent MightContain calls alone are safe. Do not
-// copy a Filter value: a copy shares its bits; use Clone.
+// copy a Filter value: a copy shares its bits; use Clone (go vet's
+// copylocks check reports a copy).
 type Filter struct {
+	_        noCopy // go vet reports copies; no space
 	words    []uint64
 	bitCount uint64 // set bits, kept up to date as Guava's LockFreeBitArray does
 	numHash  int    // 1..MaxHashFunctions; 0 in the zero Filter
@@ -596,9 +598,10 @@ func (f *Filter) Clone() *Filter {
 		panic(err)
 	}
 	copy(w, f.words)
-	c := *f
+	c := new(Filter)
+	move(c, f)
 	c.words, c.region = w, region
-	return &c
+	return c
 }
 
 // Close releases the filter's memory now if it was mapped outside the Go

@@ -152,7 +152,7 @@ func readFilter(r io.Reader, opt format.Options) (*Filter, int64, error) {
 func (f *Filter) replace(g *Filter) {
 	_ = f.region.Free()
 	maxBytes := f.maxBytes
-	*f = *g
+	move(f, g)
 	f.maxBytes = maxBytes
 }
 
@@ -293,7 +293,7 @@ func readCounting(r io.Reader, opt format.Options) (*Counting, int64, error) {
 func (c *Counting) replace(d *Counting) {
 	_ = c.region.Free()
 	maxBytes := c.maxBytes
-	*c = *d
+	move(c, d)
 	c.maxBytes = maxBytes
 }
 

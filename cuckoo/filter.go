@@ -40,8 +40,9 @@ const (
 // Contains* (and the other read-only methods); any mutation needs exclusive
 // access. Use Concurrent for concurrent Add and Remove. Do not copy a
 // Filter value: a copy shares its memory, and closing either unmaps it
-// under the other; use Clone.
+// under the other; use Clone (go vet's copylocks check reports a copy).
 type Filter struct {
+	_ noCopy // go vet reports copies; no space
 	// The probe reads t and w32 (and h64, for ContainsUint64); the
 	// insert and delete paths also the four words after h64.
 	t         kernel.CuckooTable

@@ -174,7 +174,7 @@ func readFilter(r io.Reader, opt format.Options) (*Filter, int64, error) {
 func (f *Filter) replace(g *Filter) {
 	_ = f.region.Free()
 	maxBytes := f.maxBytes
-	*f = *g
+	move(f, g)
 	f.maxBytes = maxBytes
 }
 
@@ -197,7 +197,8 @@ func FromBytes(b []byte, opts ...Option) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &View{f: *f}
+	v := new(View)
+	move(&v.f, f)
 	return v, nil
 }
 

@@ -76,7 +76,7 @@ func (f *Filter) Union(other *Filter) error {
 	runtime.KeepAlive(other)
 	g.maxBytes = f.maxBytes
 	_ = f.region.Free()
-	*f = *g
+	move(f, g)
 	return nil
 }
 

@@ -18,8 +18,9 @@ import (
 // once. The zero View has no buckets, like a closed one, and fails loudly
 // as a closed Filter does. Do not copy a View value (a copy shares its
 // memory, and closing either unmaps it under the other); share the
-// pointer, or Clone a Filter.
+// pointer, or Clone a Filter (go vet's copylocks check reports a copy).
 type View struct {
+	_      noCopy // go vet reports copies; no space
 	f      Filter
 	mapped bool // the buckets are Open's file mapping
 }

@@ -108,8 +108,11 @@ func (c *core) containsHashes(hs []uint64, out []bool) int {
 // else. Filters of 4 MiB and more live in memory mapped outside the Go
 // heap: Close returns it at once (a finalizer does otherwise). The zero
 // Filter has no blocks: it is only good as the target of UnmarshalBinary,
-// UnmarshalParquet or ReadFrom. Do not copy a Filter value; use Clone.
+// UnmarshalParquet or ReadFrom. Do not copy a Filter value: a copy shares
+// its memory, and closing either releases it under the other; use Clone (go
+// vet's copylocks check reports a copy).
 type Filter struct {
+	_ noCopy // go vet reports copies; no space
 	core
 	// maxBytes is the WithMaxSize bound the filter was made with (New,
 	// NewWithSize, ReadFilter), which UnmarshalBinary, ReadFrom and
