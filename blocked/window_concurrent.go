@@ -566,6 +566,49 @@ func (c *ConcurrentWindow) Generations() int { return c.g }
 // count.
 func (c *ConcurrentWindow) Slice() time.Duration { return c.slice }
 
+// SliceStart returns the start of the current slice, the one the latest
+// rotation moved to (or the window's creation, before any): the window's
+// own time, as Window.SliceStart's, which a saved window keeps. The zero
+// Time for a window that advances by count. With adds running it may be a
+// slice behind by the time it returns.
+func (c *ConcurrentWindow) SliceStart() time.Time {
+	s := c.state.Load()
+	if c.slice == 0 || s == nil {
+		return time.Time{}
+	}
+	return time.Unix(0, s.start)
+}
+
+// Window returns the guaranteed window, (G-1) slices, or 0 for a window
+// that advances by count (see SliceKeys).
+func (c *ConcurrentWindow) Window() time.Duration { return c.slice * time.Duration(c.g-1) }
+
+// SliceKeys returns the adds per slice of a window that advances by count,
+// or 0.
+func (c *ConcurrentWindow) SliceKeys() uint64 { return c.sliceKeys }
+
+// Capacity returns the keys each generation was sized for.
+func (c *ConcurrentWindow) Capacity() uint64 { return c.capacity }
+
+// K returns the probes per key.
+func (c *ConcurrentWindow) K() int { return c.t.K }
+
+// Seed returns the hash seed.
+func (c *ConcurrentWindow) Seed() uint64 { return c.seed }
+
+// Blocks returns the 64-byte lines of all generations together.
+func (c *ConcurrentWindow) Blocks() uint64 { return uint64(len(c.t.Blocks)) }
+
+// Groups returns the groups of the table, as Window.Groups.
+func (c *ConcurrentWindow) Groups() uint64 { return c.nb }
+
+// LaneBits returns the bits of one generation's lane: 256 at G = 2, 128
+// above.
+func (c *ConcurrentWindow) LaneBits() int { return 64 * kernel.LaneWords(c.g) }
+
+// SizeBytes returns the memory the blocks of all generations take.
+func (c *ConcurrentWindow) SizeBytes() uint64 { return uint64(len(c.t.Blocks)) * kernel.BlockBytes }
+
 // Close releases the memory as Window.Close does. It must not run
 // concurrently with other methods.
 func (c *ConcurrentWindow) Close() error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"slices"
 	"sync"
@@ -592,5 +593,76 @@ func TestTimeWindowMissReadsNoClock(t *testing.T) {
 	now = now.Add(time.Hour)
 	if w.ContainsHash(1) || c.ContainsHash(1) {
 		t.Error("a key an hour past its 3 s window is found")
+	}
+}
+
+// TestConcurrentWindowAccessors: a ConcurrentWindow has every method of a
+// Window that reports its shape (SizeBytes, K, Seed, Capacity, Window and
+// the rest; before, it had only Generations and Slice), with the same
+// answers for the same arguments. SliceAdds is Window's alone: a
+// ConcurrentWindow by time does not count its adds.
+func TestConcurrentWindowAccessors(t *testing.T) {
+	wt, ct := reflect.TypeFor[*Window](), reflect.TypeFor[*ConcurrentWindow]()
+	for i := range wt.NumMethod() {
+		m := wt.Method(i)
+		if m.Type.NumIn() != 1 || m.Name == "SliceAdds" || m.Name == "Close" {
+			continue // not an accessor
+		}
+		cm, ok := ct.MethodByName(m.Name)
+		if !ok {
+			t.Errorf("ConcurrentWindow has no %s, which Window has", m.Name)
+			continue
+		}
+		if cm.Type.NumIn() != 1 || cm.Type.NumOut() != m.Type.NumOut() || cm.Type.Out(0) != m.Type.Out(0) {
+			t.Errorf("ConcurrentWindow.%s is %v, Window's %v", m.Name, cm.Type, m.Type)
+		}
+	}
+	for _, byCount := range []bool{false, true} {
+		clk := newSimClock()
+		window, opts := 4*time.Second, []Option{WithGenerations(4), WithClock(clk.Now), WithSeed(7)}
+		if byCount {
+			window, opts = 0, append(opts, WithSliceKeys(300))
+		}
+		w, c := windowPair(t, 1200, 0.001, window, opts...)
+		check := func(when string) {
+			t.Helper()
+			for _, a := range []struct {
+				name string
+				w, c any
+			}{
+				{"Generations", w.Generations(), c.Generations()},
+				{"Slice", w.Slice(), c.Slice()},
+				{"SliceStart", w.SliceStart(), c.SliceStart()},
+				{"Window", w.Window(), c.Window()},
+				{"SliceKeys", w.SliceKeys(), c.SliceKeys()},
+				{"Capacity", w.Capacity(), c.Capacity()},
+				{"K", w.K(), c.K()},
+				{"Seed", w.Seed(), c.Seed()},
+				{"Blocks", w.Blocks(), c.Blocks()},
+				{"Groups", w.Groups(), c.Groups()},
+				{"LaneBits", w.LaneBits(), c.LaneBits()},
+				{"SizeBytes", w.SizeBytes(), c.SizeBytes()},
+			} {
+				if a.w != a.c {
+					t.Errorf("by count %v, %s: %s: Window %v, ConcurrentWindow %v", byCount, when, a.name, a.w, a.c)
+				}
+			}
+		}
+		check("new")
+		if c.Seed() != 7 || c.K() == 0 || c.SizeBytes() == 0 || c.Capacity() == 0 {
+			t.Fatalf("by count %v: seed %d, k %d, %d bytes, capacity %d", byCount, c.Seed(), c.K(), c.SizeBytes(), c.Capacity())
+		}
+		if !byCount && (c.Window() < 4*time.Second || c.SliceStart().IsZero()) {
+			t.Fatalf("window %v, slice start %v", c.Window(), c.SliceStart())
+		}
+		for i := range uint64(1000) {
+			clk.now = clk.now.Add(7 * time.Millisecond)
+			w.AddUint64(i)
+			c.AddUint64(i)
+		}
+		check("after 1000 adds")
+		w.Close()
+		c.Close()
+		check("closed")
 	}
 }
