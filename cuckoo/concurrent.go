@@ -482,6 +482,24 @@ func (c *Concurrent) Seed() uint64 {
 	return c.f.seed
 }
 
+// Hash returns the hash the filter uses for key: hash.Bytes(key, seed), for
+// AddHash, ContainsHash, RemoveHash and the batch methods (as Filter.Hash).
+func (c *Concurrent) Hash(key []byte) uint64 { return hash.Bytes(key, c.Seed()) }
+
+// HashString returns the hash the filter uses for key: hash.String(key,
+// seed).
+func (c *Concurrent) HashString(key string) uint64 { return hash.String(key, c.Seed()) }
+
+// HashUint64 returns the hash the filter uses for key: hash.Uint64(key,
+// seed).
+func (c *Concurrent) HashUint64(key uint64) uint64 {
+	var h hash.Uint64Hasher // seed 0: the zero Concurrent's, as Seed's
+	if f := c.f; f != nil {
+		h = f.h64
+	}
+	return h.Hash(key)
+}
+
 // FingerprintBits returns the fingerprint width, 8 or 16 (0 for a zero
 // Concurrent).
 func (c *Concurrent) FingerprintBits() int {

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/sift-go/sift/hash"
 	"github.com/sift-go/sift/internal/edgetest"
 	"github.com/sift-go/sift/internal/kernel/kerneltest"
 )
@@ -318,5 +319,52 @@ func TestConcurrentSnapshotWhileWriting(t *testing.T) {
 		if n := c.Count(); n > 1002 {
 			t.Errorf("Count %d while at most 1000 keys are held (and one add per writer in flight)", n)
 		}
+	}
+}
+
+// TestConcurrentHash: Concurrent has Filter's Hash, HashString and
+// HashUint64 (before, only its *Hash methods, so a caller hashed with
+// hash.String(key, c.Seed())), with the same values, and the hashes find
+// the keys its Add forms added.
+func TestConcurrentHash(t *testing.T) {
+	for _, seed := range []uint64{0, 1, 0x9e3779b97f4a7c15} {
+		c, err := NewConcurrent(1000, WithSeed(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := New(1000, WithSeed(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range uint64(200) {
+			s := string(rune('a'+i%26)) + "key" + string(rune('0'+i%10))
+			if c.Hash([]byte(s)) != f.Hash([]byte(s)) || c.Hash([]byte(s)) != hash.Bytes([]byte(s), seed) {
+				t.Fatalf("seed %#x: Hash(%q) = %#x, Filter's %#x", seed, s, c.Hash([]byte(s)), f.Hash([]byte(s)))
+			}
+			if c.HashString(s) != f.HashString(s) || c.HashString(s) != hash.String(s, seed) {
+				t.Fatalf("seed %#x: HashString(%q) = %#x, Filter's %#x", seed, s, c.HashString(s), f.HashString(s))
+			}
+			if c.HashUint64(i) != f.HashUint64(i) || c.HashUint64(i) != hash.Uint64(i, seed) {
+				t.Fatalf("seed %#x: HashUint64(%d) = %#x, Filter's %#x", seed, i, c.HashUint64(i), f.HashUint64(i))
+			}
+		}
+		if err := c.AddString("s"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.AddUint64(42); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Add([]byte("b")); err != nil {
+			t.Fatal(err)
+		}
+		if !c.ContainsHash(c.HashString("s")) || !c.ContainsHash(c.HashUint64(42)) || !c.ContainsHash(c.Hash([]byte("b"))) {
+			t.Fatalf("seed %#x: a key's hash is not found after its Add", seed)
+		}
+		_ = c.Close()
+		_ = f.Close()
+	}
+	var z Concurrent // seed 0, as Seed reports
+	if z.Seed() != 0 || z.HashUint64(7) != hash.Uint64(7, 0) || z.HashString("x") != hash.String("x", 0) || z.Hash([]byte("x")) != hash.Bytes([]byte("x"), 0) {
+		t.Fatal("zero Concurrent: hashes are not seed 0's")
 	}
 }
