@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestConcurrentStress: 8 goroutines add disjoint key sets while 4 others
@@ -157,5 +158,103 @@ func TestConcurrentMatchesFilter(t *testing.T) {
 	}
 	for _, x := range []interface{ Close() error }{d, g, cl, e, other} {
 		x.Close()
+	}
+}
+
+// TestReadConcurrent: ReadConcurrent reads a file of a Filter or a
+// Concurrent into a new Concurrent, with ReadFilter's options and errors
+// (before, it did not exist: var c Concurrent; c.ReadFrom was the way).
+func TestReadConcurrent(t *testing.T) {
+	f, err := New(2000, 0.01, WithSeed(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for i := range uint64(2000) {
+		f.AddUint64(i)
+	}
+	enc, _ := f.MarshalBinary()
+	// It reads exactly the filter's bytes.
+	r := bytes.NewReader(append(bytes.Clone(enc), "tail"...))
+	c, err := ReadConcurrent(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if r.Len() != 4 {
+		t.Fatalf("ReadConcurrent left %d bytes, want 4", r.Len())
+	}
+	sameFilter(t, "ReadConcurrent", &f.core, &c.core)
+	for i := range uint64(2000) {
+		if !c.ContainsUint64(i) {
+			t.Fatalf("key %d lost", i)
+		}
+	}
+	var wg sync.WaitGroup
+	for g := range uint64(4) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range uint64(500) {
+				c.AddUint64(1<<32 + g<<16 + i)
+			}
+		}()
+	}
+	wg.Wait()
+	for g := range uint64(4) {
+		for i := range uint64(500) {
+			if !c.ContainsUint64(1<<32 + g<<16 + i) {
+				t.Fatalf("concurrent add %d/%d lost", g, i)
+			}
+		}
+	}
+	// A Concurrent's own file reads back.
+	cenc, _ := c.MarshalBinary()
+	d, err := ReadConcurrent(bytes.NewReader(cenc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameFilter(t, "ReadConcurrent of a Concurrent's file", &c.core, &d.core)
+	d.Close()
+
+	// WithMaxSize refuses a larger payload, and the filter keeps the bound.
+	limit := WithMaxSize(f.SizeBytes())
+	small, err := ReadConcurrent(bytes.NewReader(enc), limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close()
+	big := mustNewSize(t, 512*1000, 4)
+	bb, _ := big.MarshalBinary()
+	if _, err := ReadConcurrent(bytes.NewReader(bb), limit); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadConcurrent of a larger filter: %v", err)
+	}
+	if _, err := small.ReadFrom(bytes.NewReader(bb)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadFrom into a bounded ReadConcurrent filter: %v", err)
+	}
+
+	// Bad input: the same errors as ReadFilter's.
+	bad := bytes.Clone(enc)
+	bad[len(bad)-1] ^= 1
+	if _, err := ReadConcurrent(bytes.NewReader(bad)); !errors.Is(err, ErrChecksum) {
+		t.Errorf("damaged payload: %v", err)
+	}
+	if c, err := ReadConcurrent(bytes.NewReader(bad), WithoutChecksum()); err != nil {
+		t.Errorf("damaged payload WithoutChecksum: %v", err)
+	} else {
+		c.Close()
+	}
+	w, err := NewWindow(100, 0.01, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wenc, _ := w.MarshalBinary()
+	w.Close()
+	for what, in := range map[string][]byte{"truncated": enc[:len(enc)/2], "window": wenc, "empty": nil, "text": []byte("hello, world")} {
+		_, want := ReadFilter(bytes.NewReader(in))
+		_, got := ReadConcurrent(bytes.NewReader(in))
+		if want == nil || got == nil || got.Error() != want.Error() {
+			t.Errorf("%s: ReadConcurrent: %v, ReadFilter: %v", what, got, want)
+		}
 	}
 }

@@ -224,8 +224,9 @@
 // sift's file format (package internal/format; sift.Inspect reads any
 // file's header): a 128-byte header with magic, version, kind, hash
 // algorithm and seed, parameters and CRC-32C checksums, then the blocks at
-// a 64-byte-aligned offset. ReadFilter, ReadScalable, ReadWindow and
-// ReadConcurrentWindow read a stream into a new filter with options. The bytes are little-endian and the
+// a 64-byte-aligned offset. ReadFilter, ReadConcurrent, ReadScalable,
+// ReadWindow and ReadConcurrentWindow read a stream into a new filter with
+// options. The bytes are little-endian and the
 // same on every architecture and whichever kernel built the filter, so a
 // filter built on amd64 is read on arm64 and the reverse; a golden test
 // locks them. Filter, Concurrent and View share the blocked encoding.

@@ -223,8 +223,9 @@ func (f *Filter) ReadFrom(r io.Reader) (int64, error) {
 }
 
 // ReadFilter reads one filter from r as Filter.ReadFrom does, into a new
-// Filter. Options: WithMaxSize (refuses a larger payload before reading it;
-// the filter keeps the bound), WithoutChecksum.
+// Filter (ReadConcurrent: into a new Concurrent). Options: WithMaxSize
+// (refuses a larger payload before reading it; the filter keeps the
+// bound), WithoutChecksum.
 func ReadFilter(r io.Reader, opts ...Option) (*Filter, error) {
 	o := collect(opts)
 	c, _, _, err := readCore(r, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
@@ -288,6 +289,7 @@ func (c *Concurrent) WriteTo(w io.Writer) (int64, error) {
 
 // ReadFrom replaces c with one filter read from r (see Filter.ReadFrom,
 // also for the maximum size). No other goroutine may use c meanwhile.
+// ReadConcurrent reads into a new Concurrent with options.
 func (c *Concurrent) ReadFrom(r io.Reader) (int64, error) {
 	d, _, n, err := readCore(r, c.limit())
 	if err != nil {
@@ -295,4 +297,19 @@ func (c *Concurrent) ReadFrom(r io.Reader) (int64, error) {
 	}
 	c.replace(d)
 	return n, nil
+}
+
+// ReadConcurrent is ReadFilter for a Concurrent: it reads one filter
+// (written by a Filter or a Concurrent) from r as Filter.ReadFrom does,
+// with ReadFilter's checks and errors, into a new Concurrent. Options:
+// WithMaxSize (refuses a larger payload before reading it; the filter
+// keeps the bound), WithoutChecksum.
+func ReadConcurrent(r io.Reader, opts ...Option) (*Concurrent, error) {
+	o := collect(opts)
+	c, _, _, err := readCore(r, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
+	if err != nil {
+		return nil, err
+	}
+	c.maxBytes = o.maxBytes
+	return &Concurrent{core: c}, nil
 }
