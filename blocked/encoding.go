@@ -78,7 +78,10 @@ func blockedParams(h format.Header, payloadLen uint64, stage bool) (blocks uint6
 func decodeCopy(data []byte, opt format.Options, stage bool) (c core, h format.Header, n int, err error) {
 	h, payload, n, err := format.Decode(data, format.KindBlocked, opt)
 	if err != nil {
-		return c, h, 0, prefix(err)
+		if stage { // a stage of another kind: a corrupt scalable file
+			return c, h, 0, prefix(err)
+		}
+		return c, h, 0, formatErr(err, h)
 	}
 	blocks, k, err := blockedParams(h, uint64(len(payload)), stage)
 	if err != nil {
@@ -98,7 +101,7 @@ func decodeCopy(data []byte, opt format.Options, stage bool) (c core, h format.H
 func readCore(r io.Reader, opt format.Options) (c core, h format.Header, n int64, err error) {
 	h, payload, n, err := format.Read(r, format.KindBlocked, opt)
 	if err != nil {
-		return c, h, n, prefix(err)
+		return c, h, n, formatErr(err, h)
 	}
 	blocks, k, err := blockedParams(h, uint64(len(payload)), false)
 	if err != nil {

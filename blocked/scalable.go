@@ -508,7 +508,7 @@ func (s *Scalable) WriteTo(w io.Writer) (int64, error) {
 func (s *Scalable) UnmarshalBinary(data []byte) error {
 	h, payload, n, err := format.Decode(data, format.KindScalable, s.limit(false))
 	if err != nil {
-		return prefix(err)
+		return formatErr(err, h)
 	}
 	if n != len(data) {
 		return errorf(ErrCorrupt, "%d bytes after the filter", len(data)-n)
@@ -526,7 +526,7 @@ func (s *Scalable) UnmarshalBinary(data []byte) error {
 func (s *Scalable) ReadFrom(r io.Reader) (int64, error) {
 	h, payload, n, err := format.Read(r, format.KindScalable, s.limit(false))
 	if err != nil {
-		return n, prefix(err)
+		return n, formatErr(err, h)
 	}
 	return n, s.decode(h, payload, false)
 }
@@ -539,7 +539,7 @@ func ReadScalable(r io.Reader, opts ...Option) (*Scalable, error) {
 	s := &Scalable{maxBytes: o.maxBytes}
 	h, payload, _, err := format.Read(r, format.KindScalable, s.limit(o.skipChecksum))
 	if err != nil {
-		return nil, prefix(err)
+		return nil, formatErr(err, h)
 	}
 	if err := s.decode(h, payload, o.skipChecksum); err != nil {
 		return nil, err

@@ -65,7 +65,7 @@ func Open(path string, opts ...Option) (*View, error) {
 // Close frees the copy. Options: WithoutChecksum, WithMaxSize.
 func Load(path string, opts ...Option) (*View, error) {
 	o := collect(opts)
-	data, region, _, err := format.ReadFile(path, format.KindBlocked, o.maxBytes)
+	data, region, err := readFile(path, format.KindBlocked, o.maxBytes)
 	v, err := viewFile(data, region, err, o)
 	if v != nil {
 		v.mapped = false // a copy, whatever memory holds it
@@ -104,7 +104,7 @@ func FromBytes(data []byte, opts ...Option) (*View, error) {
 func viewOf(data []byte, region *mem.Region, o options) (*View, error) {
 	h, payload, n, err := format.Decode(data, format.KindBlocked, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
 	if err != nil {
-		return nil, prefix(err)
+		return nil, formatErr(err, h)
 	}
 	if n != len(data) {
 		return nil, errorf(ErrCorrupt, "%d bytes after the filter", len(data)-n)

@@ -167,7 +167,7 @@ func ReadWindow(r io.Reader, opts ...Option) (*Window, error) {
 func readWindowRecord(r io.Reader, opt format.Options) (format.Header, []byte, int64, error) {
 	h, payload, n, err := format.Read(r, format.KindWindow, opt)
 	if err != nil {
-		return h, nil, n, prefix(err)
+		return h, nil, n, formatErr(err, h)
 	}
 	return h, payload, n, nil
 }
@@ -178,7 +178,7 @@ func readWindowRecord(r io.Reader, opt format.Options) (format.Header, []byte, i
 func decodeWindowBytes(data []byte, opt format.Options) (format.Header, []byte, error) {
 	h, payload, n, err := format.Decode(data, format.KindWindow, opt)
 	if err != nil {
-		return h, nil, prefix(err)
+		return h, nil, formatErr(err, h)
 	}
 	if n != len(data) {
 		return h, nil, errorf(ErrCorrupt, "%d bytes after the window", len(data)-n)

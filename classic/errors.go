@@ -1,6 +1,11 @@
 package classic
 
-import "github.com/sift-go/sift/internal/errs"
+import (
+	"errors"
+
+	"github.com/sift-go/sift/internal/errs"
+	"github.com/sift-go/sift/internal/format"
+)
 
 // Errors returned by the constructors and by PutAll and Remove. Decoders
 // return errors that wrap the sift package's sentinels (sift.ErrTruncated,
@@ -38,7 +43,7 @@ var (
 var (
 	ErrMagic     = errs.Magic     // not a sift file
 	ErrVersion   = errs.Version   // a format version this code does not read
-	ErrKind      = errs.Kind      // a sift file holding another kind of filter
+	ErrKind      = errs.Kind      // a sift file of another kind (the message names its loader)
 	ErrTruncated = errs.Truncated // the input ends before the filter does
 	ErrChecksum  = errs.Checksum  // a CRC-32C mismatch: damaged bytes
 	ErrCorrupt   = errs.Corrupt   // a well-formed header with impossible values
@@ -70,6 +75,29 @@ func decodeErr(sentinel error, format string, args ...any) error {
 // prefixErr adds the package prefix to an error from the shared format
 // reader, once, keeping its chain intact for errors.Is (errs.Wrap).
 func prefixErr(err error) error { return errs.Wrap(pkg, err) }
+
+// loaders names, for each kind of sift file, the calls that read it:
+// this package's by name, another package's with its name.
+var loaders = [format.MaxKind + 1]string{
+	format.KindBlocked:    "blocked.ReadFilter or blocked.Open",
+	format.KindCuckoo:     "cuckoo.ReadFilter or cuckoo.Open",
+	format.KindScalable:   "blocked.ReadScalable",
+	format.KindCounting:   "ReadCounting",
+	format.KindClassic:    "ReadFilter",
+	format.KindSplitBlock: "sbbf.ReadFilter or sbbf.Open",
+	format.KindWindow:     "blocked.ReadWindow or blocked.ReadConcurrentWindow",
+}
+
+// formatErr is prefixErr for the error of format.Read or Decode, whose
+// header h it returned with it: a file of another kind (ErrKind, h.Kind
+// its kind) also names the calls that read it ("file holds a blocked
+// filter, want classic: read it with blocked.ReadFilter or blocked.Open").
+func formatErr(err error, h format.Header) error {
+	if errors.Is(err, ErrKind) && int(h.Kind) < len(loaders) && loaders[h.Kind] != "" {
+		return errs.Errorf(pkg, []error{err}, "%s: read it with %s", errs.Detail(err), loaders[h.Kind])
+	}
+	return prefixErr(err)
+}
 
 // sizeErr is a constructor's error for a size it cannot make: it wraps
 // ErrTooLarge or, when not nil, cause (the allocator's error, which wraps

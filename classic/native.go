@@ -95,7 +95,7 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 func (f *Filter) UnmarshalBinary(data []byte) error {
 	h, payload, n, err := format.Decode(data, format.KindClassic, format.Options{MaxPayload: f.maxBytes})
 	if err != nil {
-		return prefixErr(err)
+		return formatErr(err, h)
 	}
 	if n != len(data) {
 		return decodeErr(ErrCorrupt, "%d bytes after the filter", len(data)-n)
@@ -141,7 +141,7 @@ func ReadFilter(r io.Reader, opts ...Option) (*Filter, error) {
 func readFilter(r io.Reader, opt format.Options) (*Filter, int64, error) {
 	h, payload, n, err := format.Read(r, format.KindClassic, opt)
 	if err != nil {
-		return nil, n, prefixErr(err)
+		return nil, n, formatErr(err, h)
 	}
 	f, err := filterFromNative(h, payload, false)
 	return f, n, err
@@ -239,7 +239,7 @@ func (c *Counting) WriteTo(w io.Writer) (int64, error) {
 func (c *Counting) UnmarshalBinary(data []byte) error {
 	h, payload, n, err := format.Decode(data, format.KindCounting, format.Options{MaxPayload: c.maxBytes})
 	if err != nil {
-		return prefixErr(err)
+		return formatErr(err, h)
 	}
 	if n != len(data) {
 		return decodeErr(ErrCorrupt, "%d bytes after the filter", len(data)-n)
@@ -282,7 +282,7 @@ func ReadCounting(r io.Reader, opts ...Option) (*Counting, error) {
 func readCounting(r io.Reader, opt format.Options) (*Counting, int64, error) {
 	h, payload, n, err := format.Read(r, format.KindCounting, opt)
 	if err != nil {
-		return nil, n, prefixErr(err)
+		return nil, n, formatErr(err, h)
 	}
 	c, err := countingFromNative(h, payload, false)
 	return c, n, err

@@ -1,6 +1,12 @@
 package cuckoo
 
-import "github.com/sift-go/sift/internal/errs"
+import (
+	"errors"
+
+	"github.com/sift-go/sift/internal/errs"
+	"github.com/sift-go/sift/internal/format"
+	"github.com/sift-go/sift/internal/mem"
+)
 
 // Errors returned by New, Add and the mutating methods. The decoders
 // (UnmarshalBinary, ReadFrom, Open, FromBytes), and New for sizes it cannot
@@ -60,7 +66,7 @@ var (
 var (
 	ErrMagic     = errs.Magic     // not a sift file
 	ErrVersion   = errs.Version   // a format version this code does not read
-	ErrKind      = errs.Kind      // a sift file holding another kind of filter
+	ErrKind      = errs.Kind      // a sift file of another kind (the message names its loader)
 	ErrTruncated = errs.Truncated // the input ends before the filter does
 	ErrChecksum  = errs.Checksum  // a CRC-32C mismatch: damaged bytes
 	ErrCorrupt   = errs.Corrupt   // a well-formed header with impossible values
@@ -92,6 +98,47 @@ func corrupt(sentinel error, format string, args ...any) error {
 // the file system this package's prefix, once, and keeps its chain
 // (errs.Wrap).
 func wrapDecode(err error) error { return errs.Wrap(pkg, err) }
+
+// loaders names, for each kind of sift file, the calls that read it:
+// this package's by name, another package's with its name.
+var loaders = [format.MaxKind + 1]string{
+	format.KindBlocked:    "blocked.ReadFilter or blocked.Open",
+	format.KindCuckoo:     "ReadFilter or Open",
+	format.KindScalable:   "blocked.ReadScalable",
+	format.KindCounting:   "classic.ReadCounting",
+	format.KindClassic:    "classic.ReadFilter",
+	format.KindSplitBlock: "sbbf.ReadFilter or sbbf.Open",
+	format.KindWindow:     "blocked.ReadWindow or blocked.ReadConcurrentWindow",
+}
+
+// formatErr is wrapDecode for the error of format.Read or Decode, whose
+// header h it returned with it: a file of another kind (ErrKind, h.Kind
+// its kind) also names the calls that read it ("file holds a blocked
+// filter, want cuckoo: read it with blocked.ReadFilter or blocked.Open").
+func formatErr(err error, h format.Header) error {
+	if errors.Is(err, ErrKind) && int(h.Kind) < len(loaders) && loaders[h.Kind] != "" {
+		return errs.Errorf(pkg, []error{err}, "%s: read it with %s", errs.Detail(err), loaders[h.Kind])
+	}
+	return wrapDecode(err)
+}
+
+// readFile is format.ReadFile for Load (a file holding one encoding of
+// kind want), keeping the header of a file of another kind for
+// formatErr, whose error it returns.
+func readFile(path string, want format.Kind, maxBytes uint64) ([]byte, *mem.Region, error) {
+	var h format.Header
+	data, region, _, err := mem.ReadFileChecked(path, format.HeaderSize, func(head []byte, size int64) error {
+		err := format.CheckHead(head, size, want, maxBytes)
+		if errors.Is(err, ErrKind) {
+			h, _, _ = format.ParseHeader(head, 0, format.Options{})
+		}
+		return err
+	})
+	if err != nil {
+		return nil, nil, formatErr(err, h)
+	}
+	return data, region, nil
+}
 
 // incompatible wraps ErrIncompatible: "cuckoo: incompatible filters: <detail>".
 func incompatible(format string, args ...any) error {

@@ -115,7 +115,7 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) {
 func (f *Filter) UnmarshalBinary(data []byte) error {
 	h, payload, n, err := format.Decode(data, format.KindCuckoo, format.Options{MaxPayload: f.maxBytes})
 	if err != nil {
-		return wrapDecode(err)
+		return formatErr(err, h)
 	}
 	if n != len(data) {
 		return corrupt(ErrCorrupt, "%d trailing bytes after the filter", len(data)-n)
@@ -160,7 +160,7 @@ func ReadFilter(r io.Reader, opts ...Option) (*Filter, error) {
 func readFilter(r io.Reader, opt format.Options) (*Filter, int64, error) {
 	h, payload, n, err := format.Read(r, format.KindCuckoo, opt)
 	if err != nil {
-		return nil, n, wrapDecode(err)
+		return nil, n, formatErr(err, h)
 	}
 	g, err := decode(h, payload, false, true)
 	if err != nil {
@@ -188,7 +188,7 @@ func FromBytes(b []byte, opts ...Option) (*View, error) {
 	o := collect(opts)
 	h, payload, n, err := format.Decode(b, format.KindCuckoo, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
 	if err != nil {
-		return nil, wrapDecode(err)
+		return nil, formatErr(err, h)
 	}
 	if n != len(b) {
 		return nil, corrupt(ErrCorrupt, "%d trailing bytes after the filter", len(b)-n)
@@ -240,7 +240,7 @@ func Open(path string, opts ...Option) (*View, error) {
 // Close frees the copy. Options: WithoutChecksum, WithMaxSize,
 // WithCountCheck.
 func Load(path string, opts ...Option) (*View, error) {
-	b, region, _, err := format.ReadFile(path, format.KindCuckoo, collect(opts).maxBytes)
+	b, region, err := readFile(path, format.KindCuckoo, collect(opts).maxBytes)
 	return viewFile(b, region, err, opts)
 }
 

@@ -93,7 +93,7 @@ func (f *Filter) WriteTo(w io.Writer) (int64, error) { return f.writeTo(w) }
 func (f *Filter) UnmarshalBinary(data []byte) error {
 	h, payload, n, err := format.Decode(data, format.KindSplitBlock, format.Options{MaxPayload: f.maxBytes})
 	if err != nil {
-		return prefix(err)
+		return formatErr(err, h)
 	}
 	if n != len(data) {
 		return errorf(ErrCorrupt, "%d bytes after the filter", len(data)-n)
@@ -134,7 +134,7 @@ func ReadFilter(r io.Reader, opts ...Option) (*Filter, error) {
 func (f *Filter) readFrom(r io.Reader, fo format.Options) (int64, error) {
 	h, payload, n, err := format.Read(r, format.KindSplitBlock, fo)
 	if err != nil {
-		return n, prefix(err)
+		return n, formatErr(err, h)
 	}
 	if _, err := checkParams(h, uint64(len(payload))); err != nil {
 		return n, err
@@ -187,7 +187,7 @@ func Open(path string, opts ...Option) (*View, error) {
 // copy. Options: WithoutChecksum, WithMaxSize.
 func Load(path string, opts ...Option) (*View, error) {
 	o := collect(opts)
-	data, region, _, err := format.ReadFile(path, format.KindSplitBlock, o.maxBytes)
+	data, region, err := readFile(path, format.KindSplitBlock, o.maxBytes)
 	v, err := viewFile(data, region, err, o)
 	if v != nil {
 		v.mapped = false // a copy, whatever memory holds it
@@ -222,7 +222,7 @@ func FromBytes(data []byte, opts ...Option) (*View, error) {
 func viewOf(data []byte, region *mem.Region, o options) (*View, error) {
 	h, payload, n, err := format.Decode(data, format.KindSplitBlock, format.Options{MaxPayload: o.maxBytes, SkipPayloadCRC: o.skipChecksum})
 	if err != nil {
-		return nil, prefix(err)
+		return nil, formatErr(err, h)
 	}
 	if n != len(data) {
 		return nil, errorf(ErrCorrupt, "%d bytes after the filter", len(data)-n)
