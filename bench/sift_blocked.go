@@ -65,6 +65,9 @@ func (a *siftBlocked) CountContainsBatch(hs []uint64, out []bool) int {
 
 func (a *siftBlocked) SizeBytes() int { return int(a.f.Bits() / 8) }
 
+// Prefault does nothing: the constructor touched every page (mem.Alloc).
+func (a *siftBlocked) Prefault() {}
+
 func (a *siftBlocked) Close() error { return a.f.Close() }
 
 type siftBlockedBytes struct{ f *blocked.Filter }
@@ -87,5 +90,8 @@ func (a *siftBlockedBytes) CountContains(k *Keys, lo, hi int) int {
 }
 
 func (a *siftBlockedBytes) SizeBytes() int { return int(a.f.Bits() / 8) }
+
+// Prefault does nothing: the constructor touched every page (mem.Alloc).
+func (a *siftBlockedBytes) Prefault() {}
 
 func (a *siftBlockedBytes) Close() error { return a.f.Close() }

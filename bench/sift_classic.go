@@ -40,3 +40,8 @@ func (a *siftClassic) CountContains(k *Keys, lo, hi int) int {
 }
 
 func (a *siftClassic) SizeBytes() int { return int(a.f.BitSize() / 8) }
+
+// Prefault does nothing: the constructor touched every page (mem.Alloc).
+func (a *siftClassic) Prefault() {}
+
+func (a *siftClassic) Close() error { return a.f.Close() }

@@ -73,4 +73,7 @@ func (a *siftCuckoo) CountContainsBatch(hs []uint64, out []bool) int {
 
 func (a *siftCuckoo) SizeBytes() int { return int(a.f.SizeBytes()) }
 
+// Prefault does nothing: the constructor touched every page (mem.Alloc).
+func (a *siftCuckoo) Prefault() {}
+
 func (a *siftCuckoo) Close() error { return a.f.Close() }
