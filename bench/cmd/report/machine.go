@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -17,10 +20,77 @@ type machine struct {
 	Date                                             string
 	LoadStart, LoadEnd                               string
 	Elapsed                                          string // from a -from file
+	// Peers maps each adapter's package to its module version, as the
+	// bench module resolved it for the run (nil: not known, resolve now).
+	Peers map[string]string
+	// NotRecorded is set by restore for raw output that predates the
+	// sift-cpu header lines: then CPU is go test's own cpu line (or
+	// empty), the other fields describing the machine are empty, and
+	// RedrawnOn describes the host that redraws the report.
+	NotRecorded bool
+	RedrawnOn   string
 }
 
-// restore overwrites what describes the run, not the machine, with what
-// the raw output recorded (for -from).
+// The machine's header lines in the raw output (benchfmt "key: value"),
+// written at run time so that -from describes the machine that ran the
+// benchmarks, not the one that redraws the report.
+const (
+	hdrCPU    = "sift-cpu"
+	hdrCores  = "sift-cores"
+	hdrCaches = "sift-caches"
+	hdrMemory = "sift-mem"
+	hdrOS     = "sift-os"
+	hdrTHP    = "sift-thp"
+	hdrGo     = "sift-go"
+	hdrPeers  = "sift-peers"
+)
+
+// headerLines returns the lines that describe m in the raw output: the
+// run's date, commit and load (restored by -from since the raw output
+// first had them) and the machine itself.
+func (m machine) headerLines() []string {
+	return []string{
+		hdrCPU + ": " + m.CPU,
+		hdrCores + ": " + strconv.Itoa(m.Cores),
+		hdrCaches + ": " + m.Caches,
+		hdrMemory + ": " + m.Memory,
+		hdrOS + ": " + m.Kernel,
+		hdrTHP + ": " + m.THP,
+		hdrGo + ": " + m.GoVersion,
+		hdrPeers + ": " + encodePeers(m.Peers),
+	}
+}
+
+// encodePeers writes package=version pairs, sorted, separated by "; ".
+func encodePeers(p map[string]string) string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + p[k]
+	}
+	return strings.Join(parts, "; ")
+}
+
+func decodePeers(s string) map[string]string {
+	out := map[string]string{}
+	for _, part := range strings.Split(s, "; ") {
+		if k, v, ok := strings.Cut(part, "="); ok && k != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// restore replaces what m says with what the raw output recorded (for
+// -from): the run's date, commit, load and duration, and, where the raw
+// output has the sift-cpu lines, the machine. Raw output without them
+// (written before they existed) keeps go test's cpu line as the CPU,
+// leaves the rest empty and marks the machine as not recorded, with the
+// host that redraws the report in RedrawnOn.
 func (m *machine) restore(h header) {
 	for key, dst := range map[string]*string{
 		"sift-date": &m.Date, "sift-git": &m.Git,
@@ -30,6 +100,38 @@ func (m *machine) restore(h header) {
 			*dst = v
 		}
 	}
+	if _, ok := h[hdrCPU]; ok {
+		cores, _ := strconv.Atoi(h[hdrCores])
+		*m = machine{
+			CPU: h[hdrCPU], Cores: cores, Caches: h[hdrCaches], Memory: h[hdrMemory],
+			Kernel: h[hdrOS], THP: h[hdrTHP], GoVersion: h[hdrGo], Peers: decodePeers(h[hdrPeers]),
+			Git: m.Git, Date: m.Date, LoadStart: m.LoadStart, LoadEnd: m.LoadEnd, Elapsed: m.Elapsed,
+		}
+		return
+	}
+	host := m.describe()
+	*m = machine{
+		CPU:         h["cpu"],
+		NotRecorded: true,
+		RedrawnOn:   host,
+		Git:         m.Git, Date: m.Date, LoadStart: m.LoadStart, LoadEnd: m.LoadEnd, Elapsed: m.Elapsed,
+	}
+	if goos, goarch := h["goos"], h["goarch"]; goos != "" && goarch != "" {
+		m.Kernel = goos + "/" + goarch
+	}
+}
+
+// describe is m on one line: CPU, cores, caches, memory, OS, THP and Go.
+func (m machine) describe() string {
+	parts := []string{fmt.Sprintf("%s (%d logical cores)", m.CPU, m.Cores)}
+	for _, p := range []struct{ label, v string }{
+		{"caches", m.Caches}, {"memory", m.Memory}, {"OS", m.Kernel}, {"THP", m.THP}, {"Go", m.GoVersion},
+	} {
+		if p.v != "" {
+			parts = append(parts, p.label+" "+p.v)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func probeMachine() machine {

@@ -91,6 +91,12 @@ func run(c config) error {
 	m := probeMachine()
 	if c.slug == "" {
 		c.slug = slugify(m.CPU)
+		if c.from != "" {
+			// Redrawing keeps the raw file's name: the report of
+			// results/amd-epyc-1e8.txt is results/amd-epyc-1e8.md,
+			// whatever machine redraws it.
+			c.slug = strings.TrimSuffix(filepath.Base(c.from), ".txt")
+		}
 	}
 	if err := os.MkdirAll(c.outDir, 0o755); err != nil {
 		return err
@@ -108,15 +114,17 @@ func run(c config) error {
 	} else {
 		start := time.Now()
 		m.LoadStart = loadAverage()
+		m.Peers = moduleVersions(libraries())
 		// Configuration lines (benchfmt "key: value") make the raw output
-		// self-describing, so -from can redo the report faithfully.
-		head := []string{
+		// self-describing, so -from can redo the report faithfully,
+		// the machine it ran on included.
+		head := append([]string{
 			"sift-command: " + strings.TrimSpace("go run ./cmd/report "+shellJoin(os.Args[1:])),
 			"sift-date: " + m.Date,
 			"sift-git: " + m.Git,
 			"sift-benchtime: " + c.benchtime,
 			"sift-load-start: " + m.LoadStart,
-		}
+		}, m.headerLines()...)
 		// The raw output streams into a .partial file beside rawPath,
 		// renamed over it once the run is complete: an interrupted or
 		// failed run leaves the partial output to look at and the results
@@ -149,10 +157,10 @@ func run(c config) error {
 	if len(results) == 0 {
 		return fmt.Errorf("no benchmark results in the output (see %s)", rawPath)
 	}
-	if hdr["cpu"] != "" && m.CPU == "" {
-		m.CPU = hdr["cpu"]
-	}
 	rep := newReport(c, m, summarize(results), elapsed, rawPath)
+	if len(rep.sizes) == 0 || len(rep.fpps) == 0 {
+		return fmt.Errorf("no Contains, Insert or Memory results with n and fpp in %s: nothing to tabulate", rawPath)
+	}
 	mdPath := filepath.Join(c.outDir, c.slug+".md")
 	plots, err := rep.plots(c.outDir, c.slug)
 	if err != nil {

@@ -188,22 +188,7 @@ func (r *report) markdown(plots []plotFile) string {
 		w(" Tables and plots were redrawn from its raw output with `go run ./cmd/report -from %s`.", r.cfg.from)
 	}
 	w(" Raw `go test` output: [%s](%s) (benchstat-ready).\n\n", baseName(r.rawPath), baseName(r.rawPath))
-	w("| machine | |\n|---|---|\n")
-	w("| CPU | %s (%d logical cores) |\n", r.m.CPU, r.m.Cores)
-	if r.m.Caches != "" {
-		w("| caches | %s |\n", r.m.Caches)
-	}
-	w("| memory | %s |\n| OS | %s |\n| Go | %s |\n", r.m.Memory, r.m.Kernel, r.m.GoVersion)
-	if r.m.THP != "" {
-		w("| transparent huge pages | %s |\n", r.m.THP)
-	}
-	if r.m.Git != "" {
-		w("| sift commit | %s |\n", r.m.Git)
-	}
-	if r.m.LoadStart != "" {
-		w("| load average (start → end) | %s → %s |\n", r.m.LoadStart, r.m.LoadEnd)
-	}
-	w("\nThis is a %d-core machine that other work shares: compare ratios within one run, not absolute numbers across runs.", r.m.Cores)
+	r.writeMachine(&b)
 	if r.unit == "cpu-ns/key" {
 		w(" All times are **CPU time of the benchmark thread per key** (`cpu-ns/key`, from CLOCK_THREAD_CPUTIME_ID), which leaves out the time the thread was descheduled while other processes ran; it still includes every cache and memory stall, and other processes still compete for the shared L3 cache and memory bandwidth. The wall-clock `ns/key` of every case is in the raw output (`-wall` makes the tables use it).\n\n")
 	} else {
@@ -227,11 +212,53 @@ func (r *report) markdown(plots []plotFile) string {
 	return b.String()
 }
 
+// writeMachine writes the machine table and the sentence after it, which
+// the caller continues. A report redrawn from raw output that did not
+// record its machine says so, and names the host that redrew it as that
+// and nothing more.
+func (r *report) writeMachine(b *strings.Builder) {
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	m := r.m
+	w("| machine | |\n|---|---|\n")
+	if m.NotRecorded {
+		cpu := m.CPU
+		if cpu == "" {
+			cpu = "not recorded"
+		}
+		w("| CPU | %s (go test's `cpu:` line; core count not recorded) |\n", cpu)
+		if m.Kernel != "" {
+			w("| OS/architecture | %s (go test's `goos:` and `goarch:` lines) |\n", m.Kernel)
+		}
+		w("| caches, memory, kernel, Go, huge pages, peer versions | not recorded in the raw output |\n")
+	} else {
+		w("| CPU | %s (%d logical cores) |\n", m.CPU, m.Cores)
+		if m.Caches != "" {
+			w("| caches | %s |\n", m.Caches)
+		}
+		w("| memory | %s |\n| OS | %s |\n| Go | %s |\n", m.Memory, m.Kernel, m.GoVersion)
+		if m.THP != "" {
+			w("| transparent huge pages | %s |\n", m.THP)
+		}
+	}
+	if m.Git != "" {
+		w("| sift commit | %s |\n", m.Git)
+	}
+	if m.LoadStart != "" {
+		w("| load average (start → end) | %s → %s |\n", m.LoadStart, m.LoadEnd)
+	}
+	if m.NotRecorded {
+		w("\nMachine not recorded in the raw output beyond go test's own lines (it predates the `sift-cpu` header lines); redrawn on: %s. Nothing here describes the run's machine but the CPU and OS/architecture lines above.", m.RedrawnOn)
+		w(" Compare ratios within one run, not absolute numbers across runs.")
+		return
+	}
+	w("\nThis is a %d-core machine; where other work shares it, compare ratios within one run, not absolute numbers across runs.", m.Cores)
+}
+
 // lastLevel returns the last entry of a "L1 32K, L2 1024K, L3 32768K" list.
 func lastLevel(caches string) string {
 	parts := strings.Split(caches, ", ")
 	if caches == "" {
-		return "size unknown"
+		return "size not recorded"
 	}
 	return parts[len(parts)-1]
 }
@@ -260,14 +287,35 @@ func (r *report) command() string {
 	return cmd
 }
 
-func (r *report) writePeers(b *strings.Builder) {
+// libraries returns the package of every registered adapter.
+func libraries() []string {
 	var pkgs []string
-	for _, s := range r.specs {
+	for _, s := range bench.Specs() {
 		pkgs = append(pkgs, s.Library)
 	}
-	versions := moduleVersions(pkgs)
-	fmt.Fprintf(b, "## Filters\n\n| filter | module | input | kind | notes |\n|---|---|---|---|---|\n")
+	return pkgs
+}
+
+func (r *report) writePeers(b *strings.Builder) {
+	versions := r.m.Peers
+	fmt.Fprintf(b, "## Filters\n\n")
+	if versions == nil {
+		versions = moduleVersions(libraries())
+		if r.m.NotRecorded {
+			fmt.Fprintf(b, "The raw output did not record the peers' versions: the module column is what this tree's go.mod resolves when the report is redrawn, which may not be what ran.\n\n")
+		}
+	}
+	fmt.Fprintf(b, "| filter | module | input | kind | notes |\n|---|---|---|---|---|\n")
+	ran := map[string]bool{}
+	for _, fpp := range r.fpps {
+		for _, s := range r.specsIn(fpp) {
+			ran[s.Name] = true
+		}
+	}
 	for _, s := range r.specs {
+		if !ran[s.Name] {
+			continue // registered now, but not in this output
+		}
 		v := versions[s.Library]
 		if v == "" {
 			v = s.Library
