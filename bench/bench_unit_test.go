@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
@@ -170,8 +169,10 @@ func TestProbePrefetchMatchesGo(t *testing.T) {
 		hs := MakeKeys(300, Absent).Hashes
 		for l := 0; l <= len(hs); l++ {
 			want := p.ProbeRandom(hs[:l])
-			if got := p.ProbePrefetch(hs[:l]); got != want {
-				t.Fatalf("size %d, %d hashes: prefetch sum %#x, Go sum %#x", size, l, got, want)
+			for _, dist := range append([]int{0, 1, 2, 299, 300, 301, 1000}, PrefetchDistances...) {
+				if got := p.ProbePrefetch(hs[:l], dist); got != want {
+					t.Fatalf("size %d, %d hashes, distance %d: prefetch sum %#x, Go sum %#x", size, l, dist, got, want)
+				}
 			}
 			if got := probePrefetchGeneric(&p.words[0], p.lines, hs[:l]); got != want {
 				t.Fatalf("size %d, %d hashes: generic sum %#x, want %#x", size, l, got, want)
@@ -246,17 +247,14 @@ func TestPlanMatchesSpecs(t *testing.T) {
 	}
 }
 
-// The assembly's prefetch distance is a #define; the report quotes the Go
-// constant. Keep them equal.
-func TestPrefetchDistanceMatchesAssembly(t *testing.T) {
-	for _, file := range []string{"probe_amd64.s", "probe_arm64.s"} {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := fmt.Sprintf("#define DIST %d\n", PrefetchDistance)
-		if !strings.Contains(string(src), want) {
-			t.Errorf("%s does not contain %q", file, strings.TrimSpace(want))
+// The report reads the distance from the case name (probe=prefetchD) and
+// the legacy probe=prefetch as LegacyPrefetchDistance; the plan names
+// every distance.
+func TestPlanHasEveryPrefetchDistance(t *testing.T) {
+	plan := strings.Join(Plan(), "\n")
+	for _, d := range PrefetchDistances {
+		if want := fmt.Sprintf("/probe=prefetch%d\n", d); !strings.Contains(plan+"\n", want) {
+			t.Errorf("the plan has no %s case", strings.TrimSpace(want))
 		}
 	}
 }

@@ -12,7 +12,8 @@
 //   - the memory-limit probe (ProbeChain, ProbeRandom, ProbePrefetch): over
 //     an array the size of a blocked filter, a dependent chain of random
 //     64-byte reads, independent random reads, and independent reads with
-//     a software prefetch written in assembly;
+//     a software prefetch written in assembly, at several distances
+//     (PrefetchDistances; the report takes the fastest as the limit);
 //   - the false-positive formulas the report draws its theoretical curves
 //     from.
 //

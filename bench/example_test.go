@@ -35,6 +35,6 @@ func ExampleProbe() {
 	p := bench.NewProbe(1 << 20)
 	defer p.Free()
 	hs := bench.MakeKeys(1000, bench.Absent).Hashes
-	fmt.Println(p.Bytes(), p.ProbePrefetch(hs) == p.ProbeRandom(hs))
+	fmt.Println(p.Bytes(), p.ProbePrefetch(hs, 128) == p.ProbeRandom(hs))
 	// Output: 1048576 true
 }

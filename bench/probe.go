@@ -4,12 +4,22 @@ import (
 	"github.com/sift-go/sift/internal/mem"
 )
 
-// PrefetchDistance is how many keys ahead ProbePrefetch prefetches.
-const PrefetchDistance = 16
+// PrefetchDistances are the distances, in keys, at which BenchmarkMemory
+// runs the prefetch probe (probe=prefetch16, prefetch48, ...). The memory
+// limit is the fastest of them at each size: how far ahead to prefetch is
+// a property of the loop, not of the memory system, and a probe held to
+// one distance measures that distance (sift's batch kernels prefetch up to
+// 128 keys ahead on large tables).
+var PrefetchDistances = []int{16, 48, 128, 256}
+
+// LegacyPrefetchDistance is the one distance of the prefetch probe before
+// the sweep: raw output whose BenchmarkMemory cases say probe=prefetch,
+// with no distance, ran at 16 keys ahead.
+const LegacyPrefetchDistance = 16
 
 // Probe is the memory-limit probe: an array of 64-byte lines, allocated
 // like sift's big filters (64-byte aligned; from 4 MiB up an anonymous
-// mapping advised for transparent huge pages on Linux), read in the three
+// mapping advised for transparent huge pages on Linux), read in the
 // patterns that bound what any one-cache-line-per-key filter can do.
 type Probe struct {
 	words  []uint64 // 8 per line; word 0 of line i is the next line of the chain
@@ -103,14 +113,19 @@ func (p *Probe) ProbeRandom(hs []uint64) uint64 {
 	return sum
 }
 
-// ProbePrefetch is ProbeRandom with a software prefetch of the line
-// PrefetchDistance keys ahead, in assembly on amd64 (PREFETCHT0) and arm64
-// (PRFM PLDL1KEEP); elsewhere it is ProbeRandom. It returns the same sum.
-func (p *Probe) ProbePrefetch(hs []uint64) uint64 {
+// ProbePrefetch is ProbeRandom with a software prefetch of the line dist
+// keys ahead (the lines of the first dist keys are prefetched before the
+// first read, as a batch kernel's prologue does), in assembly on amd64
+// (PREFETCHT0) and arm64 (PRFM PLDL1KEEP); elsewhere it is ProbeRandom. It
+// returns the same sum. dist must not be negative.
+func (p *Probe) ProbePrefetch(hs []uint64, dist int) uint64 {
 	if len(hs) == 0 {
 		return 0
 	}
-	return probePrefetch(&p.words[0], p.lines, hs)
+	if dist < 0 {
+		panic("bench: negative prefetch distance")
+	}
+	return probePrefetch(&p.words[0], p.lines, hs, dist)
 }
 
 // probePrefetchGeneric is the portable twin of the assembly.

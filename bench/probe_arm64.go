@@ -5,7 +5,7 @@ package bench
 // probePrefetch is ProbePrefetch's loop, in probe_arm64.s.
 //
 //go:noescape
-func probePrefetch(words *uint64, lines uint64, hs []uint64) uint64
+func probePrefetch(words *uint64, lines uint64, hs []uint64, dist int) uint64
 
 // callFloor returns false: ProbeCall's empty call, in probe_arm64.s.
 //

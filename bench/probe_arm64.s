@@ -2,9 +2,6 @@
 
 #include "textflag.h"
 
-// Prefetch distance in keys; keep equal to PrefetchDistance in probe.go.
-#define DIST 16
-
 // Registers.
 #define WORDS R0 // base of the array
 #define LINES R1 // number of 64-byte lines
@@ -12,7 +9,9 @@
 #define N R3     // len(hs)
 #define SUM R4
 #define I R5
-#define LIMIT R6 // N - DIST: last index with a key DIST ahead
+#define LIMIT R6 // the last index (exclusive) of the loop at hand
+#define DIST R11 // prefetch distance in keys
+#define AHEAD R12 // &hs[DIST]
 
 // LINE(reg) turns a hash in reg into the byte offset of its line:
 // ((h >> 32) * LINES) >> 32, times 64.
@@ -22,21 +21,43 @@
 	LSR $32, reg, reg; \
 	LSL $6, reg, reg
 
-// func probePrefetch(words *uint64, lines uint64, hs []uint64) uint64
-TEXT ·probePrefetch(SB), NOSPLIT, $0-48
+// func probePrefetch(words *uint64, lines uint64, hs []uint64, dist int) uint64
+TEXT ·probePrefetch(SB), NOSPLIT, $0-56
 	MOVD words+0(FP), WORDS
 	MOVD lines+8(FP), LINES
 	MOVD hs_base+16(FP), HS
 	MOVD hs_len+24(FP), N
+	MOVD dist+40(FP), DIST
 	MOVD $0, SUM
 	MOVD $0, I
-	SUB  $DIST, N, LIMIT
+
+	// Prefetch the lines of the first min(DIST, N) keys, as a batch
+	// kernel's prologue does, so that every key's line is prefetched
+	// DIST keys before it is read.
+	MOVD DIST, LIMIT
+	CMP  N, LIMIT
+	BLE  head
+	MOVD N, LIMIT
+
+head:
+	CMP  LIMIT, I
+	BGE  body
+	MOVD (HS)(I<<3), R8
+	LINE(R8)
+	ADD  WORDS, R8, R8
+	PRFM (R8), PLDL1KEEP
+	ADD  $1, I, I
+	B    head
+
+body:
+	MOVD $0, I
+	SUB  DIST, N, LIMIT
+	ADD  DIST<<3, HS, AHEAD
 
 ahead:
 	CMP  LIMIT, I
 	BGE  tail
-	ADD  $DIST, I, R7
-	MOVD (HS)(R7<<3), R8
+	MOVD (AHEAD)(I<<3), R8
 	LINE(R8)
 	ADD  WORDS, R8, R8
 	PRFM (R8), PLDL1KEEP
@@ -58,7 +79,7 @@ tail:
 	B    tail
 
 done:
-	MOVD SUM, ret+40(FP)
+	MOVD SUM, ret+48(FP)
 	RET
 
 // func callFloor(t *callTable, h uint64) bool

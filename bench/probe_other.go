@@ -2,7 +2,7 @@
 
 package bench
 
-func probePrefetch(words *uint64, lines uint64, hs []uint64) uint64 {
+func probePrefetch(words *uint64, lines uint64, hs []uint64, dist int) uint64 {
 	return probePrefetchGeneric(words, lines, hs)
 }
 

@@ -162,7 +162,7 @@ func (r *report) lookupPlot(fpp string) (*figure, error) {
 	for _, probe := range []struct {
 		name, label string
 		gray        uint8
-	}{{"prefetch", "memory limit (prefetch)", 0}, {"chain", "memory latency (chain)", 120}} {
+	}{{"prefetch16", "memory limit (prefetch, 16 ahead)", 0}, {"chain", "memory latency (chain)", 120}} {
 		pts := points(func(n string) string { return memoryName(n, fpp, probe.name) })
 		if err := addLine(probe.label, pts, color.Gray{Y: probe.gray}, probe.name == "chain", vg.Points(3)); err != nil {
 			return nil, err

@@ -328,7 +328,7 @@ func (r *report) writePeers(b *strings.Builder) {
 }
 
 func (r *report) writeMemory(b *strings.Builder) {
-	fmt.Fprintf(b, "## The memory limit\n\nOver an array the size of a 512-bit blocked filter for n keys at the target rate (64-byte aligned, huge-page advised like sift's big filters): **chain** = dependent random 64-byte reads (latency), **random** = independent random reads, **prefetch** = independent reads with PREFETCHT0/PRFM %d keys ahead, in assembly. The `×mem` columns below divide by *prefetch*. Once the array is larger than the last-level cache (%s here), no filter that reads one cache line per key can beat it by much. While it fits in cache the probe's scalar loop (one multiply, one prefetch, one load per key) is what it measures, and a vectorised batch kernel can beat it: a `×mem` below 1 there means the loop overhead, not the memory, is the limit. **call** = a loop that calls an empty assembly function once per key (a pointer and the hash in, a bool out, as sift's single-key kernels and parquet-go's Check take them) and reads no memory: the floor under every single-key lookup that is one call into assembly, whatever the call does.\n\n", bench.PrefetchDistance, lastLevel(r.m.Caches))
+	fmt.Fprintf(b, "## The memory limit\n\nOver an array the size of a 512-bit blocked filter for n keys at the target rate (64-byte aligned, huge-page advised like sift's big filters): **chain** = dependent random 64-byte reads (latency), **random** = independent random reads, **prefetch** = independent reads with PREFETCHT0/PRFM %d keys ahead, in assembly. The `×mem` columns below divide by *prefetch*. Once the array is larger than the last-level cache (%s here), no filter that reads one cache line per key can beat it by much. While it fits in cache the probe's scalar loop (one multiply, one prefetch, one load per key) is what it measures, and a vectorised batch kernel can beat it: a `×mem` below 1 there means the loop overhead, not the memory, is the limit. **call** = a loop that calls an empty assembly function once per key (a pointer and the hash in, a bool out, as sift's single-key kernels and parquet-go's Check take them) and reads no memory: the floor under every single-key lookup that is one call into assembly, whatever the call does.\n\n", bench.PrefetchDistances[0], lastLevel(r.m.Caches))
 	fmt.Fprintf(b, "| n | fpp | array | chain %s | random %s | prefetch %s | call %s |\n|---|---|---|---|---|---|---|\n", r.unit, r.unit, r.unit, r.unit)
 	for _, n := range r.sizes {
 		for _, fpp := range r.fpps {
@@ -339,7 +339,7 @@ func (r *report) writeMemory(b *strings.Builder) {
 			fmt.Fprintf(b, "| %s | %s | %s MiB | %s | %s | %s | %s |\n", n, pct(fpp), strconv.FormatFloat(mib, 'g', 3, 64),
 				fmtNs(r.metric(memoryName(n, fpp, "chain"), r.unit)),
 				fmtNs(r.metric(memoryName(n, fpp, "random"), r.unit)),
-				fmtNs(r.metric(memoryName(n, fpp, "prefetch"), r.unit)),
+				fmtNs(r.metric(memoryName(n, fpp, "prefetch16"), r.unit)),
 				fmtNs(r.metric(memoryName(n, fpp, "call"), r.unit)))
 		}
 	}
@@ -401,7 +401,7 @@ func (r *report) writeLookups(b *strings.Builder, fpp, keys string) {
 			for _, n := range r.sizes {
 				v := r.metric(containsName(n, fpp, s.Name, keys, mode), r.unit)
 				rv := r.metric(containsName(n, fpp, ref, keys, mode), r.unit)
-				mem := r.metric(memoryName(n, fpp, "prefetch"), r.unit)
+				mem := r.metric(memoryName(n, fpp, "prefetch16"), r.unit)
 				fmt.Fprintf(b, " %s | %s | %s |", fmtNs(v), fmtRatio(v/rv), fmtRatio(v/mem))
 			}
 			b.WriteString("\n")

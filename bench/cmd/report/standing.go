@@ -145,7 +145,7 @@ func (r *report) writeStanding(b *strings.Builder) {
 		for _, keys := range []string{"present", "absent"} {
 			fmt.Fprintf(b, "| %s | %s |", pct(fpp), keys)
 			for _, n := range r.sizes {
-				mem := r.metric(memoryName(n, fpp, "prefetch"), r.unit)
+				mem := r.metric(memoryName(n, fpp, "prefetch16"), r.unit)
 				fmt.Fprintf(b, " %s | %s |",
 					fmtRatio(r.metric(containsName(n, fpp, "sift-blocked", keys, "batch"), r.unit)/mem),
 					fmtRatio(r.metric(containsName(n, fpp, "sift-blocked", keys, "loop"), r.unit)/mem))
@@ -200,7 +200,7 @@ func (r *report) writeTargets(b *strings.Builder) {
 	// 2. batch in DRAM.
 	for _, keys := range []string{"present", "absent"} {
 		s := r.metric(containsName(big, onePct, "sift-blocked", keys, "batch"), r.unit)
-		mem := r.metric(memoryName(big, onePct, "prefetch"), r.unit)
+		mem := r.metric(memoryName(big, onePct, "prefetch16"), r.unit)
 		peer, pv := r.best(r.specsIn(onePct), func(bench.Spec) bool { return true }, ops[map[string]int{"present": 0, "absent": 1}[keys]], big, onePct)
 		if math.IsNaN(s) || peer == "" {
 			continue
