@@ -41,6 +41,7 @@ type config struct {
 	from      string
 	wall      bool
 	recorded  string // the command that produced a -from file, if it says
+	harness   string // a -from file's sift-harness line (see harness)
 }
 
 func main() {
@@ -118,12 +119,14 @@ func run(c config) error {
 		// Configuration lines (benchfmt "key: value") make the raw output
 		// self-describing, so -from can redo the report faithfully,
 		// the machine it ran on included.
+		c.recorded = strings.TrimSpace("go run ./cmd/report " + shellJoin(os.Args[1:]))
 		head := append([]string{
-			"sift-command: " + strings.TrimSpace("go run ./cmd/report "+shellJoin(os.Args[1:])),
+			"sift-command: " + c.recorded,
 			"sift-date: " + m.Date,
 			"sift-git: " + m.Git,
 			"sift-benchtime: " + c.benchtime,
 			"sift-load-start: " + m.LoadStart,
+			"sift-harness: " + harness,
 		}, m.headerLines()...)
 		// The raw output streams into a .partial file beside rawPath,
 		// renamed over it once the run is complete: an interrupted or
@@ -153,6 +156,7 @@ func run(c config) error {
 			c.benchtime = v
 		}
 		c.recorded = hdr["sift-command"]
+		c.harness = hdr["sift-harness"]
 	}
 	if len(results) == 0 {
 		return fmt.Errorf("no benchmark results in the output (see %s)", rawPath)

@@ -86,6 +86,11 @@ type summary struct {
 	Key     caseKey
 	Runs    int
 	Metrics map[string]float64
+	// Values holds every repetition's value of each metric, in the order
+	// of the output: the report's rounds run every case once each, so
+	// Values[u][i] of two cases come from the same round i (see
+	// report.ratio).
+	Values map[string][]float64
 }
 
 func median(xs []float64) float64 {
@@ -116,7 +121,7 @@ func summarize(rs []result) []summary {
 	}
 	out := make([]summary, 0, len(order))
 	for _, name := range order {
-		s := summary{Name: name, Key: parseName(name), Metrics: map[string]float64{}}
+		s := summary{Name: name, Key: parseName(name), Metrics: map[string]float64{}, Values: vals[name]}
 		for u, v := range vals[name] {
 			s.Metrics[u] = median(v)
 			s.Runs = max(s.Runs, len(v))

@@ -159,12 +159,20 @@ func (r *report) lookupPlot(fpp string) (*figure, error) {
 			i++
 		}
 	}
+	limitLabel := "memory limit (prefetch probe, best distance)"
+	if r.legacyProbe() {
+		limitLabel = fmt.Sprintf("prefetch probe (%d ahead)", bench.LegacyPrefetchDistance)
+	}
 	for _, probe := range []struct {
-		name, label string
-		gray        uint8
-	}{{"prefetch16", "memory limit (prefetch, 16 ahead)", 0}, {"chain", "memory latency (chain)", 120}} {
-		pts := points(func(n string) string { return memoryName(n, fpp, probe.name) })
-		if err := addLine(probe.label, pts, color.Gray{Y: probe.gray}, probe.name == "chain", vg.Points(3)); err != nil {
+		name  func(n string) string
+		label string
+		gray  uint8
+	}{
+		{func(n string) string { return r.limitAt(n, fpp).name }, limitLabel, 0},
+		{func(n string) string { return memoryName(n, fpp, "chain") }, "memory latency (chain)", 120},
+	} {
+		pts := points(probe.name)
+		if err := addLine(probe.label, pts, color.Gray{Y: probe.gray}, probe.gray != 0, vg.Points(3)); err != nil {
 			return nil, err
 		}
 		i++
@@ -215,11 +223,14 @@ func (r *report) fprPlot() (*figure, error) {
 		p.Add(fn)
 		fig.leg.Add(c.label, fn)
 	}
+	if len(r.sizes) == 0 {
+		return fig, nil
+	}
 	big := r.sizes[len(r.sizes)-1]
 	i := 0
 	for _, s := range r.specs {
-		if s.Name == "sift-blocked-bytes" { // the same table as sift-blocked
-			continue
+		if s.Sift && s.Input == bench.InputBytes && s.Name != "sift-classic" {
+			continue // sift-blocked-bytes, sift-cuckoo*-bytes: the same tables as their hash-input twins
 		}
 		var pts plotter.XYs
 		for _, fpp := range r.fpps {

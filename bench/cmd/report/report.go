@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,6 +27,18 @@ type report struct {
 	// CPU time, steadier on a shared machine) when the run has it, else
 	// "ns/key" (wall clock).
 	unit string
+	// limits maps "n/fpp" to the memory limit there: the prefetch probe's
+	// fastest distance.
+	limits map[string]limit
+}
+
+// limit is the memory limit at one n and fpp: the case of the prefetch
+// probe whose median is lowest over the distances that ran.
+type limit struct {
+	name   string // the BenchmarkMemory case
+	dist   int    // its prefetch distance in keys
+	legacy bool   // raw output from before the sweep (probe=prefetch, 16 ahead)
+	tried  []int  // the distances that ran, ascending
 }
 
 // tabulated are the benchmark functions whose cases the tables show: their
@@ -61,7 +74,76 @@ func newReport(c config, m machine, ss []summary, elapsed time.Duration, rawPath
 		r.fpps = append(r.fpps, f)
 	}
 	sort.Slice(r.fpps, func(i, j int) bool { return parseCount(r.fpps[i]) > parseCount(r.fpps[j]) })
+	r.limits = map[string]limit{}
+	for _, s := range ss {
+		k := s.Key
+		d, ok := strings.CutPrefix(k.Params["probe"], "prefetch")
+		if k.Func != "Memory" || !ok {
+			continue
+		}
+		l := limit{name: s.Name, dist: bench.LegacyPrefetchDistance, legacy: d == ""}
+		if d != "" {
+			var err error
+			if l.dist, err = strconv.Atoi(d); err != nil {
+				continue
+			}
+		}
+		key := k.Params["n"] + "/" + k.Params["fpp"]
+		old, seen := r.limits[key]
+		l.tried = append(old.tried, l.dist)
+		sort.Ints(l.tried)
+		if !seen || r.metric(s.Name, r.unit) < r.metric(old.name, r.unit) {
+			r.limits[key] = l
+		} else {
+			old.tried = l.tried
+			r.limits[key] = old
+		}
+	}
 	return r
+}
+
+// limitAt returns the memory limit at n and fpp (name "" where no
+// prefetch probe ran).
+func (r *report) limitAt(n, fpp string) limit { return r.limits[n+"/"+fpp] }
+
+// legacyProbe reports whether the raw output's prefetch probe is the one
+// from before the sweep of distances.
+func (r *report) legacyProbe() bool {
+	for _, l := range r.limits {
+		if l.legacy {
+			return true
+		}
+	}
+	return false
+}
+
+// series returns a case's values of unit, one per round.
+func (r *report) series(name, unit string) []float64 {
+	s, ok := r.byName[name]
+	if !ok {
+		return nil
+	}
+	return s.Values[unit]
+}
+
+// ratio is case num's time over case den's: the median of the per-round
+// ratios where both have a value in every round (the report's rounds run
+// every case once each, so round i of one case ran beside round i of the
+// other, under the same load), else the ratio of the medians. NaN where
+// either case did not run.
+func (r *report) ratio(num, den string) float64 {
+	a, b := r.series(num, r.unit), r.series(den, r.unit)
+	if len(a) == 0 || len(b) == 0 {
+		return math.NaN()
+	}
+	if len(a) != len(b) {
+		return median(a) / median(b)
+	}
+	rs := make([]float64, len(a))
+	for i := range a {
+		rs[i] = a[i] / b[i]
+	}
+	return median(rs)
 }
 
 func containsName(n, fpp, filter, keys, mode string) string {
@@ -128,17 +210,54 @@ func (r *report) hasBatchInsert(fpp, filter string) bool {
 }
 
 // siftRef names the sift filter each filter's ratio is taken against: the
-// sift filter of the same kind in the same fpp group (sift-blocked for
-// Bloom and static filters).
-func (r *report) siftRef(fpp string, s bench.Spec) string {
-	if s.Kind == bench.KindCuckoo {
-		for _, t := range r.specsIn(fpp) {
-			if t.Sift && t.Kind == bench.KindCuckoo {
-				return t.Name
-			}
+// sift filter of the same kind and input in the same fpp group
+// (sift-blocked for hash-input Bloom and static filters, sift-blocked-bytes
+// for byte-input Bloom filters, sift-cuckoo8 or -16 and their -bytes twins
+// for cuckoo filters), among those that ran. Where none of the same input
+// ran (raw output from before the byte-input sift cuckoo adapters, or a
+// -filter that left sift-blocked-bytes out), it falls back to the one of
+// the other input and says so: mismatch is true, and the ratio cells are
+// marked "(hash)" or "(bytes)".
+func (r *report) siftRef(fpp string, s bench.Spec) (name string, mismatch bool) {
+	kind := s.Kind
+	if kind == bench.KindStatic {
+		kind = bench.KindBloom
+	}
+	var other string
+	for _, t := range r.specsIn(fpp) {
+		if !t.Sift || t.Kind != kind || (kind == bench.KindBloom && !strings.HasPrefix(t.Name, "sift-blocked")) {
+			continue
+		}
+		if t.Input == s.Input {
+			return t.Name, false
+		}
+		if other == "" {
+			other = t.Name
 		}
 	}
-	return "sift-blocked"
+	if other != "" {
+		return other, true
+	}
+	if kind == bench.KindBloom && s.Input == bench.InputHash {
+		return "sift-blocked", false
+	}
+	return "sift-blocked", true
+}
+
+// fmtRefRatio is fmtRatio, marked with the reference's input when it is
+// not the row's (see siftRef).
+func fmtRefRatio(v float64, mismatch bool, refInput bench.Input) string {
+	out := fmtRatio(v)
+	if mismatch && out != "–" {
+		out += " (" + refInput.String() + ")"
+	}
+	return out
+}
+
+// inputOf returns the input of the registered filter name.
+func inputOf(name string) bench.Input {
+	s, _ := bench.Lookup(name)
+	return s.Input
 }
 
 func fmtNs(v float64) string {
@@ -190,10 +309,11 @@ func (r *report) markdown(plots []plotFile) string {
 	w(" Raw `go test` output: [%s](%s) (benchstat-ready).\n\n", baseName(r.rawPath), baseName(r.rawPath))
 	r.writeMachine(&b)
 	if r.unit == "cpu-ns/key" {
-		w(" All times are **CPU time of the benchmark thread per key** (`cpu-ns/key`, from CLOCK_THREAD_CPUTIME_ID), which leaves out the time the thread was descheduled while other processes ran; it still includes every cache and memory stall, and other processes still compete for the shared L3 cache and memory bandwidth. The wall-clock `ns/key` of every case is in the raw output (`-wall` makes the tables use it).\n\n")
+		w(" All times are **CPU time of the benchmark thread per key** (`cpu-ns/key`, from CLOCK_THREAD_CPUTIME_ID), which leaves out the time the thread was descheduled while other processes ran; it still includes every cache and memory stall, and other processes still compete for the shared L3 cache and memory bandwidth. The wall-clock `ns/key` of every case is in the raw output (`-wall` makes the tables use it).")
 	} else {
-		w(" All times are wall-clock ns/key.\n\n")
+		w(" All times are wall-clock ns/key.")
 	}
+	w(" Times are medians over the rounds; every ratio (`×sift`, `×mem`, the comparisons and the targets) is the median of the per-round ratios, round i of one case against round i of the other (the ratio of the medians where a case lacks a round).\n\n")
 
 	r.writePeers(&b)
 	r.writeStanding(&b)
@@ -287,6 +407,16 @@ func (r *report) command() string {
 	return cmd
 }
 
+// harness names what the benchmark harness does that older raw output
+// did not, written as the sift-harness header line at run time.
+const harness = "insert-prefault prefetch-sweep"
+
+// prefaulted reports whether the raw output's BenchmarkInsert touched
+// every filter's table before the timer (Filter.Prefault).
+func (r *report) prefaulted() bool {
+	return r.cfg.from == "" || slices.Contains(strings.Fields(r.cfg.harness), "insert-prefault")
+}
+
 // libraries returns the package of every registered adapter.
 func libraries() []string {
 	var pkgs []string
@@ -328,22 +458,69 @@ func (r *report) writePeers(b *strings.Builder) {
 }
 
 func (r *report) writeMemory(b *strings.Builder) {
-	fmt.Fprintf(b, "## The memory limit\n\nOver an array the size of a 512-bit blocked filter for n keys at the target rate (64-byte aligned, huge-page advised like sift's big filters): **chain** = dependent random 64-byte reads (latency), **random** = independent random reads, **prefetch** = independent reads with PREFETCHT0/PRFM %d keys ahead, in assembly. The `×mem` columns below divide by *prefetch*. Once the array is larger than the last-level cache (%s here), no filter that reads one cache line per key can beat it by much. While it fits in cache the probe's scalar loop (one multiply, one prefetch, one load per key) is what it measures, and a vectorised batch kernel can beat it: a `×mem` below 1 there means the loop overhead, not the memory, is the limit. **call** = a loop that calls an empty assembly function once per key (a pointer and the hash in, a bool out, as sift's single-key kernels and parquet-go's Check take them) and reads no memory: the floor under every single-key lookup that is one call into assembly, whatever the call does.\n\n", bench.PrefetchDistances[0], lastLevel(r.m.Caches))
-	fmt.Fprintf(b, "| n | fpp | array | chain %s | random %s | prefetch %s | call %s |\n|---|---|---|---|---|---|---|\n", r.unit, r.unit, r.unit, r.unit)
+	fmt.Fprintf(b, "## The memory limit\n\nOver an array the size of a 512-bit blocked filter for n keys at the target rate (64-byte aligned, huge-page advised like sift's big filters): **chain** = dependent random 64-byte reads (latency), **random** = independent random reads, ")
+	if r.legacyProbe() {
+		fmt.Fprintf(b, "**prefetch** = independent reads with PREFETCHT0/PRFM %d keys ahead, in assembly: this raw output predates the sweep of prefetch distances, so its limit is that one distance, which measures the probe's distance as much as the memory system (a batch kernel that prefetches further ahead can beat it by far past the last-level cache). The `×mem` columns below divide by *prefetch*. ", bench.LegacyPrefetchDistance)
+	} else {
+		fmt.Fprintf(b, "**prefetch D** = independent reads with PREFETCHT0/PRFM D keys ahead, in assembly (the first D keys' lines prefetched before the first read, as a batch kernel does), for D in %s. The **limit** is the fastest distance at that n (by median; the distance in parentheses): how far ahead to prefetch is a property of the loop, and the best of several is the closest this probe comes to what the memory system allows. The `×mem` columns below divide by the limit. ", joinInts(bench.PrefetchDistances))
+	}
+	fmt.Fprintf(b, "Once the array is larger than the last-level cache (%s here), no filter that reads one cache line per key can beat the limit by much. While it fits in cache the probe's scalar loop (one multiply, one prefetch, one load per key) is what it measures, and a vectorised batch kernel can beat it: a `×mem` below 1 there means the loop overhead, not the memory, is the limit. **call** = a loop that calls an empty assembly function once per key (a pointer and the hash in, a bool out, as sift's single-key kernels and parquet-go's Check take them) and reads no memory: the floor under every single-key lookup that is one call into assembly, whatever the call does.\n\n", lastLevel(r.m.Caches))
+	// The distances that ran anywhere in this output, for the columns.
+	seen := map[int]bool{}
+	var dists []int
+	for _, l := range r.limits {
+		for _, d := range l.tried {
+			if !seen[d] {
+				seen[d] = true
+				dists = append(dists, d)
+			}
+		}
+	}
+	sort.Ints(dists)
+	probeName := func(n, fpp string, d int) string {
+		if r.legacyProbe() {
+			return memoryName(n, fpp, "prefetch")
+		}
+		return memoryName(n, fpp, "prefetch"+strconv.Itoa(d))
+	}
+	fmt.Fprintf(b, "| n | fpp | array | chain | random |")
+	for _, d := range dists {
+		if r.legacyProbe() {
+			fmt.Fprintf(b, " prefetch (%d) |", d)
+		} else {
+			fmt.Fprintf(b, " prefetch %d |", d)
+		}
+	}
+	fmt.Fprintf(b, " limit | call |\n|---|---|---|---|---|%s---|---|\n", strings.Repeat("---|", len(dists)))
 	for _, n := range r.sizes {
 		for _, fpp := range r.fpps {
 			mib := r.metric(memoryName(n, fpp, "chain"), "MiB")
 			if math.IsNaN(mib) {
 				continue
 			}
-			fmt.Fprintf(b, "| %s | %s | %s MiB | %s | %s | %s | %s |\n", n, pct(fpp), strconv.FormatFloat(mib, 'g', 3, 64),
+			fmt.Fprintf(b, "| %s | %s | %s MiB | %s | %s |", n, pct(fpp), strconv.FormatFloat(mib, 'g', 3, 64),
 				fmtNs(r.metric(memoryName(n, fpp, "chain"), r.unit)),
-				fmtNs(r.metric(memoryName(n, fpp, "random"), r.unit)),
-				fmtNs(r.metric(memoryName(n, fpp, "prefetch16"), r.unit)),
-				fmtNs(r.metric(memoryName(n, fpp, "call"), r.unit)))
+				fmtNs(r.metric(memoryName(n, fpp, "random"), r.unit)))
+			for _, d := range dists {
+				fmt.Fprintf(b, " %s |", fmtNs(r.metric(probeName(n, fpp, d), r.unit)))
+			}
+			l := r.limitAt(n, fpp)
+			lim := "–"
+			if l.name != "" {
+				lim = fmt.Sprintf("%s (%d)", fmtNs(r.metric(l.name, r.unit)), l.dist)
+			}
+			fmt.Fprintf(b, " %s | %s |\n", lim, fmtNs(r.metric(memoryName(n, fpp, "call"), r.unit)))
 		}
 	}
-	b.WriteString("\n")
+	fmt.Fprintf(b, "\nTimes in %s.\n\n", r.unit)
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // modes returns the modes a filter's rows show: its per-key loop, and its
@@ -392,17 +569,18 @@ func filterLabel(s bench.Spec, mode string) string {
 
 func (r *report) writeLookups(b *strings.Builder, fpp, keys string) {
 	fmt.Fprintf(b, "## Lookup, %s keys, fpp %s (%s)\n\n", keys, pct(fpp), r.unit)
-	fmt.Fprintf(b, "`×sift`: this filter's time over the sift filter of its kind (sift-blocked for Bloom and static filters, the sift cuckoo filter for cuckoo filters) in the same mode; above 1 means sift is faster. `×mem`: over the prefetch probe at that n.\n\n")
+	fmt.Fprintf(b, "`×sift`: this filter's time over that of the sift filter of its kind and input (sift-blocked for hash-input Bloom and static filters, sift-blocked-bytes for byte-input Bloom filters, the sift cuckoo filter of the same width and input for cuckoo filters) in the same mode; above 1 means sift is faster; *(hash)* marks a ratio against a hash-input sift filter where its byte-input twin did not run (the row's figure includes hashing the key, the reference's does not). `×mem`: over the memory limit at that n (the prefetch probe; see *The memory limit*).\n\n")
 	r.writeFilterHeader(b, "×sift", "×mem")
 	for _, s := range r.specsIn(fpp) {
 		for _, mode := range modes(r.hasBatch(fpp, s.Name)) {
 			fmt.Fprintf(b, "| %s | %s |", filterLabel(s, mode), s.Input)
-			ref := r.siftRef(fpp, s)
+			ref, mismatch := r.siftRef(fpp, s)
 			for _, n := range r.sizes {
-				v := r.metric(containsName(n, fpp, s.Name, keys, mode), r.unit)
-				rv := r.metric(containsName(n, fpp, ref, keys, mode), r.unit)
-				mem := r.metric(memoryName(n, fpp, "prefetch16"), r.unit)
-				fmt.Fprintf(b, " %s | %s | %s |", fmtNs(v), fmtRatio(v/rv), fmtRatio(v/mem))
+				name := containsName(n, fpp, s.Name, keys, mode)
+				v := r.metric(name, r.unit)
+				fmt.Fprintf(b, " %s | %s | %s |", fmtNs(v),
+					fmtRefRatio(r.ratio(name, containsName(n, fpp, ref, keys, mode)), mismatch, inputOf(ref)),
+					fmtRatio(r.ratio(name, r.limitAt(n, fpp).name)))
 			}
 			b.WriteString("\n")
 		}
@@ -412,16 +590,21 @@ func (r *report) writeLookups(b *strings.Builder, fpp, keys string) {
 
 func (r *report) writeInserts(b *strings.Builder, fpp string) {
 	fmt.Fprintf(b, "## Insert all n keys into an empty filter, fpp %s (%s)\n\n", pct(fpp), r.unit)
-	fmt.Fprintf(b, "Static filters (xor-fuse) are built from the whole key set instead. `(batch)`: the library's batch insert over hashes (sift's AddHashes, parquet-go's InsertBulk). `×sift` as above, batch against sift's batch.\n\n")
+	if r.prefaulted() {
+		fmt.Fprintf(b, "Making the empty filter is not timed, nor is touching its table's pages (sift's constructors do; the peers' tables are cleared with their own Reset or Clear before the timer starts), so no insert pays first-touch page faults. ")
+	} else {
+		fmt.Fprintf(b, "**This raw output predates the harness's touch of every table before the timed insert:** sift's constructors touch their pages untimed, while a peer's fresh Go-heap table took its first-touch page faults inside the timed insert (every time from n = 1e7 up; at smaller n when the heap had no freed span to reuse), so the `×sift` ratios below are biased in sift's favour. ")
+	}
+	fmt.Fprintf(b, "Static filters (xor-fuse) are built from the whole key set instead, and the build allocates its own arrays. `(batch)`: the library's batch insert over hashes (sift's AddHashes, parquet-go's InsertBulk). `×sift` as above, batch against sift's batch.\n\n")
 	r.writeFilterHeader(b, "×sift")
 	for _, s := range r.specsIn(fpp) {
 		for _, mode := range modes(r.hasBatchInsert(fpp, s.Name)) {
 			fmt.Fprintf(b, "| %s | %s |", filterLabel(s, mode), s.Input)
-			ref := r.siftRef(fpp, s)
+			ref, mismatch := r.siftRef(fpp, s)
 			for _, n := range r.sizes {
-				v := r.metric(insertName(n, fpp, s.Name, mode), r.unit)
-				rv := r.metric(insertName(n, fpp, ref, mode), r.unit)
-				fmt.Fprintf(b, " %s | %s |", fmtNs(v), fmtRatio(v/rv))
+				name := insertName(n, fpp, s.Name, mode)
+				fmt.Fprintf(b, " %s | %s |", fmtNs(r.metric(name, r.unit)),
+					fmtRefRatio(r.ratio(name, insertName(n, fpp, ref, mode)), mismatch, inputOf(ref)))
 			}
 			b.WriteString("\n")
 		}
