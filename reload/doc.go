@@ -114,7 +114,10 @@
 // that cannot be opened; each message says which version is still served.
 // A zero Filter, like a closed one, serves nothing: Reload returns an error
 // wrapping ErrClosed and lookups panic with one (the documented programmer
-// error); Version returns the zero Version.
+// error: "lookup on a zero Filter, never opened", or "lookup on a closed
+// Filter"); Version returns the zero Version. A Snapshot released twice,
+// or used after its Release, panics with an error wrapping ErrClosed too,
+// and never reaches the file (see Snapshot).
 //
 // # Kinds
 //

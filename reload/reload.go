@@ -143,7 +143,7 @@ type stripe struct {
 
 // gen is one opened file: the view that serves it and its readers.
 type gen struct {
-	v       *sift.View  // the file's view, of any kind; nil in closedGen
+	v       *sift.View  // the file's view, of any kind; nil in the sentinels (closedGen, ...)
 	region  *mem.Region // the memory the view reads: the copy or the mapping
 	pin     *os.File    // the file served, kept open (see openPath)
 	version Version
@@ -152,10 +152,18 @@ type gen struct {
 	stripes []stripe    // readers in flight, per stripe
 	mask    uintptr
 	freed   sync.Once
+	dead    error // a sentinel's panic value (v is nil): see closedGen
 }
 
-// closedGen is what a Filter serves after Close: every lookup panics.
-var closedGen = &gen{stripes: make([]stripe, 1)}
+// The sentinel generations, which hold no file (v is nil): every lookup on
+// one panics with its dead error. closedGen is what a Filter serves after
+// Close, zeroGen what a zero Filter's lookups see, and releasedGen what a
+// Snapshot holds after its Release.
+var (
+	closedGen   = &gen{stripes: make([]stripe, 1), dead: errLookupClosed}
+	zeroGen     = &gen{stripes: make([]stripe, 1), dead: errLookupZero}
+	releasedGen = &gen{stripes: make([]stripe, 1), dead: errSnapshotUse}
+)
 
 // Filter serves lookups from the filter file at a path and follows its
 // replacements: see the package documentation.
@@ -468,7 +476,7 @@ func (f *Filter) acquire() (*gen, *atomic.Int64) {
 		p := f.cur.Load()
 		g := p
 		if g == nil { // a zero Filter
-			g = closedGen
+			g = zeroGen
 		}
 		c := &g.stripes[h&g.mask].n
 		c.Add(1)
@@ -479,17 +487,25 @@ func (f *Filter) acquire() (*gen, *atomic.Int64) {
 	}
 }
 
+// closed panics with the error of a lookup on g, a sentinel (v is nil).
 func (g *gen) closed() {
-	panic(errLookupClosed)
+	panic(g.dead)
 }
 
 // pkg is the prefix of this package's messages.
 const pkg = "reload"
 
-// The errors of a closed or zero Filter.
+// The panic values of a closed or zero Filter and of a Snapshot misused,
+// and the error of Reload on a closed or zero Filter: all wrap ErrClosed.
 var (
 	errLookupClosed = errs.New(pkg, "lookup on a closed Filter", ErrClosed)
+	errLookupZero   = errs.New(pkg, "lookup on a zero Filter, never opened (make Filters with Open)", ErrClosed)
 	errReloadClosed = errs.New(pkg, "Reload of a closed or zero Filter", ErrClosed)
+
+	errSnapshotUse   = errs.New(pkg, "use of a released Snapshot", ErrClosed)
+	errSnapshotTwice = errs.New(pkg, "Snapshot released twice", ErrClosed)
+	errSnapshotZero  = errs.New(pkg, "use of a zero Snapshot, never returned by Acquire", ErrClosed)
+	errSnapshotCount = errs.New(pkg, "Release of a Snapshot whose file has no reader left: a copy of this Snapshot was released already", ErrClosed)
 )
 
 // pathError is err, met reading the file at path, as package reload's
@@ -558,19 +574,30 @@ func (g *gen) containsUint64(x uint64) bool {
 // Snapshot is the file a Filter served when Acquire was called, held open
 // until Release: for batch lookups (hash once, ContainsHashes) and for
 // several lookups that must see one version. Its methods are the served
-// view's. A Snapshot must be released, exactly once, and not used after;
-// a snapshot never released keeps its file's memory (a copy or a mapping,
+// view's. A Snapshot must be released exactly once, and not used after: a
+// snapshot never released keeps its file's memory (a copy or a mapping,
 // never freed under a reader), and a Filter's Close waits for it.
+//
+// A second Release of the same Snapshot (defer s.Release() plus an early
+// s.Release() on one path) panics, with an error wrapping ErrClosed, and
+// changes nothing: it cannot take away the count of another lookup, which
+// would let a swap free the file under that lookup. Any other use after
+// Release panics too ("use of a released Snapshot"), without touching the
+// file. A copy of a Snapshot (one passed by value) holds the same count:
+// release exactly one of the copies. Releasing two is a double Release
+// that the copies cannot see: it panics only when it finds the count
+// already at zero, not when other lookups are counted with it.
 type Snapshot struct {
-	g *gen
-	c *atomic.Int64
+	g *gen          // the file held; releasedGen after Release, nil in a zero Snapshot
+	c *atomic.Int64 // the counter the snapshot counts itself in; nil after Release
 }
 
 // Acquire returns a Snapshot of the file being served. It never blocks on
-// a reload. It panics with an error wrapping ErrClosed after Close.
+// a reload. It panics with an error wrapping ErrClosed after Close, and on
+// a zero Filter.
 func (f *Filter) Acquire() Snapshot {
 	g, c := f.acquire()
-	if g == closedGen {
+	if g.v == nil { // a sentinel: closed or zero
 		c.Add(-1)
 		g.closed()
 	}
@@ -578,37 +605,77 @@ func (f *Filter) Acquire() Snapshot {
 }
 
 // Release ends the snapshot: the file it held may be freed once no
-// other lookup uses it.
-func (s Snapshot) Release() { s.c.Add(-1) }
+// other lookup uses it. Afterwards the Snapshot's methods panic. A second
+// Release panics with an error wrapping ErrClosed (see Snapshot).
+func (s *Snapshot) Release() {
+	c := s.c
+	if c == nil {
+		if s.g == nil {
+			panic(errSnapshotZero)
+		}
+		panic(errSnapshotTwice)
+	}
+	s.g, s.c = releasedGen, nil
+	// Never below zero: a count at zero means the reader this Release
+	// would remove was removed already (by a copy of s), and taking
+	// another would let a swap free the file under a lookup in flight.
+	for {
+		n := c.Load()
+		if n <= 0 {
+			panic(errSnapshotCount)
+		}
+		if c.CompareAndSwap(n, n-1) {
+			return
+		}
+	}
+}
+
+// view returns the view of the file s holds, and panics for a Snapshot
+// released or zero.
+func (s Snapshot) view() *sift.View {
+	g := s.g
+	if g == nil {
+		panic(errSnapshotZero)
+	}
+	if g.v == nil {
+		g.closed()
+	}
+	return g.v
+}
 
 // Version is the version of the file the snapshot holds.
-func (s Snapshot) Version() Version { return s.g.version }
+func (s Snapshot) Version() Version {
+	s.view()
+	return s.g.version
+}
 
 // Contains is Filter.Contains on the snapshot's file.
-func (s Snapshot) Contains(key []byte) bool { return s.g.contains(key) }
+func (s Snapshot) Contains(key []byte) bool { return s.view().Contains(key) }
 
 // ContainsString is Filter.ContainsString on the snapshot's file.
-func (s Snapshot) ContainsString(key string) bool { return s.g.containsString(key) }
+func (s Snapshot) ContainsString(key string) bool { return s.view().ContainsString(key) }
 
 // ContainsUint64 is Filter.ContainsUint64 on the snapshot's file.
-func (s Snapshot) ContainsUint64(x uint64) bool { return s.g.containsUint64(x) }
+func (s Snapshot) ContainsUint64(x uint64) bool { return s.view().ContainsUint64(x) }
 
 // Hash returns the hash the snapshot's filter uses for key, for
 // ContainsHash and ContainsHashes of this snapshot only: another file may
 // hash differently (another seed, or a split-block filter's XXH64).
-func (s Snapshot) Hash(key []byte) uint64 { return s.g.v.Hash(key) }
+func (s Snapshot) Hash(key []byte) uint64 { return s.view().Hash(key) }
 
 // HashString is Hash of the string's bytes.
-func (s Snapshot) HashString(key string) uint64 { return s.g.v.HashString(key) }
+func (s Snapshot) HashString(key string) uint64 { return s.view().HashString(key) }
 
 // ContainsHash reports whether the key with hash h (from this snapshot's
 // Hash) may be in the filter.
-func (s Snapshot) ContainsHash(h uint64) bool { return s.g.v.ContainsHash(h) }
+func (s Snapshot) ContainsHash(h uint64) bool { return s.view().ContainsHash(h) }
 
 // ContainsHashes sets out[i] to whether the key with hash hs[i] (from this
 // snapshot's Hash) may be in the filter, with the kind's batch kernel, and
 // returns how many are true. It panics if out is shorter than hs.
-func (s Snapshot) ContainsHashes(hs []uint64, out []bool) int { return s.g.v.ContainsHashes(hs, out) }
+func (s Snapshot) ContainsHashes(hs []uint64, out []bool) int {
+	return s.view().ContainsHashes(hs, out)
+}
 
 // Version returns the version of the file being served (the zero Version
 // after Close).

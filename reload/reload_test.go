@@ -501,20 +501,27 @@ func TestSecondCloseWaits(t *testing.T) {
 	}
 }
 
-// TestZeroFilter: a zero Filter fails loudly, as a closed one.
+// TestZeroFilter: a zero Filter fails loudly, as a closed one, and its
+// lookups say that it was never opened (before, "lookup on a closed
+// Filter": findings R, 8).
 func TestZeroFilter(t *testing.T) {
 	var f reload.Filter
 	if err := f.Reload(); !errors.Is(err, reload.ErrClosed) {
 		t.Fatalf("Reload of a zero Filter: %v", err)
 	}
-	func() {
-		defer func() {
-			if err, _ := recover().(error); !errors.Is(err, reload.ErrClosed) {
-				t.Fatalf("ContainsString on a zero Filter: panic %v", err)
-			}
+	for name, call := range map[string]func(){
+		"ContainsString": func() { f.ContainsString("x") },
+		"Acquire":        func() { f.Acquire() },
+	} {
+		func() {
+			defer func() {
+				if err, _ := recover().(error); !errors.Is(err, reload.ErrClosed) || !strings.Contains(err.Error(), "reload: lookup on a zero Filter, never opened") {
+					t.Fatalf("%s on a zero Filter: panic %v", name, err)
+				}
+			}()
+			call()
 		}()
-		f.ContainsString("x")
-	}()
+	}
 	if v := f.Version(); v != (reload.Version{}) {
 		t.Fatalf("Version of a zero Filter: %+v", v)
 	}
