@@ -45,12 +45,14 @@ func SetGeneration(b []byte, gen uint64) error { return format.SetGeneration(b, 
 // filepath.EvalSymlinks, to update the file it points to instead).
 //
 // The bytes f writes must be exactly one encoding, as long as its header
-// declares: fewer (f's WriteTo returned nil early, as a bytes.Reader of a
-// cut download does) is an error wrapping ErrTruncated, more one wrapping
-// ErrCorrupt, and path keeps the old file, since no reader would accept
-// the new one.
+// declares: bytes that do not begin with sift's magic (not a sift filter,
+// however short) are an error wrapping ErrMagic, fewer (f's WriteTo
+// returned nil early, as a bytes.Reader of a cut download does) one
+// wrapping ErrTruncated, more one wrapping ErrCorrupt, and path keeps the
+// old file, since no reader would accept the new one.
 //
-// Errors name the step and wrap the system's error: a full disk is an
+// An empty path is an error wrapping ErrInvalidArgument. Errors name the
+// step and wrap the system's error: a full disk is an
 // error for which errors.Is(err, syscall.ENOSPC) holds, and path keeps the
 // old file. (An error syncing the directory after the rename says that the
 // new file is in place but the rename may not survive a crash.)
@@ -60,6 +62,11 @@ func SetGeneration(b []byte, gen uint64) error { return format.SetGeneration(b, 
 // (blocked.Open, cuckoo.Open, reload.WithMmap); readers that copy it
 // (blocked.Load, reload's default) see an error until the write completes.
 func WriteFile(path string, f io.WriterTo, gen uint64) error {
+	if path == "" {
+		// Refused here: the temporary file's name and the rename would
+		// otherwise fail with an error that does not say why.
+		return errEmptyPath
+	}
 	_, err := mem.WriteAtomic(path, func(w io.Writer) (int64, error) {
 		sw := &GenerationWriter{W: w, Generation: gen}
 		n, err := f.WriteTo(sw)
@@ -73,6 +80,9 @@ func WriteFile(path string, f io.WriterTo, gen uint64) error {
 	}
 	return nil
 }
+
+// errEmptyPath is WriteFile's error for an empty path.
+var errEmptyPath = errs.Annotatef("sift", []error{ErrInvalidArgument}, "WriteFile: empty path")
 
 // GenerationWriter passes one sift encoding through to W, recording
 // Generation in its header on the way (SetGeneration): it holds back the
@@ -97,8 +107,10 @@ type GenerationWriter struct {
 	err               error // the header's error, W's, or bytes past end: every later Write and Close return it
 }
 
-// Write implements io.Writer. It returns SetGeneration's error when the
-// first 128 bytes are not a valid sift header, and writes nothing then.
+// Write implements io.Writer. It returns an error wrapping ErrMagic as
+// soon as the bytes that have arrived differ from sift's magic (the first
+// 8 bytes), however few they are, and SetGeneration's error when the first
+// 128 bytes are not a valid sift header; it writes nothing then.
 // Bytes past the end of the encoding the header declares are not written:
 // Write writes up to that end and returns an error wrapping ErrCorrupt.
 func (g *GenerationWriter) Write(p []byte) (int, error) {
@@ -110,6 +122,13 @@ func (g *GenerationWriter) Write(p []byte) (int, error) {
 	}
 	c := copy(g.hdr[g.n:], p)
 	g.n += c
+	// The magic is checked from the first byte, so that a short input
+	// that is not a sift encoding at all (a text, a Guava stream) is told
+	// so, not that it ended inside its header.
+	if c > 0 && !format.HasMagic(g.hdr[:g.n]) {
+		g.err = ErrMagic
+		return 0, g.err
+	}
 	if g.n < format.HeaderSize {
 		return c, nil
 	}

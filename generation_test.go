@@ -129,8 +129,13 @@ func TestWriteFile(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Fatalf("a failed WriteFile left %d files", len(ents))
 	}
-	if err := sift.WriteFile(path, bytes.NewBufferString("short"), 3); !errors.Is(err, sift.ErrTruncated) {
-		t.Fatalf("WriteFile of 5 bytes: %v", err)
+	// The first 5 bytes of a filter are a cut filter; 5 other bytes are
+	// not a filter at all.
+	if err := sift.WriteFile(path, bytes.NewReader(want[:5]), 3); !errors.Is(err, sift.ErrTruncated) {
+		t.Fatalf("WriteFile of a filter's first 5 bytes: %v", err)
+	}
+	if err := sift.WriteFile(path, bytes.NewBufferString("short"), 3); !errors.Is(err, sift.ErrMagic) {
+		t.Fatalf("WriteFile of 5 bytes of text: %v", err)
 	}
 }
 
@@ -238,6 +243,14 @@ func TestWriteFileErrorPrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	enc, _ := f.MarshalBinary()
+	var guava bytes.Buffer // a Guava stream shorter than a sift header
+	g, err := classic.New(10, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.WriteGuava(&guava); err != nil || guava.Len() >= 128 {
+		t.Fatalf("a Guava stream of %d bytes (%v), want fewer than 128", guava.Len(), err)
+	}
 	for _, c := range []struct {
 		what string
 		f    io.WriterTo
@@ -245,6 +258,11 @@ func TestWriteFileErrorPrefix(t *testing.T) {
 		tail string
 	}{
 		{"not a filter", bytes.NewBufferString(strings.Repeat("not a filter ", 20)), sift.ErrMagic, ": not a sift filter (bad magic)"},
+		// Short inputs are told by their first bytes, not by their
+		// length (before: "truncated input: the encoding ended after 5
+		// bytes, inside its 128-byte header"; findings R, 8).
+		{"a short text", strings.NewReader("hello"), sift.ErrMagic, ": not a sift filter (bad magic)"},
+		{"a short Guava stream", bytes.NewReader(guava.Bytes()), sift.ErrMagic, ": not a sift filter (bad magic)"},
 		{"a zero filter", &blocked.Filter{}, sift.ErrClosed, ": cannot encode a closed or zero filter"},
 		{"cut short", bytes.NewReader(enc[:300]), sift.ErrTruncated, fmt.Sprintf(": truncated input: the encoding ended after 300 bytes, its header declares %d (a payload of %d bytes at offset 128)", len(enc), len(enc)-128)},
 	} {
@@ -254,6 +272,49 @@ func TestWriteFileErrorPrefix(t *testing.T) {
 			strings.Contains(msg, ": sift: ") || strings.Contains(msg, ": blocked: ") {
 			t.Errorf("%s: %v; want one prefix, ending %q, matching %v", c.what, err, c.tail, c.want)
 		}
+	}
+}
+
+// TestWriteFileEmptyPath: an empty path is refused up front with an error
+// that says so (before: "sift: writing : rename ...sift-tmp-N : no such
+// file or directory"; findings R, 8).
+func TestWriteFileEmptyPath(t *testing.T) {
+	f, err := blocked.New(100, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = sift.WriteFile("", f, 1)
+	if !errors.Is(err, sift.ErrInvalidArgument) || fmt.Sprint(err) != "sift: invalid argument: WriteFile: empty path" {
+		t.Errorf("WriteFile of an empty path: %v", err)
+	}
+}
+
+// TestGenerationWriterMagic: the first bytes that differ from the magic
+// are an error wrapping ErrMagic at once, and nothing reaches W; bytes of
+// a sift header are held back until it is complete.
+func TestGenerationWriterMagic(t *testing.T) {
+	f, err := blocked.New(100, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, _ := f.MarshalBinary()
+	var out bytes.Buffer
+	g := &sift.GenerationWriter{W: &out}
+	if n, err := g.Write(enc[:5]); n != 5 || err != nil {
+		t.Fatalf("Write of the magic's first 5 bytes: %d, %v", n, err)
+	}
+	if n, err := g.Write([]byte("xyz")); n != 0 || !errors.Is(err, sift.ErrMagic) {
+		t.Errorf("Write of 3 bytes that end the magic wrong: %d, %v; want 0, ErrMagic", n, err)
+	}
+	if err := g.Close(); !errors.Is(err, sift.ErrMagic) {
+		t.Errorf("Close: %v, want ErrMagic", err)
+	}
+	g = &sift.GenerationWriter{W: &out}
+	if n, err := g.Write([]byte{'{'}); n != 0 || !errors.Is(err, sift.ErrMagic) {
+		t.Errorf("Write of one byte that is not the magic's: %d, %v; want 0, ErrMagic", n, err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("W has %d bytes, want none", out.Len())
 	}
 }
 
