@@ -13,7 +13,8 @@ var (
 	ErrVersion = errs.Version
 	// ErrKind is returned when the encoded filter is of another kind than
 	// the decoder reads (for example a cuckoo filter given to blocked.Open),
-	// or, by Open and FromBytes, of a kind that cannot be viewed in place.
+	// or, by Open, Load and FromBytes, of a kind that cannot be viewed in
+	// place (the message names the function that reads it).
 	ErrKind = errs.Kind
 	// ErrTruncated is returned when the input ends before the encoded filter does.
 	ErrTruncated = errs.Truncated

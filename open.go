@@ -76,7 +76,9 @@ func WithoutChecksum() Option { return func(o *options) { o.noChecksum = true } 
 // changes the bits under running lookups. Load reads a copy instead.
 //
 // Errors wrap ErrKind for a kind that cannot be served in place (scalable,
-// counting, classic), the decoding errors (ErrMagic, ErrTruncated,
+// counting, classic: the message names the function that reads it,
+// blocked.ReadScalable, classic.ReadCounting or classic.ReadFilter), the
+// decoding errors (ErrMagic, ErrTruncated,
 // ErrChecksum, ErrCorrupt, ...), ErrTooLarge beyond WithMaxSize, and the
 // *fs.PathError of a path that names no regular file. Each names path:
 // "sift: PATH: truncated input: ...", or the *fs.PathError's own text.

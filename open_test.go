@@ -229,7 +229,7 @@ func TestOpenBadInput(t *testing.T) {
 			t.Errorf("%s: Open: %v; Load: %v; want the same error", c.name, oerr, lerr)
 		}
 	}
-	if _, err := sift.FromBytes(encode(t, sc)); fmt.Sprint(err) != "sift: wrong filter kind: a scalable filter cannot be viewed in place (Open and FromBytes serve blocked, cuckoo, sbbf, window filters)" {
+	if _, err := sift.FromBytes(encode(t, sc)); fmt.Sprint(err) != "sift: wrong filter kind: a scalable filter cannot be viewed in place (Open, Load and FromBytes serve blocked, cuckoo, sbbf, window filters; read it with blocked.ReadScalable)" {
 		t.Errorf("FromBytes(scalable): %v", err)
 	}
 	// The payload's checksum can be skipped; the header's cannot.
@@ -354,6 +354,52 @@ func TestViewConcurrentLookups(t *testing.T) {
 			}
 		}
 		v.Close()
+	}
+}
+
+// TestKindRefusedNamesReader: Open, Load and FromBytes of a kind no View
+// serves name the function that reads it (before, the error said only
+// "cannot be viewed in place": findings R, 8), and that function reads
+// the file.
+func TestKindRefusedNamesReader(t *testing.T) {
+	sc, err := blocked.NewScalable(10, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	co, err := classic.NewCounting(10, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := classic.New(10, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		f      io.WriterTo
+		reader string
+		read   func(io.Reader) error
+	}{
+		{sc, "blocked.ReadScalable", func(r io.Reader) error { _, err := blocked.ReadScalable(r); return err }},
+		{co, "classic.ReadCounting", func(r io.Reader) error { _, err := classic.ReadCounting(r); return err }},
+		{cl, "classic.ReadFilter", func(r io.Reader) error { _, err := classic.ReadFilter(r); return err }},
+	} {
+		data := encode(t, c.f)
+		path := filepath.Join(dir, c.reader+".sift")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, ferr := sift.FromBytes(data)
+		_, oerr := sift.Open(path)
+		_, lerr := sift.Load(path)
+		for _, err := range []error{ferr, oerr, lerr} {
+			if !errors.Is(err, sift.ErrKind) || !strings.HasSuffix(fmt.Sprint(err), "; read it with "+c.reader+")") {
+				t.Errorf("%v; want ErrKind naming %s", err, c.reader)
+			}
+		}
+		if err := c.read(bytes.NewReader(data)); err != nil {
+			t.Errorf("%s: %v", c.reader, err)
+		}
 	}
 }
 

@@ -42,13 +42,27 @@ var viewers = [format.MaxKind + 1]viewer{
 	KindWindow: viewerOf(blocked.WindowFromBytes, blocked.WithMaxSize, blocked.WithoutChecksum),
 }
 
+// readers names the function that reads each kind without a line in
+// viewers, for viewable's message: a caller refused a View learns what
+// loads the file instead.
+var readers = [format.MaxKind + 1]string{
+	KindScalable: "blocked.ReadScalable",
+	KindCounting: "classic.ReadCounting",
+	KindClassic:  "classic.ReadFilter",
+}
+
 // viewable returns nil for a kind that has a line in viewers (k <=
-// format.MaxKind), else the ErrKind error Open, Load and FromBytes return.
+// format.MaxKind), else the ErrKind error Open, Load and FromBytes return,
+// which names the function that reads the kind.
 func viewable(k Kind) error {
 	if viewers[k] != nil {
 		return nil
 	}
-	return errs.Annotatef("sift", []error{ErrKind}, "a %v filter cannot be viewed in place (Open and FromBytes serve %s filters)", k, viewableKinds())
+	read := ""
+	if int(k) < len(readers) && readers[k] != "" {
+		read = "; read it with " + readers[k]
+	}
+	return errs.Annotatef("sift", []error{ErrKind}, "a %v filter cannot be viewed in place (Open, Load and FromBytes serve %s filters%s)", k, viewableKinds(), read)
 }
 
 // viewableKinds lists the kinds that have a line in viewers, for messages:
