@@ -36,7 +36,12 @@ var (
 // ErrClosed is returned (wrapped) by the methods of a filter that has been
 // closed, or of a zero value that was never made by a constructor or a
 // decoder, where they return errors; where they do not, they panic with an
-// error wrapping it (see each type's Close for which is which).
+// error wrapping it (see each type's Close for which is which). One
+// exception: the single-key lookups of a closed or zero cuckoo.Filter or
+// cuckoo.View (Contains, ContainsString, ContainsUint64, ContainsHash)
+// panic with a runtime nil dereference instead, which never reads freed
+// memory and costs their probe nothing (see package cuckoo, "Memory,
+// closing and zero values").
 var ErrClosed = errs.Closed
 
 // Errors of the constructors and of the methods that combine two filters,
