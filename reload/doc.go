@@ -126,7 +126,11 @@
 // the file's bytes, or a window (blocked.Window or ConcurrentWindow), which
 // is decoded into memory of its own and goes on forgetting by
 // blocked.WithClock's default clock while it is served, as sift.Open
-// serves it. Consecutive files may differ in kind, size and seed.
+// serves it: a window saved with a clock of its own (a test's simulated
+// clock) is judged by the process's clock here, and may read as empty;
+// restore it with blocked.ReadWindow (or ReadConcurrentWindow,
+// WindowFromBytes) and blocked.WithClock instead. Consecutive files may
+// differ in kind, size and seed.
 // Contains of the key's bytes means the same key for every kind;
 // ContainsUint64(x) is the key of x's eight little-endian bytes (a
 // split-block filter's INT64 value). For batch lookups, Acquire a
