@@ -26,7 +26,8 @@
 //
 // Open, Load and FromBytes serve a filter file of any kind that has a view
 // (blocked, cuckoo, split-block, window) as one read-only View: the lookups, the
-// kind's hash for batch lookups, the header's facts (Kind, Info) and Close,
+// kind's hash for batch lookups, the header's facts (Kind, Info), WriteTo
+// (the kind's encoding, for WriteFile) and Close,
 // for callers that serve a file without knowing its kind (package reload,
 // the sift command). A program that knows its kind can use that package's
 // own Open as well; both answer alike.

@@ -1,6 +1,7 @@
 package sift
 
 import (
+	"io"
 	"runtime"
 
 	"github.com/sift-go/sift/blocked"
@@ -15,8 +16,8 @@ import (
 // filter: Open unmaps its file before it returns, so the file is only
 // read while it decodes): one type for a caller that opens a filter file without
 // knowing its kind. It answers as the kind's own view (blocked.View,
-// cuckoo.View, sbbf.View) does, allocating nothing, and
-// describes its file (Kind, Info).
+// cuckoo.View, sbbf.View) does, allocating nothing, describes its file
+// (Kind, Info), and writes its encoding as the kind's view does (WriteTo).
 //
 // Contains of a key's bytes means the same key for every kind, and
 // ContainsUint64(x) is the key of x's eight little-endian bytes (a
@@ -263,6 +264,21 @@ func (v *View) Hash(key []byte) uint64 { return v.lookup().Hash(key) }
 // HashString is Hash for a string key.
 func (v *View) HashString(key string) uint64 { return v.lookup().HashString(key) }
 
+// WriteTo writes the filter's encoding to w, as the kind's own view's
+// WriteTo does (blocked.View, cuckoo.View, sbbf.View; for a window,
+// blocked.Window: its state now), so that a View can be passed to
+// WriteFile: the same bits and parameters, in a header that records no
+// generation (WriteFile records one; Info().Generation is the file's). On
+// a closed or zero View it returns an error wrapping ErrClosed.
+func (v *View) WriteTo(w io.Writer) (int64, error) {
+	if v.m == nil || v.m == lookup(closedView{}) {
+		return 0, errWriteClosed
+	}
+	n, err := v.m.WriteTo(w)
+	runtime.KeepAlive(v)
+	return n, err
+}
+
 // Close unmaps the file of a View from Open, or frees Load's copy. Afterwards
 // the lookups panic with an error wrapping ErrClosed, never touching
 // unmapped memory. Close must not run concurrently with other methods; a
@@ -292,8 +308,12 @@ func (v *View) lookup() lookup {
 	return v.m
 }
 
-// errUse is the panic value of a lookup on a closed or zero View.
-var errUse = errs.New("sift", "use of a closed View, or of a zero View never made by Open or FromBytes", ErrClosed)
+// errUse is the panic value of a lookup on a closed or zero View, and
+// errWriteClosed the error of its WriteTo.
+var (
+	errUse         = errs.New("sift", "use of a closed View, or of a zero View never made by Open or FromBytes", ErrClosed)
+	errWriteClosed = errs.New("sift", "cannot encode a closed View, or a zero View never made by Open or FromBytes", ErrClosed)
+)
 
 // closedView is the lookup of a closed or zero View: every lookup panics
 // with errUse.
@@ -306,4 +326,5 @@ func (closedView) ContainsHash(uint64) bool            { panic(errUse) }
 func (closedView) ContainsHashes([]uint64, []bool) int { panic(errUse) }
 func (closedView) Hash([]byte) uint64                  { panic(errUse) }
 func (closedView) HashString(string) uint64            { panic(errUse) }
+func (closedView) WriteTo(io.Writer) (int64, error)    { return 0, errWriteClosed }
 func (closedView) Close() error                        { return nil }

@@ -1,6 +1,7 @@
 package sift
 
 import (
+	"io"
 	"strings"
 
 	"github.com/sift-go/sift/blocked"
@@ -11,7 +12,7 @@ import (
 )
 
 // lookup is what View asks of a kind's read-only view: the lookups, the
-// kind's hash for batch callers, and Close.
+// kind's hash for batch callers, its encoding (WriteTo) and Close.
 type lookup interface {
 	Contains(key []byte) bool
 	ContainsString(key string) bool
@@ -20,6 +21,7 @@ type lookup interface {
 	ContainsHashes(hs []uint64, out []bool) int
 	Hash(key []byte) uint64
 	HashString(key string) uint64
+	WriteTo(w io.Writer) (int64, error)
 	Close() error
 }
 
