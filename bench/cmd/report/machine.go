@@ -15,11 +15,16 @@ import (
 
 // machine describes where the benchmarks ran.
 type machine struct {
-	CPU, Caches, Memory, Kernel, GoVersion, THP, Git string
-	Cores                                            int
-	Date                                             string
-	LoadStart, LoadEnd                               string
-	Elapsed                                          string // from a -from file
+	// CPU is the model name with the vendor, family and model the
+	// brand string may not say ("AMD EPYC (family 26 model 2)"); CPUName
+	// is the model name alone, which names the results files (not
+	// recorded in the raw output: -from keeps the raw file's name).
+	CPU, CPUName                                string
+	Caches, Memory, Kernel, GoVersion, THP, Git string
+	Cores                                       int
+	Date                                        string
+	LoadStart, LoadEnd                          string
+	Elapsed                                     string // from a -from file
 	// Peers maps each adapter's package to its module version, as the
 	// bench module resolved it for the run (nil: not known, resolve now).
 	Peers map[string]string
@@ -141,15 +146,13 @@ func probeMachine() machine {
 		Date:      time.Now().UTC().Format("2006-01-02 15:04 UTC"),
 	}
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				m.CPU = strings.TrimSpace(v)
-				break
-			}
-		}
+		m.CPUName, m.CPU = cpuInfo(string(b))
 	}
 	if m.CPU == "" {
 		m.CPU = runtime.GOARCH
+	}
+	if m.CPUName == "" {
+		m.CPUName = m.CPU
 	}
 	m.Caches = caches()
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
@@ -173,6 +176,52 @@ func probeMachine() machine {
 		m.Git = rev
 	}
 	return m
+}
+
+// cpuInfo reads the first processor of /proc/cpuinfo (Linux, x86): its
+// model name, and the model name with the vendor, family and model (the
+// decimal "cpu family" and "model" fields) after it: "AMD EPYC (family
+// 26 model 2)". A brand string such as a VM's "AMD EPYC" can cover many
+// generations; the family and model say which. The vendor is named in the
+// parentheses when the model name does not name it ("Oxide Virtual
+// Turin-like Processor (AMD family 26 model 2)"). Without a family and
+// model (arm64's cpuinfo has neither, nor a model name) desc is the model
+// name alone, or empty.
+func cpuInfo(cpuinfo string) (name, desc string) {
+	f := map[string]string{}
+	for _, line := range strings.Split(cpuinfo, "\n") {
+		if strings.TrimSpace(line) == "" {
+			if len(f) > 0 {
+				break // the end of the first processor's block
+			}
+			continue
+		}
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			if k = strings.TrimSpace(k); f[k] == "" {
+				f[k] = strings.TrimSpace(v)
+			}
+		}
+	}
+	name = f["model name"]
+	vendor := f["vendor_id"]
+	switch vendor {
+	case "AuthenticAMD":
+		vendor = "AMD"
+	case "GenuineIntel":
+		vendor = "Intel"
+	}
+	family, model := f["cpu family"], f["model"]
+	if family == "" || model == "" {
+		return name, name
+	}
+	id := "family " + family + " model " + model
+	if vendor != "" && !strings.Contains(strings.ToLower(name), strings.ToLower(vendor)) {
+		id = vendor + " " + id
+	}
+	if name == "" {
+		return name, id
+	}
+	return name, name + " (" + id + ")"
 }
 
 // caches lists the CPU's cache sizes from sysfs (Linux).

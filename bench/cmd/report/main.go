@@ -91,7 +91,7 @@ func run(c config) error {
 	}
 	m := probeMachine()
 	if c.slug == "" {
-		c.slug = slugify(m.CPU)
+		c.slug = slugify(m.CPUName)
 		if c.from != "" {
 			// Redrawing keeps the raw file's name: the report of
 			// results/amd-epyc-1e8.txt is results/amd-epyc-1e8.md,
