@@ -44,15 +44,6 @@ var viewers = [format.MaxKind + 1]viewer{
 	KindWindow: viewerOf(blocked.WindowFromBytes, blocked.WithMaxSize, blocked.WithoutChecksum),
 }
 
-// readers names the function that reads each kind without a line in
-// viewers, for viewable's message: a caller refused a View learns what
-// loads the file instead.
-var readers = [format.MaxKind + 1]string{
-	KindScalable: "blocked.ReadScalable",
-	KindCounting: "classic.ReadCounting",
-	KindClassic:  "classic.ReadFilter",
-}
-
 // viewable returns nil for a kind that has a line in viewers (k <=
 // format.MaxKind), else the ErrKind error Open, Load and FromBytes return,
 // which names the function that reads the kind.
@@ -60,9 +51,10 @@ func viewable(k Kind) error {
 	if viewers[k] != nil {
 		return nil
 	}
+	// A caller refused a View learns what loads the file instead.
 	read := ""
-	if int(k) < len(readers) && readers[k] != "" {
-		read = "; read it with " + readers[k]
+	if r := format.Readers(format.Kind(k), "sift"); r != "" {
+		read = "; read it with " + r
 	}
 	return errs.Annotatef("sift", []error{ErrKind}, "a %v filter cannot be viewed in place (Open, Load and FromBytes serve %s filters%s)", k, viewableKinds(), read)
 }

@@ -1,8 +1,6 @@
 package blocked
 
 import (
-	"errors"
-
 	"github.com/sift-go/sift/internal/errs"
 	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/kernel"
@@ -79,25 +77,13 @@ func errorf2(s1, s2 error, format string, args ...any) error {
 // chain (errs.Wrap).
 func prefix(err error) error { return errs.Wrap(pkg, err) }
 
-// loaders names, for each kind of sift file, the calls that read it:
-// this package's by name, another package's with its name.
-var loaders = [format.MaxKind + 1]string{
-	format.KindBlocked:    "ReadFilter, ReadConcurrent or Open",
-	format.KindCuckoo:     "cuckoo.ReadFilter or cuckoo.Open",
-	format.KindScalable:   "ReadScalable",
-	format.KindCounting:   "classic.ReadCounting",
-	format.KindClassic:    "classic.ReadFilter",
-	format.KindSplitBlock: "sbbf.ReadFilter or sbbf.Open",
-	format.KindWindow:     "ReadWindow or ReadConcurrentWindow",
-}
-
 // formatErr is prefix for the error of format.Read or Decode, whose header
 // h it returned with it: a file of another kind (ErrKind, h.Kind its kind)
 // also names the calls that read it ("file holds a window filter, want
 // blocked: read it with ReadWindow or ReadConcurrentWindow").
 func formatErr(err error, h format.Header) error {
-	if errors.Is(err, ErrKind) && int(h.Kind) < len(loaders) && loaders[h.Kind] != "" {
-		return errs.Errorf(pkg, []error{err}, "%s: read it with %s", errs.Detail(err), loaders[h.Kind])
+	if e := format.WrongKind(pkg, err, h); e != nil {
+		return e
 	}
 	return prefix(err)
 }
@@ -106,14 +92,7 @@ func formatErr(err error, h format.Header) error {
 // kind want), keeping the header of a file of another kind for
 // formatErr, whose error it returns.
 func readFile(path string, want format.Kind, maxBytes uint64) ([]byte, *mem.Region, error) {
-	var h format.Header
-	data, region, _, err := mem.ReadFileChecked(path, format.HeaderSize, func(head []byte, size int64) error {
-		err := format.CheckHead(head, size, want, maxBytes)
-		if errors.Is(err, ErrKind) {
-			h, _, _ = format.ParseHeader(head, 0, format.Options{})
-		}
-		return err
-	})
+	data, region, h, err := format.ReadFileHeader(path, want, maxBytes)
 	if err != nil {
 		return nil, nil, formatErr(err, h)
 	}

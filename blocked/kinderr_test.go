@@ -15,7 +15,7 @@ import (
 )
 
 // kindFiles returns an encoding of every kind of sift file, each with a
-// run of the calls its wrong-kind errors name (loaders) on it.
+// run of the calls its wrong-kind errors name (format.Readers) on it.
 func kindFiles(t *testing.T) map[format.Kind]kindFile {
 	t.Helper()
 	enc := func(m interface{ MarshalBinary() ([]byte, error) }, err error) []byte {
@@ -119,8 +119,8 @@ func TestWrongKindNamesLoader(t *testing.T) {
 		},
 	}
 	for kind, f := range files {
-		if loaders[kind] != f.names {
-			t.Errorf("%v file: loaders names %q, want %q", kind, loaders[kind], f.names)
+		if format.Readers(kind, pkg) != f.names {
+			t.Errorf("%v file: format.Readers names %q, want %q", kind, format.Readers(kind, pkg), f.names)
 		}
 		if err := f.read(f.enc); err != nil {
 			t.Errorf("%v file: %s fail on it: %v", kind, f.names, err)
@@ -133,7 +133,7 @@ func TestWrongKindNamesLoader(t *testing.T) {
 					continue
 				}
 				err := decode(f.enc)
-				wantMsg := "blocked: wrong filter kind: file holds a " + kind.String() + " filter, want " + want.String() + ": read it with " + loaders[kind]
+				wantMsg := "blocked: wrong filter kind: file holds a " + kind.String() + " filter, want " + want.String() + ": read it with " + format.Readers(kind, pkg)
 				if !errors.Is(err, ErrKind) || err.Error() != wantMsg {
 					t.Errorf("%s of a %v file: %v\nwant %q (ErrKind)", name, kind, err, wantMsg)
 				}

@@ -1,8 +1,6 @@
 package classic
 
 import (
-	"errors"
-
 	"github.com/sift-go/sift/internal/errs"
 	"github.com/sift-go/sift/internal/format"
 )
@@ -76,25 +74,13 @@ func decodeErr(sentinel error, format string, args ...any) error {
 // reader, once, keeping its chain intact for errors.Is (errs.Wrap).
 func prefixErr(err error) error { return errs.Wrap(pkg, err) }
 
-// loaders names, for each kind of sift file, the calls that read it:
-// this package's by name, another package's with its name.
-var loaders = [format.MaxKind + 1]string{
-	format.KindBlocked:    "blocked.ReadFilter or blocked.Open",
-	format.KindCuckoo:     "cuckoo.ReadFilter or cuckoo.Open",
-	format.KindScalable:   "blocked.ReadScalable",
-	format.KindCounting:   "ReadCounting",
-	format.KindClassic:    "ReadFilter",
-	format.KindSplitBlock: "sbbf.ReadFilter or sbbf.Open",
-	format.KindWindow:     "blocked.ReadWindow or blocked.ReadConcurrentWindow",
-}
-
 // formatErr is prefixErr for the error of format.Read or Decode, whose
 // header h it returned with it: a file of another kind (ErrKind, h.Kind
 // its kind) also names the calls that read it ("file holds a blocked
 // filter, want classic: read it with blocked.ReadFilter or blocked.Open").
 func formatErr(err error, h format.Header) error {
-	if errors.Is(err, ErrKind) && int(h.Kind) < len(loaders) && loaders[h.Kind] != "" {
-		return errs.Errorf(pkg, []error{err}, "%s: read it with %s", errs.Detail(err), loaders[h.Kind])
+	if e := format.WrongKind(pkg, err, h); e != nil {
+		return e
 	}
 	return prefixErr(err)
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // kindFiles returns an encoding of every kind of sift file, each with a
-// run of the calls its wrong-kind errors name (loaders) on it.
+// run of the calls its wrong-kind errors name (format.Readers) on it.
 func kindFiles(t *testing.T) map[format.Kind]kindFile {
 	t.Helper()
 	enc := func(m interface{ MarshalBinary() ([]byte, error) }, err error) []byte {
@@ -31,7 +31,7 @@ func kindFiles(t *testing.T) map[format.Kind]kindFile {
 	}
 	r := bytes.NewReader
 	return map[format.Kind]kindFile{
-		format.KindBlocked: {enc(blocked.New(100, 0.01)), "blocked.ReadFilter or blocked.Open", func(b []byte) error {
+		format.KindBlocked: {enc(blocked.New(100, 0.01)), "blocked.ReadFilter, blocked.ReadConcurrent or blocked.Open", func(b []byte) error {
 			_, err1 := blocked.ReadFilter(r(b))
 			_, err2 := blocked.FromBytes(b)
 			return errors.Join(err1, err2)
@@ -102,8 +102,8 @@ func TestWrongKindNamesLoader(t *testing.T) {
 		},
 	}
 	for kind, f := range files {
-		if loaders[kind] != f.names {
-			t.Errorf("%v file: loaders names %q, want %q", kind, loaders[kind], f.names)
+		if format.Readers(kind, pkg) != f.names {
+			t.Errorf("%v file: format.Readers names %q, want %q", kind, format.Readers(kind, pkg), f.names)
 		}
 		if err := f.read(f.enc); err != nil {
 			t.Errorf("%v file: %s fail on it: %v", kind, f.names, err)
@@ -116,7 +116,7 @@ func TestWrongKindNamesLoader(t *testing.T) {
 					continue
 				}
 				err := decode(f.enc)
-				wantMsg := "cuckoo: wrong filter kind: file holds a " + kind.String() + " filter, want " + want.String() + ": read it with " + loaders[kind]
+				wantMsg := "cuckoo: wrong filter kind: file holds a " + kind.String() + " filter, want " + want.String() + ": read it with " + format.Readers(kind, pkg)
 				if !errors.Is(err, ErrKind) || err.Error() != wantMsg {
 					t.Errorf("%s of a %v file: %v\nwant %q (ErrKind)", name, kind, err, wantMsg)
 				}
