@@ -189,3 +189,41 @@ func TestWriteAtomicHoldsLock(t *testing.T) {
 		t.Errorf("CreateTemp's file, closed and left: not removed")
 	}
 }
+
+// TestWriteAtomicPublishedUnlocked: once the rename has made the temporary
+// file path, the writer's lock on it is gone, also while the directory is
+// synced: a program that flocks path itself (sift dedup -state) must not
+// find a file that sift build or WriteFile has just published locked, and
+// refuse it as in use by another run. Before, the lock was held until
+// WriteAtomic returned, after the directory sync.
+func TestWriteAtomicPublishedUnlocked(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.sift")
+	probed := false
+	restore := SetWriteFault(func(op string) error {
+		if op != "fsync-dir" {
+			return nil
+		}
+		probed = true
+		g, err := os.Open(path)
+		if err != nil {
+			t.Errorf("opening the published file: %v", err)
+			return nil
+		}
+		defer g.Close()
+		if err := flockFile(g, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			t.Errorf("the published file is locked while its directory is synced: %v", err)
+		}
+		return nil
+	})
+	defer restore()
+	if _, err := WriteAtomic(path, writeBytes([]byte("new")), AtomicOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !probed {
+		t.Fatal("the directory sync was not reached")
+	}
+	if got, _ := os.ReadFile(path); string(got) != "new" {
+		t.Fatalf("target holds %q", got)
+	}
+}

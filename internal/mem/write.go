@@ -137,15 +137,18 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 	}
 	name := tmp.Name()
 	// The file stays locked (or counted among this process's, liveTemps)
-	// until it is renamed or removed, after the close step: the deferred
-	// functions run last to first.
+	// until it is renamed or removed, after the close step: release runs
+	// at the rename, or deferred (the deferred functions run last to
+	// first) after the removal.
 	var unlock func()
-	defer func() {
+	release := func() {
 		if unlock != nil {
 			unlock()
+			unlock = nil
 		}
 		forgetTemp(name)
-	}()
+	}
+	defer release()
 	if opt.OnTemp != nil {
 		done := opt.OnTemp(name)
 		defer done()
@@ -192,6 +195,10 @@ func WriteAtomic(path string, write func(io.Writer) (int64, error), opt AtomicOp
 			return err
 		}
 		renamed = true
+		// The file is path now: its lock would be path's, seen by
+		// whoever flocks path (sift dedup -state) until the directory
+		// is synced.
+		release()
 		return nil
 	}
 	if opt.Publish != nil {
