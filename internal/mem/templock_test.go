@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -108,16 +109,19 @@ func TestRemoveStaleLocked(t *testing.T) {
 	}
 
 	// A writer in another process: flock(1) holds the lock while sleep
-	// runs.
+	// runs. sleep, flock's child, inherits the locked descriptor: the
+	// whole process group is killed at the end, or an orphaned sleep
+	// would hold the lock (and run) for 30 s after the test.
 	if _, err := exec.LookPath("flock"); err != nil {
 		return
 	}
 	name := leftover(t, path, os.Getpid(), ancient)
 	cmd := exec.Command("flock", "-x", name, "sleep", "30")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	defer func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() }()
 	g, err := os.Open(name)
 	if err != nil {
 		t.Fatal(err)
