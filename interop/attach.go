@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -114,12 +113,11 @@ func AttachFilters(dst io.Writer, src io.ReaderAt, size int64, filter func(Colum
 			if err != nil {
 				return attached, fmt.Errorf("interop: row group %d column %d: %w", i, j, err)
 			}
-			if len(data) > math.MaxInt32 {
-				return attached, fmt.Errorf("interop: row group %d column %d: a %d-byte filter exceeds bloom_filter_length", i, j, len(data))
-			}
 			if _, err := dst.Write(data); err != nil {
 				return attached, err
 			}
+			// At most ParquetMaxBytes and a header of about 20 bytes
+			// (checked above): the length fits bloom_filter_length, an i32.
 			m.BloomFilterOffset, m.BloomFilterLength = offset, int32(len(data))
 			offset += int64(len(data))
 			attached++
