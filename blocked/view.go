@@ -65,7 +65,7 @@ func Open(path string, opts ...Option) (*View, error) {
 // Close frees the copy. Options: WithoutChecksum, WithMaxSize.
 func Load(path string, opts ...Option) (*View, error) {
 	o := collect(opts)
-	data, region, err := readFile(path, format.KindBlocked, o.maxBytes)
+	data, region, err := format.LoadFile(pkg, path, format.KindBlocked, o.maxBytes)
 	v, err := viewFile(data, region, err, o)
 	if v != nil {
 		v.mapped = false // a copy, whatever memory holds it

@@ -77,13 +77,9 @@ func prefixErr(err error) error { return errs.Wrap(pkg, err) }
 // formatErr is prefixErr for the error of format.Read or Decode, whose
 // header h it returned with it: a file of another kind (ErrKind, h.Kind
 // its kind) also names the calls that read it ("file holds a blocked
-// filter, want classic: read it with blocked.ReadFilter or blocked.Open").
-func formatErr(err error, h format.Header) error {
-	if e := format.WrongKind(pkg, err, h); e != nil {
-		return e
-	}
-	return prefixErr(err)
-}
+// filter, want classic: read it with blocked.ReadFilter,
+// blocked.ReadConcurrent or blocked.Open"): format.Err.
+func formatErr(err error, h format.Header) error { return format.Err(pkg, err, h) }
 
 // sizeErr is a constructor's error for a size it cannot make: it wraps
 // ErrTooLarge or, when not nil, cause (the allocator's error, which wraps

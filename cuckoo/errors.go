@@ -3,7 +3,6 @@ package cuckoo
 import (
 	"github.com/sift-go/sift/internal/errs"
 	"github.com/sift-go/sift/internal/format"
-	"github.com/sift-go/sift/internal/mem"
 )
 
 // Errors returned by New, Add and the mutating methods. The decoders
@@ -100,24 +99,9 @@ func wrapDecode(err error) error { return errs.Wrap(pkg, err) }
 // formatErr is wrapDecode for the error of format.Read or Decode, whose
 // header h it returned with it: a file of another kind (ErrKind, h.Kind
 // its kind) also names the calls that read it ("file holds a blocked
-// filter, want cuckoo: read it with blocked.ReadFilter or blocked.Open").
-func formatErr(err error, h format.Header) error {
-	if e := format.WrongKind(pkg, err, h); e != nil {
-		return e
-	}
-	return wrapDecode(err)
-}
-
-// readFile is format.ReadFile for Load (a file holding one encoding of
-// kind want), keeping the header of a file of another kind for
-// formatErr, whose error it returns.
-func readFile(path string, want format.Kind, maxBytes uint64) ([]byte, *mem.Region, error) {
-	data, region, h, err := format.ReadFileHeader(path, want, maxBytes)
-	if err != nil {
-		return nil, nil, formatErr(err, h)
-	}
-	return data, region, nil
-}
+// filter, want cuckoo: read it with blocked.ReadFilter,
+// blocked.ReadConcurrent or blocked.Open"): format.Err.
+func formatErr(err error, h format.Header) error { return format.Err(pkg, err, h) }
 
 // incompatible wraps ErrIncompatible: "cuckoo: incompatible filters: <detail>".
 func incompatible(format string, args ...any) error {

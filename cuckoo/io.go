@@ -240,7 +240,7 @@ func Open(path string, opts ...Option) (*View, error) {
 // Close frees the copy. Options: WithoutChecksum, WithMaxSize,
 // WithCountCheck.
 func Load(path string, opts ...Option) (*View, error) {
-	b, region, err := readFile(path, format.KindCuckoo, collect(opts).maxBytes)
+	b, region, err := format.LoadFile(pkg, path, format.KindCuckoo, collect(opts).maxBytes)
 	return viewFile(b, region, err, opts)
 }
 

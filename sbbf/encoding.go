@@ -187,7 +187,7 @@ func Open(path string, opts ...Option) (*View, error) {
 // copy. Options: WithoutChecksum, WithMaxSize.
 func Load(path string, opts ...Option) (*View, error) {
 	o := collect(opts)
-	data, region, err := readFile(path, format.KindSplitBlock, o.maxBytes)
+	data, region, err := format.LoadFile(pkg, path, format.KindSplitBlock, o.maxBytes)
 	v, err := viewFile(data, region, err, o)
 	if v != nil {
 		v.mapped = false // a copy, whatever memory holds it

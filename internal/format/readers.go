@@ -62,6 +62,27 @@ func WrongKind(pkg string, err error, h Header) error {
 	return errs.Errorf(pkg, []error{err}, "%s: read it with %s", errs.Detail(err), r)
 }
 
+// Err is the error package pkg returns for err, an error of ParseHeader,
+// CheckHead, Read, Decode or ReadFileHeader that came with header h:
+// WrongKind's for a file of another kind, else err with pkg's prefix,
+// once, keeping its chain (errs.Wrap).
+func Err(pkg string, err error, h Header) error {
+	if e := WrongKind(pkg, err, h); e != nil {
+		return e
+	}
+	return errs.Wrap(pkg, err)
+}
+
+// LoadFile is ReadFileHeader for package pkg's Load of a file holding one
+// encoding of kind want: its error is Err's.
+func LoadFile(pkg, path string, want Kind, maxPayload uint64) ([]byte, *mem.Region, error) {
+	data, region, h, err := ReadFileHeader(path, want, maxPayload)
+	if err != nil {
+		return nil, nil, Err(pkg, err, h)
+	}
+	return data, region, nil
+}
+
 // ReadFileHeader is ReadFile (without the file's information) that also
 // returns, with the errs.Kind error of a file of another kind, that file's
 // header, for WrongKind.
