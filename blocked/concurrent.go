@@ -8,6 +8,7 @@ import (
 
 	"github.com/sift-go/sift/hash"
 	"github.com/sift-go/sift/internal/kernel"
+	"github.com/sift-go/sift/internal/nocopy"
 )
 
 // Concurrent is a blocked Bloom filter that many goroutines may add to and
@@ -40,7 +41,7 @@ import (
 // memory, and closing either unmaps it under the other; use Clone (go
 // vet's copylocks check reports a copy).
 type Concurrent struct {
-	_ noCopy // go vet reports copies; no space
+	_ nocopy.NoCopy // go vet reports copies; no space
 	core
 }
 

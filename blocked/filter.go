@@ -8,6 +8,7 @@ import (
 	"github.com/sift-go/sift/internal/cpu"
 	"github.com/sift-go/sift/internal/kernel"
 	"github.com/sift-go/sift/internal/mem"
+	"github.com/sift-go/sift/internal/nocopy"
 	"github.com/sift-go/sift/internal/race"
 )
 
@@ -184,7 +185,7 @@ func checkShape(blocks uint64, k int, maxBytes uint64) error {
 // closing either releases it under the other; use Clone (go vet's copylocks
 // check reports a copy).
 type Filter struct {
-	_ noCopy // go vet reports copies; no space
+	_ nocopy.NoCopy // go vet reports copies; no space
 	core
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sift-go/sift/hash"
 	"github.com/sift-go/sift/internal/format"
+	"github.com/sift-go/sift/internal/nocopy"
 )
 
 // Scalable is a blocked Bloom filter for an unknown number of keys: a chain
@@ -36,7 +37,7 @@ import (
 // Do not copy a Scalable value; use Clone (go vet's copylocks check
 // reports a copy).
 type Scalable struct {
-	_       noCopy // go vet reports copies; no space
+	_       nocopy.NoCopy // go vet reports copies; no space
 	stages  []*Filter
 	counts  []uint64 // keys added to each stage
 	caps    []uint64 // keys each stage was sized for
@@ -403,7 +404,7 @@ func (s *Scalable) Clone() *Scalable {
 		panic(errUse)
 	}
 	c := new(Scalable)
-	move(c, s)
+	nocopy.Move(c, s)
 	c.stages = make([]*Filter, len(s.stages))
 	for i, st := range s.stages {
 		c.stages[i] = st.Clone()
@@ -656,6 +657,6 @@ func (s *Scalable) decode(h format.Header, payload []byte, skipChecksum bool) er
 	}
 	d.count = total
 	_ = s.Close()
-	move(s, d)
+	nocopy.Move(s, d)
 	return nil
 }

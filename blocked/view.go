@@ -9,6 +9,7 @@ import (
 	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/kernel"
 	"github.com/sift-go/sift/internal/mem"
+	"github.com/sift-go/sift/internal/nocopy"
 )
 
 // View is a read-only blocked Bloom filter served straight from encoded
@@ -23,7 +24,7 @@ import (
 // either unmaps it under the other; share the pointer, or Clone a Filter
 // (go vet's copylocks check reports a copy).
 type View struct {
-	_ noCopy // go vet reports copies; no space
+	_ nocopy.NoCopy // go vet reports copies; no space
 	core
 	mapped bool // the memory is Open's file mapping, unmapped by Close
 }

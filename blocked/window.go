@@ -9,6 +9,7 @@ import (
 	"github.com/sift-go/sift/hash"
 	"github.com/sift-go/sift/internal/clock"
 	"github.com/sift-go/sift/internal/kernel"
+	"github.com/sift-go/sift/internal/nocopy"
 	"github.com/sift-go/sift/internal/race"
 )
 
@@ -236,7 +237,7 @@ func WithSliceKeys(k uint64) Option {
 // else. Do not copy a Window value (go vet's copylocks check reports a
 // copy).
 type Window struct {
-	_ noCopy // go vet reports copies; no space
+	_ nocopy.NoCopy // go vet reports copies; no space
 	// ex tells lookups by time that the current slice lasts, from a timer
 	// (window_expiry.go). At offset 0: see expiry.
 	ex   expiry

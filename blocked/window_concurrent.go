@@ -9,6 +9,7 @@ import (
 
 	"github.com/sift-go/sift/hash"
 	"github.com/sift-go/sift/internal/kernel"
+	"github.com/sift-go/sift/internal/nocopy"
 	"github.com/sift-go/sift/internal/race"
 )
 
@@ -36,7 +37,7 @@ import (
 // resume it (a restarted server goes on with the window it saved). Do not
 // copy a ConcurrentWindow value (go vet's copylocks check reports a copy).
 type ConcurrentWindow struct {
-	_ noCopy // go vet reports copies; no space
+	_ nocopy.NoCopy // go vet reports copies; no space
 	// ex tells lookups that the current epoch's slice lasts (see
 	// window_expiry.go), armed under mu. At offset 0: see expiry.
 	ex        expiry

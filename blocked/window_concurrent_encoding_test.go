@@ -432,7 +432,7 @@ func TestWindowDecodeRacesNoTimer(t *testing.T) {
 		c.ContainsUint64(uint64(i))
 	}
 	// Window.replace moves the decoded window in field by field (all but
-	// the expiry and the zero-size noCopy); a field added to Window must be
+	// the expiry and the zero-size nocopy.NoCopy); a field added to Window must be
 	// added there too.
 	if n := reflect.TypeFor[Window]().NumField(); n != 15 {
 		t.Errorf("Window has %d fields, Window.replace knows 15: update it (and this count)", n)

@@ -42,8 +42,9 @@ func afterFunc(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) 
 
 // expiry is the current slice's timer and the word its window's lookups
 // read. A Window and a ConcurrentWindow hold one at offset 0 (their first
-// field after the zero-size noCopy), so that fresh is 64-bit aligned for
-// its atomic operations on 32-bit platforms; its zero value runs no timers.
+// field after the zero-size nocopy.NoCopy), so that fresh is 64-bit
+// aligned for its atomic operations on 32-bit platforms; its zero value
+// runs no timers.
 type expiry struct {
 	// fresh is e<<1|1 while slice e (Window: its e-th armed slice;
 	// ConcurrentWindow: the epoch) is current and its timer has not fired,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sift-go/sift/hash"
 	"github.com/sift-go/sift/internal/mem"
+	"github.com/sift-go/sift/internal/nocopy"
 	"github.com/sift-go/sift/internal/race"
 )
 
@@ -45,7 +46,7 @@ import (
 // return one. Do not copy a Counting value: a copy shares its counters;
 // use Clone (go vet's copylocks check reports a copy).
 type Counting struct {
-	_       noCopy // go vet reports copies; no space
+	_       nocopy.NoCopy // go vet reports copies; no space
 	words   []uint64
 	m       uint64 // number of counters: 16 * len(words)
 	k       int    // 0 in the zero Counting
@@ -318,7 +319,7 @@ func (c *Counting) Clone() *Counting {
 	}
 	copy(w, c.words)
 	d := new(Counting)
-	move(d, c)
+	nocopy.Move(d, c)
 	d.words, d.region = w, region
 	return d
 }

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/sift-go/sift/internal/mem"
+	"github.com/sift-go/sift/internal/nocopy"
 	"github.com/sift-go/sift/internal/race"
 )
 
@@ -82,7 +83,7 @@ const mask63 = 1<<63 - 1
 // copy a Filter value: a copy shares its bits; use Clone (go vet's
 // copylocks check reports a copy).
 type Filter struct {
-	_        noCopy // go vet reports copies; no space
+	_        nocopy.NoCopy // go vet reports copies; no space
 	words    []uint64
 	bitCount uint64 // set bits, kept up to date as Guava's LockFreeBitArray does
 	numHash  int    // 1..MaxHashFunctions; 0 in the zero Filter
@@ -599,7 +600,7 @@ func (f *Filter) Clone() *Filter {
 	}
 	copy(w, f.words)
 	c := new(Filter)
-	move(c, f)
+	nocopy.Move(c, f)
 	c.words, c.region = w, region
 	return c
 }

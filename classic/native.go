@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/sift-go/sift/internal/format"
+	"github.com/sift-go/sift/internal/nocopy"
 )
 
 // The sift encodings (package internal/format: a 128-byte
@@ -152,7 +153,7 @@ func readFilter(r io.Reader, opt format.Options) (*Filter, int64, error) {
 func (f *Filter) replace(g *Filter) {
 	_ = f.region.Free()
 	maxBytes := f.maxBytes
-	move(f, g)
+	nocopy.Move(f, g)
 	f.maxBytes = maxBytes
 }
 
@@ -293,7 +294,7 @@ func readCounting(r io.Reader, opt format.Options) (*Counting, int64, error) {
 func (c *Counting) replace(d *Counting) {
 	_ = c.region.Free()
 	maxBytes := c.maxBytes
-	move(c, d)
+	nocopy.Move(c, d)
 	c.maxBytes = maxBytes
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/sift-go/sift/hash"
 	"github.com/sift-go/sift/internal/kernel"
 	"github.com/sift-go/sift/internal/mem"
+	"github.com/sift-go/sift/internal/nocopy"
 	"github.com/sift-go/sift/internal/race"
 )
 
@@ -42,7 +43,7 @@ const (
 // Filter value: a copy shares its memory, and closing either unmaps it
 // under the other; use Clone (go vet's copylocks check reports a copy).
 type Filter struct {
-	_ noCopy // go vet reports copies; no space
+	_ nocopy.NoCopy // go vet reports copies; no space
 	// The probe reads t and w32 (and h64, for ContainsUint64); the
 	// insert and delete paths also the four words after h64.
 	t         kernel.CuckooTable

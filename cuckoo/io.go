@@ -11,6 +11,7 @@ import (
 	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/kernel"
 	"github.com/sift-go/sift/internal/mem"
+	"github.com/sift-go/sift/internal/nocopy"
 )
 
 // Indexes of the cuckoo parameters in the header's Params (see the package
@@ -174,7 +175,7 @@ func readFilter(r io.Reader, opt format.Options) (*Filter, int64, error) {
 func (f *Filter) replace(g *Filter) {
 	_ = f.region.Free()
 	maxBytes := f.maxBytes
-	move(f, g)
+	nocopy.Move(f, g)
 	f.maxBytes = maxBytes
 }
 
@@ -198,7 +199,7 @@ func FromBytes(b []byte, opts ...Option) (*View, error) {
 		return nil, err
 	}
 	v := new(View)
-	move(&v.f, f)
+	nocopy.Move(&v.f, f)
 	return v, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"runtime"
 
 	"github.com/sift-go/sift/internal/kernel"
+	"github.com/sift-go/sift/internal/nocopy"
 )
 
 // Union adds every key of other to f, so that afterwards f reports present
@@ -76,7 +77,7 @@ func (f *Filter) Union(other *Filter) error {
 	runtime.KeepAlive(other)
 	g.maxBytes = f.maxBytes
 	_ = f.region.Free()
-	move(f, g)
+	nocopy.Move(f, g)
 	return nil
 }
 

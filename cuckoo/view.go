@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/sift-go/sift/hash"
+	"github.com/sift-go/sift/internal/nocopy"
 )
 
 // View is a read-only cuckoo filter served straight from encoded bytes: a
@@ -20,7 +21,7 @@ import (
 // memory, and closing either unmaps it under the other); share the
 // pointer, or Clone a Filter (go vet's copylocks check reports a copy).
 type View struct {
-	_      noCopy // go vet reports copies; no space
+	_      nocopy.NoCopy // go vet reports copies; no space
 	f      Filter
 	mapped bool // the buckets are Open's file mapping
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/sift-go/sift/internal/format"
 	"github.com/sift-go/sift/internal/kernel"
 	"github.com/sift-go/sift/internal/mem"
+	"github.com/sift-go/sift/internal/nocopy"
 )
 
 // A split-block filter in sift's file format is one record of kind 6
@@ -156,7 +157,7 @@ func (f *Filter) readFrom(r io.Reader, fo format.Options) (int64, error) {
 // and closing either unmaps it under the other); share the pointer, or
 // Clone a Filter (go vet's copylocks check reports a copy).
 type View struct {
-	_ noCopy // go vet reports copies; no space
+	_ nocopy.NoCopy // go vet reports copies; no space
 	core
 	mapped bool
 }

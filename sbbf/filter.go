@@ -7,6 +7,7 @@ import (
 
 	"github.com/sift-go/sift/internal/kernel"
 	"github.com/sift-go/sift/internal/mem"
+	"github.com/sift-go/sift/internal/nocopy"
 	"github.com/sift-go/sift/internal/race"
 )
 
@@ -112,7 +113,7 @@ func (c *core) containsHashes(hs []uint64, out []bool) int {
 // its memory, and closing either releases it under the other; use Clone (go
 // vet's copylocks check reports a copy).
 type Filter struct {
-	_ noCopy // go vet reports copies; no space
+	_ nocopy.NoCopy // go vet reports copies; no space
 	core
 	// maxBytes is the WithMaxSize bound the filter was made with (New,
 	// NewWithSize, ReadFilter), which UnmarshalBinary, ReadFrom and
