@@ -14,7 +14,7 @@ func threadFaults(t *testing.T) int64 {
 	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
 		t.Fatal(err)
 	}
-	return ru.Minflt
+	return int64(ru.Minflt) // int32 on 386
 }
 
 // TestInsertTimedNoPageFaults replays benchInsert's untimed setup (New,
