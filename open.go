@@ -126,8 +126,8 @@ func Load(path string, opts ...Option) (*View, error) {
 
 // checkFile is Open's and Load's check of a file of size bytes that begins
 // with head (its first format.HeaderSize bytes, fewer if it is shorter),
-// made before the file is read: format.ReadFile's check of the head and
-// the file's size, and the kind's, so that a kind no View serves is
+// made before the file is read: format.ReadFileHeader's check of the head
+// and the file's size, and the kind's, so that a kind no View serves is
 // refused before the file is read (a large scalable file was read whole,
 // then refused).
 func checkFile(head []byte, size int64, maxBytes uint64) error {

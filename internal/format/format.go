@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"math"
 	"math/bits"
 
@@ -363,20 +362,6 @@ func ParseHeader(b []byte, want Kind, opt Options) (h Header, payloadOff uint64,
 		return h, 0, errf(errs.TooLarge, "payload of %d bytes exceeds the limit of %d", h.PayloadLen, limit)
 	}
 	return h, payloadOff, nil
-}
-
-// ReadFile is mem.ReadFile for the Load functions, whose files hold
-// exactly one encoding of kind want (0: any) and whose WithMaxSize is
-// maxPayload (0: no limit). The file's first HeaderSize bytes are checked
-// before memory for the file is allocated or the rest of it read: a head
-// ParseHeader refuses (not a sift file, another kind, a payload over the
-// limit, a damaged header) is refused with ParseHeader's error, and a file
-// longer than the encoding its header declares with ErrCorrupt, so that
-// no Load reads a large file only to refuse it.
-func ReadFile(path string, want Kind, maxPayload uint64) ([]byte, *mem.Region, fs.FileInfo, error) {
-	return mem.ReadFileChecked(path, HeaderSize, func(head []byte, size int64) error {
-		return CheckHead(head, size, want, maxPayload)
-	})
 }
 
 // StillWrittenHint is the hint CheckHead's ErrTruncated carries for a

@@ -83,8 +83,15 @@ func LoadFile(pkg, path string, want Kind, maxPayload uint64) ([]byte, *mem.Regi
 	return data, region, nil
 }
 
-// ReadFileHeader is ReadFile (without the file's information) that also
-// returns, with the errs.Kind error of a file of another kind, that file's
+// ReadFileHeader is mem.ReadFile for the Load functions (LoadFile), whose
+// files hold exactly one encoding of kind want (0: any) and whose
+// WithMaxSize is maxPayload (0: no limit). The file's first HeaderSize
+// bytes are checked before memory for the file is allocated or the rest of
+// it read: a head ParseHeader refuses (not a sift file, another kind, a
+// payload over the limit, a damaged header) is refused with ParseHeader's
+// error, and a file longer than the encoding its header declares with
+// ErrCorrupt, so that no Load reads a large file only to refuse it. With
+// the errs.Kind error of a file of another kind it returns that file's
 // header, for WrongKind.
 func ReadFileHeader(path string, want Kind, maxPayload uint64) ([]byte, *mem.Region, Header, error) {
 	var h Header

@@ -42,9 +42,9 @@ func ReadFile(path string) ([]byte, *Region, fs.FileInfo, error) {
 // check is not nil, it is called with the file's first min(headLen, size)
 // bytes (read with pread) and the size fstat reported, before any memory
 // is allocated for the whole file or the rest of it read, and an error it
-// returns is returned as it is: format.ReadFile refuses there a file whose
-// header is not one a Load accepts, or which is longer than its header
-// declares, without reading the file into memory.
+// returns is returned as it is: format.ReadFileHeader refuses there a file
+// whose header is not one a Load accepts, or which is longer than its
+// header declares, without reading the file into memory.
 func ReadFileChecked(path string, headLen int, check func(head []byte, size int64) error) ([]byte, *Region, fs.FileInfo, error) {
 	f, st, err := OpenRegular(path)
 	if err != nil {
