@@ -70,15 +70,12 @@ func decodeErr(sentinel error, format string, args ...any) error {
 	return errs.Errorf(pkg, []error{sentinel}, format, args...)
 }
 
-// prefixErr adds the package prefix to an error from the shared format
-// reader, once, keeping its chain intact for errors.Is (errs.Wrap).
-func prefixErr(err error) error { return errs.Wrap(pkg, err) }
-
-// formatErr is prefixErr for the error of format.Read or Decode, whose
-// header h it returned with it: a file of another kind (ErrKind, h.Kind
-// its kind) also names the calls that read it ("file holds a blocked
-// filter, want classic: read it with blocked.ReadFilter,
-// blocked.ReadConcurrent or blocked.Open"): format.Err.
+// formatErr gives the error of format.Read or Decode, whose header h it
+// returned with it, the package prefix, once, keeping its chain intact for
+// errors.Is; a file of another kind (ErrKind, h.Kind its kind) also names
+// the calls that read it ("file holds a blocked filter, want classic: read
+// it with blocked.ReadFilter, blocked.ReadConcurrent or blocked.Open"):
+// format.Err.
 func formatErr(err error, h format.Header) error { return format.Err(pkg, err, h) }
 
 // sizeErr is a constructor's error for a size it cannot make: it wraps
