@@ -206,6 +206,21 @@ func exitStatus(t *testing.T, err error) int {
 	return ee.ExitCode()
 }
 
+// checkStatesKept reports, as what, a new -state FILE newState left
+// behind (and removes it) and an existing one, old, changed from oldBytes
+// (and puts them back), so that the next case starts as this one did.
+func checkStatesKept(t *testing.T, what, newState, old string, oldBytes []byte) {
+	t.Helper()
+	if _, err := os.Lstat(newState); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s: the new -state file was left behind (%v)", what, err)
+		os.Remove(newState)
+	}
+	if !bytes.Equal(mustRead(t, old), oldBytes) {
+		t.Errorf("%s: the -state file was changed", what)
+		os.WriteFile(old, oldBytes, 0o644)
+	}
+}
+
 // TestClosedOutput: a run whose standard output is a pipe with no reader
 // (sift dedup -state FILE big | head -1) ends quietly with exit status
 // 141 (128+SIGPIPE), also when started with SIGPIPE ignored, after the
@@ -255,14 +270,7 @@ func TestClosedOutput(t *testing.T) {
 			if code := exitStatus(t, cmd.Wait()); code != 128+int(syscall.SIGPIPE) || stderr.Len() != 0 {
 				t.Errorf("sift %s | (closed): exit %d, stderr %q; want %d and nothing", name, code, stderr.String(), 128+int(syscall.SIGPIPE))
 			}
-			if _, err := os.Lstat(newState); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("sift %s | (closed): the new -state file was left behind (%v)", name, err)
-				os.Remove(newState)
-			}
-			if !bytes.Equal(mustRead(t, old), oldBytes) {
-				t.Errorf("sift %s | (closed): the -state file was changed", name)
-				os.WriteFile(old, oldBytes, 0o644)
-			}
+			checkStatesKept(t, "sift "+name+" | (closed)", newState, old, oldBytes)
 		}
 	}
 	if left := siftTemps(t, dir); len(left) != 0 {
@@ -344,13 +352,6 @@ func TestDedupStateHangup(t *testing.T) {
 		if msg := stderr.String(); code != 128+int(syscall.SIGHUP) || msg != "\nsift: hangup\n" {
 			t.Errorf("sift %s after SIGHUP: exit %d, stderr %q; want %d and the signal named", name, code, msg, 128+int(syscall.SIGHUP))
 		}
-		if _, err := os.Lstat(newState); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("sift %s after SIGHUP: the new -state file was left behind (%v)", name, err)
-			os.Remove(newState)
-		}
-		if !bytes.Equal(mustRead(t, old), oldBytes) {
-			t.Errorf("sift %s after SIGHUP: the -state file was changed", name)
-			os.WriteFile(old, oldBytes, 0o644)
-		}
+		checkStatesKept(t, "sift "+name+" after SIGHUP", newState, old, oldBytes)
 	}
 }
