@@ -289,15 +289,25 @@ func TestWriteFileEmptyPath(t *testing.T) {
 	}
 }
 
-// TestGenerationWriterMagic: the first bytes that differ from the magic
-// are an error wrapping ErrMagic at once, and nothing reaches W; bytes of
-// a sift header are held back until it is complete.
-func TestGenerationWriterMagic(t *testing.T) {
+// emptyBlocked is the encoding of an empty blocked filter for 100 keys.
+func emptyBlocked(t *testing.T) []byte {
+	t.Helper()
 	f, err := blocked.New(100, 0.01)
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, _ := f.MarshalBinary()
+	enc, err := f.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc
+}
+
+// TestGenerationWriterMagic: the first bytes that differ from the magic
+// are an error wrapping ErrMagic at once, and nothing reaches W; bytes of
+// a sift header are held back until it is complete.
+func TestGenerationWriterMagic(t *testing.T) {
+	enc := emptyBlocked(t)
 	var out bytes.Buffer
 	g := &sift.GenerationWriter{W: &out}
 	if n, err := g.Write(enc[:5]); n != 5 || err != nil {
@@ -322,11 +332,7 @@ func TestGenerationWriterMagic(t *testing.T) {
 // encoding its header declares, and every later Write and Close return the
 // error; Close reports a stream that ended inside the payload.
 func TestGenerationWriterLength(t *testing.T) {
-	f, err := blocked.New(100, 0.01)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, _ := f.MarshalBinary()
+	enc := emptyBlocked(t)
 	var out bytes.Buffer
 	g := &sift.GenerationWriter{W: &out}
 	if n, err := g.Write(enc[:len(enc)-1]); n != len(enc)-1 || err != nil {
@@ -416,11 +422,7 @@ func (w *failOnce) Write(p []byte) (int, error) {
 // every later Write and Close return that error (a later Write sent the
 // header again and went on, and the stream lost the bytes between).
 func TestGenerationWriterHeaderWriteFails(t *testing.T) {
-	f, err := blocked.New(100, 0.01)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, _ := f.MarshalBinary()
+	enc := emptyBlocked(t)
 	w := &failOnce{}
 	g := &sift.GenerationWriter{W: w, Generation: 3}
 	if _, err := g.Write(enc[:200]); err == nil {
