@@ -31,6 +31,19 @@ func wantPanic(t *testing.T, what string, p any, msg string) {
 	}
 }
 
+// openKeysA publishes a blocked filter of keysOf("a", 100), generation 1,
+// at a new path and opens it with no reload interval.
+func openKeysA(t *testing.T) (*reload.Filter, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "f.sift")
+	publish(t, path, encode(t, sift.KindBlocked, keysOf("a", 100), 1, 0))
+	f, err := reload.Open(path, reload.WithInterval(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, path
+}
+
 // TestSnapshotReleasedTwice: defer s.Release() plus an early s.Release()
 // panics at the second call, and that Release takes no count away: a
 // Snapshot held across a swap still answers from its file (findings R, 1;
@@ -38,12 +51,7 @@ func wantPanic(t *testing.T, what string, p any, msg string) {
 // another lookup was counted under, the swap freed the file under the held
 // Snapshot, and its lookup panicked with sift's "use of a closed View".
 func TestSnapshotReleasedTwice(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f.sift")
-	publish(t, path, encode(t, sift.KindBlocked, keysOf("a", 100), 1, 0))
-	f, err := reload.Open(path, reload.WithInterval(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, path := openKeysA(t)
 	p := panicOf(func() {
 		s := f.Acquire()
 		defer s.Release()
@@ -91,12 +99,7 @@ func closeWithin(t *testing.T, f *reload.Filter, d time.Duration) {
 // Snapshot went on reading its file (freed or not), and a zero one
 // panicked with a nil dereference.
 func TestSnapshotUseAfterRelease(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f.sift")
-	publish(t, path, encode(t, sift.KindBlocked, keysOf("a", 100), 1, 0))
-	f, err := reload.Open(path, reload.WithInterval(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, _ := openKeysA(t)
 	defer closeWithin(t, f, 5*time.Second)
 	s := f.Acquire()
 	s.Release()
@@ -133,12 +136,7 @@ func TestSnapshotUseAfterRelease(t *testing.T) {
 // zero. Before, the count went to -1 and the next lookup counted there
 // made it 0: a swap then freed the file under that lookup.
 func TestSnapshotCopyReleased(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f.sift")
-	publish(t, path, encode(t, sift.KindBlocked, keysOf("a", 100), 1, 0))
-	f, err := reload.Open(path, reload.WithInterval(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, _ := openKeysA(t)
 	s := f.Acquire()
 	c := s
 	c.Release()
