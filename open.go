@@ -269,7 +269,10 @@ func (v *View) HashString(key string) uint64 { return v.lookup().HashString(key)
 // blocked.Window: its state now), so that a View can be passed to
 // WriteFile: the same bits and parameters, in a header that records no
 // generation (WriteFile records one; Info().Generation is the file's). On
-// a closed or zero View it returns an error wrapping ErrClosed.
+// a closed or zero View it returns an error wrapping ErrClosed. A View from
+// Open reads its mapping, with Open's caveat: a file truncated under it
+// faults the process (SIGBUS); write a View from Load where other
+// processes may change the file.
 func (v *View) WriteTo(w io.Writer) (int64, error) {
 	if v.m == nil || v.m == lookup(closedView{}) {
 		return 0, errWriteClosed
