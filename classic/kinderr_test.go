@@ -1,7 +1,6 @@
 package classic_test
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/sift-go/sift/classic"
@@ -14,17 +13,16 @@ import (
 // read it ("file holds a counting filter, want classic: read it with
 // ReadCounting"), and those calls do.
 func TestWrongKindNamesLoader(t *testing.T) {
-	r := bytes.NewReader
 	kindtest.CheckWrongKind(t, "classic", map[format.Kind]map[string]func([]byte) error{
 		format.KindClassic: {
-			"ReadFilter":             func(b []byte) error { _, err := classic.ReadFilter(r(b)); return err },
-			"Filter.UnmarshalBinary": func(b []byte) error { return new(classic.Filter).UnmarshalBinary(b) },
-			"Filter.ReadFrom":        func(b []byte) error { _, err := new(classic.Filter).ReadFrom(r(b)); return err },
+			"ReadFilter":             kindtest.Read(classic.ReadFilter),
+			"Filter.UnmarshalBinary": kindtest.Unmarshal[classic.Filter](),
+			"Filter.ReadFrom":        kindtest.ReadFrom[classic.Filter](),
 		},
 		format.KindCounting: {
-			"ReadCounting":             func(b []byte) error { _, err := classic.ReadCounting(r(b)); return err },
-			"Counting.UnmarshalBinary": func(b []byte) error { return new(classic.Counting).UnmarshalBinary(b) },
-			"Counting.ReadFrom":        func(b []byte) error { _, err := new(classic.Counting).ReadFrom(r(b)); return err },
+			"ReadCounting":             kindtest.Read(classic.ReadCounting),
+			"Counting.UnmarshalBinary": kindtest.Unmarshal[classic.Counting](),
+			"Counting.ReadFrom":        kindtest.ReadFrom[classic.Counting](),
 		},
 	})
 }

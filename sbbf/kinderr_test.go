@@ -1,7 +1,6 @@
 package sbbf_test
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/sift-go/sift/internal/format"
@@ -14,16 +13,15 @@ import (
 // read it ("file holds a blocked filter, want sbbf: read it with
 // blocked.ReadFilter or blocked.Open"), and those calls do.
 func TestWrongKindNamesLoader(t *testing.T) {
-	r := bytes.NewReader
 	file := kindtest.TempFile(t)
 	kindtest.CheckWrongKind(t, "sbbf", map[format.Kind]map[string]func([]byte) error{
 		format.KindSplitBlock: {
-			"ReadFilter":             func(b []byte) error { _, err := sbbf.ReadFilter(r(b)); return err },
-			"FromBytes":              func(b []byte) error { _, err := sbbf.FromBytes(b); return err },
-			"Open":                   func(b []byte) error { _, err := sbbf.Open(file(b)); return err },
-			"Load":                   func(b []byte) error { _, err := sbbf.Load(file(b)); return err },
-			"Filter.UnmarshalBinary": func(b []byte) error { return new(sbbf.Filter).UnmarshalBinary(b) },
-			"Filter.ReadFrom":        func(b []byte) error { _, err := new(sbbf.Filter).ReadFrom(r(b)); return err },
+			"ReadFilter":             kindtest.Read(sbbf.ReadFilter),
+			"FromBytes":              kindtest.Bytes(sbbf.FromBytes),
+			"Open":                   kindtest.Path(file, sbbf.Open),
+			"Load":                   kindtest.Path(file, sbbf.Load),
+			"Filter.UnmarshalBinary": kindtest.Unmarshal[sbbf.Filter](),
+			"Filter.ReadFrom":        kindtest.ReadFrom[sbbf.Filter](),
 		},
 	})
 }

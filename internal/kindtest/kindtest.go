@@ -9,6 +9,7 @@ package kindtest
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -94,6 +95,43 @@ func TempFile(t testing.TB) func([]byte) string {
 		}
 		return p
 	}
+}
+
+// Read adapts a package's Read call (ReadFilter, ReadWindow, ...) to a
+// decoder of CheckWrongKind's table: it reads its bytes through a reader.
+func Read[T, O any](read func(io.Reader, ...O) (T, error)) func([]byte) error {
+	return func(b []byte) error { _, err := read(bytes.NewReader(b)); return err }
+}
+
+// Bytes adapts a package's FromBytes call to a decoder of CheckWrongKind's
+// table.
+func Bytes[T, O any](from func([]byte, ...O) (T, error)) func([]byte) error {
+	return func(b []byte) error { _, err := from(b); return err }
+}
+
+// Path adapts a package's Open or Load call to a decoder of
+// CheckWrongKind's table: it writes its bytes with file (TempFile) and
+// opens the path.
+func Path[T, O any](file func([]byte) string, open func(string, ...O) (T, error)) func([]byte) error {
+	return func(b []byte) error { _, err := open(file(b)); return err }
+}
+
+// Unmarshal is a decoder of CheckWrongKind's table that calls
+// UnmarshalBinary on a new T.
+func Unmarshal[T any, P interface {
+	*T
+	UnmarshalBinary([]byte) error
+}]() func([]byte) error {
+	return func(b []byte) error { return P(new(T)).UnmarshalBinary(b) }
+}
+
+// ReadFrom is a decoder of CheckWrongKind's table that calls ReadFrom on a
+// new T.
+func ReadFrom[T any, P interface {
+	*T
+	io.ReaderFrom
+}]() func([]byte) error {
+	return func(b []byte) error { _, err := P(new(T)).ReadFrom(bytes.NewReader(b)); return err }
 }
 
 // CheckWrongKind checks the wrong-kind errors of package pkg, whose
